@@ -1,0 +1,32 @@
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: venv test test-slow lint demo clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+test: venv
+	$(BIN)/pytest -q -n 2
+
+test-slow: venv
+	$(BIN)/pytest -q -n 2 -m slow
+
+lint: venv
+	$(BIN)/ruff check src tests
+	$(BIN)/mypy src
+
+demo: venv
+	$(BIN)/bizbench run ceo --agent rule-based --seed 42 --out runs/demo-ceo-42
+
+clean:
+	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+	find . -name '*.egg-info' -type d -prune -exec rm -rf {} +

@@ -1,0 +1,3 @@
+"""bizbench: long-horizon business simulations for evaluating LLM agents."""
+
+__version__ = "0.1.0"

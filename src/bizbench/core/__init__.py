@@ -1,0 +1,1 @@
+"""Core building blocks shared by every env: rng streams, ledger, tool registry, presets."""

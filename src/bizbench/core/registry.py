@@ -1,0 +1,446 @@
+"""The tool registry: a tool is defined once (DESIGN principle 1).
+
+An env declares each tool as a typed Python function whose first parameter is the context
+object (a session or world handle; not part of the schema) and whose other parameters are
+typed, with defaults for optional ones. The docstring's summary becomes the description and
+its Google-style ``Args:`` section the per-argument descriptions::
+
+    registry = ToolRegistry()
+
+    @registry.tool(category="pricing")
+    def set_price(ctx, tier: Literal["basic", "pro"], price: float) -> dict:
+        '''Set the monthly list price of a tier.
+
+        Args:
+            tier: Which tier to reprice.
+            price: New monthly price in dollars (> 0).
+        '''
+        ...
+
+From the registry come JSON schemas, OpenAI and Anthropic tool lists, Markdown docs and a
+safe :meth:`ToolRegistry.call` that validates arguments (strictly: no "5" for a number,
+no ``true`` for an integer, no NaN) and turns every failure into an error answer
+(DESIGN principle 8). Use ``Literal[...]`` for enumerations, ``Annotated[float,
+Field(ge=0)]`` for ranges.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import re
+import typing
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pydantic
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+__all__ = ["ToolError", "ToolRegistry", "ToolResult", "ToolSpec", "ParamDoc"]
+
+logger = logging.getLogger(__name__)
+
+_ARG_CONFIG = ConfigDict(
+    extra="forbid",
+    allow_inf_nan=False,
+    strict=True,
+    protected_namespaces=(),
+    arbitrary_types_allowed=False,
+)
+
+
+class ToolError(Exception):
+    """A domain error (bad id, over budget, ...) whose message is returned to the agent."""
+
+
+@dataclass
+class ToolResult:
+    ok: bool
+    data: Any = None
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ok": self.ok, "data": self.data, "error": self.error}
+
+
+@dataclass(frozen=True)
+class ParamDoc:
+    name: str
+    annotation: Any
+    type_str: str
+    required: bool
+    default: Any
+    description: str
+
+
+@dataclass
+class ToolSpec:
+    """Everything known about one registered tool."""
+
+    name: str
+    category: str
+    description: str
+    mutates: bool
+    fn: Callable[..., Any]
+    args_model: type[BaseModel]
+    params: list[ParamDoc] = field(default_factory=list)
+    doc: str = ""
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """JSON schema (object) of the tool's arguments."""
+        return _json_schema(self.args_model)
+
+    @property
+    def signature(self) -> str:
+        parts = []
+        for p in self.params:
+            s = f"{p.name}: {p.type_str}"
+            if not p.required:
+                s += f" = {p.default!r}"
+            parts.append(s)
+        return f"{self.name}({', '.join(parts)})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "category": self.category,
+            "description": self.description,
+            "mutates": self.mutates,
+            "parameters": self.parameters,
+        }
+
+
+class ToolRegistry:
+    """An ordered set of tools with schema generation and safe dispatch."""
+
+    def __init__(self) -> None:
+        self._tools: dict[str, ToolSpec] = {}
+
+    # ------------------------------------------------------------------ registration
+    def tool(
+        self,
+        fn: Callable[..., Any] | None = None,
+        *,
+        name: str | None = None,
+        category: str = "general",
+        mutates: bool = True,
+    ) -> Any:
+        """Decorator registering ``fn`` (usable bare or with keyword options).
+
+        The function is returned unchanged, so it can still be called directly.
+        """
+
+        def register(f: Callable[..., Any]) -> Callable[..., Any]:
+            spec = _build_spec(f, name or f.__name__, category, mutates)
+            if spec.name in self._tools:
+                raise ValueError(f"tool {spec.name!r} is already registered")
+            self._tools[spec.name] = spec
+            return f
+
+        if fn is not None:
+            return register(fn)
+        return register
+
+    # ------------------------------------------------------------------ introspection
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def spec(self, name: str) -> ToolSpec:
+        try:
+            return self._tools[name]
+        except KeyError:
+            raise KeyError(self._unknown(name)) from None
+
+    def specs(self) -> list[ToolSpec]:
+        return list(self._tools.values())
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def json_schemas(self) -> list[dict[str, Any]]:
+        return [
+            {"name": s.name, "description": s.description, "parameters": s.parameters}
+            for s in self._tools.values()
+        ]
+
+    def openai_tools(self) -> list[dict[str, Any]]:
+        """Tools in the OpenAI chat-completions ``tools=`` format."""
+        return [{"type": "function", "function": d} for d in self.json_schemas()]
+
+    def anthropic_tools(self) -> list[dict[str, Any]]:
+        """Tools in the Anthropic messages ``tools=`` format."""
+        return [
+            {"name": d["name"], "description": d["description"], "input_schema": d["parameters"]}
+            for d in self.json_schemas()
+        ]
+
+    def markdown_docs(self, title: str = "Tool reference") -> str:
+        """A generated reference page: one section per tool, grouped by category."""
+        out = [f"# {title}", "", "_Generated from the tool registry; do not edit by hand._", ""]
+        cats: dict[str, list[ToolSpec]] = {}
+        for s in self._tools.values():
+            cats.setdefault(s.category, []).append(s)
+        for cat, specs in cats.items():
+            out += [f"## {cat}", ""]
+            for s in specs:
+                out += [f"### `{s.name}`", "", "```python", s.signature, "```", ""]
+                if s.doc:
+                    out += [s.doc, ""]
+                if not s.mutates:
+                    out += ["_Read-only._", ""]
+                if s.params:
+                    out += [
+                        "| argument | type | required | default | description |",
+                        "|---|---|---|---|---|",
+                    ]
+                    for p in s.params:
+                        default = "" if p.required else f"`{p.default!r}`"
+                        out.append(
+                            f"| `{p.name}` | `{_md_escape(p.type_str)}` | "
+                            f"{'yes' if p.required else 'no'} | {_md_escape(default)} | "
+                            f"{_md_escape(p.description)} |"
+                        )
+                    out.append("")
+        return "\n".join(out).rstrip() + "\n"
+
+    # ------------------------------------------------------------------ dispatch
+    def validate(self, name: str, args: dict[str, Any] | None) -> dict[str, Any]:
+        """Validate ``args`` for tool ``name``; return keyword arguments or raise ToolError."""
+        spec = self._tools.get(name)
+        if spec is None:
+            raise ToolError(self._unknown(name))
+        if args is None:
+            args = {}
+        if not isinstance(args, dict):
+            raise ToolError(
+                f"Invalid arguments for tool '{name}': arguments must be an object "
+                f"(mapping of argument name to value), got {type(args).__name__}"
+            )
+        try:
+            inst = spec.args_model.model_validate(args)
+        except pydantic.ValidationError as e:
+            allowed = [p.name for p in spec.params]
+            msgs = _format_errors(e, allowed)
+            raise ToolError(f"Invalid arguments for tool '{name}': " + "; ".join(msgs)) from None
+        return {k: getattr(inst, k) for k in type(inst).model_fields}
+
+    def call(self, ctx: Any, name: str, args: dict[str, Any] | None = None) -> ToolResult:
+        """Validate and run a tool. Never raises: every failure is an error ToolResult."""
+        try:
+            kwargs = self.validate(name, args)
+        except ToolError as e:
+            return ToolResult(ok=False, error=str(e))
+        spec = self._tools[name]
+        try:
+            data = spec.fn(ctx, **kwargs)
+        except ToolError as e:
+            return ToolResult(ok=False, error=str(e))
+        except Exception as e:  # noqa: BLE001 - nothing an agent sends may crash a run
+            logger.exception("internal error in tool %s", name)
+            return ToolResult(ok=False, error=f"internal_error: {type(e).__name__}")
+        return ToolResult(ok=True, data=data)
+
+    def _unknown(self, name: str) -> str:
+        return f"Unknown tool: {name} (available: {', '.join(self._tools) or 'none'})"
+
+
+# ---------------------------------------------------------------------- helpers
+def _build_spec(fn: Callable[..., Any], name: str, category: str, mutates: bool) -> ToolSpec:
+    if not name.isidentifier():
+        raise ValueError(f"tool name must be an identifier, got {name!r}")
+    sig = inspect.signature(fn)
+    params = list(sig.parameters.values())
+    if not params:
+        raise TypeError(f"tool {name}: first parameter must be the context object")
+    try:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    except Exception:  # noqa: BLE001 - fall back to raw annotations (e.g. local types)
+        hints = {p.name: p.annotation for p in params}
+    summary, doc_body, arg_docs = _parse_docstring(inspect.getdoc(fn) or "")
+    fields: dict[str, Any] = {}
+    pdocs: list[ParamDoc] = []
+    for p in params[1:]:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.POSITIONAL_ONLY):
+            raise TypeError(f"tool {name}: parameter {p.name!r} must be a named parameter")
+        if p.name.startswith("_"):
+            raise TypeError(f"tool {name}: parameter {p.name!r} must not start with '_'")
+        ann = hints.get(p.name, p.annotation)
+        if ann is inspect.Parameter.empty:
+            raise TypeError(f"tool {name}: parameter {p.name!r} needs a type annotation")
+        required = p.default is inspect.Parameter.empty
+        desc = arg_docs.get(p.name, "")
+        default = ... if required else p.default
+        fields[p.name] = (ann, Field(default, description=desc or None))
+        pdocs.append(ParamDoc(p.name, ann, _type_str(ann), required, p.default, desc))
+    model_name = "".join(w.capitalize() for w in name.split("_")) + "Args"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # field names shadowing BaseModel attributes
+        model = create_model(model_name, __config__=_ARG_CONFIG, **fields)
+    return ToolSpec(
+        name=name,
+        category=category,
+        description=summary,
+        mutates=mutates,
+        fn=fn,
+        args_model=model,
+        params=pdocs,
+        doc=doc_body,
+    )
+
+
+_SECTION_RE = re.compile(
+    r"^(Args|Arguments|Parameters|Returns|Return|Raises|Yields|Examples?|Notes?):\s*$"
+)
+_ARG_RE = re.compile(r"^(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+
+
+def _parse_docstring(doc: str) -> tuple[str, str, dict[str, str]]:
+    """Return (summary, description without sections, {arg: description})."""
+    lines = doc.strip().splitlines()
+    body: list[str] = []
+    args: dict[str, str] = {}
+    section: str | None = None
+    current: str | None = None
+    base_indent: int | None = None
+    for line in lines:
+        m = _SECTION_RE.match(line.strip()) if not line.startswith(" ") else None
+        if m:
+            section = m.group(1)
+            current, base_indent = None, None
+            continue
+        if section is None:
+            body.append(line)
+            continue
+        if section not in ("Args", "Arguments", "Parameters") or not line.strip():
+            continue
+        indent = len(line) - len(line.lstrip())
+        if base_indent is None:
+            base_indent = indent
+        am = _ARG_RE.match(line.strip())
+        if indent <= base_indent and am:
+            current = am.group(1).lstrip("*")
+            args[current] = am.group(2).strip()
+        elif current is not None:
+            args[current] = (args[current] + " " + line.strip()).strip()
+    text = "\n".join(body).strip()
+    summary = " ".join(text.split("\n\n", 1)[0].split()) if text else ""
+    return summary, text, args
+
+
+def _type_str(ann: Any) -> str:
+    if isinstance(ann, type) and not typing.get_args(ann):
+        return ann.__name__
+    s = repr(ann)
+    s = re.sub(r"\btyping(_extensions)?\.", "", s)
+    s = re.sub(r"<class '([\w.]+)'>", lambda m: m.group(1).rsplit(".", 1)[-1], s)
+    s = re.sub(r"\b(?:[a-z_][\w]*\.)+([A-Z]\w*)", r"\1", s)  # module.Class -> Class
+    return s
+
+
+def _md_escape(s: str) -> str:
+    return s.replace("|", "\\|").replace("\n", " ")
+
+
+def _strip_titles(node: Any) -> Any:
+    if isinstance(node, dict):
+        out = {}
+        for k, v in node.items():
+            if k == "title" and isinstance(v, str):
+                continue
+            if k in ("default", "enum", "const", "examples"):
+                out[k] = v
+            elif k in ("properties", "$defs", "definitions", "patternProperties"):
+                out[k] = {pk: _strip_titles(pv) for pk, pv in v.items()}
+            else:
+                out[k] = _strip_titles(v)
+        return out
+    if isinstance(node, list):
+        return [_strip_titles(v) for v in node]
+    return node
+
+
+def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    schema = _strip_titles(model.model_json_schema())
+    schema.setdefault("properties", {})
+    schema["type"] = "object"
+    return schema
+
+
+_EXPECTED = {
+    "int_type": "an integer",
+    "int_parsing": "an integer",
+    "int_from_float": "an integer",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "finite_number": "a finite number",
+    "string_type": "a string",
+    "bool_type": "a boolean (true or false)",
+    "bool_parsing": "a boolean (true or false)",
+    "dict_type": "an object (mapping)",
+    "list_type": "a list",
+    "model_type": "an object (mapping)",
+    "model_attributes_type": "an object (mapping)",
+    "none_required": "null",
+}
+
+
+def _fmt_loc(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def _got(v: Any) -> str:
+    r = repr(v)
+    if len(r) > 60:
+        r = r[:57] + "..."
+    if isinstance(v, bool | int | float | str) or v is None:
+        return r
+    return f"{r} ({type(v).__name__})"
+
+
+def _format_errors(err: pydantic.ValidationError, allowed: list[str]) -> list[str]:
+    msgs: list[str] = []
+    seen: set[str] = set()
+    for e in err.errors(include_url=False):
+        etype = e["type"]
+        loc = tuple(e["loc"])
+        path = _fmt_loc(loc) or "(arguments)"
+        if etype == "extra_forbidden" and len(loc) == 1:
+            allowed_s = ", ".join(allowed) if allowed else "none"
+            msg = f"unknown argument '{path}' (allowed: {allowed_s})"
+        elif etype == "missing":
+            msg = f"argument '{path}': required argument is missing"
+        elif etype == "extra_forbidden":
+            msg = f"argument '{path}': unknown field"
+        else:
+            ctx = e.get("ctx") or {}
+            if etype == "literal_error":
+                expected = f"one of {ctx.get('expected', '')}"
+            elif etype in _EXPECTED:
+                expected = _EXPECTED[etype]
+            elif etype == "greater_than":
+                expected = f"a value > {ctx.get('gt')}"
+            elif etype == "greater_than_equal":
+                expected = f"a value >= {ctx.get('ge')}"
+            elif etype == "less_than":
+                expected = f"a value < {ctx.get('lt')}"
+            elif etype == "less_than_equal":
+                expected = f"a value <= {ctx.get('le')}"
+            else:
+                expected = re.sub(r"^Input should be ", "", e["msg"])
+            msg = f"argument '{path}': expected {expected}, got {_got(e.get('input'))}"
+        if msg not in seen:
+            seen.add(msg)
+            msgs.append(msg)
+    return msgs

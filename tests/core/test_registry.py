@@ -1,0 +1,234 @@
+import logging
+import math
+from typing import Annotated, Literal
+
+import pytest
+from pydantic import Field
+
+from bizbench.core.registry import ToolError, ToolRegistry, ToolResult
+
+reg = ToolRegistry()
+
+
+class Ctx:
+    def __init__(self) -> None:
+        self.prices: dict[str, float] = {"basic": 10.0, "pro": 50.0}
+        self.calls = 0
+
+
+@reg.tool(category="pricing")
+def set_price(ctx: Ctx, tier: Literal["basic", "pro"], price: float, note: str = "") -> dict:
+    """Set the monthly list price of a tier.
+
+    Prices take effect at the next billing cycle.
+
+    Args:
+        tier: Which tier to reprice.
+        price: New monthly price in dollars. Must be
+            positive.
+        note: Free-text reason, kept in the log.
+
+    Returns:
+        The new price table.
+    """
+    if price <= 0:
+        raise ToolError(f"argument 'price': must be > 0, got {price}")
+    ctx.prices[tier] = price
+    ctx.calls += 1
+    return dict(ctx.prices)
+
+
+@reg.tool(name="get_prices", category="pricing", mutates=False)
+def _get_prices(ctx: Ctx) -> dict:
+    """Return the price table."""
+    return dict(ctx.prices)
+
+
+@reg.tool
+def allocate(
+    ctx: Ctx,
+    weights: dict[str, dict[str, float]],
+    headcount: int = 1,
+    budget: Annotated[float, Field(ge=0)] = 0.0,
+    regions: list[str] | None = None,
+) -> int:
+    """Allocate budget across channels.
+
+    Args:
+        weights (dict): Channel -> segment -> weight.
+        headcount: Number of people.
+    """
+    ctx.calls += 1
+    return headcount
+
+
+@reg.tool
+def explode(ctx: Ctx) -> None:
+    """Always fails with a bug."""
+    raise ZeroDivisionError("boom")
+
+
+def test_names_and_spec():
+    assert reg.names() == ["set_price", "get_prices", "allocate", "explode"]
+    assert "set_price" in reg and len(reg) == 4
+    s = reg.spec("set_price")
+    assert s.category == "pricing" and s.mutates is True
+    assert s.description == "Set the monthly list price of a tier."
+    assert reg.spec("get_prices").mutates is False
+    assert s.signature == "set_price(tier: Literal['basic', 'pro'], price: float, note: str = '')"
+    with pytest.raises(KeyError):
+        reg.spec("nope")
+
+
+def test_schema_required_optional_and_descriptions():
+    p = reg.spec("set_price").parameters
+    assert p["type"] == "object"
+    assert p["required"] == ["tier", "price"]
+    assert p["additionalProperties"] is False
+    props = p["properties"]
+    assert props["tier"]["enum"] == ["basic", "pro"]
+    assert props["price"]["type"] == "number"
+    assert props["price"]["description"] == "New monthly price in dollars. Must be positive."
+    assert props["note"]["default"] == ""
+    assert props["note"]["description"] == "Free-text reason, kept in the log."
+    assert "title" not in p and "title" not in props["price"]
+
+
+def test_schema_nested_types():
+    p = reg.spec("allocate").parameters
+    assert p["required"] == ["weights"]
+    w = p["properties"]["weights"]
+    assert w["type"] == "object"
+    assert w["additionalProperties"]["type"] == "object"
+    assert w["additionalProperties"]["additionalProperties"]["type"] == "number"
+    assert w["description"] == "Channel -> segment -> weight."
+    assert p["properties"]["headcount"]["type"] == "integer"
+    assert p["properties"]["budget"]["minimum"] == 0
+    assert reg.spec("get_prices").parameters["properties"] == {}
+
+
+def test_openai_and_anthropic_formats():
+    oa = reg.openai_tools()
+    assert oa[0]["type"] == "function"
+    assert set(oa[0]["function"]) == {"name", "description", "parameters"}
+    assert oa[0]["function"]["name"] == "set_price"
+    an = reg.anthropic_tools()
+    assert set(an[0]) == {"name", "description", "input_schema"}
+    assert an[0]["input_schema"] == oa[0]["function"]["parameters"]
+    assert [d["name"] for d in reg.json_schemas()] == reg.names()
+
+
+def test_markdown_docs():
+    md = reg.markdown_docs("Toy tools")
+    assert md.startswith("# Toy tools")
+    assert "### `set_price`" in md and "## pricing" in md
+    assert "| `tier` | `Literal['basic', 'pro']` | yes |" in md
+    assert "Prices take effect at the next billing cycle." in md
+    assert "_Read-only._" in md
+
+
+def test_call_ok():
+    ctx = Ctx()
+    r = reg.call(ctx, "set_price", {"tier": "pro", "price": 60})
+    assert r == ToolResult(ok=True, data={"basic": 10.0, "pro": 60.0})
+    assert r.to_dict() == {"ok": True, "data": {"basic": 10.0, "pro": 60.0}, "error": None}
+    assert reg.call(ctx, "get_prices", None).data["pro"] == 60.0
+    assert reg.call(ctx, "allocate", {"weights": {"ads": {"smb": 1}}, "headcount": 3}).data == 3
+
+
+def test_unknown_tool():
+    r = reg.call(Ctx(), "fly", {})
+    assert not r.ok
+    assert r.error == "Unknown tool: fly (available: set_price, get_prices, allocate, explode)"
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        ({"tier": "pro", "price": "5"}, "argument 'price': expected a number, got '5'"),
+        ({"tier": "pro", "price": math.nan}, "argument 'price': expected a finite number"),
+        ({"tier": "pro", "price": math.inf}, "argument 'price': expected a finite number"),
+        ({"tier": "pro", "price": True}, "argument 'price': expected a number, got True"),
+        ({"tier": "gold", "price": 5}, "argument 'tier': expected one of 'basic' or 'pro'"),
+        ({"tier": "pro"}, "argument 'price': required argument is missing"),
+        ({"tier": "pro", "price": 5, "colour": "red"}, "unknown argument 'colour' (allowed: tier"),
+        ({"tier": 3, "price": 5}, "argument 'tier'"),
+    ],
+)
+def test_validation_errors_change_nothing(args, fragment):
+    ctx = Ctx()
+    r = reg.call(ctx, "set_price", args)
+    assert not r.ok and r.data is None
+    assert r.error.startswith("Invalid arguments for tool 'set_price': ")
+    assert fragment in r.error
+    assert ctx.calls == 0 and ctx.prices == {"basic": 10.0, "pro": 50.0}
+
+
+def test_int_argument_errors():
+    ctx = Ctx()
+    w = {"weights": {}}
+    r = reg.call(ctx, "allocate", {**w, "headcount": "abc"})
+    assert "argument 'headcount': expected an integer, got 'abc'" in r.error
+    r = reg.call(ctx, "allocate", {**w, "headcount": True})
+    assert "argument 'headcount': expected an integer, got True" in r.error
+    r = reg.call(ctx, "allocate", {**w, "headcount": 2.5})
+    assert "expected an integer, got 2.5" in r.error
+    r = reg.call(ctx, "allocate", {"weights": {"ads": {"smb": "x"}}})
+    assert "argument 'weights.ads.smb': expected a number, got 'x'" in r.error
+    r = reg.call(ctx, "allocate", {**w, "budget": -1})
+    assert "argument 'budget': expected a value >= 0.0, got -1" in r.error
+    r = reg.call(ctx, "allocate", {**w, "regions": "eu"})
+    assert "argument 'regions'" in r.error
+    r = reg.call(ctx, "allocate", {**w, "headcount": "abc", "budget": "x"})
+    assert "headcount" in r.error and "budget" in r.error
+    r = reg.call(ctx, "allocate", ["not", "a", "dict"])  # type: ignore[arg-type]
+    assert not r.ok and "must be an object" in r.error
+    assert ctx.calls == 0
+
+
+def test_tool_error_path():
+    ctx = Ctx()
+    r = reg.call(ctx, "set_price", {"tier": "basic", "price": -1.0})
+    assert r == ToolResult(ok=False, data=None, error="argument 'price': must be > 0, got -1.0")
+    assert ctx.prices["basic"] == 10.0
+
+
+def test_internal_error_is_contained_and_logged(caplog):
+    with caplog.at_level(logging.ERROR, logger="bizbench.core.registry"):
+        r = reg.call(Ctx(), "explode", {})
+    assert r == ToolResult(ok=False, error="internal_error: ZeroDivisionError")
+    assert "boom" not in r.error
+    assert any("explode" in rec.getMessage() for rec in caplog.records)
+
+
+def test_registration_errors():
+    r = ToolRegistry()
+
+    @r.tool
+    def a(ctx, x: int) -> None:
+        """A."""
+
+    with pytest.raises(ValueError, match="already registered"):
+        r.tool(a)
+    with pytest.raises(TypeError, match="annotation"):
+
+        @r.tool
+        def b(ctx, x) -> None:  # noqa: ANN001
+            """B."""
+
+    with pytest.raises(TypeError, match="named parameter"):
+
+        @r.tool
+        def c(ctx, *args: int) -> None:
+            """C."""
+
+    with pytest.raises(TypeError, match="context"):
+
+        @r.tool
+        def d() -> None:
+            """D."""
+
+
+def test_decorator_returns_function_unchanged():
+    ctx = Ctx()
+    assert set_price(ctx, "basic", 12.0)["basic"] == 12.0
