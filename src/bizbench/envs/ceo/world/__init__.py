@@ -1,0 +1,1 @@
+"""The NovaMind world: one module per mechanic of CEO-Bench Appendix A."""

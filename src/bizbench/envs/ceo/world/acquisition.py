@@ -1,0 +1,188 @@
+"""Lead generation and conversion (eq 28-29; ref §2.6, §3.2-3.4)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bizbench.envs.ceo.world.curve import required_quality
+from bizbench.envs.ceo.world.customers import LEAD, LOST, SOURCE_NETWORK, SOURCE_ORGANIC, SUBSCRIBED
+from bizbench.envs.ceo.world.params import MACRO_LEAD, Params
+from bizbench.envs.ceo.world.promotions import lead_promotion, ongoing_promotion
+from bizbench.envs.ceo.world.quality import quota_factor
+from bizbench.envs.ceo.world.sampling import sample_customers
+from bizbench.envs.ceo.world.state import N_CHANNELS, N_PLANS, WorldState
+from bizbench.envs.ceo.world.usage import draw_usage_rate, weekly_factor
+
+
+@dataclass
+class LeadsDay:
+    leads: np.ndarray  # per group
+    channel_leads: np.ndarray  # [group, channel] realised channel-attributed leads
+    new_subscribers: np.ndarray  # customer indices (individual signups)
+    lost: np.ndarray  # individual leads that did not subscribe
+    enterprise_leads: np.ndarray  # enterprise prospects that became leads (need a thread)
+    expected: np.ndarray  # lambda_g
+
+
+def monthly_factor(state: WorldState, day: int) -> float:
+    """Mo(d): 1.15 on days 1-3 of the 30-day month, 1.10 on days 28-30 (ref §2.6)."""
+    a = state.config.acquisition
+    m = day % 30 + 1
+    if m <= 3:
+        return a.monthly_factor_start
+    if m >= 28:
+        return a.monthly_factor_end
+    return 1.0
+
+
+def saturation(counts: np.ndarray, caps: np.ndarray, exponent: float) -> np.ndarray:
+    """D_g = max(0, 1 - (N_g / cap_g(d))^2), 1 when N_g = 0 (eq 29)."""
+    d = np.maximum(0.0, 1.0 - (counts / caps) ** exponent)
+    return np.where(counts > 0, d, 1.0)
+
+
+def channel_noise(state: WorldState, rng: np.random.Generator) -> None:
+    """Monthly random walk of the live channel table: v <- max(0, v + N(0, 0.05 v)) (ref §3.2)."""
+    frac = state.config.acquisition.channel_noise_fraction
+    v = state.channel_leads
+    state.channel_leads = np.maximum(0.0, v + rng.normal(0.0, 1.0, v.shape) * frac * v)
+
+
+def expected_leads(
+    state: WorldState, params: Params, counts: np.ndarray, social: np.ndarray, surge: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """lambda_g = R D W Mo M_lead A Z (sum_c x_cg L_cg / 1000 + sum_h N_h NET[h,g]) (eq 28).
+
+    Returns (lambda, channel part [g, c], network part [g]) for discovered groups only.
+    """
+    a = state.config.acquisition
+    d = state.day
+    disc = state.discovered
+    channel = state.settings.ad_spend * state.channel_leads / a.ad_reference_spend
+    network = (counts * disc) @ params.referral
+    factor = (
+        state.reputation
+        * saturation(counts, params.market_cap(d), a.saturation_exponent)
+        * weekly_factor(state, d)
+        * monthly_factor(state, d)
+        * state.macro_multipliers[:, MACRO_LEAD]
+        * social
+        * surge
+    )
+    lam = np.where(disc, np.maximum(0.0, factor * (channel.sum(axis=1) + network)), 0.0)
+    return lam, channel, network
+
+
+def generate_leads(
+    state: WorldState, params: Params, rng_leads: np.random.Generator,
+    rng_conversion: np.random.Generator, group_streams: list[np.random.Generator],
+    counts: np.ndarray, delivered: np.ndarray, social: np.ndarray, surge: float,
+) -> LeadsDay:
+    """Poisson leads per discovered group, source attribution, then conversion (eq 29; ref §3.3-3.4)."""
+    lam, channel, network = expected_leads(state, params, counts, social, surge)
+    leads = rng_leads.poisson(lam)
+    channel_leads = np.zeros((params.n_groups, N_CHANNELS), dtype=np.int64)
+    new_subs, lost, ent_leads = [], [], []
+    for g in np.flatnonzero(leads):
+        weights = np.append(channel[g], network[g])
+        total = weights.sum()
+        if total > 0:
+            split = rng_leads.multinomial(int(leads[g]), weights / total)
+            channel_leads[g] = split[:N_CHANNELS]
+            sources = np.repeat(np.arange(N_CHANNELS + 1), split)
+            sources[sources == N_CHANNELS] = SOURCE_NETWORK
+        else:
+            sources = np.full(int(leads[g]), SOURCE_ORGANIC)
+        cols = sample_customers(group_streams[g], state, params, int(g), int(leads[g]))
+        cols["source"] = sources
+        if params.is_ent[g]:
+            ent_leads.append(_enterprise_gate(state, int(g), cols, delivered))
+        else:
+            subs, gone = _convert_individuals(state, params, rng_conversion, int(g), cols, delivered)
+            new_subs.append(subs)
+            lost.append(gone)
+    empty = np.empty(0, dtype=np.int64)
+    return LeadsDay(
+        leads=leads,
+        channel_leads=channel_leads,
+        new_subscribers=np.concatenate(new_subs) if new_subs else empty,
+        lost=np.concatenate(lost) if lost else empty,
+        enterprise_leads=np.concatenate(ent_leads) if ent_leads else empty,
+        expected=lam,
+    )
+
+
+def _lead_preferences(state: WorldState, group: int, cols: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:
+    """Budget and quality band a new lead evaluates with: its values at creation incl. drift."""
+    floor = state.config.sampling.c_max_floor
+    if state.config.fixes.drift_counted_once:
+        shift = state.q_drift_global + state.q_drift_group[group]
+        c_max = np.maximum(floor, cols["c_max"] + state.c_drift_group[group])
+    else:
+        shift, c_max = 0.0, cols["c_max"]
+    return c_max, cols["q_min"] + shift, cols["q_max"] + shift
+
+
+def _offered_quality(state: WorldState, group: int, demand: np.ndarray, delivered: np.ndarray) -> np.ndarray:
+    """Del_{g,p} F(quota_p, u seats) for each plan, shape [n, 3] (ref §3.4)."""
+    quotas = state.settings.quotas
+    return np.stack([delivered[group, p] * quota_factor(quotas[p], demand) for p in range(N_PLANS)], 1)
+
+
+def _convert_individuals(
+    state: WorldState, params: Params, rng: np.random.Generator, group: int,
+    cols: dict[str, np.ndarray], delivered: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each lead picks the plan with the largest positive surplus (else A) and subscribes if
+    C <= c_max and q U(0.8, 1.1) >= Q_req(C) (ref §3.4, eq 6)."""
+    cfg = state.config
+    n = len(cols["group"])
+    c_max, q_min, q_max = _lead_preferences(state, group, cols)
+    lead_promo = lead_promotion(state.settings, group, cols["source"])
+    price = np.maximum(0.0, state.settings.prices[None, :] - lead_promo[:, None])
+    quality = _offered_quality(state, group, cols["usage_demand"], delivered)
+    req = np.stack([
+        required_quality(price[:, p], c_max, q_min, q_max, cols["s_left"], cols["s_right"], cfg.curve)
+        for p in range(N_PLANS)
+    ], 1)
+    surplus = np.where(price <= c_max[:, None], quality - req, -np.inf)
+    best = np.where(surplus.max(axis=1) > 0, surplus.argmax(axis=1), 0)
+    rows = np.arange(n)
+    noise = rng.uniform(*cfg.quality.lead_noise, n)
+    accept = (price[rows, best] <= c_max) & (quality[rows, best] * noise >= req[rows, best])
+
+    idx = state.customers.append(n, cols)
+    subs, gone = idx[accept], idx[~accept]
+    cust = state.customers
+    cust.status[gone] = LOST
+    plan = best[accept]
+    cust.status[subs] = SUBSCRIBED
+    cust.plan[subs] = plan
+    list_price = state.settings.prices[plan]
+    first_promo = lead_promo[accept] + ongoing_promotion(state.settings, subs, np.full(len(subs), group), plan)
+    cust.listed_price[subs] = list_price
+    cust.first_promotion[subs] = first_promo
+    cust.promotion[subs] = first_promo
+    cust.effective_price[subs] = np.maximum(0.0, list_price - first_promo)
+    cust.start_day[subs] = state.day
+    cust.billing_mod[subs] = state.day % 30
+    cust.usage_rate[subs] = draw_usage_rate(rng, cust.usage_demand[subs], np.ones(len(subs)),
+                                            cfg.usage.rate_sd_fraction)
+    return subs, gone
+
+
+def _enterprise_gate(state: WorldState, group: int, cols: dict[str, np.ndarray], delivered: np.ndarray) -> np.ndarray:
+    """An enterprise prospect becomes a lead if some plan's quality clears Q_req(0) (ref §3.4);
+    otherwise it is dropped silently (a customer row with no subscription)."""
+    cfg = state.config
+    c_max, q_min, q_max = _lead_preferences(state, group, cols)
+    quality = _offered_quality(state, group, cols["usage_demand"] * cols["seats"], delivered)
+    floor = required_quality(np.zeros(len(c_max)), c_max, q_min, q_max, cols["s_left"], cols["s_right"], cfg.curve)
+    gate = (quality >= floor[:, None]).any(axis=1)
+    idx = state.customers.append(len(c_max), cols)
+    leads = idx[gate]
+    state.customers.status[leads] = LEAD
+    state.customers.billing_mod[leads] = state.day % 30
+    return leads

@@ -1,0 +1,187 @@
+"""Billing: involuntary churn, plan choice / switching, and payments (eq 6, 7, 18, 19; ref §4.22)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bizbench.envs.ceo.world.curve import required_quality
+from bizbench.envs.ceo.world.customers import (
+    CANCELLED,
+    REASON_INVOLUNTARY,
+    REASON_VOLUNTARY,
+)
+from bizbench.envs.ceo.world.drift import billing_snapshot_c_max, drifted_c_max
+from bizbench.envs.ceo.world.params import MACRO_WTP, Params
+from bizbench.envs.ceo.world.promotions import ad_strength, ongoing_promotion
+from bizbench.envs.ceo.world.quality import effective_ad_load, perceived_quality, quota_factor
+from bizbench.envs.ceo.world.state import N_PLANS, WorldState
+from bizbench.envs.ceo.world.usage import draw_usage_rate, weekly_factor
+
+
+@dataclass
+class BillingDecisions:
+    involuntary: np.ndarray
+    cancelled: np.ndarray  # voluntary cancellations (reputation damage, post candidates)
+    cancelled_satisfaction: np.ndarray
+    upgrades: np.ndarray
+    downgrades: np.ndarray
+
+
+def to_cents(dollars: np.ndarray) -> np.ndarray:
+    """Vectorised dollars -> integer cents, rounding half away from zero."""
+    d = np.asarray(dollars, dtype=np.float64) * 100.0
+    return (np.sign(d) * np.floor(np.abs(d) + 0.5)).astype(np.int64)
+
+
+def involuntary_rates(params: Params, rng: np.random.Generator) -> np.ndarray:
+    """mu_{g,m} = clip(N(mu_inv, sigma_inv), 0, 1), one per group for a month (eq 19)."""
+    return np.clip(rng.normal(params.invol_mu, params.invol_sd), 0.0, 1.0)
+
+
+def due_today(state: WorldState, active: np.ndarray) -> np.ndarray:
+    """Active subscriptions whose billing anchor (start day mod 30) is today (ref §4.22)."""
+    return active[state.customers.billing_mod[active] == state.day % 30]
+
+
+def plan_values(
+    state: WorldState, params: Params, idx: np.ndarray, delivered: np.ndarray, q_shift: np.ndarray,
+    c_drift_group: np.ndarray, with_macro: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Perceived quality, effective price and acceptability of each plan, shape [n, 3].
+
+    Billing-decision variant of ref §4.7: (Del + RB + TB) F - IP - AP with the global and
+    group ad strength, no service penalty; price = [list - ongoing promotion]+ (eq 7);
+    budget = c_max + c-drift (floor 15), times the macro WTP multiplier when ``with_macro``.
+    """
+    cfg = state.config
+    cust = state.customers
+    g = cust.group[idx]
+    s = state.settings
+    demand = cust.usage_rate[idx] * weekly_factor(state, state.day)
+    ads = effective_ad_load(ad_strength(s, idx, g, include_customer=False))
+    c_max = drifted_c_max(cust, idx, c_drift_group, cfg.sampling.c_max_floor)
+    if with_macro:
+        c_max = c_max * state.macro_multipliers[g, MACRO_WTP]
+    shift = q_shift[g]
+    q = np.empty((len(idx), N_PLANS))
+    price = np.empty((len(idx), N_PLANS))
+    ok = np.empty((len(idx), N_PLANS), dtype=bool)
+    for p in range(N_PLANS):
+        q[:, p] = perceived_quality(
+            delivered[g, p], cust.relationship[idx], state.day - cust.start_day[idx],
+            cust.issue_days[idx], cust.eta_ads[idx] * ads,
+            quota_factor(s.quotas[p], demand), cfg.quality,
+        )
+        price[:, p] = np.maximum(0.0, s.prices[p] - ongoing_promotion(s, idx, g, np.full(len(idx), p)))
+        req = required_quality(price[:, p], c_max, cust.q_min[idx] + shift, cust.q_max[idx] + shift,
+                               cust.s_left[idx], cust.s_right[idx], cfg.curve)
+        ok[:, p] = (price[:, p] <= c_max) & (q[:, p] >= req)
+        q[:, p] -= req  # surplus
+    return q, price, ok
+
+
+def billing_decisions(
+    state: WorldState, params: Params, rng: np.random.Generator, rates: np.ndarray,
+    active: np.ndarray, delivered: np.ndarray, q_shift: np.ndarray, c_drift_group: np.ndarray,
+) -> BillingDecisions:
+    """Anchor-day review of individual subscribers (ref §4.22, step 16).
+
+    1. Involuntary churn with the month's group rate (eq 19); no reputation damage. With
+       ``fixes.enterprise_involuntary_churn`` enterprise accounts face it too at their
+       anchor (the engine checks it only at multi-month renewals, which never occur).
+    2. Otherwise the acceptable plan with the largest surplus (eq 6): none -> cancel; a
+       different plan -> switch at that plan's current price and promotion.
+    """
+    cfg = state.config
+    cust = state.customers
+    due = due_today(state, active)
+    due = due[cust.start_day[due] != state.day]
+    ent = params.is_ent[cust.group[due]]
+    invol_pool = due if cfg.fixes.enterprise_involuntary_churn else due[~ent]
+    hit = rng.random(len(invol_pool)) < rates[cust.group[invol_pool]]
+    involuntary = invol_pool[hit]
+    _cancel(state, involuntary, REASON_INVOLUNTARY)
+
+    review = due[~ent]
+    review = review[cust.status[review] != CANCELLED]
+    surplus, price, ok = plan_values(state, params, review, delivered, q_shift, c_drift_group, True)
+    any_ok = ok.any(axis=1)
+    cancelled = review[~any_ok]
+    cancelled_s = cust.satisfaction[cancelled].copy()
+    _cancel(state, cancelled, REASON_VOLUNTARY)
+
+    keep = review[any_ok]
+    best = np.where(ok[any_ok], surplus[any_ok], -np.inf).argmax(axis=1)
+    switch = best != cust.plan[keep]
+    movers = keep[switch]
+    new_plan = best[switch]
+    new_listed = state.settings.prices[new_plan]
+    up = new_listed > cust.listed_price[movers]
+    g = cust.group[movers]
+    promo = ongoing_promotion(state.settings, movers, g, new_plan)
+    cust.plan[movers] = new_plan
+    cust.listed_price[movers] = new_listed
+    cust.promotion[movers] = promo
+    cust.effective_price[movers] = np.maximum(0.0, new_listed - promo)
+    cust.effective_c_max[movers] = billing_snapshot_c_max(
+        cust, movers, c_drift_group, cfg.sampling.c_max_floor, cfg.fixes.drift_counted_once)
+    return BillingDecisions(involuntary, cancelled, cancelled_s, movers[up], movers[~up])
+
+
+def _cancel(state: WorldState, idx: np.ndarray, reason: int) -> None:
+    cust = state.customers
+    cust.status[idx] = CANCELLED
+    cust.end_day[idx] = state.day
+    cust.churn_reason[idx] = reason
+
+
+@dataclass
+class Payments:
+    customers: np.ndarray
+    cents: np.ndarray
+
+
+def take_payments(
+    state: WorldState, params: Params, rng: np.random.Generator, active: np.ndarray,
+    suspended: np.ndarray, c_drift_group: np.ndarray,
+) -> Payments:
+    """Collect payments of subscriptions whose anchor is today, incl. today's signups (eq 18).
+
+    Individuals pay [min(stored, current list) - promo]+ (the first bill uses the signup
+    snapshot; a lower list price becomes the stored one, a higher one does not reach them).
+    Enterprises pay the agreed per-seat price (first bill) or [listed - promo]+, times
+    whole seats, and nothing while a churn-prevention thread is open (``suspended``).
+    Afterwards the usage rate is redrawn and prices, promotion, budget snapshot and seats
+    are re-stored (ref §4.22).
+    """
+    cfg = state.config
+    cust = state.customers
+    s = state.settings
+    due = due_today(state, active)
+    due = due[~np.isin(due, suspended)]
+    g = cust.group[due]
+    ent = params.is_ent[g]
+    plan = cust.plan[due]
+    first = ~cust.first_billing_done[due]
+    ongoing = ongoing_promotion(s, due, g, plan)
+
+    current = s.prices[plan]
+    listed = np.where(ent, cust.listed_price[due], np.minimum(cust.listed_price[due], current))
+    promo = np.where(first & ~ent, cust.first_promotion[due], ongoing)
+    per_seat = np.where(ent & first, cust.effective_price[due], np.maximum(0.0, listed - promo))
+    seats = np.where(ent, np.floor(cust.seats[due]), 1.0)
+    cents = to_cents(per_seat * seats)
+
+    cust.listed_price[due] = listed
+    cust.promotion[due] = ongoing
+    cust.effective_price[due] = np.maximum(0.0, listed - ongoing)
+    cust.effective_c_max[due] = billing_snapshot_c_max(
+        cust, due, c_drift_group, cfg.sampling.c_max_floor, cfg.fixes.drift_counted_once)
+    cust.first_billing_done[due] = True
+    cust.seats[due] = np.where(ent, np.floor(cust.seats[due]), cust.seats[due])
+    cust.usage_rate[due] = draw_usage_rate(rng, cust.usage_demand[due], np.where(ent, cust.seats[due], 1.0),
+                                           cfg.usage.rate_sd_fraction)
+    cust.period_usage[due] = 0.0
+    return Payments(due, cents)

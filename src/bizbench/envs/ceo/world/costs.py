@@ -1,0 +1,55 @@
+"""Daily costs, ad revenue and the cash ledger (eq 14, 43-44; ref §4.24)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bizbench.core.ledger import to_cents
+from bizbench.envs.ceo.world.params import Params
+from bizbench.envs.ceo.world.promotions import ad_strength, ads_active
+from bizbench.envs.ceo.world.quality import effective_ad_load
+from bizbench.envs.ceo.world.state import N_PLANS, WorldState
+
+
+def daily_ad_revenue(state: WorldState, params: Params, active: np.ndarray) -> float:
+    """sum_i rho_i a_i seats_i over active subscribers (eq 14; ref §4.18)."""
+    if not ads_active(state.settings) or len(active) == 0:
+        return 0.0
+    cust = state.customers
+    g = cust.group[active]
+    a = effective_ad_load(ad_strength(state.settings, active, g, include_customer=True))
+    seats = np.where(params.is_ent[g], cust.seats[active], 1.0)
+    return float(np.sum(cust.rho_ads[active] * a * seats))
+
+
+def compute_cost_by_plan(state: WorldState, params: Params, active: np.ndarray) -> np.ndarray:
+    """Usage units on each plan times the unit cost of the plan's model tier (eq 43 compute)."""
+    cust = state.customers
+    units = np.bincount(cust.plan[active], weights=cust.usage_today[active], minlength=N_PLANS)
+    return units * params.tier_cost[state.settings.tiers - 1]
+
+
+def book_daily_costs(state: WorldState, params: Params, active: np.ndarray) -> dict[str, float]:
+    """Book eq 43's recurring terms as ledger rows, one per category (ref §4.24 table).
+
+    Lead costs and lump-sum research are booked where they happen; ad revenue here.
+    """
+    s = state.settings
+    d = state.day
+    rows = {
+        "capacity": float(params.capacity_cost[s.capacity_tier]),
+        "compute": float(compute_cost_by_plan(state, params, active).sum()),
+        "operations": s.operations,
+        "operations_targeted": s.targeted_ops_total(),
+        "development": s.development,
+        "development_targeted": float(s.targeted_dev.sum()),
+        "advertising": float(s.ad_spend.sum()),
+    }
+    for category, amount in rows.items():
+        if amount > 0:
+            state.ledger.post(d, category, -to_cents(amount))
+    revenue = daily_ad_revenue(state, params, active)
+    if revenue > 0:
+        state.ledger.post(d, "ad_revenue", to_cents(revenue))
+    rows["ad_revenue"] = revenue
+    return rows

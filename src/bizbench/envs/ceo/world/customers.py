@@ -1,0 +1,122 @@
+"""Customers as numpy columns (DESIGN.md principle 6).
+
+One row per sampled prospect (subscribed, lead, lost, cancelled, or dropped enterprise
+prospect). Columns grow by doubling; the daily step works on gathered index arrays and
+never loops over customers in Python.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+# Subscription status codes (ref §5.1 subscriptions.status).
+NONE, LEAD, SUBSCRIBED, CANCELLED, LOST = 0, 1, 2, 3, 4
+STATUS_NAMES = {NONE: "none", LEAD: "lead", SUBSCRIBED: "subscribed", CANCELLED: "cancelled", LOST: "lost"}
+
+# Acquisition sources: channel index 0..4, then these (ref §3.3 source attribution).
+SOURCE_NETWORK, SOURCE_ORGANIC = 5, 6
+
+# Churn reasons (hidden column).
+REASON_NONE, REASON_VOLUNTARY, REASON_INVOLUNTARY, REASON_ENTERPRISE = 0, 1, 2, 3
+
+COLUMNS: dict[str, tuple[Any, Any]] = {
+    # identity
+    "group": (np.int16, 0),
+    "created_day": (np.int32, 0),
+    "source": (np.int8, SOURCE_ORGANIC),
+    # sampled preferences (eq 4; ref §2.1); drifted in place for subscribers (ref §4.17)
+    "s_left": (np.float64, 1.0),
+    "s_right": (np.float64, 1.0),
+    "c_max": (np.float64, 15.0),
+    "q_min": (np.float64, 0.0),
+    "q_max": (np.float64, 1.0),
+    "usage_demand": (np.float64, 1.0),
+    "seats": (np.float64, 1.0),
+    "eta_ads": (np.float64, 0.0),
+    "rho_ads": (np.float64, 0.0),
+    "lockin": (np.float64, 0.0),
+    "reply_mean": (np.float64, 1.0),
+    "reply_sd": (np.float64, 0.1),
+    "negotiation_rate": (np.float64, 0.3),
+    "offer_factor": (np.float64, 0.75),
+    "max_turns": (np.int16, 2),
+    "deal_noise": (np.float64, 1.0),
+    # hidden state
+    "satisfaction": (np.float64, 0.5),
+    "satisfaction_change": (np.float64, 0.0),
+    "relationship": (np.float64, 0.5),
+    "issue_days": (np.int32, 0),
+    "issue_open_day": (np.int32, -1),
+    # subscription
+    "status": (np.int8, NONE),
+    "plan": (np.int8, -1),
+    "listed_price": (np.float64, 0.0),
+    "promotion": (np.float64, 0.0),
+    "effective_price": (np.float64, 0.0),
+    "first_promotion": (np.float64, 0.0),
+    "start_day": (np.int32, -1),
+    "end_day": (np.int32, -1),
+    "billing_mod": (np.int8, 0),
+    "usage_rate": (np.float64, 0.0),
+    "period_usage": (np.float64, 0.0),
+    "effective_c_max": (np.float64, np.nan),
+    "first_billing_done": (np.bool_, False),
+    "churn_reason": (np.int8, REASON_NONE),
+    "usage_today": (np.float64, 0.0),
+}
+
+
+class Customers:
+    """Growable column store; ``n`` rows are live, arrays may be longer."""
+
+    def __init__(self, capacity: int = 1024) -> None:
+        self.n = 0
+        self._cols: dict[str, np.ndarray] = {
+            name: np.full(capacity, fill, dtype=dtype) for name, (dtype, fill) in COLUMNS.items()
+        }
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        cols = self.__dict__.get("_cols")
+        if cols is not None and name in cols:
+            return cols[name][: self.n]
+        raise AttributeError(name)
+
+    def column(self, name: str) -> np.ndarray:
+        return self._cols[name][: self.n]
+
+    def append(self, count: int, values: dict[str, np.ndarray | float | int]) -> np.ndarray:
+        """Add ``count`` rows with the given column values; returns their indices."""
+        need = self.n + count
+        cap = len(self._cols["group"])
+        if need > cap:
+            new_cap = max(need, 2 * cap)
+            for name, (dtype, fill) in COLUMNS.items():
+                grown = np.full(new_cap, fill, dtype=dtype)
+                grown[: self.n] = self._cols[name][: self.n]
+                self._cols[name] = grown
+        idx = np.arange(self.n, need)
+        unknown = set(values) - set(COLUMNS)
+        if unknown:
+            raise KeyError(f"unknown customer columns: {sorted(unknown)}")
+        for name, val in values.items():
+            self._cols[name][self.n : need] = val
+        self.n = need
+        return idx
+
+    def active(self) -> np.ndarray:
+        """Indices of active subscriptions (status subscribed, ref §5.1)."""
+        return np.flatnonzero(self.column("status") == SUBSCRIBED)
+
+    def snapshot(self) -> dict[str, np.ndarray]:
+        return {name: arr[: self.n].copy() for name, arr in self._cols.items()}
+
+    def restore(self, cols: dict[str, np.ndarray]) -> None:
+        n = len(cols["group"])
+        self.n = n
+        self._cols = {}
+        for name, (dtype, fill) in COLUMNS.items():
+            arr = np.full(max(n, 1024), fill, dtype=dtype)
+            arr[:n] = cols[name]
+            self._cols[name] = arr

@@ -1,0 +1,77 @@
+"""Market drift: group accumulators, individual drift, and reading drifted preferences.
+
+Eq 4 adds accumulated market drift to each customer's sampled parameters; ref §4.17 gives
+the engine's schedule (every 30 days from day 90) and rates. The engine adds drift that
+predates a customer's creation twice (ref §4.7); with ``fixes.drift_counted_once`` the
+stored values exclude drift and every read adds the current accumulator once, as eq 4
+intends (docs/calibration.md).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bizbench.envs.ceo.world.customers import Customers
+from bizbench.envs.ceo.world.params import MACRO_SEAT, Params
+from bizbench.envs.ceo.world.state import WorldState
+
+
+def is_drift_day(day: int, state: WorldState) -> bool:
+    d = state.config.drift
+    return day % d.period_days == 0 and day >= d.first_day
+
+
+def apply_group_drift(state: WorldState, params: Params) -> None:
+    """q_g += rate_q * 30 and c_g += rate_c * 30 (ref §4.17 group drift)."""
+    period = state.config.drift.period_days
+    state.q_drift_group += params.drift_q * period
+    state.c_drift_group += params.drift_c * period
+
+
+def apply_individual_drift(state: WorldState, params: Params, idx: np.ndarray) -> None:
+    """Compound per-day rates over 30 days on subscribed customers ``idx`` (ref §4.17)."""
+    cfg = state.config.drift
+    cust = state.customers
+    g = cust.group[idx]
+    rates = params.indiv_drift[g]  # c_max, q_bias, steepness_left, seat_count
+    growth = (1.0 + rates) ** cfg.period_days - 1.0
+    cust.c_max[idx] = np.clip(cust.c_max[idx] * (1.0 + growth[:, 0]), *cfg.c_max_bounds)
+    cust.q_min[idx] *= 1.0 + growth[:, 1]
+    cust.q_max[idx] *= 1.0 + growth[:, 1]
+    cust.s_left[idx] = np.clip(cust.s_left[idx] * (1.0 + growth[:, 2]), *cfg.steep_left_bounds)
+    seat_mult = state.macro_multipliers[g, MACRO_SEAT]
+    cust.seats[idx] = np.maximum(1.0, cust.seats[idx] * (1.0 + growth[:, 3] * seat_mult))
+
+
+def q_shift(state: WorldState, groups: np.ndarray, q_drift_group: np.ndarray | None = None,
+            q_drift_global: float | None = None) -> np.ndarray:
+    """G + q_g: the quality-expectation shift added to q_min and q_max on every read."""
+    qg = state.q_drift_group if q_drift_group is None else q_drift_group
+    G = state.q_drift_global if q_drift_global is None else q_drift_global
+    return G + qg[groups]
+
+
+def drifted_c_max(cust: Customers, idx: np.ndarray, c_drift_group: np.ndarray,
+                  floor: float) -> np.ndarray:
+    """Current c_max + group c-drift, floored (ref §4.7 billing and trigger variants)."""
+    return np.maximum(floor, cust.c_max[idx] + c_drift_group[cust.group[idx]])
+
+
+def satisfaction_c_max(cust: Customers, idx: np.ndarray, c_drift_group: np.ndarray,
+                       floor: float) -> np.ndarray:
+    """Budget in the daily-satisfaction read: the billing snapshot when set (ref §4.7)."""
+    snap = cust.effective_c_max[idx]
+    base = np.where(np.isnan(snap), cust.c_max[idx], snap)
+    return np.maximum(floor, base + c_drift_group[cust.group[idx]])
+
+
+def billing_snapshot_c_max(cust: Customers, idx: np.ndarray, c_drift_group: np.ndarray,
+                           floor: float, drift_once: bool) -> np.ndarray:
+    """The ``effective_c_max`` stored at billing (ref §4.22).
+
+    The engine stores c_max + c-drift and adds c-drift again on read; the fix stores the
+    customer's own c_max so the read adds the group drift once.
+    """
+    if drift_once:
+        return cust.c_max[idx].copy()
+    return drifted_c_max(cust, idx, c_drift_group, floor)

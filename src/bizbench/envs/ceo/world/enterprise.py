@@ -1,0 +1,302 @@
+"""Enterprise negotiation threads, offer evaluation and counter-offers (eq 39-42; ref §4.23).
+
+Threads are few, so they are small Python objects; the customers they concern are rows of
+the customer columns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from bizbench.envs.ceo.config import PLANS
+from bizbench.envs.ceo.world.curve import max_acceptable_price, required_quality
+from bizbench.envs.ceo.world.customers import CANCELLED, LOST, REASON_ENTERPRISE, SUBSCRIBED
+from bizbench.envs.ceo.world.drift import drifted_c_max
+from bizbench.envs.ceo.world.params import Params
+from bizbench.envs.ceo.world.promotions import ad_strength, ongoing_promotion
+from bizbench.envs.ceo.world.quality import effective_ad_load, perceived_quality, quota_factor
+from bizbench.envs.ceo.world.state import WorldState
+from bizbench.envs.ceo.world.usage import draw_usage_rate
+
+NEW_LEAD, CHURN_PREVENTION, PLAN_CHANGE, RENEGOTIATION = "new_lead", "churn_prevention", "plan_change", "renegotiation"
+
+
+@dataclass
+class Thread:
+    thread_id: int
+    customer: int
+    kind: str
+    opened_day: int
+    turns: list[dict[str, Any]] = field(default_factory=list)
+    awaiting_agent: bool = True
+    last_counterparty_day: int = 0
+    next_reply_day: int | None = None
+    offers: list[tuple[int, float]] = field(default_factory=list)
+    agent_turn: int = 0
+    status: str = "open"  # open, accepted, agent_rejected, timeout, ghosted
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == "open"
+
+    def add_turn(self, sender: str, day: int, text: str, offer: Any = None) -> None:
+        self.turns.append({"turn": len(self.turns), "sender": sender, "day": day, "text": text, "offer": offer})
+
+
+@dataclass
+class EnterpriseBook:
+    """All negotiation threads of a world."""
+
+    threads: list[Thread] = field(default_factory=list)
+    open_by_customer: dict[int, Thread] = field(default_factory=dict)
+
+    def open_thread(self, customer: int, kind: str, day: int, text: str) -> Thread:
+        t = Thread(len(self.threads) + 1, customer, kind, day, last_counterparty_day=day)
+        t.add_turn("system", day, text)
+        self.threads.append(t)
+        self.open_by_customer[customer] = t
+        return t
+
+    def close(self, thread: Thread, status: str) -> None:
+        thread.status = status
+        self.open_by_customer.pop(thread.customer, None)
+
+    def suspended_customers(self) -> np.ndarray:
+        """Accounts whose payment is suspended: an open churn-prevention thread (ref §4.22)."""
+        return np.array([c for c, t in self.open_by_customer.items() if t.kind == CHURN_PREVENTION], dtype=np.int64)
+
+
+@dataclass
+class EnterpriseDay:
+    won: list[int] = field(default_factory=list)
+    lost_leads: list[int] = field(default_factory=list)
+    churned: list[int] = field(default_factory=list)  # timeout or ghost churns (damage + posts)
+    countered: list[int] = field(default_factory=list)
+    opened: list[int] = field(default_factory=list)
+
+
+def negotiation_quality(
+    state: WorldState, params: Params, customer: int, plans: np.ndarray, delivered: np.ndarray,
+    lead: bool,
+) -> np.ndarray:
+    """Perceived quality of offered plans, clipped to [-1, 1] (eq 39 Q_perc; ref §4.7).
+
+    Demand uses W = 1 and no quota limit for leads (no usage rate yet); new leads apply
+    their sticky U(0.8, 1.1) impression noise. The engine's tenure term is always zero here
+    (it reads a day that is never written); ``fixes.tenure_in_negotiation`` uses the real tenure.
+    """
+    cfg = state.config
+    cust = state.customers
+    idx = np.full(len(plans), customer)
+    g = cust.group[idx]
+    demand = np.zeros(len(plans)) if lead else np.full(len(plans), cust.usage_rate[customer])
+    tenure = state.day - cust.start_day[idx] if (cfg.fixes.tenure_in_negotiation and not lead) else np.zeros(len(plans))
+    ads = effective_ad_load(ad_strength(state.settings, idx, g, include_customer=False))
+    q = perceived_quality(
+        delivered[g, plans], cust.relationship[idx], tenure, cust.issue_days[idx],
+        cust.eta_ads[idx] * ads, quota_factor(state.settings.quotas[plans], demand), cfg.quality,
+    )
+    q = np.clip(q, -1.0, 1.0)
+    if lead:
+        q = q * cust.deal_noise[customer]
+    return q
+
+
+def _curve_args(state: WorldState, customer: int, q_shift: np.ndarray, c_drift: np.ndarray, n: int) -> tuple:
+    cust = state.customers
+    idx = np.full(n, customer)
+    g = cust.group[customer]
+    c_max = drifted_c_max(cust, idx, c_drift, state.config.sampling.c_max_floor)
+    return (c_max, cust.q_min[idx] + q_shift[g], cust.q_max[idx] + q_shift[g], cust.s_left[idx], cust.s_right[idx])
+
+
+def evaluate_offers(
+    state: WorldState, params: Params, thread: Thread, delivered: np.ndarray, q_shift: np.ndarray,
+    c_drift: np.ndarray,
+) -> tuple[str, int, float]:
+    """Customer's reply to the agent's offers: ("accept"|"counter"|"ghost", plan, price).
+
+    Surplus = Q_perc - Q_req(price) (eq 39; one-month contracts, so no lock-in term). The best
+    positive offer is accepted; otherwise the counter is C_max(Q) (1 - (1 - f) 0.7^t) (eq 40-41),
+    and a customer past its maximum turns, or with a counter <= 0, stops replying.
+    """
+    cust = state.customers
+    c = thread.customer
+    if thread.agent_turn >= cust.max_turns[c]:
+        return "ghost", -1, 0.0
+    plans = np.array([p for p, _ in thread.offers])
+    prices = np.array([x for _, x in thread.offers])
+    lead = thread.kind == NEW_LEAD
+    q = negotiation_quality(state, params, c, plans, delivered, lead)
+    args = _curve_args(state, c, q_shift, c_drift, len(plans))
+    surplus = q - required_quality(prices, *args, state.config.curve)
+    surplus = np.where(prices <= args[0], surplus, -np.inf)
+    best = int(np.argmax(surplus))
+    if surplus[best] > 0:
+        return "accept", int(plans[best]), float(prices[best])
+    ceiling = max_acceptable_price(q[best : best + 1], *(a[:1] for a in args), state.config.curve)[0]
+    f = cust.offer_factor[c]
+    counter = round(float(ceiling * (1.0 - (1.0 - f) * state.config.enterprise.counter_decay ** thread.agent_turn)), 2)
+    if counter <= 0:
+        return "ghost", -1, 0.0
+    return "counter", int(plans[best]), counter
+
+
+def send_offers(state: WorldState, rng: np.random.Generator, book: EnterpriseBook, customer: int,
+                offers: list[tuple[int, float]]) -> Thread:
+    """Agent offer: reply on the open thread or open a renegotiation (ref §4.23, eq 42 delay).
+
+    The caller validates the customer and offers. A reply later than one day after the
+    customer's last message costs 0.02 relationship per extra day.
+    """
+    cfg = state.config.enterprise
+    cust = state.customers
+    thread = book.open_by_customer.get(customer)
+    if thread is None:
+        thread = book.open_thread(customer, RENEGOTIATION, state.day, "Renegotiation opened by account team.")
+        thread.turns.clear()
+    else:
+        delay = state.day - thread.last_counterparty_day
+        if delay > 1:
+            cust.relationship[customer] = max(0.0, cust.relationship[customer] - cfg.late_reply_penalty * (delay - 1))
+    thread.offers = list(offers[: cfg.max_offers])
+    thread.agent_turn += 1
+    text = "; ".join(f"Plan {PLANS[p]} at ${x:,.2f}/seat/month" for p, x in thread.offers)
+    thread.add_turn("agent", state.day, text, [{"plan": PLANS[p], "price_per_seat": x} for p, x in thread.offers])
+    thread.awaiting_agent = False
+    delay_days = max(1, int(round(rng.normal(cust.reply_mean[customer], cust.reply_sd[customer]))))
+    thread.next_reply_day = state.day + delay_days
+    return thread
+
+
+def reject(state: WorldState, book: EnterpriseBook, customer: int) -> Thread:
+    """Agent rejects: the thread closes; a new lead is lost, a customer stays (ref §4.23)."""
+    thread = book.open_by_customer[customer]
+    thread.add_turn("agent", state.day, "Declined.")
+    book.close(thread, "agent_rejected")
+    if thread.kind == NEW_LEAD:
+        state.customers.status[customer] = LOST
+    return thread
+
+
+def _end_account(state: WorldState, customer: int, relationship_change: float) -> None:
+    cust = state.customers
+    cust.status[customer] = CANCELLED
+    cust.end_day[customer] = state.day
+    cust.churn_reason[customer] = REASON_ENTERPRISE
+    cust.relationship[customer] = float(np.clip(cust.relationship[customer] + relationship_change, 0, 1))
+
+
+def _close_deal(state: WorldState, params: Params, rng: np.random.Generator, thread: Thread, plan: int,
+                price: float) -> None:
+    cfg = state.config
+    cust = state.customers
+    c = thread.customer
+    idx = np.array([c])
+    promo = float(ongoing_promotion(state.settings, idx, cust.group[idx], np.array([plan]))[0])
+    cust.plan[c] = plan
+    cust.listed_price[c] = price
+    cust.promotion[c] = promo
+    cust.effective_price[c] = max(0.0, price - promo)
+    if thread.kind == NEW_LEAD:
+        cust.status[c] = SUBSCRIBED
+        cust.effective_c_max[c] = cust.c_max[c]
+        cust.usage_rate[c] = draw_usage_rate(rng, cust.usage_demand[idx], cust.seats[idx], cfg.usage.rate_sd_fraction)[0]
+        cust.start_day[c] = state.day
+        cust.relationship[c] = min(1.0, cust.relationship[c] + cfg.enterprise.relationship_deal_won)
+
+
+def process_day(
+    state: WorldState, params: Params, rng: np.random.Generator, book: EnterpriseBook,
+    delivered: np.ndarray, q_shift: np.ndarray, c_drift: np.ndarray,
+) -> EnterpriseDay:
+    """Step 17: agent-reply timeouts, customer replies due today, new customer-initiated threads."""
+    cfg = state.config.enterprise
+    d = state.day
+    out = EnterpriseDay()
+    for thread in list(book.open_by_customer.values()):
+        c = thread.customer
+        if thread.awaiting_agent and d - thread.last_counterparty_day >= cfg.reply_deadline_days:
+            book.close(thread, "timeout")
+            if thread.kind == NEW_LEAD:
+                state.customers.status[c] = LOST
+                out.lost_leads.append(c)
+            else:
+                _end_account(state, c, cfg.relationship_timeout)
+                out.churned.append(c)
+            continue
+        if thread.awaiting_agent or thread.next_reply_day is None or thread.next_reply_day > d:
+            continue
+        verdict, plan, price = evaluate_offers(state, params, thread, delivered, q_shift, c_drift)
+        if verdict == "accept":
+            _close_deal(state, params, rng, thread, plan, price)
+            thread.add_turn("system", d, f"[DEAL CLOSED] Plan {PLANS[plan]} at ${price:,.2f}/seat/month, 1-month contract.")
+            book.close(thread, "accepted")
+            out.won.append(c)
+        elif verdict == "counter":
+            thread.add_turn("customer", d, f"Counter-offer: Plan {PLANS[plan]}, ${price:,.2f}/seat/month, 1-month contract.",
+                            {"plan": PLANS[plan], "price": price})
+            thread.awaiting_agent = True
+            thread.last_counterparty_day = d
+            thread.next_reply_day = None
+            out.countered.append(c)
+        else:
+            book.close(thread, "ghosted")
+            if thread.kind == NEW_LEAD:
+                state.customers.status[c] = LOST
+                out.lost_leads.append(c)
+            else:
+                change = cfg.relationship_ghost_renegotiation if thread.kind == RENEGOTIATION else cfg.relationship_ghost
+                _end_account(state, c, change)
+                out.churned.append(c)
+    _open_customer_threads(state, params, rng, book, delivered, q_shift, c_drift, out)
+    return out
+
+
+def _open_customer_threads(
+    state: WorldState, params: Params, rng: np.random.Generator, book: EnterpriseBook,
+    delivered: np.ndarray, q_shift: np.ndarray, c_drift: np.ndarray, out: EnterpriseDay,
+) -> None:
+    """Churn-prevention when the current deal's surplus is negative; plan-change when another
+    plan is >10 % better and a U < 0.3 draw passes (ref §4.23 thread types)."""
+    cfg = state.config
+    cust = state.customers
+    subs = np.flatnonzero((cust.status == SUBSCRIBED) & params.is_ent[cust.group])
+    subs = np.array([c for c in subs if c not in book.open_by_customer], dtype=np.int64)
+    if len(subs) == 0:
+        return
+    g = cust.group[subs]
+    ads = effective_ad_load(ad_strength(state.settings, subs, g, include_customer=False))
+    c_max = drifted_c_max(cust, subs, c_drift, cfg.sampling.c_max_floor)
+    lo, hi = cust.q_min[subs] + q_shift[g], cust.q_max[subs] + q_shift[g]
+    surplus = np.empty((len(subs), len(PLANS)))
+    for p in range(len(PLANS)):
+        q = perceived_quality(delivered[g, p], cust.relationship[subs], state.day - cust.start_day[subs],
+                              cust.issue_days[subs], cust.eta_ads[subs] * ads,
+                              quota_factor(state.settings.quotas[p], cust.usage_rate[subs]), cfg.quality)
+        is_current = cust.plan[subs] == p
+        price = np.where(is_current, cust.listed_price[subs], state.settings.prices[p])
+        req = required_quality(price, c_max, lo, hi, cust.s_left[subs], cust.s_right[subs], cfg.curve)
+        surplus[:, p] = np.where(is_current | (price <= c_max), q - req, -np.inf)
+    rows = np.arange(len(subs))
+    current = surplus[rows, cust.plan[subs]]
+    other = surplus.copy()
+    other[rows, cust.plan[subs]] = -np.inf
+    best = other.argmax(axis=1)
+    best_val = other[rows, best]
+    draws = rng.random(len(subs))
+    for k, c in enumerate(subs):
+        if current[k] < 0:
+            t = book.open_thread(int(c), CHURN_PREVENTION, state.day, "Account flagged at risk of churn.")
+            t.add_turn("customer", state.day, "We are not getting enough value for what we pay. "
+                       "Please propose better terms or we will cancel.")
+            out.opened.append(int(c))
+        elif (best_val[k] > 0 and best_val[k] > current[k]
+              and (best_val[k] - current[k]) / max(0.01, abs(current[k])) > cfg.enterprise.plan_change_min_improvement
+              and draws[k] < cfg.enterprise.plan_change_probability):
+            t = book.open_thread(int(c), PLAN_CHANGE, state.day, "Customer requested a plan change.")
+            t.add_turn("customer", state.day, f"We would like to move to Plan {PLANS[best[k]]}.")
+            out.opened.append(int(c))

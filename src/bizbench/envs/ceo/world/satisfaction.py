@@ -1,0 +1,59 @@
+"""Daily satisfaction EMA of every active subscriber (eq 16-17; ref §4.7-4.8)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bizbench.envs.ceo.world.curve import required_quality
+from bizbench.envs.ceo.world.drift import satisfaction_c_max
+from bizbench.envs.ceo.world.promotions import ad_strength
+from bizbench.envs.ceo.world.quality import effective_ad_load, perceived_quality, quota_factor
+from bizbench.envs.ceo.world.state import WorldState
+from bizbench.envs.ceo.world.usage import weekly_factor
+
+
+def update_satisfaction(
+    state: WorldState,
+    active: np.ndarray,
+    delivered: np.ndarray,
+    q_shift_by_group: np.ndarray,
+    c_drift_group: np.ndarray,
+    service_penalty: float,
+) -> np.ndarray:
+    """S <- (1 - w) S + w (Q_perc - Q_req(C)) with w = 0.1; returns S before the update.
+
+    Daily variant of ref §4.7: the stored effective price (per seat), the billing snapshot
+    of the budget plus group c-drift, the service penalty, relationship, tenure, open-issue
+    days, quota factor with today's demand r_i W(d), and the ad load including the
+    per-customer strength. Uses start-of-day quality and drift (ref §1.2 step 3).
+    """
+    cfg = state.config
+    cust = state.customers
+    g = cust.group[active]
+    plan = cust.plan[active]
+    demand = cust.usage_rate[active] * weekly_factor(state, state.day)
+    f = quota_factor(state.settings.quotas[plan], demand)
+    ads = effective_ad_load(ad_strength(state.settings, active, g, include_customer=True))
+    q_perc = perceived_quality(
+        delivered[g, plan],
+        cust.relationship[active],
+        state.day - cust.start_day[active],
+        cust.issue_days[active],
+        cust.eta_ads[active] * ads,
+        f,
+        cfg.quality,
+        service_penalty,
+    )
+    shift = q_shift_by_group[g]
+    c_max = satisfaction_c_max(cust, active, c_drift_group, cfg.sampling.c_max_floor)
+    price = cust.effective_price[active]  # per seat for enterprise accounts
+    q_req = required_quality(
+        price, c_max, cust.q_min[active] + shift, cust.q_max[active] + shift,
+        cust.s_left[active], cust.s_right[active], cfg.curve,
+    )
+    before = cust.satisfaction[active]
+    w = cfg.satisfaction.new_weight
+    after = (1.0 - w) * before + w * (q_perc - q_req)
+    cust.satisfaction[active] = after
+    cust.satisfaction_change[active] = after - before
+    return before

@@ -1,0 +1,143 @@
+"""Customer social-post sampling (eq 26) and the agent-post lead multiplier (eq 27; ref §4.12-4.13).
+
+Post text is written from these records by the agent seat; the world decides who posts,
+with which sentiment, and the hidden engagement.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from bizbench.envs.ceo.world.params import Params
+from bizbench.envs.ceo.world.state import AgentPost, WorldState
+
+# (threshold, P(positive), P(neutral), P(negative)) by satisfaction bucket (ref §4.12).
+SENTIMENT_BUCKETS = ((0.2, 0.70, 0.25, 0.05), (0.05, 0.40, 0.50, 0.10), (-0.05, 0.15, 0.55, 0.30),
+                     (-0.2, 0.05, 0.35, 0.60), (-np.inf, 0.02, 0.18, 0.80))
+SENTIMENTS = ("positive", "neutral", "negative")
+
+
+@dataclass
+class PostCandidates:
+    customers: np.ndarray
+    weights: np.ndarray
+    churned: np.ndarray  # bool: the candidate cancelled today
+
+
+def subscriber_weights(state: WorldState, params: Params, active: np.ndarray, overload: bool, outage: bool) -> np.ndarray:
+    """w_i of eq 26 in the engine form (ref §4.12): extremity, negativity, influencer, new
+    customer, satisfaction change, today's events (overload, outage, open issue, quota), seats."""
+    so = state.config.social
+    cust = state.customers
+    g = cust.group[active]
+    s = cust.satisfaction[active]
+    ds = np.abs(cust.satisfaction_change[active])
+    quota_short = cust.usage_rate[active] * 1.0 > state.settings.quotas[cust.plan[active]]
+    events = float(overload) + float(outage) + (cust.issue_days[active] > 0) + quota_short
+    seats = np.where(params.is_ent[g], cust.seats[active], 1.0)
+    w = (1.0 + so.extremity_weight * np.abs(s))
+    w *= np.where(s < 0, 1.0 + so.negative_weight * s**2, 1.0)
+    w *= np.where(params.influencer[g], so.influencer_weight, 1.0)
+    w *= np.where(state.day - cust.start_day[active] <= so.new_customer_days, so.new_customer_weight, 1.0)
+    w *= np.where(ds >= so.change_threshold, 1.0 + so.change_weight * ds, 1.0)
+    w *= 1.0 + so.event_weight * events
+    w *= seats
+    return np.where(np.isfinite(w), w, 1e6)
+
+
+def sample_posts(state: WorldState, params: Params, rng: np.random.Generator, cands: PostCandidates) -> list[dict[str, Any]]:
+    """Up to 5 authors without replacement, probability proportional to weight, then sentiment
+    by satisfaction bucket (churned authors are negative) and hidden engagement (ref §4.12)."""
+    so = state.config.social
+    n = len(cands.customers)
+    if n == 0:
+        return []
+    k = min(so.max_posts, n)
+    keys = rng.exponential(1.0, n) / np.maximum(cands.weights, 1e-300)
+    pick = np.argpartition(keys, k - 1)[:k] if n > k else np.arange(n)
+    pick = pick[np.argsort(keys[pick])]
+    posts = []
+    cust = state.customers
+    for j in pick:
+        c = int(cands.customers[j])
+        s = float(cust.satisfaction[c])
+        u_sent, u_like, u_share, u_mult, u_spike, u_a, u_b, u_c = rng.random(8)
+        if cands.churned[j]:
+            sentiment = "negative"
+        else:
+            probs = next(b[1:] for b in SENTIMENT_BUCKETS if s >= b[0])
+            sentiment = SENTIMENTS[int(np.searchsorted(np.cumsum(probs), u_sent * sum(probs), side="right"))]
+        gid = state.config.groups[cust.group[c]].id
+        if gid.startswith("E") or gid.startswith("D_E"):
+            likes, shares = 5 + int(u_like * 45), int(u_share * 10)
+        else:
+            likes, shares = 1 + int(u_like * 99), int(u_share * 30)
+        mult = {"negative": 1.5 + u_mult, "positive": 1.0 + 0.5 * u_mult, "neutral": 0.5 + 0.5 * u_mult}[sentiment]
+        virality = min(1.0, (likes + 3 * shares) / 200.0 * mult)
+        if u_spike < 0.01:
+            virality = min(1.0, virality * (3 + 2 * u_a))
+            likes *= int(5 + 5 * u_b)
+            shares *= int(3 + 3 * u_c)
+        row = params.spillover[cust.group[c]].copy()
+        row[cust.group[c]] = 0.0
+        posts.append({
+            "day": state.day, "customer": c, "group_id": gid, "sentiment": sentiment,
+            "satisfaction": s, "churned": bool(cands.churned[j]), "likes": likes, "shares": shares,
+            "virality": virality, "influence": float(row.sum()),
+        })
+    return posts
+
+
+class PostJudge(Protocol):
+    """Scores an agent post per discovered group in [-1, 1] (ref §4.13)."""
+
+    def __call__(self, post: AgentPost, group_ids: list[str], state: WorldState) -> dict[str, float]: ...
+
+
+def neutral_judge(post: AgentPost, group_ids: list[str], state: WorldState) -> dict[str, float]:
+    """The engine's behaviour without an LLM: no post has an effect (ref §4.13)."""
+    return dict.fromkeys(group_ids, 0.0)
+
+
+def judge_posts(state: WorldState, params: Params, rng: np.random.Generator, judge: PostJudge) -> list[AgentPost]:
+    """Score posts made before today and draw their per-group views (ref §4.13 views formula)."""
+    so = state.config.social
+    done = []
+    counts = np.bincount(state.customers.group[state.customers.active()], minlength=params.n_groups)
+    for post in state.agent_posts:
+        if post.scores is not None or post.day >= state.day:
+            continue
+        known = [state.config.groups[g].id for g in np.flatnonzero(state.discovered)]
+        scored = judge(post, known, state)
+        scores = np.zeros(params.n_groups)
+        for gid, e in scored.items():
+            scores[params.group_index(gid)] = float(np.clip(e, -1.0, 1.0))
+        a = np.abs(scores)
+        k = np.log(100.0 / 3.0) / so.viral_span
+        mult = np.where(a <= so.viral_threshold, 1.0 + 2.0 * a / so.viral_threshold,
+                        3.0 * np.exp(k * (a - so.viral_threshold)))
+        base = np.maximum(50.0, 0.1 * counts)
+        views = (base * mult * rng.lognormal(0.0, 0.3, params.n_groups)).astype(np.int64)
+        post.scores = scores
+        post.views = np.where(state.discovered, views, 0)
+        done.append(post)
+    return done
+
+
+def social_multiplier(state: WorldState, params: Params, day: int) -> np.ndarray:
+    """A_g = clip(1 + sum sgn(e) ((|e| - 0.6)/0.4) 0.25 2^(-age/3), 0.75, 1.25) over posts
+    with |e| >= 0.6 and day <= d (eq 27; ref §4.13)."""
+    so = state.config.social
+    total = np.zeros(params.n_groups)
+    for post in state.agent_posts:
+        if post.scores is None or post.day > day:
+            continue
+        e = post.scores
+        viral = np.abs(e) >= so.viral_threshold
+        age = day - post.day
+        total += np.where(viral, np.sign(e) * (np.abs(e) - so.viral_threshold) / so.viral_span
+                          * so.multiplier_gain * 2.0 ** (-age / so.multiplier_half_life), 0.0)
+    return np.clip(1.0 + total, *so.multiplier_bounds)

@@ -1,0 +1,111 @@
+"""Support issues: resolution pools, then new issues (eq 20-21; ref §4.9-4.10)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bizbench.envs.ceo.world.params import Params
+from bizbench.envs.ceo.world.promotions import per_customer
+from bizbench.envs.ceo.world.state import WorldState
+
+
+@dataclass
+class SupportDay:
+    opened: np.ndarray  # customer indices with a new issue today
+    resolved: np.ndarray  # customer indices whose issue was resolved today
+    resolved_open_days: np.ndarray  # how long each resolved issue had been open
+
+
+def _resolve_pool(
+    rng: np.random.Generator,
+    pool: np.ndarray,
+    groups: np.ndarray,
+    spend: float,
+    base: float,
+    params: Params,
+) -> np.ndarray:
+    """N_resolved ~ Poisson((b_P + lambda_g x_P) n_g / |P|), capped at n_g (eq 21)."""
+    if len(pool) == 0:
+        return pool
+    counts = np.bincount(groups, minlength=params.n_groups)
+    means = (base + params.support_scale * spend) * counts / len(pool)
+    draws = np.minimum(rng.poisson(means), counts)
+    chosen = []
+    order = np.argsort(groups, kind="stable")
+    starts = np.concatenate([[0], np.cumsum(counts)])
+    for g in np.flatnonzero(draws):
+        members = pool[order[starts[g] : starts[g + 1]]]
+        chosen.append(rng.choice(members, size=int(draws[g]), replace=False))
+    return np.concatenate(chosen) if chosen else np.empty(0, dtype=np.int64)
+
+
+def run_support(
+    state: WorldState,
+    params: Params,
+    rng: np.random.Generator,
+    active: np.ndarray,
+    satisfaction_before: np.ndarray,
+    outage: bool,
+) -> SupportDay:
+    """Resolve open issues through the global and targeted pools, then open new issues.
+
+    Resolution (eq 21): the pool is every subscriber with open-issue days at day start; the
+    global pool has base 2.0 and per-dollar rates 0.6 (individual) / 0.1 (enterprise);
+    targeted pools (by group, plan, group-plan, customer) have no base and take only the
+    still-unresolved. A fix within 1 or 2 days and no outage lifts the relationship by
+    0.40 / 0.30; every unresolved day costs 0.01 (ref §4.10).
+    Generation (eq 20): P = clip((0.01 + 0.15 (1 - S_prev) + 0.25 1[outage]) seats, 0, 0.4).
+    """
+    sp = state.config.support
+    s = state.settings
+    cust = state.customers
+    issue_days = cust.issue_days[active]
+    has_issue = issue_days > 0
+    pool = active[has_issue]
+    pool_groups = cust.group[pool]
+    resolved_mask = np.zeros(len(pool), dtype=bool)
+    position = {"all": np.arange(len(pool))}
+
+    def resolve(sel: np.ndarray, spend: float, base: float) -> None:
+        sel = sel[~resolved_mask[sel]]
+        picked = _resolve_pool(rng, sel, pool_groups[sel], spend, base, params)
+        resolved_mask[picked] = True
+
+    resolve(position["all"], s.operations, sp.pool_base)
+    for g in np.flatnonzero(s.ops_by_group > 0):
+        resolve(np.flatnonzero(pool_groups == g), float(s.ops_by_group[g]), 0.0)
+    pool_plans = cust.plan[pool]
+    for p in np.flatnonzero(s.ops_by_plan > 0):
+        resolve(np.flatnonzero(pool_plans == p), float(s.ops_by_plan[p]), 0.0)
+    for g, p in zip(*np.nonzero(s.ops_by_group_plan > 0), strict=True):
+        resolve(np.flatnonzero((pool_groups == g) & (pool_plans == p)), float(s.ops_by_group_plan[g, p]), 0.0)
+    if s.ops_by_customer:
+        spend = per_customer(s.ops_by_customer, pool)
+        for i in np.flatnonzero(spend > 0):
+            resolve(np.array([i]), float(spend[i]), 0.0)
+
+    resolved = pool[resolved_mask]
+    open_days = cust.issue_days[resolved].copy()
+    if not outage:
+        fast1, fast2 = sp.relationship_fast_fix
+        boost = np.where(open_days == 1, fast1, np.where(open_days == 2, fast2, 0.0))
+        cust.relationship[resolved] = np.minimum(1.0, cust.relationship[resolved] + boost)
+    cust.issue_days[resolved] = 0
+    cust.issue_open_day[resolved] = -1
+    unresolved = pool[~resolved_mask]
+    cust.issue_days[unresolved] += 1
+    cust.relationship[unresolved] = np.maximum(0.0, cust.relationship[unresolved] - sp.relationship_daily_decay)
+
+    # Generation for subscribers without an open issue at day start.
+    free = active[~has_issue]
+    g_free = cust.group[free]
+    seats = np.where(params.is_ent[g_free], cust.seats[free], 1.0)
+    prob = (sp.base_rate + sp.satisfaction_rate * (1.0 - satisfaction_before[~has_issue])
+            + sp.outage_rate * float(outage)) * seats
+    prob = np.clip(prob, 0.0, sp.max_prob)
+    opened = free[rng.random(len(free)) < prob]
+    cust.issue_days[opened] = 1
+    cust.issue_open_day[opened] = state.day
+    return SupportDay(opened=opened, resolved=resolved, resolved_open_days=open_days)

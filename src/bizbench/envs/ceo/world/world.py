@@ -1,0 +1,272 @@
+"""The NovaMind world: state plus the daily step in the engine's order (ref §1.2).
+
+``World`` mutates only its own state and returns plain records; it performs no I/O and
+reads no clock (DESIGN.md principle 2). Every stochastic component draws from its own
+named stream (principle 4).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from bizbench.core.ledger import to_cents
+from bizbench.core.rng import RngStreams
+from bizbench.envs.ceo.config import CeoConfig
+from bizbench.envs.ceo.world import (
+    acquisition,
+    billing,
+    competitor,
+    costs,
+    development,
+    drift,
+    enterprise,
+    macro,
+    quality,
+    reputation,
+    research,
+    satisfaction,
+    service,
+    social,
+    support,
+    surges,
+    usage,
+)
+from bizbench.envs.ceo.world.customers import SUBSCRIBED
+from bizbench.envs.ceo.world.params import Params
+from bizbench.envs.ceo.world.state import WorldState
+
+
+class World:
+    """One seeded NovaMind world."""
+
+    def __init__(self, config: CeoConfig, seed: int, judge: social.PostJudge = social.neutral_judge) -> None:
+        self.config = config
+        self.params = Params.from_config(config)
+        self.state = WorldState(config=config, seed=seed)
+        self.streams = RngStreams(seed)
+        self.book = enterprise.EnterpriseBook()
+        self.judge = judge
+        self.group_streams = [self.streams.get(f"customers/{g.id}") for g in config.groups]
+        self.state.ledger.post(0, "initial_funding", to_cents(config.start_cash))
+        self.service_history: list[service.ServiceDay] = []
+        self.metrics: list[dict[str, Any]] = []
+        self.customer_posts: list[dict[str, Any]] = []
+        self.competitor_posts: list[dict[str, Any]] = []
+        self.notifications: list[dict[str, Any]] = []
+        self.channel_log: list[tuple[int, np.ndarray, np.ndarray]] = []  # (day, spend, leads)
+        self.issue_log: list[tuple[int, np.ndarray, np.ndarray]] = []  # (day, opened, resolved)
+        self._invol_cache: dict[int, np.ndarray] = {}
+
+    # ------------------------------------------------------------------ helpers
+    @property
+    def day(self) -> int:
+        return self.state.day
+
+    @property
+    def done(self) -> bool:
+        return self.state.bankrupt or self.state.day >= self.config.horizon_days
+
+    def notify(self, kind: str, message: str) -> None:
+        self.notifications.append({"day": self.state.day, "type": kind, "message": message})
+
+    def involuntary_rates(self, month: int) -> np.ndarray:
+        """mu_{g,m} for month m, from a stream of its own so it is exogenous (eq 19)."""
+        if month not in self._invol_cache:
+            self._invol_cache[month] = billing.involuntary_rates(self.params, self.streams.get(f"involuntary/{month}"))
+        return self._invol_cache[month]
+
+    def delivered_quality(self) -> np.ndarray:
+        s = self.state
+        return quality.delivered_quality(self.config.quality.base, s.bonus_shared, s.bonus_group,
+                                         self.params.tier_quality[s.settings.tiers - 1])
+
+    # ------------------------------------------------------------------ time
+    def advance(self, days: int | None = None) -> list[dict[str, Any]]:
+        """Simulate one agent turn: roll surges for the coming days, then step each day.
+
+        Customer social posts are sampled only on the turn's last day (ref §1.3).
+        """
+        days = self.config.days_per_turn if days is None else days
+        days = min(days, self.config.horizon_days - self.state.day)
+        surges.roll_surges(self.state, self.streams.get("surges"), self.state.day + 1, days)
+        out = []
+        for k in range(days):
+            out.append(self.step_day(sample_posts=k == days - 1))
+            if self.state.bankrupt:
+                break
+        return out
+
+    def step_day(self, sample_posts: bool = True) -> dict[str, Any]:
+        """One simulated day in the engine's order (ref §1.2, steps 1-24)."""
+        st, p, cfg, rs = self.state, self.params, self.config, self.streams
+        st.day += 1
+        d = st.day
+        cust = st.customers
+        # 3-4. start-of-day caches
+        q_shift = st.q_drift_global + st.q_drift_group.copy()
+        c_drift = st.c_drift_group.copy()
+        delivered = self.delivered_quality()
+        active = cust.active()
+        start_counts = np.bincount(cust.group[active], minlength=p.n_groups)
+        # 5. usage and service health
+        units = usage.compute_usage(st, active)
+        svc = service.service_day(st, p, rs.get("service"), float(units.sum()))
+        self.service_history.append(svc)
+        # 6-7. research completions
+        for proj in development.complete_projects(st):
+            self.notify("research_complete", f"R&D {proj.project_id} complete: quality +{proj.gain:.4f}")
+        for job in research.complete_group_research(st, p):
+            self.notify("group_research_complete", f"Research on {cfg.groups[job.group].id} reached level {job.level}")
+        # 8-9. monthly drift and channel noise
+        if drift.is_drift_day(d, st):
+            drift.apply_group_drift(st, p)
+            drift.apply_individual_drift(st, p, active)
+        if d % 30 == 0:
+            acquisition.channel_noise(st, rs.get("channel_noise"))
+        # 10. macro
+        macro.step_pmi(st, rs.get("macro"))
+        macro.update_multipliers(st, p)
+        macro.close_measurement(st)
+        for r in st.macro_readings:
+            if r["visible_day"] == d:
+                self.notify("macro_economic_update", f"PMI {r['pmi_value']} ({r['pmi_trend']})")
+        # 11-12. competitor event and its posts
+        competitor.maybe_fire(st, p, rs.get("competitor"))
+        self._competitor_posts(rs.get("competitor_posts"))
+        # 13. development
+        development.apply_daily_development(st, rs.get("quality_noise"))
+        # 14. satisfaction
+        svc_penalty = svc.quality_penalty(cfg.quality.overload_penalty, cfg.quality.outage_penalty)
+        s_before = satisfaction.update_satisfaction(st, active, delivered, q_shift, c_drift, svc_penalty)
+        # 15. support
+        sup = support.run_support(st, p, rs.get("support"), active, s_before, svc.outage)
+        self.issue_log.append((d, sup.opened, sup.resolved))
+        # 16. billing decisions
+        dec = billing.billing_decisions(st, p, rs.get("billing"), self.involuntary_rates(d // 30),
+                                        active, delivered, q_shift, c_drift)
+        rep_rng = rs.get("reputation")
+        reputation.cancellation_damage(st, p, rep_rng, cust.group[dec.cancelled], dec.cancelled_satisfaction, start_counts)
+        # 17. enterprise negotiation
+        ent = enterprise.process_day(st, p, rs.get("enterprise"), self.book, delivered, q_shift, c_drift)
+        churned_ent = np.array(ent.churned, dtype=np.int64)
+        reputation.cancellation_damage(st, p, rep_rng, cust.group[churned_ent], None, start_counts)
+        for c in ent.won:
+            self.notify("deal_won", f"Deal closed with customer {c}")
+        for c in ent.lost_leads:
+            self.notify("lead_lost", f"Lead lost: customer {c}")
+        for c in ent.opened:
+            self.notify("large_customer_message", f"Enterprise customer {c} opened a thread")
+        # 18. reputation and customer posts
+        active = cust.active()
+        reputation.daily_update(st, p, active)
+        if sample_posts:
+            self._customer_posts(active, svc, dec, churned_ent)
+        # 19. new leads
+        counts = np.bincount(cust.group[active], minlength=p.n_groups)
+        leads = acquisition.generate_leads(
+            st, p, rs.get("leads"), rs.get("conversion"), self.group_streams, counts, delivered,
+            social.social_multiplier(st, p, d), surges.surge_multiplier(st, d),
+        )
+        for c in leads.enterprise_leads:
+            self.book.open_thread(int(c), enterprise.NEW_LEAD, d, "New enterprise lead.")
+            self.notify("large_customer_message", f"New enterprise lead: customer {int(c)}")
+        n_leads = int(leads.leads.sum())
+        if n_leads:
+            st.ledger.post(d, "lead_acquisition_cost", -to_cents(n_leads * cfg.acquisition.lead_cost), f"{n_leads} leads")
+        self.channel_log.append((d, st.settings.ad_spend.copy(), leads.channel_leads))
+        # 20. payments
+        active = cust.active()
+        pay = billing.take_payments(st, p, rs.get("payments"), active, self.book.suspended_customers(), c_drift)
+        self._book_payments(pay)
+        # 21. daily costs and ad revenue
+        day_costs = costs.book_daily_costs(st, p, active)
+        # 23. judge agent posts
+        social.judge_posts(st, p, rs.get("post_views"), self.judge)
+        # 24. bankruptcy
+        if st.ledger.balance_cents < 0:
+            st.bankrupt = True
+        record = self._daily_metrics(active, svc, dec, leads, ent, pay, day_costs, n_leads)
+        self.metrics.append(record)
+        return record
+
+    # ------------------------------------------------------------------ bookkeeping
+    def _book_payments(self, pay: billing.Payments) -> None:
+        if len(pay.customers) == 0:
+            return
+        groups = self.state.customers.group[pay.customers]
+        totals = np.zeros(self.params.n_groups, dtype=np.int64)
+        np.add.at(totals, groups, pay.cents)
+        counts = np.bincount(groups, minlength=self.params.n_groups)
+        for g in np.flatnonzero(counts):
+            self.state.ledger.post(self.state.day, "subscription_payment", int(totals[g]),
+                                   f"{int(counts[g])} payments", group=self.config.groups[g].id)
+
+    def _customer_posts(self, active: np.ndarray, svc: service.ServiceDay, dec: billing.BillingDecisions,
+                        churned_ent: np.ndarray) -> None:
+        so = self.config.social
+        cust = self.state.customers
+        w_active = social.subscriber_weights(self.state, self.params, active, svc.overload > 0, svc.outage)
+        w_cancel = so.cancelled_weight * (1.0 + so.extremity_weight * np.abs(np.minimum(cust.satisfaction[dec.cancelled], 0)))
+        w_ent = so.ent_churn_weight * cust.seats[churned_ent]
+        cands = social.PostCandidates(
+            customers=np.concatenate([active, dec.cancelled, churned_ent]),
+            weights=np.concatenate([w_active, w_cancel, w_ent]),
+            churned=np.concatenate([np.zeros(len(active), bool), np.ones(len(dec.cancelled) + len(churned_ent), bool)]),
+        )
+        self.customer_posts.extend(social.sample_posts(self.state, self.params, self.streams.get("social"), cands))
+
+    def _competitor_posts(self, rng: np.random.Generator) -> None:
+        """Two posts a day while an event's window is open, with a noisy size (ref §4.12)."""
+        c = self.config.competitor
+        open_events = [e for e in self.state.competitor_events if e["post_end_day"] >= self.state.day]
+        if not open_events:
+            return
+        event = open_events[0]
+        for _ in range(c.posts_per_day):
+            noisy = max(0.0, event["boost"] * (1.0 + rng.uniform(-0.25, 0.25)))
+            self.competitor_posts.append({"day": self.state.day, "noisy_boost": noisy,
+                                          "severity": competitor.severity(noisy), "pick": float(rng.random())})
+
+    def _daily_metrics(self, active: np.ndarray, svc: service.ServiceDay, dec: billing.BillingDecisions,
+                       leads: acquisition.LeadsDay, ent: enterprise.EnterpriseDay, pay: billing.Payments,
+                       day_costs: dict[str, float], n_leads: int) -> dict[str, Any]:
+        st, p = self.state, self.params
+        cust = st.customers
+        g = cust.group[active]
+        accounts = np.bincount(g, minlength=p.n_groups)
+        seats = np.bincount(g, weights=np.where(p.is_ent[g], np.floor(cust.seats[active]), 1.0), minlength=p.n_groups)
+        ids = self.config.group_ids
+        by_cat = {k: v / 100.0 for k, v in st.ledger.totals_by_category(st.day).items()}
+        return {
+            "day": st.day,
+            "cash": st.ledger.cash,
+            "subscribers": int(accounts[~p.is_ent].sum()),
+            "enterprise_accounts": int(accounts[p.is_ent].sum()),
+            "enterprise_seats": int(seats[p.is_ent].sum()),
+            "subscribers_by_group": {ids[i]: int(accounts[i]) for i in np.flatnonzero(accounts)},
+            "seats_by_group": {ids[i]: int(seats[i]) for i in np.flatnonzero(accounts) if p.is_ent[i]},
+            "ledger": by_cat,
+            "revenue": sum(v for v in by_cat.values() if v > 0),
+            "costs": -sum(v for v in by_cat.values() if v < 0),
+            "leads": n_leads,
+            "new_subscribers": len(leads.new_subscribers),
+            "lost_leads": len(leads.lost),
+            "cancellations": len(dec.cancelled),
+            "involuntary_churn": len(dec.involuntary),
+            "upgrades": len(dec.upgrades),
+            "downgrades": len(dec.downgrades),
+            "enterprise_won": len(ent.won),
+            "enterprise_churned": len(ent.churned),
+            "usage": svc.total_usage,
+            "overload": svc.overload,
+            "outage": svc.outage,
+            "product_quality": self.config.quality.base + st.bonus_shared,
+            "quality_bonus_by_group": {ids[i]: float(st.bonus_group[i]) for i in np.flatnonzero(st.bonus_group)},
+            "q_drift_global": st.q_drift_global,
+            "reputation": {ids[i]: round(float(st.reputation[i]), 6) for i in np.flatnonzero(st.discovered)},
+            "mean_satisfaction": float(cust.satisfaction[active].mean()) if len(active) else None,
+            "pmi": st.pmi,
+            "mrr": float(np.sum(cust.effective_price[active] * np.where(p.is_ent[g], np.floor(cust.seats[active]), 1.0))),
+        }
