@@ -29,6 +29,7 @@ from __future__ import annotations
 import inspect
 import logging
 import re
+import types
 import typing
 import warnings
 from collections.abc import Callable
@@ -258,10 +259,7 @@ def _build_spec(fn: Callable[..., Any], name: str, category: str, mutates: bool)
     params = list(sig.parameters.values())
     if not params:
         raise TypeError(f"tool {name}: first parameter must be the context object")
-    try:
-        hints = typing.get_type_hints(fn, include_extras=True)
-    except Exception:  # noqa: BLE001 - fall back to raw annotations (e.g. local types)
-        hints = {p.name: p.annotation for p in params}
+    hints = _argument_hints(fn, params[0].name)
     summary, doc_body, arg_docs = _parse_docstring(inspect.getdoc(fn) or "")
     fields: dict[str, Any] = {}
     pdocs: list[ParamDoc] = []
@@ -292,6 +290,21 @@ def _build_spec(fn: Callable[..., Any], name: str, category: str, mutates: bool)
         params=pdocs,
         doc=doc_body,
     )
+
+
+def _argument_hints(fn: Callable[..., Any], context_name: str) -> dict[str, Any]:
+    """Resolve the annotations of the tool arguments, skipping the context parameter.
+
+    The context type is often imported only under ``TYPE_CHECKING``, so it is left out of
+    the resolution; raw annotations are the fallback (e.g. types local to a test).
+    """
+    shim = types.SimpleNamespace(__annotations__={
+        k: v for k, v in getattr(fn, "__annotations__", {}).items() if k not in (context_name, "return")
+    })
+    try:
+        return typing.get_type_hints(shim, globalns=getattr(fn, "__globals__", {}), include_extras=True)
+    except Exception:  # noqa: BLE001
+        return dict(shim.__annotations__)
 
 
 _SECTION_RE = re.compile(

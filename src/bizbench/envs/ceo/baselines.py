@@ -1,0 +1,163 @@
+"""Non-LLM baselines for ceo: do-nothing, seeded random, and the Appendix B rule-based policy.
+
+A policy sees only what an agent could: tool results and the public day-0 channel table.
+``act`` is called once per turn, before the env advances.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+import numpy as np
+
+from bizbench.envs.ceo.config import CHANNELS, PLANS
+from bizbench.envs.ceo.env import CeoEnv, public_channel_table
+
+
+class Policy(Protocol):
+    name: str
+
+    def act(self, env: CeoEnv) -> None: ...
+
+
+def _ok(env: CeoEnv, tool: str, **args: Any) -> Any:
+    result = env.call(tool, **args)
+    if not result.ok:
+        raise RuntimeError(f"{tool} failed: {result.error}")
+    return result.data
+
+
+@dataclass
+class DoNothing:
+    """Leaves every setting at its day-0 value (prices 0, quotas 0, no spend)."""
+
+    name: str = "do-nothing"
+
+    def act(self, env: CeoEnv) -> None:
+        return None
+
+
+# Appendix B / Table 4 search space (ref §7.1).
+PRICE_BOOKS: dict[str, dict[str, tuple[float, int, float]]] = {
+    "cheap": {"A": (8.0, 1, 50_000), "B": (18.0, 2, 200_000), "C": (40.0, 3, 1_000_000)},
+    "mid": {"A": (12.0, 1, 60_000), "B": (25.0, 2, 250_000), "C": (55.0, 4, 1_200_000)},
+}
+SPEND_PACKAGES: dict[str, dict[str, tuple[float, float]]] = {
+    "light": {"S1": (2000.0, 250.0), "S3": (1500.0, 600.0)},
+    "medium": {"S1": (4000.0, 500.0), "S3": (3000.0, 1200.0)},
+    "heavy": {"S1": (6000.0, 750.0), "S3": (4500.0, 1800.0)},
+}
+TARGET_RULES = ("s1_only", "s1_then_s3")
+CASH_FLOORS = (100_000.0, 300_000.0)
+
+
+@dataclass
+class RuleBased:
+    """The rule-based baseline of Appendix B (ref §7.1), reading the fixed day-0 channel table.
+
+    Defaults are the paper's best configuration: mid / S1 only / heavy / $100K floor.
+    """
+
+    price_book: Literal["cheap", "mid"] = "mid"
+    target_rule: Literal["s1_only", "s1_then_s3"] = "s1_only"
+    spend_package: Literal["light", "medium", "heavy"] = "heavy"
+    cash_floor: float = 100_000.0
+    global_dev: float = 200.0
+    ads_start_day: int = 20
+    utilisation: float = 0.8
+    name: str = "rule-based"
+
+    @property
+    def label(self) -> str:
+        return f"{self.price_book}/{self.target_rule}/{self.spend_package}/${self.cash_floor / 1000:.0f}K"
+
+    def targets(self, day: int) -> list[str]:
+        if self.target_rule == "s1_then_s3" and day >= 30:
+            return ["S1", "S3"]
+        return ["S1"]
+
+    def act(self, env: CeoEnv) -> None:
+        book = PRICE_BOOKS[self.price_book]
+        _ok(env, "set_prices", **{p: book[p][0] for p in PLANS})
+        _ok(env, "set_model_tiers", **{p: book[p][1] for p in PLANS})
+        _ok(env, "set_usage_quotas", **{p: book[p][2] for p in PLANS})
+        status = _ok(env, "get_status")
+        day = status["day"]
+        enabled = status["cash"] > self.cash_floor
+        accounts = status["subscribers"] + status["enterprise_accounts"]
+        _ok(env, "set_daily_spend", operations=max(100.0, 0.05 * accounts),
+            development=self.global_dev if enabled else 0.0)
+        package = SPEND_PACKAGES[self.spend_package]
+        groups = self.targets(day)
+        _ok(env, "set_targeted_dev_spend", targeted_spend={g: package[g][0] for g in groups} if enabled else {})
+        ads: dict[str, dict[str, float]] = {}
+        if enabled and day >= self.ads_start_day:
+            table = public_channel_table(env.config)
+            for g in groups:
+                best = max(CHANNELS, key=lambda c, g=g: table[g][c])  # first channel wins ties
+                ads.setdefault(best, {})[g] = package[g][1]
+        _ok(env, "set_targeted_ad_spend", targeted_spend=ads)
+        history = _ok(env, "get_service_history", days=7)["days"]
+        avg = float(np.mean([r["total_usage_units"] for r in history])) if history else 0.0
+        caps = _ok(env, "get_cost_info")["capacity_tiers"]
+        units = [caps[str(t)]["capacity_units"] for t in range(len(caps))]
+        target = next((t for t, u in enumerate(units) if u >= avg / self.utilisation), len(units) - 1)
+        current = status["capacity_tier"]
+        _ok(env, "set_capacity_tier", tier=current + int(np.sign(target - current)))
+
+
+def search_space() -> list[RuleBased]:
+    """The 24 configurations of Table 4."""
+    return [
+        RuleBased(price_book=pb, target_rule=tr, spend_package=sp, cash_floor=fl)  # type: ignore[arg-type]
+        for pb, tr, sp, fl in itertools.product(PRICE_BOOKS, TARGET_RULES, SPEND_PACKAGES, CASH_FLOORS)
+    ]
+
+
+@dataclass
+class RandomPolicy:
+    """Seeded random operator: each turn it re-draws a handful of settings across every tool
+    family (a fuzz baseline; its own seed is independent of the world's)."""
+
+    seed: int = 0
+    name: str = "random"
+    rng: np.random.Generator = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.rng = np.random.default_rng([self.seed, 0xB12])
+
+    def act(self, env: CeoEnv) -> None:
+        r = self.rng
+        groups = env.known_group_ids()
+        env.call("set_prices", **{p: float(r.uniform(5, 150)) for p in PLANS})
+        env.call("set_model_tiers", **{p: int(r.integers(1, 6)) for p in PLANS})
+        env.call("set_usage_quotas", **{p: float(r.choice([0, 50, 200, 1000, 100_000])) for p in PLANS})
+        env.call("set_daily_spend", operations=float(r.uniform(0, 500)), development=float(r.uniform(0, 3000)))
+        env.call("set_capacity_tier", tier=int(r.integers(0, 5)))
+        g = str(r.choice(groups))
+        env.call("set_targeted_ad_spend", targeted_spend={str(r.choice(CHANNELS)): {g: float(r.uniform(0, 800))}})
+        env.call("set_targeted_dev_spend", targeted_spend={g: float(r.uniform(0, 2000))})
+        env.call("set_targeted_ops_spend", targeted_spend={g: float(r.uniform(0, 100))},
+                 by_plan={"A": float(r.uniform(0, 50))})
+        env.call("set_ads_strength", global_strength=float(r.uniform(0, 0.3)))
+        env.call("set_promotion", global_promotion=float(r.uniform(0, 3)), by_group={g: float(r.uniform(0, 2))})
+        env.call("set_lead_promotion", global_promotion=float(r.uniform(0, 5)))
+        if r.random() < 0.15:
+            env.call("research_market")
+        if r.random() < 0.05:
+            env.call("research_group", group_id=g, target_level=int(r.integers(2, 4)))
+        if r.random() < 0.05:
+            env.call("start_research_project", tier=int(r.integers(1, 3)))
+
+
+def make_policy(name: str, seed: int = 0, **options: Any) -> Policy:
+    """Build a baseline by name: ``do-nothing``, ``random``, ``rule-based`` (with Table 4 options)."""
+    if name == "do-nothing":
+        return DoNothing()
+    if name == "random":
+        return RandomPolicy(seed=seed)
+    if name == "rule-based":
+        return RuleBased(**options)
+    raise ValueError(f"Unknown ceo agent '{name}'. Baselines: do-nothing, random, rule-based")

@@ -1,0 +1,600 @@
+"""The ceo agent's tools, defined once (DESIGN.md principle 1; ref §6.2).
+
+Each tool is a typed function of the :class:`~bizbench.envs.ceo.env.CeoEnv` it acts on.
+Validation happens before any change, so a rejected call changes nothing (principle 8).
+Settings take effect from the next simulated day. Map-valued setters replace the whole
+map; ``{}`` clears it; an omitted argument leaves its setting unchanged (ref §6.1).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+import numpy as np
+from pydantic import Field
+
+from bizbench.core.ledger import to_cents
+from bizbench.core.registry import ToolError, ToolRegistry
+from bizbench.envs.ceo.config import CHANNELS, PLANS
+from bizbench.envs.ceo.world import development, research
+from bizbench.envs.ceo.world.customers import SUBSCRIBED
+
+if TYPE_CHECKING:
+    from bizbench.envs.ceo.env import CeoEnv
+
+registry = ToolRegistry()
+
+Plan = Literal["A", "B", "C"]
+Channel = Literal["social_media", "search_ads", "linkedin", "content_marketing", "referral_program"]
+NonNegative = Annotated[float, Field(ge=0)]
+Unit = Annotated[float, Field(ge=0, le=1)]
+
+
+# ---------------------------------------------------------------------------- helpers
+def _group(env: CeoEnv, group_id: str, what: str = "group") -> int:
+    """Index of a targetable group: the six initial groups plus discovered ones (ref §6.1)."""
+    ids = env.config.group_ids
+    if group_id not in ids:
+        raise ToolError(f"Unknown {what} '{group_id}'. Known groups: {', '.join(env.known_group_ids())}")
+    g = ids.index(group_id)
+    if not env.world.state.discovered[g]:
+        raise ToolError(f"Group '{group_id}' has not been discovered yet; use research_market() first.")
+    return g
+
+
+def _group_vector(env: CeoEnv, values: dict[str, float]) -> np.ndarray:
+    out = np.zeros(env.world.params.n_groups)
+    for gid, v in values.items():
+        out[_group(env, gid)] = v
+    return out
+
+
+def _customer(env: CeoEnv, customer_id: int) -> int:
+    if not 0 <= customer_id < env.world.state.customers.n:
+        raise ToolError(f"Unknown customer_id {customer_id}.")
+    return customer_id
+
+
+def _plan_prices(A: float | None, B: float | None, C: float | None) -> dict[int, float]:
+    given = {i: v for i, v in enumerate((A, B, C)) if v is not None}
+    if not given:
+        raise ToolError("Give at least one of A, B, C.")
+    return given
+
+
+def _settings(env: CeoEnv) -> Any:
+    return env.world.state.settings
+
+
+def _current_plan_config(env: CeoEnv) -> dict[str, Any]:
+    s = _settings(env)
+    return {
+        "prices": dict(zip(PLANS, map(float, s.prices), strict=True)),
+        "model_tiers": dict(zip(PLANS, map(int, s.tiers), strict=True)),
+        "quotas": dict(zip(PLANS, map(float, s.quotas), strict=True)),
+    }
+
+
+def _map_by_group(env: CeoEnv, arr: np.ndarray) -> dict[str, float]:
+    ids = env.config.group_ids
+    return {ids[g]: float(arr[g]) for g in np.flatnonzero(arr)}
+
+
+def _require_cash(env: CeoEnv, what: str, cost: float) -> None:
+    """Lump-sum purchases are refused when cash is below their cost (ref §1.4)."""
+    cash = env.world.state.ledger.cash
+    if cash < cost:
+        raise ToolError(f"Insufficient cash: {what} costs ${cost:,.2f}, cash is ${cash:,.2f}.")
+
+
+def _charge(env: CeoEnv, category: str, cost: float, note: str) -> None:
+    st = env.world.state
+    st.ledger.post(st.day, category, -to_cents(cost), note)
+
+
+# ---------------------------------------------------------------------------- pricing
+@registry.tool(category="pricing")
+def set_prices(
+    env: CeoEnv,
+    A: Annotated[float, Field(gt=0)] | None = None,
+    B: Annotated[float, Field(gt=0)] | None = None,
+    C: Annotated[float, Field(gt=0)] | None = None,
+) -> dict[str, Any]:
+    """Set monthly list prices of plans A, B, C (per seat for enterprise deals).
+
+    Args:
+        A: New monthly price of plan A in dollars (> 0); omit to keep.
+        B: New monthly price of plan B in dollars (> 0); omit to keep.
+        C: New monthly price of plan C in dollars (> 0); omit to keep.
+    """
+    given = _plan_prices(A, B, C)
+    for i, v in given.items():
+        _settings(env).prices[i] = v
+    return {"updated": {PLANS[i]: v for i, v in given.items()}, "current": _current_plan_config(env)["prices"]}
+
+
+@registry.tool(category="pricing")
+def set_model_tiers(
+    env: CeoEnv,
+    A: Annotated[int, Field(ge=1, le=5)] | None = None,
+    B: Annotated[int, Field(ge=1, le=5)] | None = None,
+    C: Annotated[int, Field(ge=1, le=5)] | None = None,
+) -> dict[str, Any]:
+    """Set the model tier (1-5) serving each plan; higher tiers cost more per unit and score higher.
+
+    Args:
+        A: Model tier for plan A (1-5).
+        B: Model tier for plan B (1-5).
+        C: Model tier for plan C (1-5).
+    """
+    given = _plan_prices(A, B, C)
+    for i, v in given.items():
+        _settings(env).tiers[i] = v
+    return {"updated": {PLANS[i]: v for i, v in given.items()}, "current": _current_plan_config(env)["model_tiers"]}
+
+
+@registry.tool(category="pricing")
+def set_usage_quotas(
+    env: CeoEnv,
+    A: Annotated[float, Field(ge=0)],
+    B: Annotated[float, Field(ge=0)],
+    C: Annotated[float, Field(ge=0)],
+) -> dict[str, Any]:
+    """Set the daily usage cap (units/day per subscription) of every plan; all three are required.
+
+    Args:
+        A: Units per day for plan A (>= 0).
+        B: Units per day for plan B (>= 0).
+        C: Units per day for plan C (>= 0).
+    """
+    _settings(env).quotas[:] = (A, B, C)
+    return {"current": _current_plan_config(env)["quotas"], "unit": "units/day"}
+
+
+@registry.tool(category="pricing")
+def set_promotion(
+    env: CeoEnv,
+    global_promotion: NonNegative | None = None,
+    by_group: dict[str, NonNegative] | None = None,
+    by_customer: dict[str, NonNegative] | None = None,
+    by_group_plan: dict[str, dict[Plan, NonNegative]] | None = None,
+) -> dict[str, Any]:
+    """Set ongoing dollar discounts; scopes add up and apply from each customer's next bill.
+
+    Args:
+        global_promotion: Dollars off every plan for every customer.
+        by_group: {group_id: dollars off} (replaces the map).
+        by_customer: {customer_id: dollars off} (replaces the map).
+        by_group_plan: {group_id: {plan: dollars off}} (replaces the map).
+    """
+    s = _settings(env)
+    group_vec = None if by_group is None else _group_vector(env, by_group)
+    customers = None if by_customer is None else {_customer(env, _int_id(k)): v for k, v in by_customer.items()}
+    gp = None
+    if by_group_plan is not None:
+        gp = np.zeros_like(s.promo_by_group_plan)
+        for gid, plans in by_group_plan.items():
+            for plan, v in plans.items():
+                gp[_group(env, gid), PLANS.index(plan)] = v
+    if global_promotion is not None:
+        s.promo_global = global_promotion
+    if group_vec is not None:
+        s.promo_by_group = group_vec
+    if customers is not None:
+        s.promo_by_customer = customers
+    if gp is not None:
+        s.promo_by_group_plan = gp
+    env.log_override("set_promotion", {"global_promotion": global_promotion, "by_group": by_group,
+                                       "by_customer": by_customer, "by_group_plan": by_group_plan})
+    return {
+        "global_promotion": s.promo_global,
+        "by_group": _map_by_group(env, s.promo_by_group),
+        "by_customer": {str(k): v for k, v in s.promo_by_customer.items()},
+        "by_group_plan": {env.config.group_ids[g]: {PLANS[p]: float(s.promo_by_group_plan[g, p])}
+                          for g, p in zip(*np.nonzero(s.promo_by_group_plan), strict=True)},
+    }
+
+
+def _int_id(key: str) -> int:
+    try:
+        return int(key)
+    except ValueError:
+        raise ToolError(f"Customer id '{key}' is not an integer.") from None
+
+
+# ---------------------------------------------------------------------------- marketing
+@registry.tool(category="marketing")
+def set_daily_spend(
+    env: CeoEnv,
+    operations: NonNegative | None = None,
+    development: NonNegative | None = None,
+) -> dict[str, Any]:
+    """Set global daily operations (support, reliability) and development (product quality) spend.
+
+    Advertising is not a global budget: use set_targeted_ad_spend per (channel, group).
+
+    Args:
+        operations: Dollars per day on operations (>= 0).
+        development: Dollars per day on global development (>= 0).
+    """
+    if operations is None and development is None:
+        raise ToolError("Give operations and/or development.")
+    s = _settings(env)
+    if operations is not None:
+        s.operations = operations
+    if development is not None:
+        s.development = development
+    return {"current": {"operations": s.operations, "development": s.development}}
+
+
+@registry.tool(category="marketing")
+def set_targeted_ad_spend(env: CeoEnv, targeted_spend: dict[str, dict[str, NonNegative]]) -> dict[str, Any]:
+    """Replace the ad budget: {channel: {group_id: dollars/day}} (a {group: {channel: $}} map is transposed).
+
+    Args:
+        targeted_spend: Daily ad spend per channel and group; {} stops all advertising.
+    """
+    s = _settings(env)
+    table = np.zeros_like(s.ad_spend)
+    ids = env.config.group_ids
+    for outer, inner in targeted_spend.items():
+        for inner_key, v in inner.items():
+            channel, gid = (outer, inner_key) if outer in CHANNELS or outer not in ids else (inner_key, outer)
+            if channel not in CHANNELS:
+                raise ToolError(f"Unknown channel '{channel}'. Channels: {', '.join(CHANNELS)}")
+            table[_group(env, gid), CHANNELS.index(channel)] = v
+    s.ad_spend = table
+    env.log_override("set_targeted_ad_spend", {"targeted_spend": targeted_spend})
+    out = {ch: {ids[g]: float(table[g, c]) for g in np.flatnonzero(table[:, c])} for c, ch in enumerate(CHANNELS)}
+    return {"targeted_spend": {k: v for k, v in out.items() if v}, "total_per_day": float(table.sum())}
+
+
+@registry.tool(category="marketing")
+def set_ads_strength(
+    env: CeoEnv,
+    global_strength: Unit | None = None,
+    by_group: dict[str, Unit] | None = None,
+    by_customer: dict[str, Unit] | None = None,
+) -> dict[str, Any]:
+    """Set in-app ad load (0-1) globally, per group and per customer; earns ad revenue, lowers quality.
+
+    Args:
+        global_strength: Ad load for everyone (0-1).
+        by_group: {group_id: extra load} (replaces the map).
+        by_customer: {customer_id: extra load} (replaces the map).
+    """
+    s = _settings(env)
+    group_vec = None if by_group is None else _group_vector(env, by_group)
+    customers = None if by_customer is None else {_customer(env, _int_id(k)): v for k, v in by_customer.items()}
+    if global_strength is not None:
+        s.ads_global = global_strength
+    if group_vec is not None:
+        s.ads_by_group = group_vec
+    if customers is not None:
+        s.ads_by_customer = customers
+    env.log_override("set_ads_strength", {"global_strength": global_strength, "by_group": by_group,
+                                          "by_customer": by_customer})
+    return {"global": s.ads_global, "by_group": _map_by_group(env, s.ads_by_group),
+            "by_customer": {str(k): v for k, v in s.ads_by_customer.items()}}
+
+
+@registry.tool(category="marketing")
+def set_lead_promotion(
+    env: CeoEnv,
+    global_promotion: NonNegative | None = None,
+    by_group: dict[str, NonNegative] | None = None,
+    by_channel: dict[Channel, NonNegative] | None = None,
+    by_channel_group: dict[Channel, dict[str, NonNegative]] | None = None,
+) -> dict[str, Any]:
+    """Set first-bill discounts for new leads; channel terms apply to leads from that channel.
+
+    Args:
+        global_promotion: Dollars off the first bill of every new lead.
+        by_group: {group_id: dollars} (replaces the map).
+        by_channel: {channel: dollars} (replaces the map).
+        by_channel_group: {channel: {group_id: dollars}} (replaces the map).
+    """
+    s = _settings(env)
+    group_vec = None if by_group is None else _group_vector(env, by_group)
+    ch_vec = None
+    if by_channel is not None:
+        ch_vec = np.zeros(len(CHANNELS))
+        for ch, v in by_channel.items():
+            ch_vec[CHANNELS.index(ch)] = v
+    cg = None
+    if by_channel_group is not None:
+        cg = np.zeros_like(s.lead_promo_by_channel_group)
+        for ch, groups in by_channel_group.items():
+            for gid, v in groups.items():
+                cg[_group(env, gid), CHANNELS.index(ch)] = v
+    if global_promotion is not None:
+        s.lead_promo_global = global_promotion
+    if group_vec is not None:
+        s.lead_promo_by_group = group_vec
+    if ch_vec is not None:
+        s.lead_promo_by_channel = ch_vec
+    if cg is not None:
+        s.lead_promo_by_channel_group = cg
+    env.log_override("set_lead_promotion", {"global_promotion": global_promotion, "by_group": by_group,
+                                            "by_channel": by_channel, "by_channel_group": by_channel_group})
+    return {"global_promotion": s.lead_promo_global, "by_group": _map_by_group(env, s.lead_promo_by_group),
+            "by_channel": {CHANNELS[c]: float(s.lead_promo_by_channel[c]) for c in np.flatnonzero(s.lead_promo_by_channel)}}
+
+
+# ---------------------------------------------------------------------------- analytics
+@registry.tool(category="analytics")
+def set_targeted_ops_spend(
+    env: CeoEnv,
+    targeted_spend: dict[str, NonNegative] | None = None,
+    by_plan: dict[Plan, NonNegative] | None = None,
+    by_group_plan: dict[str, dict[Plan, NonNegative]] | None = None,
+    by_customer: dict[str, NonNegative] | None = None,
+) -> dict[str, Any]:
+    """Fund extra support pools that resolve open issues only within their scope.
+
+    Args:
+        targeted_spend: {group_id: dollars/day} (replaces the by-group map).
+        by_plan: {plan: dollars/day} (replaces the map).
+        by_group_plan: {group_id: {plan: dollars/day}} (replaces the map).
+        by_customer: {customer_id: dollars/day} (replaces the map).
+    """
+    s = _settings(env)
+    by_group_vec = None if targeted_spend is None else _group_vector(env, targeted_spend)
+    plan_vec = None
+    if by_plan is not None:
+        plan_vec = np.zeros(len(PLANS))
+        for p, v in by_plan.items():
+            plan_vec[PLANS.index(p)] = v
+    gp = None
+    if by_group_plan is not None:
+        gp = np.zeros_like(s.ops_by_group_plan)
+        for gid, plans in by_group_plan.items():
+            for p, v in plans.items():
+                gp[_group(env, gid), PLANS.index(p)] = v
+    customers = None if by_customer is None else {_customer(env, _int_id(k)): v for k, v in by_customer.items()}
+    if by_group_vec is not None:
+        s.ops_by_group = by_group_vec
+    if plan_vec is not None:
+        s.ops_by_plan = plan_vec
+    if gp is not None:
+        s.ops_by_group_plan = gp
+    if customers is not None:
+        s.ops_by_customer = customers
+    env.log_override("set_targeted_ops_spend", {"by_group": targeted_spend, "by_plan": by_plan,
+                                                "by_group_plan": by_group_plan, "by_customer": by_customer})
+    return {"by_group": _map_by_group(env, s.ops_by_group),
+            "by_plan": {PLANS[p]: float(s.ops_by_plan[p]) for p in np.flatnonzero(s.ops_by_plan)},
+            "by_customer": {str(k): v for k, v in s.ops_by_customer.items()},
+            "total_extra_per_day": s.targeted_ops_total()}
+
+
+@registry.tool(category="analytics")
+def set_targeted_dev_spend(env: CeoEnv, targeted_spend: dict[str, NonNegative]) -> dict[str, Any]:
+    """Replace targeted development: {group_id: dollars/day} raises that group's quality only.
+
+    Args:
+        targeted_spend: Daily development spend per group; {} stops it.
+    """
+    s = _settings(env)
+    s.targeted_dev = _group_vector(env, targeted_spend)
+    env.log_override("set_targeted_dev_spend", {"targeted_spend": targeted_spend})
+    return {"targeted_spend": _map_by_group(env, s.targeted_dev), "total_extra_per_day": float(s.targeted_dev.sum())}
+
+
+# ---------------------------------------------------------------------------- infrastructure
+@registry.tool(category="infrastructure")
+def set_capacity_tier(env: CeoEnv, tier: Annotated[int, Field(ge=0, le=7)]) -> dict[str, Any]:
+    """Set the serving capacity tier (0-7); load above capacity causes overload and outages.
+
+    Args:
+        tier: Capacity tier 0-7.
+    """
+    _settings(env).capacity_tier = tier
+    p = env.world.params
+    return {"tier": tier, "capacity_units": float(p.capacity_units[tier]), "cost_per_day": float(p.capacity_cost[tier])}
+
+
+@registry.tool(category="infrastructure", mutates=False)
+def get_cost_info(env: CeoEnv) -> dict[str, Any]:
+    """Model-tier unit costs and quality multipliers, and capacity-tier sizes and costs."""
+    cfg = env.config
+    return {
+        "model_tiers": {str(i + 1): {"cost_per_usage_unit": t.cost_per_unit, "quality_multiplier": t.quality}
+                        for i, t in enumerate(cfg.model_tiers)},
+        "capacity_tiers": {str(i): {"capacity_units": t.capacity, "cost_per_day": t.cost_per_day}
+                           for i, t in enumerate(cfg.capacity_tiers)},
+        "note": "1 usage unit = 1K tokens; capacity is units per day.",
+    }
+
+
+@registry.tool(category="infrastructure", mutates=False)
+def get_service_history(env: CeoEnv, days: Annotated[int, Field(ge=1, le=365)] = 7) -> dict[str, Any]:
+    """Daily service rows of the last ``days`` days: usage, p95 latency, error rate, downtime.
+
+    Args:
+        days: How many recent days (1-365).
+    """
+    hist = env.world.service_history[-days:]
+    first = env.world.day - len(hist) + 1
+    return {"days": [
+        {"day": first + k, "total_usage_units": int(h.total_usage), "p95_ms": round(h.p95_ms, 1),
+         "error_rate": round(h.error_rate, 5), "downtime_minutes": h.downtime_minutes,
+         "capacity_tier": h.capacity_tier, "capacity_units": int(h.capacity_units)}
+        for k, h in enumerate(hist)
+    ]}
+
+
+# ---------------------------------------------------------------------------- market
+@registry.tool(category="market")
+def research_market(env: CeoEnv) -> dict[str, Any]:
+    """Pay $25,000 for a chance to discover a new customer group (charged even if nothing is found)."""
+    cost = env.config.research.market_cost
+    _require_cash(env, "market research", cost)
+    _charge(env, "market_research", cost, "market research")
+    g = research.attempt_market_research(env.world.state, env.world.streams.get("market_research"))
+    if g is None:
+        return {"discovered_group_id": None, "cost": cost}
+    research.take_snapshot(env.world.state, env.world.params, g)
+    gid = env.config.groups[g].id
+    env.world.notify("market_discovery", f"Discovered customer group {gid}")
+    return {"discovered_group_id": gid, "cost": cost}
+
+
+@registry.tool(category="market")
+def research_group(
+    env: CeoEnv, group_id: str, target_level: Annotated[int, Field(ge=2, le=5)] | None = None
+) -> dict[str, Any]:
+    """Commission research raising a discovered group's information level (2-5) after a delay.
+
+    Args:
+        group_id: A discovered group.
+        target_level: 2-5, not below the current level (default max(current, 2)).
+    """
+    st = env.world.state
+    g = _group(env, group_id)
+    current = int(st.info_level[g])
+    level = max(current, 2) if target_level is None else target_level
+    if level < current:
+        raise ToolError(f"target_level {level} is below the current level {current} of {group_id}.")
+    if any(j.group == g for j in st.pending_research):
+        raise ToolError(f"Research on {group_id} is already pending.")
+    spec = research.level_spec(st, level)
+    _require_cash(env, f"level-{level} research", spec.cost)
+    _charge(env, "group_research", spec.cost, f"group research {group_id} level {level}")
+    job = research.queue_group_research(st, g, level)
+    return {"group_id": group_id, "new_level": level, "expected_completion_day": job.completion_day,
+            "is_refresh": level == current, "cost": spec.cost}
+
+
+@registry.tool(category="market", mutates=False)
+def get_market_overview(env: CeoEnv) -> dict[str, Any]:
+    """Known groups with their information level and noise, undiscovered count, latest published PMI."""
+    st = env.world.state
+    from bizbench.envs.ceo.world import macro
+
+    readings = macro.published_readings(st)
+    known = []
+    for g in np.flatnonzero(st.discovered):
+        grp = env.config.groups[g]
+        known.append({"group_id": grp.id, "group_name": grp.name,
+                      "segment": "enterprise" if grp.kind == "ENT" else "individual",
+                      "info_level": int(st.info_level[g]), "noise": research.insight_noise(st, int(g))})
+    return {"known_groups": known, "undiscovered_count": int((~st.discovered).sum()),
+            "macroeconomic": {k: v for k, v in readings[-1].items() if k != "visible_day"} if readings else None}
+
+
+@registry.tool(category="market", mutates=False)
+def get_group_insights(env: CeoEnv, group_id: str) -> dict[str, Any]:
+    """Noisy estimates of a discovered group's budget, usage, quality floor, market size and networks.
+
+    Args:
+        group_id: A discovered group.
+    """
+    return research.group_insights(env.world.state, env.world.params, _group(env, group_id))
+
+
+# ---------------------------------------------------------------------------- research
+@registry.tool(category="research")
+def start_research_project(env: CeoEnv, tier: Annotated[int, Field(ge=1, le=20)]) -> dict[str, Any]:
+    """Start an R&D project of tier 1-20; cost is charged now and quality arrives on completion.
+
+    Args:
+        tier: R&D tier 1-20 (one in-progress run per tier).
+    """
+    st = env.world.state
+    if development.tier_in_progress(st, tier):
+        raise ToolError(f"An R&D project of tier {tier} is already in progress.")
+    spec = env.config.rnd_tiers[tier - 1]
+    _require_cash(env, f"R&D tier {tier}", spec.cost)
+    proj = development.start_project(st, env.world.streams.get(f"rnd/{tier}"), tier)
+    _charge(env, "research_project", spec.cost, f"R&D {proj.project_id}")
+    return {"project_id": proj.project_id, "tier": tier, "name": spec.name, "cost": spec.cost,
+            "expected_completion_day": proj.completion_day,
+            "expected_duration_days": proj.completion_day - proj.start_day,
+            "expected_quality_boost": round(proj.gain, 6)}
+
+
+@registry.tool(category="research", mutates=False)
+def list_research_projects(env: CeoEnv) -> dict[str, Any]:
+    """Every R&D tier with cost, mean duration and gain, and your runs of it."""
+    st = env.world.state
+    tiers = []
+    for i, spec in enumerate(env.config.rnd_tiers, start=1):
+        runs = [p for p in st.rnd_projects if p.tier == i]
+        tiers.append({"tier": i, "name": spec.name, "cost": spec.cost, "mean_days": spec.duration_mu,
+                      "mean_quality_boost": spec.gain_mu,
+                      "in_progress": any(not p.completed for p in runs),
+                      "completed": sum(p.completed for p in runs),
+                      "total_quality_boost": round(sum(p.gain for p in runs if p.completed), 6)})
+    return {"tiers": tiers}
+
+
+# ---------------------------------------------------------------------------- enterprise
+@registry.tool(category="enterprise")
+def send_enterprise_deal(env: CeoEnv, customer_id: int,
+                         offerings: Annotated[list[tuple[Plan, Annotated[float, Field(gt=0)]]],
+                                              Field(min_length=1)]) -> dict[str, Any]:
+    """Offer up to 3 (plan, price per seat per month) options to an enterprise lead or customer.
+
+    Replies on the open thread, or opens a renegotiation with a subscribed account. Contracts
+    are one month. Only the first 3 offerings are considered.
+
+    Args:
+        customer_id: The enterprise customer.
+        offerings: List of [plan, price_per_seat] pairs, e.g. [["B", 95.0], ["C", 140.0]].
+    """
+    w = env.world
+    c = _customer(env, customer_id)
+    if not w.params.is_ent[w.state.customers.group[c]]:
+        raise ToolError(f"Customer {customer_id} is not an enterprise customer.")
+    thread = w.book.open_by_customer.get(c)
+    if thread is None and w.state.customers.status[c] != SUBSCRIBED:
+        raise ToolError(f"Customer {customer_id} has no open thread and no active subscription.")
+    if thread is not None and not thread.awaiting_agent:
+        raise ToolError(f"Customer {customer_id} has not replied to your last offer yet (reply due by day "
+                        f"{thread.next_reply_day}).")
+    offers = [(PLANS.index(p), float(x)) for p, x in offerings]
+    from bizbench.envs.ceo.world import enterprise
+
+    t = enterprise.send_offers(w.state, w.streams.get("enterprise_replies"), w.book, c, offers)
+    return {"customer_id": customer_id, "thread_id": t.thread_id, "thread_type": t.kind,
+            "offers_sent": len(t.offers)}
+
+
+@registry.tool(category="enterprise")
+def reject_enterprise_deal(env: CeoEnv, customer_id: int) -> dict[str, Any]:
+    """Close the open negotiation thread with a customer (a new lead is then lost).
+
+    Args:
+        customer_id: The enterprise customer whose thread to close.
+    """
+    w = env.world
+    c = _customer(env, customer_id)
+    if c not in w.book.open_by_customer:
+        raise ToolError(f"Customer {customer_id} has no active thread.")
+    from bizbench.envs.ceo.world import enterprise
+
+    t = enterprise.reject(w.state, w.book, c)
+    return {"customer_id": customer_id, "thread_id": t.thread_id, "closed": True}
+
+
+# ---------------------------------------------------------------------------- status
+@registry.tool(category="status", mutates=False)
+def get_status(env: CeoEnv) -> dict[str, Any]:
+    """Current day, cash, active individual subscribers, enterprise accounts and seats, MRR."""
+    m = env.world.metrics[-1] if env.world.metrics else None
+    st = env.world.state
+    return {
+        "day": st.day,
+        "days_left": env.config.horizon_days - st.day,
+        "cash": round(st.ledger.cash, 2),
+        "subscribers": m["subscribers"] if m else 0,
+        "enterprise_accounts": m["enterprise_accounts"] if m else 0,
+        "enterprise_seats": m["enterprise_seats"] if m else 0,
+        "mrr": round(m["mrr"], 2) if m else 0.0,
+        "config": _current_plan_config(env),
+        "capacity_tier": int(st.settings.capacity_tier),
+        "spend": {"operations": st.settings.operations, "development": st.settings.development,
+                  "advertising": float(st.settings.ad_spend.sum()),
+                  "targeted_development": float(st.settings.targeted_dev.sum())},
+    }
