@@ -100,7 +100,137 @@ def version(
 
 
 # ---------------------------------------------------------------------------- run commands
-# `run`, `search` and `upper-bound` are added here (lazy imports inside each function).
+def _progress() -> Any:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=err_console, transient=True)
+
+
+def _check_env(env: str) -> None:
+    from bizbench.core.envs import get_env
+
+    try:
+        get_env(env)
+    except KeyError as e:
+        err_console.print(f"[red]{e.args[0]}[/red]")
+        raise typer.Exit(2) from None
+    if env != "ceo":
+        err_console.print(f"[red]env '{env}' has no baselines yet[/red]")
+        raise typer.Exit(2)
+
+
+def _seed_list(text: str) -> list[int]:
+    """'1-10' or '1,2,5' -> list of seeds."""
+    seeds: list[int] = []
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        seeds.extend(range(int(lo), int(hi) + 1) if hi else [int(lo)])
+    return seeds
+
+
+@app.command()
+def run(
+    env: str = typer.Argument(..., help="Env id, e.g. 'ceo'."),
+    agent: str = typer.Option("rule-based", help="Baseline: do-nothing, random, rule-based."),
+    seed: int = typer.Option(42, help="World seed."),
+    preset: str = typer.Option("default", help="Preset name (see `bizbench presets ENV`)."),
+    days: int | None = typer.Option(None, help="Override the preset's horizon in days."),
+    out: str | None = typer.Option(None, help="Run directory to write (default runs/<env>-<agent>-<preset>-<seed>)."),
+    price_book: str = typer.Option("mid", help="rule-based: cheap | mid."),
+    target_rule: str = typer.Option("s1_only", help="rule-based: s1_only | s1_then_s3."),
+    spend_package: str = typer.Option("heavy", help="rule-based: light | medium | heavy."),
+    cash_floor: float = typer.Option(100_000.0, help="rule-based: cash floor in dollars."),
+) -> None:
+    """Run a baseline agent for one episode and write a run directory."""
+    from pathlib import Path
+
+    from bizbench.runner.episode import run_ceo_baseline
+
+    _check_env(env)
+    options = None
+    if agent == "rule-based":
+        options = {"price_book": price_book, "target_rule": target_rule, "spend_package": spend_package,
+                   "cash_floor": cash_floor}
+    out_dir = Path(out) if out else Path("runs") / f"{env}-{agent}-{preset}-{seed}"
+    with _progress() as progress:
+        task = progress.add_task("days simulated", total=None)
+
+        def on_turn(day: int, horizon: int) -> None:
+            progress.update(task, completed=day, total=horizon)
+
+        try:
+            result = run_ceo_baseline(agent, seed, preset, days, out_dir, options, on_turn)
+        except ValueError as e:
+            err_console.print(f"[red]{e}[/red]")
+            raise typer.Exit(2) from None
+    table = Table(title=f"{env} / {preset} / {agent} / seed {seed}")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    for key in ("final_cash", "bankrupt", "days_survived", "peak_subscribers", "peak_subscribers_day",
+                "min_cash", "min_cash_day", "final_subscribers", "wall_seconds"):
+        v = result[key]
+        table.add_row(key, f"${v:,.2f}" if "cash" in key and key != "min_cash_day" else str(v))
+    console.print(table)
+    console.print(f"run directory: {out_dir}  (result.json, metrics.jsonl, ledger.csv, cash.png)")
+
+
+@app.command()
+def search(
+    env: str = typer.Argument(..., help="Env id: 'ceo'."),
+    preset: str = typer.Option("no-surges", help="Preset (the official baseline figures use no-surges)."),
+    seed: int = typer.Option(42, help="Seed for the 24-configuration search."),
+    workers: int | None = typer.Option(None, help="Parallel processes (default: all cores)."),
+    best_seeds: str | None = typer.Option(None, help="Also run the best configuration on these seeds, e.g. 1-10."),
+) -> None:
+    """Run the 24 rule-based configurations of Table 4 and print them ranked."""
+    from bizbench.envs.ceo.search import search as run_search
+    from bizbench.envs.ceo.search import seeds_of
+
+    _check_env(env)
+    with _progress() as progress:
+        task = progress.add_task("configurations", total=24)
+        ranked = run_search(preset, seed, workers, on_done=lambda r: progress.advance(task))
+    table = Table(title=f"Table 4 search: {env} / {preset} / seed {seed}")
+    for col in ("rank", "configuration", "final cash", "bankrupt", "peak subs", "min cash (day)"):
+        table.add_column(col, justify="right" if col != "configuration" else "left")
+    for i, r in enumerate(ranked, 1):
+        table.add_row(str(i), r["label"], f"${r['final_cash']:,.0f}", str(r["bankrupt"]),
+                      f"{r['peak_subscribers']:,}", f"${r['min_cash']:,.0f} ({r['min_cash_day']})")
+    console.print(table)
+    if best_seeds:
+        best = ranked[0]["agent_options"]
+        seeds = _seed_list(best_seeds)
+        with _progress() as progress:
+            task = progress.add_task("seeds", total=len(seeds))
+            rows = seeds_of(best, seeds, preset, workers, on_done=lambda r: progress.advance(task))
+        t2 = Table(title=f"best configuration {ranked[0]['label']} across seeds")
+        for col in ("seed", "final cash", "bankrupt", "peak subs", "min cash"):
+            t2.add_column(col, justify="right")
+        for r in rows:
+            t2.add_row(str(r["seed"]), f"${r['final_cash']:,.0f}", str(r["bankrupt"]),
+                       f"{r['peak_subscribers']:,}", f"${r['min_cash']:,.0f}")
+        console.print(t2)
+
+
+@app.command("upper-bound")
+def upper_bound(
+    env: str = typer.Argument(..., help="Env id: 'ceo'."),
+    preset: str = typer.Option("default", help="Preset whose parameters feed the estimate."),
+) -> None:
+    """The Appendix D upper-bound final-cash estimate (Table 5), computed from the preset."""
+    from bizbench.envs.ceo.config import load_config
+    from bizbench.envs.ceo.upper_bound import estimate
+
+    _check_env(env)
+    config, _ = load_config(preset)
+    est = estimate(config)
+    table = Table(title=f"Appendix D upper bound ({preset})")
+    table.add_column("quantity")
+    table.add_column("amount ($M)", justify="right")
+    for name, value in est.rows():
+        table.add_row(name, f"{value / 1e6:,.1f}")
+    console.print(table)
 
 
 def main() -> None:  # pragma: no cover - entry point convenience

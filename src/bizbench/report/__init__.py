@@ -1,0 +1,1 @@
+"""Reports: summary tables and plots from run directories."""

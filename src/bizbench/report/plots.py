@@ -1,0 +1,29 @@
+"""Plots of run metrics (matplotlib, headless)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def plot_cash(metrics: list[dict[str, Any]], path: Path, title: str = "") -> Path:
+    """Cash and individual subscribers over simulated days."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    days = [m["day"] for m in metrics]
+    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
+    ax.plot(days, [m["cash"] / 1e6 for m in metrics], color="tab:blue", label="cash ($M)")
+    ax.set_xlabel("simulated day")
+    ax.set_ylabel("cash ($M)", color="tab:blue")
+    ax.axhline(0, color="grey", lw=0.6)
+    ax2 = ax.twinx()
+    ax2.plot(days, [m["subscribers"] / 1e3 for m in metrics], color="tab:orange", label="subscribers (K)")
+    ax2.set_ylabel("individual subscribers (K)", color="tab:orange")
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
