@@ -103,8 +103,14 @@ def version(
 def _progress() -> Any:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=err_console, transient=True)
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+    )
 
 
 def _check_env(env: str) -> None:
@@ -150,8 +156,12 @@ def run(
     _check_env(env)
     options = None
     if agent == "rule-based":
-        options = {"price_book": price_book, "target_rule": target_rule, "spend_package": spend_package,
-                   "cash_floor": cash_floor}
+        options = {
+            "price_book": price_book,
+            "target_rule": target_rule,
+            "spend_package": spend_package,
+            "cash_floor": cash_floor,
+        }
     out_dir = Path(out) if out else Path("runs") / f"{env}-{agent}-{preset}-{seed}"
     with _progress() as progress:
         task = progress.add_task("days simulated", total=None)
@@ -167,8 +177,17 @@ def run(
     table = Table(title=f"{env} / {preset} / {agent} / seed {seed}")
     table.add_column("metric")
     table.add_column("value", justify="right")
-    for key in ("final_cash", "bankrupt", "days_survived", "peak_subscribers", "peak_subscribers_day",
-                "min_cash", "min_cash_day", "final_subscribers", "wall_seconds"):
+    for key in (
+        "final_cash",
+        "bankrupt",
+        "days_survived",
+        "peak_subscribers",
+        "peak_subscribers_day",
+        "min_cash",
+        "min_cash_day",
+        "final_subscribers",
+        "wall_seconds",
+    ):
         v = result[key]
         table.add_row(key, f"${v:,.2f}" if "cash" in key and key != "min_cash_day" else str(v))
     console.print(table)
@@ -195,8 +214,14 @@ def search(
     for col in ("rank", "configuration", "final cash", "bankrupt", "peak subs", "min cash (day)"):
         table.add_column(col, justify="right" if col != "configuration" else "left")
     for i, r in enumerate(ranked, 1):
-        table.add_row(str(i), r["label"], f"${r['final_cash']:,.0f}", str(r["bankrupt"]),
-                      f"{r['peak_subscribers']:,}", f"${r['min_cash']:,.0f} ({r['min_cash_day']})")
+        table.add_row(
+            str(i),
+            r["label"],
+            f"${r['final_cash']:,.0f}",
+            str(r["bankrupt"]),
+            f"{r['peak_subscribers']:,}",
+            f"${r['min_cash']:,.0f} ({r['min_cash_day']})",
+        )
     console.print(table)
     if best_seeds:
         best = ranked[0]["agent_options"]
@@ -208,8 +233,13 @@ def search(
         for col in ("seed", "final cash", "bankrupt", "peak subs", "min cash"):
             t2.add_column(col, justify="right")
         for r in rows:
-            t2.add_row(str(r["seed"]), f"${r['final_cash']:,.0f}", str(r["bankrupt"]),
-                       f"{r['peak_subscribers']:,}", f"${r['min_cash']:,.0f}")
+            t2.add_row(
+                str(r["seed"]),
+                f"${r['final_cash']:,.0f}",
+                str(r["bankrupt"]),
+                f"{r['peak_subscribers']:,}",
+                f"${r['min_cash']:,.0f}",
+            )
         console.print(t2)
 
 

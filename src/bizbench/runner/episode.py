@@ -50,11 +50,21 @@ def run_ceo_baseline(
     metrics_file = actions_file = None
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
-        (out / "config.json").write_text(json.dumps({
-            "env": "ceo", "preset": preset, "preset_hash": preset_hash, "seed": seed, "agent": agent,
-            "agent_options": options or {}, "horizon_days": config.horizon_days,
-            "config": config.model_dump(mode="json"),
-        }, indent=2))
+        (out / "config.json").write_text(
+            json.dumps(
+                {
+                    "env": "ceo",
+                    "preset": preset,
+                    "preset_hash": preset_hash,
+                    "seed": seed,
+                    "agent": agent,
+                    "agent_options": options or {},
+                    "horizon_days": config.horizon_days,
+                    "config": config.model_dump(mode="json"),
+                },
+                indent=2,
+            )
+        )
         metrics_file = (out / "metrics.jsonl").open("w")
         actions_file = (out / "actions.jsonl").open("w")
     try:

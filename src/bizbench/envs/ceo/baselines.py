@@ -87,8 +87,12 @@ class RuleBased:
         day = status["day"]
         enabled = status["cash"] > self.cash_floor
         accounts = status["subscribers"] + status["enterprise_accounts"]
-        _ok(env, "set_daily_spend", operations=max(100.0, 0.05 * accounts),
-            development=self.global_dev if enabled else 0.0)
+        _ok(
+            env,
+            "set_daily_spend",
+            operations=max(100.0, 0.05 * accounts),
+            development=self.global_dev if enabled else 0.0,
+        )
         package = SPEND_PACKAGES[self.spend_package]
         groups = self.targets(day)
         _ok(env, "set_targeted_dev_spend", targeted_spend={g: package[g][0] for g in groups} if enabled else {})
@@ -139,8 +143,11 @@ class RandomPolicy:
         g = str(r.choice(groups))
         env.call("set_targeted_ad_spend", targeted_spend={str(r.choice(CHANNELS)): {g: float(r.uniform(0, 800))}})
         env.call("set_targeted_dev_spend", targeted_spend={g: float(r.uniform(0, 2000))})
-        env.call("set_targeted_ops_spend", targeted_spend={g: float(r.uniform(0, 100))},
-                 by_plan={"A": float(r.uniform(0, 50))})
+        env.call(
+            "set_targeted_ops_spend",
+            targeted_spend={g: float(r.uniform(0, 100))},
+            by_plan={"A": float(r.uniform(0, 50))},
+        )
         env.call("set_ads_strength", global_strength=float(r.uniform(0, 0.3)))
         env.call("set_promotion", global_promotion=float(r.uniform(0, 3)), by_group={g: float(r.uniform(0, 2))})
         env.call("set_lead_promotion", global_promotion=float(r.uniform(0, 5)))

@@ -21,7 +21,9 @@ def _run_one(job: tuple[dict[str, Any], int, str]) -> dict[str, Any]:
 
 
 def _options(policy: RuleBased) -> dict[str, Any]:
-    return {k: v for k, v in asdict(policy).items() if k in ("price_book", "target_rule", "spend_package", "cash_floor")}
+    return {
+        k: v for k, v in asdict(policy).items() if k in ("price_book", "target_rule", "spend_package", "cash_floor")
+    }
 
 
 def run_jobs(
@@ -43,15 +45,24 @@ def run_jobs(
     return results
 
 
-def search(preset: str = "no-surges", seed: int = 42, workers: int | None = None,
-           on_done: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+def search(
+    preset: str = "no-surges",
+    seed: int = 42,
+    workers: int | None = None,
+    on_done: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
     """All 24 configurations on one seed, ranked by final cash (best first)."""
     results = run_jobs([(_options(p), seed, preset) for p in search_space()], workers, on_done)
     return sorted(results, key=lambda r: r["final_cash"], reverse=True)
 
 
-def seeds_of(options: dict[str, Any], seeds: Iterable[int], preset: str, workers: int | None = None,
-             on_done: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+def seeds_of(
+    options: dict[str, Any],
+    seeds: Iterable[int],
+    preset: str,
+    workers: int | None = None,
+    on_done: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
     """One configuration across several seeds, sorted by seed."""
     results = run_jobs([(options, s, preset) for s in seeds], workers, on_done)
     return sorted(results, key=lambda r: r["seed"])

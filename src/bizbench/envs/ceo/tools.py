@@ -184,14 +184,23 @@ def set_promotion(
         s.promo_by_customer = customers
     if gp is not None:
         s.promo_by_group_plan = gp
-    env.log_override("set_promotion", {"global_promotion": global_promotion, "by_group": by_group,
-                                       "by_customer": by_customer, "by_group_plan": by_group_plan})
+    env.log_override(
+        "set_promotion",
+        {
+            "global_promotion": global_promotion,
+            "by_group": by_group,
+            "by_customer": by_customer,
+            "by_group_plan": by_group_plan,
+        },
+    )
     return {
         "global_promotion": s.promo_global,
         "by_group": _map_by_group(env, s.promo_by_group),
         "by_customer": {str(k): v for k, v in s.promo_by_customer.items()},
-        "by_group_plan": {env.config.group_ids[g]: {PLANS[p]: float(s.promo_by_group_plan[g, p])}
-                          for g, p in zip(*np.nonzero(s.promo_by_group_plan), strict=True)},
+        "by_group_plan": {
+            env.config.group_ids[g]: {PLANS[p]: float(s.promo_by_group_plan[g, p])}
+            for g, p in zip(*np.nonzero(s.promo_by_group_plan), strict=True)
+        },
     }
 
 
@@ -272,10 +281,14 @@ def set_ads_strength(
         s.ads_by_group = group_vec
     if customers is not None:
         s.ads_by_customer = customers
-    env.log_override("set_ads_strength", {"global_strength": global_strength, "by_group": by_group,
-                                          "by_customer": by_customer})
-    return {"global": s.ads_global, "by_group": _map_by_group(env, s.ads_by_group),
-            "by_customer": {str(k): v for k, v in s.ads_by_customer.items()}}
+    env.log_override(
+        "set_ads_strength", {"global_strength": global_strength, "by_group": by_group, "by_customer": by_customer}
+    )
+    return {
+        "global": s.ads_global,
+        "by_group": _map_by_group(env, s.ads_by_group),
+        "by_customer": {str(k): v for k, v in s.ads_by_customer.items()},
+    }
 
 
 @registry.tool(category="marketing")
@@ -315,10 +328,20 @@ def set_lead_promotion(
         s.lead_promo_by_channel = ch_vec
     if cg is not None:
         s.lead_promo_by_channel_group = cg
-    env.log_override("set_lead_promotion", {"global_promotion": global_promotion, "by_group": by_group,
-                                            "by_channel": by_channel, "by_channel_group": by_channel_group})
-    return {"global_promotion": s.lead_promo_global, "by_group": _map_by_group(env, s.lead_promo_by_group),
-            "by_channel": {CHANNELS[c]: float(s.lead_promo_by_channel[c]) for c in np.flatnonzero(s.lead_promo_by_channel)}}
+    env.log_override(
+        "set_lead_promotion",
+        {
+            "global_promotion": global_promotion,
+            "by_group": by_group,
+            "by_channel": by_channel,
+            "by_channel_group": by_channel_group,
+        },
+    )
+    return {
+        "global_promotion": s.lead_promo_global,
+        "by_group": _map_by_group(env, s.lead_promo_by_group),
+        "by_channel": {CHANNELS[c]: float(s.lead_promo_by_channel[c]) for c in np.flatnonzero(s.lead_promo_by_channel)},
+    }
 
 
 # ---------------------------------------------------------------------------- analytics
@@ -360,12 +383,16 @@ def set_targeted_ops_spend(
         s.ops_by_group_plan = gp
     if customers is not None:
         s.ops_by_customer = customers
-    env.log_override("set_targeted_ops_spend", {"by_group": targeted_spend, "by_plan": by_plan,
-                                                "by_group_plan": by_group_plan, "by_customer": by_customer})
-    return {"by_group": _map_by_group(env, s.ops_by_group),
-            "by_plan": {PLANS[p]: float(s.ops_by_plan[p]) for p in np.flatnonzero(s.ops_by_plan)},
-            "by_customer": {str(k): v for k, v in s.ops_by_customer.items()},
-            "total_extra_per_day": s.targeted_ops_total()}
+    env.log_override(
+        "set_targeted_ops_spend",
+        {"by_group": targeted_spend, "by_plan": by_plan, "by_group_plan": by_group_plan, "by_customer": by_customer},
+    )
+    return {
+        "by_group": _map_by_group(env, s.ops_by_group),
+        "by_plan": {PLANS[p]: float(s.ops_by_plan[p]) for p in np.flatnonzero(s.ops_by_plan)},
+        "by_customer": {str(k): v for k, v in s.ops_by_customer.items()},
+        "total_extra_per_day": s.targeted_ops_total(),
+    }
 
 
 @registry.tool(category="analytics")
@@ -399,10 +426,14 @@ def get_cost_info(env: CeoEnv) -> dict[str, Any]:
     """Model-tier unit costs and quality multipliers, and capacity-tier sizes and costs."""
     cfg = env.config
     return {
-        "model_tiers": {str(i + 1): {"cost_per_usage_unit": t.cost_per_unit, "quality_multiplier": t.quality}
-                        for i, t in enumerate(cfg.model_tiers)},
-        "capacity_tiers": {str(i): {"capacity_units": t.capacity, "cost_per_day": t.cost_per_day}
-                           for i, t in enumerate(cfg.capacity_tiers)},
+        "model_tiers": {
+            str(i + 1): {"cost_per_usage_unit": t.cost_per_unit, "quality_multiplier": t.quality}
+            for i, t in enumerate(cfg.model_tiers)
+        },
+        "capacity_tiers": {
+            str(i): {"capacity_units": t.capacity, "cost_per_day": t.cost_per_day}
+            for i, t in enumerate(cfg.capacity_tiers)
+        },
         "note": "1 usage unit = 1K tokens; capacity is units per day.",
     }
 
@@ -416,12 +447,20 @@ def get_service_history(env: CeoEnv, days: Annotated[int, Field(ge=1, le=365)] =
     """
     hist = env.world.service_history[-days:]
     first = env.world.day - len(hist) + 1
-    return {"days": [
-        {"day": first + k, "total_usage_units": int(h.total_usage), "p95_ms": round(h.p95_ms, 1),
-         "error_rate": round(h.error_rate, 5), "downtime_minutes": h.downtime_minutes,
-         "capacity_tier": h.capacity_tier, "capacity_units": int(h.capacity_units)}
-        for k, h in enumerate(hist)
-    ]}
+    return {
+        "days": [
+            {
+                "day": first + k,
+                "total_usage_units": int(h.total_usage),
+                "p95_ms": round(h.p95_ms, 1),
+                "error_rate": round(h.error_rate, 5),
+                "downtime_minutes": h.downtime_minutes,
+                "capacity_tier": h.capacity_tier,
+                "capacity_units": int(h.capacity_units),
+            }
+            for k, h in enumerate(hist)
+        ]
+    }
 
 
 # ---------------------------------------------------------------------------- market
@@ -462,8 +501,13 @@ def research_group(
     _require_cash(env, f"level-{level} research", spec.cost)
     _charge(env, "group_research", spec.cost, f"group research {group_id} level {level}")
     job = research.queue_group_research(st, g, level)
-    return {"group_id": group_id, "new_level": level, "expected_completion_day": job.completion_day,
-            "is_refresh": level == current, "cost": spec.cost}
+    return {
+        "group_id": group_id,
+        "new_level": level,
+        "expected_completion_day": job.completion_day,
+        "is_refresh": level == current,
+        "cost": spec.cost,
+    }
 
 
 @registry.tool(category="market", mutates=False)
@@ -476,11 +520,20 @@ def get_market_overview(env: CeoEnv) -> dict[str, Any]:
     known = []
     for g in np.flatnonzero(st.discovered):
         grp = env.config.groups[g]
-        known.append({"group_id": grp.id, "group_name": grp.name,
-                      "segment": "enterprise" if grp.kind == "ENT" else "individual",
-                      "info_level": int(st.info_level[g]), "noise": research.insight_noise(st, int(g))})
-    return {"known_groups": known, "undiscovered_count": int((~st.discovered).sum()),
-            "macroeconomic": {k: v for k, v in readings[-1].items() if k != "visible_day"} if readings else None}
+        known.append(
+            {
+                "group_id": grp.id,
+                "group_name": grp.name,
+                "segment": "enterprise" if grp.kind == "ENT" else "individual",
+                "info_level": int(st.info_level[g]),
+                "noise": research.insight_noise(st, int(g)),
+            }
+        )
+    return {
+        "known_groups": known,
+        "undiscovered_count": int((~st.discovered).sum()),
+        "macroeconomic": {k: v for k, v in readings[-1].items() if k != "visible_day"} if readings else None,
+    }
 
 
 @registry.tool(category="market", mutates=False)
@@ -508,10 +561,15 @@ def start_research_project(env: CeoEnv, tier: Annotated[int, Field(ge=1, le=20)]
     _require_cash(env, f"R&D tier {tier}", spec.cost)
     proj = development.start_project(st, env.world.streams.get(f"rnd/{tier}"), tier)
     _charge(env, "research_project", spec.cost, f"R&D {proj.project_id}")
-    return {"project_id": proj.project_id, "tier": tier, "name": spec.name, "cost": spec.cost,
-            "expected_completion_day": proj.completion_day,
-            "expected_duration_days": proj.completion_day - proj.start_day,
-            "expected_quality_boost": round(proj.gain, 6)}
+    return {
+        "project_id": proj.project_id,
+        "tier": tier,
+        "name": spec.name,
+        "cost": spec.cost,
+        "expected_completion_day": proj.completion_day,
+        "expected_duration_days": proj.completion_day - proj.start_day,
+        "expected_quality_boost": round(proj.gain, 6),
+    }
 
 
 @registry.tool(category="research", mutates=False)
@@ -521,19 +579,28 @@ def list_research_projects(env: CeoEnv) -> dict[str, Any]:
     tiers = []
     for i, spec in enumerate(env.config.rnd_tiers, start=1):
         runs = [p for p in st.rnd_projects if p.tier == i]
-        tiers.append({"tier": i, "name": spec.name, "cost": spec.cost, "mean_days": spec.duration_mu,
-                      "mean_quality_boost": spec.gain_mu,
-                      "in_progress": any(not p.completed for p in runs),
-                      "completed": sum(p.completed for p in runs),
-                      "total_quality_boost": round(sum(p.gain for p in runs if p.completed), 6)})
+        tiers.append(
+            {
+                "tier": i,
+                "name": spec.name,
+                "cost": spec.cost,
+                "mean_days": spec.duration_mu,
+                "mean_quality_boost": spec.gain_mu,
+                "in_progress": any(not p.completed for p in runs),
+                "completed": sum(p.completed for p in runs),
+                "total_quality_boost": round(sum(p.gain for p in runs if p.completed), 6),
+            }
+        )
     return {"tiers": tiers}
 
 
 # ---------------------------------------------------------------------------- enterprise
 @registry.tool(category="enterprise")
-def send_enterprise_deal(env: CeoEnv, customer_id: int,
-                         offerings: Annotated[list[tuple[Plan, Annotated[float, Field(gt=0)]]],
-                                              Field(min_length=1)]) -> dict[str, Any]:
+def send_enterprise_deal(
+    env: CeoEnv,
+    customer_id: int,
+    offerings: Annotated[list[tuple[Plan, Annotated[float, Field(gt=0)]]], Field(min_length=1)],
+) -> dict[str, Any]:
     """Offer up to 3 (plan, price per seat per month) options to an enterprise lead or customer.
 
     Replies on the open thread, or opens a renegotiation with a subscribed account. Contracts
@@ -551,14 +618,14 @@ def send_enterprise_deal(env: CeoEnv, customer_id: int,
     if thread is None and w.state.customers.status[c] != SUBSCRIBED:
         raise ToolError(f"Customer {customer_id} has no open thread and no active subscription.")
     if thread is not None and not thread.awaiting_agent:
-        raise ToolError(f"Customer {customer_id} has not replied to your last offer yet (reply due by day "
-                        f"{thread.next_reply_day}).")
+        raise ToolError(
+            f"Customer {customer_id} has not replied to your last offer yet (reply due by day {thread.next_reply_day})."
+        )
     offers = [(PLANS.index(p), float(x)) for p, x in offerings]
     from bizbench.envs.ceo.world import enterprise
 
     t = enterprise.send_offers(w.state, w.streams.get("enterprise_replies"), w.book, c, offers)
-    return {"customer_id": customer_id, "thread_id": t.thread_id, "thread_type": t.kind,
-            "offers_sent": len(t.offers)}
+    return {"customer_id": customer_id, "thread_id": t.thread_id, "thread_type": t.kind, "offers_sent": len(t.offers)}
 
 
 @registry.tool(category="enterprise")
@@ -594,7 +661,10 @@ def get_status(env: CeoEnv) -> dict[str, Any]:
         "mrr": round(m["mrr"], 2) if m else 0.0,
         "config": _current_plan_config(env),
         "capacity_tier": int(st.settings.capacity_tier),
-        "spend": {"operations": st.settings.operations, "development": st.settings.development,
-                  "advertising": float(st.settings.ad_spend.sum()),
-                  "targeted_development": float(st.settings.targeted_dev.sum())},
+        "spend": {
+            "operations": st.settings.operations,
+            "development": st.settings.development,
+            "advertising": float(st.settings.ad_spend.sum()),
+            "targeted_development": float(st.settings.targeted_dev.sum()),
+        },
     }

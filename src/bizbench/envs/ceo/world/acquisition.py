@@ -76,9 +76,15 @@ def expected_leads(
 
 
 def generate_leads(
-    state: WorldState, params: Params, rng_leads: np.random.Generator,
-    rng_conversion: np.random.Generator, group_streams: list[np.random.Generator],
-    counts: np.ndarray, delivered: np.ndarray, social: np.ndarray, surge: float,
+    state: WorldState,
+    params: Params,
+    rng_leads: np.random.Generator,
+    rng_conversion: np.random.Generator,
+    group_streams: list[np.random.Generator],
+    counts: np.ndarray,
+    delivered: np.ndarray,
+    social: np.ndarray,
+    surge: float,
 ) -> LeadsDay:
     """Poisson leads per discovered group, source attribution, then conversion (eq 29; ref §3.3-3.4)."""
     lam, channel, network = expected_leads(state, params, counts, social, surge)
@@ -132,8 +138,12 @@ def _offered_quality(state: WorldState, group: int, demand: np.ndarray, delivere
 
 
 def _convert_individuals(
-    state: WorldState, params: Params, rng: np.random.Generator, group: int,
-    cols: dict[str, np.ndarray], delivered: np.ndarray,
+    state: WorldState,
+    params: Params,
+    rng: np.random.Generator,
+    group: int,
+    cols: dict[str, np.ndarray],
+    delivered: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each lead picks the plan with the largest positive surplus (else A) and subscribes if
     C <= c_max and q U(0.8, 1.1) >= Q_req(C) (ref §3.4, eq 6)."""
@@ -143,10 +153,13 @@ def _convert_individuals(
     lead_promo = lead_promotion(state.settings, group, cols["source"])
     price = np.maximum(0.0, state.settings.prices[None, :] - lead_promo[:, None])
     quality = _offered_quality(state, group, cols["usage_demand"], delivered)
-    req = np.stack([
-        required_quality(price[:, p], c_max, q_min, q_max, cols["s_left"], cols["s_right"], cfg.curve)
-        for p in range(N_PLANS)
-    ], 1)
+    req = np.stack(
+        [
+            required_quality(price[:, p], c_max, q_min, q_max, cols["s_left"], cols["s_right"], cfg.curve)
+            for p in range(N_PLANS)
+        ],
+        1,
+    )
     surplus = np.where(price <= c_max[:, None], quality - req, -np.inf)
     best = np.where(surplus.max(axis=1) > 0, surplus.argmax(axis=1), 0)
     rows = np.arange(n)
@@ -168,8 +181,9 @@ def _convert_individuals(
     cust.effective_price[subs] = np.maximum(0.0, list_price - first_promo)
     cust.start_day[subs] = state.day
     cust.billing_mod[subs] = state.day % 30
-    cust.usage_rate[subs] = draw_usage_rate(rng, cust.usage_demand[subs], np.ones(len(subs)),
-                                            cfg.usage.rate_sd_fraction)
+    cust.usage_rate[subs] = draw_usage_rate(
+        rng, cust.usage_demand[subs], np.ones(len(subs)), cfg.usage.rate_sd_fraction
+    )
     return subs, gone
 
 

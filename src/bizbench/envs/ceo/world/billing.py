@@ -14,8 +14,8 @@ from bizbench.envs.ceo.world.customers import (
 )
 from bizbench.envs.ceo.world.drift import billing_snapshot_c_max, drifted_c_max
 from bizbench.envs.ceo.world.params import MACRO_WTP, Params
-from bizbench.envs.ceo.world.promotions import ad_strength, ongoing_promotion
-from bizbench.envs.ceo.world.quality import effective_ad_load, perceived_quality, quota_factor
+from bizbench.envs.ceo.world.promotions import ad_penalty, ongoing_promotion
+from bizbench.envs.ceo.world.quality import perceived_quality, quota_factor
 from bizbench.envs.ceo.world.state import N_PLANS, WorldState
 from bizbench.envs.ceo.world.usage import draw_usage_rate, weekly_factor
 
@@ -46,8 +46,13 @@ def due_today(state: WorldState, active: np.ndarray) -> np.ndarray:
 
 
 def plan_values(
-    state: WorldState, params: Params, idx: np.ndarray, delivered: np.ndarray, q_shift: np.ndarray,
-    c_drift_group: np.ndarray, with_macro: bool,
+    state: WorldState,
+    params: Params,
+    idx: np.ndarray,
+    delivered: np.ndarray,
+    q_shift: np.ndarray,
+    c_drift_group: np.ndarray,
+    with_macro: bool,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Perceived quality, effective price and acceptability of each plan, shape [n, 3].
 
@@ -60,7 +65,7 @@ def plan_values(
     g = cust.group[idx]
     s = state.settings
     demand = cust.usage_rate[idx] * weekly_factor(state, state.day)
-    ads = effective_ad_load(ad_strength(s, idx, g, include_customer=False))
+    ads = ad_penalty(s, idx, g, cust.eta_ads, include_customer=False)
     c_max = drifted_c_max(cust, idx, c_drift_group, cfg.sampling.c_max_floor)
     if with_macro:
         c_max = c_max * state.macro_multipliers[g, MACRO_WTP]
@@ -70,21 +75,38 @@ def plan_values(
     ok = np.empty((len(idx), N_PLANS), dtype=bool)
     for p in range(N_PLANS):
         q[:, p] = perceived_quality(
-            delivered[g, p], cust.relationship[idx], state.day - cust.start_day[idx],
-            cust.issue_days[idx], cust.eta_ads[idx] * ads,
-            quota_factor(s.quotas[p], demand), cfg.quality,
+            delivered[g, p],
+            cust.relationship[idx],
+            state.day - cust.start_day[idx],
+            cust.issue_days[idx],
+            ads,
+            quota_factor(s.quotas[p], demand),
+            cfg.quality,
         )
         price[:, p] = np.maximum(0.0, s.prices[p] - ongoing_promotion(s, idx, g, np.full(len(idx), p)))
-        req = required_quality(price[:, p], c_max, cust.q_min[idx] + shift, cust.q_max[idx] + shift,
-                               cust.s_left[idx], cust.s_right[idx], cfg.curve)
+        req = required_quality(
+            price[:, p],
+            c_max,
+            cust.q_min[idx] + shift,
+            cust.q_max[idx] + shift,
+            cust.s_left[idx],
+            cust.s_right[idx],
+            cfg.curve,
+        )
         ok[:, p] = (price[:, p] <= c_max) & (q[:, p] >= req)
         q[:, p] -= req  # surplus
     return q, price, ok
 
 
 def billing_decisions(
-    state: WorldState, params: Params, rng: np.random.Generator, rates: np.ndarray,
-    active: np.ndarray, delivered: np.ndarray, q_shift: np.ndarray, c_drift_group: np.ndarray,
+    state: WorldState,
+    params: Params,
+    rng: np.random.Generator,
+    rates: np.ndarray,
+    active: np.ndarray,
+    delivered: np.ndarray,
+    q_shift: np.ndarray,
+    c_drift_group: np.ndarray,
 ) -> BillingDecisions:
     """Anchor-day review of individual subscribers (ref §4.22, step 16).
 
@@ -126,7 +148,8 @@ def billing_decisions(
     cust.promotion[movers] = promo
     cust.effective_price[movers] = np.maximum(0.0, new_listed - promo)
     cust.effective_c_max[movers] = billing_snapshot_c_max(
-        cust, movers, c_drift_group, cfg.sampling.c_max_floor, cfg.fixes.drift_counted_once)
+        cust, movers, c_drift_group, cfg.sampling.c_max_floor, cfg.fixes.drift_counted_once
+    )
     return BillingDecisions(involuntary, cancelled, cancelled_s, movers[up], movers[~up])
 
 
@@ -144,8 +167,12 @@ class Payments:
 
 
 def take_payments(
-    state: WorldState, params: Params, rng: np.random.Generator, active: np.ndarray,
-    suspended: np.ndarray, c_drift_group: np.ndarray,
+    state: WorldState,
+    params: Params,
+    rng: np.random.Generator,
+    active: np.ndarray,
+    suspended: np.ndarray,
+    c_drift_group: np.ndarray,
 ) -> Payments:
     """Collect payments of subscriptions whose anchor is today, incl. today's signups (eq 18).
 
@@ -178,10 +205,12 @@ def take_payments(
     cust.promotion[due] = ongoing
     cust.effective_price[due] = np.maximum(0.0, listed - ongoing)
     cust.effective_c_max[due] = billing_snapshot_c_max(
-        cust, due, c_drift_group, cfg.sampling.c_max_floor, cfg.fixes.drift_counted_once)
+        cust, due, c_drift_group, cfg.sampling.c_max_floor, cfg.fixes.drift_counted_once
+    )
     cust.first_billing_done[due] = True
     cust.seats[due] = np.where(ent, np.floor(cust.seats[due]), cust.seats[due])
-    cust.usage_rate[due] = draw_usage_rate(rng, cust.usage_demand[due], np.where(ent, cust.seats[due], 1.0),
-                                           cfg.usage.rate_sd_fraction)
+    cust.usage_rate[due] = draw_usage_rate(
+        rng, cust.usage_demand[due], np.where(ent, cust.seats[due], 1.0), cfg.usage.rate_sd_fraction
+    )
     cust.period_usage[due] = 0.0
     return Payments(due, cents)

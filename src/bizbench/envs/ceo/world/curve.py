@@ -30,9 +30,9 @@ def required_quality(
     price = np.asarray(price, dtype=np.float64)
     x = price / c_max
     half = (q_max - q_min) / 2.0
-    left = q_min + half * sigmoid(curve.k * s_left * (x - curve.theta_left))
-    right = q_min + half + half * sigmoid(curve.k * s_right * (x - curve.theta_right))
-    q = np.where(x < curve.split, left, right)
+    is_left = x < curve.split
+    z = np.where(is_left, curve.k * s_left * (x - curve.theta_left), curve.k * s_right * (x - curve.theta_right))
+    q = q_min + half * np.where(is_left, 0.0, 1.0) + half * sigmoid(z)
     return np.where(price > c_max, q_max, q)
 
 

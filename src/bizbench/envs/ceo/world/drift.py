@@ -43,30 +43,30 @@ def apply_individual_drift(state: WorldState, params: Params, idx: np.ndarray) -
     cust.seats[idx] = np.maximum(1.0, cust.seats[idx] * (1.0 + growth[:, 3] * seat_mult))
 
 
-def q_shift(state: WorldState, groups: np.ndarray, q_drift_group: np.ndarray | None = None,
-            q_drift_global: float | None = None) -> np.ndarray:
+def q_shift(
+    state: WorldState, groups: np.ndarray, q_drift_group: np.ndarray | None = None, q_drift_global: float | None = None
+) -> np.ndarray:
     """G + q_g: the quality-expectation shift added to q_min and q_max on every read."""
     qg = state.q_drift_group if q_drift_group is None else q_drift_group
     G = state.q_drift_global if q_drift_global is None else q_drift_global
     return G + qg[groups]
 
 
-def drifted_c_max(cust: Customers, idx: np.ndarray, c_drift_group: np.ndarray,
-                  floor: float) -> np.ndarray:
+def drifted_c_max(cust: Customers, idx: np.ndarray, c_drift_group: np.ndarray, floor: float) -> np.ndarray:
     """Current c_max + group c-drift, floored (ref §4.7 billing and trigger variants)."""
     return np.maximum(floor, cust.c_max[idx] + c_drift_group[cust.group[idx]])
 
 
-def satisfaction_c_max(cust: Customers, idx: np.ndarray, c_drift_group: np.ndarray,
-                       floor: float) -> np.ndarray:
+def satisfaction_c_max(cust: Customers, idx: np.ndarray, c_drift_group: np.ndarray, floor: float) -> np.ndarray:
     """Budget in the daily-satisfaction read: the billing snapshot when set (ref §4.7)."""
     snap = cust.effective_c_max[idx]
     base = np.where(np.isnan(snap), cust.c_max[idx], snap)
     return np.maximum(floor, base + c_drift_group[cust.group[idx]])
 
 
-def billing_snapshot_c_max(cust: Customers, idx: np.ndarray, c_drift_group: np.ndarray,
-                           floor: float, drift_once: bool) -> np.ndarray:
+def billing_snapshot_c_max(
+    cust: Customers, idx: np.ndarray, c_drift_group: np.ndarray, floor: float, drift_once: bool
+) -> np.ndarray:
     """The ``effective_c_max`` stored at billing (ref §4.22).
 
     The engine stores c_max + c-drift and adds c-drift again on read; the fix stores the

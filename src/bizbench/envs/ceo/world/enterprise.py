@@ -79,7 +79,11 @@ class EnterpriseDay:
 
 
 def negotiation_quality(
-    state: WorldState, params: Params, customer: int, plans: np.ndarray, delivered: np.ndarray,
+    state: WorldState,
+    params: Params,
+    customer: int,
+    plans: np.ndarray,
+    delivered: np.ndarray,
     lead: bool,
 ) -> np.ndarray:
     """Perceived quality of offered plans, clipped to [-1, 1] (eq 39 Q_perc; ref §4.7).
@@ -96,8 +100,13 @@ def negotiation_quality(
     tenure = state.day - cust.start_day[idx] if (cfg.fixes.tenure_in_negotiation and not lead) else np.zeros(len(plans))
     ads = effective_ad_load(ad_strength(state.settings, idx, g, include_customer=False))
     q = perceived_quality(
-        delivered[g, plans], cust.relationship[idx], tenure, cust.issue_days[idx],
-        cust.eta_ads[idx] * ads, quota_factor(state.settings.quotas[plans], demand), cfg.quality,
+        delivered[g, plans],
+        cust.relationship[idx],
+        tenure,
+        cust.issue_days[idx],
+        cust.eta_ads[idx] * ads,
+        quota_factor(state.settings.quotas[plans], demand),
+        cfg.quality,
     )
     q = np.clip(q, -1.0, 1.0)
     if lead:
@@ -114,7 +123,11 @@ def _curve_args(state: WorldState, customer: int, q_shift: np.ndarray, c_drift: 
 
 
 def evaluate_offers(
-    state: WorldState, params: Params, thread: Thread, delivered: np.ndarray, q_shift: np.ndarray,
+    state: WorldState,
+    params: Params,
+    thread: Thread,
+    delivered: np.ndarray,
+    q_shift: np.ndarray,
     c_drift: np.ndarray,
 ) -> tuple[str, int, float]:
     """Customer's reply to the agent's offers: ("accept"|"counter"|"ghost", plan, price).
@@ -139,14 +152,15 @@ def evaluate_offers(
         return "accept", int(plans[best]), float(prices[best])
     ceiling = max_acceptable_price(q[best : best + 1], *(a[:1] for a in args), state.config.curve)[0]
     f = cust.offer_factor[c]
-    counter = round(float(ceiling * (1.0 - (1.0 - f) * state.config.enterprise.counter_decay ** thread.agent_turn)), 2)
+    counter = round(float(ceiling * (1.0 - (1.0 - f) * state.config.enterprise.counter_decay**thread.agent_turn)), 2)
     if counter <= 0:
         return "ghost", -1, 0.0
     return "counter", int(plans[best]), counter
 
 
-def send_offers(state: WorldState, rng: np.random.Generator, book: EnterpriseBook, customer: int,
-                offers: list[tuple[int, float]]) -> Thread:
+def send_offers(
+    state: WorldState, rng: np.random.Generator, book: EnterpriseBook, customer: int, offers: list[tuple[int, float]]
+) -> Thread:
     """Agent offer: reply on the open thread or open a renegotiation (ref §4.23, eq 42 delay).
 
     The caller validates the customer and offers. A reply later than one day after the
@@ -190,8 +204,9 @@ def _end_account(state: WorldState, customer: int, relationship_change: float) -
     cust.relationship[customer] = float(np.clip(cust.relationship[customer] + relationship_change, 0, 1))
 
 
-def _close_deal(state: WorldState, params: Params, rng: np.random.Generator, thread: Thread, plan: int,
-                price: float) -> None:
+def _close_deal(
+    state: WorldState, params: Params, rng: np.random.Generator, thread: Thread, plan: int, price: float
+) -> None:
     cfg = state.config
     cust = state.customers
     c = thread.customer
@@ -204,14 +219,21 @@ def _close_deal(state: WorldState, params: Params, rng: np.random.Generator, thr
     if thread.kind == NEW_LEAD:
         cust.status[c] = SUBSCRIBED
         cust.effective_c_max[c] = cust.c_max[c]
-        cust.usage_rate[c] = draw_usage_rate(rng, cust.usage_demand[idx], cust.seats[idx], cfg.usage.rate_sd_fraction)[0]
+        cust.usage_rate[c] = draw_usage_rate(rng, cust.usage_demand[idx], cust.seats[idx], cfg.usage.rate_sd_fraction)[
+            0
+        ]
         cust.start_day[c] = state.day
         cust.relationship[c] = min(1.0, cust.relationship[c] + cfg.enterprise.relationship_deal_won)
 
 
 def process_day(
-    state: WorldState, params: Params, rng: np.random.Generator, book: EnterpriseBook,
-    delivered: np.ndarray, q_shift: np.ndarray, c_drift: np.ndarray,
+    state: WorldState,
+    params: Params,
+    rng: np.random.Generator,
+    book: EnterpriseBook,
+    delivered: np.ndarray,
+    q_shift: np.ndarray,
+    c_drift: np.ndarray,
 ) -> EnterpriseDay:
     """Step 17: agent-reply timeouts, customer replies due today, new customer-initiated threads."""
     cfg = state.config.enterprise
@@ -233,12 +255,18 @@ def process_day(
         verdict, plan, price = evaluate_offers(state, params, thread, delivered, q_shift, c_drift)
         if verdict == "accept":
             _close_deal(state, params, rng, thread, plan, price)
-            thread.add_turn("system", d, f"[DEAL CLOSED] Plan {PLANS[plan]} at ${price:,.2f}/seat/month, 1-month contract.")
+            thread.add_turn(
+                "system", d, f"[DEAL CLOSED] Plan {PLANS[plan]} at ${price:,.2f}/seat/month, 1-month contract."
+            )
             book.close(thread, "accepted")
             out.won.append(c)
         elif verdict == "counter":
-            thread.add_turn("customer", d, f"Counter-offer: Plan {PLANS[plan]}, ${price:,.2f}/seat/month, 1-month contract.",
-                            {"plan": PLANS[plan], "price": price})
+            thread.add_turn(
+                "customer",
+                d,
+                f"Counter-offer: Plan {PLANS[plan]}, ${price:,.2f}/seat/month, 1-month contract.",
+                {"plan": PLANS[plan], "price": price},
+            )
             thread.awaiting_agent = True
             thread.last_counterparty_day = d
             thread.next_reply_day = None
@@ -249,7 +277,9 @@ def process_day(
                 state.customers.status[c] = LOST
                 out.lost_leads.append(c)
             else:
-                change = cfg.relationship_ghost_renegotiation if thread.kind == RENEGOTIATION else cfg.relationship_ghost
+                change = (
+                    cfg.relationship_ghost_renegotiation if thread.kind == RENEGOTIATION else cfg.relationship_ghost
+                )
                 _end_account(state, c, change)
                 out.churned.append(c)
     _open_customer_threads(state, params, rng, book, delivered, q_shift, c_drift, out)
@@ -257,8 +287,14 @@ def process_day(
 
 
 def _open_customer_threads(
-    state: WorldState, params: Params, rng: np.random.Generator, book: EnterpriseBook,
-    delivered: np.ndarray, q_shift: np.ndarray, c_drift: np.ndarray, out: EnterpriseDay,
+    state: WorldState,
+    params: Params,
+    rng: np.random.Generator,
+    book: EnterpriseBook,
+    delivered: np.ndarray,
+    q_shift: np.ndarray,
+    c_drift: np.ndarray,
+    out: EnterpriseDay,
 ) -> None:
     """Churn-prevention when the current deal's surplus is negative; plan-change when another
     plan is >10 % better and a U < 0.3 draw passes (ref §4.23 thread types)."""
@@ -274,9 +310,15 @@ def _open_customer_threads(
     lo, hi = cust.q_min[subs] + q_shift[g], cust.q_max[subs] + q_shift[g]
     surplus = np.empty((len(subs), len(PLANS)))
     for p in range(len(PLANS)):
-        q = perceived_quality(delivered[g, p], cust.relationship[subs], state.day - cust.start_day[subs],
-                              cust.issue_days[subs], cust.eta_ads[subs] * ads,
-                              quota_factor(state.settings.quotas[p], cust.usage_rate[subs]), cfg.quality)
+        q = perceived_quality(
+            delivered[g, p],
+            cust.relationship[subs],
+            state.day - cust.start_day[subs],
+            cust.issue_days[subs],
+            cust.eta_ads[subs] * ads,
+            quota_factor(state.settings.quotas[p], cust.usage_rate[subs]),
+            cfg.quality,
+        )
         is_current = cust.plan[subs] == p
         price = np.where(is_current, cust.listed_price[subs], state.settings.prices[p])
         req = required_quality(price, c_max, lo, hi, cust.s_left[subs], cust.s_right[subs], cfg.curve)
@@ -291,12 +333,18 @@ def _open_customer_threads(
     for k, c in enumerate(subs):
         if current[k] < 0:
             t = book.open_thread(int(c), CHURN_PREVENTION, state.day, "Account flagged at risk of churn.")
-            t.add_turn("customer", state.day, "We are not getting enough value for what we pay. "
-                       "Please propose better terms or we will cancel.")
+            t.add_turn(
+                "customer",
+                state.day,
+                "We are not getting enough value for what we pay. Please propose better terms or we will cancel.",
+            )
             out.opened.append(int(c))
-        elif (best_val[k] > 0 and best_val[k] > current[k]
-              and (best_val[k] - current[k]) / max(0.01, abs(current[k])) > cfg.enterprise.plan_change_min_improvement
-              and draws[k] < cfg.enterprise.plan_change_probability):
+        elif (
+            best_val[k] > 0
+            and best_val[k] > current[k]
+            and (best_val[k] - current[k]) / max(0.01, abs(current[k])) > cfg.enterprise.plan_change_min_improvement
+            and draws[k] < cfg.enterprise.plan_change_probability
+        ):
             t = book.open_thread(int(c), PLAN_CHANGE, state.day, "Customer requested a plan change.")
             t.add_turn("customer", state.day, f"We would like to move to Plan {PLANS[best[k]]}.")
             out.opened.append(int(c))

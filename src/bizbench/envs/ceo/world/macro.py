@@ -25,9 +25,7 @@ def step_pmi(state: WorldState, rng: np.random.Generator) -> float:
 def update_multipliers(state: WorldState, params: Params) -> None:
     """M_{g,dim} = max(0.5, 1 + beta_{g,dim} (PMI - 50) / 50), recomputed daily (eq 38)."""
     m = state.config.macro
-    state.macro_multipliers = np.maximum(
-        m.multiplier_floor, 1.0 + params.betas * (state.pmi - m.neutral) / m.neutral
-    )
+    state.macro_multipliers = np.maximum(m.multiplier_floor, 1.0 + params.betas * (state.pmi - m.neutral) / m.neutral)
 
 
 def trend_label(value: float) -> str:
@@ -64,7 +62,7 @@ def close_measurement(state: WorldState) -> dict[str, Any] | None:
     d = state.day
     if (d - 1) % m.window_days != 0:
         return None
-    window = state.pmi_history[-m.window_days:]
+    window = state.pmi_history[-m.window_days :]
     value = round(float(np.mean(window)), 1)
     previous = state.macro_readings[-1]["pmi_value"] if state.macro_readings else m.initial
     change = round(value - previous, 1)

@@ -83,8 +83,7 @@ class Params:
             drift_c=col("drift_c"),
             indiv_drift=np.array(
                 [
-                    [g.indiv_drift.c_max, g.indiv_drift.q_bias, g.indiv_drift.steepness_left,
-                     g.indiv_drift.seat_count]
+                    [g.indiv_drift.c_max, g.indiv_drift.q_bias, g.indiv_drift.steepness_left, g.indiv_drift.seat_count]
                     for g in gs
                 ]
             ),

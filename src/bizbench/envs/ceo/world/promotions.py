@@ -56,3 +56,14 @@ def ad_strength(s: Settings, idx: np.ndarray, groups: np.ndarray, include_custom
 
 def ads_active(s: Settings) -> bool:
     return s.ads_global > 0 or bool(s.ads_by_group.any()) or bool(s.ads_by_customer)
+
+
+def ad_penalty(
+    s: Settings, idx: np.ndarray, groups: np.ndarray, eta_column: np.ndarray, include_customer: bool
+) -> np.ndarray | float:
+    """AP = eta_i a_i, the ad term subtracted from perceived quality (eq 13, 15); 0 with no ads."""
+    from bizbench.envs.ceo.world.quality import effective_ad_load
+
+    if not ads_active(s):
+        return 0.0
+    return eta_column[idx] * effective_ad_load(ad_strength(s, idx, groups, include_customer))

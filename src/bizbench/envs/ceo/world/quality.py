@@ -60,10 +60,5 @@ def perceived_quality(
     service_penalty: float = 0.0,
 ) -> np.ndarray:
     """Q_perc = (Del - svc + RB + TB) * F - IP - AP (eq 15 in the engine form, ref §4.7)."""
-    positive = (
-        delivered
-        - service_penalty
-        + relationship_bonus(relationship, q)
-        + tenure_bonus(tenure_days, q)
-    )
+    positive = delivered - service_penalty + relationship_bonus(relationship, q) + tenure_bonus(tenure_days, q)
     return positive * quota_f - q.issue_penalty * issue_days - ad_penalty

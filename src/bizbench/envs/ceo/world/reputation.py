@@ -50,8 +50,12 @@ def daily_update(state: WorldState, params: Params, active: np.ndarray) -> np.nd
 
 
 def cancellation_damage(
-    state: WorldState, params: Params, rng: np.random.Generator, groups: np.ndarray,
-    satisfaction: np.ndarray | None, start_counts: np.ndarray,
+    state: WorldState,
+    params: Params,
+    rng: np.random.Generator,
+    groups: np.ndarray,
+    satisfaction: np.ndarray | None,
+    start_counts: np.ndarray,
 ) -> None:
     """Event damage of eq 24, no spillover (ref §4.11).
 

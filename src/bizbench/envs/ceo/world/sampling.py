@@ -21,19 +21,18 @@ def sample_customers(
     s = state.config.sampling
     grp = state.config.groups[group]
     s_left = np.clip(rng.exponential(s.steep_left_scale, n) + s.steep_left_shift, *s.steep_left_bounds)
-    s_right = np.clip(rng.exponential(s.steep_right_scale, n) + s.steep_right_shift,
-                      *s.steep_right_bounds)
+    s_right = np.clip(rng.exponential(s.steep_right_scale, n) + s.steep_right_shift, *s.steep_right_bounds)
     c_max = np.maximum(s.c_max_floor, rng.normal(grp.c_max_mu, s.c_max_sd_scale * grp.c_max_sd, n))
     q_min = np.maximum(s.param_floor, rng.normal(grp.q_min_mu, grp.q_min_sd, n))
     q_range = np.maximum(s.param_floor, rng.normal(grp.q_range_mu, grp.q_range_sd, n))
     usage = np.maximum(s.usage_floor, rng.normal(grp.usage_mu, grp.usage_sd, n))
     seats = rng.integers(grp.seats_min, grp.seats_max + 1, n).astype(np.float64)
     deal_mult = state.macro_multipliers[group, MACRO_DEAL]
-    reply_mean = np.maximum(s.reply_delay_floor, rng.normal(grp.reply_delay_mu / deal_mult,
-                                                            0.5 * grp.reply_delay_sd, n))
+    reply_mean = np.maximum(
+        s.reply_delay_floor, rng.normal(grp.reply_delay_mu / deal_mult, 0.5 * grp.reply_delay_sd, n)
+    )
     reply_sd = np.maximum(s.reply_sd_floor, rng.normal(grp.reply_delay_sd, 0.3 * grp.reply_delay_sd, n))
-    negotiation = np.clip(rng.normal(grp.negotiation_rate_mu, grp.negotiation_rate_sd, n),
-                          *s.negotiation_rate_bounds)
+    negotiation = np.clip(rng.normal(grp.negotiation_rate_mu, grp.negotiation_rate_sd, n), *s.negotiation_rate_bounds)
     offer = np.clip(rng.normal(s.offer_factor_mu, s.offer_factor_sd, n), *s.offer_factor_bounds)
     max_turns = np.maximum(s.min_max_turns, np.round(rng.normal(grp.max_turns_mu, grp.max_turns_sd, n)))
     lockin = np.maximum(s.param_floor, rng.normal(grp.lockin_mu, grp.lockin_sd, n))

@@ -6,8 +6,8 @@ import numpy as np
 
 from bizbench.envs.ceo.world.curve import required_quality
 from bizbench.envs.ceo.world.drift import satisfaction_c_max
-from bizbench.envs.ceo.world.promotions import ad_strength
-from bizbench.envs.ceo.world.quality import effective_ad_load, perceived_quality, quota_factor
+from bizbench.envs.ceo.world.promotions import ad_penalty
+from bizbench.envs.ceo.world.quality import perceived_quality, quota_factor
 from bizbench.envs.ceo.world.state import WorldState
 from bizbench.envs.ceo.world.usage import weekly_factor
 
@@ -33,13 +33,13 @@ def update_satisfaction(
     plan = cust.plan[active]
     demand = cust.usage_rate[active] * weekly_factor(state, state.day)
     f = quota_factor(state.settings.quotas[plan], demand)
-    ads = effective_ad_load(ad_strength(state.settings, active, g, include_customer=True))
+    ads = ad_penalty(state.settings, active, g, cust.eta_ads, include_customer=True)
     q_perc = perceived_quality(
         delivered[g, plan],
         cust.relationship[active],
         state.day - cust.start_day[active],
         cust.issue_days[active],
-        cust.eta_ads[active] * ads,
+        ads,
         f,
         cfg.quality,
         service_penalty,
@@ -48,8 +48,13 @@ def update_satisfaction(
     c_max = satisfaction_c_max(cust, active, c_drift_group, cfg.sampling.c_max_floor)
     price = cust.effective_price[active]  # per seat for enterprise accounts
     q_req = required_quality(
-        price, c_max, cust.q_min[active] + shift, cust.q_max[active] + shift,
-        cust.s_left[active], cust.s_right[active], cfg.curve,
+        price,
+        c_max,
+        cust.q_min[active] + shift,
+        cust.q_max[active] + shift,
+        cust.s_left[active],
+        cust.s_right[active],
+        cfg.curve,
     )
     before = cust.satisfaction[active]
     w = cfg.satisfaction.new_weight

@@ -15,8 +15,13 @@ from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.state import AgentPost, WorldState
 
 # (threshold, P(positive), P(neutral), P(negative)) by satisfaction bucket (ref §4.12).
-SENTIMENT_BUCKETS = ((0.2, 0.70, 0.25, 0.05), (0.05, 0.40, 0.50, 0.10), (-0.05, 0.15, 0.55, 0.30),
-                     (-0.2, 0.05, 0.35, 0.60), (-np.inf, 0.02, 0.18, 0.80))
+SENTIMENT_BUCKETS = (
+    (0.2, 0.70, 0.25, 0.05),
+    (0.05, 0.40, 0.50, 0.10),
+    (-0.05, 0.15, 0.55, 0.30),
+    (-0.2, 0.05, 0.35, 0.60),
+    (-np.inf, 0.02, 0.18, 0.80),
+)
 SENTIMENTS = ("positive", "neutral", "negative")
 
 
@@ -27,7 +32,9 @@ class PostCandidates:
     churned: np.ndarray  # bool: the candidate cancelled today
 
 
-def subscriber_weights(state: WorldState, params: Params, active: np.ndarray, overload: bool, outage: bool) -> np.ndarray:
+def subscriber_weights(
+    state: WorldState, params: Params, active: np.ndarray, overload: bool, outage: bool
+) -> np.ndarray:
     """w_i of eq 26 in the engine form (ref §4.12): extremity, negativity, influencer, new
     customer, satisfaction change, today's events (overload, outage, open issue, quota), seats."""
     so = state.config.social
@@ -38,7 +45,7 @@ def subscriber_weights(state: WorldState, params: Params, active: np.ndarray, ov
     quota_short = cust.usage_rate[active] * 1.0 > state.settings.quotas[cust.plan[active]]
     events = float(overload) + float(outage) + (cust.issue_days[active] > 0) + quota_short
     seats = np.where(params.is_ent[g], cust.seats[active], 1.0)
-    w = (1.0 + so.extremity_weight * np.abs(s))
+    w = 1.0 + so.extremity_weight * np.abs(s)
     w *= np.where(s < 0, 1.0 + so.negative_weight * s**2, 1.0)
     w *= np.where(params.influencer[g], so.influencer_weight, 1.0)
     w *= np.where(state.day - cust.start_day[active] <= so.new_customer_days, so.new_customer_weight, 1.0)
@@ -48,7 +55,9 @@ def subscriber_weights(state: WorldState, params: Params, active: np.ndarray, ov
     return np.where(np.isfinite(w), w, 1e6)
 
 
-def sample_posts(state: WorldState, params: Params, rng: np.random.Generator, cands: PostCandidates) -> list[dict[str, Any]]:
+def sample_posts(
+    state: WorldState, params: Params, rng: np.random.Generator, cands: PostCandidates
+) -> list[dict[str, Any]]:
     """Up to 5 authors without replacement, probability proportional to weight, then sentiment
     by satisfaction bucket (churned authors are negative) and hidden engagement (ref §4.12)."""
     so = state.config.social
@@ -83,11 +92,20 @@ def sample_posts(state: WorldState, params: Params, rng: np.random.Generator, ca
             shares *= int(3 + 3 * u_c)
         row = params.spillover[cust.group[c]].copy()
         row[cust.group[c]] = 0.0
-        posts.append({
-            "day": state.day, "customer": c, "group_id": gid, "sentiment": sentiment,
-            "satisfaction": s, "churned": bool(cands.churned[j]), "likes": likes, "shares": shares,
-            "virality": virality, "influence": float(row.sum()),
-        })
+        posts.append(
+            {
+                "day": state.day,
+                "customer": c,
+                "group_id": gid,
+                "sentiment": sentiment,
+                "satisfaction": s,
+                "churned": bool(cands.churned[j]),
+                "likes": likes,
+                "shares": shares,
+                "virality": virality,
+                "influence": float(row.sum()),
+            }
+        )
     return posts
 
 
@@ -117,8 +135,9 @@ def judge_posts(state: WorldState, params: Params, rng: np.random.Generator, jud
             scores[params.group_index(gid)] = float(np.clip(e, -1.0, 1.0))
         a = np.abs(scores)
         k = np.log(100.0 / 3.0) / so.viral_span
-        mult = np.where(a <= so.viral_threshold, 1.0 + 2.0 * a / so.viral_threshold,
-                        3.0 * np.exp(k * (a - so.viral_threshold)))
+        mult = np.where(
+            a <= so.viral_threshold, 1.0 + 2.0 * a / so.viral_threshold, 3.0 * np.exp(k * (a - so.viral_threshold))
+        )
         base = np.maximum(50.0, 0.1 * counts)
         views = (base * mult * rng.lognormal(0.0, 0.3, params.n_groups)).astype(np.int64)
         post.scores = scores
@@ -138,6 +157,13 @@ def social_multiplier(state: WorldState, params: Params, day: int) -> np.ndarray
         e = post.scores
         viral = np.abs(e) >= so.viral_threshold
         age = day - post.day
-        total += np.where(viral, np.sign(e) * (np.abs(e) - so.viral_threshold) / so.viral_span
-                          * so.multiplier_gain * 2.0 ** (-age / so.multiplier_half_life), 0.0)
+        total += np.where(
+            viral,
+            np.sign(e)
+            * (np.abs(e) - so.viral_threshold)
+            / so.viral_span
+            * so.multiplier_gain
+            * 2.0 ** (-age / so.multiplier_half_life),
+            0.0,
+        )
     return np.clip(1.0 + total, *so.multiplier_bounds)

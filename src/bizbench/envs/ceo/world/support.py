@@ -102,8 +102,9 @@ def run_support(
     free = active[~has_issue]
     g_free = cust.group[free]
     seats = np.where(params.is_ent[g_free], cust.seats[free], 1.0)
-    prob = (sp.base_rate + sp.satisfaction_rate * (1.0 - satisfaction_before[~has_issue])
-            + sp.outage_rate * float(outage)) * seats
+    prob = (
+        sp.base_rate + sp.satisfaction_rate * (1.0 - satisfaction_before[~has_issue]) + sp.outage_rate * float(outage)
+    ) * seats
     prob = np.clip(prob, 0.0, sp.max_prob)
     opened = free[rng.random(len(free)) < prob]
     cust.issue_days[opened] = 1

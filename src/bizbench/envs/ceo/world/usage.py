@@ -13,8 +13,7 @@ def weekly_factor(state: WorldState, day: int) -> float:
     return factors[day % len(factors)]
 
 
-def draw_usage_rate(rng: np.random.Generator, demand: np.ndarray, seats: np.ndarray,
-                    sd_fraction: float) -> np.ndarray:
+def draw_usage_rate(rng: np.random.Generator, demand: np.ndarray, seats: np.ndarray, sd_fraction: float) -> np.ndarray:
     """r_i = max(0, N(u_i, 0.2 u_i)) x seats, drawn at signup and at each billing (ref §4.3)."""
     return np.maximum(0.0, rng.normal(demand, sd_fraction * demand)) * seats
 

@@ -33,7 +33,6 @@ from bizbench.envs.ceo.world import (
     surges,
     usage,
 )
-from bizbench.envs.ceo.world.customers import SUBSCRIBED
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.state import WorldState
 
@@ -79,8 +78,9 @@ class World:
 
     def delivered_quality(self) -> np.ndarray:
         s = self.state
-        return quality.delivered_quality(self.config.quality.base, s.bonus_shared, s.bonus_group,
-                                         self.params.tier_quality[s.settings.tiers - 1])
+        return quality.delivered_quality(
+            self.config.quality.base, s.bonus_shared, s.bonus_group, self.params.tier_quality[s.settings.tiers - 1]
+        )
 
     # ------------------------------------------------------------------ time
     def advance(self, days: int | None = None) -> list[dict[str, Any]]:
@@ -144,10 +144,13 @@ class World:
         sup = support.run_support(st, p, rs.get("support"), active, s_before, svc.outage)
         self.issue_log.append((d, sup.opened, sup.resolved))
         # 16. billing decisions
-        dec = billing.billing_decisions(st, p, rs.get("billing"), self.involuntary_rates(d // 30),
-                                        active, delivered, q_shift, c_drift)
+        dec = billing.billing_decisions(
+            st, p, rs.get("billing"), self.involuntary_rates(d // 30), active, delivered, q_shift, c_drift
+        )
         rep_rng = rs.get("reputation")
-        reputation.cancellation_damage(st, p, rep_rng, cust.group[dec.cancelled], dec.cancelled_satisfaction, start_counts)
+        reputation.cancellation_damage(
+            st, p, rep_rng, cust.group[dec.cancelled], dec.cancelled_satisfaction, start_counts
+        )
         # 17. enterprise negotiation
         ent = enterprise.process_day(st, p, rs.get("enterprise"), self.book, delivered, q_shift, c_drift)
         churned_ent = np.array(ent.churned, dtype=np.int64)
@@ -166,15 +169,24 @@ class World:
         # 19. new leads
         counts = np.bincount(cust.group[active], minlength=p.n_groups)
         leads = acquisition.generate_leads(
-            st, p, rs.get("leads"), rs.get("conversion"), self.group_streams, counts, delivered,
-            social.social_multiplier(st, p, d), surges.surge_multiplier(st, d),
+            st,
+            p,
+            rs.get("leads"),
+            rs.get("conversion"),
+            self.group_streams,
+            counts,
+            delivered,
+            social.social_multiplier(st, p, d),
+            surges.surge_multiplier(st, d),
         )
         for c in leads.enterprise_leads:
             self.book.open_thread(int(c), enterprise.NEW_LEAD, d, "New enterprise lead.")
             self.notify("large_customer_message", f"New enterprise lead: customer {int(c)}")
         n_leads = int(leads.leads.sum())
         if n_leads:
-            st.ledger.post(d, "lead_acquisition_cost", -to_cents(n_leads * cfg.acquisition.lead_cost), f"{n_leads} leads")
+            st.ledger.post(
+                d, "lead_acquisition_cost", -to_cents(n_leads * cfg.acquisition.lead_cost), f"{n_leads} leads"
+            )
         self.channel_log.append((d, st.settings.ad_spend.copy(), leads.channel_leads))
         # 20. payments
         active = cust.active()
@@ -200,15 +212,23 @@ class World:
         np.add.at(totals, groups, pay.cents)
         counts = np.bincount(groups, minlength=self.params.n_groups)
         for g in np.flatnonzero(counts):
-            self.state.ledger.post(self.state.day, "subscription_payment", int(totals[g]),
-                                   f"{int(counts[g])} payments", group=self.config.groups[g].id)
+            self.state.ledger.post(
+                self.state.day,
+                "subscription_payment",
+                int(totals[g]),
+                f"{int(counts[g])} payments",
+                group=self.config.groups[g].id,
+            )
 
-    def _customer_posts(self, active: np.ndarray, svc: service.ServiceDay, dec: billing.BillingDecisions,
-                        churned_ent: np.ndarray) -> None:
+    def _customer_posts(
+        self, active: np.ndarray, svc: service.ServiceDay, dec: billing.BillingDecisions, churned_ent: np.ndarray
+    ) -> None:
         so = self.config.social
         cust = self.state.customers
         w_active = social.subscriber_weights(self.state, self.params, active, svc.overload > 0, svc.outage)
-        w_cancel = so.cancelled_weight * (1.0 + so.extremity_weight * np.abs(np.minimum(cust.satisfaction[dec.cancelled], 0)))
+        w_cancel = so.cancelled_weight * (
+            1.0 + so.extremity_weight * np.abs(np.minimum(cust.satisfaction[dec.cancelled], 0))
+        )
         w_ent = so.ent_churn_weight * cust.seats[churned_ent]
         cands = social.PostCandidates(
             customers=np.concatenate([active, dec.cancelled, churned_ent]),
@@ -226,12 +246,26 @@ class World:
         event = open_events[0]
         for _ in range(c.posts_per_day):
             noisy = max(0.0, event["boost"] * (1.0 + rng.uniform(-0.25, 0.25)))
-            self.competitor_posts.append({"day": self.state.day, "noisy_boost": noisy,
-                                          "severity": competitor.severity(noisy), "pick": float(rng.random())})
+            self.competitor_posts.append(
+                {
+                    "day": self.state.day,
+                    "noisy_boost": noisy,
+                    "severity": competitor.severity(noisy),
+                    "pick": float(rng.random()),
+                }
+            )
 
-    def _daily_metrics(self, active: np.ndarray, svc: service.ServiceDay, dec: billing.BillingDecisions,
-                       leads: acquisition.LeadsDay, ent: enterprise.EnterpriseDay, pay: billing.Payments,
-                       day_costs: dict[str, float], n_leads: int) -> dict[str, Any]:
+    def _daily_metrics(
+        self,
+        active: np.ndarray,
+        svc: service.ServiceDay,
+        dec: billing.BillingDecisions,
+        leads: acquisition.LeadsDay,
+        ent: enterprise.EnterpriseDay,
+        pay: billing.Payments,
+        day_costs: dict[str, float],
+        n_leads: int,
+    ) -> dict[str, Any]:
         st, p = self.state, self.params
         cust = st.customers
         g = cust.group[active]
@@ -268,5 +302,7 @@ class World:
             "reputation": {ids[i]: round(float(st.reputation[i]), 6) for i in np.flatnonzero(st.discovered)},
             "mean_satisfaction": float(cust.satisfaction[active].mean()) if len(active) else None,
             "pmi": st.pmi,
-            "mrr": float(np.sum(cust.effective_price[active] * np.where(p.is_ent[g], np.floor(cust.seats[active]), 1.0))),
+            "mrr": float(
+                np.sum(cust.effective_price[active] * np.where(p.is_ent[g], np.floor(cust.seats[active]), 1.0))
+            ),
         }
