@@ -259,7 +259,7 @@ def upper_bound(
     table.add_column("quantity")
     table.add_column("amount ($M)", justify="right")
     for name, value in est.rows():
-        table.add_row(name, f"{value / 1e6:,.1f}")
+        table.add_row(name, f"x {value:.2f}" if name.startswith("Friction") else f"{value / 1e6:,.1f}")
     console.print(table)
 
 
