@@ -67,6 +67,7 @@ class RuleBased:
     global_dev: float = 200.0
     ads_start_day: int = 20
     utilisation: float = 0.8
+    development: bool = True  # False: the "ads only, no development" calibration policy
     name: str = "rule-based"
 
     @property
@@ -87,15 +88,16 @@ class RuleBased:
         day = status["day"]
         enabled = status["cash"] > self.cash_floor
         accounts = status["subscribers"] + status["enterprise_accounts"]
+        develop = enabled and self.development
         _ok(
             env,
             "set_daily_spend",
             operations=max(100.0, 0.05 * accounts),
-            development=self.global_dev if enabled else 0.0,
+            development=self.global_dev if develop else 0.0,
         )
         package = SPEND_PACKAGES[self.spend_package]
         groups = self.targets(day)
-        _ok(env, "set_targeted_dev_spend", targeted_spend={g: package[g][0] for g in groups} if enabled else {})
+        _ok(env, "set_targeted_dev_spend", targeted_spend={g: package[g][0] for g in groups} if develop else {})
         ads: dict[str, dict[str, float]] = {}
         if enabled and day >= self.ads_start_day:
             table = public_channel_table(env.config)

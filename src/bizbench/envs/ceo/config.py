@@ -359,6 +359,7 @@ class EngineFixes(_Strict):
     drift_counted_once: bool = True
     tenure_in_negotiation: bool = True
     enterprise_involuntary_churn: bool = True
+    surge_starts_on_roll_day: bool = True
 
 
 class CeoConfig(_Strict):

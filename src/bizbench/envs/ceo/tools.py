@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import numpy as np
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from bizbench.core.ledger import to_cents
 from bizbench.core.registry import ToolError, ToolRegistry
@@ -595,11 +595,19 @@ def list_research_projects(env: CeoEnv) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------- enterprise
+class EnterpriseOffer(BaseModel):
+    """One offering of an enterprise deal: a plan and its monthly price per seat."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+    plan: Plan
+    price_per_seat: Annotated[float, Field(gt=0)]
+
+
 @registry.tool(category="enterprise")
 def send_enterprise_deal(
     env: CeoEnv,
     customer_id: int,
-    offerings: Annotated[list[tuple[Plan, Annotated[float, Field(gt=0)]]], Field(min_length=1)],
+    offerings: Annotated[list[EnterpriseOffer], Field(min_length=1)],
 ) -> dict[str, Any]:
     """Offer up to 3 (plan, price per seat per month) options to an enterprise lead or customer.
 
@@ -608,7 +616,7 @@ def send_enterprise_deal(
 
     Args:
         customer_id: The enterprise customer.
-        offerings: List of [plan, price_per_seat] pairs, e.g. [["B", 95.0], ["C", 140.0]].
+        offerings: e.g. [{"plan": "B", "price_per_seat": 95.0}, {"plan": "C", "price_per_seat": 140.0}].
     """
     w = env.world
     c = _customer(env, customer_id)
@@ -621,7 +629,7 @@ def send_enterprise_deal(
         raise ToolError(
             f"Customer {customer_id} has not replied to your last offer yet (reply due by day {thread.next_reply_day})."
         )
-    offers = [(PLANS.index(p), float(x)) for p, x in offerings]
+    offers = [(PLANS.index(o.plan), o.price_per_seat) for o in offerings]
     from bizbench.envs.ceo.world import enterprise
 
     t = enterprise.send_offers(w.state, w.streams.get("enterprise_replies"), w.book, c, offers)

@@ -29,27 +29,25 @@ def compute_cost_by_plan(state: WorldState, params: Params, active: np.ndarray) 
     return units * params.tier_cost[state.settings.tiers - 1]
 
 
-def book_daily_costs(state: WorldState, params: Params, active: np.ndarray) -> dict[str, float]:
+def book_daily_costs(state: WorldState, params: Params, active: np.ndarray) -> None:
     """Book eq 43's recurring terms as ledger rows, one per category (ref §4.24 table).
 
     Lead costs and lump-sum research are booked where they happen; ad revenue here.
     """
     s = state.settings
     d = state.day
-    rows = {
-        "capacity": float(params.capacity_cost[s.capacity_tier]),
-        "compute": float(compute_cost_by_plan(state, params, active).sum()),
-        "operations": s.operations,
-        "operations_targeted": s.targeted_ops_total(),
-        "development": s.development,
-        "development_targeted": float(s.targeted_dev.sum()),
-        "advertising": float(s.ad_spend.sum()),
-    }
-    for category, amount in rows.items():
+    rows = [
+        ("capacity", float(params.capacity_cost[s.capacity_tier]), ""),
+        ("compute", float(compute_cost_by_plan(state, params, active).sum()), ""),
+        ("operations", s.operations, ""),
+        ("operations", s.targeted_ops_total(), "targeted"),
+        ("development", s.development, ""),
+        ("development", float(s.targeted_dev.sum()), "targeted"),
+        ("advertising", float(s.ad_spend.sum()), ""),
+    ]
+    for category, amount, note in rows:
         if amount > 0:
-            state.ledger.post(d, category, -to_cents(amount))
+            state.ledger.post(d, category, -to_cents(amount), note)
     revenue = daily_ad_revenue(state, params, active)
     if revenue > 0:
         state.ledger.post(d, "ad_revenue", to_cents(revenue))
-    rows["ad_revenue"] = revenue
-    return rows

@@ -19,7 +19,7 @@ from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.promotions import ad_strength, ongoing_promotion
 from bizbench.envs.ceo.world.quality import effective_ad_load, perceived_quality, quota_factor
 from bizbench.envs.ceo.world.state import WorldState
-from bizbench.envs.ceo.world.usage import draw_usage_rate
+from bizbench.envs.ceo.world.usage import draw_usage_rate, weekly_factor
 
 NEW_LEAD, CHURN_PREVENTION, PLAN_CHANGE, RENEGOTIATION = "new_lead", "churn_prevention", "plan_change", "renegotiation"
 
@@ -35,7 +35,7 @@ class Thread:
     last_counterparty_day: int = 0
     next_reply_day: int | None = None
     offers: list[tuple[int, float]] = field(default_factory=list)
-    agent_turn: int = 0
+    agent_turn: int = 0  # turn number of the agent's latest message in the thread
     status: str = "open"  # open, accepted, agent_rejected, timeout, ghosted
 
     @property
@@ -146,7 +146,6 @@ def evaluate_offers(
     q = negotiation_quality(state, params, c, plans, delivered, lead)
     args = _curve_args(state, c, q_shift, c_drift, len(plans))
     surplus = q - required_quality(prices, *args, state.config.curve)
-    surplus = np.where(prices <= args[0], surplus, -np.inf)
     best = int(np.argmax(surplus))
     if surplus[best] > 0:
         return "accept", int(plans[best]), float(prices[best])
@@ -177,7 +176,7 @@ def send_offers(
         if delay > 1:
             cust.relationship[customer] = max(0.0, cust.relationship[customer] - cfg.late_reply_penalty * (delay - 1))
     thread.offers = list(offers[: cfg.max_offers])
-    thread.agent_turn += 1
+    thread.agent_turn = len(thread.turns)  # the turn number of this agent message (eq 41's r)
     text = "; ".join(f"Plan {PLANS[p]} at ${x:,.2f}/seat/month" for p, x in thread.offers)
     thread.add_turn("agent", state.day, text, [{"plan": PLANS[p], "price_per_seat": x} for p, x in thread.offers])
     thread.awaiting_agent = False
@@ -316,7 +315,7 @@ def _open_customer_threads(
             state.day - cust.start_day[subs],
             cust.issue_days[subs],
             cust.eta_ads[subs] * ads,
-            quota_factor(state.settings.quotas[p], cust.usage_rate[subs]),
+            quota_factor(state.settings.quotas[p], cust.usage_rate[subs] * weekly_factor(state, state.day)),
             cfg.quality,
         )
         is_current = cust.plan[subs] == p

@@ -80,7 +80,7 @@ def sample_posts(
             probs = next(b[1:] for b in SENTIMENT_BUCKETS if s >= b[0])
             sentiment = SENTIMENTS[int(np.searchsorted(np.cumsum(probs), u_sent * sum(probs), side="right"))]
         gid = state.config.groups[cust.group[c]].id
-        if gid.startswith("E") or gid.startswith("D_E"):
+        if gid.startswith("E"):  # the engine's test; discoverable D_E* groups get individual ranges
             likes, shares = 5 + int(u_like * 45), int(u_share * 10)
         else:
             likes, shares = 1 + int(u_like * 99), int(u_share * 30)

@@ -12,8 +12,8 @@ def roll_surges(state: WorldState, rng: np.random.Generator, first_day: int, day
 
     Each roll consumes three draws whether or not it fires. A surge rolled for day s lasts
     U{3..10} days from s with multiplier 2 + 6U. The engine never checks the start day, so
-    its surges act from the first day of the week; we start them on the rolled day as eq 30
-    states (docs/calibration.md).
+    its surges act from the first day of the week; with ``fixes.surge_starts_on_roll_day``
+    they start on the rolled day as eq 30 states (docs/calibration.md).
     """
     s = state.config.surges
     new: list[Surge] = []
@@ -23,7 +23,8 @@ def roll_surges(state: WorldState, rng: np.random.Generator, first_day: int, day
             continue
         lo, hi = s.duration_days
         duration = lo + int(dur_u * (hi - lo + 1))
-        surge = Surge(day, day + duration, s.multiplier_base + s.multiplier_span * float(mult_u))
+        start = day if state.config.fixes.surge_starts_on_roll_day else first_day
+        surge = Surge(start, day + duration, s.multiplier_base + s.multiplier_span * float(mult_u))
         new.append(surge)
     state.surges.extend(new)
     return new

@@ -27,7 +27,7 @@ def compute_usage(state: WorldState, active: np.ndarray) -> np.ndarray:
     cust = state.customers
     w = weekly_factor(state, state.day)
     quota = state.settings.quotas[cust.plan[active]]
-    units = np.round(np.minimum(cust.usage_rate[active] * w, quota))
+    units = np.floor(np.minimum(cust.usage_rate[active] * w, quota) + 0.5)  # SQL round(): half away from 0
     cust.usage_today[active] = units
     cust.period_usage[active] += units
     return units

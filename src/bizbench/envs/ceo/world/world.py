@@ -57,6 +57,7 @@ class World:
         self.channel_log: list[tuple[int, np.ndarray, np.ndarray]] = []  # (day, spend, leads)
         self.issue_log: list[tuple[int, np.ndarray, np.ndarray]] = []  # (day, opened, resolved)
         self._invol_cache: dict[int, np.ndarray] = {}
+        self._ledger_mark = 0
 
     # ------------------------------------------------------------------ helpers
     @property
@@ -193,13 +194,13 @@ class World:
         pay = billing.take_payments(st, p, rs.get("payments"), active, self.book.suspended_customers(), c_drift)
         self._book_payments(pay)
         # 21. daily costs and ad revenue
-        day_costs = costs.book_daily_costs(st, p, active)
+        costs.book_daily_costs(st, p, active)
         # 23. judge agent posts
         social.judge_posts(st, p, rs.get("post_views"), self.judge)
         # 24. bankruptcy
         if st.ledger.balance_cents < 0:
             st.bankrupt = True
-        record = self._daily_metrics(active, svc, dec, leads, ent, pay, day_costs, n_leads)
+        record = self._daily_metrics(active, svc, dec, leads, ent, n_leads)
         self.metrics.append(record)
         return record
 
@@ -262,8 +263,6 @@ class World:
         dec: billing.BillingDecisions,
         leads: acquisition.LeadsDay,
         ent: enterprise.EnterpriseDay,
-        pay: billing.Payments,
-        day_costs: dict[str, float],
         n_leads: int,
     ) -> dict[str, Any]:
         st, p = self.state, self.params
@@ -272,7 +271,12 @@ class World:
         accounts = np.bincount(g, minlength=p.n_groups)
         seats = np.bincount(g, weights=np.where(p.is_ent[g], np.floor(cust.seats[active]), 1.0), minlength=p.n_groups)
         ids = self.config.group_ids
-        by_cat = {k: v / 100.0 for k, v in st.ledger.totals_by_category(st.day).items()}
+        # Cash flow by category since the previous record: this day's rows plus lump sums
+        # (research, R&D) the agent bought between turns, so each record reconciles cash.
+        by_cat: dict[str, float] = {}
+        for row in st.ledger.rows[self._ledger_mark :]:
+            by_cat[row.category] = by_cat.get(row.category, 0.0) + row.cents / 100.0
+        self._ledger_mark = len(st.ledger.rows)
         return {
             "day": st.day,
             "cash": st.ledger.cash,

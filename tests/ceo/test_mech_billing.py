@@ -1,0 +1,188 @@
+"""Billing decisions, payments and involuntary churn (paper eq 6, 18-19; ref §4.7, §4.22)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from bizbench.envs.ceo.world.billing import billing_decisions, involuntary_rates, take_payments
+from bizbench.envs.ceo.world.customers import (
+    CANCELLED,
+    REASON_INVOLUNTARY,
+    REASON_VOLUNTARY,
+    SUBSCRIBED,
+)
+
+N = 26
+
+
+def sig(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def q_req(price, c_max, q_min, q_max, s_l=1.0, s_r=1.0):
+    """Ref §4.2 typed out."""
+    if price > c_max:
+        return q_max
+    x, half = price / c_max, (q_max - q_min) / 2
+    if x < 0.5:
+        return q_min + half * sig(10 * s_l * (x - 0.25))
+    return q_min + half + half * sig(10 * s_r * (x - 0.75))
+
+
+PREFS = dict(c_max=100.0, q_min=0.2, q_max=0.8, s_left=1.0, s_right=1.0)
+PREFS_CURVE = dict(c_max=100.0, q_min=0.2, q_max=0.8)
+
+
+@pytest.fixture
+def billing_world(state):
+    state.day = 30
+    state.settings.prices[:] = [20.0, 50.0, 110.0]
+    state.settings.quotas[:] = [1e9, 1e9, 1e9]
+    delivered = np.zeros((N, 3))
+    delivered[0] = [0.3, 0.5, 0.9]
+    return state, delivered, np.zeros(N), np.zeros(N)
+
+
+def _sub(state, add_customer, **kw):
+    cols = dict(group=0, plan=1, listed_price=50.0, effective_price=50.0, start_day=0,
+                billing_mod=0, usage_rate=0.0, first_billing_done=True, **PREFS)
+    cols.update(kw)
+    return add_customer(state, **cols)
+
+
+def test_plan_choice_max_surplus_among_acceptable(billing_world, params, add_customer, fake_rng):
+    """Eq 6 / ref §4.22: evaluate A, B, C with (Del + RB + TB) F - IP - AP against Q_req(price);
+    pick the acceptable plan with the largest surplus; C (price 110 > c_max 100) is not
+    acceptable even though Q_req = q_max is below its quality."""
+    state, delivered, q_shift, c_drift = billing_world
+    a = _sub(state, add_customer)
+    tb = 0.05 * math.log(1 + 30 / 30)
+    sur = [delivered[0, 0] + tb - q_req(20, **PREFS_CURVE),
+           delivered[0, 1] + tb - q_req(50, **PREFS_CURVE),
+           delivered[0, 2] + tb - q_req(110, **PREFS_CURVE)]
+    assert sur[0] > sur[1] > 0 and sur[2] > sur[0]      # C would win if budget were ignored
+    dec = billing_decisions(state, params, fake_rng(random=[[0.9]]), np.zeros(N),
+                            np.array([a]), delivered, q_shift, c_drift)
+    cust = state.customers
+    assert cust.plan[a] == 0
+    assert list(dec.downgrades) == [a] and len(dec.upgrades) == 0
+    assert cust.listed_price[a] == 20.0 and cust.effective_price[a] == 20.0
+    assert cust.status[a] == SUBSCRIBED
+
+
+def test_promotion_and_macro_wtp_enter_the_decision(billing_world, params, add_customer, fake_rng):
+    """Ref §4.7 billing variant: price = list - ongoing promotion; budget = (c_max + c-drift)
+    x macro WTP multiplier. A $15 group-plan promo on C makes it 95 <= 100 and the best plan."""
+    state, delivered, q_shift, c_drift = billing_world
+    a = _sub(state, add_customer)
+    state.settings.promo_by_group_plan[0, 2] = 15.0
+    tb = 0.05 * math.log(2)
+    assert 0.9 + tb - q_req(95, **PREFS_CURVE) > 0.3 + tb - q_req(20, **PREFS_CURVE)
+    dec = billing_decisions(state, params, fake_rng(random=[[0.9]]), np.zeros(N),
+                            np.array([a]), delivered, q_shift, c_drift)
+    assert state.customers.plan[a] == 2
+    assert list(dec.upgrades) == [a]
+    assert state.customers.listed_price[a] == 110.0
+    assert state.customers.effective_price[a] == 95.0
+
+    # WTP multiplier 2 -> budget 200, C at 110 acceptable without a promotion
+    state.settings.promo_by_group_plan[0, 2] = 0.0
+    b = _sub(state, add_customer)
+    state.macro_multipliers[0, 1] = 2.0
+    assert 0.9 + tb - q_req(110, 200.0, 0.2, 0.8) > 0
+    billing_decisions(state, params, fake_rng(random=[[0.9]]), np.zeros(N), np.array([b]),
+                      delivered, q_shift, c_drift)
+    assert state.customers.plan[b] == 2
+
+
+def test_cancel_when_no_plan_acceptable_and_skips(billing_world, params, add_customer, fake_rng):
+    """Ref §4.22: no acceptable plan -> voluntary cancel; the signup day itself and customers
+    with another anchor are not reviewed."""
+    state, delivered, q_shift, c_drift = billing_world
+    poor = _sub(state, add_customer, c_max=15.0, q_min=0.7, q_max=0.9)
+    new = _sub(state, add_customer, c_max=15.0, q_min=0.7, q_max=0.9, start_day=30)
+    other = _sub(state, add_customer, c_max=15.0, q_min=0.7, q_max=0.9, billing_mod=7)
+    active = np.array([poor, new, other])
+    dec = billing_decisions(state, params, fake_rng(random=[[0.9]]), np.zeros(N), active,
+                            delivered, q_shift, c_drift)
+    cust = state.customers
+    assert list(dec.cancelled) == [poor]
+    assert cust.status[poor] == CANCELLED
+    assert cust.end_day[poor] == 30
+    assert cust.churn_reason[poor] == REASON_VOLUNTARY
+    assert cust.status[new] == SUBSCRIBED and cust.status[other] == SUBSCRIBED
+
+
+def test_involuntary_churn_draw(billing_world, params, add_customer, fake_rng):
+    """Eq 19 / ref §4.22: with probability mu_{g,m} the customer is cancelled as involuntary
+    before the plan review (no voluntary evaluation for them)."""
+    state, delivered, q_shift, c_drift = billing_world
+    a = _sub(state, add_customer)
+    b = _sub(state, add_customer)
+    rates = np.zeros(N)
+    rates[0] = 0.3
+    dec = billing_decisions(state, params, fake_rng(random=[[0.31, 0.29]]), rates,
+                            np.array([a, b]), delivered, q_shift, c_drift)
+    assert list(dec.involuntary) == [b]
+    assert state.customers.churn_reason[b] == REASON_INVOLUNTARY
+    assert state.customers.status[b] == CANCELLED
+    assert state.customers.status[a] == SUBSCRIBED
+    assert len(dec.cancelled) == 0
+
+
+def test_involuntary_rates_clip_normal(params, fake_rng):
+    """Eq 19: mu_{g,m} = clip(N(mu_inv, sd_inv), 0, 1), one per group."""
+    z = np.zeros(N)
+    z[0], z[1], z[2] = -10.0, 1.0, 2.0
+    got = involuntary_rates(params, fake_rng(normal=[z]))
+    assert got[0] == 0.0                                 # 0.055 - 0.15 < 0
+    assert got[1] == pytest.approx(0.035 + 0.01)
+    assert got[2] == pytest.approx(0.045 + 2 * 0.012)
+    assert got[3] == pytest.approx(0.015)                # E1 mean
+    assert got[16] == pytest.approx(0.003)               # D_E01 mean
+
+
+def test_payments(state, params, add_customer, gidx):
+    """Ref §4.22 payments: IND pay [min(stored, current list) - promo]+, promo = first-period
+    snapshot on the first bill, ongoing afterwards; a lower current price becomes the stored
+    one, a higher one does not reach them. ENT pay the agreed effective per-seat price on the
+    first bill, then [listed - ongoing]+, times floor(seats); suspended accounts pay nothing."""
+    s1, e1 = gidx["S1"], gidx["E1"]
+    state.day = 45                                       # anchor 15
+    state.settings.prices[:] = [20.0, 50.0, 110.0]
+    state.settings.promo_global = 3.0
+    common = dict(billing_mod=15, usage_demand=10.0, start_day=15)
+    i1 = add_customer(state, group=s1, plan=1, listed_price=50.0, first_promotion=12.0,
+                      first_billing_done=False, **common)
+    i2 = add_customer(state, group=s1, plan=0, listed_price=15.0, first_billing_done=True, **common)
+    i3 = add_customer(state, group=s1, plan=2, listed_price=120.0, first_billing_done=True,
+                      **common)
+    i4 = add_customer(state, group=s1, plan=0, listed_price=2.0, first_billing_done=True, **common)
+    e_first = add_customer(state, group=e1, plan=1, listed_price=32.0, effective_price=30.0,
+                           seats=10.7, first_billing_done=False, **common)
+    e_next = add_customer(state, group=e1, plan=1, listed_price=32.0, effective_price=30.0,
+                          seats=5.2, first_billing_done=True, **common)
+    e_susp = add_customer(state, group=e1, plan=1, listed_price=32.0, seats=8.0,
+                          first_billing_done=True, **common)
+    not_due = add_customer(state, group=s1, plan=0, listed_price=20.0, billing_mod=14)
+    active = np.array([i1, i2, i3, i4, e_first, e_next, e_susp, not_due])
+    pay = take_payments(state, params, np.random.default_rng(0), active, np.array([e_susp]),
+                        np.zeros(26))
+    got = dict(zip(pay.customers.tolist(), pay.cents.tolist(), strict=True))
+    assert got == {
+        i1: (50 - 12) * 100,
+        i2: (15 - 3) * 100,             # stored 15 < list 20: the increase does not reach them
+        i3: (110 - 3) * 100,            # list fell to 110 < stored 120
+        i4: 0,                          # floored at 0
+        e_first: 30 * 10 * 100,         # agreed effective price x floor(10.7)
+        e_next: (32 - 3) * 5 * 100,
+    }
+    cust = state.customers
+    assert cust.listed_price[[i2, i3]] == pytest.approx([15.0, 110.0])
+    assert cust.promotion[i1] == 3.0 and cust.effective_price[i1] == 47.0
+    assert bool(cust.first_billing_done[i1]) and bool(cust.first_billing_done[e_first])
+    assert cust.seats[e_first] == 10.0
+    assert cust.seats[e_susp] == 8.0 and not_due not in got

@@ -1,0 +1,291 @@
+"""Enterprise negotiation (paper eq 39-42; ref §4.7 negotiation/trigger variants, §4.22-4.23)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from bizbench.envs.ceo.world.billing import take_payments
+from bizbench.envs.ceo.world.customers import CANCELLED, LEAD, LOST, SUBSCRIBED
+from bizbench.envs.ceo.world.enterprise import (
+    CHURN_PREVENTION,
+    NEW_LEAD,
+    EnterpriseBook,
+    evaluate_offers,
+    process_day,
+    reject,
+    send_offers,
+)
+
+N = 26
+E1 = 3
+PREFS = dict(c_max=100.0, q_min=0.3, q_max=0.9, s_left=1.0, s_right=1.0)
+
+
+def sig(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def q_req(price, c_max=100.0, q_min=0.3, q_max=0.9):
+    """Ref §4.2 with s_L = s_R = 1."""
+    if price > c_max:
+        return q_max
+    x, half = price / c_max, (q_max - q_min) / 2
+    if x < 0.5:
+        return q_min + half * sig(10 * (x - 0.25))
+    return q_min + half + half * sig(10 * (x - 0.75))
+
+
+def c_max_of_q_right(q, c_max=100.0, q_min=0.3, q_max=0.9):
+    """Eq 40 inverted by hand on the right half: x = 0.75 + logit((q - mid) / half) / 10."""
+    half = (q_max - q_min) / 2
+    y = (q - q_min - half) / half
+    return c_max * (0.75 + math.log(y / (1 - y)) / 10)
+
+
+@pytest.fixture
+def ent(state, add_customer):
+    """One E1 prospect (lead) with f = 0.8; delivered quality A/B/C = 0.4 / 0.65 / 0.8."""
+    state.day = 10
+    state.settings.quotas[:] = [1e9, 1e9, 1e9]
+    state.settings.prices[:] = [200.0, 200.0, 200.0]
+    c = add_customer(state, group=E1, status=LEAD, offer_factor=0.8, max_turns=10,
+                     deal_noise=1.0, relationship=0.5, reply_mean=1.0, reply_sd=0.1,
+                     seats=20.0, usage_demand=50.0, billing_mod=10, **PREFS)
+    delivered = np.zeros((N, 3))
+    delivered[E1] = [0.4, 0.65, 0.8]
+    return state, c, delivered, np.zeros(N), np.zeros(N)
+
+
+def _offer_and_reply(state, params, fake_rng, book, c, offers, delivered, q_shift, c_drift,
+                     process_rng=None):
+    send_offers(state, fake_rng(normal=[0.0]), book, c, offers)   # reply delay = 1 day
+    state.day += 1
+    rng = process_rng if process_rng is not None else fake_rng()
+    return process_day(state, params, rng, book, delivered, q_shift, c_drift)
+
+
+def test_counter_offer_first_turn(ent, params, fake_rng):
+    """Eq 39-41 / ref §4.23: no positive surplus -> counter = C_max(Q) (1 - (1 - f) 0.7^t),
+    rounded to cents, with t = 1 (the agent's first message is turn 1 of a new_lead thread).
+    Q = 0.65 for plan B: C_max = 100 (0.75 + ln(0.2)/10) = 58.906."""
+    state, c, delivered, q_shift, c_drift = ent
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    send_offers(state, fake_rng(normal=[0.0]), book, c, [(1, 90.0)])
+    thread = book.open_by_customer[c]
+    assert thread.next_reply_day == 11
+    assert 0.65 - q_req(90) < 0
+    verdict, plan, price = evaluate_offers(state, params, thread, delivered, q_shift, c_drift)
+    cmax = c_max_of_q_right(0.65)
+    assert cmax == pytest.approx(58.90562, abs=1e-4)
+    assert verdict == "counter" and plan == 1
+    assert price == round(cmax * (1 - 0.2 * 0.7), 2)
+    assert price == 50.66
+
+
+def test_accept_best_positive_offer(ent, params, fake_rng):
+    """Eq 39 / ref §4.23: the best offering by surplus is accepted if surplus > 0; a new lead
+    becomes a subscriber at the agreed price, relationship +0.10, start day = deal day,
+    budget snapshot = undrifted c_max, usage rate sampled x seats."""
+    state, c, delivered, q_shift, c_drift = ent
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    offers = [(0, 10.0), (2, 40.0), (1, 95.0)]
+    s = [0.4 - q_req(10), 0.8 - q_req(40), 0.65 - q_req(95)]
+    assert s[1] > s[0] > 0 > s[2]
+    out = _offer_and_reply(state, params, fake_rng, book, c, offers, delivered, q_shift, c_drift,
+                           process_rng=fake_rng(normal=[0.0], random=[[0.9]]))
+    cust = state.customers
+    assert out.won == [c]
+    assert cust.status[c] == SUBSCRIBED
+    assert cust.plan[c] == 2
+    assert cust.listed_price[c] == 40.0 and cust.effective_price[c] == 40.0
+    assert cust.start_day[c] == 11
+    assert cust.relationship[c] == pytest.approx(0.6)
+    assert cust.effective_c_max[c] == 100.0
+    assert cust.usage_rate[c] == pytest.approx(50.0 * 20)
+    assert cust.billing_mod[c] == 10                     # anchor stays at lead creation
+    assert c not in book.open_by_customer
+
+
+def test_ghost_past_max_turns(ent, params, fake_rng):
+    """Ref §4.23: the customer ghosts when the agent's latest turn number >= max turns; a
+    ghosted new lead is lost. max_turns = 2: first offer countered, second ghosted."""
+    state, c, delivered, q_shift, c_drift = ent
+    state.customers.max_turns[c] = 2
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    out = _offer_and_reply(state, params, fake_rng, book, c, [(1, 90.0)], delivered, q_shift,
+                           c_drift)
+    assert out.countered == [c]
+    out = _offer_and_reply(state, params, fake_rng, book, c, [(1, 90.0)], delivered, q_shift,
+                           c_drift)
+    assert out.lost_leads == [c]
+    assert state.customers.status[c] == LOST
+    assert book.threads[0].status == "ghosted"
+
+
+def test_agent_timeout_after_7_days(ent, params, fake_rng):
+    """Ref §4.23: the agent must reply within 7 days of the latest customer/system message;
+    at d - that day >= 7 a new lead is lost."""
+    state, c, delivered, q_shift, c_drift = ent
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, 10, "New enterprise lead.")
+    state.day = 16
+    out = process_day(state, params, fake_rng(), book, delivered, q_shift, c_drift)
+    assert out.lost_leads == [] and c in book.open_by_customer
+    state.day = 17
+    out = process_day(state, params, fake_rng(), book, delivered, q_shift, c_drift)
+    assert out.lost_leads == [c]
+    assert state.customers.status[c] == LOST
+    assert book.threads[0].status == "timeout"
+
+
+def test_late_reply_relationship_penalty(ent, params, fake_rng):
+    """Ref §4.10: agent replying d days after the last customer message loses 0.02 (d - 1)."""
+    state, c, delivered, q_shift, c_drift = ent
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, 10, "New enterprise lead.")
+    state.day = 14
+    send_offers(state, fake_rng(normal=[0.0]), book, c, [(1, 90.0)])
+    assert state.customers.relationship[c] == pytest.approx(0.5 - 0.02 * 3)
+
+
+def _subscribed(state, c, listed):
+    cust = state.customers
+    cust.status[c] = SUBSCRIBED
+    cust.plan[c] = 1
+    cust.listed_price[c] = listed
+    cust.effective_price[c] = listed
+    cust.start_day[c] = state.day
+    cust.first_billing_done[c] = True
+
+
+def test_churn_prevention_opens_and_suspends_payment(ent, params, fake_rng):
+    """Ref §4.23 / §4.22: a churn-prevention thread opens when the trigger surplus at the
+    stored price is < 0 (Q = 0.65 vs Q_req(95) = 0.864); payment is suspended while it is open;
+    an agent reject closes it and the customer stays subscribed and pays again."""
+    state, c, delivered, q_shift, c_drift = ent
+    _subscribed(state, c, 95.0)
+    assert 0.65 - q_req(95) < 0
+    book = EnterpriseBook()
+    out = process_day(state, params, fake_rng(random=[[0.9]]), book, delivered, q_shift, c_drift)
+    assert out.opened == [c]
+    thread = book.open_by_customer[c]
+    assert thread.kind == CHURN_PREVENTION
+    assert [t["sender"] for t in thread.turns] == ["system", "customer"]
+    assert list(book.suspended_customers()) == [c]
+
+    state.day = 40                                       # anchor 10
+    active = np.array([c])
+    pay = take_payments(state, params, np.random.default_rng(0), active,
+                        book.suspended_customers(), c_drift)
+    assert len(pay.customers) == 0
+    reject(state, book, c)
+    assert state.customers.status[c] == SUBSCRIBED
+    assert len(book.suspended_customers()) == 0
+    pay = take_payments(state, params, np.random.default_rng(0), active,
+                        book.suspended_customers(), c_drift)
+    assert pay.cents.tolist() == [95 * 20 * 100]
+
+
+def test_no_churn_thread_when_surplus_positive(ent, params, fake_rng):
+    """Ref §4.23 trigger: surplus 0.65 - Q_req(50) = 0.027 > 0 on a W = 1 day -> no thread."""
+    state, c, delivered, q_shift, c_drift = ent
+    state.day = 7                                        # 7 mod 7 = 0 -> W = 1.0
+    _subscribed(state, c, 50.0)
+    state.customers.usage_rate[c] = 100.0
+    state.settings.quotas[:] = [1e9, 100.0, 1e9]
+    assert 0.65 - q_req(50) > 0
+    out = process_day(state, params, fake_rng(random=[[0.9]]), EnterpriseBook(), delivered,
+                      q_shift, c_drift)
+    assert out.opened == []
+
+
+def test_churn_trigger_quota_factor_uses_weekly_demand(ent, params, fake_rng):
+    """Ref §4.7 / §4.4: on a W = 1.15 day demand = 115 > quota 100 -> F = 0.8696, so
+    Q = 0.65 F = 0.565 < Q_req(50) = 0.623 and a churn-prevention thread opens."""
+    state, c, delivered, q_shift, c_drift = ent
+    state.day = 9                                        # 9 mod 7 = 2 -> W = 1.15
+    _subscribed(state, c, 50.0)
+    state.customers.usage_rate[c] = 100.0
+    state.settings.quotas[:] = [1e9, 100.0, 1e9]
+    assert 0.65 * 100 / 115 - q_req(50) < 0
+    out = process_day(state, params, fake_rng(random=[[0.9]]), EnterpriseBook(), delivered,
+                      q_shift, c_drift)
+    assert out.opened == [c]
+
+
+def test_existing_customer_timeout_cancels(ent, params, fake_rng):
+    """Ref §4.23 / §4.10: an unanswered existing-customer thread cancels the account and
+    costs 0.30 relationship."""
+    state, c, delivered, q_shift, c_drift = ent
+    _subscribed(state, c, 95.0)
+    book = EnterpriseBook()
+    process_day(state, params, fake_rng(random=[[0.9]]), book, delivered, q_shift, c_drift)
+    state.day += 7
+    out = process_day(state, params, fake_rng(), book, delivered, q_shift, c_drift)
+    assert out.churned == [c]
+    assert state.customers.status[c] == CANCELLED
+    assert state.customers.relationship[c] == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize("case", ["new_lead_second_offer", "churn_prevention_first_offer",
+                                  "renegotiation_first_offer"])
+def test_counter_offer_uses_thread_turn_number(ent, params, fake_rng, case):
+    """Eq 41 / ref §4.23: counter = C_max (1 - (1 - f) 0.7^t), t = thread turn number of the
+    agent's latest message: 3 for a new lead's second offer, 2 for the first reply on a
+    churn-prevention thread (system 0, customer 1), 0 for an agent-opened renegotiation."""
+    state, c, delivered, q_shift, c_drift = ent
+    book = EnterpriseBook()
+    cmax = c_max_of_q_right(0.65)
+    if case == "new_lead_second_offer":
+        book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+        _offer_and_reply(state, params, fake_rng, book, c, [(1, 90.0)], delivered, q_shift,
+                         c_drift)
+        t = 3
+    elif case == "churn_prevention_first_offer":
+        _subscribed(state, c, 95.0)
+        process_day(state, params, fake_rng(random=[[0.9]]), book, delivered, q_shift, c_drift)
+        assert book.open_by_customer[c].kind == CHURN_PREVENTION
+        t = 2
+    else:
+        _subscribed(state, c, 60.0)
+        t = 0
+    send_offers(state, fake_rng(normal=[0.0]), book, c, [(1, 90.0)])
+    thread = book.open_by_customer[c]
+    assert thread.turns[-1]["sender"] == "agent" and thread.turns[-1]["turn"] == t
+    verdict, _, price = evaluate_offers(state, params, thread, delivered, q_shift, c_drift)
+    assert verdict == "counter"
+    assert price == round(cmax * (1 - 0.2 * 0.7 ** t), 2)
+
+
+def test_enterprise_accepts_above_budget_when_quality_exceeds_q_max(ent, params, fake_rng):
+    """Ref §4.23 + §4.2: q_max = 0.75 < Q = 0.8 (plan C) -> surplus at $150 (> c_max 100) is
+    0.8 - 0.75 = 0.05 > 0 -> accept."""
+    state, c, delivered, q_shift, c_drift = ent
+    state.customers.q_max[c] = 0.75
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    send_offers(state, fake_rng(normal=[0.0]), book, c, [(2, 150.0)])
+    verdict, plan, price = evaluate_offers(state, params, book.open_by_customer[c], delivered,
+                                           q_shift, c_drift)
+    assert (verdict, plan, price) == ("accept", 2, 150.0)
+
+
+def test_ghost_uses_thread_turn_number(ent, params, fake_rng):
+    """Ref §4.23: max_turns = 3; the agent's second offer on a new lead is turn 3 >= 3 ->
+    the customer ghosts and the lead is lost."""
+    state, c, delivered, q_shift, c_drift = ent
+    state.customers.max_turns[c] = 3
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    out = _offer_and_reply(state, params, fake_rng, book, c, [(1, 90.0)], delivered, q_shift,
+                           c_drift)
+    assert out.countered == [c]
+    out = _offer_and_reply(state, params, fake_rng, book, c, [(1, 90.0)], delivered, q_shift,
+                           c_drift)
+    assert out.lost_leads == [c]

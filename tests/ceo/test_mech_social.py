@@ -1,0 +1,141 @@
+"""Customer post sampling (paper eq 26) and the agent-post lead multiplier (eq 27;
+ref §4.12-4.13)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from bizbench.envs.ceo.world.social import (
+    PostCandidates,
+    sample_posts,
+    social_multiplier,
+    subscriber_weights,
+)
+from bizbench.envs.ceo.world.state import AgentPost
+
+N = 26
+
+
+def _post(pid, day, scores):
+    s = np.zeros(N)
+    for g, e in scores.items():
+        s[g] = e
+    return AgentPost(post_id=pid, day=day, content="hello", reply_to=None, scores=s)
+
+
+def test_social_multiplier_one_post_age_2(state, params, gidx):
+    """Ref §4.13: A_g = clip(1 + sum sgn(e) ((|e| - 0.6) / 0.4) 0.25 2^(-age/3), 0.75, 1.25)
+    over posts with |e| >= 0.6 and day <= d. e = 0.8 at age 2 -> 1 + 0.5 0.25 2^(-2/3)."""
+    s1, s2, s3 = gidx["S1"], gidx["S2"], gidx["S3"]
+    state.agent_posts = [
+        _post(1, 10, {s1: 0.8, s2: -0.9, s3: 0.59}),
+        _post(2, 13, {s1: 0.7}),                         # in the future on day 12
+        AgentPost(post_id=3, day=9, content="unscored", reply_to=None),
+    ]
+    got = social_multiplier(state, params, 12)
+    assert got[s1] == pytest.approx(1 + 0.5 * 0.25 * 2 ** (-2 / 3))
+    assert got[s1] == pytest.approx(1.0787451, abs=1e-7)
+    assert got[s2] == pytest.approx(1 - 0.75 * 0.25 * 2 ** (-2 / 3))
+    assert got[s3] == 1.0                                # below the 0.6 threshold
+    assert got[gidx["E1"]] == 1.0
+    # day 13: the second post (e = 0.7, age 0) adds 0.25 x 0.25 for S1
+    got13 = social_multiplier(state, params, 13)
+    assert got13[s1] == pytest.approx(1 + 0.5 * 0.25 * 2 ** (-1.0) + 0.25 * 0.25)
+
+
+def test_social_multiplier_clipped(state, params, gidx):
+    """Ref §4.13: the multiplier is clipped to [0.75, 1.25]."""
+    s1, s2 = gidx["S1"], gidx["S2"]
+    state.agent_posts = [_post(i, 5, {s1: 1.0, s2: -1.0}) for i in range(3)]
+    got = social_multiplier(state, params, 5)
+    assert got[s1] == 1.25                               # 1 + 3 x 0.25
+    assert got[s2] == 0.75
+
+
+def test_subscriber_weight_hand_computed(state, params, add_customer, gidx):
+    """Eq 26 / ref §4.12: w = (1 + 10|S|)(1 + 20 S^2 if S < 0)(2 influencer)(1.5 if tenure <=
+    30)(1 + 20|dS| if |dS| >= 0.02)(1 + 5k) seats, k = today's events (overload, outage, issue,
+    quota)."""
+    state.day = 40
+    state.settings.quotas[:] = [1e9, 1e9, 1e9]
+    a = add_customer(state, group=gidx["S3"], satisfaction=-0.3, satisfaction_change=0.05,
+                     start_day=20, issue_days=2, plan=0, usage_rate=10.0)
+    b = add_customer(state, group=gidx["E1"], satisfaction=0.2, satisfaction_change=0.01,
+                     start_day=0, plan=0, usage_rate=10.0, seats=40.0)
+    w = subscriber_weights(state, params, np.array([a, b]), overload=True, outage=False)
+    wa = (1 + 3.0) * (1 + 20 * 0.09) * 2 * 1.5 * (1 + 20 * 0.05) * (1 + 5 * 2)
+    wb = (1 + 2.0) * 1 * 1 * 1 * 1 * (1 + 5 * 1) * 40
+    assert w == pytest.approx([wa, wb])
+
+
+def _cands(customers, weights, churned=None):
+    customers = np.asarray(customers)
+    churned = np.zeros(len(customers), bool) if churned is None else np.asarray(churned)
+    return PostCandidates(customers=customers, weights=np.asarray(weights, float), churned=churned)
+
+
+def test_sample_posts_at_most_five_no_duplicates(state, params, add_customer):
+    """Ref §4.12: up to 5 posts, without replacement, probability proportional to weight."""
+    idx = [add_customer(state, group=0, satisfaction=0.3) for _ in range(20)]
+    rng = np.random.default_rng(3)
+    heavy_in = 0
+    for _ in range(200):
+        w = np.ones(20)
+        w[7] = 1000.0
+        posts = sample_posts(state, params, rng, _cands(idx, w))
+        authors = [p["customer"] for p in posts]
+        assert len(posts) == 5
+        assert len(set(authors)) == 5
+        heavy_in += idx[7] in authors
+    assert heavy_in == 200
+    few = sample_posts(state, params, rng, _cands(idx[:3], [1, 2, 3]))
+    assert sorted(p["customer"] for p in few) == sorted(idx[:3])
+    assert sample_posts(state, params, rng, _cands([], [])) == []
+
+
+def test_sentiment_buckets_and_churned(state, params, add_customer):
+    """Ref §4.12: S >= 0.2 -> positive 0.70 / neutral 0.25 / negative 0.05; churned -> negative."""
+    happy = [add_customer(state, group=0, satisfaction=0.5) for _ in range(5)]
+    gone = [add_customer(state, group=0, satisfaction=0.5) for _ in range(5)]
+    rng = np.random.default_rng(8)
+    counts = {"positive": 0, "neutral": 0, "negative": 0}
+    n = 0
+    for _ in range(600):
+        for p in sample_posts(state, params, rng, _cands(happy, np.ones(5))):
+            counts[p["sentiment"]] += 1
+            n += 1
+    for probs, key in ((0.70, "positive"), (0.25, "neutral"), (0.05, "negative")):
+        assert abs(counts[key] / n - probs) < 4 * math.sqrt(probs * (1 - probs) / n), key
+    posts = sample_posts(state, params, rng, _cands(gone, np.ones(5), np.ones(5, bool)))
+    assert {p["sentiment"] for p in posts} == {"negative"}
+    assert all(p["churned"] for p in posts)
+
+
+def test_influence_score_and_enterprise_engagement(state, params, add_customer, gidx):
+    """Ref §4.12: influence = row sum of the group's off-diagonal W_rep; groups whose id starts
+    with "E" draw base likes from [5, 50), others from [1, 100)."""
+    e1 = [add_customer(state, group=gidx["E1"], satisfaction=0.5) for _ in range(5)]
+    s1 = [add_customer(state, group=gidx["S1"], satisfaction=0.5) for _ in range(5)]
+    rng = np.random.default_rng(4)
+    e_likes, s_likes = [], []
+    for _ in range(100):
+        e_likes += [p["likes"] for p in sample_posts(state, params, rng, _cands(e1, np.ones(5)))]
+        s_likes += [p["likes"] for p in sample_posts(state, params, rng, _cands(s1, np.ones(5)))]
+    assert min(e_likes) >= 5
+    assert min(s_likes) < 5
+    post = sample_posts(state, params, rng, _cands(s1[:1], [1.0]))[0]
+    assert post["influence"] == pytest.approx(float(params.spillover[gidx["S1"]].sum()) - 1.0)
+
+
+def test_discoverable_enterprise_groups_use_individual_engagement(state, params, add_customer,
+                                                                  gidx):
+    """Ref §4.12: D_E01's id starts with 'D', so base likes come from [1, 100)."""
+    de = [add_customer(state, group=gidx["D_E01"], satisfaction=0.5) for _ in range(5)]
+    rng = np.random.default_rng(4)
+    likes = []
+    for _ in range(100):
+        likes += [p["likes"] for p in sample_posts(state, params, rng, _cands(de, np.ones(5)))]
+    assert min(likes) < 5

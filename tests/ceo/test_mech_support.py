@@ -1,0 +1,121 @@
+"""Support issues: resolution pools, relationship, generation (paper eq 20-21; ref §4.9-4.10)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from bizbench.envs.ceo.world.customers import SUBSCRIBED
+from bizbench.envs.ceo.world.support import run_support
+
+
+def _issue_customer(state, add_customer, group, days, rel=0.5, **kw):
+    return add_customer(state, group=group, issue_days=days, relationship=rel, **kw)
+
+
+def test_resolution_pool_means_and_relationship(state, params, add_customer, fake_rng, gidx):
+    """Ref §4.9: global pool mean_g = (2 + s_g x_ops) n_g / P with s_g = 0.6 (IND) / 0.1 (ENT).
+    Resolved after 1 day open: relationship +0.40 (cap 1); after 2 days: +0.30; later: 0.
+    Unresolved: open days + 1, relationship - 0.01 (floor 0)."""
+    s1, e1 = gidx["S1"], gidx["E1"]
+    state.settings.operations = 10.0
+    c = [
+        _issue_customer(state, add_customer, s1, 1, rel=0.5),
+        _issue_customer(state, add_customer, s1, 2, rel=0.5),
+        _issue_customer(state, add_customer, s1, 3, rel=0.5),
+        _issue_customer(state, add_customer, e1, 1, rel=0.8),
+        _issue_customer(state, add_customer, e1, 4, rel=0.005),
+    ]
+    active = np.array(c)
+    resolved_counts = np.zeros(26)
+    resolved_counts[s1] = 3
+    resolved_counts[e1] = 1
+    rng = fake_rng(poisson=[resolved_counts], random=[[]])
+    out = run_support(state, params, rng, active, np.full(5, 0.5), outage=False)
+    lam = rng.poisson_lams[0]
+    assert lam[s1] == pytest.approx((2 + 0.6 * 10) * 3 / 5)
+    assert lam[e1] == pytest.approx((2 + 0.1 * 10) * 2 / 5)
+    cust = state.customers
+    assert sorted(out.resolved.tolist()) == [c[0], c[1], c[2], c[3]]
+    assert cust.relationship[c] == pytest.approx([0.9, 0.8, 0.5, 1.0, 0.0])
+    assert list(cust.issue_days[c]) == [0, 0, 0, 0, 5]
+    assert len(out.opened) == 0   # only customers without an open issue at day start
+
+
+def test_no_relationship_boost_on_outage_day(state, params, add_customer, fake_rng, gidx):
+    """Ref §4.9: the +0.40 / +0.30 boosts need no outage that day."""
+    s1 = gidx["S1"]
+    c = [_issue_customer(state, add_customer, s1, 1), _issue_customer(state, add_customer, s1, 2)]
+    counts = np.zeros(26)
+    counts[s1] = 2
+    rng = fake_rng(poisson=[counts], random=[[]])
+    run_support(state, params, rng, np.array(c), np.full(2, 0.5), outage=True)
+    assert state.customers.relationship[c] == pytest.approx([0.5, 0.5])
+    assert list(state.customers.issue_days[c]) == [0, 0]
+
+
+def test_targeted_pool_mean_has_no_base(state, params, add_customer, fake_rng, gidx):
+    """Ref §4.9: targeted pools take the still-unresolved in scope, mean = s_g spend n_g / P."""
+    s1, s2 = gidx["S1"], gidx["S2"]
+    state.settings.ops_by_group[s1] = 20.0
+    c = [_issue_customer(state, add_customer, g, 1) for g in (s1, s1, s1, s2)]
+    first = np.zeros(26)
+    first[s1] = 1                                   # global pool resolves one S1 customer
+    second = np.zeros(26)
+    second[s1] = 2
+    rng = fake_rng(poisson=[first, second], random=[[]])
+    out = run_support(state, params, rng, np.array(c), np.full(4, 0.5), outage=False)
+    assert rng.poisson_lams[0][s1] == pytest.approx(2.0 * 3 / 4)
+    assert rng.poisson_lams[1][s1] == pytest.approx(0.6 * 20.0 * 2 / 2)
+    assert rng.poisson_lams[1][s2] == 0.0
+    assert sorted(out.resolved.tolist()) == c[:3]
+
+
+def test_issue_probability_cases(state, params, add_customer, fake_rng, gidx):
+    """Eq 20 / ref §4.9: P = clip((0.01 + 0.15 (1 - S_prev) + 0.25 1[outage]) seats, 0, 0.4)."""
+    s1, e1 = gidx["S1"], gidx["E1"]
+    cases = [  # (group, seats, S_prev)
+        (s1, 1, 0.5), (s1, 1, -1.0), (s1, 1, -3.0), (e1, 3, 0.9), (e1, 100, 0.9), (s1, 1, 2.0),
+    ]
+    for outage in (False, True):
+        st = type(state)(config=state.config, seed=1)
+        idx = np.array([add_customer(st, group=g, seats=n) for g, n, _ in cases])
+        sprev = np.array([s for *_, s in cases])
+        probs = [min(0.4, max(0.0, (0.01 + 0.15 * (1 - s) + 0.25 * outage) * n))
+                 for _, n, s in cases]
+        if not outage:
+            assert probs == pytest.approx([0.085, 0.31, 0.4, 0.075, 0.4, 0.0])
+        # a draw just below p opens an issue; just above does not
+        for below in (True, False):
+            st.customers.issue_days[idx] = 0
+            draws = [max(0.0, p - 1e-9) if below else p + 1e-9 for p in probs]
+            out = run_support(st, params, fake_rng(poisson=[], random=[draws]), idx, sprev, outage)
+            exp = [i for i, p in zip(idx, probs, strict=True) if below and p > 0]
+            assert sorted(out.opened.tolist()) == exp
+            assert all(st.customers.issue_days[exp] == 1)
+
+
+def test_issue_rate_statistical(state, params, add_customer):
+    """Eq 20 with real draws: 20,000 individual subscribers at S = 0.5, no outage -> 0.085."""
+    n = 20_000
+    idx = state.customers.append(n, {"group": np.zeros(n), "status": np.full(n, SUBSCRIBED)})
+    out = run_support(state, params, np.random.default_rng(5), idx, np.full(n, 0.5), False)
+    p = 0.085
+    assert abs(len(out.opened) / n - p) < 4 * math.sqrt(p * (1 - p) / n)
+
+
+def test_resolution_count_statistical(state, params):
+    """Eq 21 with real draws: 100 open S1 issues, ops $5 -> Poisson mean (2 + 3) = 5."""
+    n = 100
+    idx = state.customers.append(n, {"group": np.zeros(n), "status": np.full(n, SUBSCRIBED)})
+    rng = np.random.default_rng(11)
+    state.settings.operations = 5.0
+    trials = 2_000
+    total = 0
+    for _ in range(trials):
+        state.customers.issue_days[idx] = 3
+        out = run_support(state, params, rng, idx, np.full(n, 0.5), False)
+        total += len(out.resolved)
+    assert abs(total / trials - 5.0) < 4 * math.sqrt(5.0 / trials)

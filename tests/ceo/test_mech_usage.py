@@ -1,0 +1,50 @@
+"""Daily usage under per-day quotas (paper eq 8; ref §2.6, §4.3)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bizbench.envs.ceo.world.usage import compute_usage, weekly_factor
+
+
+def test_weekly_factor_by_day_mod_7(state, weekly):
+    """Ref §2.6: W(d) indexed by d mod 7 = [1.0, 1.1, 1.15, 1.1, 1.0, 0.6, 0.6]."""
+    for d in range(0, 21):
+        assert weekly_factor(state, d) == weekly[d % 7]
+    assert weekly_factor(state, 9) == 1.15
+    assert weekly_factor(state, 502) == 0.6
+
+
+def test_compute_usage_round_min_rate_times_w_quota(state, add_customer):
+    """Ref §4.3: U_i = round(min(r_i W(d), quota_plan)); the quota is a per-day cap."""
+    state.day = 9  # 9 mod 7 = 2 -> W = 1.15
+    state.settings.quotas[:] = [150.0, 10_000.0, 0.0]
+    rates_plans = [(100.0, 0), (200.0, 0), (33.3, 1), (77.7, 1), (500.0, 2), (0.0, 1)]
+    idx = np.array([add_customer(state, group=0, plan=p, usage_rate=r) for r, p in rates_plans])
+    units = compute_usage(state, idx)
+    exp = [
+        round(min(100.0 * 1.15, 150.0)),     # 115
+        round(min(200.0 * 1.15, 150.0)),     # capped at 150
+        round(min(33.3 * 1.15, 10_000.0)),   # 38.295 -> 38
+        round(min(77.7 * 1.15, 10_000.0)),   # 89.355 -> 89
+        0,                                   # quota 0
+        0,
+    ]
+    assert list(units) == exp
+    assert list(state.customers.usage_today[idx]) == exp
+    # billing-period usage accumulates (hidden)
+    compute_usage(state, idx)
+    assert list(state.customers.period_usage[idx]) == [2 * e for e in exp]
+
+
+def test_compute_usage_follows_weekly_cycle(state, add_customer, weekly):
+    """Eq 8 / ref §4.3: the same rate gives r W(d) on each day of the week."""
+    state.settings.quotas[:] = [1e9, 1e9, 1e9]
+    idx = np.array([add_customer(state, group=0, plan=0, usage_rate=1000.0)])
+    got = []
+    for d in range(1, 8):
+        state.day = d
+        got.append(float(compute_usage(state, idx)[0]))
+    assert got == pytest.approx([round(1000 * weekly[d % 7]) for d in range(1, 8)])
+    assert got == [1100, 1150, 1100, 1000, 600, 600, 1000]
