@@ -198,7 +198,7 @@ def take_payments(
     listed = np.where(ent, cust.listed_price[due], np.minimum(cust.listed_price[due], current))
     promo = np.where(first & ~ent, cust.first_promotion[due], ongoing)
     per_seat = np.where(ent & first, cust.effective_price[due], np.maximum(0.0, listed - promo))
-    seats = np.where(ent, np.floor(cust.seats[due]), 1.0)
+    seats = np.floor(cust.seats[due])  # individuals always have exactly one seat
     cents = to_cents(per_seat * seats)
 
     cust.listed_price[due] = listed
@@ -208,9 +208,9 @@ def take_payments(
         cust, due, c_drift_group, cfg.sampling.c_max_floor, cfg.fixes.drift_counted_once
     )
     cust.first_billing_done[due] = True
-    cust.seats[due] = np.where(ent, np.floor(cust.seats[due]), cust.seats[due])
+    cust.seats[due] = seats
     cust.usage_rate[due] = draw_usage_rate(
-        rng, cust.usage_demand[due], np.where(ent, cust.seats[due], 1.0), cfg.usage.rate_sd_fraction
+        rng, cust.usage_demand[due], seats, cfg.usage.rate_sd_fraction
     )
     cust.period_usage[due] = 0.0
     return Payments(due, cents)

@@ -18,7 +18,7 @@ def daily_ad_revenue(state: WorldState, params: Params, active: np.ndarray) -> f
     cust = state.customers
     g = cust.group[active]
     a = effective_ad_load(ad_strength(state.settings, active, g, include_customer=True))
-    seats = np.where(params.is_ent[g], cust.seats[active], 1.0)
+    seats = cust.seats[active]  # individuals always have exactly one seat
     return float(np.sum(cust.rho_ads[active] * a * seats))
 
 

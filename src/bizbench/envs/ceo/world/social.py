@@ -44,7 +44,7 @@ def subscriber_weights(
     ds = np.abs(cust.satisfaction_change[active])
     quota_short = cust.usage_rate[active] * 1.0 > state.settings.quotas[cust.plan[active]]
     events = float(overload) + float(outage) + (cust.issue_days[active] > 0) + quota_short
-    seats = np.where(params.is_ent[g], cust.seats[active], 1.0)
+    seats = cust.seats[active]  # individuals always have exactly one seat
     w = 1.0 + so.extremity_weight * np.abs(s)
     w *= np.where(s < 0, 1.0 + so.negative_weight * s**2, 1.0)
     w *= np.where(params.influencer[g], so.influencer_weight, 1.0)

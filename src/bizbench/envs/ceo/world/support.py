@@ -100,8 +100,7 @@ def run_support(
 
     # Generation for subscribers without an open issue at day start.
     free = active[~has_issue]
-    g_free = cust.group[free]
-    seats = np.where(params.is_ent[g_free], cust.seats[free], 1.0)
+    seats = cust.seats[free]  # individuals always have exactly one seat
     prob = (
         sp.base_rate + sp.satisfaction_rate * (1.0 - satisfaction_before[~has_issue]) + sp.outage_rate * float(outage)
     ) * seats

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from bizbench.core.allocator import keep_freed_memory
 from bizbench.core.ledger import to_cents
 from bizbench.core.rng import RngStreams
 from bizbench.envs.ceo.config import CeoConfig
@@ -41,6 +42,7 @@ class World:
     """One seeded NovaMind world."""
 
     def __init__(self, config: CeoConfig, seed: int, judge: social.PostJudge = social.neutral_judge) -> None:
+        keep_freed_memory()
         self.config = config
         self.params = Params.from_config(config)
         self.state = WorldState(config=config, seed=seed)
@@ -269,7 +271,8 @@ class World:
         cust = st.customers
         g = cust.group[active]
         accounts = np.bincount(g, minlength=p.n_groups)
-        seats = np.bincount(g, weights=np.where(p.is_ent[g], np.floor(cust.seats[active]), 1.0), minlength=p.n_groups)
+        billed_seats = np.floor(cust.seats[active])  # individuals always have exactly one seat
+        seats = np.bincount(g, weights=billed_seats, minlength=p.n_groups)
         ids = self.config.group_ids
         # Cash flow by category since the previous record: this day's rows plus lump sums
         # (research, R&D) the agent bought between turns, so each record reconciles cash.
@@ -307,6 +310,6 @@ class World:
             "mean_satisfaction": float(cust.satisfaction[active].mean()) if len(active) else None,
             "pmi": st.pmi,
             "mrr": float(
-                np.sum(cust.effective_price[active] * np.where(p.is_ent[g], np.floor(cust.seats[active]), 1.0))
+                np.sum(cust.effective_price[active] * billed_seats)
             ),
         }
