@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from bizbench.envs.ceo.config import CHANNELS
-from bizbench.envs.ceo.world.costs import book_daily_costs
+from bizbench.envs.ceo.world.costs import book_daily_costs, usage_by_plan
 
 
 def _rows(state, day):
@@ -37,7 +37,7 @@ def test_each_category_equals_settings(state, params, add_customer):
         add_customer(state, group=2, plan=2, usage_today=500.0),
     ])
     start = state.ledger.balance_cents
-    book_daily_costs(state, params, idx)
+    book_daily_costs(state, params, idx, usage_by_plan(state, idx))
     compute = 1000 * 0.0003 + 2000 * 0.006 + 500 * 0.03   # 27.3
     exp = {"capacity": -53_000, "compute": -round(compute * 100), "operations": -15_000,
            "development": -30_000, "advertising": -32_550}
@@ -50,7 +50,7 @@ def test_capacity_cost_by_tier(state, params, tier, cost):
     """Ref §4.5: capacity cost per day by tier; zero-usage compute is not negative."""
     state.day = 1
     state.settings.capacity_tier = tier
-    book_daily_costs(state, params, np.array([], dtype=np.int64))
+    book_daily_costs(state, params, np.array([], dtype=np.int64), usage_by_plan(state, np.array([], dtype=np.int64)))
     assert _rows(state, 1) == {"capacity": -cost * 100}
 
 
@@ -62,7 +62,7 @@ def test_ad_revenue(state, params, add_customer, gidx):
         add_customer(state, group=gidx["S1"], plan=0, rho_ads=0.1),
         add_customer(state, group=gidx["E1"], plan=0, rho_ads=0.2, seats=10.0),
     ])
-    book_daily_costs(state, params, idx)
+    book_daily_costs(state, params, idx, usage_by_plan(state, idx))
     a = math.log(5.5) / math.log(10)
     assert _rows(state, 3)["ad_revenue"] == round((0.1 * a + 2 * a) * 100)
 
@@ -78,5 +78,5 @@ def test_targeted_spend_booked_under_operations_and_development(state, params):
     s.ops_by_customer = {3: 5.0}
     s.development = 200.0
     s.targeted_dev[1] = 1000.0
-    book_daily_costs(state, params, np.array([], dtype=np.int64))
+    book_daily_costs(state, params, np.array([], dtype=np.int64), usage_by_plan(state, np.array([], dtype=np.int64)))
     assert _rows(state, 2) == {"capacity": -8_500, "operations": -15_500, "development": -120_000}

@@ -75,3 +75,14 @@ def test_enterprise_traits(e1_sample):
     assert abs(np.median(turns) - 6) <= 0.5
     assert abs(np.median(e1_sample["reply_mean"]) - 5.0) < 0.05
     assert e1_sample["reply_mean"].min() >= 0.5
+
+
+def test_customers_do_not_depend_on_batching(cfg, params):
+    """Principle 4: the k-th prospect of a group is the same whether leads arrive 5 at once or
+    3 then 2 (each customer consumes its own block of draws)."""
+    st = WorldState(config=cfg, seed=1)
+    together = sample_customers(np.random.default_rng(5), st, params, 0, 5)
+    rng = np.random.default_rng(5)
+    first, second = sample_customers(rng, st, params, 0, 3), sample_customers(rng, st, params, 0, 2)
+    for col in ("c_max", "q_min", "q_max", "s_left", "s_right", "usage_demand", "eta_ads", "deal_noise"):
+        assert np.array_equal(together[col], np.concatenate([first[col], second[col]])), col

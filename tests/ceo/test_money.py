@@ -163,13 +163,16 @@ def test_daily_ledger_rows_recomputed_independently() -> None:
                 totals[r.category + ("_targeted" if r.note == "targeted" else "")] += r.cents
 
             active = np.flatnonzero(cust.status == SUBSCRIBED)
-            plan = cust.plan[active].astype(np.int64)
-            unit_cost = np.array([t.cost_per_unit for t in cfg.model_tiers])[s.tiers[plan] - 1]
+            # Compute is billed on the usage of the subscribers active at the start of the day,
+            # on the plan they had then (churn and switches happen later in the day).
+            start_active = np.flatnonzero(pre["status"] == SUBSCRIBED)
+            start_plan = pre["plan"][start_active].astype(np.int64)
+            unit_cost = np.array([t.cost_per_unit for t in cfg.model_tiers])[s.tiers[start_plan] - 1]
             ops_targeted = (s.ops_by_group.sum() + s.ops_by_plan.sum() + s.ops_by_group_plan.sum()
                             + sum(s.ops_by_customer.values()))
             expected = {
                 "capacity": -cfg.capacity_tiers[s.capacity_tier].cost_per_day,
-                "compute": -math.fsum(cust.usage_today[active] * unit_cost),
+                "compute": -math.fsum(cust.usage_today[start_active] * unit_cost),
                 "operations": -s.operations,
                 "operations_targeted": -float(ops_targeted),
                 "development": -s.development,

@@ -71,7 +71,9 @@ def run_ceo_baseline(
         while not env.done:
             n_actions = len(env.actions)
             policy.act(env)
-            records = env.next_turn()
+            # The baseline steps the final partial week one day at a time (ref §7.1 step 7).
+            remaining = config.horizon_days - env.day
+            records = env.next_turn(1 if remaining < config.days_per_turn else None)
             if metrics_file is not None and actions_file is not None:
                 for a in env.actions[n_actions:]:
                     actions_file.write(json.dumps(_jsonable(a)) + "\n")

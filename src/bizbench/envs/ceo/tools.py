@@ -26,7 +26,10 @@ registry = ToolRegistry()
 
 Plan = Literal["A", "B", "C"]
 Channel = Literal["social_media", "search_ads", "linkedin", "content_marketing", "referral_program"]
-NonNegative = Annotated[float, Field(ge=0)]
+MAX_DOLLARS = 1e9  # a sanity ceiling on any price, promotion or daily spend (no real setting comes near)
+NonNegative = Annotated[float, Field(ge=0, le=MAX_DOLLARS)]
+Price = Annotated[float, Field(gt=0, le=MAX_DOLLARS)]
+Quota = Annotated[float, Field(ge=0, le=1e12)]
 Unit = Annotated[float, Field(ge=0, le=1)]
 
 
@@ -96,9 +99,9 @@ def _charge(env: CeoEnv, category: str, cost: float, note: str) -> None:
 @registry.tool(category="pricing")
 def set_prices(
     env: CeoEnv,
-    A: Annotated[float, Field(gt=0)] | None = None,
-    B: Annotated[float, Field(gt=0)] | None = None,
-    C: Annotated[float, Field(gt=0)] | None = None,
+    A: Price | None = None,
+    B: Price | None = None,
+    C: Price | None = None,
 ) -> dict[str, Any]:
     """Set monthly list prices of plans A, B, C (per seat for enterprise deals).
 
@@ -136,9 +139,9 @@ def set_model_tiers(
 @registry.tool(category="pricing")
 def set_usage_quotas(
     env: CeoEnv,
-    A: Annotated[float, Field(ge=0)],
-    B: Annotated[float, Field(ge=0)],
-    C: Annotated[float, Field(ge=0)],
+    A: Quota,
+    B: Quota,
+    C: Quota,
 ) -> dict[str, Any]:
     """Set the daily usage cap (units/day per subscription) of every plan; all three are required.
 
@@ -600,7 +603,7 @@ class EnterpriseOffer(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
     plan: Plan
-    price_per_seat: Annotated[float, Field(gt=0)]
+    price_per_seat: Price
 
 
 @registry.tool(category="enterprise")
@@ -611,7 +614,8 @@ def send_enterprise_deal(
 ) -> dict[str, Any]:
     """Offer up to 3 (plan, price per seat per month) options to an enterprise lead or customer.
 
-    Replies on the open thread, or opens a renegotiation with a subscribed account. Contracts
+    Replies on the open thread, or opens a renegotiation with a subscribed account. Sending
+    again before the customer answers replaces your offer and restarts their wait. Contracts
     are one month. Only the first 3 offerings are considered.
 
     Args:
@@ -625,10 +629,6 @@ def send_enterprise_deal(
     thread = w.book.open_by_customer.get(c)
     if thread is None and w.state.customers.status[c] != SUBSCRIBED:
         raise ToolError(f"Customer {customer_id} has no open thread and no active subscription.")
-    if thread is not None and not thread.awaiting_agent:
-        raise ToolError(
-            f"Customer {customer_id} has not replied to your last offer yet (reply due by day {thread.next_reply_day})."
-        )
     offers = [(PLANS.index(o.plan), o.price_per_seat) for o in offerings]
     from bizbench.envs.ceo.world import enterprise
 

@@ -303,9 +303,7 @@ def _event_probability(cfg: CeoConfig) -> np.ndarray:
     return prob
 
 
-def _simulate(
-    cfg: CeoConfig, a: UpperBoundAssumptions, target_gain: np.ndarray, last_dev_day: int
-) -> _Paths:
+def _simulate(cfg: CeoConfig, a: UpperBoundAssumptions, target_gain: np.ndarray, last_dev_day: int) -> _Paths:
     """Expected quality and drift paths, one day at a time in engine order (ref §1.2).
 
     Steps used: 3 (start-of-day cache), 6 (R&D completions), 8 (group drift), 11
@@ -447,11 +445,13 @@ def estimate(config: CeoConfig, assumptions: UpperBoundAssumptions | None = None
     svc = cfg.service
     overload = np.maximum(units * weekly / cap_tier.capacity - 1.0, 0.0)
     ops_per_day = a.ops_base_per_day + a.ops_per_subscriber * float(customers.sum())
-    outage = max(svc.outage_floor,
-                 svc.outage_base * math.exp(-ops_per_day / svc.outage_ops_scale))
-    penalty = float(np.mean(cfg.quality.overload_penalty * overload
-                            + cfg.quality.outage_penalty * outage
-                            * (1.0 + svc.outage_overload_factor * overload)))
+    outage = max(svc.outage_floor, svc.outage_base * math.exp(-ops_per_day / svc.outage_ops_scale))
+    penalty = float(
+        np.mean(
+            cfg.quality.overload_penalty * overload
+            + cfg.quality.outage_penalty * outage * (1.0 + svc.outage_overload_factor * overload)
+        )
+    )
 
     # Expected paths; linear in the daily targeted gain g_g: b_g(t) = g_g x unit_bonus(t),
     # and g_g x unit_drain(t) of it has been drained into group drift.
@@ -465,13 +465,11 @@ def estimate(config: CeoConfig, assumptions: UpperBoundAssumptions | None = None
 
     # Eq 48 sizing, then eq 49 with the chosen spend.
     delta = np.maximum((mu_t + drift0 + penalty) / m - q0 - shared, 0.0)
-    need = (_phi_inverse(a.retention_target) * sigma_t + mu_t + drift0 + penalty
-            - m * (q0 + shared))
+    need = _phi_inverse(a.retention_target) * sigma_t + mu_t + drift0 + penalty - m * (q0 + shared)
     targeted = _targeted_spend(cfg, a, billing, delta, need, m * unit_bonus - unit_drain)
     q = cfg.quality
     gain = np.where(targeted > 0, q.target_beta * np.log1p(targeted / q.target_scale), 0.0)
-    cushion = (m * (q0 + shared + gain * unit_bonus) - (drift0 + gain * unit_drain)
-               - penalty - mu_t)
+    cushion = m * (q0 + shared + gain * unit_bonus) - (drift0 + gain * unit_drain) - penalty - mu_t
     retention = _phi(cushion / sigma_t)
 
     # Eq 45.
@@ -488,8 +486,9 @@ def estimate(config: CeoConfig, assumptions: UpperBoundAssumptions | None = None
     acq = cfg.acquisition
     invol = np.array([g.invol_churn_mu for g in groups])
     churns = ~is_ent | cfg.fixes.enterprise_involuntary_churn
-    leads = accounts * (_fill_overhead(a.saturation_fill, acq.saturation_exponent)
-                        + np.where(churns, invol * len(billing), 0.0))
+    leads = accounts * (
+        _fill_overhead(a.saturation_fill, acq.saturation_exponent) + np.where(churns, invol * len(billing), 0.0)
+    )
     best = np.array([max(g.channel_leads.values()) for g in groups])
     if np.any(best <= 0):
         raise ValueError("every group needs a channel with positive leads per $1,000")
@@ -502,8 +501,18 @@ def estimate(config: CeoConfig, assumptions: UpperBoundAssumptions | None = None
     level_cost = {lv.level: lv.cost for lv in r.levels}[a.group_research_level]
     group_research = level_cost * n
 
-    total_costs = (compute + capacity + global_dev + targeted_dev + rnd_cost + advertising
-                   + lead_cost + operations + market + group_research)
+    total_costs = (
+        compute
+        + capacity
+        + global_dev
+        + targeted_dev
+        + rnd_cost
+        + advertising
+        + lead_cost
+        + operations
+        + market
+        + group_research
+    )
     pre = cfg.start_cash + revenue - total_costs  # eq 46
 
     has_billing = len(billing) > 0

@@ -72,6 +72,8 @@ def expected_leads(
         * surge
     )
     lam = np.where(disc, np.maximum(0.0, factor * (channel.sum(axis=1) + network)), 0.0)
+    # Guard, never binding in play: no group sends more leads in a day than its whole market.
+    lam = np.minimum(lam, params.market_cap(d))
     return lam, channel, network
 
 

@@ -209,8 +209,6 @@ def take_payments(
     )
     cust.first_billing_done[due] = True
     cust.seats[due] = seats
-    cust.usage_rate[due] = draw_usage_rate(
-        rng, cust.usage_demand[due], seats, cfg.usage.rate_sd_fraction
-    )
+    cust.usage_rate[due] = draw_usage_rate(rng, cust.usage_demand[due], seats, cfg.usage.rate_sd_fraction)
     cust.period_usage[due] = 0.0
     return Payments(due, cents)

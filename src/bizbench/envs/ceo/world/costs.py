@@ -22,14 +22,13 @@ def daily_ad_revenue(state: WorldState, params: Params, active: np.ndarray) -> f
     return float(np.sum(cust.rho_ads[active] * a * seats))
 
 
-def compute_cost_by_plan(state: WorldState, params: Params, active: np.ndarray) -> np.ndarray:
-    """Usage units on each plan times the unit cost of the plan's model tier (eq 43 compute)."""
+def usage_by_plan(state: WorldState, active: np.ndarray) -> np.ndarray:
+    """Today's usage units on each plan, taken right after the usage step (eq 43 U_p)."""
     cust = state.customers
-    units = np.bincount(cust.plan[active], weights=cust.usage_today[active], minlength=N_PLANS)
-    return units * params.tier_cost[state.settings.tiers - 1]
+    return np.bincount(cust.plan[active], weights=cust.usage_today[active], minlength=N_PLANS)
 
 
-def book_daily_costs(state: WorldState, params: Params, active: np.ndarray) -> None:
+def book_daily_costs(state: WorldState, params: Params, active: np.ndarray, units_by_plan: np.ndarray) -> None:
     """Book eq 43's recurring terms as ledger rows, one per category (ref §4.24 table).
 
     Lead costs and lump-sum research are booked where they happen; ad revenue here.
@@ -38,7 +37,7 @@ def book_daily_costs(state: WorldState, params: Params, active: np.ndarray) -> N
     d = state.day
     rows = [
         ("capacity", float(params.capacity_cost[s.capacity_tier]), ""),
-        ("compute", float(compute_cost_by_plan(state, params, active).sum()), ""),
+        ("compute", float(np.sum(units_by_plan * params.tier_cost[s.tiers - 1])), ""),
         ("operations", s.operations, ""),
         ("operations", s.targeted_ops_total(), "targeted"),
         ("development", s.development, ""),

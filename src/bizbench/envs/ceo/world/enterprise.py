@@ -13,7 +13,7 @@ import numpy as np
 
 from bizbench.envs.ceo.config import PLANS
 from bizbench.envs.ceo.world.curve import max_acceptable_price, required_quality
-from bizbench.envs.ceo.world.customers import CANCELLED, LOST, REASON_ENTERPRISE, SUBSCRIBED
+from bizbench.envs.ceo.world.customers import CANCELLED, LEAD, LOST, REASON_ENTERPRISE, SUBSCRIBED
 from bizbench.envs.ceo.world.drift import drifted_c_max
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.promotions import ad_strength, ongoing_promotion
@@ -240,6 +240,9 @@ def process_day(
     out = EnterpriseDay()
     for thread in list(book.open_by_customer.values()):
         c = thread.customer
+        if state.customers.status[c] not in (SUBSCRIBED, LEAD):
+            book.close(thread, "customer_churned")
+            continue
         if thread.awaiting_agent and d - thread.last_counterparty_day >= cfg.reply_deadline_days:
             book.close(thread, "timeout")
             if thread.kind == NEW_LEAD:
@@ -300,7 +303,8 @@ def _open_customer_threads(
     cfg = state.config
     cust = state.customers
     subs = np.flatnonzero((cust.status == SUBSCRIBED) & params.is_ent[cust.group])
-    subs = np.array([c for c in subs if c not in book.open_by_customer], dtype=np.int64)
+    open_ids = np.fromiter(book.open_by_customer.keys(), dtype=np.int64, count=len(book.open_by_customer))
+    subs = subs[~np.isin(subs, open_ids)]
     if len(subs) == 0:
         return
     g = cust.group[subs]
@@ -329,21 +333,25 @@ def _open_customer_threads(
     best = other.argmax(axis=1)
     best_val = other[rows, best]
     draws = rng.random(len(subs))
-    for k, c in enumerate(subs):
-        if current[k] < 0:
-            t = book.open_thread(int(c), CHURN_PREVENTION, state.day, "Account flagged at risk of churn.")
+    at_risk = current < 0
+    gain = (best_val - current) / np.maximum(0.01, np.abs(current))
+    wants_change = (
+        ~at_risk
+        & (best_val > 0)
+        & (best_val > current)
+        & (gain > cfg.enterprise.plan_change_min_improvement)
+        & (draws < cfg.enterprise.plan_change_probability)
+    )
+    for k in np.flatnonzero(at_risk | wants_change):  # only accounts that open a thread
+        c = int(subs[k])
+        if at_risk[k]:
+            t = book.open_thread(c, CHURN_PREVENTION, state.day, "Account flagged at risk of churn.")
             t.add_turn(
                 "customer",
                 state.day,
                 "We are not getting enough value for what we pay. Please propose better terms or we will cancel.",
             )
-            out.opened.append(int(c))
-        elif (
-            best_val[k] > 0
-            and best_val[k] > current[k]
-            and (best_val[k] - current[k]) / max(0.01, abs(current[k])) > cfg.enterprise.plan_change_min_improvement
-            and draws[k] < cfg.enterprise.plan_change_probability
-        ):
-            t = book.open_thread(int(c), PLAN_CHANGE, state.day, "Customer requested a plan change.")
+        else:
+            t = book.open_thread(c, PLAN_CHANGE, state.day, "Customer requested a plan change.")
             t.add_turn("customer", state.day, f"We would like to move to Plan {PLANS[best[k]]}.")
-            out.opened.append(int(c))
+        out.opened.append(c)

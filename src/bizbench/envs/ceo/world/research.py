@@ -82,10 +82,7 @@ def group_insights(state: WorldState, params: Params, group: int) -> dict[str, A
     calls agree; the hidden seed never leaves the world.
     """
     grp = state.config.groups[group]
-    snap = state.insight_snapshots.get(group)
-    if snap is None:
-        take_snapshot(state, params, group)
-        snap = state.insight_snapshots[group]
+    snap = state.insight_snapshots[group]  # taken at day 0, discovery or research completion
     p = insight_noise(state, group)
     level = int(state.info_level[group])
     rng = np.random.default_rng([state.seed, 7919, group, level, int(snap["day"])])

@@ -13,6 +13,7 @@ import numpy as np
 
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.state import AgentPost, WorldState
+from bizbench.envs.ceo.world.usage import weekly_factor
 
 # (threshold, P(positive), P(neutral), P(negative)) by satisfaction bucket (ref §4.12).
 SENTIMENT_BUCKETS = (
@@ -42,7 +43,7 @@ def subscriber_weights(
     g = cust.group[active]
     s = cust.satisfaction[active]
     ds = np.abs(cust.satisfaction_change[active])
-    quota_short = cust.usage_rate[active] * 1.0 > state.settings.quotas[cust.plan[active]]
+    quota_short = cust.usage_rate[active] * weekly_factor(state, state.day) > state.settings.quotas[cust.plan[active]]
     events = float(overload) + float(outage) + (cust.issue_days[active] > 0) + quota_short
     seats = cust.seats[active]  # individuals always have exactly one seat
     w = 1.0 + so.extremity_weight * np.abs(s)

@@ -51,6 +51,8 @@ class World:
         self.judge = judge
         self.group_streams = [self.streams.get(f"customers/{g.id}") for g in config.groups]
         self.state.ledger.post(0, "initial_funding", to_cents(config.start_cash))
+        for g in np.flatnonzero(self.state.discovered):  # day-0 insight snapshots (ref §1.1)
+            research.take_snapshot(self.state, self.params, int(g))
         self.service_history: list[service.ServiceDay] = []
         self.metrics: list[dict[str, Any]] = []
         self.customer_posts: list[dict[str, Any]] = []
@@ -115,6 +117,7 @@ class World:
         start_counts = np.bincount(cust.group[active], minlength=p.n_groups)
         # 5. usage and service health
         units = usage.compute_usage(st, active)
+        units_by_plan = costs.usage_by_plan(st, active)  # billed at step 21 whatever churns today
         svc = service.service_day(st, p, rs.get("service"), float(units.sum()))
         self.service_history.append(svc)
         # 6-7. research completions
@@ -150,6 +153,10 @@ class World:
         dec = billing.billing_decisions(
             st, p, rs.get("billing"), self.involuntary_rates(d // 30), active, delivered, q_shift, c_drift
         )
+        for c in dec.involuntary:
+            thread = self.book.open_by_customer.get(int(c))
+            if thread is not None:
+                self.book.close(thread, "customer_churned")
         rep_rng = rs.get("reputation")
         reputation.cancellation_damage(
             st, p, rep_rng, cust.group[dec.cancelled], dec.cancelled_satisfaction, start_counts
@@ -196,7 +203,7 @@ class World:
         pay = billing.take_payments(st, p, rs.get("payments"), active, self.book.suspended_customers(), c_drift)
         self._book_payments(pay)
         # 21. daily costs and ad revenue
-        costs.book_daily_costs(st, p, active)
+        costs.book_daily_costs(st, p, active, units_by_plan)
         # 23. judge agent posts
         social.judge_posts(st, p, rs.get("post_views"), self.judge)
         # 24. bankruptcy
@@ -309,7 +316,5 @@ class World:
             "reputation": {ids[i]: round(float(st.reputation[i]), 6) for i in np.flatnonzero(st.discovered)},
             "mean_satisfaction": float(cust.satisfaction[active].mean()) if len(active) else None,
             "pmi": st.pmi,
-            "mrr": float(
-                np.sum(cust.effective_price[active] * billed_seats)
-            ),
+            "mrr": float(np.sum(cust.effective_price[active] * billed_seats)),
         }
