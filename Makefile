@@ -17,7 +17,7 @@ test: venv
 	$(BIN)/pytest -q -n 2
 
 test-slow: venv
-	$(BIN)/pytest -q -n 2 -m slow
+	$(BIN)/pytest -q -n 0 -m slow
 
 lint: venv
 	$(BIN)/ruff check src tests

@@ -102,7 +102,8 @@ class RuleBased:
         if enabled and day >= self.ads_start_day:
             table = public_channel_table(env.config)
             for g in groups:
-                best = max(CHANNELS, key=lambda c, g=g: table[g][c])  # first channel wins ties
+                leads = table[g]
+                best = max(CHANNELS, key=leads.__getitem__)  # first channel wins ties
                 ads.setdefault(best, {})[g] = package[g][1]
         _ok(env, "set_targeted_ad_spend", targeted_spend=ads)
         history = _ok(env, "get_service_history", days=7)["days"]

@@ -193,7 +193,7 @@ class Service(_Strict):
 class Satisfaction(_Strict):
     """Satisfaction EMA (eq 16-17; ref §4.8). ``new_weight`` = 1 - lambda_S."""
 
-    new_weight: float = Field(0.1, gt=0, le=1)
+    new_weight: float = Field(default=0.1, gt=0, le=1)
     initial: float = 0.5
     initial_relationship: float = 0.5
 

@@ -7,6 +7,7 @@ never loops over customers in Python.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -86,7 +87,7 @@ class Customers:
     def column(self, name: str) -> np.ndarray:
         return self._cols[name][: self.n]
 
-    def append(self, count: int, values: dict[str, np.ndarray | float | int]) -> np.ndarray:
+    def append(self, count: int, values: Mapping[str, np.ndarray | float | int]) -> np.ndarray:
         """Add ``count`` rows with the given column values; returns their indices."""
         need = self.n + count
         cap = len(self._cols["group"])

@@ -114,7 +114,10 @@ def negotiation_quality(
     return q
 
 
-def _curve_args(state: WorldState, customer: int, q_shift: np.ndarray, c_drift: np.ndarray, n: int) -> tuple:
+CurveArgs = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _curve_args(state: WorldState, customer: int, q_shift: np.ndarray, c_drift: np.ndarray, n: int) -> CurveArgs:
     cust = state.customers
     idx = np.full(n, customer)
     g = cust.group[customer]
@@ -149,7 +152,8 @@ def evaluate_offers(
     best = int(np.argmax(surplus))
     if surplus[best] > 0:
         return "accept", int(plans[best]), float(prices[best])
-    ceiling = max_acceptable_price(q[best : best + 1], *(a[:1] for a in args), state.config.curve)[0]
+    c_max, q_min, q_max, s_left, s_right = (a[best : best + 1] for a in args)
+    ceiling = max_acceptable_price(q[best : best + 1], c_max, q_min, q_max, s_left, s_right, state.config.curve)[0]
     f = cust.offer_factor[c]
     counter = round(float(ceiling * (1.0 - (1.0 - f) * state.config.enterprise.counter_decay**thread.agent_turn)), 2)
     if counter <= 0:

@@ -54,7 +54,7 @@ def perceived_quality(
     relationship: np.ndarray,
     tenure_days: np.ndarray,
     issue_days: np.ndarray,
-    ad_penalty: np.ndarray,
+    ad_penalty: np.ndarray | float,
     quota_f: np.ndarray,
     q: Quality,
     service_penalty: float = 0.0,
