@@ -8,6 +8,7 @@ map; ``{}`` clears it; an omitted argument leaves its setting unchanged (ref §6
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import numpy as np
@@ -50,6 +51,36 @@ def _group_vector(env: CeoEnv, values: dict[str, float]) -> np.ndarray:
     for gid, v in values.items():
         out[_group(env, gid)] = v
     return out
+
+
+def _keyed_vector(values: Mapping[Any, float] | None, keys: tuple[str, ...]) -> np.ndarray | None:
+    """{plan or channel: value} -> vector in ``keys`` order (keys already validated by type)."""
+    if values is None:
+        return None
+    out = np.zeros(len(keys))
+    for key, v in values.items():
+        out[keys.index(key)] = v
+    return out
+
+
+def _group_matrix(
+    env: CeoEnv, values: Mapping[Any, Mapping[Any, float]] | None, columns: tuple[str, ...], group_outer: bool
+) -> np.ndarray | None:
+    """A nested map -> [group, column] matrix; ``group_outer`` says whether groups are the outer keys."""
+    if values is None:
+        return None
+    out = np.zeros((env.world.params.n_groups, len(columns)))
+    for outer, inner in values.items():
+        for key, v in inner.items():
+            gid, col = (outer, key) if group_outer else (key, outer)
+            out[_group(env, gid), columns.index(col)] = v
+    return out
+
+
+def _customer_map(env: CeoEnv, values: dict[str, float] | None) -> dict[int, float] | None:
+    if values is None:
+        return None
+    return {_customer(env, _int_id(k)): v for k, v in values.items()}
 
 
 def _customer(env: CeoEnv, customer_id: int) -> int:
@@ -172,13 +203,8 @@ def set_promotion(
     """
     s = _settings(env)
     group_vec = None if by_group is None else _group_vector(env, by_group)
-    customers = None if by_customer is None else {_customer(env, _int_id(k)): v for k, v in by_customer.items()}
-    gp = None
-    if by_group_plan is not None:
-        gp = np.zeros_like(s.promo_by_group_plan)
-        for gid, plans in by_group_plan.items():
-            for plan, v in plans.items():
-                gp[_group(env, gid), PLANS.index(plan)] = v
+    customers = _customer_map(env, by_customer)
+    gp = _group_matrix(env, by_group_plan, PLANS, group_outer=True)
     if global_promotion is not None:
         s.promo_global = global_promotion
     if group_vec is not None:
@@ -247,14 +273,14 @@ def set_targeted_ad_spend(env: CeoEnv, targeted_spend: dict[str, dict[str, NonNe
         targeted_spend: Daily ad spend per channel and group; {} stops all advertising.
     """
     s = _settings(env)
-    table = np.zeros_like(s.ad_spend)
     ids = env.config.group_ids
-    for outer, inner in targeted_spend.items():
-        for inner_key, v in inner.items():
-            channel, gid = (outer, inner_key) if outer in CHANNELS or outer not in ids else (inner_key, outer)
-            if channel not in CHANNELS:
-                raise ToolError(f"Unknown channel '{channel}'. Channels: {', '.join(CHANNELS)}")
-            table[_group(env, gid), CHANNELS.index(channel)] = v
+    group_outer = bool(targeted_spend) and all(k in ids for k in targeted_spend)
+    channels = {c for inner in targeted_spend.values() for c in inner} if group_outer else set(targeted_spend)
+    unknown = sorted(channels - set(CHANNELS))
+    if unknown:
+        raise ToolError(f"Unknown channel '{unknown[0]}'. Channels: {', '.join(CHANNELS)}")
+    table = _group_matrix(env, targeted_spend, CHANNELS, group_outer)
+    assert table is not None
     s.ad_spend = table
     env.log_override("set_targeted_ad_spend", {"targeted_spend": targeted_spend})
     out = {ch: {ids[g]: float(table[g, c]) for g in np.flatnonzero(table[:, c])} for c, ch in enumerate(CHANNELS)}
@@ -277,7 +303,7 @@ def set_ads_strength(
     """
     s = _settings(env)
     group_vec = None if by_group is None else _group_vector(env, by_group)
-    customers = None if by_customer is None else {_customer(env, _int_id(k)): v for k, v in by_customer.items()}
+    customers = _customer_map(env, by_customer)
     if global_strength is not None:
         s.ads_global = global_strength
     if group_vec is not None:
@@ -312,17 +338,8 @@ def set_lead_promotion(
     """
     s = _settings(env)
     group_vec = None if by_group is None else _group_vector(env, by_group)
-    ch_vec = None
-    if by_channel is not None:
-        ch_vec = np.zeros(len(CHANNELS))
-        for ch, v in by_channel.items():
-            ch_vec[CHANNELS.index(ch)] = v
-    cg = None
-    if by_channel_group is not None:
-        cg = np.zeros_like(s.lead_promo_by_channel_group)
-        for ch, groups in by_channel_group.items():
-            for gid, v in groups.items():
-                cg[_group(env, gid), CHANNELS.index(ch)] = v
+    ch_vec = _keyed_vector(by_channel, CHANNELS)
+    cg = _group_matrix(env, by_channel_group, CHANNELS, group_outer=False)
     if global_promotion is not None:
         s.lead_promo_global = global_promotion
     if group_vec is not None:
@@ -366,18 +383,9 @@ def set_targeted_ops_spend(
     """
     s = _settings(env)
     by_group_vec = None if targeted_spend is None else _group_vector(env, targeted_spend)
-    plan_vec = None
-    if by_plan is not None:
-        plan_vec = np.zeros(len(PLANS))
-        for p, v in by_plan.items():
-            plan_vec[PLANS.index(p)] = v
-    gp = None
-    if by_group_plan is not None:
-        gp = np.zeros_like(s.ops_by_group_plan)
-        for gid, plans in by_group_plan.items():
-            for p, v in plans.items():
-                gp[_group(env, gid), PLANS.index(p)] = v
-    customers = None if by_customer is None else {_customer(env, _int_id(k)): v for k, v in by_customer.items()}
+    plan_vec = _keyed_vector(by_plan, PLANS)
+    gp = _group_matrix(env, by_group_plan, PLANS, group_outer=True)
+    customers = _customer_map(env, by_customer)
     if by_group_vec is not None:
         s.ops_by_group = by_group_vec
     if plan_vec is not None:
