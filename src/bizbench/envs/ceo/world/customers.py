@@ -94,8 +94,9 @@ class Customers:
         if need > cap:
             new_cap = max(need, 2 * cap)
             for name, (dtype, fill) in COLUMNS.items():
-                grown = np.full(new_cap, fill, dtype=dtype)
+                grown = np.empty(new_cap, dtype=dtype)
                 grown[: self.n] = self._cols[name][: self.n]
+                grown[self.n :] = fill
                 self._cols[name] = grown
         idx = np.arange(self.n, need)
         unknown = set(values) - set(COLUMNS)

@@ -12,6 +12,9 @@ from bizbench.envs.ceo.world.state import WorldState
 from bizbench.envs.ceo.world.usage import weekly_factor
 
 
+CHUNK = 1 << 19  # customers per block: keeps temporaries small enough for the allocator to reuse
+
+
 def update_satisfaction(
     state: WorldState,
     active: np.ndarray,
@@ -25,8 +28,24 @@ def update_satisfaction(
     Daily variant of ref §4.7: the stored effective price (per seat), the billing snapshot
     of the budget plus group c-drift, the service penalty, relationship, tenure, open-issue
     days, quota factor with today's demand r_i W(d), and the ad load including the
-    per-customer strength. Uses start-of-day quality and drift (ref §1.2 step 3).
+    per-customer strength. Uses start-of-day quality and drift (ref §1.2 step 3). The update
+    is elementwise, so it runs in blocks of customers with identical results.
     """
+    parts = [
+        _update_block(state, active[i : i + CHUNK], delivered, q_shift_by_group, c_drift_group, service_penalty)
+        for i in range(0, len(active), CHUNK)
+    ]
+    return np.concatenate(parts) if parts else np.empty(0)
+
+
+def _update_block(
+    state: WorldState,
+    active: np.ndarray,
+    delivered: np.ndarray,
+    q_shift_by_group: np.ndarray,
+    c_drift_group: np.ndarray,
+    service_penalty: float,
+) -> np.ndarray:
     cfg = state.config
     cust = state.customers
     g = cust.group[active]
