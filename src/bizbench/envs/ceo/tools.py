@@ -96,6 +96,13 @@ def _plan_prices(A: float | None, B: float | None, C: float | None) -> dict[int,
     return given
 
 
+def _set_given(settings: Any, **values: Any) -> None:
+    """Apply the settings that were given; an omitted (None) argument leaves its setting (ref §6.1)."""
+    for name, value in values.items():
+        if value is not None:
+            setattr(settings, name, value)
+
+
 def _settings(env: CeoEnv) -> Any:
     return env.world.state.settings
 
@@ -205,14 +212,9 @@ def set_promotion(
     group_vec = None if by_group is None else _group_vector(env, by_group)
     customers = _customer_map(env, by_customer)
     gp = _group_matrix(env, by_group_plan, PLANS, group_outer=True)
-    if global_promotion is not None:
-        s.promo_global = global_promotion
-    if group_vec is not None:
-        s.promo_by_group = group_vec
-    if customers is not None:
-        s.promo_by_customer = customers
-    if gp is not None:
-        s.promo_by_group_plan = gp
+    _set_given(
+        s, promo_global=global_promotion, promo_by_group=group_vec, promo_by_customer=customers, promo_by_group_plan=gp
+    )
     env.log_override(
         "set_promotion",
         {
@@ -258,10 +260,7 @@ def set_daily_spend(
     if operations is None and development is None:
         raise ToolError("Give operations and/or development.")
     s = _settings(env)
-    if operations is not None:
-        s.operations = operations
-    if development is not None:
-        s.development = development
+    _set_given(s, operations=operations, development=development)
     return {"current": {"operations": s.operations, "development": s.development}}
 
 
@@ -304,12 +303,7 @@ def set_ads_strength(
     s = _settings(env)
     group_vec = None if by_group is None else _group_vector(env, by_group)
     customers = _customer_map(env, by_customer)
-    if global_strength is not None:
-        s.ads_global = global_strength
-    if group_vec is not None:
-        s.ads_by_group = group_vec
-    if customers is not None:
-        s.ads_by_customer = customers
+    _set_given(s, ads_global=global_strength, ads_by_group=group_vec, ads_by_customer=customers)
     env.log_override(
         "set_ads_strength", {"global_strength": global_strength, "by_group": by_group, "by_customer": by_customer}
     )
@@ -340,14 +334,13 @@ def set_lead_promotion(
     group_vec = None if by_group is None else _group_vector(env, by_group)
     ch_vec = _keyed_vector(by_channel, CHANNELS)
     cg = _group_matrix(env, by_channel_group, CHANNELS, group_outer=False)
-    if global_promotion is not None:
-        s.lead_promo_global = global_promotion
-    if group_vec is not None:
-        s.lead_promo_by_group = group_vec
-    if ch_vec is not None:
-        s.lead_promo_by_channel = ch_vec
-    if cg is not None:
-        s.lead_promo_by_channel_group = cg
+    _set_given(
+        s,
+        lead_promo_global=global_promotion,
+        lead_promo_by_group=group_vec,
+        lead_promo_by_channel=ch_vec,
+        lead_promo_by_channel_group=cg,
+    )
     env.log_override(
         "set_lead_promotion",
         {
@@ -386,14 +379,7 @@ def set_targeted_ops_spend(
     plan_vec = _keyed_vector(by_plan, PLANS)
     gp = _group_matrix(env, by_group_plan, PLANS, group_outer=True)
     customers = _customer_map(env, by_customer)
-    if by_group_vec is not None:
-        s.ops_by_group = by_group_vec
-    if plan_vec is not None:
-        s.ops_by_plan = plan_vec
-    if gp is not None:
-        s.ops_by_group_plan = gp
-    if customers is not None:
-        s.ops_by_customer = customers
+    _set_given(s, ops_by_group=by_group_vec, ops_by_plan=plan_vec, ops_by_group_plan=gp, ops_by_customer=customers)
     env.log_override(
         "set_targeted_ops_spend",
         {"by_group": targeted_spend, "by_plan": by_plan, "by_group_plan": by_group_plan, "by_customer": by_customer},

@@ -11,7 +11,6 @@ from bizbench.envs.ceo.world.quality import perceived_quality, quota_factor
 from bizbench.envs.ceo.world.state import WorldState
 from bizbench.envs.ceo.world.usage import weekly_factor
 
-
 CHUNK = 1 << 19  # customers per block: keeps temporaries small enough for the allocator to reuse
 
 
