@@ -30,9 +30,7 @@ def get_env(env_id: str) -> EnvSpec:
     try:
         return ENVS[env_id]
     except KeyError:
-        raise KeyError(
-            f"unknown env {env_id!r} (registered: {', '.join(sorted(ENVS)) or 'none'})"
-        ) from None
+        raise KeyError(f"unknown env {env_id!r} (registered: {', '.join(sorted(ENVS)) or 'none'})") from None
 
 
 def list_envs() -> list[EnvSpec]:

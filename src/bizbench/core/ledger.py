@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from decimal import ROUND_HALF_UP, Decimal
 from typing import NamedTuple
 
+import numpy as np
+
 __all__ = ["Ledger", "LedgerRow", "cents_to_dollars", "to_cents"]
 
 
@@ -29,6 +31,12 @@ def to_cents(dollars: float) -> int:
         raise ValueError(f"amount must be finite, got {x!r}")
     d = Decimal(str(x)) * 100
     return int(d.quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+def to_cents_array(dollars: np.ndarray) -> np.ndarray:
+    """Vectorised :func:`to_cents` for finite float arrays: round half away from zero."""
+    scaled = np.asarray(dollars, dtype=np.float64) * 100.0
+    return (np.sign(scaled) * np.floor(np.abs(scaled) + 0.5)).astype(np.int64)
 
 
 def cents_to_dollars(c: int) -> float:

@@ -166,8 +166,7 @@ class ToolRegistry:
 
     def json_schemas(self) -> list[dict[str, Any]]:
         return [
-            {"name": s.name, "description": s.description, "parameters": s.parameters}
-            for s in self._tools.values()
+            {"name": s.name, "description": s.description, "parameters": s.parameters} for s in self._tools.values()
         ]
 
     def openai_tools(self) -> list[dict[str, Any]]:
@@ -298,18 +297,18 @@ def _argument_hints(fn: Callable[..., Any], context_name: str) -> dict[str, Any]
     The context type is often imported only under ``TYPE_CHECKING``, so it is left out of
     the resolution; raw annotations are the fallback (e.g. types local to a test).
     """
-    shim = types.SimpleNamespace(__annotations__={
-        k: v for k, v in getattr(fn, "__annotations__", {}).items() if k not in (context_name, "return")
-    })
+    shim = types.SimpleNamespace(
+        __annotations__={
+            k: v for k, v in getattr(fn, "__annotations__", {}).items() if k not in (context_name, "return")
+        }
+    )
     try:
         return typing.get_type_hints(shim, globalns=getattr(fn, "__globals__", {}), include_extras=True)
     except Exception:  # noqa: BLE001
         return dict(shim.__annotations__)
 
 
-_SECTION_RE = re.compile(
-    r"^(Args|Arguments|Parameters|Returns|Return|Raises|Yields|Examples?|Notes?):\s*$"
-)
+_SECTION_RE = re.compile(r"^(Args|Arguments|Parameters|Returns|Return|Raises|Yields|Examples?|Notes?):\s*$")
 _ARG_RE = re.compile(r"^(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
 
 

@@ -54,9 +54,7 @@ class RngStreams:
 
     def get_state(self) -> dict[str, Any]:
         """JSON-serialisable snapshot: stream name -> ``bit_generator.state``."""
-        return {
-            name: _jsonable(gen.bit_generator.state) for name, gen in sorted(self._streams.items())
-        }
+        return {name: _jsonable(gen.bit_generator.state) for name, gen in sorted(self._streams.items())}
 
     def set_state(self, state: dict[str, Any]) -> None:
         """Restore streams from :meth:`get_state` output (creating them as needed)."""

@@ -6,13 +6,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bizbench.core.ledger import to_cents_array
 from bizbench.envs.ceo.world.curve import required_quality
 from bizbench.envs.ceo.world.customers import (
     CANCELLED,
     REASON_INVOLUNTARY,
     REASON_VOLUNTARY,
 )
-from bizbench.envs.ceo.world.drift import billing_snapshot_c_max, drifted_c_max
+from bizbench.envs.ceo.world.drift import billing_snapshot_c_max, drifted_c_max, quality_band
 from bizbench.envs.ceo.world.params import MACRO_WTP, Params
 from bizbench.envs.ceo.world.promotions import ad_penalty, ongoing_promotion
 from bizbench.envs.ceo.world.quality import perceived_quality, quota_factor
@@ -27,12 +28,6 @@ class BillingDecisions:
     cancelled_satisfaction: np.ndarray
     upgrades: np.ndarray
     downgrades: np.ndarray
-
-
-def to_cents(dollars: np.ndarray) -> np.ndarray:
-    """Vectorised dollars -> integer cents, rounding half away from zero."""
-    d = np.asarray(dollars, dtype=np.float64) * 100.0
-    return (np.sign(d) * np.floor(np.abs(d) + 0.5)).astype(np.int64)
 
 
 def involuntary_rates(params: Params, rng: np.random.Generator) -> np.ndarray:
@@ -69,30 +64,24 @@ def plan_values(
     c_max = drifted_c_max(cust, idx, c_drift_group, cfg.sampling.c_max_floor)
     if with_macro:
         c_max = c_max * state.macro_multipliers[g, MACRO_WTP]
-    shift = q_shift[g]
+    q_lo, q_hi = quality_band(cust, idx, q_shift[g])
+    s_left, s_right = cust.s_left[idx], cust.s_right[idx]
+    relationship, tenure, issue_days = cust.relationship[idx], state.day - cust.start_day[idx], cust.issue_days[idx]
     q = np.empty((len(idx), N_PLANS))
     price = np.empty((len(idx), N_PLANS))
     ok = np.empty((len(idx), N_PLANS), dtype=bool)
     for p in range(N_PLANS):
         q[:, p] = perceived_quality(
             delivered[g, p],
-            cust.relationship[idx],
-            state.day - cust.start_day[idx],
-            cust.issue_days[idx],
+            relationship,
+            tenure,
+            issue_days,
             ads,
             quota_factor(s.quotas[p], demand),
             cfg.quality,
         )
         price[:, p] = np.maximum(0.0, s.prices[p] - ongoing_promotion(s, idx, g, np.full(len(idx), p)))
-        req = required_quality(
-            price[:, p],
-            c_max,
-            cust.q_min[idx] + shift,
-            cust.q_max[idx] + shift,
-            cust.s_left[idx],
-            cust.s_right[idx],
-            cfg.curve,
-        )
+        req = required_quality(price[:, p], c_max, q_lo, q_hi, s_left, s_right, cfg.curve)
         ok[:, p] = (price[:, p] <= c_max) & (q[:, p] >= req)
         q[:, p] -= req  # surplus
     return q, price, ok
@@ -199,7 +188,7 @@ def take_payments(
     promo = np.where(first & ~ent, cust.first_promotion[due], ongoing)
     per_seat = np.where(ent & first, cust.effective_price[due], np.maximum(0.0, listed - promo))
     seats = np.floor(cust.seats[due])  # individuals always have exactly one seat
-    cents = to_cents(per_seat * seats)
+    cents = to_cents_array(per_seat * seats)
 
     cust.listed_price[due] = listed
     cust.promotion[due] = ongoing

@@ -14,7 +14,6 @@ import numpy as np
 
 # Subscription status codes (ref §5.1 subscriptions.status).
 NONE, LEAD, SUBSCRIBED, CANCELLED, LOST = 0, 1, 2, 3, 4
-STATUS_NAMES = {NONE: "none", LEAD: "lead", SUBSCRIBED: "subscribed", CANCELLED: "cancelled", LOST: "lost"}
 
 # Acquisition sources: channel index 0..4, then these (ref §3.3 source attribution).
 SOURCE_NETWORK, SOURCE_ORGANIC = 5, 6
@@ -110,15 +109,3 @@ class Customers:
     def active(self) -> np.ndarray:
         """Indices of active subscriptions (status subscribed, ref §5.1)."""
         return np.flatnonzero(self.column("status") == SUBSCRIBED)
-
-    def snapshot(self) -> dict[str, np.ndarray]:
-        return {name: arr[: self.n].copy() for name, arr in self._cols.items()}
-
-    def restore(self, cols: dict[str, np.ndarray]) -> None:
-        n = len(cols["group"])
-        self.n = n
-        self._cols = {}
-        for name, (dtype, fill) in COLUMNS.items():
-            arr = np.full(max(n, 1024), fill, dtype=dtype)
-            arr[:n] = cols[name]
-            self._cols[name] = arr

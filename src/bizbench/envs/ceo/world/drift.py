@@ -43,13 +43,9 @@ def apply_individual_drift(state: WorldState, params: Params, idx: np.ndarray) -
     cust.seats[idx] = np.maximum(1.0, cust.seats[idx] * (1.0 + growth[:, 3] * seat_mult))
 
 
-def q_shift(
-    state: WorldState, groups: np.ndarray, q_drift_group: np.ndarray | None = None, q_drift_global: float | None = None
-) -> np.ndarray:
-    """G + q_g: the quality-expectation shift added to q_min and q_max on every read."""
-    qg = state.q_drift_group if q_drift_group is None else q_drift_group
-    G = state.q_drift_global if q_drift_global is None else q_drift_global
-    return G + qg[groups]
+def quality_band(cust: Customers, idx: np.ndarray, shift: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """q_min and q_max of customers ``idx`` with the market's quality shift G + q_g added (eq 4)."""
+    return cust.q_min[idx] + shift, cust.q_max[idx] + shift
 
 
 def drifted_c_max(cust: Customers, idx: np.ndarray, c_drift_group: np.ndarray, floor: float) -> np.ndarray:

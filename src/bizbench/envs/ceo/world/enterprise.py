@@ -14,7 +14,7 @@ import numpy as np
 from bizbench.envs.ceo.config import PLANS
 from bizbench.envs.ceo.world.curve import max_acceptable_price, required_quality
 from bizbench.envs.ceo.world.customers import CANCELLED, LEAD, LOST, REASON_ENTERPRISE, SUBSCRIBED
-from bizbench.envs.ceo.world.drift import drifted_c_max
+from bizbench.envs.ceo.world.drift import drifted_c_max, quality_band
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.promotions import ad_strength, ongoing_promotion
 from bizbench.envs.ceo.world.quality import effective_ad_load, perceived_quality, quota_factor
@@ -37,10 +37,6 @@ class Thread:
     offers: list[tuple[int, float]] = field(default_factory=list)
     agent_turn: int = 0  # turn number of the agent's latest message in the thread
     status: str = "open"  # open, accepted, agent_rejected, timeout, ghosted
-
-    @property
-    def is_open(self) -> bool:
-        return self.status == "open"
 
     def add_turn(self, sender: str, day: int, text: str, offer: Any = None) -> None:
         self.turns.append({"turn": len(self.turns), "sender": sender, "day": day, "text": text, "offer": offer})
@@ -122,7 +118,8 @@ def _curve_args(state: WorldState, customer: int, q_shift: np.ndarray, c_drift: 
     idx = np.full(n, customer)
     g = cust.group[customer]
     c_max = drifted_c_max(cust, idx, c_drift, state.config.sampling.c_max_floor)
-    return (c_max, cust.q_min[idx] + q_shift[g], cust.q_max[idx] + q_shift[g], cust.s_left[idx], cust.s_right[idx])
+    q_lo, q_hi = quality_band(cust, idx, q_shift[g])
+    return (c_max, q_lo, q_hi, cust.s_left[idx], cust.s_right[idx])
 
 
 def evaluate_offers(
@@ -314,7 +311,7 @@ def _open_customer_threads(
     g = cust.group[subs]
     ads = effective_ad_load(ad_strength(state.settings, subs, g, include_customer=False))
     c_max = drifted_c_max(cust, subs, c_drift, cfg.sampling.c_max_floor)
-    lo, hi = cust.q_min[subs] + q_shift[g], cust.q_max[subs] + q_shift[g]
+    lo, hi = quality_band(cust, subs, q_shift[g])
     surplus = np.empty((len(subs), len(PLANS)))
     for p in range(len(PLANS)):
         q = perceived_quality(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from bizbench.envs.ceo.world.curve import required_quality
-from bizbench.envs.ceo.world.drift import satisfaction_c_max
+from bizbench.envs.ceo.world.drift import quality_band, satisfaction_c_max
 from bizbench.envs.ceo.world.promotions import ad_penalty
 from bizbench.envs.ceo.world.quality import perceived_quality, quota_factor
 from bizbench.envs.ceo.world.state import WorldState
@@ -62,14 +62,14 @@ def _update_block(
         cfg.quality,
         service_penalty,
     )
-    shift = q_shift_by_group[g]
+    q_lo, q_hi = quality_band(cust, active, q_shift_by_group[g])
     c_max = satisfaction_c_max(cust, active, c_drift_group, cfg.sampling.c_max_floor)
     price = cust.effective_price[active]  # per seat for enterprise accounts
     q_req = required_quality(
         price,
         c_max,
-        cust.q_min[active] + shift,
-        cust.q_max[active] + shift,
+        q_lo,
+        q_hi,
         cust.s_left[active],
         cust.s_right[active],
         cfg.curve,

@@ -175,7 +175,3 @@ class WorldState:
         self.pmi = cfg.macro.initial
         self.macro_multipliers = np.ones((g, 4))
         self.last_competitor_day = -cfg.competitor.mean_interval
-
-    @property
-    def cash(self) -> float:
-        return self.ledger.cash

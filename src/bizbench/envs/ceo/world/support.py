@@ -15,7 +15,6 @@ from bizbench.envs.ceo.world.state import WorldState
 class SupportDay:
     opened: np.ndarray  # customer indices with a new issue today
     resolved: np.ndarray  # customer indices whose issue was resolved today
-    resolved_open_days: np.ndarray  # how long each resolved issue had been open
 
 
 def _resolve_pool(
@@ -108,4 +107,4 @@ def run_support(
     opened = free[rng.random(len(free)) < prob]
     cust.issue_days[opened] = 1
     cust.issue_open_day[opened] = state.day
-    return SupportDay(opened=opened, resolved=resolved, resolved_open_days=open_days)
+    return SupportDay(opened=opened, resolved=resolved)
