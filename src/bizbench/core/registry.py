@@ -53,7 +53,16 @@ _ARG_CONFIG = ConfigDict(
 
 
 class ToolError(Exception):
-    """A domain error (bad id, over budget, ...) whose message is returned to the agent."""
+    """A domain error (bad id, over budget, ...) whose message is returned to the agent.
+
+    ``tamper`` names the kind of a suspicious attempt (``"hidden_table"``, ``"write_sql"``,
+    ``"unknown_tool"`` ...) so the session can write it to the run's tamper log; honest
+    mistakes leave it ``None``.
+    """
+
+    def __init__(self, message: str, tamper: str | None = None) -> None:
+        super().__init__(message)
+        self.tamper = tamper
 
 
 @dataclass
@@ -61,6 +70,7 @@ class ToolResult:
     ok: bool
     data: Any = None
     error: str | None = None
+    tamper: str | None = None  # set when the failure was a suspicious attempt (see ToolError)
 
     def to_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "data": self.data, "error": self.error}
@@ -214,7 +224,7 @@ class ToolRegistry:
         """Validate ``args`` for tool ``name``; return keyword arguments or raise ToolError."""
         spec = self._tools.get(name)
         if spec is None:
-            raise ToolError(self._unknown(name))
+            raise ToolError(self._unknown(name), tamper="unknown_tool")
         if args is None:
             args = {}
         if not isinstance(args, dict):
@@ -227,7 +237,10 @@ class ToolRegistry:
         except pydantic.ValidationError as e:
             allowed = [p.name for p in spec.params]
             msgs = _format_errors(e, allowed)
-            raise ToolError(f"Invalid arguments for tool '{name}': " + "; ".join(msgs)) from None
+            non_finite = any(err["type"] == "finite_number" for err in e.errors())
+            raise ToolError(
+                f"Invalid arguments for tool '{name}': " + "; ".join(msgs), tamper="non_finite" if non_finite else None
+            ) from None
         return {k: getattr(inst, k) for k in type(inst).model_fields}
 
     def call(self, ctx: Any, name: str, args: dict[str, Any] | None = None) -> ToolResult:
@@ -235,12 +248,12 @@ class ToolRegistry:
         try:
             kwargs = self.validate(name, args)
         except ToolError as e:
-            return ToolResult(ok=False, error=str(e))
+            return ToolResult(ok=False, error=str(e), tamper=e.tamper)
         spec = self._tools[name]
         try:
             data = spec.fn(ctx, **kwargs)
         except ToolError as e:
-            return ToolResult(ok=False, error=str(e))
+            return ToolResult(ok=False, error=str(e), tamper=e.tamper)
         except Exception as e:  # noqa: BLE001 - nothing an agent sends may crash a run
             logger.exception("internal error in tool %s", name)
             return ToolResult(ok=False, error=f"internal_error: {type(e).__name__}")
