@@ -114,11 +114,15 @@ BAD_CALLS: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
     ("get_group_insights", {"group_id": "ZZ"}, ("'ZZ'",)),
     ("start_research_project", {"tier": 21}, ("'tier'", "<= 20")),
     ("start_research_project", {"tier": 0}, ("'tier'", ">= 1")),
-    ("send_enterprise_deal", {"customer_id": 10**9, "offerings": [{"plan": "B", "price_per_seat": 90.0}]},
+    ("send_enterprise_deal", {"deals": [{"customer_id": 10**9, "offerings": [{"plan": "B", "price_per_seat": 90.0}]}]},
      ("1000000000", "Unknown customer")),
-    ("send_enterprise_deal", {"customer_id": 0, "offerings": [{"plan": "D", "price_per_seat": 90.0}]}, ("offerings",)),
-    ("send_enterprise_deal", {"customer_id": 0, "offerings": []}, ("offerings",)),
-    ("reject_enterprise_deal", {"customer_id": -3}, ("-3",)),
+    ("send_enterprise_deal", {"deals": [{"customer_id": 0, "offerings": [{"plan": "D", "price_per_seat": 90.0}]}]},
+     ("plan", "'A'")),
+    ("send_enterprise_deal", {"deals": [{"customer_id": 0, "offerings": [{"plan": "B", "price_per_seat": -5.0}]}]},
+     ("price_per_seat", "> 0")),
+    ("send_enterprise_deal", {"deals": [{"customer_id": 0, "offerings": []}]}, ("offerings",)),
+    ("send_enterprise_deal", {"deals": []}, ("deals",)),
+    ("reject_enterprise_deal", {"deals": [-3]}, ("-3",)),
     ("launch_rocket", {}, ("Unknown tool", "launch_rocket")),
 ]
 
@@ -180,16 +184,27 @@ def _env_with_enterprise_lead() -> tuple[CeoEnv, int]:
 def test_send_enterprise_deal_with_offerings() -> None:
     env, c = _env_with_enterprise_lead()
     offerings = [{"plan": "B", "price_per_seat": 90.0}, {"plan": "C", "price_per_seat": 140.0}]
-    r = env.call("send_enterprise_deal", customer_id=c, offerings=offerings)
+    r = env.call("send_enterprise_deal", deals=[{"customer_id": c, "offerings": offerings}])
     assert r.ok, r.error
-    assert r.data["offers_sent"] == 2
+    assert r.data["results"][0]["offers_sent"] == 2
 
 
 def test_send_enterprise_deal_accepts_json_offerings() -> None:
     env, c = _env_with_enterprise_lead()
-    offerings = json.loads('[{"plan": "B", "price_per_seat": 90.0}, {"plan": "C", "price_per_seat": 140.0}]')
-    r = env.call("send_enterprise_deal", customer_id=c, offerings=offerings)
+    deals = json.loads(f'[{{"customer_id": {c}, "offerings": [{{"plan": "B", "price_per_seat": 90.0}}]}}]')
+    r = env.call("send_enterprise_deal", deals=deals)
     assert r.ok, r.error
+
+
+def test_one_bad_deal_rejects_the_whole_call() -> None:
+    env, c = _env_with_enterprise_lead()
+    before = _snapshot(env)
+    good = {"customer_id": c, "offerings": [{"plan": "B", "price_per_seat": 90.0}]}
+    bad = {"customer_id": 10**6, "offerings": [{"plan": "B", "price_per_seat": 90.0}]}
+    r = env.call("send_enterprise_deal", deals=[good, bad])
+    assert not r.ok and "1000000" in r.error
+    assert _snapshot(env) == before
+    assert len(env.world.book.threads[0].turns) == 1
 
 
 # ---------------------------------------------------------------------------- hidden stays hidden

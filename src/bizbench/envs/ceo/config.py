@@ -259,6 +259,10 @@ class Social(_Strict):
     multiplier_gain: float = 0.25
     multiplier_half_life: float = 3.0
     multiplier_bounds: tuple[float, float] = (0.75, 1.25)
+    macro_batch_interval: tuple[int, int] = (5, 20)
+    macro_batch_posts: tuple[int, int] = (2, 8)
+    experience_window_days: int = 14
+    post_max_chars: int = 280
 
 
 class Surges(_Strict):

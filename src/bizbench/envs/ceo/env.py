@@ -1,15 +1,23 @@
-"""The ceo environment handle: one world plus its tools and the action log.
+"""The ceo session: one world, its tools, the agent-visible database and the logs.
 
 Policies and agents act only through :meth:`CeoEnv.call` (the tool registry) and
 :meth:`CeoEnv.next_turn`; they never touch the world's hidden state (DESIGN.md principle 3).
+With a database path the session writes the 19 agent-visible tables as the world runs
+(ref §5.1) and answers ``query``; without one (fast baseline runs) ``query`` is refused.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import pickle
+import time
+from pathlib import Path
 from typing import Any
 
 from bizbench.core.registry import ToolResult
 from bizbench.envs.ceo.config import CHANNELS, CeoConfig, load_config
+from bizbench.envs.ceo.dashboard import weekly_dashboard
 from bizbench.envs.ceo.tools import registry
 from bizbench.envs.ceo.world.world import World
 
@@ -18,37 +26,123 @@ class CeoEnv:
     """A seeded NovaMind company driven through tools, one week per turn."""
 
     registry = registry
+    lock_free_tools = frozenset({"query"})  # its own read-only connection; safe beside other calls
+    query_timeout_s = 30.0  # below the SDK's 60-s request timeout
 
-    def __init__(self, config: CeoConfig, seed: int, preset: str = "default") -> None:
+    def __init__(
+        self,
+        config: CeoConfig,
+        seed: int,
+        preset: str = "default",
+        db_path: Path | None = None,
+        tamper_log: Path | None = None,
+        world: World | None = None,
+    ) -> None:
         self.config = config
         self.seed = seed
         self.preset = preset
-        self.world = World(config, seed)
+        self.world = world if world is not None else World(config, seed)
         self.actions: list[dict[str, Any]] = []  # every tool call and turn, for replay
         self.overrides: list[dict[str, Any]] = []  # the agent-visible config_overrides log
+        self.predictions: list[dict[str, Any]] = []  # next_week forecasts (ref §6.3)
+        self.rationales: list[dict[str, Any]] = []
+        self.market_research_log: list[dict[str, Any]] = []
+        self.tamper: list[dict[str, Any]] = []
+        self.tamper_log = tamper_log
+        self.last_week: list[dict[str, Any]] = []
+        self.store = None
+        if db_path is not None:
+            from bizbench.envs.ceo.store import CeoStore
+
+            self.store = CeoStore(Path(db_path), config)
+            self.store.record_settings(self)
+            self.store.record_turn(self)
 
     @classmethod
-    def from_preset(cls, preset: str = "default", seed: int = 42, horizon_days: int | None = None) -> CeoEnv:
+    def from_preset(
+        cls, preset: str = "default", seed: int = 42, horizon_days: int | None = None, **kwargs: Any
+    ) -> CeoEnv:
         config, _ = load_config(preset)
         if horizon_days is not None:
             config = config.model_copy(update={"horizon_days": horizon_days})
-        return cls(config, seed, preset)
+        return cls(config, seed, preset, **kwargs)
 
     # ------------------------------------------------------------------ agent interface
     def call(self, name: str, **args: Any) -> ToolResult:
         """Call a tool by name; failures come back as ``ToolResult(ok=False, error=...)``."""
-        if self.done:
+        return self.call_tool(name, args)
+
+    def call_tool(self, name: str, args: Any) -> ToolResult:
+        """Call a tool with an argument mapping (the server's entry point); logs suspicious failures."""
+        if self.done and name not in _READ_AFTER_END:
             return ToolResult(ok=False, error="The episode has ended; no further actions are accepted.")
         result = self.registry.call(self, name, args)
         self.actions.append({"day": self.world.day, "tool": name, "args": args, "ok": result.ok})
+        if result.tamper:
+            self.log_tamper(result.tamper, {"tool": name, "error": result.error, "args": _preview(args)})
+        if result.ok and self.store is not None and self.registry.spec(name).mutates:
+            self.store.record_settings(self)
+            self.store.record_turn(self)
         return result
 
     def next_turn(self, days: int | None = None) -> list[dict[str, Any]]:
         """Advance one turn (7 days by default, fewer at the horizon); returns daily metrics."""
         if self.done:
             return []
-        self.actions.append({"day": self.world.day, "tool": "next_week", "args": {"days": days}, "ok": True})
-        return self.world.advance(days)
+        self.actions.append({"day": self.world.day, "tool": "next_turn", "args": {"days": days}, "ok": True})
+        return self.advance(days)
+
+    def advance(self, days: int | None = None) -> list[dict[str, Any]]:
+        """Step the world one turn, writing each day to the store as it happens (``next_week``'s core)."""
+        on_day = (lambda _record: self.store.record_day(self)) if self.store is not None else None
+        self.last_week = self.world.advance(days, on_day=on_day)
+        if self.store is not None:
+            self.store.record_turn(self)
+        return self.last_week
+
+    def dashboard(self) -> str:
+        return weekly_dashboard(self, self.last_week)
+
+    def status(self) -> dict[str, Any]:
+        m = self.world.metrics[-1] if self.world.metrics else None
+        return {
+            "day": self.day,
+            "cash": round(self.world.state.ledger.cash, 2),
+            "subscribers": m["subscribers"] if m else 0,
+            "done": self.done,
+            "bankrupt": self.world.state.bankrupt,
+        }
+
+    def log_tamper(self, kind: str, detail: dict[str, Any]) -> None:
+        """Record a suspicious attempt (run dir ``tamper.jsonl``); the run goes on."""
+        row = {"day": self.world.day, "time": time.time(), "kind": kind, **detail}
+        self.tamper.append(row)
+        if self.tamper_log is not None:
+            with self.tamper_log.open("a") as f:
+                f.write(json.dumps(row, default=str) + "\n")
+
+    def state_digest(self) -> str:
+        """SHA-256 of everything a tool call may change: world state, threads, posts, logs, RNG streams.
+
+        Equal digests mean equal sessions (same seed + same actions => same digest).
+        """
+        w = self.world
+        payload = (
+            w.state,
+            w.book.threads,
+            w.feed.posts,
+            w.notifications,
+            w.streams.get_state(),
+            self.overrides,
+            self.predictions,
+            self.rationales,
+            self.market_research_log,
+        )
+        return hashlib.sha256(pickle.dumps(payload, protocol=5)).hexdigest()
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
 
     @property
     def day(self) -> int:
@@ -63,6 +157,14 @@ class CeoEnv:
 
     def log_override(self, tool: str, settings: dict[str, Any]) -> None:
         self.overrides.append({"day": self.world.day, "tool_name": tool, "settings": settings})
+
+
+_READ_AFTER_END = frozenset({"query", "get_vars", "get_dashboard", "get_status", "describe_tables"})
+
+
+def _preview(args: Any, limit: int = 500) -> str:
+    text = repr(args)
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text):,} chars)"
 
 
 def public_channel_table(config: CeoConfig) -> dict[str, dict[str, float]]:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bizbench.core.ledger import to_cents
 from bizbench.core.registry import ToolError, ToolRegistry
@@ -468,10 +468,11 @@ def research_market(env: CeoEnv) -> dict[str, Any]:
     _require_cash(env, "market research", cost)
     _charge(env, "market_research", cost, "market research")
     g = research.attempt_market_research(env.world.state, env.world.streams.get("market_research"))
+    gid = None if g is None else env.config.groups[g].id
+    env.market_research_log.append({"day": env.world.day, "cost": cost, "success": g is not None, "group_id": gid})
     if g is None:
         return {"discovered_group_id": None, "cost": cost}
     research.take_snapshot(env.world.state, env.world.params, g)
-    gid = env.config.groups[g].id
     env.world.notify("market_discovery", f"Discovered customer group {gid}")
     return {"discovered_group_id": gid, "cost": cost}
 
@@ -600,51 +601,235 @@ class EnterpriseOffer(BaseModel):
     price_per_seat: Price
 
 
-@registry.tool(category="enterprise")
-def send_enterprise_deal(
-    env: CeoEnv,
-    customer_id: int,
-    offerings: Annotated[list[EnterpriseOffer], Field(min_length=1)],
-) -> dict[str, Any]:
-    """Offer up to 3 (plan, price per seat per month) options to an enterprise lead or customer.
+class EnterpriseDeal(BaseModel):
+    """Offers to one enterprise customer (only the first 3 are considered; ref §4.23)."""
 
-    Replies on the open thread, or opens a renegotiation with a subscribed account. Sending
-    again before the customer answers replaces your offer and restarts their wait. Contracts
-    are one month. Only the first 3 offerings are considered.
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+    customer_id: int
+    offerings: Annotated[list[EnterpriseOffer], Field(min_length=1)]
 
-    Args:
-        customer_id: The enterprise customer.
-        offerings: e.g. [{"plan": "B", "price_per_seat": 95.0}, {"plan": "C", "price_per_seat": 140.0}].
-    """
+
+def _enterprise_target(env: CeoEnv, customer_id: int) -> int:
     w = env.world
     c = _customer(env, customer_id)
     if not w.params.is_ent[w.state.customers.group[c]]:
         raise ToolError(f"Customer {customer_id} is not an enterprise customer.")
-    thread = w.book.open_by_customer.get(c)
-    if thread is None and w.state.customers.status[c] != SUBSCRIBED:
+    if c not in w.book.open_by_customer and w.state.customers.status[c] != SUBSCRIBED:
         raise ToolError(f"Customer {customer_id} has no open thread and no active subscription.")
-    offers = [(PLANS.index(o.plan), o.price_per_seat) for o in offerings]
-    from bizbench.envs.ceo.world import enterprise
+    return c
 
-    t = enterprise.send_offers(w.state, w.streams.get("enterprise_replies"), w.book, c, offers)
-    return {"customer_id": customer_id, "thread_id": t.thread_id, "thread_type": t.kind, "offers_sent": len(t.offers)}
+
+def _distinct(ids: list[int], what: str) -> None:
+    if len(set(ids)) != len(ids):
+        raise ToolError(f"{what}: each customer_id may appear once per call.")
 
 
 @registry.tool(category="enterprise")
-def reject_enterprise_deal(env: CeoEnv, customer_id: int) -> dict[str, Any]:
-    """Close the open negotiation thread with a customer (a new lead is then lost).
+def send_enterprise_deal(
+    env: CeoEnv, deals: Annotated[list[EnterpriseDeal], Field(min_length=1, max_length=1000)]
+) -> dict[str, Any]:
+    """Offer up to 3 (plan, price per seat per month) options to each of several enterprise customers.
+
+    Replies on the customer's open thread, or opens a renegotiation with a subscribed account.
+    Sending again before the customer answers replaces your offer and restarts their wait.
+    Contracts are one month. Replying more than a day after the customer's last message costs
+    relationship. Every deal is checked before any is sent: one bad deal rejects the call.
 
     Args:
-        customer_id: The enterprise customer whose thread to close.
+        deals: e.g. [{"customer_id": 812, "offerings": [{"plan": "B", "price_per_seat": 95.0},
+            {"plan": "C", "price_per_seat": 140.0}]}].
     """
     w = env.world
-    c = _customer(env, customer_id)
-    if c not in w.book.open_by_customer:
-        raise ToolError(f"Customer {customer_id} has no active thread.")
+    _distinct([d.customer_id for d in deals], "deals")
+    targets = [_enterprise_target(env, d.customer_id) for d in deals]
     from bizbench.envs.ceo.world import enterprise
 
-    t = enterprise.reject(w.state, w.book, c)
-    return {"customer_id": customer_id, "thread_id": t.thread_id, "closed": True}
+    results = []
+    for c, deal in zip(targets, deals, strict=True):
+        offers = [(PLANS.index(o.plan), o.price_per_seat) for o in deal.offerings]
+        t = enterprise.send_offers(w.state, w.streams.get("enterprise_replies"), w.book, c, offers)
+        results.append(
+            {
+                "customer_id": deal.customer_id,
+                "success": True,
+                "thread_id": t.thread_id,
+                "thread_type": t.kind,
+                "offers_sent": len(t.offers),
+            }
+        )
+    return {"results": results}
+
+
+@registry.tool(category="enterprise")
+def reject_enterprise_deal(
+    env: CeoEnv, deals: Annotated[list[int], Field(min_length=1, max_length=1000)]
+) -> dict[str, Any]:
+    """Close the open negotiation threads with these customers (a new lead is then lost).
+
+    Args:
+        deals: Customer ids whose open thread to close, e.g. [812, 977].
+    """
+    w = env.world
+    _distinct(deals, "deals")
+    for customer_id in deals:
+        if _customer(env, customer_id) not in w.book.open_by_customer:
+            raise ToolError(f"Customer {customer_id} has no active thread.")
+    from bizbench.envs.ceo.world import enterprise
+
+    closed = [enterprise.reject(w.state, w.book, c) for c in deals]
+    return {"results": [{"customer_id": t.customer, "thread_id": t.thread_id, "closed": True} for t in closed]}
+
+
+@registry.tool(category="enterprise", mutates=False)
+def list_enterprise_threads(
+    env: CeoEnv,
+    status: Literal["open", "awaiting_response", "all"] = "open",
+    limit: Annotated[int, Field(ge=1, le=500)] = 50,
+) -> dict[str, Any]:
+    """Negotiation threads, newest first, with the latest message and the reply deadline.
+
+    Args:
+        status: "open" (default), "awaiting_response" (your move) or "all" (including closed).
+        limit: At most this many threads (1-500).
+    """
+    w = env.world
+    deadline = env.config.enterprise.reply_deadline_days
+    if status == "all":
+        threads = list(w.book.threads)
+    else:
+        threads = [t for t in w.book.threads if t.customer in w.book.open_by_customer and t.status == "open"]
+        if status == "awaiting_response":
+            threads = [t for t in threads if t.awaiting_agent]
+    out = []
+    for t in reversed(threads[-limit:] if len(threads) > limit else threads):
+        out.append(
+            {
+                "thread_id": t.thread_id,
+                "customer_id": t.customer,
+                "thread_type": t.kind,
+                "seat_count": int(w.state.customers.seats[t.customer]),
+                "opened_day": t.opened_day,
+                "status": t.status,
+                "awaiting_response": t.status == "open" and t.awaiting_agent,
+                "reply_by_day": t.last_counterparty_day + deadline if t.status == "open" and t.awaiting_agent else None,
+                "last_message": _turn_view(t.turns[-1]) if t.turns else None,
+            }
+        )
+    return {"threads": out, "total": len(threads)}
+
+
+@registry.tool(category="enterprise", mutates=False)
+def get_enterprise_thread(env: CeoEnv, thread_id: int) -> dict[str, Any]:
+    """Every message of one negotiation thread.
+
+    Args:
+        thread_id: A thread id from list_enterprise_threads.
+    """
+    book = env.world.book
+    if not 1 <= thread_id <= len(book.threads):
+        raise ToolError(f"Unknown thread_id {thread_id}; threads are numbered 1-{len(book.threads)}.")
+    t = book.threads[thread_id - 1]
+    return {
+        "thread_id": t.thread_id,
+        "customer_id": t.customer,
+        "thread_type": t.kind,
+        "status": t.status,
+        "messages": [_turn_view(turn) for turn in t.turns],
+    }
+
+
+def _turn_view(turn: dict[str, Any]) -> dict[str, Any]:
+    return {k: turn[k] for k in ("message_id", "turn", "sender", "day", "text", "offer")}
+
+
+# ---------------------------------------------------------------------------- social media
+@registry.tool(category="marketing")
+def post_social_media(
+    env: CeoEnv,
+    content: Annotated[str, Field(min_length=1, max_length=280)],
+    reply_to_post_id: int | None = None,
+) -> dict[str, Any]:
+    """Publish a post (at most 280 characters, one per day, i.e. one per weekly turn).
+
+    Each discovered group reacts to it the next day; a post a group finds compelling brings
+    it more leads for a few days, a post it dislikes fewer (eq 27). It may reply to a
+    customer post from get_social_posts.
+
+    Args:
+        content: The post text, 1-280 characters.
+        reply_to_post_id: post_id of a customer post to reply to (optional).
+    """
+    st = env.world.state
+    text = content.strip()
+    if not text:
+        raise ToolError("content is empty; write 1-280 characters.")
+    if any(p.day == st.day for p in st.agent_posts):
+        raise ToolError(f"Already posted today (day {st.day}); one post per day, i.e. one per weekly turn.")
+    posts = env.world.social_posts
+    if reply_to_post_id is not None and not 1 <= reply_to_post_id <= len(posts):
+        raise ToolError(f"reply_to_post_id {reply_to_post_id} is not a post id (1-{len(posts)}).")
+    from bizbench.envs.ceo.world.state import AgentPost
+
+    post = AgentPost(post_id=len(st.agent_posts) + 1, day=st.day, content=text, reply_to=reply_to_post_id)
+    st.agent_posts.append(post)
+    return {"agent_post_id": post.post_id, "day": post.day, "content": text, "reply_to_post_id": reply_to_post_id}
+
+
+@registry.tool(category="analytics", mutates=False)
+def get_social_posts(
+    env: CeoEnv, days: Annotated[int, Field(ge=1, le=10_000)] = 7, limit: Annotated[int, Field(ge=1, le=500)] = 50
+) -> dict[str, Any]:
+    """Public posts about NovaMind, the competition and the economy from the last ``days`` days, newest first.
+
+    Args:
+        days: Look back this many days (the reference engine ignored it; here it filters).
+        limit: At most this many posts (1-500).
+    """
+    first = env.world.day - days + 1
+    recent = [p for p in env.world.social_posts if p["day"] >= first]
+    shown = recent[-limit:][::-1]
+    ent = {g.id for g in env.config.groups if g.kind == "ENT"}
+    out = []
+    for p in shown:
+        row = env.world.feed.visible(p)
+        gid = p["source_group_id"]
+        row["customer_type"] = "observer" if gid is None else "enterprise" if gid in ent else "individual"
+        if p["reply_to_agent_post_id"] is not None:
+            row["replying_to_your_post"] = p["reply_to_agent_post_id"]
+        out.append(row)
+    return {"posts": out, "total": len(recent)}
+
+
+# ---------------------------------------------------------------------------- notifications
+NotificationType = Literal[
+    "large_customer_message",
+    "lead_lost",
+    "deal_won",
+    "research_complete",
+    "group_research_complete",
+    "macro_economic_update",
+    "market_discovery",
+    "customer_churned",
+    "social_media",
+]
+
+
+@registry.tool(category="status", mutates=False)
+def get_notifications(
+    env: CeoEnv,
+    since_day: Annotated[int, Field(ge=0)] = 0,
+    type: NotificationType | None = None,
+    limit: Annotated[int, Field(ge=1, le=1000)] = 100,
+) -> dict[str, Any]:
+    """Notifications (deals won, leads lost, research done, PMI releases, post performance ...), newest first.
+
+    Args:
+        since_day: Only notifications from this day on.
+        type: Only this type.
+        limit: At most this many (1-1000).
+    """
+    rows = [n for n in env.world.notifications if n["day"] >= since_day and (type is None or n["type"] == type)]
+    return {"notifications": rows[-limit:][::-1], "total": len(rows)}
 
 
 # ---------------------------------------------------------------------------- status
@@ -670,3 +855,110 @@ def get_status(env: CeoEnv) -> dict[str, Any]:
             "targeted_development": float(st.settings.targeted_dev.sum()),
         },
     }
+
+
+@registry.tool(category="status", mutates=False)
+def get_vars(env: CeoEnv) -> dict[str, Any]:
+    """The current (last simulated) day and how many days remain."""
+    return {
+        "current_day": env.world.day,
+        "horizon_days": env.config.horizon_days,
+        "days_left": env.config.horizon_days - env.world.day,
+    }
+
+
+@registry.tool(category="status", mutates=False)
+def get_dashboard(env: CeoEnv) -> dict[str, Any]:
+    """The dashboard text of the current day (the same text next_week returned)."""
+    return {"day": env.world.day, "dashboard": env.dashboard()}
+
+
+# ---------------------------------------------------------------------------- turn
+class Forecast(BaseModel):
+    """A cash forecast with a 95 % interval: lower <= point <= upper (ref §6.3)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+    point: float
+    lower: float
+    upper: float
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Forecast:
+        if not self.lower <= self.point <= self.upper:
+            raise ValueError(
+                f"need lower <= point <= upper, got lower={self.lower}, point={self.point}, upper={self.upper}"
+            )
+        return self
+
+
+class Predictions(BaseModel):
+    """Cash forecasts 1, 4, 12 and 26 weeks ahead (ref §6.3: exactly these four keys)."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    cash_1wk: Forecast
+    cash_4wk: Forecast
+    cash_12wk: Forecast
+    cash_26wk: Forecast
+
+
+HORIZON_DAYS = {"cash_1wk": 7, "cash_4wk": 28, "cash_12wk": 84, "cash_26wk": 182}
+
+
+@registry.tool(category="turn")
+def next_week(
+    env: CeoEnv,
+    rationale: Annotated[str, Field(min_length=1, max_length=20_000)],
+    predictions: Predictions,
+) -> dict[str, Any]:
+    """End your turn: simulate the next 7 days and return the weekly dashboard.
+
+    Give a rationale for this week's decisions and cash forecasts with honest 95 % intervals
+    for 1, 4, 12 and 26 weeks ahead; they are stored in the ``predictions`` table.
+
+    Args:
+        rationale: Why you made this week's decisions (non-empty).
+        predictions: {"cash_1wk": {"point": p, "lower": l, "upper": u}, "cash_4wk": {...},
+            "cash_12wk": {...}, "cash_26wk": {...}} in dollars, lower <= point <= upper.
+    """
+    if not rationale.strip():
+        raise ToolError("rationale is empty; explain this week's decisions.")
+    day = env.world.day
+    for key, horizon in HORIZON_DAYS.items():
+        f: Forecast = getattr(predictions, key)
+        env.predictions.append(
+            {
+                "submit_day": day,
+                "horizon_days": horizon,
+                "metric": "cash",
+                "predicted_value": f.point,
+                "predicted_lower": f.lower,
+                "predicted_upper": f.upper,
+                "submitted_at": float(day),
+            }
+        )
+    env.rationales.append({"day": day, "rationale": rationale})
+    env.advance()
+    return {"day": env.world.day, "dashboard": env.dashboard(), "done": env.done}
+
+
+# ---------------------------------------------------------------------------- database
+@registry.tool(category="database", mutates=False)
+def query(env: CeoEnv, sql: Annotated[str, Field(min_length=1, max_length=100_000)]) -> dict[str, Any]:
+    """Run one read-only SQL SELECT on the company database (19 tables; see describe_tables).
+
+    At most 5,000 rows are returned (aggregate or use LIMIT); a query is stopped after 30 s.
+
+    Args:
+        sql: One SELECT (or WITH ... SELECT) statement.
+    """
+    if env.store is None:
+        raise ToolError("This session has no database; start it with a database path to use query().")
+    return env.store.query(sql, timeout_s=env.query_timeout_s)
+
+
+@registry.tool(category="database", mutates=False)
+def describe_tables(env: CeoEnv) -> dict[str, Any]:
+    """The 19 tables you can query: their columns, types and what they hold."""
+    from bizbench.envs.ceo.store import describe_tables as describe
+
+    return {"tables": describe()}

@@ -11,15 +11,15 @@ from bizbench.envs.ceo.world.quality import effective_ad_load
 from bizbench.envs.ceo.world.state import N_PLANS, WorldState
 
 
-def daily_ad_revenue(state: WorldState, params: Params, active: np.ndarray) -> float:
-    """sum_i rho_i a_i seats_i over active subscribers (eq 14; ref §4.18)."""
+def ad_revenue_by_customer(state: WorldState, active: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(customers, effective ad load a_i, revenue rho_i a_i seats_i) of today's earners (eq 14; ref §4.18)."""
+    empty = (np.empty(0, dtype=np.int64), np.empty(0), np.empty(0))
     if not ads_active(state.settings) or len(active) == 0:
-        return 0.0
+        return empty
     cust = state.customers
-    g = cust.group[active]
-    a = effective_ad_load(ad_strength(state.settings, active, g, include_customer=True))
+    a = effective_ad_load(ad_strength(state.settings, active, cust.group[active], include_customer=True))
     seats = cust.seats[active]  # individuals always have exactly one seat
-    return float(np.sum(cust.rho_ads[active] * a * seats))
+    return active, a, cust.rho_ads[active] * a * seats
 
 
 def usage_by_plan(state: WorldState, active: np.ndarray) -> np.ndarray:
@@ -28,10 +28,13 @@ def usage_by_plan(state: WorldState, active: np.ndarray) -> np.ndarray:
     return np.bincount(cust.plan[active], weights=cust.usage_today[active], minlength=N_PLANS)
 
 
-def book_daily_costs(state: WorldState, params: Params, active: np.ndarray, units_by_plan: np.ndarray) -> None:
+def book_daily_costs(
+    state: WorldState, params: Params, active: np.ndarray, units_by_plan: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Book eq 43's recurring terms as ledger rows, one per category (ref §4.24 table).
 
     Lead costs and lump-sum research are booked where they happen; ad revenue here.
+    Returns today's per-customer ad revenue (for the agent-visible ``ads_revenue`` table).
     """
     s = state.settings
     d = state.day
@@ -47,6 +50,8 @@ def book_daily_costs(state: WorldState, params: Params, active: np.ndarray, unit
     for category, amount, note in rows:
         if amount > 0:
             state.ledger.post(d, category, -to_cents(amount), note)
-    revenue = daily_ad_revenue(state, params, active)
+    earners = ad_revenue_by_customer(state, active)
+    revenue = float(earners[2].sum())
     if revenue > 0:
         state.ledger.post(d, "ad_revenue", to_cents(revenue))
+    return earners

@@ -25,6 +25,17 @@ NEW_LEAD, CHURN_PREVENTION, PLAN_CHANGE, RENEGOTIATION = "new_lead", "churn_prev
 
 
 @dataclass
+class MessageIds:
+    """Message ids, unique across all threads of a world in the order written (``enterprise_turns``)."""
+
+    last: int = 0
+
+    def next(self) -> int:
+        self.last += 1
+        return self.last
+
+
+@dataclass
 class Thread:
     thread_id: int
     customer: int
@@ -36,10 +47,21 @@ class Thread:
     next_reply_day: int | None = None
     offers: list[tuple[int, float]] = field(default_factory=list)
     agent_turn: int = 0  # turn number of the agent's latest message in the thread
-    status: str = "open"  # open, accepted, agent_rejected, timeout, ghosted
+    status: str = "open"  # open, accepted, agent_rejected, timeout, ghosted, customer_churned
+    message_ids: MessageIds = field(default_factory=MessageIds, repr=False, compare=False)  # shared by the book
 
     def add_turn(self, sender: str, day: int, text: str, offer: Any = None) -> None:
-        self.turns.append({"turn": len(self.turns), "sender": sender, "day": day, "text": text, "offer": offer})
+        """Append a message; ``message_id`` is unique across all threads, in the order written."""
+        self.turns.append(
+            {
+                "message_id": self.message_ids.next(),
+                "turn": len(self.turns),
+                "sender": sender,
+                "day": day,
+                "text": text,
+                "offer": offer,
+            }
+        )
 
 
 @dataclass
@@ -48,10 +70,13 @@ class EnterpriseBook:
 
     threads: list[Thread] = field(default_factory=list)
     open_by_customer: dict[int, Thread] = field(default_factory=dict)
+    message_ids: MessageIds = field(default_factory=MessageIds, repr=False)
 
-    def open_thread(self, customer: int, kind: str, day: int, text: str) -> Thread:
-        t = Thread(len(self.threads) + 1, customer, kind, day, last_counterparty_day=day)
-        t.add_turn("system", day, text)
+    def open_thread(self, customer: int, kind: str, day: int, text: str | None) -> Thread:
+        """Open a thread; ``text`` is the system's turn 0 (None when the agent's offer is turn 0)."""
+        t = Thread(len(self.threads) + 1, customer, kind, day, last_counterparty_day=day, message_ids=self.message_ids)
+        if text is not None:
+            t.add_turn("system", day, text)
         self.threads.append(t)
         self.open_by_customer[customer] = t
         return t
@@ -170,8 +195,7 @@ def send_offers(
     cust = state.customers
     thread = book.open_by_customer.get(customer)
     if thread is None:
-        thread = book.open_thread(customer, RENEGOTIATION, state.day, "Renegotiation opened by account team.")
-        thread.turns.clear()
+        thread = book.open_thread(customer, RENEGOTIATION, state.day, None)
     else:
         delay = state.day - thread.last_counterparty_day
         if delay > 1:

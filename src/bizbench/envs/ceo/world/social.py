@@ -1,13 +1,14 @@
 """Customer social-post sampling (eq 26) and the agent-post lead multiplier (eq 27; ref §4.12-4.13).
 
-Post text is written from these records by the agent seat; the world decides who posts,
-with which sentiment, and the hidden engagement.
+The world decides who posts, why (``author_events``), with which sentiment, and the
+hidden engagement; ``feed.py`` turns these records into public posts with text.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -43,7 +44,7 @@ def subscriber_weights(
     g = cust.group[active]
     s = cust.satisfaction[active]
     ds = np.abs(cust.satisfaction_change[active])
-    quota_short = cust.usage_rate[active] * weekly_factor(state, state.day) > state.settings.quotas[cust.plan[active]]
+    quota_short = over_quota(state, active)
     events = float(overload) + float(outage) + (cust.issue_days[active] > 0) + quota_short
     seats = cust.seats[active]  # individuals always have exactly one seat
     w = 1.0 + so.extremity_weight * np.abs(s)
@@ -54,6 +55,47 @@ def subscriber_weights(
     w *= 1.0 + so.event_weight * events
     w *= seats
     return np.where(np.isfinite(w), w, 1e6)
+
+
+def over_quota(state: WorldState, active: np.ndarray) -> np.ndarray:
+    """Whether each active subscriber's demand today exceeds its plan's daily quota (ref §4.4)."""
+    cust = state.customers
+    return cust.usage_rate[active] * weekly_factor(state, state.day) > state.settings.quotas[cust.plan[active]]
+
+
+def author_events(
+    state: WorldState, params: Params, customer: int, churned: bool, outage: bool, overload: bool
+) -> list[str]:
+    """The true causes behind a sampled author's post, in the vocabulary of ``posttext``.
+
+    ``outage``/``overload`` say whether the service had one during the turn. Prices compare the
+    author's stored price with the current list price of their plan (ref §4.22).
+    """
+    cust = state.customers
+    events = []
+    if outage:
+        events.append("outage")
+    if overload:
+        events.append("overload")
+    if cust.issue_days[customer] > 0:
+        events.append("issue")
+    plan = int(cust.plan[customer])
+    if plan >= 0 and cust.status[customer] != 0:
+        idx = np.array([customer])
+        if cust.usage_rate[customer] > 0 and over_quota(state, idx)[0]:
+            events.append("quota")
+        listed, current = float(cust.listed_price[customer]), float(state.settings.prices[plan])
+        if current > listed * 1.001 and not params.is_ent[cust.group[customer]]:
+            events.append("price_increase")
+        elif current < listed * 0.999 and not params.is_ent[cust.group[customer]]:
+            events.append("price_cut")
+        if cust.promotion[customer] > 0:
+            events.append("promotion")
+    if cust.start_day[customer] >= 0 and state.day - cust.start_day[customer] <= state.config.social.new_customer_days:
+        events.append("new_customer")
+    if churned:
+        events.append("enterprise_churn" if params.is_ent[cust.group[customer]] else "churned")
+    return events
 
 
 def sample_posts(
@@ -110,30 +152,26 @@ def sample_posts(
     return posts
 
 
-class PostJudge(Protocol):
-    """Scores an agent post per discovered group in [-1, 1] (ref §4.13)."""
+def judge_posts(
+    state: WorldState,
+    params: Params,
+    rng: np.random.Generator,
+    verdicts: Callable[[AgentPost], Mapping[str, tuple[float, str]]],
+) -> list[AgentPost]:
+    """Score posts made before today per discovered group and draw their views (ref §4.13 views formula).
 
-    def __call__(self, post: AgentPost, group_ids: list[str], state: WorldState) -> dict[str, float]: ...
-
-
-def neutral_judge(post: AgentPost, group_ids: list[str], state: WorldState) -> dict[str, float]:
-    """The engine's behaviour without an LLM: no post has an effect (ref §4.13)."""
-    return dict.fromkeys(group_ids, 0.0)
-
-
-def judge_posts(state: WorldState, params: Params, rng: np.random.Generator, judge: PostJudge) -> list[AgentPost]:
-    """Score posts made before today and draw their per-group views (ref §4.13 views formula)."""
+    ``verdicts(post)`` returns ``{group_id: (score, reason)}``; scores are clipped to [-1, 1].
+    """
     so = state.config.social
     done = []
     counts = np.bincount(state.customers.group[state.customers.active()], minlength=params.n_groups)
     for post in state.agent_posts:
         if post.scores is not None or post.day >= state.day:
             continue
-        known = [state.config.groups[g].id for g in np.flatnonzero(state.discovered)]
-        scored = judge(post, known, state)
         scores = np.zeros(params.n_groups)
-        for gid, e in scored.items():
+        for gid, (e, reason) in verdicts(post).items():
             scores[params.group_index(gid)] = float(np.clip(e, -1.0, 1.0))
+            post.reasoning[gid] = reason
         a = np.abs(scores)
         k = np.log(100.0 / 3.0) / so.viral_span
         mult = np.where(

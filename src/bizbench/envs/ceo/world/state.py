@@ -109,6 +109,8 @@ class AgentPost:
     reply_to: int | None
     scores: np.ndarray | None = None  # per group, None until judged
     views: np.ndarray | None = None
+    reasoning: dict[str, str] = field(default_factory=dict)  # per group id, the judge's reason
+    comment_post_ids: list[int] = field(default_factory=list)  # customer replies to a viral post
 
 
 @dataclass

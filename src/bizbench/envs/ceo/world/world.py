@@ -7,6 +7,7 @@ named stream (principle 4).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -14,7 +15,7 @@ import numpy as np
 from bizbench.core.allocator import keep_freed_memory
 from bizbench.core.ledger import to_cents
 from bizbench.core.rng import RngStreams
-from bizbench.envs.ceo.config import CeoConfig
+from bizbench.envs.ceo.config import PLANS, CeoConfig
 from bizbench.envs.ceo.world import (
     acquisition,
     billing,
@@ -23,6 +24,8 @@ from bizbench.envs.ceo.world import (
     development,
     drift,
     enterprise,
+    feed,
+    judge,
     macro,
     quality,
     reputation,
@@ -35,31 +38,41 @@ from bizbench.envs.ceo.world import (
     usage,
 )
 from bizbench.envs.ceo.world.params import Params
-from bizbench.envs.ceo.world.state import WorldState
+from bizbench.envs.ceo.world.state import AgentPost, WorldState
 
 
 class World:
     """One seeded NovaMind world."""
 
-    def __init__(self, config: CeoConfig, seed: int, judge: social.PostJudge = social.neutral_judge) -> None:
+    def __init__(
+        self,
+        config: CeoConfig,
+        seed: int,
+        post_judge: judge.PostJudge | None = None,
+        writer: Any = None,
+    ) -> None:
         keep_freed_memory()
         self.config = config
         self.params = Params.from_config(config)
         self.state = WorldState(config=config, seed=seed)
         self.streams = RngStreams(seed)
         self.book = enterprise.EnterpriseBook()
-        self.judge = judge
+        self.judge = post_judge if post_judge is not None else judge.RuleJudge()
+        self.feed = feed.Feed(config, self.streams.get("post_text"))
+        if writer is not None:
+            self.feed.writer = writer
         self.group_streams = [self.streams.get(f"customers/{g.id}") for g in config.groups]
         self.state.ledger.post(0, "initial_funding", to_cents(config.start_cash))
         for g in np.flatnonzero(self.state.discovered):  # day-0 insight snapshots (ref §1.1)
             research.take_snapshot(self.state, self.params, int(g))
         self.service_history: list[service.ServiceDay] = []
         self.metrics: list[dict[str, Any]] = []
-        self.customer_posts: list[dict[str, Any]] = []
-        self.competitor_posts: list[dict[str, Any]] = []
         self.notifications: list[dict[str, Any]] = []
         self.channel_log: list[tuple[int, np.ndarray, np.ndarray]] = []  # (day, spend, leads)
         self.issue_log: list[tuple[int, np.ndarray, np.ndarray]] = []  # (day, opened, resolved)
+        self.price_log: list[tuple[int, np.ndarray]] = []  # (first day in force, list prices)
+        self.churn_log: list[tuple[int, np.ndarray]] = []  # (day, cancellations by group)
+        self.ad_revenue_today = costs.ad_revenue_by_customer(self.state, np.empty(0, dtype=np.int64))
         self._invol_cache: dict[int, np.ndarray] = {}
         self._ledger_mark = 0
 
@@ -72,8 +85,14 @@ class World:
     def done(self) -> bool:
         return self.state.bankrupt or self.state.day >= self.config.horizon_days
 
+    @property
+    def social_posts(self) -> list[dict[str, Any]]:
+        return self.feed.posts
+
     def notify(self, kind: str, message: str) -> None:
-        self.notifications.append({"day": self.state.day, "type": kind, "message": message})
+        self.notifications.append(
+            {"notification_id": len(self.notifications) + 1, "day": self.state.day, "type": kind, "message": message}
+        )
 
     def involuntary_rates(self, month: int) -> np.ndarray:
         """mu_{g,m} for month m, from a stream of its own so it is exogenous (eq 19)."""
@@ -88,10 +107,13 @@ class World:
         )
 
     # ------------------------------------------------------------------ time
-    def advance(self, days: int | None = None) -> list[dict[str, Any]]:
+    def advance(
+        self, days: int | None = None, on_day: Callable[[dict[str, Any]], None] | None = None
+    ) -> list[dict[str, Any]]:
         """Simulate one agent turn: roll surges for the coming days, then step each day.
 
         Customer social posts are sampled only on the turn's last day (ref §1.3).
+        ``on_day`` sees each day's metrics as soon as the day is stepped (the session's store).
         """
         days = self.config.days_per_turn if days is None else days
         days = min(days, self.config.horizon_days - self.state.day)
@@ -99,6 +121,8 @@ class World:
         out = []
         for k in range(days):
             out.append(self.step_day(sample_posts=k == days - 1))
+            if on_day is not None:
+                on_day(out[-1])
             if self.state.bankrupt:
                 break
         return out
@@ -109,6 +133,8 @@ class World:
         st.day += 1
         d = st.day
         cust = st.customers
+        if not self.price_log or not np.array_equal(self.price_log[-1][1], st.settings.prices):
+            self.price_log.append((d, st.settings.prices.copy()))
         # 3-4. start-of-day caches
         q_shift = st.q_drift_global + st.q_drift_group.copy()
         c_drift = st.c_drift_group.copy()
@@ -135,9 +161,11 @@ class World:
         macro.step_pmi(st, rs.get("macro"))
         macro.update_multipliers(st, p)
         macro.close_measurement(st)
-        for r in st.macro_readings:
-            if r["visible_day"] == d:
-                self.notify("macro_economic_update", f"PMI {r['pmi_value']} ({r['pmi_trend']})")
+        published = [r for r in st.macro_readings if r["visible_day"] == d]
+        for r in published:
+            self.notify("macro_economic_update", f"PMI {r['pmi_value']} ({r['pmi_trend']})")
+        readings = macro.published_readings(st)
+        self.feed.macro_posts(d, published, readings[-1] if readings else None)
         # 11-12. competitor event and its posts
         competitor.maybe_fire(st, p, rs.get("competitor"))
         self._competitor_posts(rs.get("competitor_posts"))
@@ -203,9 +231,12 @@ class World:
         pay = billing.take_payments(st, p, rs.get("payments"), active, self.book.suspended_customers(), c_drift)
         self._book_payments(pay)
         # 21. daily costs and ad revenue
-        costs.book_daily_costs(st, p, active, units_by_plan)
+        self.ad_revenue_today = costs.book_daily_costs(st, p, active, units_by_plan)
+        cancelled_by_group = np.bincount(cust.group[dec.cancelled], minlength=p.n_groups)
+        self.churn_log.append((d, cancelled_by_group + np.bincount(cust.group[churned_ent], minlength=p.n_groups)))
         # 23. judge agent posts
-        social.judge_posts(st, p, rs.get("post_views"), self.judge)
+        for post in social.judge_posts(st, p, rs.get("post_views"), self._judge_post):
+            self._after_judging(post, active)
         # 24. bankruptcy
         if st.ledger.balance_cents < 0:
             st.bankrupt = True
@@ -245,7 +276,16 @@ class World:
             weights=np.concatenate([w_active, w_cancel, w_ent]),
             churned=np.concatenate([np.zeros(len(active), bool), np.ones(len(dec.cancelled) + len(churned_ent), bool)]),
         )
-        self.customer_posts.extend(social.sample_posts(self.state, self.params, self.streams.get("social"), cands))
+        records = social.sample_posts(self.state, self.params, self.streams.get("social"), cands)
+        recent = self.service_history[-self.config.days_per_turn :]
+        for r in records:
+            r["events"] = social.author_events(
+                self.state, self.params, r["customer"], r["churned"], any(h.outage for h in recent),
+                any(h.overload > 0 for h in recent),
+            )
+            plan = int(cust.plan[r["customer"]])
+            r["plan"] = PLANS[plan] if plan >= 0 else None
+        self.feed.customer_posts(self.state.day, records)
 
     def _competitor_posts(self, rng: np.random.Generator) -> None:
         """Two posts a day while an event's window is open, with a noisy size (ref §4.12)."""
@@ -256,14 +296,83 @@ class World:
         event = open_events[0]
         for _ in range(c.posts_per_day):
             noisy = max(0.0, event["boost"] * (1.0 + rng.uniform(-0.25, 0.25)))
-            self.competitor_posts.append(
+            self.feed.competitor_post(self.state.day, competitor.severity(noisy), noisy)
+
+    # ------------------------------------------------------------------ agent posts
+    def _judge_post(self, post: AgentPost) -> dict[str, judge.Verdict]:
+        return self.judge(post.content, self.judge_context(post))
+
+    def judge_context(self, post: AgentPost) -> judge.JudgeContext:
+        """What each discovered group truly lived through in the last 14 days (ref §4.13 inputs)."""
+        st, p, cfg = self.state, self.params, self.config
+        window = cfg.social.experience_window_days
+        first = st.day - window + 1
+        hist = [h for k, h in enumerate(self.service_history, start=1) if k >= first]
+        old_prices = next((pr for day, pr in reversed(self.price_log) if day <= first), self.price_log[0][1])
+        change = (st.settings.prices - old_prices) / np.maximum(old_prices, 1e-9)
+        churn = sum((c for day, c in self.churn_log if day >= first), np.zeros(p.n_groups, dtype=np.int64))
+        active = st.customers.active()
+        g_active = st.customers.group[active]
+        counts = np.bincount(g_active, minlength=p.n_groups)
+        quota_short = social.over_quota(st, active)
+        issue = st.customers.issue_days[active] > 0
+        short_by_group = np.bincount(g_active, weights=quota_short, minlength=p.n_groups)
+        issue_by_group = np.bincount(g_active, weights=issue, minlength=p.n_groups)
+        launch = any(e["day"] >= first for e in st.competitor_events)
+        groups = {}
+        for g in np.flatnonzero(st.discovered):
+            grp = cfg.groups[g]
+            topics = sorted(
                 {
-                    "day": self.state.day,
-                    "noisy_boost": noisy,
-                    "severity": competitor.severity(noisy),
-                    "pick": float(rng.random()),
+                    ev
+                    for q in self.feed.posts
+                    if q["day"] >= first and q["kind"] == "customer" and q["source_group_id"] == grp.id
+                    for ev in q["events"]
                 }
             )
+            groups[grp.id] = judge.GroupExperience(
+                group_id=grp.id,
+                name=grp.name,
+                kind=grp.kind,
+                outage_days=sum(h.outage for h in hist),
+                overload_days=sum(h.overload > 0 for h in hist),
+                downtime_minutes=sum(h.downtime_minutes for h in hist),
+                price_change={PLANS[i]: float(change[i]) for i in range(len(PLANS))},
+                quota_short_share=float(short_by_group[g] / counts[g]) if counts[g] else 0.0,
+                issue_share=float(issue_by_group[g] / counts[g]) if counts[g] else 0.0,
+                churn_count=int(churn[g]),
+                competitor_launch=launch,
+                active=int(counts[g]),
+                recent_post_topics=topics,
+            )
+        recent = [q.content for q in st.agent_posts if first <= q.day and q.post_id != post.post_id][-10:]
+        replied = None
+        if post.reply_to is not None and 1 <= post.reply_to <= len(self.feed.posts):
+            replied = self.feed.posts[post.reply_to - 1]["content"]
+        return judge.JudgeContext(groups=groups, recent_agent_posts=recent, replied_post=replied)
+
+    def _after_judging(self, post: AgentPost, active: np.ndarray) -> None:
+        """Viral replies and the ``social_media`` notification of a judged post (ref §4.13)."""
+        assert post.scores is not None and post.views is not None
+        so = self.config.social
+        rng = self.streams.get("viral_replies")
+        cust = self.state.customers
+        for g in np.flatnonzero(np.abs(post.scores) >= so.viral_threshold):
+            members = active[cust.group[active] == g]
+            author = int(members[rng.integers(len(members))]) if len(members) else None
+            post.comment_post_ids.append(
+                self.feed.viral_reply(self.state.day, int(g), float(post.scores[g]), post, author)
+            )
+        known = np.flatnonzero(self.state.discovered)
+        mean = float(post.scores[known].mean()) if len(known) else 0.0
+        tone = "positive" if mean > 0.1 else "negative" if mean < -0.1 else "neutral"
+        top = known[np.argsort(-np.abs(post.scores[known]), kind="stable")[:3]]
+        ids = self.config.group_ids
+        self.notify(
+            "social_media",
+            f"Your post #{post.post_id} reached {int(post.views.sum()):,} views; overall tone {tone}; "
+            f"strongest reactions: " + ", ".join(f"{ids[g]} ({post.scores[g]:+.2f})" for g in top),
+        )
 
     def _daily_metrics(
         self,
@@ -299,6 +408,13 @@ class World:
             "revenue": sum(v for v in by_cat.values() if v > 0),
             "costs": -sum(v for v in by_cat.values() if v < 0),
             "leads": n_leads,
+            "enterprise_leads": len(leads.enterprise_leads),
+            "enterprise_lead_seats": int(np.floor(cust.seats[leads.enterprise_leads]).sum()),
+            "enterprise_new_seats": int(np.floor(cust.seats[np.array(ent.won, dtype=np.int64)]).sum()),
+            "open_issues": int((cust.issue_days[active] > 0).sum()),
+            "downtime_minutes": svc.downtime_minutes,
+            "p95_ms": svc.p95_ms,
+            "error_rate": svc.error_rate,
             "new_subscribers": len(leads.new_subscribers),
             "lost_leads": len(leads.lost),
             "cancellations": len(dec.cancelled),
