@@ -6,8 +6,8 @@ hidden engagement; ``feed.py`` turns these records into public posts with text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np

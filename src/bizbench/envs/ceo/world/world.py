@@ -280,7 +280,11 @@ class World:
         recent = self.service_history[-self.config.days_per_turn :]
         for r in records:
             r["events"] = social.author_events(
-                self.state, self.params, r["customer"], r["churned"], any(h.outage for h in recent),
+                self.state,
+                self.params,
+                r["customer"],
+                r["churned"],
+                any(h.outage for h in recent),
                 any(h.overload > 0 for h in recent),
             )
             plan = int(cust.plan[r["customer"]])
