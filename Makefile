@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test test-slow lint demo clean
+.PHONY: venv test test-slow lint demo docs clean
 
 venv: $(STAMP)
 
@@ -22,6 +22,9 @@ test-slow: venv
 lint: venv
 	$(BIN)/ruff check src tests
 	$(BIN)/mypy src
+
+docs: venv
+	$(BIN)/bizbench tools ceo --format markdown > docs/ceo-tools.md
 
 demo: venv
 	$(BIN)/bizbench run ceo --agent rule-based --seed 42 --out runs/demo-ceo-42

@@ -1,0 +1,97 @@
+"""The ceo tool surface: every reference tool, one registry, generated docs, and garbage-proof tools
+(ref §6.2; DESIGN principles 1 and 8)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bizbench.envs.ceo.baselines import make_policy
+from bizbench.envs.ceo.env import CeoEnv
+from bizbench.envs.ceo.tools import registry
+
+ROOT = Path(__file__).resolve().parents[2]
+
+REFERENCE_TOOLS = {
+    # pricing
+    "set_prices", "set_model_tiers", "set_usage_quotas", "set_promotion",
+    # marketing
+    "set_daily_spend", "set_targeted_ad_spend", "set_ads_strength", "set_lead_promotion", "post_social_media",
+    # analytics
+    "get_social_posts", "set_targeted_ops_spend", "set_targeted_dev_spend",
+    # infrastructure
+    "set_capacity_tier", "get_cost_info",
+    # enterprise
+    "send_enterprise_deal", "reject_enterprise_deal",
+    # market
+    "research_market", "research_group", "get_market_overview", "get_group_insights",
+    # research
+    "start_research_project", "list_research_projects",
+    # top level
+    "next_week", "query", "get_vars",
+    # operator read tools
+    "describe_tables", "get_dashboard", "list_enterprise_threads", "get_notifications",
+}
+
+
+def test_every_reference_tool_and_at_least_30() -> None:
+    names = set(registry.names())
+    assert REFERENCE_TOOLS <= names, sorted(REFERENCE_TOOLS - names)
+    assert len(names) >= 30
+
+
+def test_docs_are_generated_from_the_registry() -> None:
+    """docs/ceo-tools.md is `bizbench tools ceo --format markdown`; regenerate it when a tool changes."""
+    doc = (ROOT / "docs" / "ceo-tools.md").read_text()
+    assert doc == registry.markdown_docs(title="ceo (NovaMind) tools"), "run: make docs"
+
+
+def test_every_tool_has_a_description_and_documented_arguments() -> None:
+    for spec in registry.specs():
+        assert spec.description, spec.name
+        for p in spec.params:
+            assert p.description, f"{spec.name}.{p.name} has no description"
+
+
+# ---------------------------------------------------------------------------- garbage in, nothing changes
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=40)
+    | st.sampled_from(["S1", "E1", "A", "B", "C", "search_ads", "D_S01", "select 1", "DROP TABLE ledger"]),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=10,
+)
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> CeoEnv:
+    """Three weeks of the rule-based policy with a database, so customers, threads and posts exist."""
+    db = tmp_path_factory.mktemp("garbage") / "company.db"
+    env = CeoEnv.from_preset("default", seed=5, horizon_days=60, db_path=db)
+    policy = make_policy("rule-based")
+    for _ in range(3):
+        policy.act(env)
+        env.next_turn()
+    return env
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_garbage_is_refused_and_changes_nothing(played: CeoEnv, data: st.DataObject) -> None:
+    name = data.draw(st.sampled_from(registry.names() + ["no_such_tool", ""]), label="tool")
+    params = [p.name for p in registry.spec(name).params] if name in registry else []
+    keys = st.sampled_from([*params, "junk", ""]) if params else st.sampled_from(["junk", "", "x"])
+    args = data.draw(st.one_of(st.dictionaries(keys, JSON, max_size=4), JSON), label="args")
+    before = played.state_digest()
+    result = played.call_tool(name, args)
+    assert result.ok in (True, False)
+    if not result.ok:
+        assert isinstance(result.error, str) and result.error
+        assert "internal_error" not in result.error, result.error
+        assert played.state_digest() == before, f"{name}({args!r}) failed but changed state"
