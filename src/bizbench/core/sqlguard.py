@@ -1,0 +1,489 @@
+"""Read-only SQL for agents over a SQLite file (generic; ref/ceo-bench-reference.md §5.3).
+
+An env describes what the agent may read; :class:`SqlGuard` runs one query against the
+file and returns a JSON-ready answer or raises :class:`~bizbench.core.registry.ToolError`
+(and nothing else). Layers, each enough on its own for its job:
+
+1. A lexer checks the text: exactly one statement (a trailing ``;``, whitespace or comments
+   are fine), no write/DDL/transaction keyword, no ``PRAGMA``, no ``sqlite_*``/``pragma_*``
+   name. Only the first statement's text is handed to SQLite.
+2. The connection is opened read-only (``file:...?mode=ro``) with ``query_only`` on.
+3. ``set_authorizer`` allows only SELECT, reads of the visible tables and columns (plus the
+   ``json_each``/``json_tree`` table functions), non-dangerous functions and recursive CTEs;
+   everything else (writes, temp tables, ATTACH, PRAGMA, schema tables) is denied.
+4. A progress handler stops a query after ``timeout_s`` seconds; at most ``max_rows`` rows
+   are returned (``max_rows + 1`` are fetched to detect truncation).
+
+Hidden tables and columns should simply not exist in the file (an env writes only visible
+data); the guard still names them in its errors as "not accessible"/"not available" so an
+attempt is tagged (``ToolError.tamper``) instead of looking like a typo.
+
+Result format (chosen to match the reference, §5.3 item 8): ``{"columns": [...], "rows":
+[{column: value}, ...], "row_count": n}``, plus ``truncated``/``warning`` on overflow and a
+``hint`` when 0 rows came back after comparing an enum-like column with an invalid literal.
+Duplicate result column names get a ``_2``, ``_3`` ... suffix so no value is lost; BLOBs are
+returned as hex strings. Each call opens its own connection, so queries may run on any
+thread while a writer commits (WAL readers see the last committed snapshot).
+
+Tamper kinds: ``hidden_table``, ``hidden_column``, ``schema_introspection``, ``write_sql``,
+``multiple_statements``, ``query_timeout``, ``forbidden_function``; honest mistakes (syntax
+errors, unknown names) have ``tamper=None``.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sqlite3
+import time
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bizbench.core.registry import ToolError
+
+__all__ = ["SqlGuard", "Token", "tokenize"]
+
+logger = logging.getLogger(__name__)
+
+# Statement keywords that change something (or the connection) and are never allowed.
+WRITE_KEYWORDS = frozenset(
+    {
+        "insert",
+        "update",
+        "delete",
+        "create",
+        "drop",
+        "alter",
+        "attach",
+        "detach",
+        "vacuum",
+        "reindex",
+        "analyze",
+        "begin",
+        "commit",
+        "rollback",
+        "savepoint",
+        "release",
+    }
+)
+SCHEMA_NAMES = frozenset({"sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema"})
+# Functions that reach outside the database or are only useful for tampering.
+DENIED_FUNCTIONS = frozenset(
+    {"load_extension", "fts3_tokenizer", "readfile", "writefile", "edit", "sqlite_offset", "sqlite_compileoption_get"}
+)
+# Table-valued functions that only read their arguments.
+TABLE_FUNCTIONS = frozenset({"json_each", "json_tree"})
+ALLOWED_LEADING = frozenset({"select", "with", "values"})
+
+_SQLITE_CODES = {
+    "read": sqlite3.SQLITE_READ,
+    "select": sqlite3.SQLITE_SELECT,
+    "function": sqlite3.SQLITE_FUNCTION,
+    "recursive": getattr(sqlite3, "SQLITE_RECURSIVE", 33),
+    "update": sqlite3.SQLITE_UPDATE,
+    "pragma": sqlite3.SQLITE_PRAGMA,
+    "attach": sqlite3.SQLITE_ATTACH,
+    "detach": sqlite3.SQLITE_DETACH,
+}
+MAX_VALUE_BYTES = 20_000_000  # SQLITE_LIMIT_LENGTH: no single string/blob above 20 MB
+PROGRESS_STEPS = 1000  # VM instructions between deadline checks
+
+
+# ----------------------------------------------------------------------------- lexer
+@dataclass(frozen=True)
+class Token:
+    kind: str  # word | qword (quoted identifier) | string | number | op | semi | param
+    text: str  # words lower-cased, quoted identifiers and strings unquoted
+    pos: int
+
+
+_WORD = re.compile(r"[A-Za-z_\u0080-\uffff][A-Za-z0-9_$\u0080-\uffff]*")
+_NUMBER = re.compile(r"(?:0[xX][0-9A-Fa-f]+|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)")
+_OPS = ("->>", "->", "==", "!=", "<>", "<=", ">=", "||", "<<", ">>")
+
+
+def _quoted(sql: str, i: int, close: str) -> tuple[str, int]:
+    """Read a quoted run starting after the opening quote; a doubled quote escapes it."""
+    out = []
+    n = len(sql)
+    while i < n:
+        ch = sql[i]
+        if ch == close:
+            if close != "]" and i + 1 < n and sql[i + 1] == close:
+                out.append(close)
+                i += 2
+                continue
+            return "".join(out), i + 1
+        out.append(ch)
+        i += 1
+    return "".join(out), n  # unterminated: SQLite reports the syntax error
+
+
+def tokenize(sql: str) -> list[Token]:
+    """SQLite-like tokens, without whitespace and comments."""
+    toks: list[Token] = []
+    i, n = 0, len(sql)
+    while i < n:
+        ch = sql[i]
+        if ch.isspace():
+            i += 1
+        elif sql.startswith("--", i):
+            j = sql.find("\n", i)
+            i = n if j < 0 else j + 1
+        elif sql.startswith("/*", i):
+            j = sql.find("*/", i + 2)
+            i = n if j < 0 else j + 2
+        elif ch == "'":
+            text, j = _quoted(sql, i + 1, "'")
+            toks.append(Token("string", text, i))
+            i = j
+        elif ch in '"`[':
+            text, j = _quoted(sql, i + 1, {'"': '"', "`": "`", "[": "]"}[ch])
+            toks.append(Token("qword", text.lower(), i))
+            i = j
+        elif ch == ";":
+            toks.append(Token("semi", ";", i))
+            i += 1
+        elif ch in "?:@$" and i + 1 <= n:
+            m = _WORD.match(sql, i + 1) if ch != "?" else None
+            j = m.end() if m else i + 1
+            if ch == "?":
+                while j < n and sql[j].isdigit():
+                    j += 1
+            toks.append(Token("param", sql[i:j], i))
+            i = j
+        elif (m := _NUMBER.match(sql, i)) and (ch.isdigit() or ch == "."):
+            toks.append(Token("number", m.group(), i))
+            i = m.end()
+        elif m := _WORD.match(sql, i):
+            toks.append(Token("word", m.group().lower(), i))
+            i = m.end()
+        else:
+            op = next((o for o in _OPS if sql.startswith(o, i)), ch)
+            toks.append(Token("op", op, i))
+            i += len(op)
+    return toks
+
+
+def _is_name(tok: Token) -> bool:
+    return tok.kind in ("word", "qword", "string")
+
+
+# ----------------------------------------------------------------------------- guard
+class _Denial:
+    """The first thing the authorizer refused, for a precise error message."""
+
+    def __init__(self) -> None:
+        self.kind: str | None = None
+        self.message = ""
+
+    def set(self, kind: str, message: str) -> None:
+        if self.kind is None:
+            self.kind, self.message = kind, message
+
+
+class SqlGuard:
+    """Runs agents' read-only SQL against one SQLite file.
+
+    Args:
+        db_path: The SQLite file (written by someone else; WAL or rollback journal).
+        tables: Every table the agent may read, with its readable columns.
+        hidden_tables: Names refused as hidden (they must not exist in the file).
+        hidden_columns: Per visible table, column names that are hidden state.
+        enums: (table, column) -> valid values, for the 0-row hint.
+    """
+
+    def __init__(
+        self,
+        db_path: Path,
+        tables: Mapping[str, Sequence[str]],
+        *,
+        hidden_tables: Collection[str] = (),
+        hidden_columns: Mapping[str, Collection[str]] | None = None,
+        enums: Mapping[tuple[str, str], Sequence[str]] | None = None,
+    ) -> None:
+        self.db_path = Path(db_path)
+        self.tables = {t.lower(): [c.lower() for c in cols] for t, cols in tables.items()}
+        self._columns = {t: frozenset(cols) for t, cols in self.tables.items()}
+        self.hidden_tables = frozenset(t.lower() for t in hidden_tables)
+        self.hidden_columns = {t.lower(): frozenset(c.lower() for c in cs) for t, cs in (hidden_columns or {}).items()}
+        self.enums = {(t.lower(), c.lower()): list(v) for (t, c), v in (enums or {}).items()}
+
+    # ------------------------------------------------------------------ public
+    def query(self, sql: str, timeout_s: float = 30.0, max_rows: int = 5000) -> dict[str, Any]:
+        """Run one SELECT; see the module docstring for the answer and the errors."""
+        try:
+            return self._query(sql, float(timeout_s), int(max_rows))
+        except ToolError:
+            raise
+        except Exception as exc:  # never let anything else out (DESIGN principle 8)
+            logger.exception("sqlguard: unexpected failure")
+            raise ToolError(f"The query could not be run ({type(exc).__name__}).") from None
+
+    # ------------------------------------------------------------------ steps
+    def _query(self, sql: str, timeout_s: float, max_rows: int) -> dict[str, Any]:
+        if not isinstance(sql, str):
+            raise ToolError("sql must be a string holding one SELECT statement.")
+        if not timeout_s > 0 or max_rows < 1:
+            raise ToolError("timeout_s must be > 0 and max_rows >= 1.")
+        tokens = tokenize(sql)
+        statement, stmt_tokens = self._single_statement(sql, tokens)
+        self._check_text(stmt_tokens)
+        mentioned = self._mentioned_tables(stmt_tokens)
+        self._check_quoted_hidden(stmt_tokens, mentioned)
+        denial = _Denial()
+        conn = self._connect(denial, timeout_s)
+        try:
+            try:
+                cur = conn.execute(statement)
+                rows = cur.fetchmany(max_rows + 1)
+                names = [d[0] for d in cur.description or ()]
+            except sqlite3.Error as exc:
+                raise self._translate(exc, denial, mentioned, timeout_s) from None
+        finally:
+            conn.close()
+        return self._answer(names, rows, max_rows, stmt_tokens, mentioned)
+
+    def _single_statement(self, sql: str, tokens: list[Token]) -> tuple[str, list[Token]]:
+        """The one non-empty statement and its text up to its ``;`` (empty statements are ignored)."""
+        statements: list[tuple[list[Token], int]] = []
+        current: list[Token] = []
+        for tok in tokens:
+            if tok.kind == "semi":
+                if current:
+                    statements.append((current, tok.pos))
+                current = []
+            else:
+                current.append(tok)
+        if current:
+            statements.append((current, len(sql)))
+        if not statements:
+            raise ToolError("The SQL query is empty.")
+        if len(statements) > 1:
+            raise ToolError(
+                "Only one SQL statement per query is allowed; send each SELECT separately.",
+                tamper="multiple_statements",
+            )
+        toks, end = statements[0]
+        return sql[:end], toks
+
+    def _check_text(self, toks: list[Token]) -> None:
+        for k, tok in enumerate(toks):
+            if tok.kind == "word":
+                nxt = toks[k + 1].text if k + 1 < len(toks) and toks[k + 1].kind == "word" else ""
+                if tok.text == "pragma":
+                    raise ToolError("PRAGMA statements are not allowed.", tamper="schema_introspection")
+                if tok.text in WRITE_KEYWORDS or (tok.text == "replace" and nxt == "into"):
+                    raise ToolError(
+                        f"Only read-only SELECT queries are allowed ('{tok.text.upper()}' is not).", tamper="write_sql"
+                    )
+            if _is_name(tok) and (tok.text in SCHEMA_NAMES or tok.text.startswith("pragma_")):
+                raise ToolError("Schema introspection is not allowed.", tamper="schema_introspection")
+        lead = toks[0]
+        if not (lead.kind == "word" and lead.text in ALLOWED_LEADING) and lead.text != "(":
+            raise ToolError(f"Only SELECT queries are allowed (the statement starts with '{lead.text}').")
+
+    def _check_quoted_hidden(self, toks: list[Token], mentioned: list[str]) -> None:
+        """SQLite reads an unknown "double-quoted" name as a string literal; refuse hidden ones."""
+        visible = set().union(*(self._columns[t] for t in mentioned)) if mentioned else set()
+        for tok in toks:
+            if tok.kind == "qword" and tok.text not in visible:
+                if any(tok.text in self.hidden_columns.get(t, ()) for t in mentioned):
+                    raise ToolError(
+                        f"Column '{tok.text}' is not available: it is not part of the data you can query.",
+                        tamper="hidden_column",
+                    )
+
+    def _mentioned_tables(self, toks: list[Token]) -> list[str]:
+        seen: list[str] = []
+        for tok in toks:
+            if _is_name(tok) and tok.text in self.tables and tok.text not in seen:
+                seen.append(tok.text)
+        return seen
+
+    def _connect(self, denial: _Denial, timeout_s: float) -> sqlite3.Connection:
+        uri = self.db_path.resolve().as_uri() + "?mode=ro"
+        try:
+            conn = sqlite3.connect(uri, uri=True, timeout=5.0, check_same_thread=False, isolation_level=None)
+        except sqlite3.Error:
+            raise ToolError("The database is not available yet.") from None
+        conn.execute("PRAGMA query_only = ON")
+        conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
+        conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+        conn.set_authorizer(self._authorizer(denial))
+        deadline = time.monotonic() + timeout_s
+        conn.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, PROGRESS_STEPS)
+        return conn
+
+    def _authorizer(self, denial: _Denial) -> Any:
+        codes = _SQLITE_CODES
+        ok, deny = sqlite3.SQLITE_OK, sqlite3.SQLITE_DENY
+
+        def auth(action: int, arg1: str | None, arg2: str | None, db: str | None, _trigger: str | None) -> int:
+            if action in (codes["select"], codes["recursive"]):
+                return ok
+            if action == codes["read"]:
+                table, column = (arg1 or "").lower(), (arg2 or "").lower()
+                if table in SCHEMA_NAMES and column == "rowid":
+                    return ok  # SQLite's own lookup when a table function is first used
+                if table in TABLE_FUNCTIONS:
+                    return ok
+                if table in SCHEMA_NAMES or table.startswith(("sqlite_", "pragma_")):
+                    denial.set("schema_introspection", "Schema introspection is not allowed.")
+                    return deny
+                if table not in self.tables or db not in (None, "main"):
+                    denial.set("hidden_table", f"Table '{arg1}' is not accessible.")
+                    return deny
+                if column and column != "rowid" and column not in self._columns[table]:
+                    denial.set("hidden_column", f"Column '{arg2}' of table '{arg1}' is not available.")
+                    return deny
+                return ok
+            if action == codes["function"]:
+                name = (arg2 or "").lower()
+                if name in DENIED_FUNCTIONS:
+                    denial.set("forbidden_function", f"Function '{name}' is not allowed.")
+                    return deny
+                return ok
+            if action == codes["update"] and (arg1 or "").lower() in SCHEMA_NAMES:
+                return ok  # SQLite registering an eponymous table function; the text check bars real writes
+            if action == codes["pragma"]:
+                denial.set("schema_introspection", "PRAGMA statements are not allowed.")
+            else:
+                denial.set("write_sql", "Only read-only SELECT queries are allowed.")
+            return deny
+
+        return auth
+
+    # ------------------------------------------------------------------ errors
+    def _translate(self, exc: sqlite3.Error, denial: _Denial, mentioned: list[str], timeout_s: float) -> ToolError:
+        msg = str(exc)
+        if denial.kind is not None:
+            return ToolError(denial.message, tamper=denial.kind)
+        if "interrupted" in msg:
+            return ToolError(
+                f"The query ran longer than {timeout_s:g} s and was stopped. Narrow it: filter on day or "
+                "customer_id, aggregate with GROUP BY, or add a LIMIT.",
+                tamper="query_timeout",
+            )
+        if "one statement at a time" in msg:
+            return ToolError("Only one SQL statement per query is allowed.", tamper="multiple_statements")
+        if msg.startswith("no such table:"):
+            return self._unknown_table(msg.split(":", 1)[1].strip())
+        if msg.startswith("no such column:"):
+            return self._unknown_column(msg.split(":", 1)[1].strip(), mentioned)
+        if msg.startswith("ambiguous column name:"):
+            name = msg.split(":", 1)[1].strip()
+            col = name.rsplit(".", 1)[-1].lower()
+            owners = [t for t in (mentioned or self.tables) if col in self._columns[t]]
+            return ToolError(
+                f"Ambiguous column '{name}': qualify it with a table name or alias (it is a column of "
+                f"{', '.join(owners) or 'several tables'})."
+            )
+        if "not authorized" in msg:
+            return ToolError("The query uses something that is not allowed (only read-only SELECT).")
+        if "bindings" in msg or "parameter" in msg:
+            return ToolError("Query parameters (?, :name) are not supported; write the values into the SQL.")
+        return ToolError(f"SQL error: {msg}")
+
+    def _unknown_table(self, name: str) -> ToolError:
+        bare = name.rsplit(".", 1)[-1].lower()
+        if bare in self.hidden_tables:
+            return ToolError(f"Table '{bare}' is not accessible.", tamper="hidden_table")
+        return ToolError(f"Unknown table '{name}'. Valid tables: {', '.join(sorted(self.tables))}.")
+
+    def _unknown_column(self, name: str, mentioned: list[str]) -> ToolError:
+        col = name.rsplit(".", 1)[-1].lower()
+        candidates = mentioned or list(self.tables)
+        if any(col in self.hidden_columns.get(t, ()) for t in candidates):
+            return ToolError(
+                f"Column '{col}' is not available: it is not part of the data you can query.", tamper="hidden_column"
+            )
+        listing = "; ".join(f"{t}({', '.join(self.tables[t])})" for t in mentioned)
+        if not listing:
+            return ToolError(f"Unknown column '{name}'. Valid tables: {', '.join(sorted(self.tables))}.")
+        return ToolError(f"Unknown column '{name}'. Valid columns: {listing}.")
+
+    # ------------------------------------------------------------------ answer
+    def _answer(
+        self, names: list[str], rows: list[tuple[Any, ...]], max_rows: int, toks: list[Token], mentioned: list[str]
+    ) -> dict[str, Any]:
+        keys = _unique(names)
+        out: dict[str, Any] = {"columns": keys}
+        truncated = len(rows) > max_rows
+        rows = rows[:max_rows]
+        out["rows"] = [dict(zip(keys, (_jsonable(v) for v in row), strict=True)) for row in rows]
+        out["row_count"] = len(rows)
+        if truncated:
+            out["truncated"] = True
+            out["warning"] = (
+                f"Result truncated to the first {max_rows} rows. Add a LIMIT, filter with WHERE, "
+                "or aggregate (GROUP BY) to get a smaller answer."
+            )
+        if not rows:
+            hint = self._enum_hint(toks, mentioned)
+            if hint:
+                out["hint"] = hint
+        return out
+
+    def _enum_hint(self, toks: list[Token], mentioned: list[str]) -> str | None:
+        """When a compared literal is not a valid value of an enum-like column (§5.3 item 5/8)."""
+        notes = []
+        for (table, column), values in self.enums.items():
+            if table not in mentioned:
+                continue
+            bad = [lit for lit in _compared_literals(toks, column) if lit not in values]
+            if bad:
+                valid = ", ".join(repr(v) for v in values)
+                notes.append(f"{table}.{column} takes the values {valid} (the query used {', '.join(map(repr, bad))})")
+        return "No rows matched. " + "; ".join(notes) + "." if notes else None
+
+
+def _compared_literals(toks: list[Token], column: str) -> list[str]:
+    """String literals compared with ``column`` by =, ==, !=, <>, IS, or [NOT] IN (...)."""
+    found: list[str] = []
+    n = len(toks)
+    for k, tok in enumerate(toks):
+        if tok.kind not in ("word", "qword") or tok.text != column:
+            continue
+        j = k + 1
+        if j < n and toks[j].text in ("=", "==", "!=", "<>", "is"):
+            j += 1
+            if j < n and toks[j].text == "not":
+                j += 1
+            if j < n and toks[j].kind == "string":
+                found.append(toks[j].text)
+            continue
+        if j < n and toks[j].text == "not":
+            j += 1
+        if j + 1 < n and toks[j].text == "in" and toks[j + 1].text == "(":
+            j += 2
+            while j < n and toks[j].text != ")":
+                if toks[j].kind == "string":
+                    found.append(toks[j].text)
+                j += 1
+        # literal on the left: 'x' = column
+        if k >= 2 and toks[k - 1].text in ("=", "==", "!=", "<>") and toks[k - 2].kind == "string":
+            found.append(toks[k - 2].text)
+    return found
+
+
+def _unique(names: list[str]) -> list[str]:
+    """Result keys: duplicate column names get ``_2``, ``_3``, ... so no value is dropped."""
+    used: set[str] = set()
+    out = []
+    for name in names:
+        key, k = name, 1
+        while key in used:
+            k += 1
+            key = f"{name}_{k}"
+        used.add(key)
+        out.append(key)
+    return out
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, bytes):
+        return v.hex()
+    return v
