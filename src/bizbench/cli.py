@@ -263,6 +263,117 @@ def upper_bound(
     console.print(table)
 
 
+# ---------------------------------------------------------------------------- isolation commands
+def _env_module(env: str, module: str) -> Any:
+    """``<package>.<module>`` of a registered env (e.g. its ``tools`` or ``sdk``); exit 2 if missing."""
+    from bizbench.core.envs import get_env
+
+    try:
+        spec = get_env(env)
+    except KeyError as e:
+        err_console.print(f"[red]{e.args[0]}[/red]")
+        raise typer.Exit(2) from None
+    try:
+        return importlib.import_module(f"{spec.package}.{module}")
+    except ImportError as e:
+        err_console.print(f"[red]env {env!r} has no {module} module: {e}[/red]")
+        raise typer.Exit(2) from None
+
+
+@app.command()
+def tools(
+    env: str = typer.Argument(..., help="Env id, e.g. 'ceo'."),
+    fmt: str = typer.Option("markdown", "--format", help="json | markdown."),
+) -> None:
+    """Print an env's tool registry (json: only a JSON list on stdout)."""
+    import json
+    import sys
+
+    if fmt not in ("json", "markdown"):
+        err_console.print(f"[red]--format must be json or markdown, got {fmt!r}[/red]")
+        raise typer.Exit(2)
+    registry = _env_module(env, "tools").registry
+    if fmt == "json":
+        sys.stdout.write(json.dumps([s.to_dict() for s in registry.specs()], indent=2) + "\n")
+    else:
+        sys.stdout.write(registry.markdown_docs(f"{env} tool reference"))
+
+
+@app.command()
+def serve(
+    env: str = typer.Argument(..., help="Env id, e.g. 'ceo'."),
+    seed: int = typer.Option(..., help="World seed (never written to the workspace)."),
+    workspace: str = typer.Option(..., help="Agent workspace: receives the SDK, docs and the API socket."),
+    run_dir: str | None = typer.Option(
+        None, help="Run directory (default runs/serve-<env>-<seed>; not in the workspace)."
+    ),
+    preset: str = typer.Option("default", help="Preset name (see `bizbench presets ENV`)."),
+    port: int | None = typer.Option(None, help="Also listen on TCP 127.0.0.1:PORT (0 = a free port)."),
+    days: int | None = typer.Option(None, help="Override the preset's horizon in days."),
+) -> None:
+    """Serve an env's tools to an (isolated) agent until the episode ends or SIGINT/SIGTERM."""
+    import json
+    import logging
+    import re
+    import time
+    from pathlib import Path
+
+    from bizbench.core.server import ToolServer, connection_info
+
+    sdk = _env_module(env, "sdk")
+    ws = Path(workspace).absolute()
+    run = (Path(run_dir) if run_dir else Path("runs") / f"serve-{env}-{seed}").absolute()
+    if ws == run or ws in run.parents or run in ws.parents:
+        err_console.print("[red]the run directory and the workspace must not contain each other[/red]")
+        raise typer.Exit(2)
+    if re.search(rf"(?<![0-9]){seed}(?![0-9])", str(ws)):
+        err_console.print(
+            "[red]the workspace path contains the seed; the sandbox shows its path to the agent "
+            "(/proc/self/mountinfo). Choose another path.[/red]"
+        )
+        raise typer.Exit(2)
+    ws.mkdir(parents=True, exist_ok=True)
+    run.mkdir(parents=True, exist_ok=True)
+    logging.basicConfig(
+        filename=run / "server.log", level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s"
+    )
+    try:
+        session = sdk.open_session(seed, preset, days, run)
+    except (ValueError, FileNotFoundError) as e:
+        err_console.print(f"[red]{e}[/red]")
+        raise typer.Exit(2) from None
+    sdk.write_workspace(ws, config=getattr(session, "config", None))
+    config = {"env": env, "seed": seed, "preset": preset, "days": days, "workspace": str(ws), "port": port}
+    (run / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    server = ToolServer(session, socket_path=sdk.socket_path(ws), port=port).start()
+    info = connection_info(ws, server.socket_path, server.port)
+    (ws / sdk.RUNTIME_DIR / "connection.json").write_text(json.dumps(info, indent=2) + "\n")
+    err_console.print(
+        f"serving {env} on {server.socket_path}" + (f" and 127.0.0.1:{server.port}" if port is not None else "")
+    )
+    started = time.time()
+    reason = server.serve()
+    status = session.status()
+    result = {
+        "env": env,
+        "seed": seed,
+        "preset": preset,
+        "ended_by": reason,
+        "day": status.get("day"),
+        "final_cash": status.get("cash"),
+        "bankrupt": bool(status.get("bankrupt", False)),
+        "done": bool(status.get("done", False)),
+        "subscribers": status.get("subscribers"),
+        "wall_seconds": round(time.time() - started, 3),
+    }
+    (run / "result.json").write_text(json.dumps(result, indent=2) + "\n")
+    (run / "tamper.jsonl").touch()
+    close = getattr(session, "close", None)
+    if callable(close):
+        close()
+    err_console.print(f"stopped ({reason}); run directory: {run}", markup=False)
+
+
 def main() -> None:  # pragma: no cover - entry point convenience
     app()
 

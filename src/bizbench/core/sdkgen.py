@@ -1,0 +1,270 @@
+"""Generate an env's agent-side Python SDK and docs from its tool registry (DESIGN principle 1).
+
+:func:`write_sdk` writes into the agent's workspace:
+
+* ``<package>/__init__.py`` — one function per tool with the tool's real signature
+  (parameter names, order, defaults; annotations as plain-Python types) and its docstring;
+  each function is ``return _call("<tool>", arg=arg, ...)``. It re-exports the runtime's
+  ``__all__`` (the error class, ``call`` ...) and installs the runtime's guard on import.
+* ``<package>/_runtime.py`` — the env's client runtime, copied verbatim (standard library
+  only: transport, error class, guard).
+* ``<runtime_dir>/site/sitecustomize.py`` (+ a copy of the runtime next to it) — put this
+  directory on the sandbox's ``PYTHONPATH`` so every Python started there installs the guard.
+* ``docs/tools.md`` (the registry's Markdown reference), ``docs/tools/<tool>.json`` (name,
+  description, category, mutates, JSON-schema parameters) and ``docs/README.md`` (the env's
+  instructions, if given).
+
+The output contains nothing but the registry's public descriptions and the runtime; it
+imports nothing from bizbench and is byte-identical for the same registry.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import keyword
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bizbench.core.registry import ToolRegistry, ToolSpec
+
+__all__ = ["SdkFiles", "generate_init", "generate_sitecustomize", "python_type", "write_sdk"]
+
+REQUIRED_RUNTIME_NAMES = ("call", "install_guard")
+
+
+@dataclass
+class SdkFiles:
+    """What :func:`write_sdk` wrote (absolute paths)."""
+
+    package_dir: Path
+    site_dir: Path
+    docs_dir: Path
+    files: list[Path] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------- types
+def python_type(schema: dict[str, Any], defs: dict[str, Any] | None = None) -> str:
+    """A readable plain-Python annotation for a JSON schema (``dict[str, float] | None``)."""
+    defs = defs or {}
+    if "$ref" in schema:
+        ref = defs.get(schema["$ref"].rsplit("/", 1)[-1], {})
+        return python_type(ref, defs) if ref else "Any"
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            parts: list[str] = []
+            for sub in schema[key]:
+                t = python_type(sub, defs)
+                if t not in parts:
+                    parts.append(t)
+            if "None" in parts:  # keep "X | None" order
+                parts = [p for p in parts if p != "None"] + ["None"]
+            return " | ".join(parts)
+    if "enum" in schema:
+        return f"Literal[{', '.join(repr(v) for v in schema['enum'])}]"
+    if "const" in schema:
+        return f"Literal[{schema['const']!r}]"
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return " | ".join(python_type({**schema, "type": k}, defs) for k in kind)
+    if kind == "array":
+        items = schema.get("items")
+        if isinstance(schema.get("prefixItems"), list):
+            return "list"
+        return f"list[{python_type(items, defs)}]" if isinstance(items, dict) and items else "list"
+    if kind == "object":
+        extra = schema.get("additionalProperties")
+        if isinstance(extra, dict) and extra and not schema.get("properties"):
+            return f"dict[str, {python_type(extra, defs)}]"
+        return "dict"
+    return {"integer": "int", "number": "float", "string": "str", "boolean": "bool", "null": "None"}.get(
+        str(kind), "Any"
+    )
+
+
+# ---------------------------------------------------------------------------- code generation
+def _runtime_names(runtime_source: str) -> tuple[list[str], set[str]]:
+    """The runtime's ``__all__`` (or its public top-level names) and all its top-level defs."""
+    tree = ast.parse(runtime_source)
+    exports: list[str] | None = None
+    defined: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            exports = [str(v) for v in ast.literal_eval(node.value)]
+        if isinstance(node, ast.FunctionDef | ast.ClassDef):
+            defined.add(node.name)
+    if exports is None:
+        exports = sorted(n for n in defined if not n.startswith("_"))
+    return exports, defined
+
+
+def _literal(value: Any, where: str) -> str:
+    text = repr(value)
+    try:
+        same = ast.literal_eval(text) == value
+    except (ValueError, SyntaxError):
+        same = False
+    if not same:
+        raise ValueError(f"{where}: default {value!r} has no Python literal form")
+    return text
+
+
+def _docstring(text: str, indent: str) -> str:
+    text = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"').rstrip()
+    lines = text.splitlines() or [""]
+    body = "\n".join((indent + line) if line.strip() else "" for line in lines[1:])
+    if body:
+        return f'{indent}"""{lines[0]}\n{body}\n{indent}"""'
+    return f'{indent}"""{lines[0]}"""'
+
+
+def _tool_doc(spec: ToolSpec) -> str:
+    parts = [spec.doc or spec.description or spec.name]
+    if spec.params:
+        args = ["Args:"]
+        for p in spec.params:
+            args.append(f"    {p.name}: {' '.join(p.description.split()) or '(no description)'}")
+        parts.append("\n".join(args))
+    if not spec.mutates:
+        parts.append("Read-only.")
+    return "\n\n".join(parts)
+
+
+def _function(spec: ToolSpec, reserved: set[str]) -> str:
+    if spec.name in reserved or keyword.iskeyword(spec.name):
+        raise ValueError(f"tool name {spec.name!r} clashes with a name of the generated SDK")
+    schema = spec.parameters
+    props, defs = schema.get("properties", {}), schema.get("$defs", {})
+    params, passed = [], []
+    for p in spec.params:
+        if keyword.iskeyword(p.name):
+            raise ValueError(f"tool {spec.name}: parameter {p.name!r} is a Python keyword")
+        text = f"{p.name}: {python_type(props.get(p.name, {}), defs)}"
+        if not p.required:
+            text += f" = {_literal(p.default, f'tool {spec.name}, parameter {p.name}')}"
+        params.append(text)
+        passed.append(f"{p.name}={p.name}")
+    head = f"def {spec.name}({', '.join(params)}) -> Any:"
+    if len(head) > 110 and params:
+        head = f"def {spec.name}(\n" + "".join(f"    {t},\n" for t in params) + ") -> Any:"
+    call = f'    return _call("{spec.name}"' + "".join(f", {a}" for a in passed) + ")"
+    if len(call) > 110 and passed:
+        call = f'    return _call(\n        "{spec.name}",\n' + "".join(f"        {a},\n" for a in passed) + "    )"
+    return f"{head}\n{_docstring(_tool_doc(spec), '    ')}\n{call}\n"
+
+
+def generate_init(registry: ToolRegistry, package: str, runtime_source: str, title: str | None = None) -> str:
+    """The source of ``<package>/__init__.py`` for ``registry`` (deterministic)."""
+    exports, defined = _runtime_names(runtime_source)
+    missing = [n for n in REQUIRED_RUNTIME_NAMES if n not in defined]
+    if missing:
+        raise ValueError(f"the runtime must define {', '.join(missing)}")
+    title = title or f"{package} SDK"
+    specs = registry.specs()
+    example = next((s.name for s in specs if not s.params and not s.mutates), "call")
+    errors = next((n for n in exports if n.endswith("Error")), "an exception")
+    listing = "\n".join(f"    {s.name}  -- {s.description}" for s in specs)
+    header = (
+        f"{title}: one function per tool (generated from the tool registry; do not edit).\n\n"
+        "Usage::\n\n"
+        f"    import {package}\n"
+        f"    {package}.{example}()\n\n"
+        f"Each function returns the tool's data and raises {errors} on failure;\n"
+        "``call(tool, **args)`` calls any tool by name. Full reference: docs/tools.md.\n\n"
+        f"Tools:\n{listing}"
+    )
+    out = [_docstring(header, ""), "", "from __future__ import annotations", ""]
+    uses_literal = any("Literal[" in python_type(s.parameters) for s in specs)
+    out += ["from typing import Any" + (", Literal" if uses_literal else ""), ""]
+    if exports:
+        out.append(f"from ._runtime import {', '.join(exports)}")
+    out += ["from ._runtime import call as _call", "from ._runtime import install_guard as _install_guard", ""]
+    out += ["_install_guard()", ""]
+    names = exports + [s.name for s in specs]
+    out += ["__all__ = ["] + [f'    "{n}",' for n in names] + ["]", ""]
+    reserved = set(exports) | {"Any", "Literal", "annotations"}
+    category = None
+    for spec in specs:
+        if spec.category != category:
+            category = spec.category
+            out += ["", f"# {'-' * 76} {category}"]
+        out += ["", _function(spec, reserved)]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def generate_sitecustomize(package: str) -> str:
+    """``sitecustomize.py`` for the sandbox: installs the guard from the runtime copy next to it."""
+    module = f"_{package}_runtime"
+    return (
+        '"""Sandbox start-up hook (generated): block the simulator import, report host-path reads.\n\n'
+        "Best effort: ``python -I`` skips it, but nothing of the host is mounted in the sandbox anyway.\n"
+        '"""\n\n'
+        "try:\n"
+        f"    from {module} import install_guard\n\n"
+        "    install_guard()\n"
+        "except Exception:  # noqa: BLE001 - a broken hook must not stop Python from starting\n"
+        "    pass\n"
+    )
+
+
+# ---------------------------------------------------------------------------- writer
+def _write(path: Path, text: str, written: list[Path]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    written.append(path)
+
+
+def write_sdk(
+    workspace: Path,
+    registry: ToolRegistry,
+    package: str = "novamind_api",
+    env_docs: str = "",
+    *,
+    runtime_source: str,
+    runtime_dir: str = ".novamind",
+    title: str | None = None,
+    extra_docs: Sequence[tuple[str, str]] = (),
+) -> SdkFiles:
+    """Write the SDK package, the sandbox ``sitecustomize`` and the docs into ``workspace``.
+
+    Args:
+        workspace: The agent's workspace root.
+        registry: The env's tool registry.
+        package: Importable package name of the SDK.
+        env_docs: The env's agent instructions (Markdown) for ``docs/README.md``; skipped if empty.
+        runtime_source: Source of the env's client runtime (``__all__`` names what it exports;
+            it must export ``call`` and ``install_guard``).
+        runtime_dir: Hidden workspace directory for the socket, ``connection.json`` and ``site/``.
+        title: Human name of the API for docstrings and docs.
+        extra_docs: More (relative path under docs/, text) pairs to write.
+    """
+    if not package.isidentifier() or keyword.iskeyword(package):
+        raise ValueError(f"package must be an identifier, got {package!r}")
+    workspace = Path(workspace).absolute()
+    written: list[Path] = []
+    pkg = workspace / package
+    _write(pkg / "__init__.py", generate_init(registry, package, runtime_source, title), written)
+    _write(pkg / "_runtime.py", runtime_source, written)
+    site = workspace / runtime_dir / "site"
+    _write(site / "sitecustomize.py", generate_sitecustomize(package), written)
+    _write(site / f"_{package}_runtime.py", runtime_source, written)
+    docs = workspace / "docs"
+    _write(docs / "tools.md", registry.markdown_docs(f"{title or package} tool reference"), written)
+    schema_dir = docs / "tools"
+    names = set(registry.names())
+    if schema_dir.is_dir():
+        for stale in schema_dir.glob("*.json"):
+            if stale.stem not in names:
+                stale.unlink()
+    for spec in registry.specs():
+        _write(schema_dir / f"{spec.name}.json", json.dumps(spec.to_dict(), indent=2) + "\n", written)
+    if env_docs:
+        _write(docs / "README.md", env_docs.rstrip() + "\n", written)
+    for rel, text in extra_docs:
+        target = (docs / rel).resolve()
+        if docs.resolve() not in target.parents:
+            raise ValueError(f"extra doc {rel!r} escapes docs/")
+        _write(target, text, written)
+    return SdkFiles(package_dir=pkg, site_dir=site, docs_dir=docs, files=written)

@@ -1,0 +1,454 @@
+"""A JSON-over-HTTP tool server: the only way an isolated agent reaches its session.
+
+Standard library only (``http.server`` + ``socketserver``, one thread per request). The
+server listens on a Unix domain socket inside the agent's workspace (bind-mounted into the
+sandbox, which has no network) and optionally on TCP ``127.0.0.1:PORT`` for agents that
+are not sandboxed. Wire format (ref §6.1)::
+
+    POST /call    {"tool": name, "args": {...}}
+                  -> {"success": true, "data": ...}
+                  |  {"success": false, "error": "<message>", "data": null}
+    GET  /health      -> {"success": true, "data": {"status": "ok"}}
+    GET  /game-status -> {"success": true, "data": session.status()}
+    POST /tamper  {"kind": "...", "detail": {...}}   (reports from the sandbox-side guard)
+
+Guarantees (DESIGN principles 3 and 8): a request body above ``max_request_bytes`` is
+refused before it is parsed; malformed JSON, a bad envelope or an unknown tool get a clear
+error; an unexpected exception returns ``{"error": "internal_error", "request_id": ...}``
+with the details only in the server log; suspicious requests go to the session's tamper
+log. Tool calls are serialised by one lock, except the session's ``lock_free_tools`` (e.g. a
+read-only SQL query), which run beside everything else. Nothing the server sends contains
+the seed or the config: it only relays what the session's tools return.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.server
+import json
+import logging
+import os
+import re
+import signal
+import socketserver
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from bizbench.core.registry import ToolResult
+
+__all__ = ["MAX_REQUEST_BYTES", "ToolServer", "ToolSession", "connection_info", "json_default"]
+
+logger = logging.getLogger("bizbench.server")
+
+MAX_REQUEST_BYTES = 1_000_000
+DRAIN_LIMIT_BYTES = 64 * 1024 * 1024  # oversized bodies up to this size are read and discarded for a clean reply
+MAX_SANDBOX_REPORTS = 10_000  # /tamper reports logged per server; the rest are counted only
+PREVIEW_CHARS = 500
+_KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,47}$")
+_UNIX_PATH_MAX = 100  # sun_path holds 108 bytes; longer paths are bound through /proc/self/fd
+
+
+@runtime_checkable
+class ToolSession(Protocol):
+    """What the server needs from a session (CeoEnv implements it)."""
+
+    lock_free_tools: frozenset[str]
+
+    def call_tool(self, name: str, args: dict[str, Any]) -> ToolResult:
+        """Validate and run one tool; never raises for a bad call."""
+        ...
+
+    def log_tamper(self, kind: str, detail: dict[str, Any]) -> None:
+        """Append one suspicious attempt to the run's tamper log."""
+        ...
+
+    def status(self) -> dict[str, Any]:
+        """At least ``day``, ``cash``, ``subscribers`` and ``done``."""
+        ...
+
+
+def preview(value: Any, limit: int = PREVIEW_CHARS) -> str:
+    """A string (or repr) cut to ``limit`` characters (for logs of what an agent sent)."""
+    try:
+        text = value if isinstance(value, str) else repr(value)
+    except Exception:  # noqa: BLE001 - a repr must never break logging
+        text = f"<unprintable {type(value).__name__}>"
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text):,} chars)"
+
+
+def json_default(value: Any) -> Any:
+    """``json.dumps`` fallback for numpy scalars/arrays, sets and paths in tool data."""
+    if hasattr(value, "item") and callable(value.item) and getattr(value, "ndim", 1) == 0:
+        return value.item()
+    if hasattr(value, "tolist") and callable(value.tolist):
+        return value.tolist()
+    if isinstance(value, set | frozenset):
+        return sorted(value, key=repr)
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+def connection_info(workspace: Path, socket_path: Path | None, port: int | None) -> dict[str, Any]:
+    """The agent-readable ``connection.json``: where to reach the server (nothing else)."""
+    sock = None
+    if socket_path is not None:
+        try:
+            sock = str(socket_path.relative_to(workspace))
+        except ValueError:
+            sock = str(socket_path)
+    return {
+        "protocol": "http+json",
+        "socket": sock,
+        "socket_relative_to": "workspace root" if sock and not Path(sock).is_absolute() else None,
+        "host": "127.0.0.1" if port else None,
+        "port": port,
+        "endpoints": {"call": "POST /call", "health": "GET /health", "status": "GET /game-status"},
+    }
+
+
+class _Reply(Exception):
+    """Raised inside request handling to send one JSON reply at once."""
+
+    def __init__(self, status: int, payload: dict[str, Any]) -> None:
+        super().__init__(status)
+        self.status = status
+        self.payload = payload
+
+
+def _error(status: int, message: str) -> _Reply:
+    return _Reply(status, {"success": False, "error": message, "data": None})
+
+
+class _App:
+    """Transport-independent request handling shared by the Unix and TCP listeners."""
+
+    def __init__(self, session: ToolSession, max_request_bytes: int) -> None:
+        self.session = session
+        self.max_request_bytes = max_request_bytes
+        self.lock_free = frozenset(getattr(session, "lock_free_tools", frozenset()))
+        self.session_logs_tool_tamper = bool(getattr(session, "logs_tool_tamper", False))
+        self.call_lock = threading.Lock()
+        self.tamper_lock = threading.Lock()
+        self.sandbox_reports = 0
+        self.done = threading.Event()
+        self.local = threading.local()  # .ended: the current request ended the episode
+        self.inflight = 0
+        self.idle = threading.Condition()
+
+    # ------------------------------------------------------------------ tamper
+    def tamper(self, kind: str, detail: dict[str, Any]) -> None:
+        with self.tamper_lock:
+            try:
+                self.session.log_tamper(kind, detail)
+            except Exception:  # noqa: BLE001 - logging must not break serving
+                logger.exception("tamper log failed (%s)", kind)
+
+    # ------------------------------------------------------------------ endpoints
+    def get(self, path: str) -> tuple[int, dict[str, Any]]:
+        if path == "/health":
+            return 200, {"success": True, "data": {"status": "ok"}}
+        if path == "/game-status":
+            with self.call_lock:
+                return 200, {"success": True, "data": self.session.status()}
+        raise _error(404, f"Unknown endpoint: GET {path[:100]} (endpoints: POST /call, GET /health, GET /game-status)")
+
+    def post(self, path: str, body: bytes) -> tuple[int, dict[str, Any]]:
+        if path == "/call":
+            return self.call(body)
+        if path == "/tamper":
+            return self.report(body)
+        raise _error(404, f"Unknown endpoint: POST {path[:100]} (endpoints: POST /call, GET /health, GET /game-status)")
+
+    def call(self, body: bytes) -> tuple[int, dict[str, Any]]:
+        request = self.parse(body, "/call")
+        if not isinstance(request, dict) or not isinstance(request.get("tool"), str):
+            raise _error(400, 'Request must be a JSON object {"tool": "<name>", "args": {...}}.')
+        extra = set(request) - {"tool", "args"}
+        if extra:
+            raise _error(400, f"Unknown request fields: {', '.join(sorted(map(str, extra)))} (allowed: tool, args)")
+        tool, args = request["tool"], request.get("args")
+        if args is None:
+            args = {}
+        if not isinstance(args, dict):
+            got = type(args).__name__
+            raise _error(400, f"'args' must be an object (mapping of argument name to value), got {got}")
+        if len(tool) > 200:
+            self.tamper("unknown_tool", {"source": "server", "tool": preview(tool, 200)})
+            raise _error(400, f"Unknown tool: {tool[:100]}...")
+        lock = contextlib.nullcontext() if tool in self.lock_free else self.call_lock
+        with lock:
+            result = self.session.call_tool(tool, args)
+            done = tool not in self.lock_free and bool(self.session.status().get("done"))
+        if result.tamper and not self.session_logs_tool_tamper:
+            detail = {"source": "server", "tool": tool, "error": preview(result.error), "args": preview(args)}
+            self.tamper(result.tamper, detail)
+        self.local.ended = done  # signalled after the reply is written
+        if result.ok:
+            return 200, {"success": True, "data": result.data}
+        return 400, {"success": False, "error": result.error or "error", "data": None}
+
+    def report(self, body: bytes) -> tuple[int, dict[str, Any]]:
+        request = self.parse(body, "/tamper")
+        kind = request.get("kind") if isinstance(request, dict) else None
+        detail = request.get("detail") if isinstance(request, dict) else None
+        if not isinstance(kind, str) or not _KIND_RE.match(kind):
+            kind = "invalid_report"
+        self.sandbox_reports += 1
+        if self.sandbox_reports <= MAX_SANDBOX_REPORTS:
+            self.tamper(kind, {"source": "sandbox", "detail": preview(detail, 2000)})
+        elif self.sandbox_reports == MAX_SANDBOX_REPORTS + 1:
+            self.tamper("report_flood", {"source": "server", "limit": MAX_SANDBOX_REPORTS})
+        return 200, {"success": True, "data": None}
+
+    def parse(self, body: bytes, path: str) -> Any:
+        try:
+            return json.loads(body)
+        except (ValueError, RecursionError) as e:
+            self.tamper("malformed_request", {"source": "server", "path": path, "body": preview(body[:200])})
+            reason = str(e) if isinstance(e, ValueError) else "nested too deeply"
+            raise _error(400, f"Malformed JSON request body: {preview(reason, 200)}") from None
+
+    def oversized(self, path: str, length: int) -> _Reply:
+        self.tamper("oversized_request", {"source": "server", "path": path[:100], "content_length": length})
+        return _error(
+            413,
+            f"Request too large: {length:,} bytes (limit {self.max_request_bytes:,} bytes). "
+            "Send smaller arguments (e.g. fewer ids per call, shorter text).",
+        )
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    """One HTTP exchange; replies are always JSON (HTTP/1.0, one request per connection)."""
+
+    server_version = "NovaMindAPI/1.0"
+    sys_version = ""
+    timeout = 120  # seconds a client may take to send its request
+
+    @property
+    def app(self) -> _App:
+        return self.server.app  # type: ignore[attr-defined,no-any-return]
+
+    def address_string(self) -> str:  # Unix sockets have no client address
+        return str(self.client_address[0]) if isinstance(self.client_address, tuple) else "unix"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - signature of the base class
+        logger.debug("%s %s", self.address_string(), format % args)
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server naming
+        self.respond(lambda: self.app.get(self.path))
+
+    def do_POST(self) -> None:  # noqa: N802
+        self.respond(lambda: self.app.post(self.path, self.read_body()))
+
+    def read_body(self) -> bytes:
+        if self.headers.get("Transfer-Encoding"):
+            raise _error(411, "Chunked requests are not supported; send a Content-Length.")
+        raw = self.headers.get("Content-Length")
+        try:
+            length = int(raw) if raw is not None else -1
+        except ValueError:
+            length = -1
+        if length < 0:
+            raise _error(411, "A POST needs a valid Content-Length header.")
+        if length > self.app.max_request_bytes:
+            reply = self.app.oversized(self.path, length)
+            self.drain(length)
+            raise reply
+        return self.rfile.read(length)
+
+    def drain(self, length: int) -> None:
+        """Read and drop an oversized body (unparsed) so the client can read the refusal."""
+        if length > DRAIN_LIMIT_BYTES:
+            self.close_connection = True
+            return
+        left = length
+        with contextlib.suppress(OSError):
+            while left > 0:
+                chunk = self.rfile.read(min(left, 1 << 20))
+                if not chunk:
+                    break
+                left -= len(chunk)
+
+    def respond(self, handler: Any) -> None:
+        app = self.app
+        with app.idle:
+            app.inflight += 1
+        app.local.ended = False
+        try:
+            self.exchange(handler)
+        finally:
+            with app.idle:
+                app.inflight -= 1
+                app.idle.notify_all()
+            if app.local.ended:
+                app.done.set()
+
+    def exchange(self, handler: Any) -> None:
+        request_id = uuid.uuid4().hex[:12]
+        try:
+            status, payload = handler()
+            body = json.dumps(payload, default=json_default).encode()
+        except _Reply as r:
+            status, body = r.status, json.dumps(r.payload).encode()
+        except Exception:  # noqa: BLE001 - nothing an agent sends may crash the server
+            logger.exception("internal error handling %s %s (request %s)", self.command, self.path[:100], request_id)
+            status = 500
+            body = json.dumps({"success": False, "error": "internal_error", "request_id": request_id, "data": None})
+            body = body.encode()  # type: ignore[assignment]
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        except OSError:
+            logger.debug("client went away before the reply (request %s)", request_id)
+
+
+class _UnixServer(socketserver.ThreadingUnixStreamServer):
+    daemon_threads = True
+    block_on_close = False
+    app: _App
+
+    def server_bind(self) -> None:
+        path = Path(self.server_address)  # type: ignore[arg-type]
+        path.unlink(missing_ok=True)
+        with _short_unix_path(path) as short:
+            self.socket.bind(short)
+        os.chmod(path, 0o666)  # the sandboxed agent runs as another uid
+
+
+class _TcpServer(socketserver.ThreadingTCPServer):
+    daemon_threads = True
+    block_on_close = False
+    allow_reuse_address = True
+    app: _App
+
+
+@contextlib.contextmanager
+def _short_unix_path(path: Path) -> Iterator[str]:
+    """``path`` itself, or a /proc/self/fd alias of it when it is too long for sun_path."""
+    if len(os.fsencode(str(path))) <= _UNIX_PATH_MAX:
+        yield str(path)
+        return
+    fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        yield f"/proc/self/fd/{fd}/{path.name}"
+    finally:
+        os.close(fd)
+
+
+class ToolServer:
+    """Serve a :class:`ToolSession` on a Unix socket and/or TCP 127.0.0.1.
+
+    ``with ToolServer(session, socket_path=ws / ".novamind/api.sock", port=0) as srv:
+    srv.wait()`` serves until the episode ends (``status()["done"]`` after a call) or
+    :meth:`stop` is called. ``port=0`` picks a free port (see :attr:`port`).
+    """
+
+    def __init__(
+        self,
+        session: ToolSession,
+        *,
+        socket_path: Path | None = None,
+        port: int | None = None,
+        max_request_bytes: int = MAX_REQUEST_BYTES,
+    ) -> None:
+        if socket_path is None and port is None:
+            raise ValueError("give a socket_path, a port, or both")
+        self.app = _App(session, max_request_bytes)
+        self.socket_path = Path(socket_path).absolute() if socket_path is not None else None
+        self._want_port = port
+        self._servers: list[socketserver.BaseServer] = []
+        self._threads: list[threading.Thread] = []
+        self._stop = threading.Event()
+        self._port: int | None = None
+
+    @property
+    def port(self) -> int | None:
+        """The bound TCP port (after :meth:`start`), or None without TCP."""
+        return self._port
+
+    @property
+    def done(self) -> threading.Event:
+        """Set when a call ended the episode."""
+        return self.app.done
+
+    def start(self) -> ToolServer:
+        if self.socket_path is not None:
+            self.socket_path.parent.mkdir(parents=True, exist_ok=True)
+            unix = _UnixServer(str(self.socket_path), _Handler, bind_and_activate=False)
+            self._activate(unix)
+        if self._want_port is not None:
+            tcp = _TcpServer(("127.0.0.1", self._want_port), _Handler, bind_and_activate=False)
+            self._activate(tcp)
+            self._port = int(tcp.server_address[1])
+        for srv in self._servers:
+            t = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True)
+            t.name = f"tool-server-{type(srv).__name__}"
+            t.start()
+            self._threads.append(t)
+        logger.info("tool server listening (socket=%s, port=%s)", self.socket_path, self.port)
+        return self
+
+    def _activate(self, srv: _UnixServer | _TcpServer) -> None:
+        srv.app = self.app
+        try:
+            srv.server_bind()
+            srv.server_activate()
+        except BaseException:
+            srv.server_close()
+            raise
+        self._servers.append(srv)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the episode ends or :meth:`stop`; True if it did within ``timeout``."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not (self._stop.is_set() or self.app.done.is_set()):
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+            self._stop.wait(0.1)
+        return True
+
+    def stop(self, grace_s: float = 60.0) -> None:
+        """Stop listening, let in-flight requests finish (up to ``grace_s``) and remove the socket."""
+        self._stop.set()
+        for srv in self._servers:
+            srv.shutdown()
+            srv.server_close()
+        for t in self._threads:
+            t.join(timeout=5)
+        with self.app.idle:
+            self.app.idle.wait_for(lambda: self.app.inflight == 0, timeout=grace_s)
+        self._servers.clear()
+        self._threads.clear()
+        if self.socket_path is not None:
+            self.socket_path.unlink(missing_ok=True)
+
+    def serve(self, handle_signals: bool = True) -> str:
+        """Serve until the episode ends ("episode_end") or SIGINT/SIGTERM ("signal"), then stop."""
+        previous: dict[int, Any] = {}
+        if handle_signals and threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                previous[sig] = signal.signal(sig, lambda *_: self._stop.set())
+        try:
+            if not self._servers:
+                self.start()
+            self.wait()
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            reason = "episode_end" if self.app.done.is_set() else "signal"
+            self.stop()
+        return reason
+
+    def __enter__(self) -> ToolServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,230 @@
+"""NovaMind API client runtime: transport, errors and the sandbox guard.
+
+Standard library only; it is copied unchanged into the agent's workspace as
+``novamind_api/_runtime.py`` (and, for the sandbox's ``sitecustomize``, as
+``.novamind/site/_novamind_runtime.py``). It holds no simulator code.
+
+Where the server is: ``$NOVAMIND_API_PORT`` (TCP on 127.0.0.1) if set, else the Unix socket
+``$NOVAMIND_API_SOCKET``, else ``.novamind/api.sock`` in the nearest directory above this
+file (the workspace root).
+
+The guard (:func:`install_guard`) is best effort: it blocks imports of the simulator
+package and reports them, and reports reads of host paths (``/work``, ``/root`` outside
+the Python installation, ``/home``) and of other processes' ``/proc/<pid>`` entries. It is
+bypassed by ``python -I`` (no ``sitecustomize``, no ``PYTHONPATH``) or by not importing this
+package, but then the access still fails: nothing of the host is mounted in the sandbox.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import socket
+import sys
+import threading
+from typing import Any
+
+__all__ = ["NovaMindAPIError", "call", "game_status"]
+
+ENV_PORT = "NOVAMIND_API_PORT"
+ENV_SOCKET = "NOVAMIND_API_SOCKET"
+RUNTIME_DIR = ".novamind"
+SOCKET_NAME = "api.sock"
+TIMEOUT_S = 60.0  # above the server's 30-s query limit
+BLOCKED_MODULES = ("bizbench",)  # the simulator runs in another process and is never importable
+WATCHED_ROOTS = ("/work", "/root", "/home", "/runs")
+MAX_REPORTS = 20  # per process
+_UNIX_PATH_MAX = 100
+
+
+class NovaMindAPIError(Exception):
+    """A tool call failed; the message says why (and which argument, when one was wrong)."""
+
+
+# ---------------------------------------------------------------------------- transport
+class _UnixHTTPConnection(http.client.HTTPConnection):
+    """HTTP over a Unix domain socket."""
+
+    def __init__(self, path: str, timeout: float) -> None:
+        super().__init__("localhost", timeout=timeout)
+        self._path = path
+
+    def connect(self) -> None:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(self.timeout)
+        try:
+            if len(os.fsencode(self._path)) <= _UNIX_PATH_MAX:
+                sock.connect(self._path)
+            else:  # too long for sun_path: connect through a directory descriptor
+                fd = os.open(os.path.dirname(self._path), os.O_RDONLY | os.O_DIRECTORY)
+                try:
+                    sock.connect(f"/proc/self/fd/{fd}/{os.path.basename(self._path)}")
+                finally:
+                    os.close(fd)
+        except BaseException:
+            sock.close()
+            raise
+        self.sock = sock
+
+
+def socket_path() -> str:
+    """The server's Unix socket: ``$NOVAMIND_API_SOCKET`` or ``.novamind/api.sock`` above this file."""
+    env = os.environ.get(ENV_SOCKET)
+    if env:
+        return env
+    here = os.path.dirname(os.path.abspath(__file__))
+    while True:
+        candidate = os.path.join(here, RUNTIME_DIR, SOCKET_NAME)
+        if os.path.exists(candidate):
+            return candidate
+        parent = os.path.dirname(here)
+        if parent == here:
+            raise NovaMindAPIError(
+                f"Cannot find the NovaMind API server: no {RUNTIME_DIR}/{SOCKET_NAME} above {__file__} "
+                f"and neither {ENV_PORT} nor {ENV_SOCKET} is set."
+            )
+        here = parent
+
+
+def _connection(timeout: float) -> http.client.HTTPConnection:
+    port = os.environ.get(ENV_PORT)
+    if port:
+        try:
+            return http.client.HTTPConnection("127.0.0.1", int(port), timeout=timeout)
+        except ValueError:
+            raise NovaMindAPIError(f"{ENV_PORT} must be a port number, got {port!r}") from None
+    return _UnixHTTPConnection(socket_path(), timeout)
+
+
+def _json_default(value: Any) -> Any:
+    """Let numpy/pandas scalars and arrays through as plain numbers and lists."""
+    if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
+        return value.item()
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, set | frozenset | tuple):
+        return list(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+def request(method: str, path: str, payload: Any = None, timeout: float = TIMEOUT_S) -> Any:
+    """One HTTP exchange with the server; returns the decoded JSON reply."""
+    body = None
+    if payload is not None:
+        try:
+            body = json.dumps(payload, default=_json_default).encode()
+        except (TypeError, ValueError) as e:
+            raise NovaMindAPIError(f"Arguments must be JSON-serialisable: {e}") from None
+    conn = _connection(timeout)
+    try:
+        headers = {"Content-Type": "application/json"} if body is not None else {}
+        conn.request(method, path, body=body, headers=headers)
+        response = conn.getresponse()
+        raw = response.read()
+    except (OSError, http.client.HTTPException) as e:
+        raise NovaMindAPIError(f"Cannot reach the NovaMind API server ({type(e).__name__}: {e})") from None
+    finally:
+        conn.close()
+    try:
+        return json.loads(raw)
+    except ValueError:
+        raise NovaMindAPIError(f"Invalid reply from the NovaMind API server (HTTP {response.status})") from None
+
+
+def call(tool: str, /, **args: Any) -> Any:
+    """Call a tool by name; returns its ``data`` or raises :class:`NovaMindAPIError`."""
+    reply = request("POST", "/call", {"tool": tool, "args": args})
+    if not isinstance(reply, dict) or not reply.get("success"):
+        error = reply.get("error") if isinstance(reply, dict) else None
+        raise NovaMindAPIError(error or "The server rejected the call without a message.")
+    return reply.get("data")
+
+
+def game_status() -> dict[str, Any]:
+    """Day, cash, subscribers and whether the episode is over."""
+    reply = request("GET", "/game-status")
+    return reply.get("data") if isinstance(reply, dict) else {}
+
+
+# ---------------------------------------------------------------------------- guard
+_state = threading.local()
+_reported: set[tuple[str, str]] = set()
+
+
+def report_tamper(kind: str, **detail: Any) -> None:
+    """Tell the server about a suspicious attempt (best effort, at most MAX_REPORTS per process)."""
+    key = (kind, repr(sorted(detail.items())))
+    if key in _reported or len(_reported) >= MAX_REPORTS or getattr(_state, "busy", False):
+        return
+    _reported.add(key)
+    _state.busy = True
+    try:
+        request("POST", "/tamper", {"kind": kind, "detail": detail}, timeout=5.0)
+    except Exception:  # noqa: BLE001 - reporting must never break the agent's code
+        pass
+    finally:
+        _state.busy = False
+
+
+class _EngineBlocker:
+    """A meta-path finder that refuses the simulator package (and reports the attempt)."""
+
+    novamind_guard = True
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
+        if fullname.partition(".")[0] in BLOCKED_MODULES:
+            report_tamper("import_engine", module=fullname)
+            raise ModuleNotFoundError(
+                f"No module named {fullname!r}: the simulator runs in a separate process; "
+                "use novamind_api (import novamind_api as nm).",
+                name=fullname,
+            )
+        return None
+
+
+def _python_roots() -> tuple[str, ...]:
+    return tuple({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix) if p})
+
+
+def _suspicious(path: str) -> str | None:
+    """The kind of a watched path, or None."""
+    if path.startswith("/proc/"):
+        entry = path.split("/")[2]
+        if entry.isdigit() and int(entry) != os.getpid():
+            return "proc_access"
+        return None
+    for root in WATCHED_ROOTS:
+        if path == root or path.startswith(root + "/"):
+            if any(path == p or path.startswith(p + "/") for p in _python_roots()):
+                return None
+            return "host_path_access"
+    return None
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if event not in ("open", "os.listdir", "os.scandir") or getattr(_state, "busy", False):
+        return
+    target = args[0] if args else None
+    if isinstance(target, bytes):
+        target = os.fsdecode(target)
+    if not isinstance(target, str):
+        return
+    _state.busy = True
+    try:
+        path = os.path.normpath(os.path.join(os.getcwd(), target))
+    except OSError:
+        path = os.path.normpath(target)
+    finally:
+        _state.busy = False
+    kind = _suspicious(path)
+    if kind is not None:
+        report_tamper(kind, path=path, event=event)
+
+
+def install_guard() -> None:
+    """Install the import blocker and the audit hook once per process."""
+    if any(getattr(f, "novamind_guard", False) for f in sys.meta_path):
+        return
+    sys.meta_path.insert(0, _EngineBlocker())  # type: ignore[arg-type]
+    sys.addaudithook(_audit)
