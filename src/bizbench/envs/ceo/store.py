@@ -3,36 +3,45 @@
 The file holds exactly the 19 agent-visible tables of ref/ceo-bench-reference.md §5.1
 (``schema.sql``). Hidden state is never written, not even to be stripped at query time, so
 no SQL can reach it; hidden table names (§5.2) and hidden column names (§5.1 "stripped
-columns", and the world's hidden customer columns) are refused by name in errors and tagged
-for the tamper log. Queries go through :class:`bizbench.core.sqlguard.SqlGuard` (§5.3).
+columns", and the world's hidden customer columns) are refused by name and tagged for the
+tamper log. Queries go through :class:`bizbench.core.sqlguard.SqlGuard` (§5.3).
 
-Writing (the session calls these; all writes are incremental):
+Writing (the session calls these; every write is incremental):
 
 - ``record_settings(env)`` after a tool call that may change settings: a ``config_history``
   row for the current day when a price, tier, quota, spend, capacity or channel ad total
-  changed (one row per day, replaced within the day). A setting made on day D applies from
-  day D+1 (ref §1.2 step 1).
-- ``record_day(env)`` after every simulated day: that day's service, channel, issue, usage
-  and ad-revenue rows, plus everything ``record_turn`` writes.
-- ``record_turn(env)``: the rows the world or the session appended since the last call
-  (customers, subscriptions, ledger, notifications, R&D, macro publications, group levels,
-  overrides, predictions, market research, social posts, agent posts, enterprise turns).
-  Marks remember how far each log was written; ``subscriptions`` rows are upserted only for
-  customers whose visible fields changed, found by a vectorised diff against a saved copy
-  of those columns.
+  changed (one row per day, replaced within the day). A row of day D applies from day D+1
+  (ref §1.2 step 1).
+- ``record_day(env)`` after every simulated day: the day's service, channel, issue, usage
+  and ad-revenue data, plus everything ``record_turn`` writes.
+- ``record_turn(env)``: whatever the world or the session appended since the last call
+  (ledger, notifications, R&D, macro publications, group levels, overrides, predictions,
+  market research, social posts, agent posts, enterprise turns, customer changes). Marks
+  remember how far each log was written.
 
-Each call is one transaction; the file is in WAL mode, so a reader on another thread (each
+Each call is one transaction. The file is in WAL mode, so a reader on another thread (each
 ``query`` opens its own read-only connection) sees the last committed snapshot while the
 writer runs.
 
-Per-customer daily tables (``daily_usage``, ``ads_revenue``) keep a rolling window of the
-last 30 days. Inserting 100K rows per day costs ~0.2 s (measured: 1.3 s per 700K-row week
-with ``executemany``), far over the budget of 0.3 s per simulated week at 100K active
-subscribers, so these two tables are **materialised lazily**: each day's columns go into a
-numpy ring buffer of 30 days (a copy of two or four arrays), and the rows are written (bulk
-``INSERT ... SELECT FROM json_each``, days older than the window deleted) only when a query
-names one of the tables, and on ``flush()``/``close()``. A query therefore always sees the
-full window.
+**Lazy tables.** SQLite inserts cost 1.5-9 us per row (indexes included), and at 100,000
+active subscribers a day brings ~100K usage rows, ~8K new support issues, ~2K new customers
+and thousands of changed subscriptions: ~0.14 s per day written directly, against a budget of
+0.3 s per simulated *week*. So the five tables that scale with the customer base are kept
+in the store's own numpy arrays and written on demand, when a query names one of them and
+on ``flush()``/``close()``; a query always sees them complete up to the last record call.
+
+- ``customers``/``subscriptions``: at every record call a vectorised diff of the visible
+  subscription columns against the store's copy marks new and changed customers; only
+  those rows are written (persona text is built then) and upserted.
+- ``issues``: the store keeps each issue's customer, group, open and resolved day; writing
+  inserts new issues, closes resolved ones and refreshes ``days_open``.
+- ``daily_usage``/``ads_revenue``: a ring buffer of the last 30 days (a copy of the day's
+  id and value arrays); writing deletes days older than the window and bulk-inserts the
+  missing days.
+
+Measured at 100K active subscribers (``benchmarks``-style synthetic market, this 2-core
+machine): 7 ``record_day`` calls cost ~0.03 s in total. The first query naming a lazy table
+after a week pays the writes (e.g. ~1 s for a full 30-day usage window of 100K accounts).
 
 ``close()`` checkpoints and switches the file back to a rollback journal so it can be read
 later (``mode=ro``) without its ``-wal``/``-shm`` companions. Opening a store on an existing
@@ -68,8 +77,8 @@ logger = logging.getLogger(__name__)
 
 SCHEMA_PATH = Path(__file__).with_name("schema.sql")
 WINDOW_DAYS = 30  # daily_usage / ads_revenue keep days d-29 .. d (ref §5.1 "last ~30 days")
-LAZY_TABLES = ("daily_usage", "ads_revenue")
-_LAZY_RE = re.compile(r"\b(daily_usage|ads_revenue)\b", re.IGNORECASE)
+LAZY_TABLES = ("customers", "subscriptions", "issues", "daily_usage", "ads_revenue")
+_LAZY_RE = re.compile(r"\b(customers|subscriptions|issues|daily_usage|ads_revenue)\b", re.IGNORECASE)
 
 # Columns the engine keeps in visible tables but strips from answers (ref §5.1). bizbench
 # never writes them; they are listed so naming one is refused as hidden, not as a typo.
@@ -216,8 +225,295 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
+def _grow(arr: np.ndarray, n: int, fill: Any = 0) -> np.ndarray:
+    """``arr`` with room for at least ``n`` rows (capacity doubles); new slots hold ``fill``."""
+    if len(arr) >= n:
+        return arr
+    out = np.full(max(n, 2 * len(arr), 1024), fill, dtype=arr.dtype)
+    out[: len(arr)] = arr
+    return out
+
+
+# ----------------------------------------------------------------------------- lazy tables
+class _Accounts:
+    """``customers`` and ``subscriptions``: diffed at every record, written on demand.
+
+    ``capture`` compares the world's visible subscription columns with the store's copy
+    (vectorised), copies only new and changed rows and marks them dirty. ``write`` inserts
+    the new customers (persona text is built then), updates ``contract_start_day`` where
+    it moved and upserts the dirty subscriptions. Nothing hidden is ever copied.
+    """
+
+    tables = ("customers", "subscriptions")
+    FIELDS: dict[str, Any] = {
+        "status": np.int8,
+        "plan": np.int8,
+        "listed_price": np.float64,
+        "promotion": np.float64,
+        "effective_price": np.float64,
+        "start_day": np.int32,
+        "end_day": np.int32,
+        "billing_mod": np.int8,
+        "seats": np.float64,  # floor(seats): the billed seat count
+        "first_billing_done": np.bool_,
+    }
+    STATIC: dict[str, Any] = {"group": np.int16, "created_day": np.int32, "source": np.int8}
+
+    def __init__(self, groups: Sequence[Any]) -> None:
+        self.groups = list(groups)
+        self.group_ids = np.array([g.id for g in groups], dtype=object)
+        self.is_ent = np.array([g.kind == "ENT" for g in groups], dtype=bool)
+        self.n = 0  # customers captured
+        self.in_file = 0  # customers written
+        self.cols = {name: np.zeros(0, dtype) for name, dtype in {**self.FIELDS, **self.STATIC}.items()}
+        self.dirty = np.zeros(0, dtype=bool)  # subscription row to (re)write
+        self.start_moved = np.zeros(0, dtype=bool)  # contract_start_day to update
+        self.any_dirty = False
+
+    def capture(self, cust: Any) -> None:
+        n, old = int(cust.n), self.n
+        current = {name: (np.floor(cust.seats) if name == "seats" else getattr(cust, name)) for name in self.FIELDS}
+        for name in self.cols:
+            self.cols[name] = _grow(self.cols[name], n)
+        self.dirty = _grow(self.dirty, n, False)
+        self.start_moved = _grow(self.start_moved, n, False)
+        if old:
+            changed = np.zeros(old, dtype=bool)
+            for name, arr in current.items():
+                diff = arr[:old] != self.cols[name][:old]
+                changed |= diff
+                if name == "start_day":
+                    self.start_moved[:old] |= diff
+            idx = np.flatnonzero(changed)
+            if len(idx):
+                for name, arr in current.items():
+                    self.cols[name][idx] = arr[idx]
+                self.dirty[idx] = True
+                self.any_dirty = True
+        if n > old:
+            for name, arr in current.items():
+                self.cols[name][old:n] = arr[old:n]
+            for name in self.STATIC:
+                self.cols[name][old:n] = getattr(cust, name)[old:n]
+            self.dirty[old:n] = True
+            self.any_dirty = True
+        self.n = n
+
+    def pending(self, day: int) -> bool:
+        return self.any_dirty
+
+    def email(self, customer: int) -> str | None:
+        g = self.cols["group"][customer : customer + 1].astype(np.int64)
+        return persona_columns(np.array([customer]), g, self.groups)["email"][0]
+
+    def write(self, conn: sqlite3.Connection, day: int) -> None:
+        c, n = self.cols, self.n
+        new = np.arange(self.in_file, n)
+        if len(new):
+            g = c["group"][new].astype(np.int64)
+            rows = zip(
+                new.tolist(),
+                np.where(self.is_ent[g], "large", "small").tolist(),
+                self.group_ids[g].tolist(),
+                c["created_day"][new].tolist(),
+                persona_rows(new, g, self.groups),
+                c["start_day"][new].tolist(),
+                _SOURCE_TEXT[c["source"][new].astype(np.int64)].tolist(),
+                strict=True,
+            )
+            conn.executemany(
+                f"INSERT INTO customers VALUES (?,?,?,?,{','.join('?' * len(PERSONA_COLUMNS))},NULLIF(?, -1),?)",
+                (
+                    (cid, kind, gid, created, *persona, start, src)
+                    for cid, kind, gid, created, persona, start, src in rows
+                ),
+            )
+        moved = np.flatnonzero(self.start_moved[: self.in_file])
+        conn.executemany(
+            "UPDATE customers SET contract_start_day = NULLIF(?, -1) WHERE customer_id = ?",
+            zip(c["start_day"][moved].tolist(), moved.tolist(), strict=True),
+        )
+        self._upsert_subscriptions(conn, np.flatnonzero(self.dirty[:n] & (c["status"][:n] != NONE)))
+        self.dirty[:n] = False
+        self.start_moved[:n] = False
+        self.in_file = n
+        self.any_dirty = False
+
+    def _upsert_subscriptions(self, conn: sqlite3.Connection, idx: np.ndarray) -> None:
+        """One row per customer that became a lead (ref §5.1); subscription_id = customer_id + 1."""
+        c = self.cols
+        plan = c["plan"][idx].astype(np.int64)
+        ent = self.is_ent[c["group"][idx].astype(np.int64)]
+        start = c["start_day"][idx].astype(np.int64)
+        plan_text = np.where(plan >= 0, _PLAN_TEXT[np.clip(plan, 0, len(PLANS) - 1)], np.where(ent, "pending", None))
+        months = np.where(start >= 0, 1, -1)  # contracts are always one month (ref §4.23)
+        contract_end = np.where(ent & (start >= 0), start + 30, -1)
+        conn.executemany(
+            "INSERT OR REPLACE INTO subscriptions VALUES "
+            "(?,?,?,?,?,?,NULLIF(?, -1),NULLIF(?, -1),?,?,NULL,NULL,?,NULLIF(?, -1),NULLIF(?, -1),?)",
+            zip(
+                (idx + 1).tolist(),
+                idx.tolist(),
+                plan_text.tolist(),
+                c["listed_price"][idx].tolist(),
+                c["promotion"][idx].tolist(),
+                c["effective_price"][idx].tolist(),
+                start.tolist(),
+                c["end_day"][idx].tolist(),
+                _STATUS_TEXT[c["status"][idx].astype(np.int64)].tolist(),
+                c["billing_mod"][idx].tolist(),
+                c["seats"][idx].astype(np.int64).tolist(),
+                months.tolist(),
+                contract_end.tolist(),
+                c["first_billing_done"][idx].astype(np.int64).tolist(),
+                strict=True,
+            ),
+        )
+
+
+class _Issues:
+    """``issues``: one issue per customer, open until resolved, ids in open order (ref §4.9).
+
+    The world's daily (opened, resolved) customer arrays update the store's own issue
+    arrays; ``write`` inserts new issues, closes resolved ones and refreshes ``days_open``
+    (current day - open day while open, resolved day - open day once resolved).
+    """
+
+    tables = ("issues",)
+
+    def __init__(self, group_ids: np.ndarray) -> None:
+        self.group_ids = group_ids
+        self.count = 0
+        self.customer = np.zeros(0, dtype=np.int64)
+        self.group = np.zeros(0, dtype=np.int16)
+        self.open_day = np.zeros(0, dtype=np.int32)
+        self.resolved_day = np.zeros(0, dtype=np.int32)
+        self.open_of = np.zeros(0, dtype=np.int64)  # customer -> index + 1 of its open issue
+        self.in_file = 0
+        self.file_open = np.zeros(0, dtype=bool)  # written with status 'open'
+        self.refreshed_day = -1
+        self.resolved_since_write = False
+
+    def capture(self, day: int, opened: np.ndarray, resolved: np.ndarray, groups: np.ndarray, n_customers: int) -> None:
+        self.open_of = _grow(self.open_of, n_customers)
+        which = self.open_of[resolved]
+        which = which[which > 0] - 1
+        self.resolved_day[which] = day
+        self.open_of[resolved] = 0
+        self.resolved_since_write |= len(which) > 0
+        k, m = self.count, self.count + len(opened)
+        self.customer = _grow(self.customer, m)
+        self.group = _grow(self.group, m)
+        self.open_day = _grow(self.open_day, m)
+        self.resolved_day = _grow(self.resolved_day, m, -1)
+        self.customer[k:m] = opened
+        self.group[k:m] = groups
+        self.open_day[k:m] = day
+        self.open_of[opened] = np.arange(k + 1, m + 1)
+        self.count = m
+
+    def pending(self, day: int) -> bool:
+        return self.in_file < self.count or self.resolved_since_write or self.refreshed_day != day
+
+    def write(self, conn: sqlite3.Connection, day: int) -> None:
+        k = self.in_file
+        self.file_open = _grow(self.file_open, self.count, False)
+        closed = np.flatnonzero(self.file_open[:k] & (self.resolved_day[:k] >= 0))
+        conn.executemany(
+            "UPDATE issues SET status = 'resolved', resolved_day = ?1, days_open = ?1 - open_day, "
+            "resolution_type = 'ops_resolved' WHERE issue_id = ?2",
+            zip(self.resolved_day[closed].tolist(), (closed + 1).tolist(), strict=True),
+        )
+        self.file_open[closed] = False
+        if self.refreshed_day != day and self.file_open[:k].any():
+            conn.execute("UPDATE issues SET days_open = ? - open_day WHERE status = 'open'", (day,))
+        new = np.arange(k, self.count)
+        resolved = self.resolved_day[new].astype(np.int64)
+        is_open = resolved < 0
+        conn.executemany(
+            "INSERT INTO issues VALUES (?,?,?,?,?,?,NULLIF(?, -1),?)",
+            zip(
+                (new + 1).tolist(),
+                self.customer[new].tolist(),
+                self.group_ids[self.group[new].astype(np.int64)].tolist(),
+                self.open_day[new].tolist(),
+                (np.where(is_open, day, resolved) - self.open_day[new]).tolist(),
+                np.where(is_open, "open", "resolved").tolist(),
+                resolved.tolist(),
+                np.where(is_open, None, "ops_resolved").tolist(),
+                strict=True,
+            ),
+        )
+        self.file_open[new] = is_open
+        self.in_file = self.count
+        self.refreshed_day = day
+        self.resolved_since_write = False
+
+
+class _Window:
+    """A per-customer daily table keeping days d-29..d: a ring of numpy arrays, bulk-written
+    (``INSERT ... SELECT FROM json_each``) on demand; older days are deleted."""
+
+    def __init__(self, table: str) -> None:
+        self.table = table
+        self.tables = (table,)
+        self.ring: deque[tuple[int, tuple[np.ndarray, ...]]] = deque(maxlen=WINDOW_DAYS)
+        self.in_file: set[int] = set()
+        self.rewrite: set[int] = set()  # days captured again after being written
+
+    def capture(self, day: int, arrays: tuple[np.ndarray, ...] | None) -> None:
+        if self.ring and self.ring[-1][0] == day:
+            self.ring.pop()
+        if day in self.in_file:
+            self.in_file.discard(day)
+            self.rewrite.add(day)
+        if arrays is not None and len(arrays[0]):
+            self.ring.append((day, arrays))
+
+    def pending(self, day: int) -> bool:
+        cutoff = day - WINDOW_DAYS + 1
+        old = any(d < cutoff for d in self.in_file)
+        return old or bool(self.rewrite) or any(d >= cutoff and d not in self.in_file for d, _ in self.ring)
+
+    def write(self, conn: sqlite3.Connection, day: int) -> None:
+        cutoff = day - WINDOW_DAYS + 1
+        if any(d < cutoff for d in self.in_file):
+            conn.execute(f"DELETE FROM {self.table} WHERE day < ?", (cutoff,))
+            self.in_file = {d for d in self.in_file if d >= cutoff}
+        for d in sorted(self.rewrite):
+            conn.execute(f"DELETE FROM {self.table} WHERE day = ?", (d,))
+        self.rewrite.clear()
+        for d, arrays in self.ring:
+            if d >= cutoff and d not in self.in_file:
+                self._insert(conn, d, arrays)
+                self.in_file.add(d)
+
+    def _insert(self, conn: sqlite3.Connection, day: int, arrays: tuple[np.ndarray, ...]) -> None:
+        if self.table == "daily_usage":
+            ids, units = arrays
+            packed = (ids.astype(np.int64) << 32) | units.astype(np.int64)  # one JSON integer per row
+            conn.execute(
+                "INSERT INTO daily_usage SELECT ?, value >> 32, value & 4294967295 FROM json_each(?)",
+                (day, json.dumps(packed.tolist())),
+            )
+        else:
+            ids, group_ids, strength, revenue = arrays  # executemany beats json_each for mixed columns
+            conn.executemany(
+                "INSERT INTO ads_revenue VALUES (?,?,?,?,?)",
+                zip(
+                    [day] * len(ids), ids.tolist(), group_ids.tolist(), strength.tolist(), revenue.tolist(), strict=True
+                ),
+            )
+
+
+# ----------------------------------------------------------------------------- store
 class CeoStore:
-    """Writer of a session's agent-visible database, and its query entry point."""
+    """Writer of a session's agent-visible database, and its query entry point.
+
+    Args:
+        path: The SQLite file to create (an existing file is replaced).
+        config: The world's config (groups, channels).
+    """
 
     def __init__(self, path: Path, config: CeoConfig) -> None:
         self.path = Path(path)
@@ -236,26 +532,23 @@ class CeoStore:
         self._closed = False
         self._groups = list(config.groups)
         self._group_ids = np.array([g.id for g in config.groups], dtype=object)
-        self._is_ent = np.array([g.kind == "ENT" for g in config.groups], dtype=bool)
         self._day = 0
-        # marks: how far each append-only log has been written
-        self._marks: dict[str, int] = {}
-        self._n_customers = 0
-        self._saved: dict[str, np.ndarray] = {}  # visible subscription columns as last written
-        self._open_issue = np.zeros(0, dtype=np.int64)  # customer -> open issue id (0: none)
-        self._next_issue = 1
+        self._marks: dict[str, int] = {}  # how far each append-only log has been written
         self._next_channel_row = 1
         self._settings_row: tuple[Any, ...] | None = None
         self._group_state: np.ndarray | None = None
         self._projects: dict[str, bool] = {}  # project id -> completed, as written
         self._agent_posts: dict[int, tuple[Any, ...]] = {}
-        self._live_threads: list[int] = []  # indices of threads not yet final in the table
+        self._live_threads: list[int] = []  # indices of threads that may still change
         self._thread_state: dict[int, tuple[int, int, str]] = {}  # index -> (turns written, closed, reason)
         self._emails: dict[int, str | None] = {}
-        # lazy per-customer tables: ring buffers of the last 30 days and days already in the file
-        self._usage_ring: deque[tuple[int, np.ndarray, np.ndarray]] = deque(maxlen=WINDOW_DAYS)
-        self._ads_ring: deque[tuple[int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = deque(maxlen=WINDOW_DAYS)
-        self._in_file: dict[str, set[int]] = {t: set() for t in LAZY_TABLES}
+        self._accounts = _Accounts(self._groups)
+        self._issues = _Issues(self._group_ids)
+        self._usage = _Window("daily_usage")
+        self._ads = _Window("ads_revenue")
+        self._lazy: dict[str, Any] = {}
+        for buffer in (self._accounts, self._issues, self._usage, self._ads):
+            self._lazy.update(dict.fromkeys(buffer.tables, buffer))
 
     # ------------------------------------------------------------------ public: writing
     def record_settings(self, env: Any) -> None:
@@ -275,17 +568,16 @@ class CeoStore:
             self._sync(env)
             self._write_service(w)
             self._write_channels(w)
-            self._write_issues(w)
-            self._buffer_usage(w.state)
-            self._buffer_ads(w)
+            self._capture_issues(w)
+            self._capture_usage(w.state)
+            self._capture_ads(w)
 
     def flush(self) -> None:
-        """Materialise the lazy tables and checkpoint the WAL."""
+        """Write every pending lazy table and checkpoint the WAL."""
         with self._lock:
             if self._closed:
                 return
-            with self._transaction():
-                self._materialise(LAZY_TABLES)
+            self._materialise(list(self._lazy))
             self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     def close(self) -> None:
@@ -304,16 +596,17 @@ class CeoStore:
 
     # ------------------------------------------------------------------ public: reading
     def query(self, sql: str, timeout_s: float = 30.0, max_rows: int = 5000) -> dict[str, Any]:
-        """Run one read-only SELECT (ref §5.3); errors are :class:`ToolError` only."""
-        if isinstance(sql, str) and _LAZY_RE.search(sql):
-            try:
-                with self._lock:
-                    if not self._closed and self._lazy_pending():
-                        with self._transaction():
-                            self._materialise([t for t in LAZY_TABLES if re.search(rf"\b{t}\b", sql, re.I)])
-            except Exception:
-                logger.exception("store: materialising the daily tables failed")
-                raise ToolError("The database is being updated; please retry the query.") from None
+        """Run one read-only SELECT (ref §5.3); every error is a :class:`ToolError`."""
+        if isinstance(sql, str):
+            named = sorted({m.lower() for m in _LAZY_RE.findall(sql)})
+            if named:
+                try:
+                    with self._lock:
+                        if not self._closed:
+                            self._materialise(named)
+                except Exception:
+                    logger.exception("store: writing the pending tables failed")
+                    raise ToolError("The database is being updated; please retry the query.") from None
         return self._guard.query(sql, timeout_s=timeout_s, max_rows=max_rows)
 
     # ------------------------------------------------------------------ internals
@@ -329,6 +622,17 @@ class CeoStore:
             raise
         self._conn.execute("COMMIT")
 
+    def _materialise(self, tables: Sequence[str]) -> None:
+        buffers = []
+        for t in tables:
+            b = self._lazy[t]
+            if b not in buffers and b.pending(self._day):
+                buffers.append(b)
+        if buffers:
+            with self._transaction():
+                for b in buffers:
+                    b.write(self._conn, self._day)
+
     def _take(self, name: str, log: Sequence[Any]) -> tuple[int, Sequence[Any]]:
         """New entries of an append-only log since its mark, and the mark (advanced)."""
         start = self._marks.get(name, 0)
@@ -339,8 +643,8 @@ class CeoStore:
         w = env.world
         st = w.state
         self._day = int(st.day)
+        self._accounts.capture(st.customers)
         self._write_settings(env)
-        self._write_customers(st)
         self._write_ledger(st)
         self._write_notifications(w)
         self._write_projects(st)
@@ -372,96 +676,6 @@ class CeoStore:
         self._settings_row = row
         self._conn.execute(
             f"INSERT OR REPLACE INTO config_history VALUES ({','.join('?' * 19)})", (env.world.day, *row)
-        )
-
-    # -- customers and subscriptions
-    def _visible_subscription_columns(self, cust: Any) -> dict[str, np.ndarray]:
-        return {
-            "status": cust.status,
-            "plan": cust.plan,
-            "listed_price": cust.listed_price,
-            "promotion": cust.promotion,
-            "effective_price": cust.effective_price,
-            "start_day": cust.start_day,
-            "end_day": cust.end_day,
-            "billing_mod": cust.billing_mod,
-            "seats": np.floor(cust.seats),
-            "first_billing_done": cust.first_billing_done,
-        }
-
-    def _write_customers(self, st: Any) -> None:
-        cust = st.customers
-        n, old = int(cust.n), self._n_customers
-        cols = self._visible_subscription_columns(cust)
-        changed = np.ones(n, dtype=bool)
-        start_changed = np.zeros(old, dtype=bool)
-        if old:
-            changed[:old] = False
-            for name, arr in cols.items():
-                diff = arr[:old] != self._saved[name]
-                changed[:old] |= diff
-                if name == "start_day":
-                    start_changed = diff
-        if n > old:
-            self._insert_customers(cust, np.arange(old, n))
-        moved = np.flatnonzero(start_changed)
-        if len(moved):
-            self._conn.executemany(
-                "UPDATE customers SET contract_start_day = NULLIF(?, -1) WHERE customer_id = ?",
-                zip(cust.start_day[moved].tolist(), moved.tolist(), strict=True),
-            )
-        rows = np.flatnonzero(changed & (cols["status"] != NONE))
-        if len(rows):
-            self._upsert_subscriptions(cust, rows, cols)
-        self._saved = {name: arr.copy() for name, arr in cols.items()}
-        self._n_customers = n
-
-    def _insert_customers(self, cust: Any, idx: np.ndarray) -> None:
-        g = cust.group[idx].astype(np.int64)
-        kind = np.where(self._is_ent[g], "large", "small").astype(object)
-        personas = persona_rows(idx, g, self._groups)
-        rows = zip(
-            idx.tolist(),
-            kind.tolist(),
-            self._group_ids[g].tolist(),
-            cust.created_day[idx].tolist(),
-            personas,
-            cust.start_day[idx].tolist(),
-            _SOURCE_TEXT[cust.source[idx].astype(np.int64)].tolist(),
-            strict=True,
-        )
-        self._conn.executemany(
-            f"INSERT INTO customers VALUES (?,?,?,?,{','.join('?' * len(PERSONA_COLUMNS))},NULLIF(?, -1),?)",
-            ((c, k, gid, day, *p, start, src) for c, k, gid, day, p, start, src in rows),
-        )
-
-    def _upsert_subscriptions(self, cust: Any, idx: np.ndarray, cols: dict[str, np.ndarray]) -> None:
-        plan = cols["plan"][idx].astype(np.int64)
-        ent = self._is_ent[cust.group[idx].astype(np.int64)]
-        start = cols["start_day"][idx].astype(np.int64)
-        plan_text = np.where(plan >= 0, _PLAN_TEXT[np.clip(plan, 0, len(PLANS) - 1)], np.where(ent, "pending", None))
-        months = np.where(start >= 0, 1, -1)  # contracts are always one month (ref §4.23)
-        contract_end = np.where(ent & (start >= 0), start + 30 * months, -1)
-        self._conn.executemany(
-            "INSERT OR REPLACE INTO subscriptions VALUES "
-            "(?,?,?,?,?,?,NULLIF(?, -1),NULLIF(?, -1),?,?,NULL,NULL,?,NULLIF(?, -1),NULLIF(?, -1),?)",
-            zip(
-                (idx + 1).tolist(),
-                idx.tolist(),
-                plan_text.tolist(),
-                cols["listed_price"][idx].tolist(),
-                cols["promotion"][idx].tolist(),
-                cols["effective_price"][idx].tolist(),
-                start.tolist(),
-                cols["end_day"][idx].tolist(),
-                _STATUS_TEXT[cols["status"][idx].astype(np.int64)].tolist(),
-                cols["billing_mod"][idx].tolist(),
-                cols["seats"][idx].astype(np.int64).tolist(),
-                months.tolist(),
-                contract_end.tolist(),
-                cols["first_billing_done"][idx].astype(np.int64).tolist(),
-                strict=True,
-            ),
         )
 
     # -- append-only logs
@@ -497,7 +711,7 @@ class CeoStore:
         keys = ("submit_day", "horizon_days", "metric", "predicted_value", "predicted_lower", "predicted_upper")
         self._conn.executemany(
             "INSERT INTO predictions VALUES (?,?,?,?,?,?,?)",
-            (tuple(p[k] for k in keys) + (p.get("submitted_at", float(p["submit_day"])),) for p in rows),
+            ((*(p[k] for k in keys), p.get("submitted_at", float(p["submit_day"]))) for p in rows),
         )
 
     def _write_market_research(self, env: Any) -> None:
@@ -518,7 +732,7 @@ class CeoStore:
 
     def _write_social_posts(self, w: Any) -> None:
         _, rows = self._take("social_posts", getattr(w, "social_posts", ()))
-        self._conn.executemany(  # visible keys only; author, sentiment, engagement stay hidden
+        self._conn.executemany(  # visible keys only: author, sentiment and engagement stay hidden
             "INSERT INTO social_media_posts VALUES (?,?,?,?,?)",
             (tuple(p.get(k) for k in _VISIBLE_POST_KEYS) for p in rows),
         )
@@ -534,16 +748,8 @@ class CeoStore:
                 f"Monthly PMI {r['pmi_value']:.1f} ({r['pmi_change']:+.1f}); "
                 f"{r['pmi_trend'].replace('_', ' ')}, {r['cycle_phase']} phase."
             )
-            rows.append(
-                (
-                    r.get("visible_day", r["day"]),
-                    r["pmi_value"],
-                    r["pmi_trend"],
-                    r["pmi_change"],
-                    r["cycle_phase"],
-                    desc,
-                )
-            )
+            day = r.get("visible_day", r["day"])
+            rows.append((day, r["pmi_value"], r["pmi_trend"], r["pmi_change"], r["cycle_phase"], desc))
             k += 1
         self._marks["macro"] = k
         self._conn.executemany("INSERT OR REPLACE INTO macroeconomic_conditions VALUES (?,?,?,?,?,?)", rows)
@@ -561,9 +767,7 @@ class CeoStore:
         self._conn.executemany("INSERT OR REPLACE INTO research_projects VALUES (?,?,?,?,?,?,?)", rows)
 
     def _write_group_levels(self, st: Any) -> None:
-        state = np.stack(
-            [np.asarray(st.info_level), np.asarray(st.discovered_day), np.asarray(st.last_research_day)]
-        ).astype(np.int64)
+        state = np.stack([st.info_level, st.discovered_day, st.last_research_day]).astype(np.int64)
         prev = self._group_state
         changed = np.arange(state.shape[1]) if prev is None else np.flatnonzero((state != prev).any(axis=0))
         self._group_state = state
@@ -583,8 +787,8 @@ class CeoStore:
                 self._conn.execute("INSERT OR REPLACE INTO agent_social_media_posts VALUES (?,?,?,?,?,?,?,?,?)", row)
 
     def _agent_post_row(self, post: Any) -> tuple[Any, ...]:
-        effect = views_by_group = None
-        views = None
+        """Judged effect and views per discovered group; NULL until judged (ref §4.13)."""
+        effect = views_by_group = views = None
         if post.scores is not None and post.views is not None:
             seen = np.flatnonzero(np.asarray(post.views) > 0)
             effect = _json({self._groups[g].id: round(float(post.scores[g]), 6) for g in seen})
@@ -595,24 +799,20 @@ class CeoStore:
         return (post.post_id, post.day, post.content, post.reply_to, effect, views, views_by_group, comments, reasoning)
 
     def _write_threads(self, w: Any) -> None:
+        """New turns of every live thread; closed/close_reason follow the thread (ref §5.1)."""
         threads = w.book.threads
         start, _ = self._take("threads", threads)
         self._live_threads.extend(range(start, len(threads)))
         if not self._live_threads:
             return
-        cust = w.state.customers
-        missing = [threads[i].customer for i in self._live_threads if threads[i].customer not in self._emails]
-        if missing:
-            ids = np.array(sorted(set(missing)), dtype=np.int64)
-            emails = persona_columns(ids, cust.group[ids].astype(np.int64), self._groups)["email"]
-            self._emails.update(zip(ids.tolist(), emails, strict=True))
-        still_live = []
-        rows, updates = [], []
+        seats = w.state.customers.seats
+        rows, updates, still_live = [], [], []
         for i in self._live_threads:
             t = threads[i]
             written, closed_before, reason_before = self._thread_state.get(i, (0, 0, ""))
             closed, reason = (1, t.status) if t.status in _CLOSED_REASONS else (0, "")
-            seats = int(np.floor(cust.seats[t.customer]))
+            if t.customer not in self._emails:
+                self._emails[t.customer] = self._accounts.email(t.customer)
             for k, turn in enumerate(t.turns[written:], start=written):
                 offer = turn.get("offer")
                 rows.append(
@@ -626,8 +826,8 @@ class CeoStore:
                         turn["text"],
                         None if offer is None else _json(offer),
                         turn["day"],
-                        self._emails.get(t.customer),
-                        seats,
+                        self._emails[t.customer],
+                        int(np.floor(seats[t.customer])),
                         closed,
                         reason,
                     )
@@ -648,7 +848,7 @@ class CeoStore:
             "INSERT OR REPLACE INTO service_day VALUES (?,?,?,?,?,?,?)",
             (
                 (
-                    start + k + 1,
+                    start + k + 1,  # service_history[i] is day i + 1
                     int(round(s.total_usage)),
                     float(s.p95_ms),
                     float(s.error_rate),
@@ -661,120 +861,41 @@ class CeoStore:
         )
 
     def _write_channels(self, w: Any) -> None:
+        """Rows for each (day, channel, group) with spend or attributed leads (ref §5.1)."""
         _, entries = self._take("channels", w.channel_log)
         rows = []
         for day, spend, leads in entries:
             g, c = np.nonzero((np.asarray(spend) > 0) | (np.asarray(leads) > 0))
             for gi, ci in zip(g.tolist(), c.tolist(), strict=True):
-                rows.append(
-                    (
-                        self._next_channel_row,
-                        day,
-                        CHANNELS[ci],
-                        self._groups[gi].id,
-                        int(leads[gi, ci]),
-                        float(spend[gi, ci]),
-                    )
-                )
+                row = (day, CHANNELS[ci], self._groups[gi].id, int(leads[gi, ci]), float(spend[gi, ci]))
+                rows.append((self._next_channel_row, *row))
                 self._next_channel_row += 1
         self._conn.executemany("INSERT INTO ad_channel_leads VALUES (?,?,?,?,?,?)", rows)
 
-    def _write_issues(self, w: Any) -> None:
-        """One issue per customer, open until resolved; ids in open order (ref §4.9)."""
+    def _capture_issues(self, w: Any) -> None:
         cust = w.state.customers
-        if len(self._open_issue) < cust.n:
-            self._open_issue = np.concatenate([self._open_issue, np.zeros(cust.n - len(self._open_issue), np.int64)])
         _, entries = self._take("issues", w.issue_log)
         for day, opened, resolved in entries:
-            resolved = np.asarray(resolved, dtype=np.int64)
-            ids = self._open_issue[resolved]
-            ids = ids[ids > 0]
-            self._open_issue[resolved] = 0
-            self._conn.executemany(
-                "UPDATE issues SET status = 'resolved', resolved_day = ?, days_open = ? - open_day, "
-                "resolution_type = 'ops_resolved' WHERE issue_id = ?",
-                ((day, day, i) for i in ids.tolist()),
-            )
             opened = np.asarray(opened, dtype=np.int64)
-            new_ids = np.arange(self._next_issue, self._next_issue + len(opened), dtype=np.int64)
-            self._next_issue += len(opened)
-            self._open_issue[opened] = new_ids
-            self._conn.executemany(
-                "INSERT INTO issues VALUES (?,?,?,?,0,'open',NULL,NULL)",
-                zip(
-                    new_ids.tolist(),
-                    opened.tolist(),
-                    self._group_ids[cust.group[opened].astype(np.int64)].tolist(),
-                    [day] * len(opened),
-                    strict=True,
-                ),
-            )
-        if entries:
-            self._conn.execute("UPDATE issues SET days_open = ? - open_day WHERE status = 'open'", (self._day,))
+            groups = cust.group[opened]
+            self._issues.capture(int(day), opened, np.asarray(resolved, dtype=np.int64), groups, int(cust.n))
 
-    # -- lazy per-customer tables
-    def _buffer_usage(self, st: Any) -> None:
-        """Today's units of every account active at the usage step (ref §1.2 step 5)."""
+    def _capture_usage(self, st: Any) -> None:
+        """Today's units of every account active at the usage step (ref §1.2 step 5): subscribed
+        before today and still subscribed, or churned today."""
         cust, d = st.customers, int(st.day)
-        active_at_usage = (
-            (cust.start_day < d) & (cust.start_day >= 0) & ((cust.status == SUBSCRIBED) | (cust.end_day == d))
-        )
-        ids = np.flatnonzero(active_at_usage)
+        started = (cust.start_day >= 0) & (cust.start_day < d)
+        ids = np.flatnonzero(started & ((cust.status == SUBSCRIBED) | (cust.end_day == d)))
         units = np.clip(cust.usage_today[ids], 0, 2**32 - 1).astype(np.int64)
-        if self._usage_ring and self._usage_ring[-1][0] == d:
-            self._usage_ring.pop()
-        self._usage_ring.append((d, ids, units))
-        self._in_file["daily_usage"].discard(d)
+        self._usage.capture(d, (ids, units))
 
-    def _buffer_ads(self, w: Any) -> None:
+    def _capture_ads(self, w: Any) -> None:
         earners = getattr(w, "ad_revenue_today", None)
         d = int(w.state.day)
-        if self._ads_ring and self._ads_ring[-1][0] == d:
-            self._ads_ring.pop()
-        self._in_file["ads_revenue"].discard(d)
         if earners is None or len(earners[0]) == 0:
+            self._ads.capture(d, None)
             return
         ids = np.array(earners[0], dtype=np.int64)
-        groups = w.state.customers.group[ids].astype(np.int64)
-        strength, revenue = (np.array(a, dtype=np.float64) for a in earners[1:])
-        self._ads_ring.append((d, ids, groups, strength, revenue))
-
-    def _lazy_pending(self) -> bool:
-        cutoff = self._day - WINDOW_DAYS + 1
-        usage = any(d not in self._in_file["daily_usage"] for d, *_ in self._usage_ring if d >= cutoff)
-        ads = any(d not in self._in_file["ads_revenue"] for d, *_ in self._ads_ring if d >= cutoff)
-        stale = any(d < cutoff for days in self._in_file.values() for d in days)
-        return usage or ads or stale
-
-    def _materialise(self, tables: Sequence[str]) -> None:
-        cutoff = self._day - WINDOW_DAYS + 1
-        for table in tables:
-            in_file = self._in_file[table]
-            if any(d < cutoff for d in in_file):
-                self._conn.execute(f"DELETE FROM {table} WHERE day < ?", (cutoff,))
-                in_file.difference_update({d for d in in_file if d < cutoff})
-            ring = self._usage_ring if table == "daily_usage" else self._ads_ring
-            for entry in ring:
-                day = entry[0]
-                if day < cutoff or day in in_file:
-                    continue
-                self._conn.execute(f"DELETE FROM {table} WHERE day = ?", (day,))
-                if table == "daily_usage":
-                    _, ids, units = entry
-                    packed = (ids.astype(np.int64) << 32) | units
-                    self._conn.execute(
-                        "INSERT INTO daily_usage SELECT ?, value >> 32, value & 4294967295 FROM json_each(?)",
-                        (day, json.dumps(packed.tolist())),
-                    )
-                else:
-                    _, ids, g, strength, revenue = entry
-                    groups = self._group_ids[g]
-                    payload = json.dumps(
-                        list(zip(ids.tolist(), groups.tolist(), strength.tolist(), revenue.tolist(), strict=True))
-                    )
-                    self._conn.execute(
-                        "INSERT INTO ads_revenue SELECT ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3 "
-                        "FROM json_each(?)",
-                        (day, payload),
-                    )
-                in_file.add(day)
+        group_ids = self._group_ids[w.state.customers.group[ids].astype(np.int64)]
+        strength, revenue = (np.array(a, dtype=np.float64) for a in earners[1:3])
+        self._ads.capture(d, (ids, group_ids, strength, revenue))
