@@ -160,6 +160,7 @@ _OVERLOAD = Topic(
         r"\boverload\w*",
         r"\bcongest\w*",
         r"\btime-?outs?\b",
+        r"\btim(?:es|ed|ing) out\b",
         r"\bpeak (?:hours?|load|times?)\b",
         r"\bresponse times?\b",
         r"\bperformance\b",
@@ -248,6 +249,20 @@ _CHURN = Topic(
         r"\bwelcome back\b",
         r"\bmiss(?:ed)? you\b",
         r"\bleft us\b",
+        r"\bcontracts? (?:has |have )?(?:ended|is over|lapsed)\b",
+        r"\bthe contract has ended\b",
+        r"\bending (?:our|my|the) \w+ contract\b",
+        r"\bended (?:our|my|the) (?:contract|subscription|account)\b",
+        r"\baccount (?:is )?closed\b",
+        r"\bmoved on\b",
+        r"\bfell through\b",
+        r"\bwe're done\b",
+        r"\bi'm out\b",
+        r"\b(?:wasn't|isn't|not) worth it\b",
+        r"\bstopped being worth\b",
+        r"\bcouldn't justify\b",
+        r"\bvalue wasn't there\b",
+        r"\btoo much money\b",
     ),
     remedy=_rx(
         r"\bcome back\b",
@@ -280,7 +295,16 @@ _PRICE_UP = _rx(
     r"\bhik\w*",
     r"\b(?:went|go|goes|going|gone) up\b",
     r"\bmore expensive\b",
+    r"\bbump\w*",
 )
+# Phrases that name a price change on their own, without a separate price word.
+_PRICE_UP_ALONE = _rx(
+    r"\bmore expensive\b",
+    r"\bcosts? more\b",
+    r"\bpay(?:ing)? more\b",
+    r"\bprice (?:hikes?|increases?)\b",
+)
+_PRICE_DOWN_ALONE = _rx(r"\bcheaper\b", r"\bprice (?:cuts?|drops?)\b", r"\blower prices?\b")
 _PRICE_DOWN = _rx(
     r"\bcut\w*",
     r"\blower\w*",
@@ -340,6 +364,12 @@ _WELCOME = Topic(
         r"\bgetting started\b",
         r"\btutorials?\b",
         r"\bguides?\b",
+        r"\bsign(?:ed|ing)? up\b",
+        r"\bjust joined\b",
+        r"\bnew (?:here|to|subscriber|user|customer)\b",
+        r"\bfirst (?:week|day|impressions?)\b",
+        r"\bday one\b",
+        r"\bstarted with\b",
     ),
     problem=False,
 )
@@ -621,10 +651,14 @@ def analyze(content: str) -> PostAnalysis:
                 s_price = _FREE_OF_CHARGE.sub(" ", s)
                 has_price = _PRICE_WORDS.search(s_price) is not None
                 if name == "price_up":
-                    mentioned = has_price and _PRICE_UP.search(s_price) is not None
+                    mentioned = (has_price and _PRICE_UP.search(s_price) is not None) or bool(_PRICE_UP_ALONE.search(s))
                     mentioned = mentioned or (topic.denial is not None and topic.denial.search(s) is not None)
                 else:
-                    mentioned = (has_price and _PRICE_DOWN.search(s_price) is not None) or bool(_DISCOUNT.search(s))
+                    mentioned = (
+                        (has_price and _PRICE_DOWN.search(s_price) is not None)
+                        or bool(_DISCOUNT.search(s))
+                        or bool(_PRICE_DOWN_ALONE.search(s))
+                    )
             else:
                 mentioned = topic.mention.search(s) is not None
             remedy = topic.remedy is not None and topic.remedy.search(s) is not None
@@ -965,7 +999,7 @@ class RuleJudge:
     @staticmethod
     def _reply(post: PostAnalysis, replied: PostAnalysis, remedy_level: float) -> tuple[float, str]:
         """Credit for answering a customer post (ref §4.13: the original post is an input)."""
-        complaint = [t for t in replied.addressed() if TOPICS[t].problem]
+        complaint = [t for t in replied.addressed() if t not in ("competitor", "product")]
         denied = [t for t in complaint if post.topics[t].denial]
         if denied:
             return -0.35, f"contradicts a customer's complaint about {TOPICS[denied[0]].label}"

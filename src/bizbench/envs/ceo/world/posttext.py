@@ -613,7 +613,7 @@ _CORES: dict[str, dict[str, tuple[str, ...]]] = {
         "positive": (
             "Hit the daily limit, which says a lot about how much {i} use {product} for {work}.",
             "Maxed out {my} quota today. Love the tool, just wish the cap were higher.",
-            "Ran out of usage on {plan}, happily. {product} is that useful for {work}.",
+            "Used up {my} usage allowance on {plan}, happily. {product} is that useful for {work}.",
             "The usage limit is the only thing slowing {me} down. Great tool otherwise.",
         ),
     },
@@ -644,7 +644,7 @@ _CORES: dict[str, dict[str, tuple[str, ...]]] = {
         "negative": (
             "{product} raised the price of {plan} and gave nothing new for it.",
             "A price hike on {plan}? Hard to justify for {work}.",
-            "Just saw the new price for {plan}. Too expensive for {role}.",
+            "Just saw the new, higher price for {plan}. Too expensive for {role}.",
             "The price went up again. {product} is pricing out people like {me}.",
             "Paying more for the same thing. This price increase stings.",
             "{Plan} got more expensive overnight. Not happy about the price.",
@@ -680,7 +680,7 @@ _CORES: dict[str, dict[str, tuple[str, ...]]] = {
             "{product} lowered the price of {plan}! Easier to justify for {work}.",
             "Price cut on {plan}: great news for {peers}.",
             "Love the cheaper price on {plan}. More value for {work}.",
-            "Prices went down and the quality stayed. Win.",
+            "Prices dropped and the quality stayed. Win.",
             "The new lower price makes {product} a no-brainer for {work}.",
         ),
     },
@@ -1180,7 +1180,7 @@ _REPLY_ACKS = {
         "none": ("This speaks to people like {me}.", "Refreshing tone from a software company."),
     },
     "negative": {
-        "outage": ("Words don't bring back the hours lost to downtime.", "Spin doesn't fix reliability."),
+        "outage": ("Words don't bring back the hours lost to downtime.", "Spin doesn't fix the outages."),
         "overload": ("Still slow on {my} end.", "Talk is cheap; the lag is real."),
         "quota": ("Still capped, still frustrated.", "Nothing here changes the limits {i} hit."),
         "support": ("Answer the tickets first.", "Support still isn't answering."),
