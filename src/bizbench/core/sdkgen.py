@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import json
 import keyword
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,9 +64,9 @@ def python_type(schema: dict[str, Any], defs: dict[str, Any] | None = None) -> s
                 parts = [p for p in parts if p != "None"] + ["None"]
             return " | ".join(parts)
     if "enum" in schema:
-        return f"Literal[{', '.join(repr(v) for v in schema['enum'])}]"
+        return f"Literal[{', '.join(_literal(v, 'enum') for v in schema['enum'])}]"
     if "const" in schema:
-        return f"Literal[{schema['const']!r}]"
+        return f"Literal[{_literal(schema['const'], 'const')}]"
     kind = schema.get("type")
     if isinstance(kind, list):
         return " | ".join(python_type({**schema, "type": k}, defs) for k in kind)
@@ -101,7 +102,8 @@ def _runtime_names(runtime_source: str) -> tuple[list[str], set[str]]:
 
 
 def _literal(value: Any, where: str) -> str:
-    text = repr(value)
+    """Python source of ``value`` (strings in double quotes, like ``ruff format``)."""
+    text = json.dumps(value) if isinstance(value, str) else repr(value)
     try:
         same = ast.literal_eval(text) == value
     except (ValueError, SyntaxError):
@@ -111,9 +113,20 @@ def _literal(value: Any, where: str) -> str:
     return text
 
 
+def _wrap(line: str, width: int) -> list[str]:
+    """Wrap a long docstring line; continuation lines are indented one level deeper."""
+    if len(line) <= width:
+        return [line]
+    lead = line[: len(line) - len(line.lstrip())]
+    return textwrap.wrap(
+        line, width, subsequent_indent=lead + ("    " if lead else ""), break_long_words=False, break_on_hyphens=False
+    ) or [line]
+
+
 def _docstring(text: str, indent: str) -> str:
     text = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"').rstrip()
-    lines = text.splitlines() or [""]
+    width = 120 - len(indent)
+    lines = [w for line in (text.splitlines() or [""]) for w in _wrap(line, width)]
     body = "\n".join((indent + line) if line.strip() else "" for line in lines[1:])
     if body:
         return f'{indent}"""{lines[0]}\n{body}\n{indent}"""'
@@ -147,16 +160,31 @@ def _function(spec: ToolSpec, reserved: set[str]) -> str:
         params.append(text)
         passed.append(f"{p.name}={p.name}")
     head = f"def {spec.name}({', '.join(params)}) -> Any:"
-    if len(head) > 110 and params:
-        head = f"def {spec.name}(\n" + "".join(f"    {t},\n" for t in params) + ") -> Any:"
+    if len(head) > 120 and params:
+        head = f"def {spec.name}(\n" + "".join(_param_lines(t) for t in params) + ") -> Any:"
     call = f'    return _call("{spec.name}"' + "".join(f", {a}" for a in passed) + ")"
-    if len(call) > 110 and passed:
+    if len(call) > 120 and passed:
         call = f'    return _call(\n        "{spec.name}",\n' + "".join(f"        {a},\n" for a in passed) + "    )"
     return f"{head}\n{_docstring(_tool_doc(spec), '    ')}\n{call}\n"
 
 
+def _param_lines(text: str) -> str:
+    """One parameter of a multi-line signature; a long ``Literal[...]`` gets one value per line."""
+    line = f"    {text},\n"
+    start, end = text.find("Literal["), text.find("]")
+    if len(line) <= 120 or start < 0 or end < 0:
+        return line
+    try:
+        values = ast.literal_eval("[" + text[start + len("Literal[") : end] + "]")
+    except (ValueError, SyntaxError):
+        return line
+    inner = "".join(f"        {_literal(v, 'enum')},\n" for v in values)
+    rest = text[end + 1 :].strip()
+    return f"    {text[:start]}Literal[\n{inner}    ]" + (f"\n    {rest},\n" if rest else ",\n")
+
+
 def generate_init(registry: ToolRegistry, package: str, runtime_source: str, title: str | None = None) -> str:
-    """The source of ``<package>/__init__.py`` for ``registry`` (deterministic)."""
+    """The source of ``<package>/__init__.py`` for ``registry`` (deterministic, ``ruff format`` style)."""
     exports, defined = _runtime_names(runtime_source)
     missing = [n for n in REQUIRED_RUNTIME_NAMES if n not in defined]
     if missing:
@@ -175,8 +203,16 @@ def generate_init(registry: ToolRegistry, package: str, runtime_source: str, tit
         "``call(tool, **args)`` calls any tool by name. Full reference: docs/tools.md.\n\n"
         f"Tools:\n{listing}"
     )
+    reserved = set(exports) | {"Any", "Literal", "annotations"}
+    functions: list[str] = []
+    category = None
+    for spec in specs:
+        if spec.category != category:
+            category = spec.category
+            functions.append(f"# {'-' * 76} {category}\n")
+        functions.append(_function(spec, reserved))
+    uses_literal = any("Literal[" in f for f in functions)
     out = [_docstring(header, ""), "", "from __future__ import annotations", ""]
-    uses_literal = any("Literal[" in python_type(s.parameters) for s in specs)
     out += ["from typing import Any" + (", Literal" if uses_literal else ""), ""]
     if exports:
         out.append(f"from ._runtime import {', '.join(exports)}")
@@ -184,14 +220,7 @@ def generate_init(registry: ToolRegistry, package: str, runtime_source: str, tit
     out += ["_install_guard()", ""]
     names = exports + [s.name for s in specs]
     out += ["__all__ = ["] + [f'    "{n}",' for n in names] + ["]", ""]
-    reserved = set(exports) | {"Any", "Literal", "annotations"}
-    category = None
-    for spec in specs:
-        if spec.category != category:
-            category = spec.category
-            out += ["", f"# {'-' * 76} {category}"]
-        out += ["", _function(spec, reserved)]
-    return "\n".join(out).rstrip() + "\n"
+    return "\n".join(out) + "".join(f"\n\n{block}" for block in functions)
 
 
 def generate_sitecustomize(package: str) -> str:

@@ -389,7 +389,7 @@ class ToolServer:
             self._activate(tcp)
             self._port = int(tcp.server_address[1])
         for srv in self._servers:
-            t = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True)
+            t = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
             t.name = f"tool-server-{type(srv).__name__}"
             t.start()
             self._threads.append(t)
