@@ -147,7 +147,9 @@ class _Capture(threading.Thread):
         if self.total == len(self.head) + len(self.tail):
             return cap_output(head + tail, limit)
         half = limit // 2
-        return f"{head[:half]}\n\n... [output truncated: {self.total:,} bytes in total] ...\n\n{tail[-half:]}"
+        head, tail = head[:half], tail[-half:]
+        omitted = self.total - len(head.encode()) - len(tail.encode())
+        return f"{head}\n\n... [{omitted:,} bytes omitted] ...\n\n{tail}"
 
 
 # ---------------------------------------------------------------------------- host checks

@@ -1,0 +1,207 @@
+"""The namespace sandbox: what a command inside can and cannot see or do (no tool server here)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from bizbench.core.sandbox import (
+    SANDBOX_UID,
+    WORKSPACE_MOUNT,
+    SandboxError,
+    _bwrap_argv,
+    _plan,
+    available_backends,
+    cap_output,
+    python_in_sandbox,
+    run_in_sandbox,
+    sandbox_python,
+    sandbox_unavailable_reason,
+)
+
+REASON = sandbox_unavailable_reason()
+needs_sandbox = pytest.mark.skipif(REASON is not None, reason=f"no sandbox on this host: {REASON}")
+BACKENDS = available_backends() if REASON is None else ("none",)
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    path = tmp_path / "ws"
+    path.mkdir()
+    (path / "hello.txt").write_text("hi\n")
+    return path
+
+
+def bash(ws: Path, cmd: str, backend: str, timeout: float = 30, **kw: object) -> tuple[int, str, str]:
+    r = run_in_sandbox(ws, ["bash", "-c", cmd], timeout, backend=backend, **kw)  # type: ignore[arg-type]
+    return r.returncode, r.stdout, r.stderr
+
+
+# ---------------------------------------------------------------------------- pure helpers
+def test_cap_output_keeps_both_ends() -> None:
+    text = "A" * 20_000 + "B" * 20_000
+    out = cap_output(text, 30_000)
+    assert out.startswith("A" * 15_000) and out.endswith("B" * 15_000)
+    assert "10,000 characters omitted" in out and len(out) < 30_100
+    assert cap_output("short", 30_000) == "short"
+
+
+def test_plan_mounts_only_what_is_needed(tmp_path: Path) -> None:
+    ops = _plan(tmp_path, ())
+    targets = {op[2] if op[0] in ("ro", "rw", "symlink") else op[1] for op in ops}
+    assert WORKSPACE_MOUNT in targets and "/proc" in targets and "/tmp" in targets
+    sources = [op[1] for op in ops if op[0] in ("ro", "rw")]
+    assert not any(s == "/work" or s.startswith("/work/") for s in sources)
+    assert not any(s in ("/root", "/etc", "/home", "/") for s in sources)
+    assert str(Path(sys.base_prefix).resolve()) in sources or sys.base_prefix.startswith("/usr")
+    assert not any(s.startswith(sys.prefix) for s in sources if sys.prefix != sys.base_prefix)  # not the venv
+
+
+def test_bwrap_plan_matches_unshare_plan(tmp_path: Path) -> None:
+    argv = _bwrap_argv(_plan(tmp_path, ()), ["python3", "-c", "1"], {"HOME": "/workspace"}, "/workspace")
+    for flag in ("--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--clearenv", "--proc"):
+        assert flag in argv
+    assert argv[argv.index("--bind") + 1 : argv.index("--bind") + 3] == [str(tmp_path), WORKSPACE_MOUNT]
+    assert f"--reuid={SANDBOX_UID}" in argv and argv[-3:] == ["python3", "-c", "1"]
+
+
+@needs_sandbox
+def test_base_python_cannot_import_bizbench() -> None:
+    assert Path(sandbox_python()).resolve().is_relative_to(Path(sys.base_prefix).resolve())
+
+
+# ---------------------------------------------------------------------------- isolation
+@needs_sandbox
+def test_runs_as_unprivileged_user_in_the_workspace(ws: Path, backend: str) -> None:
+    code, out, err = bash(ws, "id -u; pwd; cat hello.txt; echo made > new.txt", backend)
+    assert code == 0, err
+    assert out.split() == [str(SANDBOX_UID), WORKSPACE_MOUNT, "hi"]
+    assert (ws / "new.txt").read_text() == "made\n"
+
+
+@needs_sandbox
+def test_environment_is_scrubbed(ws: Path, backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BIZBENCH_HOST_MARKER", "host-secret-value")
+    code, out, _ = bash(ws, "env", backend, env={"EXTRA": "1"})
+    assert code == 0 and "host-secret-value" not in out and "BIZBENCH_HOST_MARKER" not in out
+    names = {line.split("=", 1)[0] for line in out.splitlines()}
+    assert {"PATH", "HOME", "LANG", "EXTRA"} <= names
+    assert "VIRTUAL_ENV" not in names and "PYTHONPATH" not in names
+    assert "HOME=/workspace" in out
+
+
+@needs_sandbox
+def test_host_paths_are_invisible(ws: Path, backend: str) -> None:
+    cmd = "ls /work; ls -A /root; ls -A /root/.pyenv/..; ls /home; ls /etc"
+    code, out, err = bash(ws, cmd, backend)
+    assert "No such file" in err  # /work and /home
+    listed = set(out.split())
+    assert "main" not in listed and "shared" not in listed
+    assert listed & {"passwd", "ld.so.cache"}
+    assert "shadow" not in listed and "ssh" not in listed
+
+
+@needs_sandbox
+def test_only_sandbox_processes_are_visible(ws: Path, backend: str) -> None:
+    code, out, _ = bash(ws, "ps -e -o pid=,comm=", backend)
+    assert code == 0
+    comms = [line.split()[1] for line in out.splitlines()]
+    assert "pytest" not in " ".join(comms) and len(comms) <= 4
+    code, out, _ = bash(ws, "cat /proc/1/environ /proc/1/cmdline 2>&1; true", backend)
+    assert "PATH=" not in out
+
+
+@needs_sandbox
+def test_no_network(ws: Path, backend: str) -> None:
+    code = (
+        "import socket\n"
+        "for addr in [('127.0.0.1', 80), ('1.1.1.1', 53)]:\n"
+        "    s = socket.socket(); s.settimeout(3)\n"
+        "    try:\n"
+        "        s.connect(addr); print('CONNECTED', addr)\n"
+        "    except OSError as e:\n"
+        "        print('refused', addr, e.errno)\n"
+    )
+    r = python_in_sandbox(ws, code, 30, backend=backend)
+    assert "CONNECTED" not in r.stdout and r.stdout.count("refused") == 2, r.stderr
+
+
+@needs_sandbox
+def test_mounts_cannot_be_undone(ws: Path, backend: str) -> None:
+    cmd = "umount /workspace; mount -o remount,rw /usr; touch /usr/x /etc/x /x; echo done"
+    code, out, err = bash(ws, cmd, backend)
+    assert out.strip() == "done"
+    assert err.count("ermission denied") + err.count("Read-only") + err.count("must be superuser") >= 3
+
+
+@needs_sandbox
+def test_readonly_subpath(ws: Path, backend: str) -> None:
+    (ws / ".rt").mkdir()
+    (ws / ".rt" / "keep.txt").write_text("k")
+    code, out, err = bash(ws, "echo x > .rt/keep.txt; mv .rt .moved; cat .rt/keep.txt", backend, readonly=(".rt",))
+    assert out == "k" and (ws / ".rt" / "keep.txt").read_text() == "k"
+    assert (ws / ".rt").stat().st_uid == os.getuid()  # left to the host user
+
+
+@needs_sandbox
+def test_readonly_symlink_is_refused(ws: Path, backend: str) -> None:
+    (ws / "link").symlink_to("/etc")
+    with pytest.raises(SandboxError, match="read-only path"):
+        run_in_sandbox(ws, ["true"], 10, readonly=("link",), backend=backend)
+
+
+@needs_sandbox
+def test_timeout_kills_everything(ws: Path, backend: str) -> None:
+    r = run_in_sandbox(ws, ["bash", "-c", "sleep 987651 & sleep 987652"], 1.0, backend=backend)
+    assert r.timed_out and r.returncode == -9
+    assert not _host_processes_with("98765")
+
+
+@needs_sandbox
+def test_background_processes_die_with_the_command(ws: Path, backend: str) -> None:
+    r = run_in_sandbox(ws, ["bash", "-c", "(sleep 987653 &) ; echo started"], 30, backend=backend)
+    assert r.stdout.strip() == "started" and not r.timed_out
+    assert not _host_processes_with("987653")
+
+
+@needs_sandbox
+def test_output_is_capped(ws: Path, backend: str) -> None:
+    r = python_in_sandbox(ws, "print('H' * 50_000 + 'T' * 50_000)", 30, output_limit=1_000, backend=backend)
+    assert r.stdout.startswith("H" * 500) and r.stdout.rstrip().endswith("T" * 400)
+    assert len(r.stdout) < 1_200 and "omitted" in r.stdout
+
+
+@needs_sandbox
+def test_python_script_and_exit_code(ws: Path, backend: str) -> None:
+    (ws / "s.py").write_text("import sys\nprint(sys.prefix)\nsys.exit(3)\n")
+    r = python_in_sandbox(ws, Path("s.py"), 30, backend=backend)
+    assert r.returncode == 3 and r.stdout.strip() == sys.base_prefix
+    r = python_in_sandbox(ws, "import bizbench", 30, backend=backend)
+    assert r.returncode == 1 and "No module named 'bizbench'" in r.stderr
+
+
+@needs_sandbox
+def test_missing_command(ws: Path, backend: str) -> None:
+    r = run_in_sandbox(ws, ["no-such-command-x"], 10, backend=backend)
+    assert r.returncode == 127 and "cannot run" in r.stderr
+
+
+def _host_processes_with(marker: str) -> list[str]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if marker in cmdline and "bash -c" not in cmdline:
+                found.append(cmdline)
+    return found
