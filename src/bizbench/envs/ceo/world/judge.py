@@ -456,7 +456,6 @@ _CHANGE_MARKER = _rx(
     r"\bagain\b",
     r"\banymore\b",
     r"\bno more\b",
-    r"\bwill\b",
     r"\bwon't\b",
     r"\bremov\w*",
     r"\blift\w*",

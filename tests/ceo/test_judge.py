@@ -1,0 +1,476 @@
+"""The agent-post judge (paper eq 27; ref §4.13). These tests fail for a constant judge: the
+score must depend on what each group truly lived through, on the post's quality, on
+repetition, on replies and on hostility, and stay deterministic and inside [-1, 1]."""
+
+from __future__ import annotations
+
+import math
+import re
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bizbench.envs.ceo.config import load_config
+from bizbench.envs.ceo.world import posttext
+from bizbench.envs.ceo.world.judge import (
+    EVENT_TOPIC,
+    GroupExperience,
+    JudgeContext,
+    LlmJudge,
+    PostJudge,
+    RuleJudge,
+    Verdict,
+    analyze,
+    parse_verdict,
+    severities,
+)
+
+APOLOGY = (
+    "We're sorry about this week's outages — we've doubled server capacity and added monitoring "
+    "so it won't happen again."
+)
+SPAM = "AI AI AI best best product product buy now now!!! #ai #saas #deal"
+FRIDAY = "Happy Friday everyone!"
+PRICE_CUT = "Good news: we've cut the price of Plan A by 20%, starting today."
+NAMES = {
+    "S1": ("Price-Sensitive Individuals", "IND"),
+    "S2": ("Quality-Focused Individuals", "IND"),
+    "S3": ("Power Users", "IND"),
+    "E1": ("Cost-Cutting Enterprises", "ENT"),
+    "E2": ("Quality-First Enterprises", "ENT"),
+}
+
+
+def group(gid: str = "S2", **kw: Any) -> GroupExperience:
+    name, kind = NAMES[gid]
+    kw.setdefault("active", 500)
+    return GroupExperience(group_id=gid, name=name, kind=kind, **kw)
+
+
+def ctx(*groups: GroupExperience, **kw: Any) -> JudgeContext:
+    return JudgeContext(groups={g.group_id: g for g in groups}, **kw)
+
+
+def score(content: str, context: JudgeContext, gid: str) -> float:
+    return RuleJudge()(content, context)[gid].score
+
+
+def one(content: str, exp: GroupExperience, **kw: Any) -> float:
+    return score(content, ctx(exp, **kw), exp.group_id)
+
+
+OUTAGES = {"outage_days": 3, "downtime_minutes": 180}
+
+
+# ----------------------------------------------------------------------------- relevance
+
+
+def test_outage_apology_with_a_fix_scores_for_the_group_that_had_outages() -> None:
+    hit = group(**OUTAGES)
+    spared = group("S3")
+    c = ctx(hit, spared)
+    apology = score(APOLOGY, c, "S2")
+    assert apology > 0.3
+    assert apology > score(APOLOGY, c, "S3")
+    assert apology > score(SPAM, c, "S2")
+    assert apology > score(FRIDAY, c, "S2")
+    assert score(SPAM, c, "S2") <= 0.0
+
+
+def test_a_fix_for_a_problem_the_group_never_had_is_worth_about_nothing() -> None:
+    assert abs(one(APOLOGY, group())) < 0.1
+    assert abs(one(FRIDAY, group(**OUTAGES))) < 0.1
+
+
+def test_more_severe_problems_make_the_same_apology_matter_more() -> None:
+    mild = one(APOLOGY, group(outage_days=1, downtime_minutes=20))
+    severe = one(APOLOGY, group(**OUTAGES))
+    assert 0.0 < mild < severe
+
+
+def test_apology_and_concrete_fix_beat_acknowledgement_and_vague_promises() -> None:
+    exp = group(**OUTAGES)
+    best = one(APOLOGY, exp)
+    sorry_only = one("We're sorry about this week's outages.", exp)
+    vague = one("We're working on improving reliability. Stay tuned!", exp)
+    assert best > sorry_only > 0.0
+    assert best > vague > 0.0
+
+
+def test_denying_a_problem_the_group_suffered_scores_negative() -> None:
+    denial = "NovaMind has never had an outage. 100% uptime, always."
+    assert one(denial, group(**OUTAGES)) <= -0.3
+    assert one(denial, group()) >= -0.05  # true for a group that saw no outage
+    assert one("Unlimited usage for everyone, no caps!", group("S3", quota_short_share=0.3)) < -0.2
+
+
+def test_promise_that_it_will_not_happen_again_is_not_a_denial() -> None:
+    post = "Sorry for the downtime. We've added failover and there will be no more outages."
+    assert one(post, group(**OUTAGES)) > 0.3
+
+
+def test_price_cut_scores_where_the_price_was_cut() -> None:
+    cut = group("S1", price_change={"A": -0.2, "B": 0.0, "C": 0.0})
+    flat = group("S2", price_change={"A": 0.0, "B": 0.0, "C": 0.0})
+    c = ctx(cut, flat)
+    assert score(PRICE_CUT, c, "S1") > 0.4
+    assert abs(score(PRICE_CUT, c, "S2")) < 0.1
+
+
+def test_price_cut_on_a_plan_whose_price_did_not_move_is_worth_about_nothing() -> None:
+    only_b = group("S1", price_change={"A": 0.0, "B": -0.2, "C": 0.0})
+    assert abs(one(PRICE_CUT, only_b)) < 0.1
+    assert one(PRICE_CUT.replace("Plan A", "Plan B"), only_b) > 0.4
+
+
+def test_price_increase_explained_with_relief_beats_silence_and_denial_hurts() -> None:
+    exp = group("E1", price_change={"A": 0.15, "B": 0.15, "C": 0.0})
+    relief = one(
+        "We raised prices on Plan A and Plan B to fund more capacity. Existing customers keep their current "
+        "price for a year.",
+        exp,
+    )
+    bare = one("Prices on Plan A went up this month.", exp)
+    denial = one("Our prices haven't changed and never will.", exp)
+    assert relief > bare >= 0.0
+    assert denial < -0.3
+    assert abs(one("Our prices haven't changed.", group("E1"))) < 0.1
+
+
+def test_usage_limit_fix_scores_for_groups_that_hit_the_limits() -> None:
+    post = "We heard you: we've doubled the daily usage limits on every plan, starting today."
+    capped = group("S3", quota_short_share=0.3)
+    assert one(post, capped) > 0.4
+    assert abs(one(post, group("S2"))) < 0.1
+    vocal = group("S2", recent_post_topics=["quota"])  # customers posted about the cap
+    assert one(post, vocal) > 0.1
+
+
+def test_support_fix_scores_for_groups_with_open_issues() -> None:
+    post = "Sorry for the slow support replies. We've hired six more support engineers and cleared the backlog."
+    assert one(post, group(issue_share=0.2)) > 0.4
+    assert one(post, group(issue_share=0.2)) > one(post, group()) + 0.3
+
+
+def test_speaking_to_the_audience_helps_that_audience() -> None:
+    same_cut = {"price_change": {"A": -0.1, "B": 0.0, "C": 0.0}}
+    c = ctx(group("S1", **same_cut), group("S3", **same_cut))
+    post = "Students, this one is for you: we've lowered the price of Plan A, starting today."
+    assert score(post, c, "S1") > score(post, c, "S3") > 0.0
+    c = ctx(group("E2", **OUTAGES), group("S2", **OUTAGES))
+    ent = "Sorry to our enterprise customers for this week's outages; we've added failover and an SLA credit."
+    assert score(ent, c, "E2") > score(ent, c, "S2") > 0.0
+
+
+def test_competitor_launch_answered_with_a_comparison() -> None:
+    post = "CloudPeak launched a new model today. Unlike them, we include API access on every plan at no extra cost."
+    assert one(post, group("S3", competitor_launch=True)) > one(post, group("S3")) >= 0.0
+    bash = "RivalTech is a joke and their new release is garbage."
+    assert one(bash, group("S3", competitor_launch=True)) < 0.0
+
+
+def test_only_excellent_posts_go_viral() -> None:
+    exp = group("S3", outage_days=4, overload_days=5, quota_short_share=0.4, issue_share=0.3)
+    mediocre = [
+        "We're working on improving reliability. Stay tuned!",
+        "Thanks to all our amazing customers!",
+        "New features coming soon.",
+        "Sorry for the outages.",
+        "Check out our new integrations page.",
+        "Outages happen to everyone. We're on it.",
+        FRIDAY,
+    ]
+    for post in mediocre:
+        assert abs(one(post, exp)) < 0.6, post
+    assert one(APOLOGY, exp) >= 0.6
+
+
+# ----------------------------------------------------------------------------- quality
+
+
+@pytest.mark.parametrize(
+    "junk",
+    [
+        SPAM,
+        "outage downtime slow latency quota limits support price cut sorry fixed",
+        "BUY NOW!!! BEST AI EVER!!! LIMITED TIME!!! #ai #deal #sale #wow",
+        "sorry sorry sorry outage outage outage fixed fixed fixed",
+        "Click here for the world's best AI deal, sign up today! #1 #ai #saas #deal",
+    ],
+)
+def test_keyword_stuffing_and_spam_score_at_most_zero(junk: str) -> None:
+    exp = group("S3", outage_days=3, quota_short_share=0.3, issue_share=0.2, price_change={"A": -0.2})
+    assert one(junk, exp) <= 0.0
+    assert one(junk, exp) < one(APOLOGY, exp)
+
+
+def test_shouting_costs_against_the_same_words_in_normal_case() -> None:
+    exp = group(**OUTAGES)
+    assert one(APOLOGY.upper() + "!!!!", exp) < one(APOLOGY, exp)
+
+
+def test_near_duplicates_of_recent_posts_have_diminishing_returns() -> None:
+    exp = group(**OUTAGES)
+    first = one(APOLOGY, exp)
+    near = APOLOGY.replace("this week's", "the recent")
+    assert one(near, exp, recent_agent_posts=[APOLOGY]) < first
+    repost = one(APOLOGY, exp, recent_agent_posts=[APOLOGY])
+    assert repost < one(near, exp, recent_agent_posts=[APOLOGY])
+    assert repost < first / 2
+    twice = one(APOLOGY, exp, recent_agent_posts=[APOLOGY, APOLOGY])
+    assert twice <= repost
+
+
+def test_an_unrelated_recent_post_does_not_reduce_the_score() -> None:
+    exp = group(**OUTAGES)
+    assert one(APOLOGY, exp, recent_agent_posts=[PRICE_CUT]) == one(APOLOGY, exp)
+
+
+# ----------------------------------------------------------------------------- replies
+
+COMPLAINT = "NovaMind went down in the middle of my client reports. Cancelled my subscription today."
+GOOD_REPLY = "So sorry the outage hit your reports. We've added failover servers so it won't happen again."
+GENERIC_REPLY = "Thanks for your feedback! We appreciate all our customers."
+
+
+def test_reply_addressing_the_complaint_beats_a_generic_reply() -> None:
+    c = ctx(group("S2"), group("S3"), replied_post=COMPLAINT, replied_group_id="S2")
+    good, generic = score(GOOD_REPLY, c, "S2"), score(GENERIC_REPLY, c, "S2")
+    assert good > generic + 0.2
+    assert good > score(GOOD_REPLY, c, "S3") > 0.0  # the author's group benefits most
+    unknown_author = ctx(group("S2"), replied_post=COMPLAINT)
+    assert score(GOOD_REPLY, unknown_author, "S2") > score(GENERIC_REPLY, unknown_author, "S2")
+
+
+def test_reply_that_contradicts_the_complaint_scores_negative() -> None:
+    c = ctx(group("S2"), replied_post=COMPLAINT, replied_group_id="S2")
+    assert score("There were no outages this week, everything worked fine.", c, "S2") < 0.0
+
+
+@pytest.mark.parametrize("event", sorted(EVENT_TOPIC))
+def test_judge_reads_the_topic_of_every_template_customer_post(event: str) -> None:
+    config, _ = load_config("default")
+    rng = np.random.default_rng(0)
+    groups = [g for g in config.groups if g.kind == "ENT"] if event == "enterprise_churn" else config.groups
+    for i in range(120):
+        text = posttext.customer_post(
+            rng, groups[i % len(groups)], posttext.SENTIMENTS[i % 3], [event], "B", "churn" in event
+        )
+        assert analyze(text).topics[EVENT_TOPIC[event]].mentioned, text
+
+
+def test_replies_to_generated_complaints_are_judged_on_topic() -> None:
+    config, _ = load_config("default")
+    rng = np.random.default_rng(1)
+    answers = {
+        "quota": "Sorry about the caps. We've doubled the daily usage limits on every plan, starting today.",
+        "issue": "Sorry for the wait on support. We've hired more support engineers and cleared the ticket backlog.",
+        "overload": "Sorry it's been slow. We've scaled up capacity for peak hours, so responses are faster now.",
+    }
+    for event, answer in answers.items():
+        complaint = posttext.customer_post(rng, config.groups[2], "negative", [event], "B", False)
+        c = ctx(group("S3"), replied_post=complaint, replied_group_id="S3")
+        assert score(answer, c, "S3") > score(GENERIC_REPLY, c, "S3") + 0.15, (complaint, answer)
+
+
+# ----------------------------------------------------------------------------- hostility
+
+
+@pytest.mark.parametrize(
+    "insult",
+    [
+        "If you can't figure out our product you're too stupid to use it. Stop whining.",
+        "Our customers are idiots who don't read the docs.",
+        "Outage? Not our problem, user error.",
+        "Students are cheapskates and freeloaders. Pay up or get lost.",
+        "Deal with it.",
+        "You people are pathetic crybabies.",
+    ],
+)
+def test_insulting_customers_scores_at_most_minus_0_6(insult: str) -> None:
+    c = ctx(group("S1", **OUTAGES), group("S3"), group("E2"))
+    for gid, v in RuleJudge()(insult, c).items():
+        assert v.score <= -0.6, (gid, v)
+        assert "insult" in v.reason
+
+
+def test_insulting_an_audience_by_name_hurts_that_audience_most() -> None:
+    c = ctx(group("S1"), group("E2"))
+    post = "Students are cheapskates and freeloaders."
+    assert score(post, c, "S1") < score(post, c, "E2") <= -0.6
+
+
+def test_self_critique_and_benign_phrases_are_not_insults() -> None:
+    exp = group(**OUTAGES)
+    assert one("We made a stupid mistake with this week's outage. Sorry. We've added failover.", exp) > 0.3
+    for benign in (
+        "We'll deal with it today and publish a postmortem of the outage.",
+        "You're entitled to a service credit for the outage.",
+        "It's not your fault: the outage was ours.",
+    ):
+        assert one(benign, exp) > 0.0, benign
+
+
+# ----------------------------------------------------------------------------- contract
+
+
+def test_deterministic_and_one_verdict_per_group() -> None:
+    c = ctx(group("S1", **OUTAGES), group("S3", quota_short_share=0.2), group("E2"), recent_agent_posts=[PRICE_CUT])
+    a = RuleJudge()(APOLOGY, c)
+    b = RuleJudge()(APOLOGY, c)
+    judge = RuleJudge()
+    assert a == b == judge(APOLOGY, c) == judge(APOLOGY, c)
+    assert set(a) == {"S1", "S3", "E2"}
+    assert all(isinstance(v, Verdict) for v in a.values())
+
+
+def test_empty_post_and_empty_context() -> None:
+    assert RuleJudge()("   ", ctx(group())) == {"S2": Verdict(0.0, "empty post")}
+    assert RuleJudge()(APOLOGY, JudgeContext(groups={})) == {}
+
+
+def test_reasons_are_short_and_reveal_no_numbers() -> None:
+    c = ctx(
+        group("S1", outage_days=3, downtime_minutes=250, price_change={"A": -0.3}, churn_count=40),
+        group("S3", quota_short_share=0.37, issue_share=0.12, overload_days=6),
+        group("E2", competitor_launch=True),
+    )
+    for post in (APOLOGY, SPAM, PRICE_CUT, FRIDAY, "Our customers are idiots.", "No outages, ever!"):
+        for v in RuleJudge()(post, c).values():
+            assert 0 < len(v.reason) <= 200
+            assert not re.search(r"\d", v.reason), v.reason
+
+
+def test_judges_satisfy_the_protocol() -> None:
+    judges: list[PostJudge] = [RuleJudge(), LlmJudge(FakeClient("SCORE: 0.1\nREASON: ok"), "m")]
+    for j in judges:
+        assert set(j(APOLOGY, ctx(group()))) == {"S2"}
+
+
+def test_severities_are_bounded_and_tolerate_bad_numbers() -> None:
+    exp = group(
+        outage_days=99,
+        downtime_minutes=10**7,
+        price_change={"A": math.nan, "B": math.inf},
+        quota_short_share=math.nan,
+        issue_share=-1.0,
+        churn_count=-3,
+        recent_post_topics=["outage", "promotion", "nonsense"],
+    )
+    sev = severities(exp)
+    assert all(0.0 <= v <= 1.0 for v in sev.values())
+    assert sev["outage"] == 1.0 and sev["price_cut"] > 0.0
+    assert math.isfinite(one(APOLOGY, exp))
+
+
+experiences = st.builds(
+    GroupExperience,
+    group_id=st.sampled_from(["S1", "S3", "E2", "D_S05", "D_E03", "X9"]),
+    name=st.text(max_size=20),
+    kind=st.sampled_from(["IND", "ENT"]),
+    outage_days=st.integers(0, 14),
+    overload_days=st.integers(0, 14),
+    downtime_minutes=st.integers(0, 20000),
+    price_change=st.dictionaries(st.sampled_from("ABC"), st.floats(-1, 5, allow_nan=False)),
+    quota_short_share=st.floats(0, 1),
+    issue_share=st.floats(0, 1),
+    churn_count=st.integers(0, 10**6),
+    competitor_launch=st.booleans(),
+    active=st.integers(0, 10**6),
+    recent_post_topics=st.lists(st.sampled_from(posttext.EVENTS), max_size=6),
+)
+wordy = st.lists(
+    st.sampled_from(
+        "we sorry outage outages down fixed added capacity price cut plan a b raised limits quota support "
+        "ticket you stupid customers students enterprise security never no 100% uptime !!! #ai RivalTech "
+        "unlimited free now again the and to".split()
+    ),
+    max_size=60,
+).map(" ".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    content=st.one_of(st.text(max_size=400), wordy),
+    exps=st.lists(experiences, min_size=1, max_size=4),
+    recent=st.lists(st.one_of(st.text(max_size=100), wordy), max_size=10),
+    replied=st.one_of(st.none(), st.text(max_size=200), wordy),
+)
+def test_scores_stay_in_range_for_any_text(
+    content: str, exps: list[GroupExperience], recent: list[str], replied: str | None
+) -> None:
+    c = JudgeContext(groups={e.group_id: e for e in exps}, recent_agent_posts=recent, replied_post=replied)
+    out = RuleJudge()(content, c)
+    assert set(out) == set(c.groups)
+    for v in out.values():
+        assert math.isfinite(v.score) and -1.0 <= v.score <= 1.0
+        assert isinstance(v.reason, str) and v.reason
+    assert out == RuleJudge()(content, c)
+
+
+# ----------------------------------------------------------------------------- LLM judge
+
+
+class FakeClient:
+    """An OpenAI-compatible client double: records calls, answers from a script."""
+
+    def __init__(self, *answers: Any) -> None:
+        self.answers = list(answers)
+        self.calls: list[dict[str, Any]] = []
+        self.chat = SimpleNamespace(completions=SimpleNamespace(create=self._create))
+
+    def _create(self, **kwargs: Any) -> Any:
+        self.calls.append(kwargs)
+        answer = self.answers[min(len(self.calls), len(self.answers)) - 1]
+        if isinstance(answer, Exception):
+            raise answer
+        return SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content=answer))])
+
+
+def test_llm_judge_asks_once_per_group_and_parses_the_verdict() -> None:
+    client = FakeClient("SCORE: 0.7\nREASON: They fixed what hurt us.", "SCORE: -0.2\nREASON: Not for us.")
+    c = ctx(
+        group("S1", **OUTAGES), group("E2"), recent_agent_posts=["Earlier post about pricing"], replied_post=COMPLAINT
+    )
+    out = LlmJudge(client, "judge-model")(APOLOGY, c)
+    assert out == {"S1": Verdict(0.7, "They fixed what hurt us."), "E2": Verdict(-0.2, "Not for us.")}
+    assert len(client.calls) == 2
+    call = client.calls[0]
+    assert call["model"] == "judge-model" and call["temperature"] == 0.3 and call["max_tokens"] == 100
+    prompt = call["messages"][-1]["content"]
+    for needle in ("Price-Sensitive Individuals", "Earlier post about pricing", COMPLAINT, APOLOGY, "SCORE:", "outage"):
+        assert needle in prompt
+    assert "Quality-First Enterprises" in client.calls[1]["messages"][-1]["content"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("SCORE: 3\nREASON: wow", Verdict(1.0, "wow")),
+        ("score: -7.5 reason: awful", Verdict(-1.0, "awful")),
+        ("SCORE: **0.45**\nREASON: decent\nsecond line", Verdict(0.45, "decent second line")),
+        ("SCORE: .3", Verdict(0.3, "no reason given")),
+        ("I think it's fine", Verdict(0.0, "judge unavailable")),
+        ("", Verdict(0.0, "judge unavailable")),
+        (None, Verdict(0.0, "judge unavailable")),
+        (RuntimeError("rate limited"), Verdict(0.0, "judge unavailable")),
+    ],
+)
+def test_llm_judge_clips_and_fails_to_zero(answer: Any, expected: Verdict) -> None:
+    out = LlmJudge(FakeClient(answer), "m")(APOLOGY, ctx(group()))
+    assert out == {"S2": expected}
+
+
+def test_parse_verdict_rejects_non_numbers() -> None:
+    assert parse_verdict("SCORE: nan") is None
+    assert parse_verdict("REASON: only a reason") is None
+
+
+def test_llm_judge_can_leave_out_the_experience() -> None:
+    client = FakeClient("SCORE: 0\nREASON: meh")
+    LlmJudge(client, "m", include_experience=False)(APOLOGY, ctx(group(**OUTAGES)))
+    assert "went through" not in client.calls[0]["messages"][-1]["content"]
