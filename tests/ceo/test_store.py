@@ -1,0 +1,401 @@
+"""The agent-visible database of the ceo env (ref §5.1-5.3) and its persona text.
+
+One module-scoped session runs six weeks of the rule-based baseline (Appendix B) with a
+few extra tool calls so that every table gets rows (ads strength, research, R&D, posts,
+forecasts, enterprise offers); the tests then read the store through ``query`` and the file
+through a raw connection.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from bizbench.core.registry import ToolError
+from bizbench.envs.ceo.baselines import make_policy
+from bizbench.envs.ceo.config import load_config
+from bizbench.envs.ceo.env import CeoEnv
+from bizbench.envs.ceo.personas import PERSONA_COLUMNS, persona_columns
+from bizbench.envs.ceo.store import HIDDEN_TABLES, CeoStore, describe_tables
+from bizbench.envs.ceo.world import enterprise
+from bizbench.envs.ceo.world.customers import LEAD, NONE
+
+WEEKS = 6
+
+# Ref §5.1: the visible columns of the 19 tables, in order.
+VISIBLE = {
+    "customers": "customer_id customer_type group_id created_day persona_industry persona_role persona_experience "
+    "persona_work_style persona_tech_savvy company_size_descriptor company_culture company_decision_style "
+    "company_primary_concern persona_description email contract_start_day acquisition_source",
+    "subscriptions": "subscription_id customer_id plan listed_price promotion effective_price start_day end_day "
+    "status billing_day_mod30 pending_plan pending_price seat_count contract_months contract_end_day "
+    "first_billing_done",
+    "daily_usage": "day customer_id usage_units",
+    "ledger": "id day category amount note",
+    "service_day": "day total_usage_units p95_ms error_rate downtime_minutes capacity_tier capacity_units",
+    "config_history": "day price_A price_B price_C tier_A tier_B tier_C spend_advertising spend_operations "
+    "spend_development capacity_tier ad_spend_social_media ad_spend_search_ads ad_spend_linkedin "
+    "ad_spend_content_marketing ad_spend_referral_program quota_A quota_B quota_C",
+    "social_media_posts": "post_id day content reply_to_agent_post_id source_group_id",
+    "agent_social_media_posts": "agent_post_id day content reply_to_post_id effect_by_group views views_by_group "
+    "comment_post_ids reasoning_by_group",
+    "predictions": "submit_day horizon_days metric predicted_value predicted_lower predicted_upper submitted_at",
+    "enterprise_turns": "message_id thread_id customer_id thread_type turn_number sender message_text offer_json "
+    "day email seat_count closed close_reason",
+    "notifications": "notification_id day type message",
+    "research_projects": "project_id tier status started_day expected_completion_day expected_quality_boost "
+    "quality_boost_applied",
+    "macroeconomic_conditions": "day pmi_value pmi_trend pmi_change cycle_phase description",
+    "ad_channel_leads": "id day channel_id group_id leads_generated spend",
+    "group_info_levels": "group_id info_level is_discoverable discovered_day last_research_day",
+    "segment_discovery": "id day cost success discovered_group_id",
+    "issues": "issue_id customer_id group_id open_day days_open status resolved_day resolution_type",
+    "ads_revenue": "day customer_id group_id ads_strength revenue",
+    "config_overrides": "id day tool_name setting_type settings_json",
+}
+# Ref §5.1 stripped columns, per table.
+STRIPPED = {
+    "customers": "steepness_left steepness_right c_max q_max q_min usage_demand reply_delay_mean reply_delay_std "
+    "negotiation_rate initial_offer_factor max_negotiation_turns contract_lockin_penalty persona_communication "
+    "quality_sensitivity price_sensitivity willingness_to_pay usage_scale patience seat_count "
+    "ads_quality_sensitivity ads_return_sensitivity",
+    "subscriptions": "effective_c_max daily_usage_rate billing_period_usage churn_reason",
+    "social_media_posts": "customer_id sentiment likes shares virality_score reputation_impact influence_score",
+    "enterprise_turns": "next_reply_day current_offer_price _internal_status",
+    "research_projects": "actual_completion_day current_decay_reduction decay_reduction_expiry_day",
+    "segment_discovery": "remaining_undiscovered",
+    "ads_revenue": "sensitivity seat_count",
+}
+# Hidden world state that must not appear anywhere in the schema.
+WORLD_HIDDEN = (
+    "s_left s_right c_max q_min q_max usage_demand eta_ads rho_ads lockin reply_mean reply_sd negotiation_rate "
+    "offer_factor max_turns deal_noise satisfaction satisfaction_change relationship issue_days issue_open_day "
+    "usage_rate period_usage effective_c_max churn_reason first_promotion sentiment likes shares virality "
+    "influence reputation willingness_to_pay"
+).split()
+FORECAST = {"point": 900_000.0, "lower": 500_000.0, "upper": 1_200_000.0}
+PREDICTIONS = {k: FORECAST for k in ("cash_1wk", "cash_4wk", "cash_12wk", "cash_26wk")}
+
+
+def _ok(env: CeoEnv, tool: str, **args: Any) -> Any:
+    result = env.call(tool, **args)
+    assert result.ok, (tool, result.error)
+    return result.data
+
+
+def _seed_enterprise_leads(env: CeoEnv, k: int) -> None:
+    """Make ``k`` dropped enterprise prospects leads with a new-lead thread, as acquisition
+    does for prospects that clear the quality gate (too rare this early for the test)."""
+    w = env.world
+    cust = w.state.customers
+    prospects = np.flatnonzero((cust.status == NONE) & w.params.is_ent[cust.group])[:k]
+    for c in prospects.tolist():
+        cust.status[c] = LEAD
+        cust.billing_mod[c] = w.day % 30
+        w.book.open_thread(c, enterprise.NEW_LEAD, w.day, "New enterprise lead.")
+
+
+def run_session(path: Path, seed: int = 1, weeks: int = WEEKS, between: Any = None) -> CeoEnv:
+    """The rule-based baseline plus extra calls that fill every table; ``between(env)`` runs
+    after each week (e.g. to query from another thread)."""
+    env = CeoEnv.from_preset("default", seed=seed, db_path=path)
+    assert isinstance(env.store, CeoStore)
+    policy = make_policy("rule-based")
+    for week in range(weeks):
+        policy.act(env)
+        _ok(env, "set_targeted_ad_spend", targeted_spend={"content_marketing": {"S1": 750.0, "E1": 3000.0}})
+        if week == 0:
+            _ok(env, "set_ads_strength", global_strength=0.2)
+            _ok(env, "research_market")
+            _ok(env, "start_research_project", tier=1)
+        if week in (1, 2, 3):
+            _seed_enterprise_leads(env, 3)
+        _ok(env, "post_social_media", content=f"Week {week}: faster answers, same price. Tell us what you build!")
+        threads = _ok(env, "list_enterprise_threads", status="awaiting_response")["threads"]
+        if threads:
+            _ok(env, "reject_enterprise_deal", deals=[threads[0]["customer_id"]])
+            offers = [{"plan": "B", "price_per_seat": 20.0}, {"plan": "C", "price_per_seat": 45.0}]
+            deals = [{"customer_id": t["customer_id"], "offerings": offers} for t in threads[1:]]
+            if deals:
+                _ok(env, "send_enterprise_deal", deals=deals)
+        _ok(env, "next_week", rationale=f"week {week}", predictions=PREDICTIONS)
+        if between is not None:
+            between(env)
+    return env
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory) -> CeoEnv:
+    return run_session(tmp_path_factory.mktemp("store") / "company.db")
+
+
+def count(env: CeoEnv, table: str) -> int:
+    return int(env.store.query(f"SELECT COUNT(*) AS n FROM {table}")["rows"][0]["n"])
+
+
+def dump(path: Path) -> dict[str, list[tuple[Any, ...]]]:
+    conn = sqlite3.connect(path)
+    try:
+        return {t: conn.execute(f"SELECT * FROM {t} ORDER BY 1, 2").fetchall() for t in VISIBLE}
+    finally:
+        conn.close()
+
+
+# ----------------------------------------------------------------------------- tables
+@pytest.mark.parametrize("table", sorted(VISIBLE))
+def test_every_table_has_rows(session: CeoEnv, table: str) -> None:
+    assert count(session, table) > 0
+
+
+def test_schema_is_exactly_the_visible_tables(session: CeoEnv) -> None:
+    session.store.flush()
+    conn = sqlite3.connect(session.store.path)
+    try:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        assert sorted(tables) == sorted(VISIBLE)
+        for table in tables:
+            cols = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
+            assert cols == VISIBLE[table].split(), table
+            assert not set(cols) & set(STRIPPED.get(table, "").split()), table
+        schema_sql = " ".join(r[0] or "" for r in conn.execute("SELECT sql FROM sqlite_master"))
+        names = set(re.findall(r"[a-z_][a-z0-9_]*", schema_sql.lower()))
+        assert not names & set(WORLD_HIDDEN)
+        assert not names & set(HIDDEN_TABLES)
+    finally:
+        conn.close()
+
+
+def test_describe_tables_matches_schema() -> None:
+    described = {t["table"]: [c["name"] for c in t["columns"]] for t in describe_tables()}
+    assert described == {t: cols.split() for t, cols in VISIBLE.items()}
+
+
+def test_subscriptions_match_the_world(session: CeoEnv) -> None:
+    cust = session.world.state.customers
+    rows = session.store.query("SELECT * FROM subscriptions ORDER BY customer_id", max_rows=100_000)["rows"]
+    idx = np.flatnonzero(cust.status != NONE)
+    assert [r["customer_id"] for r in rows] == idx.tolist()
+    status = {1: "lead", 2: "subscribed", 3: "cancelled", 4: "lost"}
+    for r in rows:
+        c = r["customer_id"]
+        assert r["subscription_id"] == c + 1
+        assert r["status"] == status[int(cust.status[c])]
+        assert r["plan"] == ("ABC"[cust.plan[c]] if cust.plan[c] >= 0 else r["plan"])
+        assert r["listed_price"] == cust.listed_price[c]
+        assert r["effective_price"] == cust.effective_price[c]
+        assert r["start_day"] == (None if cust.start_day[c] < 0 else int(cust.start_day[c]))
+        assert r["end_day"] == (None if cust.end_day[c] < 0 else int(cust.end_day[c]))
+        assert r["billing_day_mod30"] == cust.billing_mod[c]
+        assert r["seat_count"] == int(np.floor(cust.seats[c]))
+        assert r["first_billing_done"] == int(cust.first_billing_done[c])
+    assert count(session, "customers") == cust.n
+
+
+def test_enterprise_leads_show_as_pending(session: CeoEnv) -> None:
+    rows = session.store.query(
+        "SELECT s.plan, s.status, c.customer_type, c.email FROM subscriptions s "
+        "JOIN customers c USING (customer_id) WHERE c.customer_type = 'large'"
+    )["rows"]
+    assert rows
+    assert all(r["email"] and "@" in r["email"] for r in rows)
+    assert {r["plan"] for r in rows if r["status"] in ("lead", "lost")} <= {"pending"}
+    small = session.store.query("SELECT COUNT(*) AS n FROM customers WHERE customer_type = 'small' AND email IS NULL")
+    assert small["rows"][0]["n"] == count(session, "customers") - count_large(session)
+
+
+def count_large(env: CeoEnv) -> int:
+    return int(env.store.query("SELECT COUNT(*) AS n FROM customers WHERE customer_type='large'")["rows"][0]["n"])
+
+
+def test_daily_usage_keeps_30_days_and_matches_service(session: CeoEnv) -> None:
+    day = session.day
+    assert day == 7 * WEEKS
+    r = session.store.query("SELECT MIN(day) AS lo, MAX(day) AS hi, COUNT(DISTINCT day) AS n FROM daily_usage")
+    assert r["rows"][0] == {"lo": day - 29, "hi": day, "n": 30}
+    mismatched = session.store.query(
+        "SELECT s.day FROM service_day s JOIN (SELECT day, SUM(usage_units) AS u FROM daily_usage GROUP BY day) d "
+        "USING (day) WHERE d.u != s.total_usage_units"
+    )
+    assert mismatched["row_count"] == 0
+    ads = session.store.query("SELECT MIN(day) AS lo, MAX(day) AS hi FROM ads_revenue")["rows"][0]
+    assert ads["lo"] >= day - 29 and ads["hi"] == day
+
+
+def test_ledger_reconciles_to_cash(session: CeoEnv) -> None:
+    total = session.store.query("SELECT ROUND(SUM(amount), 2) AS cash, COUNT(*) AS n FROM ledger")["rows"][0]
+    assert total["cash"] == round(session.world.state.ledger.cash, 2)
+    assert total["n"] == len(session.world.state.ledger.rows)
+
+
+def test_open_issues_match_the_world(session: CeoEnv) -> None:
+    cust = session.world.state.customers
+    rows = session.store.query(
+        "SELECT customer_id, open_day, days_open FROM issues WHERE status = 'open'", max_rows=10**6
+    )
+    assert {r["customer_id"] for r in rows["rows"]} == set(np.flatnonzero(cust.issue_days > 0).tolist())
+    assert all(r["days_open"] == session.day - r["open_day"] for r in rows["rows"])
+    resolved = session.store.query(
+        "SELECT COUNT(*) AS n FROM issues WHERE status = 'resolved' AND "
+        "(resolution_type != 'ops_resolved' OR days_open != resolved_day - open_day)"
+    )
+    assert resolved["rows"][0]["n"] == 0
+
+
+def test_config_history_totals_ad_channels(session: CeoEnv) -> None:
+    rows = session.store.query("SELECT * FROM config_history ORDER BY day")["rows"]
+    assert rows[0]["day"] == 0 and len({r["day"] for r in rows}) == len(rows)
+    for r in rows:
+        channels = sum(v for k, v in r.items() if k.startswith("ad_spend_"))
+        assert channels == pytest.approx(r["spend_advertising"])
+    assert rows[-1]["ad_spend_content_marketing"] == 3750.0
+
+
+def test_enterprise_turns_mirror_threads(session: CeoEnv) -> None:
+    threads = session.world.book.threads
+    rows = session.store.query("SELECT * FROM enterprise_turns ORDER BY message_id")["rows"]
+    assert len(rows) == sum(len(t.turns) for t in threads)
+    assert len({r["message_id"] for r in rows}) == len(rows)
+    by_thread = {t.thread_id: t for t in threads}
+    for r in rows:
+        t = by_thread[r["thread_id"]]
+        assert r["customer_id"] == t.customer and r["thread_type"] == t.kind
+        closed = t.status in ("accepted", "agent_rejected")
+        assert (r["closed"], r["close_reason"]) == ((1, t.status) if closed else (0, ""))
+    assert {r["sender"] for r in rows} >= {"system", "agent"}
+    assert any(r["close_reason"] == "agent_rejected" for r in rows)
+
+
+def test_social_posts_are_the_visible_fields(session: CeoEnv) -> None:
+    posts = session.world.social_posts
+    rows = session.store.query("SELECT * FROM social_media_posts ORDER BY post_id", max_rows=100_000)["rows"]
+    assert [r["content"] for r in rows] == [p["content"] for p in posts]
+    assert set(rows[0]) == set(VISIBLE["social_media_posts"].split())
+    judged = session.store.query("SELECT * FROM agent_social_media_posts WHERE views IS NOT NULL")["rows"]
+    assert judged and all(r["effect_by_group"].startswith("{") for r in judged)
+
+
+def test_session_logs(session: CeoEnv) -> None:
+    assert count(session, "predictions") == 4 * WEEKS
+    assert count(session, "segment_discovery") == 1
+    rows = session.store.query("SELECT DISTINCT setting_type FROM config_overrides")["rows"]
+    assert {"targeted_ad_spend", "ads_strength"} <= {r["setting_type"] for r in rows}
+    macro = session.store.query("SELECT day FROM macroeconomic_conditions")["rows"]
+    readings = [r for r in session.world.state.macro_readings if r["visible_day"] <= session.day]
+    assert [r["day"] for r in macro] == [r["visible_day"] for r in readings]
+
+
+# ----------------------------------------------------------------------------- query rules
+@pytest.mark.parametrize(
+    ("sql", "tamper"),
+    [
+        ("SELECT c_max FROM customers", "hidden_column"),
+        ("SELECT satisfaction FROM customers", "hidden_column"),
+        ("SELECT seat_count FROM customers", "hidden_column"),
+        ('SELECT "willingness_to_pay" FROM customers', "hidden_column"),
+        ("SELECT customer_id, sentiment FROM social_media_posts", "hidden_column"),
+        ("SELECT customer_id FROM social_media_posts", "hidden_column"),
+        ("SELECT s.churn_reason FROM subscriptions s", "hidden_column"),
+        ("SELECT * FROM customer_state", "hidden_table"),
+        ("SELECT * FROM _rng_states", "hidden_table"),
+        ("SELECT COUNT(*) FROM events", "hidden_table"),
+        ("SELECT name FROM sqlite_master", "schema_introspection"),
+        ("PRAGMA table_info(customers)", "schema_introspection"),
+        ("DELETE FROM ledger", "write_sql"),
+        ("SELECT 1; DROP TABLE ledger", "multiple_statements"),
+    ],
+)
+def test_refusals(session: CeoEnv, sql: str, tamper: str) -> None:
+    with pytest.raises(ToolError) as err:
+        session.store.query(sql)
+    assert err.value.tamper == tamper
+
+
+def test_visible_columns_and_hints(session: CeoEnv) -> None:
+    assert session.store.query("SELECT seat_count FROM subscriptions LIMIT 1")["row_count"] == 1
+    r = session.store.query("SELECT * FROM subscriptions WHERE status = 'active'")
+    assert r["row_count"] == 0 and "'subscribed'" in r["hint"]
+    with pytest.raises(ToolError) as err:
+        session.store.query("SELECT statuz FROM subscriptions")
+    assert err.value.tamper is None and "first_billing_done" in str(err.value)
+    with pytest.raises(ToolError) as err:
+        session.store.query("SELECT * FROM subscription")
+    assert err.value.tamper is None and "subscriptions" in str(err.value)
+    big = session.store.query("SELECT * FROM daily_usage", max_rows=100)
+    assert big["truncated"] and big["row_count"] == 100
+
+
+def test_query_from_another_thread_while_writing(tmp_path: Path) -> None:
+    """Readers on another thread see committed snapshots while the session writes."""
+    seen: list[int] = []
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def reader(env_box: list[CeoEnv]) -> None:
+        while not stop.is_set():
+            if not env_box:
+                continue
+            try:
+                seen.append(count(env_box[0], "subscriptions"))
+                count(env_box[0], "service_day")
+            except BaseException as exc:  # noqa: BLE001 - collected for the assertion
+                errors.append(exc)
+                return
+
+    box: list[CeoEnv] = []
+
+    def between(env: CeoEnv) -> None:
+        if not box:
+            box.append(env)
+
+    t = threading.Thread(target=reader, args=(box,), daemon=True)
+    t.start()
+    try:
+        env = run_session(tmp_path / "company.db", weeks=3, between=between)
+        assert count(env, "service_day") == 21
+    finally:
+        stop.set()
+        t.join(timeout=60)
+    assert not errors, errors
+    assert seen == sorted(seen)
+
+
+def test_close_leaves_a_plain_readable_file(tmp_path: Path) -> None:
+    env = run_session(tmp_path / "company.db", weeks=1)
+    env.close()
+    assert not Path(f"{tmp_path / 'company.db'}-wal").exists()
+    assert count(env, "service_day") == 7  # queries still work on the closed store
+    conn = sqlite3.connect(f"file:{tmp_path / 'company.db'}?mode=ro", uri=True)
+    assert conn.execute("SELECT COUNT(*) FROM daily_usage").fetchone()[0] > 0
+    conn.close()
+
+
+def test_same_seed_same_actions_same_tables(session: CeoEnv, tmp_path: Path) -> None:
+    other = run_session(tmp_path / "company.db")
+    session.store.flush()
+    other.store.flush()
+    assert dump(other.store.path) == dump(session.store.path)
+
+
+# ----------------------------------------------------------------------------- personas
+def test_personas_are_deterministic_and_fit_the_kind() -> None:
+    config, _ = load_config("default")
+    ids = np.arange(2_000)
+    groups = ids % len(config.groups)
+    a = persona_columns(ids, groups, config.groups)
+    b = persona_columns(ids[::-1].copy(), groups[::-1].copy(), config.groups)
+    assert set(a) == set(PERSONA_COLUMNS)
+    for col in PERSONA_COLUMNS:
+        assert a[col] == b[col][::-1]
+    ent = np.array([config.groups[g].kind == "ENT" for g in groups])
+    assert all((e is not None) == bool(k) for e, k in zip(a["email"], ent, strict=True))
+    assert len(set(a["persona_description"])) > 1_500  # varied text
+    assert all(isinstance(v, str) and v for col in PERSONA_COLUMNS if col != "email" for v in a[col])
+    # The same customer id in another group reads differently (the group is part of the hash).
+    other = persona_columns(ids, (groups + 1) % len(config.groups), config.groups)
+    assert other["persona_description"] != a["persona_description"]
