@@ -298,8 +298,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         except Exception:  # noqa: BLE001 - nothing an agent sends may crash the server
             logger.exception("internal error handling %s %s (request %s)", self.command, self.path[:100], request_id)
             status = 500
-            body = json.dumps({"success": False, "error": "internal_error", "request_id": request_id, "data": None})
-            body = body.encode()  # type: ignore[assignment]
+            failure = {"success": False, "error": "internal_error", "request_id": request_id, "data": None}
+            body = json.dumps(failure).encode()
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -441,8 +441,8 @@ class ToolServer:
                 self.start()
             self.wait()
         finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
             reason = "episode_end" if self.app.done.is_set() else "signal"
             self.stop()
         return reason

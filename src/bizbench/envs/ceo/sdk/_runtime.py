@@ -144,7 +144,8 @@ def call(tool: str, /, **args: Any) -> Any:
 def game_status() -> dict[str, Any]:
     """Day, cash, subscribers and whether the episode is over."""
     reply = request("GET", "/game-status")
-    return reply.get("data") if isinstance(reply, dict) else {}
+    data = reply.get("data") if isinstance(reply, dict) else None
+    return data if isinstance(data, dict) else {}
 
 
 # ---------------------------------------------------------------------------- guard
