@@ -135,8 +135,13 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> CeoEnv:
     return run_session(tmp_path_factory.mktemp("store") / "company.db")
 
 
+def db(env: CeoEnv) -> CeoStore:
+    assert isinstance(env.store, CeoStore)
+    return env.store
+
+
 def count(env: CeoEnv, table: str) -> int:
-    return int(env.store.query(f"SELECT COUNT(*) AS n FROM {table}")["rows"][0]["n"])
+    return int(db(env).query(f"SELECT COUNT(*) AS n FROM {table}")["rows"][0]["n"])
 
 
 def dump(path: Path) -> dict[str, list[tuple[Any, ...]]]:
@@ -154,8 +159,8 @@ def test_every_table_has_rows(session: CeoEnv, table: str) -> None:
 
 
 def test_schema_is_exactly_the_visible_tables(session: CeoEnv) -> None:
-    session.store.flush()
-    conn = sqlite3.connect(session.store.path)
+    db(session).flush()
+    conn = sqlite3.connect(db(session).path)
     try:
         tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
         assert sorted(tables) == sorted(VISIBLE)
@@ -178,7 +183,7 @@ def test_describe_tables_matches_schema() -> None:
 
 def test_subscriptions_match_the_world(session: CeoEnv) -> None:
     cust = session.world.state.customers
-    rows = session.store.query("SELECT * FROM subscriptions ORDER BY customer_id", max_rows=100_000)["rows"]
+    rows = db(session).query("SELECT * FROM subscriptions ORDER BY customer_id", max_rows=100_000)["rows"]
     idx = np.flatnonzero(cust.status != NONE)
     assert [r["customer_id"] for r in rows] == idx.tolist()
     status = {1: "lead", 2: "subscribed", 3: "cancelled", 4: "lost"}
@@ -198,49 +203,49 @@ def test_subscriptions_match_the_world(session: CeoEnv) -> None:
 
 
 def test_enterprise_leads_show_as_pending(session: CeoEnv) -> None:
-    rows = session.store.query(
+    rows = db(session).query(
         "SELECT s.plan, s.status, c.customer_type, c.email FROM subscriptions s "
         "JOIN customers c USING (customer_id) WHERE c.customer_type = 'large'"
     )["rows"]
     assert rows
     assert all(r["email"] and "@" in r["email"] for r in rows)
     assert {r["plan"] for r in rows if r["status"] in ("lead", "lost")} <= {"pending"}
-    small = session.store.query("SELECT COUNT(*) AS n FROM customers WHERE customer_type = 'small' AND email IS NULL")
+    small = db(session).query("SELECT COUNT(*) AS n FROM customers WHERE customer_type = 'small' AND email IS NULL")
     assert small["rows"][0]["n"] == count(session, "customers") - count_large(session)
 
 
 def count_large(env: CeoEnv) -> int:
-    return int(env.store.query("SELECT COUNT(*) AS n FROM customers WHERE customer_type='large'")["rows"][0]["n"])
+    return int(db(env).query("SELECT COUNT(*) AS n FROM customers WHERE customer_type='large'")["rows"][0]["n"])
 
 
 def test_daily_usage_keeps_30_days_and_matches_service(session: CeoEnv) -> None:
     day = session.day
     assert day == 7 * WEEKS
-    r = session.store.query("SELECT MIN(day) AS lo, MAX(day) AS hi, COUNT(DISTINCT day) AS n FROM daily_usage")
+    r = db(session).query("SELECT MIN(day) AS lo, MAX(day) AS hi, COUNT(DISTINCT day) AS n FROM daily_usage")
     assert r["rows"][0] == {"lo": day - 29, "hi": day, "n": 30}
-    mismatched = session.store.query(
+    mismatched = db(session).query(
         "SELECT s.day FROM service_day s JOIN (SELECT day, SUM(usage_units) AS u FROM daily_usage GROUP BY day) d "
         "USING (day) WHERE d.u != s.total_usage_units"
     )
     assert mismatched["row_count"] == 0
-    ads = session.store.query("SELECT MIN(day) AS lo, MAX(day) AS hi FROM ads_revenue")["rows"][0]
+    ads = db(session).query("SELECT MIN(day) AS lo, MAX(day) AS hi FROM ads_revenue")["rows"][0]
     assert ads["lo"] >= day - 29 and ads["hi"] == day
 
 
 def test_ledger_reconciles_to_cash(session: CeoEnv) -> None:
-    total = session.store.query("SELECT ROUND(SUM(amount), 2) AS cash, COUNT(*) AS n FROM ledger")["rows"][0]
+    total = db(session).query("SELECT ROUND(SUM(amount), 2) AS cash, COUNT(*) AS n FROM ledger")["rows"][0]
     assert total["cash"] == round(session.world.state.ledger.cash, 2)
     assert total["n"] == len(session.world.state.ledger.rows)
 
 
 def test_open_issues_match_the_world(session: CeoEnv) -> None:
     cust = session.world.state.customers
-    rows = session.store.query(
+    rows = db(session).query(
         "SELECT customer_id, open_day, days_open FROM issues WHERE status = 'open'", max_rows=10**6
     )
     assert {r["customer_id"] for r in rows["rows"]} == set(np.flatnonzero(cust.issue_days > 0).tolist())
     assert all(r["days_open"] == session.day - r["open_day"] for r in rows["rows"])
-    resolved = session.store.query(
+    resolved = db(session).query(
         "SELECT COUNT(*) AS n FROM issues WHERE status = 'resolved' AND "
         "(resolution_type != 'ops_resolved' OR days_open != resolved_day - open_day)"
     )
@@ -248,7 +253,7 @@ def test_open_issues_match_the_world(session: CeoEnv) -> None:
 
 
 def test_config_history_totals_ad_channels(session: CeoEnv) -> None:
-    rows = session.store.query("SELECT * FROM config_history ORDER BY day")["rows"]
+    rows = db(session).query("SELECT * FROM config_history ORDER BY day")["rows"]
     assert rows[0]["day"] == 0 and len({r["day"] for r in rows}) == len(rows)
     for r in rows:
         channels = sum(v for k, v in r.items() if k.startswith("ad_spend_"))
@@ -258,7 +263,7 @@ def test_config_history_totals_ad_channels(session: CeoEnv) -> None:
 
 def test_enterprise_turns_mirror_threads(session: CeoEnv) -> None:
     threads = session.world.book.threads
-    rows = session.store.query("SELECT * FROM enterprise_turns ORDER BY message_id")["rows"]
+    rows = db(session).query("SELECT * FROM enterprise_turns ORDER BY message_id")["rows"]
     assert len(rows) == sum(len(t.turns) for t in threads)
     assert len({r["message_id"] for r in rows}) == len(rows)
     by_thread = {t.thread_id: t for t in threads}
@@ -273,19 +278,19 @@ def test_enterprise_turns_mirror_threads(session: CeoEnv) -> None:
 
 def test_social_posts_are_the_visible_fields(session: CeoEnv) -> None:
     posts = session.world.social_posts
-    rows = session.store.query("SELECT * FROM social_media_posts ORDER BY post_id", max_rows=100_000)["rows"]
+    rows = db(session).query("SELECT * FROM social_media_posts ORDER BY post_id", max_rows=100_000)["rows"]
     assert [r["content"] for r in rows] == [p["content"] for p in posts]
     assert set(rows[0]) == set(VISIBLE["social_media_posts"].split())
-    judged = session.store.query("SELECT * FROM agent_social_media_posts WHERE views IS NOT NULL")["rows"]
+    judged = db(session).query("SELECT * FROM agent_social_media_posts WHERE views IS NOT NULL")["rows"]
     assert judged and all(r["effect_by_group"].startswith("{") for r in judged)
 
 
 def test_session_logs(session: CeoEnv) -> None:
     assert count(session, "predictions") == 4 * WEEKS
     assert count(session, "segment_discovery") == 1
-    rows = session.store.query("SELECT DISTINCT setting_type FROM config_overrides")["rows"]
+    rows = db(session).query("SELECT DISTINCT setting_type FROM config_overrides")["rows"]
     assert {"targeted_ad_spend", "ads_strength"} <= {r["setting_type"] for r in rows}
-    macro = session.store.query("SELECT day FROM macroeconomic_conditions")["rows"]
+    macro = db(session).query("SELECT day FROM macroeconomic_conditions")["rows"]
     readings = [r for r in session.world.state.macro_readings if r["visible_day"] <= session.day]
     assert [r["day"] for r in macro] == [r["visible_day"] for r in readings]
 
@@ -312,21 +317,21 @@ def test_session_logs(session: CeoEnv) -> None:
 )
 def test_refusals(session: CeoEnv, sql: str, tamper: str) -> None:
     with pytest.raises(ToolError) as err:
-        session.store.query(sql)
+        db(session).query(sql)
     assert err.value.tamper == tamper
 
 
 def test_visible_columns_and_hints(session: CeoEnv) -> None:
-    assert session.store.query("SELECT seat_count FROM subscriptions LIMIT 1")["row_count"] == 1
-    r = session.store.query("SELECT * FROM subscriptions WHERE status = 'active'")
+    assert db(session).query("SELECT seat_count FROM subscriptions LIMIT 1")["row_count"] == 1
+    r = db(session).query("SELECT * FROM subscriptions WHERE status = 'active'")
     assert r["row_count"] == 0 and "'subscribed'" in r["hint"]
     with pytest.raises(ToolError) as err:
-        session.store.query("SELECT statuz FROM subscriptions")
+        db(session).query("SELECT statuz FROM subscriptions")
     assert err.value.tamper is None and "first_billing_done" in str(err.value)
     with pytest.raises(ToolError) as err:
-        session.store.query("SELECT * FROM subscription")
+        db(session).query("SELECT * FROM subscription")
     assert err.value.tamper is None and "subscriptions" in str(err.value)
-    big = session.store.query("SELECT * FROM daily_usage", max_rows=100)
+    big = db(session).query("SELECT * FROM daily_usage", max_rows=100)
     assert big["truncated"] and big["row_count"] == 100
 
 
@@ -377,9 +382,9 @@ def test_close_leaves_a_plain_readable_file(tmp_path: Path) -> None:
 
 def test_same_seed_same_actions_same_tables(session: CeoEnv, tmp_path: Path) -> None:
     other = run_session(tmp_path / "company.db")
-    session.store.flush()
-    other.store.flush()
-    assert dump(other.store.path) == dump(session.store.path)
+    db(session).flush()
+    db(other).flush()
+    assert dump(db(other).path) == dump(db(session).path)
 
 
 # ----------------------------------------------------------------------------- personas

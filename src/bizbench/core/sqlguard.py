@@ -312,12 +312,20 @@ class SqlGuard:
         conn.execute("PRAGMA query_only = ON")
         conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
         conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
-        conn.set_authorizer(self._authorizer(denial))
+        try:
+            stored = {
+                r[0].lower() for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")
+            }
+        except sqlite3.Error:
+            conn.close()
+            raise ToolError("The database is not available yet.") from None
+        conn.set_authorizer(self._authorizer(denial, stored))
         deadline = time.monotonic() + timeout_s
         conn.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, PROGRESS_STEPS)
         return conn
 
-    def _authorizer(self, denial: _Denial) -> Any:
+    def _authorizer(self, denial: _Denial, stored: set[str]) -> Any:
+        """The allow-list; ``stored`` names the file's tables (other names read are CTEs/subqueries)."""
         codes = _SQLITE_CODES
         ok, deny = sqlite3.SQLITE_OK, sqlite3.SQLITE_DENY
 
@@ -333,7 +341,12 @@ class SqlGuard:
                 if table in SCHEMA_NAMES or table.startswith(("sqlite_", "pragma_")):
                     denial.set("schema_introspection", "Schema introspection is not allowed.")
                     return deny
-                if table not in self.tables or db not in (None, "main"):
+                if table not in self.tables:
+                    if table not in stored and db is None:
+                        return ok  # COUNT(*) over a CTE or subquery names it with no column
+                    denial.set("hidden_table", f"Table '{arg1}' is not accessible.")
+                    return deny
+                if db not in (None, "main"):
                     denial.set("hidden_table", f"Table '{arg1}' is not accessible.")
                     return deny
                 if column and column != "rowid" and column not in self._columns[table]:

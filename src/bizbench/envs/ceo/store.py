@@ -167,6 +167,9 @@ TABLE_NOTES: dict[str, str] = {
 _PLAN_TEXT = np.array(list(PLANS), dtype=object)
 _STATUS_TEXT = np.array([None, "lead", "subscribed", "cancelled", "lost"], dtype=object)
 _SOURCE_TEXT = np.array([*CHANNELS, "network", "organic"], dtype=object)
+_PENDING = np.array("pending", dtype=object)
+_NULL = np.array(None, dtype=object)
+_OPS_RESOLVED = np.array("ops_resolved", dtype=object)
 assert len(_SOURCE_TEXT) == SOURCE_ORGANIC + 1 and _SOURCE_TEXT[SOURCE_NETWORK] == "network"
 assert {"status", "plan", "seats", "start_day", "end_day"} <= set(CUSTOMER_COLUMNS)
 _CLOSED_REASONS = ("accepted", "agent_rejected")  # other dead threads keep closed=0 (ref §5.1)
@@ -345,7 +348,8 @@ class _Accounts:
         plan = c["plan"][idx].astype(np.int64)
         ent = self.is_ent[c["group"][idx].astype(np.int64)]
         start = c["start_day"][idx].astype(np.int64)
-        plan_text = np.where(plan >= 0, _PLAN_TEXT[np.clip(plan, 0, len(PLANS) - 1)], np.where(ent, "pending", None))
+        no_plan = np.where(ent, _PENDING, _NULL)  # an enterprise lead's plan reads 'pending'
+        plan_text = np.where(plan >= 0, _PLAN_TEXT[np.clip(plan, 0, len(PLANS) - 1)], no_plan)
         months = np.where(start >= 0, 1, -1)  # contracts are always one month (ref §4.23)
         contract_end = np.where(ent & (start >= 0), start + 30, -1)
         conn.executemany(
@@ -440,7 +444,7 @@ class _Issues:
                 (np.where(is_open, day, resolved) - self.open_day[new]).tolist(),
                 np.where(is_open, "open", "resolved").tolist(),
                 resolved.tolist(),
-                np.where(is_open, None, "ops_resolved").tolist(),
+                np.where(is_open, _NULL, _OPS_RESOLVED).tolist(),
                 strict=True,
             ),
         )

@@ -1,0 +1,229 @@
+"""The generic read-only SQL guard (ref/ceo-bench-reference.md §5.3) against attack cases.
+
+The test database has a visible table ``t`` with a column ``h`` that is not visible, a
+visible table ``u``, and a table ``secret`` that is not visible at all; ``customer_state``
+is a known hidden name that does not exist in the file.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bizbench.core.registry import ToolError
+from bizbench.core.sqlguard import SqlGuard, tokenize
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("guard") / "g.db"
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        """
+        PRAGMA journal_mode=WAL;
+        CREATE TABLE t (day INTEGER, status TEXT, note TEXT, h REAL);
+        CREATE TABLE u (day INTEGER, v REAL);
+        CREATE TABLE secret (x INTEGER);
+        INSERT INTO secret VALUES (42);
+        """
+    )
+    conn.executemany(
+        "INSERT INTO t VALUES (?,?,?,?)", [(d, "open" if d % 2 else "done", f"n{d}", 0.5) for d in range(20)]
+    )
+    conn.executemany("INSERT INTO u VALUES (?,?)", [(d, d * 1.5) for d in range(20)])
+    conn.commit()
+    conn.close()
+    return path
+
+
+@pytest.fixture(scope="module")
+def guard(db: Path) -> SqlGuard:
+    return SqlGuard(
+        db,
+        {"t": ["day", "status", "note"], "u": ["day", "v"]},
+        hidden_tables=["customer_state", "events"],
+        hidden_columns={"t": ["satisfaction", "h"], "u": ["satisfaction"]},
+        enums={("t", "status"): ["open", "done"]},
+    )
+
+
+def refused(guard: SqlGuard, sql: str, **kw: float) -> ToolError:
+    with pytest.raises(ToolError) as err:
+        guard.query(sql, **kw)  # type: ignore[arg-type]
+    return err.value
+
+
+# ----------------------------------------------------------------------------- allowed
+def test_select_returns_columns_rows_and_count(guard: SqlGuard) -> None:
+    r = guard.query("SELECT day, note FROM t WHERE day < 3 ORDER BY day")
+    assert r == {
+        "columns": ["day", "note"],
+        "rows": [{"day": 0, "note": "n0"}, {"day": 1, "note": "n1"}, {"day": 2, "note": "n2"}],
+        "row_count": 3,
+    }
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT COUNT(*) AS n FROM t;",
+        "SELECT COUNT(*) AS n FROM t; -- trailing comment",
+        "select count(*) as n from t ;; /* c */ ",
+        "-- leading comment\nSELECT COUNT(*) AS n FROM t",
+        "WITH x AS (SELECT day FROM t) SELECT COUNT(*) AS n FROM x",
+        "SELECT COUNT(*) AS n FROM (SELECT day FROM t JOIN u USING (day))",
+        "SELECT COUNT(*) AS n FROM t WHERE note != 'DROP TABLE t; DELETE'",
+        "SELECT COUNT(*) AS n FROM t, json_each('[1]')",
+        "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 20) SELECT COUNT(*) AS n FROM c",
+    ],
+)
+def test_allowed_forms(guard: SqlGuard, sql: str) -> None:
+    assert guard.query(sql)["rows"][0]["n"] == 20
+
+
+def test_duplicate_names_and_blobs(guard: SqlGuard) -> None:
+    r = guard.query("SELECT t.day, u.day, x'00ff' AS b FROM t JOIN u USING (day) LIMIT 1")
+    assert r["columns"] == ["day", "day_2", "b"]
+    assert r["rows"][0]["b"] == "00ff"
+
+
+def test_truncation_at_max_rows(guard: SqlGuard) -> None:
+    sql = "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 10000) SELECT i FROM c"
+    r = guard.query(sql)
+    assert r["truncated"] is True and r["row_count"] == 5000 and "LIMIT" in r["warning"]
+    assert guard.query(sql, max_rows=10_000)["row_count"] == 10_000
+
+
+def test_enum_hint_on_empty_result(guard: SqlGuard) -> None:
+    r = guard.query("SELECT day FROM t WHERE status = 'closed'")
+    assert r["row_count"] == 0 and "'open'" in r["hint"] and "'closed'" in r["hint"]
+    assert "hint" not in guard.query("SELECT day FROM t WHERE status IN ('open') AND day > 99")
+    assert "hint" in guard.query("SELECT day FROM t WHERE status NOT IN ('open', 'nope') AND day > 99")
+
+
+def test_queries_from_many_threads(guard: SqlGuard) -> None:
+    results: list[int] = []
+
+    def run() -> None:
+        results.append(guard.query("SELECT SUM(v) AS s FROM u")["rows"][0]["s"])
+
+    threads = [threading.Thread(target=run) for _ in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert results == [285.0] * 8
+
+
+# ----------------------------------------------------------------------------- refused
+@pytest.mark.parametrize(
+    ("sql", "tamper"),
+    [
+        ("PRAGMA table_info(t)", "schema_introspection"),
+        ("pragma journal_mode", "schema_introspection"),
+        ("SELECT * FROM pragma_table_info('t')", "schema_introspection"),
+        ("SELECT name FROM sqlite_master", "schema_introspection"),
+        ("SELECT sql FROM sqlite_schema", "schema_introspection"),
+        ("SELECT * FROM sqlite_temp_master", "schema_introspection"),
+        ("SELECT * FROM 'sqlite_master'", "schema_introspection"),
+        ("ATTACH DATABASE ':memory:' AS m", "write_sql"),
+        ("DETACH DATABASE main", "write_sql"),
+        ("INSERT INTO t VALUES (1, 'x', 'y', 0)", "write_sql"),
+        ("insert into customer_state values (1)", "write_sql"),
+        ("UPDATE t SET note = 'x'", "write_sql"),
+        ("DELETE FROM t", "write_sql"),
+        ("REPLACE INTO t VALUES (1, 'x', 'y', 0)", "write_sql"),
+        ("INSERT OR REPLACE INTO t VALUES (1, 'x', 'y', 0)", "write_sql"),
+        ("WITH x AS (SELECT 1) INSERT INTO t(day) SELECT * FROM x", "write_sql"),
+        ("WITH x AS (SELECT 1) DELETE FROM t", "write_sql"),
+        ("DROP TABLE t", "write_sql"),
+        ("CREATE TABLE z (a)", "write_sql"),
+        ("CREATE TEMP TABLE z AS SELECT * FROM t", "write_sql"),
+        ("CREATE TEMP VIEW z AS SELECT * FROM secret", "write_sql"),
+        ("ALTER TABLE t ADD COLUMN z", "write_sql"),
+        ("BEGIN", "write_sql"),
+        ("VACUUM", "write_sql"),
+        ("/* hi */ delete from t", "write_sql"),
+        ("SELECT * FROM secret", "hidden_table"),
+        ("SELECT t.day FROM t JOIN secret ON 1", "hidden_table"),
+        ("SELECT COUNT(*) FROM secret", "hidden_table"),
+        ("WITH s AS (SELECT x FROM secret) SELECT COUNT(*) FROM s", "hidden_table"),
+        ("SELECT * FROM customer_state", "hidden_table"),
+        ("SELECT * FROM main.events", "hidden_table"),
+        ("SELECT h FROM t", "hidden_column"),
+        ("SELECT * FROM t", "hidden_column"),  # t's file has a non-visible column
+        ("SELECT satisfaction FROM u", "hidden_column"),
+        ('SELECT "satisfaction" FROM u', "hidden_column"),
+        ("SELECT 1; SELECT 2", "multiple_statements"),
+        ("SELECT * FROM u; DROP TABLE t", "multiple_statements"),
+        ("SELECT load_extension('x')", "forbidden_function"),
+    ],
+)
+def test_attacks_are_refused_and_tagged(guard: SqlGuard, sql: str, tamper: str) -> None:
+    assert refused(guard, sql).tamper == tamper
+
+
+def test_nothing_was_written(guard: SqlGuard, db: Path) -> None:
+    for sql in ("DELETE FROM t", "DROP TABLE t", "CREATE TEMP TABLE z AS SELECT 1"):
+        refused(guard, sql)
+    assert guard.query("SELECT COUNT(*) AS n FROM t")["rows"][0]["n"] == 20
+
+
+def test_runaway_query_times_out(guard: SqlGuard) -> None:
+    err = refused(
+        guard, "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c) SELECT MAX(i) FROM c", timeout_s=0.5
+    )
+    assert err.tamper == "query_timeout" and "LIMIT" in str(err)
+
+
+# ----------------------------------------------------------------------------- honest mistakes
+def test_unknown_table_lists_the_tables(guard: SqlGuard) -> None:
+    err = refused(guard, "SELECT * FROM nope")
+    assert err.tamper is None and "t, u" in str(err) and "secret" not in str(err)
+
+
+def test_unknown_column_lists_the_columns(guard: SqlGuard) -> None:
+    err = refused(guard, "SELECT dya FROM u")
+    assert err.tamper is None and "u(day, v)" in str(err)
+
+
+def test_ambiguous_column_names_the_tables(guard: SqlGuard) -> None:
+    err = refused(guard, "SELECT day FROM t JOIN u ON t.day = u.day")
+    assert err.tamper is None and "t, u" in str(err)
+
+
+@pytest.mark.parametrize("sql", ["SELEC 1", "SELECT FROM", "", "   ;  ", "-- only a comment", "EXPLAIN SELECT 1"])
+def test_syntax_errors_are_plain(guard: SqlGuard, sql: str) -> None:
+    assert refused(guard, sql).tamper is None
+
+
+def test_bad_argument_types(guard: SqlGuard) -> None:
+    with pytest.raises(ToolError):
+        guard.query(None)  # type: ignore[arg-type]
+    with pytest.raises(ToolError):
+        guard.query("SELECT 1", max_rows=0)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ToolError):
+        SqlGuard(tmp_path / "none.db", {"t": ["a"]}).query("SELECT 1")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=80) | st.sampled_from(["SELECT", "';--", '"', "/*", "WITH", "x'zz'", "?", ":a", "[t"]))
+def test_any_text_gives_an_answer_or_a_tool_error(guard: SqlGuard, sql: str) -> None:
+    try:
+        r = guard.query(sql, timeout_s=2.0)
+    except ToolError:
+        return
+    assert set(r) >= {"columns", "rows", "row_count"}
+
+
+def test_tokenizer_skips_strings_and_comments() -> None:
+    toks = tokenize("SELECT 'a;b' -- x;\n, \"q;\" /* ; */ ; ")
+    assert [t.kind for t in toks] == ["word", "string", "op", "qword", "semi"]
