@@ -260,9 +260,7 @@ def test_sdk_has_every_tool_with_its_signature(tmp_path: Path) -> None:
     assert set(got) == set(registry.names()) | {"call", "game_status"}
     for spec in registry.specs():
         fn_params = [p for p in inspect.signature(spec.fn).parameters.values()][1:]
-        want = [
-            [p.name, "POSITIONAL_OR_KEYWORD", None if p.default is p.empty else repr(p.default)] for p in fn_params
-        ]
+        want = [[p.name, "POSITIONAL_OR_KEYWORD", None if p.default is p.empty else repr(p.default)] for p in fn_params]
         assert got[spec.name] == want, spec.name
     text = (tmp_path / "novamind_api" / "__init__.py").read_text()
     assert "bizbench" not in text.replace("# ", "") and "seed" not in text.lower()
