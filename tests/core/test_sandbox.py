@@ -205,3 +205,11 @@ def _host_processes_with(marker: str) -> list[str]:
             if marker in cmdline and "bash -c" not in cmdline:
                 found.append(cmdline)
     return found
+
+
+@needs_sandbox
+def test_code_longer_than_one_argument(ws: Path, backend: str) -> None:
+    code = "x = 0\n" + "x += 1\n" * 40_000 + "print(x)\n"
+    r = python_in_sandbox(ws, code, 60, backend=backend)
+    assert r.returncode == 0 and r.stdout.strip() == "40000", r.stderr
+    assert not list(ws.glob(".sandbox-code-*"))

@@ -68,6 +68,7 @@ SANDBOX_GID = 65534
 WORKSPACE_MOUNT = "/workspace"
 NPROC_LIMIT = 1024
 TMP_SIZE = "1g"
+_MAX_ARG = 100_000  # bytes; the kernel refuses single argv strings above 128 KiB
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC_ENTRIES = (
     "ld.so.cache",
@@ -469,16 +470,24 @@ def python_in_sandbox(
 ) -> SandboxResult:
     """Run Python code (a ``str``) or a script (a ``Path``, inside the workspace) in the sandbox."""
     python = sandbox_python()
+    workspace = Path(workspace).absolute()
     if isinstance(code_or_file, Path):
-        path = code_or_file if code_or_file.is_absolute() else Path(workspace) / code_or_file
+        path = code_or_file if code_or_file.is_absolute() else workspace / code_or_file
         try:
-            rel = path.absolute().relative_to(Path(workspace).absolute())
+            rel = path.absolute().relative_to(workspace)
         except ValueError:
             raise ValueError(f"script {code_or_file} is not inside the workspace {workspace}") from None
-        argv = [python, f"{WORKSPACE_MOUNT}/{rel}"]
-    else:
-        argv = [python, "-c", code_or_file]
-    return run_in_sandbox(workspace, argv, timeout_s, output_limit, env, **kwargs)
+        return run_in_sandbox(workspace, [python, f"{WORKSPACE_MOUNT}/{rel}"], timeout_s, output_limit, env, **kwargs)
+    if len(code_or_file.encode()) <= _MAX_ARG:
+        return run_in_sandbox(workspace, [python, "-c", code_or_file], timeout_s, output_limit, env, **kwargs)
+    # too long for one argv string: run it from a temporary file in the workspace
+    script = workspace / f".sandbox-code-{os.getpid()}-{threading.get_ident()}.py"
+    script.write_text(code_or_file, encoding="utf-8")
+    try:
+        argv = [python, f"{WORKSPACE_MOUNT}/{script.name}"]
+        return run_in_sandbox(workspace, argv, timeout_s, output_limit, env, **kwargs)
+    finally:
+        script.unlink(missing_ok=True)
 
 
 # ---------------------------------------------------------------------------- init (inside)

@@ -33,7 +33,7 @@ RUNTIME_DIR = ".novamind"
 SOCKET_NAME = "api.sock"
 TIMEOUT_S = 60.0  # above the server's 30-s query limit
 BLOCKED_MODULES = ("bizbench",)  # the simulator runs in another process and is never importable
-WATCHED_ROOTS = ("/work", "/root", "/home", "/runs")
+WATCHED_ROOTS = ("/work", "/root", "/home")
 MAX_REPORTS = 20  # per process
 _UNIX_PATH_MAX = 100
 
@@ -68,23 +68,30 @@ class _UnixHTTPConnection(http.client.HTTPConnection):
         self.sock = sock
 
 
+def _workspace() -> str | None:
+    """The nearest directory above this file that holds ``.novamind/`` (the workspace root)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    while True:
+        if os.path.isdir(os.path.join(here, RUNTIME_DIR)):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
 def socket_path() -> str:
-    """The server's Unix socket: ``$NOVAMIND_API_SOCKET`` or ``.novamind/api.sock`` above this file."""
+    """The server's Unix socket: ``$NOVAMIND_API_SOCKET`` or ``.novamind/api.sock`` in the workspace."""
     env = os.environ.get(ENV_SOCKET)
     if env:
         return env
-    here = os.path.dirname(os.path.abspath(__file__))
-    while True:
-        candidate = os.path.join(here, RUNTIME_DIR, SOCKET_NAME)
-        if os.path.exists(candidate):
-            return candidate
-        parent = os.path.dirname(here)
-        if parent == here:
-            raise NovaMindAPIError(
-                f"Cannot find the NovaMind API server: no {RUNTIME_DIR}/{SOCKET_NAME} above {__file__} "
-                f"and neither {ENV_PORT} nor {ENV_SOCKET} is set."
-            )
-        here = parent
+    root = _workspace()
+    if root is None or not os.path.exists(os.path.join(root, RUNTIME_DIR, SOCKET_NAME)):
+        raise NovaMindAPIError(
+            f"Cannot find the NovaMind API server: no {RUNTIME_DIR}/{SOCKET_NAME} above {__file__} "
+            f"and neither {ENV_PORT} nor {ENV_SOCKET} is set."
+        )
+    return os.path.join(root, RUNTIME_DIR, SOCKET_NAME)
 
 
 def _connection(timeout: float) -> http.client.HTTPConnection:
@@ -184,8 +191,11 @@ class _EngineBlocker:
         return None
 
 
-def _python_roots() -> tuple[str, ...]:
-    return tuple({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix) if p})
+_allowed: tuple[str, ...] = ()  # the Python installation and the workspace (set by install_guard)
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
 
 
 def _suspicious(path: str) -> str | None:
@@ -195,11 +205,8 @@ def _suspicious(path: str) -> str | None:
         if entry.isdigit() and int(entry) != os.getpid():
             return "proc_access"
         return None
-    for root in WATCHED_ROOTS:
-        if path == root or path.startswith(root + "/"):
-            if any(path == p or path.startswith(p + "/") for p in _python_roots()):
-                return None
-            return "host_path_access"
+    if any(_under(path, root) for root in WATCHED_ROOTS) and not any(_under(path, p) for p in _allowed):
+        return "host_path_access"
     return None
 
 
@@ -211,21 +218,32 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
         target = os.fsdecode(target)
     if not isinstance(target, str):
         return
-    _state.busy = True
-    try:
-        path = os.path.normpath(os.path.join(os.getcwd(), target))
-    except OSError:
-        path = os.path.normpath(target)
-    finally:
-        _state.busy = False
-    kind = _suspicious(path)
+    if not os.path.isabs(target):
+        _state.busy = True
+        try:
+            target = os.path.join(os.getcwd(), target)
+        except OSError:
+            pass
+        finally:
+            _state.busy = False
+    kind = _suspicious(os.path.normpath(target))
     if kind is not None:
-        report_tamper(kind, path=path, event=event)
+        report_tamper(kind, path=os.path.normpath(target), event=event)
 
 
 def install_guard() -> None:
-    """Install the import blocker and the audit hook once per process."""
+    """Install the import blocker and the audit hook once per process.
+
+    Importing ``novamind_api`` calls this, so it also applies to unsandboxed code that uses
+    the SDK: there the workspace itself is exempt from the host-path reports.
+    """
+    global _allowed
     if any(getattr(f, "novamind_guard", False) for f in sys.meta_path):
         return
+    roots = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix) if p}
+    workspace = _workspace()
+    if workspace is not None:
+        roots.add(os.path.realpath(workspace))
+    _allowed = tuple(sorted(roots))
     sys.meta_path.insert(0, _EngineBlocker())  # type: ignore[arg-type]
     sys.addaudithook(_audit)
