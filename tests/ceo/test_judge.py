@@ -45,7 +45,7 @@ NAMES = {
 }
 
 
-def group(gid: str = "S2", **kw: Any) -> GroupExperience:
+def group(gid: str = "S2", /, **kw: Any) -> GroupExperience:
     name, kind = NAMES[gid]
     kw.setdefault("active", 500)
     return GroupExperience(group_id=gid, name=name, kind=kind, **kw)

@@ -364,7 +364,7 @@ _WELCOME = Topic(
         r"\bgetting started\b",
         r"\btutorials?\b",
         r"\bguides?\b",
-        r"\bsign(?:ed|ing)? up\b",
+        r"\bsigned up\b",
         r"\bjust joined\b",
         r"\bnew (?:here|to|subscriber|user|customer)\b",
         r"\bfirst (?:week|day|impressions?)\b",
@@ -480,7 +480,8 @@ _SPAM = _rx(
     r"\blink in bio\b",
     r"\bsign up (?:now|today)\b",
     r"\bbest (?:product|app|tool|ai|deal)s?\b",
-    r"\b(?:world'?s|the) best\b",
+    r"\bworld'?s best\b",
+    r"\bbest(?: \w+){1,3} (?:ever|on the market|in the world|out there)\b",
     r"#1\b",
     r"\bnumber one\b",
     r"\bunbeatable\b",
@@ -634,19 +635,14 @@ def _insults_at_customers(text: str) -> int:
     return n
 
 
-def analyze(content: str) -> PostAnalysis:
-    """Read a post (at most 280 characters are considered): topics, tone, quality."""
-    raw = (content or "")[: posttext.MAX_CHARS * 2]
-    text = raw.lower().replace("’", "'")
-    hashtags = _HASHTAG.findall(text)
-    body = _HASHTAG.sub(" ", text)
-    words = _WORD.findall(body)
+def _read_topics(sentences: list[str]) -> dict[str, TopicHit]:
+    """Which topics the sentences mention, remedy or deny. A denial needs no change marker
+    ("no more outages", "starting today") and no apology in the same sentence."""
     topics: dict[str, TopicHit] = {}
-    sentences = _sentences(body) or [body]
     for name, topic in TOPICS.items():
         hit = TopicHit()
         for s in sentences:
-            if name in ("price_up", "price_cut"):
+            if name in ("price_up", "price_cut"):  # a direction word counts next to a price word
                 s_price = _FREE_OF_CHARGE.sub(" ", s)
                 has_price = _PRICE_WORDS.search(s_price) is not None
                 if name == "price_up":
@@ -667,15 +663,20 @@ def analyze(content: str) -> PostAnalysis:
                 and not _CHANGE_MARKER.search(s)
                 and not _APOLOGY.search(s)
             )
-            if mentioned or remedy or denial:
-                hit.mentioned = True
+            hit.mentioned = hit.mentioned or mentioned or remedy or denial
             hit.explicit = hit.explicit or mentioned
             hit.remedy = hit.remedy or (remedy and not denial)
             hit.denial = hit.denial or denial
         topics[name] = hit
-    plans = {(a or b).upper() for a, b in _PLAN.findall(body)}
+    return topics
 
-    # --- quality -------------------------------------------------------------------
+
+def _quality(
+    raw: str, text: str, words: list[str], hashtags: list[str], on_topic: bool
+) -> tuple[float, float, list[str]]:
+    """(quality factor in [0, 1], penalty >= 0, flags) for stuffing, spam, shouting, floods,
+    profanity and trash talk. ``raw`` is the post as written, ``text`` its lower case (with
+    hashtags, since "#1" is a spam phrase), ``words`` the words outside hashtags."""
     flags: list[str] = []
     quality, penalty = 1.0, 0.0
     n = len(words)
@@ -695,10 +696,10 @@ def analyze(content: str) -> PostAnalysis:
         1 for w in words if any(t.mention.fullmatch(w) for t in (_OUTAGE, _OVERLOAD, _QUOTA, _SUPPORT, _PRODUCT))
     )
     stuffing = (
-        (n >= 6 and func_ratio < 0.12)
-        or repeats >= 2
+        (n >= 6 and func_ratio < 0.12)  # no sentence structure
+        or repeats >= 2  # "now now", "AI AI AI"
         or (top_count >= 3 and top_count / max(1, len(content_words)) > 0.2)
-        or (n >= 6 and topic_words / n > 0.35)
+        or (n >= 6 and topic_words / n > 0.35)  # a list of topic keywords
     )
     if stuffing:
         quality *= 0.1
@@ -724,16 +725,27 @@ def analyze(content: str) -> PostAnalysis:
         penalty += min(0.15, 0.03 * (bangs - 2))
     if extra_tags or bangs > 2:
         flags.append("hashtag or exclamation flood")
-    if _PROFANITY.search(body):
+    if _PROFANITY.search(text):
         quality *= 0.6
         penalty += 0.2
         flags.append("profanity")
-    if 0 < n < 4 and not any(h.mentioned for h in topics.values()):
+    if 0 < n < 4 and not on_topic:
         quality *= 0.5
-    comp_bash = _COMP_BASH.search(body) is not None
-    if comp_bash:
+    if _COMP_BASH.search(text):
         penalty += 0.15
         flags.append("trash-talks competitors")
+    return max(0.0, min(1.0, quality)), penalty, flags
+
+
+def analyze(content: str) -> PostAnalysis:
+    """Read a post (its first 560 characters; the world caps posts at 280): topics, tone, quality."""
+    raw = (content or "")[: posttext.MAX_CHARS * 2]
+    text = raw.lower().replace("’", "'")
+    hashtags = _HASHTAG.findall(text)
+    body = _HASHTAG.sub(" ", text)
+    words = _WORD.findall(body)
+    topics = _read_topics(_sentences(body) or [body])
+    quality, penalty, flags = _quality(raw, text, words, hashtags, any(h.mentioned for h in topics.values()))
     return PostAnalysis(
         text=body,
         words=words,
@@ -744,12 +756,12 @@ def analyze(content: str) -> PostAnalysis:
         specific=_SPECIFIC.search(body) is not None,
         justified=_JUSTIFY.search(body) is not None,
         empathy=_EMPATHY.search(body) is not None,
-        plans=plans,
-        quality=max(0.0, min(1.0, quality)),
+        plans={(a or b).upper() for a, b in _PLAN.findall(body)},
+        quality=quality,
         penalty=penalty,
         flags=flags,
         hostile=_insults_at_customers(body),
-        competitor_bash=comp_bash,
+        competitor_bash=_COMP_BASH.search(body) is not None,
     )
 
 
@@ -913,12 +925,12 @@ class RuleJudge:
                     )
                 continue
             if s <= 0.02:
-                if hit.explicit:
+                if hit.explicit and (topic.problem or name == "price_cut"):
                     misses.append(topic.label)
                 continue
             remedy = 1.0 if hit.remedy else remedy_level
             if name == "price_cut":
-                g = s * (0.5 + 0.25 * (post.specific or bool(post.plans)))
+                g = s * (0.4 + 0.2 * (post.specific or bool(post.plans)))
                 why = "announces a price cut this group actually got"
             elif name == "price_up":
                 g = s * (0.2 + 0.2 * post.justified + 0.2 * post.apology + 0.35 * hit.remedy)
@@ -984,7 +996,7 @@ class RuleJudge:
             reasons.append((post.penalty + (1.0 - post.quality) * 0.3, ", ".join(post.flags[:2])))
         if dup_reason:
             reasons.append((0.3 * (1.0 - dup), dup_reason))
-        if misses and not gains:
+        if misses and not gains and not post.flags:
             reasons.append((0.05, f"talks about {misses[0]}, which this group did not experience"))
         if post.quality < 0.3:  # junk: its nominal merits are not worth mentioning
             reasons = reasons[len(gains) :]
