@@ -170,6 +170,12 @@ def test_socket_is_world_connectable_and_removed_on_stop(session: FakeSession, t
     assert not (tmp_path / "api.sock").exists()
 
 
+def test_refuses_a_socket_another_server_is_using(server: ToolServer, session: FakeSession) -> None:
+    with pytest.raises(OSError, match="already listening"):
+        ToolServer(session, socket_path=server.socket_path).start()
+    assert request(unix(server), "GET", "/health")[0] == 200
+
+
 def test_long_socket_path(session: FakeSession, tmp_path: Path) -> None:
     deep = tmp_path / ("d" * 60) / ("e" * 60)
     with ToolServer(session, socket_path=deep / "api.sock") as srv:

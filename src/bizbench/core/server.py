@@ -30,6 +30,7 @@ import logging
 import os
 import re
 import signal
+import socket
 import socketserver
 import threading
 import time
@@ -317,6 +318,8 @@ class _UnixServer(socketserver.ThreadingUnixStreamServer):
 
     def server_bind(self) -> None:
         path = Path(self.server_address)  # type: ignore[arg-type]
+        if path.exists() and _answers(path):
+            raise OSError(f"another server is already listening on {path}")
         path.unlink(missing_ok=True)
         with _short_unix_path(path) as short:
             self.socket.bind(short)
@@ -328,6 +331,20 @@ class _TcpServer(socketserver.ThreadingTCPServer):
     block_on_close = False
     allow_reuse_address = True
     app: _App
+
+
+def _answers(path: Path) -> bool:
+    """Whether something accepts connections on the Unix socket ``path`` (a live server)."""
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(1.0)
+    try:
+        with _short_unix_path(path) as short:
+            probe.connect(short)
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
 
 
 @contextlib.contextmanager
@@ -380,14 +397,23 @@ class ToolServer:
         return self.app.done
 
     def start(self) -> ToolServer:
-        if self.socket_path is not None:
-            self.socket_path.parent.mkdir(parents=True, exist_ok=True)
-            unix = _UnixServer(str(self.socket_path), _Handler, bind_and_activate=False)
-            self._activate(unix)
-        if self._want_port is not None:
-            tcp = _TcpServer(("127.0.0.1", self._want_port), _Handler, bind_and_activate=False)
-            self._activate(tcp)
-            self._port = int(tcp.server_address[1])
+        """Bind the listeners and start serving on background threads."""
+        try:
+            if self.socket_path is not None:
+                self.socket_path.parent.mkdir(parents=True, exist_ok=True)
+                unix = _UnixServer(str(self.socket_path), _Handler, bind_and_activate=False)
+                self._activate(unix)
+            if self._want_port is not None:
+                tcp = _TcpServer(("127.0.0.1", self._want_port), _Handler, bind_and_activate=False)
+                self._activate(tcp)
+                self._port = int(tcp.server_address[1])
+        except BaseException:
+            for srv in self._servers:
+                srv.server_close()
+            if self._servers and self.socket_path is not None:
+                self.socket_path.unlink(missing_ok=True)
+            self._servers.clear()
+            raise
         for srv in self._servers:
             t = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
             t.name = f"tool-server-{type(srv).__name__}"
