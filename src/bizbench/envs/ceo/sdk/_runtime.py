@@ -32,6 +32,7 @@ ENV_SOCKET = "NOVAMIND_API_SOCKET"
 RUNTIME_DIR = ".novamind"
 SOCKET_NAME = "api.sock"
 TIMEOUT_S = 60.0  # above the server's 30-s query limit
+TOOL_TIMEOUTS = {"next_week": 1800.0}  # simulating a week of a large market can take minutes
 BLOCKED_MODULES = ("bizbench",)  # the simulator runs in another process and is never importable
 WATCHED_ROOTS = ("/work", "/root", "/home")
 MAX_REPORTS = 20  # per process
@@ -129,6 +130,11 @@ def request(method: str, path: str, payload: Any = None, timeout: float = TIMEOU
         conn.request(method, path, body=body, headers=headers)
         response = conn.getresponse()
         raw = response.read()
+    except TimeoutError:
+        raise NovaMindAPIError(
+            f"No reply from the NovaMind API server within {timeout:.0f} s; the call may still complete "
+            "on the server, so check the state (e.g. get_vars()) before retrying."
+        ) from None
     except (OSError, http.client.HTTPException) as e:
         raise NovaMindAPIError(f"Cannot reach the NovaMind API server ({type(e).__name__}: {e})") from None
     finally:
@@ -141,7 +147,7 @@ def request(method: str, path: str, payload: Any = None, timeout: float = TIMEOU
 
 def call(tool: str, /, **args: Any) -> Any:
     """Call a tool by name; returns its ``data`` or raises :class:`NovaMindAPIError`."""
-    reply = request("POST", "/call", {"tool": tool, "args": args})
+    reply = request("POST", "/call", {"tool": tool, "args": args}, TOOL_TIMEOUTS.get(tool, TIMEOUT_S))
     if not isinstance(reply, dict) or not reply.get("success"):
         error = reply.get("error") if isinstance(reply, dict) else None
         raise NovaMindAPIError(error or "The server rejected the call without a message.")
