@@ -170,15 +170,25 @@ def _checked_python() -> str:
     if exe is None:
         raise SandboxError(f"no python3 under the base installation {prefix}")
     probe = "import importlib.util, sys; sys.exit(3 if importlib.util.find_spec('bizbench') else 0)"
-    proc = subprocess.run([str(exe), "-s", "-c", probe], env={"PATH": "/usr/bin:/bin"}, capture_output=True, cwd="/")
-    if proc.returncode == 3:
-        raise SandboxError(
-            f"bizbench is importable from the base Python {exe}: the sandbox would expose the engine. "
-            "Install bizbench only into a virtualenv, not into the base interpreter."
-        )
-    if proc.returncode != 0:
-        raise SandboxError(f"the base Python {exe} does not run: {proc.stderr.decode(errors='replace')[:500]}")
+    system = sorted(
+        str(p) for d in ("/usr/bin", "/usr/local/bin") for p in Path(d).glob("python3*") if _is_interpreter(p)
+    )
+    for python in [str(exe), *system]:  # every interpreter the sandbox can see
+        proc = subprocess.run([python, "-s", "-c", probe], env={"PATH": "/usr/bin:/bin"}, capture_output=True, cwd="/")
+        if proc.returncode == 3:
+            raise SandboxError(
+                f"bizbench is importable from {python}, which the sandbox exposes. "
+                "Install bizbench only into a virtualenv, not into a system or base interpreter."
+            )
+        if proc.returncode != 0 and python == str(exe):
+            raise SandboxError(f"the base Python {exe} does not run: {proc.stderr.decode(errors='replace')[:500]}")
     return str(exe)
+
+
+def _is_interpreter(path: Path) -> bool:
+    """``python3`` or ``python3.N`` (not ``python3-config`` and the like)."""
+    rest = path.name.removeprefix("python3")
+    return rest == "" or (rest.startswith(".") and rest[1:].isdigit())
 
 
 @functools.lru_cache(maxsize=1)
