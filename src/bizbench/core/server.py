@@ -199,10 +199,12 @@ class _App:
         detail = request.get("detail") if isinstance(request, dict) else None
         if not isinstance(kind, str) or not _KIND_RE.match(kind):
             kind = "invalid_report"
-        self.sandbox_reports += 1
-        if self.sandbox_reports <= MAX_SANDBOX_REPORTS:
+        with self.tamper_lock:
+            self.sandbox_reports += 1
+            count = self.sandbox_reports
+        if count <= MAX_SANDBOX_REPORTS:
             self.tamper(kind, {"source": "sandbox", "detail": preview(detail, 2000)})
-        elif self.sandbox_reports == MAX_SANDBOX_REPORTS + 1:
+        elif count == MAX_SANDBOX_REPORTS + 1:
             self.tamper("report_flood", {"source": "server", "limit": MAX_SANDBOX_REPORTS})
         return 200, {"success": True, "data": None}
 
