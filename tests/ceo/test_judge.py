@@ -150,6 +150,13 @@ def test_usage_limit_fix_scores_for_groups_that_hit_the_limits() -> None:
     assert one(post, vocal) > 0.1
 
 
+def test_shares_of_a_handful_of_customers_are_weak_evidence() -> None:
+    post = "Sorry about the caps: we've doubled the daily usage limits on every plan, starting today."
+    tiny = one(post, group("S3", quota_short_share=1.0, active=1))
+    large = one(post, group("S3", quota_short_share=1.0, active=400))
+    assert 0.0 < tiny < large
+
+
 def test_support_fix_scores_for_groups_with_open_issues() -> None:
     post = "Sorry for the slow support replies. We've hired six more support engineers and cleared the backlog."
     assert one(post, group(issue_share=0.2)) > 0.4

@@ -573,6 +573,7 @@ DENIAL_BASE, DENIAL_SLOPE = 0.35, 0.5
 STACK_WEIGHTS = (1.0, 0.5, 0.3, 0.2, 0.1)  # second and later topics add less
 TOPIC_FATIGUE = 0.8  # per recent agent post on the same topic
 SQUASH = 1.1  # e = tanh(SQUASH * raw)
+SMALL_GROUP = 5  # shares of quota/issue are shrunk by active / (active + SMALL_GROUP)
 
 
 # --------------------------------------------------------------------------------------
@@ -798,11 +799,12 @@ def severities(exp: GroupExperience, plans: Iterable[str] = ()) -> dict[str, flo
     up, down = max(considered), min(considered)
     active, churned = max(0, int(_finite(exp.active))), max(0, int(_finite(exp.churn_count)))
     churn_rate = churned / max(1, active + churned)
+    shrink = active / (active + SMALL_GROUP)  # a share of a handful of customers is weak evidence
     sev = {
         "outage": _clip01(_finite(exp.outage_days) / 3.0 + _finite(exp.downtime_minutes) / 1440.0),
         "overload": _clip01(_finite(exp.overload_days) / 4.0),
-        "quota": _clip01(_finite(exp.quota_short_share) / 0.25),
-        "support": _clip01(_finite(exp.issue_share) / 0.15),
+        "quota": _clip01(shrink * _finite(exp.quota_short_share) / 0.25),
+        "support": _clip01(shrink * _finite(exp.issue_share) / 0.15),
         "price_up": max(0.35, _clip01(up / 0.2)) if up > 0.005 else 0.0,
         "price_cut": max(0.35, _clip01(-down / 0.2)) if down < -0.005 else 0.0,
         "churn": max(0.2, _clip01(churn_rate / 0.08)) if churned else 0.0,

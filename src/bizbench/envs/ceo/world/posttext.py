@@ -1104,57 +1104,83 @@ def macro_post(rng: np.random.Generator, reading: Mapping[str, Any]) -> str:
 
 _CHATTER: dict[str, tuple[str, ...]] = {
     "strong_expansion": (
-        "Every founder I talk to is hiring. Software budgets are wide open right now.",
+        "every founder I talk to is hiring. Software budgets are wide open right now.",
         "CFOs are approving new tools without the usual fight. Enjoy it while it lasts.",
-        "Venture funding is flowing again and buyers are saying yes to pilots.",
-        "Record demand across the board; procurement queues are the only bottleneck.",
-        "Companies are expanding headcount and every new hire needs a seat of something.",
-        "Boom times: IT budgets got revised up mid-year at several firms I know.",
+        "venture funding is flowing again and buyers are saying yes to pilots.",
+        "record demand across the board; procurement queues are the only bottleneck.",
+        "companies are expanding headcount and every new hire needs a seat of something.",
+        "IT budgets got revised up mid-year at several firms I know.",
+        "sales teams are closing faster than they can onboard.",
+        "new offices, new teams, new software. It's a spending spree out there.",
+        "nobody is asking 'do we need this tool?' right now, only 'how soon?'",
     ),
     "expansion": (
-        "Hiring is picking up and teams are adding tools again.",
-        "Seeing more new projects kick off. Budgets are growing, carefully.",
-        "Business sentiment is solidly positive; renewals are easy conversations.",
-        "Orders are up and so is appetite for automation.",
-        "More job postings this month. Growth mode is back for many companies.",
-        "Software spend is edging up as companies plan for growth.",
+        "hiring is picking up and teams are adding tools again.",
+        "more new projects are kicking off. Budgets are growing, carefully.",
+        "business sentiment is solidly positive; renewals are easy conversations.",
+        "orders are up and so is appetite for automation.",
+        "more job postings this month. Growth mode is back for many companies.",
+        "software spend is edging up as companies plan for growth.",
+        "pilots are turning into rollouts at a healthy clip.",
+        "buyers are asking about expansion seats, not discounts.",
+        "a steady upswing: more demos booked, more deals signed.",
     ),
     "neutral": (
-        "The economy feels flat. Buyers take meetings but sign slowly.",
-        "Budgets are holding steady; nobody is cutting, nobody is splurging.",
-        "Mixed signals everywhere: some firms hiring, others pausing.",
-        "Steady as she goes. Deals close, just on the buyer's timeline.",
-        "Wait-and-see mood among the IT buyers I know.",
-        "No boom, no bust. Renewals are fine, new spend is cautious.",
+        "the economy feels flat. Buyers take meetings but sign slowly.",
+        "budgets are holding steady; nobody is cutting, nobody is splurging.",
+        "mixed signals everywhere: some firms hiring, others pausing.",
+        "steady as she goes. Deals close, just on the buyer's timeline.",
+        "a wait-and-see mood among the IT buyers I know.",
+        "no boom, no bust. Renewals are fine, new spend is cautious.",
+        "companies are keeping what works and postponing the rest.",
+        "demand is sideways. Nobody wants to be first to move.",
+        "a quiet market: fewer surprises, fewer big wins.",
     ),
     "contraction": (
-        "Hearing about hiring freezes at several mid-size firms.",
-        "Budget reviews everywhere. Discretionary software is first on the chopping block.",
-        "Procurement cycles are getting longer and approvals need more sign-offs.",
-        "Companies are consolidating vendors to save money.",
-        "Slower orders this quarter; teams are asked to do more with less.",
-        "Layoff rumours and frozen budgets. Tough time to be selling software.",
+        "I keep hearing about hiring freezes at mid-size firms.",
+        "budget reviews everywhere. Discretionary software is first on the chopping block.",
+        "procurement cycles are getting longer and approvals need more sign-offs.",
+        "companies are consolidating vendors to save money.",
+        "slower orders this quarter; teams are asked to do more with less.",
+        "layoff rumours and frozen budgets. Tough time to be selling software.",
+        "renewals now come with a request for a discount.",
+        "finance teams are auditing every subscription line.",
+        "pilots are getting cut before they turn into contracts.",
     ),
     "severe_contraction": (
-        "Layoffs across the industry. Every subscription is being questioned.",
-        "Budgets are frozen outright at many companies. Survival mode.",
-        "Deep downturn: firms are cancelling tools they used daily a month ago.",
-        "Nobody is signing new contracts right now; CFOs want cuts, not pilots.",
-        "Hiring freezes everywhere and emergency cost reviews in most boardrooms.",
-        "This is the worst demand environment in years for software vendors.",
+        "layoffs across the industry. Every subscription is being questioned.",
+        "budgets are frozen outright at many companies. Survival mode.",
+        "deep downturn: firms are cancelling tools they used daily a month ago.",
+        "nobody is signing new contracts right now; CFOs want cuts, not pilots.",
+        "hiring freezes everywhere and emergency cost reviews in most boardrooms.",
+        "this is the worst demand environment in years for software vendors.",
+        "whole departments are being cut, and their software seats with them.",
+        "the only question buyers ask now is what they can cancel.",
+        "cash preservation mode across the board. Expect churn.",
     ),
 }
+_CHATTER_OPENERS = (
+    "",
+    "",
+    "Talking to CFOs this week:",
+    "Overheard at a conference:",
+    "Signal from the field:",
+    "Market pulse:",
+    "From my inbox:",
+    "Quick read on the economy:",
+)
 _CHATTER_TAILS = ("", "", "Anyone else seeing this?", "Thoughts?", "#economy", "#saas", "Brace yourselves.")
 
 
 def macro_chatter(rng: np.random.Generator, trend: str) -> str:
     """One post of the observer's batch on the economy (ref §4.12), consistent with ``trend``."""
     pool = _CHATTER.get(trend, _CHATTER["neutral"])
+    opener = _pick(rng, _CHATTER_OPENERS)
     core = _pick(rng, pool)
     tail = _pick(rng, _CHATTER_TAILS)
     if tail == "Brace yourselves." and trend in ("strong_expansion", "expansion"):
         tail = "Good times."
-    return fit([core, tail], drop_order=(1,))
+    return fit([opener, core, tail], drop_order=(2, 0))
 
 
 # --------------------------------------------------------------------------------------
@@ -1171,31 +1197,121 @@ _REPLY_TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 _REPLY_ACKS = {
     "positive": {
-        "outage": ("Owning the outage and saying what changed goes a long way.", "That's how you handle downtime."),
-        "overload": ("If it's really faster now, {im} in.", "Finally addressing the slowness."),
-        "quota": ("Higher limits are exactly what {i} needed.", "Good to see the usage caps taken seriously."),
-        "support": ("Better support is what {i} wanted to hear.", "Glad the support queue gets attention."),
-        "price": ("The pricing news makes a real difference for {peers}.", "Fair pricing, clearly explained."),
-        "product": ("The update looks genuinely useful.", "That release is exactly {my} kind of thing."),
-        "none": ("This speaks to people like {me}.", "Refreshing tone from a software company."),
+        "outage": (
+            "Owning the outage and saying what changed goes a long way.",
+            "That's how you handle downtime.",
+            "Straight talk about the outage, plus a fix. More of this.",
+            "After that downtime, this is exactly what {i} wanted to read.",
+        ),
+        "overload": (
+            "If it's really faster now, {im} in.",
+            "Finally addressing the slowness.",
+            "Less lag would change everything for {me}.",
+            "Good to see the slowdowns taken seriously.",
+        ),
+        "quota": (
+            "Higher limits are exactly what {i} needed.",
+            "Good to see the usage caps taken seriously.",
+            "More room under the cap? Yes please.",
+            "The usage limits were {my} biggest gripe. Thank you.",
+        ),
+        "support": (
+            "Better support is what {i} wanted to hear.",
+            "Glad the support queue gets attention.",
+            "If tickets get answered faster, that's a big deal.",
+            "Support was {my} one complaint. Nice to see it fixed.",
+        ),
+        "price": (
+            "The pricing news makes a real difference for {peers}.",
+            "Fair pricing, clearly explained.",
+            "That price change is very welcome here.",
+            "Easier to justify the subscription now.",
+        ),
+        "product": (
+            "The update looks genuinely useful.",
+            "That release is exactly {my} kind of thing.",
+            "Shipping things people asked for. Love it.",
+            "Can't wait to try this.",
+        ),
+        "none": (
+            "This speaks to people like {me}.",
+            "Refreshing tone from a software company.",
+            "A company that actually talks to its users.",
+            "Nice to see a vendor that gets it.",
+        ),
     },
     "negative": {
-        "outage": ("Words don't bring back the hours lost to downtime.", "Spin doesn't fix the outages."),
-        "overload": ("Still slow on {my} end.", "Talk is cheap; the lag is real."),
-        "quota": ("Still capped, still frustrated.", "Nothing here changes the limits {i} hit."),
-        "support": ("Answer the tickets first.", "Support still isn't answering."),
-        "price": ("Pricing spin won't fool {peers}.", "Nobody asked for this pricing pitch."),
-        "product": ("Fix the basics before the marketing.", "Another announcement, same problems."),
-        "none": ("This says nothing to {peers}.", "Tone-deaf."),
+        "outage": (
+            "Words don't bring back the hours lost to downtime.",
+            "Spin doesn't fix the outages.",
+            "Still remember last week's outage. Not convinced.",
+            "Keep the service up instead of posting about outages.",
+        ),
+        "overload": (
+            "Still slow on {my} end.",
+            "Talk is cheap; the lag is real.",
+            "Everything still crawls for {me}.",
+            "Faster? Not from where {im} sitting.",
+        ),
+        "quota": (
+            "Still capped, still frustrated.",
+            "Nothing here changes the limits {i} hit.",
+            "The usage cap is still the problem.",
+            "Lift the limits, then post.",
+        ),
+        "support": (
+            "Answer the tickets first.",
+            "Support still isn't answering.",
+            "{My} ticket is still open, by the way.",
+            "Fewer posts, more support replies please.",
+        ),
+        "price": (
+            "Pricing spin won't fool {peers}.",
+            "Nobody asked for this pricing pitch.",
+            "The price talk misses the point.",
+            "Still not worth the money.",
+        ),
+        "product": (
+            "Fix the basics before the marketing.",
+            "Another announcement, same problems.",
+            "Shiny features, same old issues.",
+            "Not what {peers} asked for.",
+        ),
+        "none": (
+            "This says nothing to {peers}.",
+            "Tone-deaf.",
+            "Who is this post even for?",
+            "Read the room.",
+        ),
     },
 }
 _REPLY_OPENERS = {
-    "positive": ("This is how it's done.", "Respect.", "Good to see this.", "Love this.", "Now we're talking."),
-    "negative": ("Not buying it.", "Yikes.", "Who approved this?", "Hard pass.", "Really?"),
+    "positive": (
+        "This is how it's done.",
+        "Respect.",
+        "Good to see this.",
+        "Love this.",
+        "Now we're talking.",
+        "Big if true.",
+        "Finally.",
+    ),
+    "negative": ("Not buying it.", "Yikes.", "Who approved this?", "Hard pass.", "Really?", "Oof.", "Sure, sure."),
 }
 _REPLY_CLOSERS = {
-    "positive": ("Recommending {product} to {peers}.", "{Im} sticking with {product}.", "Might finally try {product}."),
-    "negative": ("Steering {peers} elsewhere.", "Unfollowing.", "{Id} think twice before signing up."),
+    "positive": (
+        "Recommending {product} to {peers}.",
+        "{Im} sticking with {product}.",
+        "Might finally try {product}.",
+        "Sharing this with {peers}.",
+        "Keep it up.",
+    ),
+    "negative": (
+        "Steering {peers} elsewhere.",
+        "Unfollowing.",
+        "{Id} think twice before signing up.",
+        "Telling {peers} to wait and see.",
+        "Do better.",
+    ),
 }
 
 
@@ -1216,9 +1332,10 @@ def viral_reply(rng: np.random.Generator, group: GroupLike, score: float, agent_
     slots.update(product="NovaMind", peers=_pick(rng, voice.peers))
     opener = _maybe(rng, 0.7, _REPLY_OPENERS[tone])
     ack = _fill(_pick(rng, _REPLY_ACKS[tone][reply_topic(agent_post)]), slots)
+    aside = _maybe(rng, 0.35, voice.praise if tone == "positive" else voice.gripes)
     closer = _fill(_maybe(rng, 0.6, _REPLY_CLOSERS[tone]), slots)
     tag = _maybe(rng, 0.15, voice.tags)
-    return fit([opener, ack, closer, tag], drop_order=(3, 2, 0))
+    return fit([opener, ack, aside, closer, tag], drop_order=(4, 2, 3, 0))
 
 
 # --------------------------------------------------------------------------------------
