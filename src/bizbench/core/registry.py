@@ -237,10 +237,7 @@ class ToolRegistry:
         except pydantic.ValidationError as e:
             allowed = [p.name for p in spec.params]
             msgs = _format_errors(e, allowed)
-            non_finite = any(err["type"] == "finite_number" for err in e.errors())
-            raise ToolError(
-                f"Invalid arguments for tool '{name}': " + "; ".join(msgs), tamper="non_finite" if non_finite else None
-            ) from None
+            raise ToolError(f"Invalid arguments for tool '{name}': " + "; ".join(msgs), tamper=_suspicion(e)) from None
         return {k: getattr(inst, k) for k in type(inst).model_fields}
 
     def call(self, ctx: Any, name: str, args: dict[str, Any] | None = None) -> ToolResult:
@@ -264,6 +261,17 @@ class ToolRegistry:
 
 
 # ---------------------------------------------------------------------- helpers
+def _suspicion(error: pydantic.ValidationError) -> str | None:
+    """Tamper kind of a validation failure: non-finite numbers and negative amounts are logged."""
+    errors = error.errors()
+    if any(err["type"] == "finite_number" for err in errors):
+        return "non_finite"
+    bounded = ("greater_than", "greater_than_equal")
+    if any(err["type"] in bounded and isinstance(err.get("input"), int | float) and err["input"] < 0 for err in errors):
+        return "negative_value"
+    return None
+
+
 def _build_spec(fn: Callable[..., Any], name: str, category: str, mutates: bool) -> ToolSpec:
     if not name.isidentifier():
         raise ValueError(f"tool name must be an identifier, got {name!r}")

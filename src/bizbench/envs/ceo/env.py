@@ -28,6 +28,7 @@ class CeoEnv:
     registry = registry
     lock_free_tools = frozenset({"query"})  # its own read-only connection; safe beside other calls
     query_timeout_s = 30.0  # below the SDK's 60-s request timeout
+    logs_tool_tamper = True  # call_tool logs tamper-tagged results itself (the server must not log them twice)
 
     def __init__(
         self,
@@ -168,8 +169,7 @@ def _preview(args: Any, limit: int = 500) -> str:
 
 
 def public_channel_table(config: CeoConfig) -> dict[str, dict[str, float]]:
-    """The day-0 leads per $1,000/day table, published to agents as documentation (Appendix B).
-
-    The live table drifts monthly and stays hidden (ref §3.2).
+    """The day-0 leads per $1,000/day table of the six groups known at the start, published to
+    agents as documentation (Appendix B). The live table drifts monthly and stays hidden (ref §3.2).
     """
-    return {g.id: {c: g.channel_leads[c] for c in CHANNELS} for g in config.groups}
+    return {g.id: {c: g.channel_leads[c] for c in CHANNELS} for g in config.groups if not g.discoverable}

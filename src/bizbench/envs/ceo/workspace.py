@@ -1,0 +1,86 @@
+"""Public documents placed in the agent's workspace (ref §8 workspace; paper §2.3, Appendix B).
+
+Everything here is what the published benchmark documents for the operator: the rules, the
+tool reference (generated from the registry) and the day-0 channel table. Nothing hidden.
+"""
+
+from __future__ import annotations
+
+import json
+
+from bizbench.envs.ceo.config import CeoConfig
+from bizbench.envs.ceo.env import public_channel_table
+from bizbench.envs.ceo.tools import registry
+
+INSTRUCTIONS = """\
+# Running NovaMind
+
+You are the CEO of NovaMind, a company that sells an AI assistant by subscription. The
+simulation runs for {days} days ({weeks} weekly turns). You start with ${cash:,.0f} and no
+customers. Your score is the cash you hold at the end; if cash ever drops below zero the
+company is bankrupt and the run ends.
+
+## How you act
+- Use the Python SDK: `import novamind_api as nm`, then call tools such as
+  `nm.set_prices(A=12, B=25, C=55)`, `nm.query("SELECT ...")` or `nm.get_vars()`.
+  A failed call raises `nm.NovaMindAPIError` with a message naming the problem; nothing changes.
+- Settings you change apply from the next simulated day. Map-valued settings (targeted
+  spend, promotions) replace the whole map; `{{}}` clears one.
+- End each turn with `nm.next_week(rationale=..., predictions=...)`. It simulates 7 days and
+  returns the weekly dashboard. Forecast your cash 1, 4, 12 and 26 weeks ahead, each as
+  `{{"point": p, "lower": l, "upper": u}}` with an honest 95 % interval.
+- The company database (see docs/tables.md) has 19 read-only tables. Queries return at most
+  5,000 rows and stop after 30 seconds: aggregate or use LIMIT.
+
+## What matters
+- Customers belong to groups (students, developers, enterprises ...). Six are known at
+  the start; `research_market()` may discover others. `research_group()` sharpens what
+  you know about a group; `get_group_insights()` shows it.
+- Leads come from advertising, which is bought per (channel, group) with
+  `set_targeted_ad_spend`; docs/channel_leads.json lists the day-0 leads per $1,000/day.
+  The live values drift every month.
+- Quality comes from development spend (global or targeted per group), R&D projects and the
+  model tier serving each plan; capacity must keep up with usage or service degrades.
+- Enterprise leads negotiate: answer their threads within {deadline} days with up to 3
+  (plan, price per seat) offers, or they are lost. Replying late costs goodwill.
+- Customers talk about you in public posts (`get_social_posts`). You may post once per turn
+  (280 characters); groups that find a post compelling send more leads for a few days.
+- The economy moves in cycles (PMI readings are published monthly) and competitors launch
+  products from time to time.
+
+## Memory
+Your conversation may be cleared between turns. Keep notes and scripts in files in this
+workspace.
+"""
+
+
+def workspace_documents(config: CeoConfig) -> dict[str, str]:
+    """Relative path -> text of every public document of the agent's workspace."""
+    days = config.horizon_days
+    return {
+        "docs/instructions.md": INSTRUCTIONS.format(
+            days=days,
+            weeks=-(-days // config.days_per_turn),
+            cash=config.start_cash,
+            deadline=config.enterprise.reply_deadline_days,
+        ),
+        "docs/tools.md": registry.markdown_docs(title="ceo (NovaMind) tools"),
+        "docs/tables.md": tables_markdown(),
+        "docs/channel_leads.json": json.dumps(public_channel_table(config), indent=2, sort_keys=True) + "\n",
+    }
+
+
+def tables_markdown() -> str:
+    """docs/tables.md: the 19 agent-visible tables with their columns (ref §5.1)."""
+    from bizbench.envs.ceo.store import describe_tables
+
+    out = ["# Company database", "", "Query with `nm.query(sql)`: one read-only SELECT, at most 5,000 rows.", ""]
+    for table in describe_tables():
+        out += [f"## `{table['table']}`", "", table["description"], ""]
+        out += ["| column | type | values |", "|---|---|---|"]
+        out += [
+            f"| `{c['name']}` | {c['type']} | {', '.join(f'`{v}`' for v in c.get('values', []))} |"
+            for c in table["columns"]
+        ]
+        out.append("")
+    return "\n".join(out)
