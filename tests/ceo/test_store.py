@@ -335,6 +335,23 @@ def test_visible_columns_and_hints(session: CeoEnv) -> None:
     assert big["truncated"] and big["row_count"] == 100
 
 
+def test_tool_changes_show_before_the_next_day(tmp_path: Path) -> None:
+    """A tool call's effect on customers is visible at once (record_turn after the call)."""
+    env = CeoEnv.from_preset("default", seed=3, db_path=tmp_path / "company.db")
+    _ok(env, "set_targeted_ad_spend", targeted_spend={"content_marketing": {"E1": 3000.0}})
+    for _ in range(3):
+        env.next_turn()
+    _seed_enterprise_leads(env, 1)
+    env.next_turn(1)
+    lead = int(env.world.book.threads[0].customer)
+    assert db(env).query(f"SELECT status FROM subscriptions WHERE customer_id = {lead}")["rows"] == [{"status": "lead"}]
+    _ok(env, "reject_enterprise_deal", deals=[lead])
+    rows = db(env).query(f"SELECT status, plan FROM subscriptions WHERE customer_id = {lead}")["rows"]
+    assert rows == [{"status": "lost", "plan": "pending"}]
+    turns = db(env).query(f"SELECT closed, close_reason FROM enterprise_turns WHERE customer_id = {lead}")["rows"]
+    assert turns and all(t == {"closed": 1, "close_reason": "agent_rejected"} for t in turns)
+
+
 def test_query_from_another_thread_while_writing(tmp_path: Path) -> None:
     """Readers on another thread see committed snapshots while the session writes."""
     seen: list[int] = []

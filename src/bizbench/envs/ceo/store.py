@@ -273,31 +273,33 @@ class _Accounts:
         self.start_moved = np.zeros(0, dtype=bool)  # contract_start_day to update
         self.any_dirty = False
 
-    def capture(self, cust: Any) -> None:
+    @staticmethod
+    def _field(cust: Any, name: str, rows: Any = slice(None)) -> np.ndarray:
+        if name == "seats":
+            return np.floor(cust.seats[rows])
+        return getattr(cust, name)[rows]
+
+    def capture(self, cust: Any, quick: bool = False) -> None:
+        """Diff the visible columns (only ``status`` when ``quick``: the one a tool can change)."""
         n, old = int(cust.n), self.n
-        current = {name: (np.floor(cust.seats) if name == "seats" else getattr(cust, name)) for name in self.FIELDS}
         for name in self.cols:
             self.cols[name] = _grow(self.cols[name], n)
         self.dirty = _grow(self.dirty, n, False)
         self.start_moved = _grow(self.start_moved, n, False)
         if old:
             changed = np.zeros(old, dtype=bool)
-            for name, arr in current.items():
-                diff = arr[:old] != self.cols[name][:old]
-                changed |= diff
-                if name == "start_day":
-                    self.start_moved[:old] |= diff
+            for name in ("status",) if quick else self.FIELDS:
+                changed |= self._field(cust, name, slice(0, old)) != self.cols[name][:old]
             idx = np.flatnonzero(changed)
             if len(idx):
-                for name, arr in current.items():
-                    self.cols[name][idx] = arr[idx]
+                self.start_moved[idx] |= cust.start_day[idx] != self.cols["start_day"][idx]
+                for name in self.FIELDS:
+                    self.cols[name][idx] = self._field(cust, name, idx)
                 self.dirty[idx] = True
                 self.any_dirty = True
         if n > old:
-            for name, arr in current.items():
-                self.cols[name][old:n] = arr[old:n]
-            for name in self.STATIC:
-                self.cols[name][old:n] = getattr(cust, name)[old:n]
+            for name in (*self.FIELDS, *self.STATIC):
+                self.cols[name][old:n] = self._field(cust, name, slice(old, n))
             self.dirty[old:n] = True
             self.any_dirty = True
         self.n = n
@@ -529,6 +531,7 @@ class CeoStore:
         self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10.0)
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.execute("PRAGMA cache_size=-65536")  # 64 MB: bulk writes touch many index pages
         self._conn.executescript(SCHEMA_PATH.read_text())
         self._guard = SqlGuard(
             self.path, visible_tables(), hidden_tables=HIDDEN_TABLES, hidden_columns=hidden_columns(), enums=ENUMS
@@ -563,7 +566,7 @@ class CeoStore:
     def record_turn(self, env: Any) -> None:
         """Write everything appended since the last call (session logs, threads, posts, ...)."""
         with self._lock, self._transaction():
-            self._sync(env)
+            self._sync(env, quick=True)
 
     def record_day(self, env: Any) -> None:
         """Write the day just simulated; call after every ``World.step_day``."""
@@ -643,11 +646,13 @@ class CeoStore:
         self._marks[name] = len(log)
         return start, log[start:]
 
-    def _sync(self, env: Any) -> None:
+    def _sync(self, env: Any, quick: bool = False) -> None:
+        """Everything but the per-day tables. ``quick`` (after a tool call) diffs only the
+        customer column a tool can change (status); each simulated day diffs them all."""
         w = env.world
         st = w.state
         self._day = int(st.day)
-        self._accounts.capture(st.customers)
+        self._accounts.capture(st.customers, quick=quick)
         self._write_settings(env)
         self._write_ledger(st)
         self._write_notifications(w)
