@@ -315,6 +315,7 @@ def serve(
     import json
     import logging
     import re
+    import signal
     import time
     from pathlib import Path
 
@@ -353,6 +354,8 @@ def serve(
     )
     started = time.time()
     reason = server.serve()
+    for sig in (signal.SIGINT, signal.SIGTERM):  # a late stop request must not cut the run directory short
+        signal.signal(sig, signal.SIG_IGN)
     status = session.status()
     result = {
         "env": env,

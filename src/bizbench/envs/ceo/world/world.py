@@ -352,8 +352,13 @@ class World:
         recent = [q.content for q in st.agent_posts if first <= q.day and q.post_id != post.post_id][-10:]
         replied = None
         if post.reply_to is not None and 1 <= post.reply_to <= len(self.feed.posts):
-            replied = self.feed.posts[post.reply_to - 1]["content"]
-        return judge.JudgeContext(groups=groups, recent_agent_posts=recent, replied_post=replied)
+            replied = self.feed.posts[post.reply_to - 1]
+        return judge.JudgeContext(
+            groups=groups,
+            recent_agent_posts=recent,
+            replied_post=replied["content"] if replied else None,
+            replied_group_id=replied["source_group_id"] if replied else None,
+        )
 
     def _after_judging(self, post: AgentPost, active: np.ndarray) -> None:
         """Viral replies and the ``social_media`` notification of a judged post (ref §4.13)."""
