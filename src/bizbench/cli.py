@@ -315,7 +315,6 @@ def serve(
     import json
     import logging
     import re
-    import signal
     import time
     from pathlib import Path
 
@@ -344,8 +343,6 @@ def serve(
         err_console.print(f"[red]{e}[/red]")
         raise typer.Exit(2) from None
     sdk.write_workspace(ws, config=getattr(session, "config", None))
-    config = {"env": env, "seed": seed, "preset": preset, "days": days, "workspace": str(ws), "port": port}
-    (run / "config.json").write_text(json.dumps(config, indent=2) + "\n")
     server = ToolServer(session, socket_path=sdk.socket_path(ws), port=port).start()
     info = connection_info(ws, server.socket_path, server.port)
     (ws / sdk.RUNTIME_DIR / "connection.json").write_text(json.dumps(info, indent=2) + "\n")
@@ -353,27 +350,15 @@ def serve(
         f"serving {env} on {server.socket_path}" + (f" and 127.0.0.1:{server.port}" if port is not None else "")
     )
     started = time.time()
-    reason = server.serve()
-    for sig in (signal.SIGINT, signal.SIGTERM):  # a late stop request must not cut the run directory short
-        signal.signal(sig, signal.SIG_IGN)
-    status = session.status()
-    result = {
-        "env": env,
-        "seed": seed,
-        "preset": preset,
-        "ended_by": reason,
-        "day": status.get("day"),
-        "final_cash": status.get("cash"),
-        "bankrupt": bool(status.get("bankrupt", False)),
-        "done": bool(status.get("done", False)),
-        "subscribers": status.get("subscribers"),
-        "wall_seconds": round(time.time() - started, 3),
-    }
-    (run / "result.json").write_text(json.dumps(result, indent=2) + "\n")
-    (run / "tamper.jsonl").touch()
-    close = getattr(session, "close", None)
-    if callable(close):
-        close()
+    reason = server.serve(restore_signals=False)  # a late stop request must not cut the run directory short
+    finish = getattr(session, "finish", None)
+    if callable(finish):  # envs with a run directory of their own (same layout as `bizbench run`)
+        finish(title=f"{env} / {preset} / served / seed {seed}", ended_by=reason, agent="served")
+    else:
+        status = session.status()
+        result = {"env": env, "seed": seed, "preset": preset, "ended_by": reason, **status}
+        result["wall_seconds"] = round(time.time() - started, 3)
+        (run / "result.json").write_text(json.dumps(result, indent=2) + "\n")
     err_console.print(f"stopped ({reason}); run directory: {run}", markup=False)
 
 

@@ -301,7 +301,7 @@ print(json.dumps({"day": out.get("day"), "dashboard": "Dashboard" in json.dumps(
         if proc.poll() is None:
             proc.kill()
     result = json.loads((run / "result.json").read_text())
-    assert result["ended_by"] == "episode_end" and result["day"] == 7 and result["done"] is True
+    assert result["ended_by"] == "episode_end" and result["days_survived"] == result["horizon_days"] == 7
     assert result["final_cash"] is not None and result["bankrupt"] is False
     assert not (ws / ".novamind" / "api.sock").exists()
 
@@ -322,5 +322,5 @@ def test_sigterm_writes_the_run_directory(tmp_path: Path) -> None:
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(60) == 0
     result = json.loads((run / "result.json").read_text())
-    assert result["ended_by"] == "signal" and result["day"] == 0 and result["final_cash"] > 0
+    assert result["ended_by"] == "signal" and result["days_survived"] == 0 and result["final_cash"] > 0
     assert (run / "tamper.jsonl").exists() and os.path.exists(run / "config.json")

@@ -10,12 +10,12 @@ import signal
 from pathlib import Path
 
 import pytest
+from test_isolation import SEED, start_server
 
 from bizbench.core.sandbox import WORKSPACE_MOUNT, run_in_sandbox, sandbox_python, sandbox_unavailable_reason
 from bizbench.envs.ceo.baselines import make_policy
 from bizbench.envs.ceo.env import CeoEnv
 from bizbench.envs.ceo.sdk import sandbox_options
-from test_isolation import SEED, start_server
 
 REASON = sandbox_unavailable_reason()
 WEEKS = 8

@@ -17,23 +17,43 @@ ROOT = Path(__file__).resolve().parents[2]
 
 REFERENCE_TOOLS = {
     # pricing
-    "set_prices", "set_model_tiers", "set_usage_quotas", "set_promotion",
+    "set_prices",
+    "set_model_tiers",
+    "set_usage_quotas",
+    "set_promotion",
     # marketing
-    "set_daily_spend", "set_targeted_ad_spend", "set_ads_strength", "set_lead_promotion", "post_social_media",
+    "set_daily_spend",
+    "set_targeted_ad_spend",
+    "set_ads_strength",
+    "set_lead_promotion",
+    "post_social_media",
     # analytics
-    "get_social_posts", "set_targeted_ops_spend", "set_targeted_dev_spend",
+    "get_social_posts",
+    "set_targeted_ops_spend",
+    "set_targeted_dev_spend",
     # infrastructure
-    "set_capacity_tier", "get_cost_info",
+    "set_capacity_tier",
+    "get_cost_info",
     # enterprise
-    "send_enterprise_deal", "reject_enterprise_deal",
+    "send_enterprise_deal",
+    "reject_enterprise_deal",
     # market
-    "research_market", "research_group", "get_market_overview", "get_group_insights",
+    "research_market",
+    "research_group",
+    "get_market_overview",
+    "get_group_insights",
     # research
-    "start_research_project", "list_research_projects",
+    "start_research_project",
+    "list_research_projects",
     # top level
-    "next_week", "query", "get_vars",
+    "next_week",
+    "query",
+    "get_vars",
     # operator read tools
-    "describe_tables", "get_dashboard", "list_enterprise_threads", "get_notifications",
+    "describe_tables",
+    "get_dashboard",
+    "list_enterprise_threads",
+    "get_notifications",
 }
 
 

@@ -458,8 +458,12 @@ class ToolServer:
         if self.socket_path is not None:
             self.socket_path.unlink(missing_ok=True)
 
-    def serve(self, handle_signals: bool = True) -> str:
-        """Serve until the episode ends ("episode_end") or SIGINT/SIGTERM ("signal"), then stop."""
+    def serve(self, handle_signals: bool = True, restore_signals: bool = True) -> str:
+        """Serve until the episode ends ("episode_end") or SIGINT/SIGTERM ("signal"), then stop.
+
+        With ``restore_signals=False`` a later SIGINT/SIGTERM stays harmless, so the caller can
+        finish writing its run directory.
+        """
         previous: dict[int, Any] = {}
         if handle_signals and threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGINT, signal.SIGTERM):
@@ -469,10 +473,11 @@ class ToolServer:
                 self.start()
             self.wait()
         finally:
-            for signum, handler in previous.items():
-                signal.signal(signum, handler)
             reason = "episode_end" if self.app.done.is_set() else "signal"
             self.stop()
+            if restore_signals:
+                for signum, handler in previous.items():
+                    signal.signal(signum, handler)
         return reason
 
     def __enter__(self) -> ToolServer:

@@ -13,13 +13,17 @@ import json
 import pickle
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bizbench.core.registry import ToolResult
 from bizbench.envs.ceo.config import CHANNELS, CeoConfig, load_config
 from bizbench.envs.ceo.dashboard import weekly_dashboard
 from bizbench.envs.ceo.tools import registry
 from bizbench.envs.ceo.world.world import World
+from bizbench.runner.rundir import RunDir
+
+if TYPE_CHECKING:
+    from bizbench.envs.ceo.store import CeoStore
 
 
 class CeoEnv:
@@ -38,6 +42,8 @@ class CeoEnv:
         db_path: Path | None = None,
         tamper_log: Path | None = None,
         world: World | None = None,
+        run: RunDir | None = None,
+        database: bool = True,
     ) -> None:
         self.config = config
         self.seed = seed
@@ -49,9 +55,12 @@ class CeoEnv:
         self.rationales: list[dict[str, Any]] = []
         self.market_research_log: list[dict[str, Any]] = []
         self.tamper: list[dict[str, Any]] = []
-        self.tamper_log = tamper_log
+        self.run = run  # appends actions.jsonl and metrics.jsonl as they happen
+        self.tamper_log = tamper_log if tamper_log is not None or run is None else run.tamper_log
         self.last_week: list[dict[str, Any]] = []
-        self.store = None
+        self.store: CeoStore | None = None
+        if db_path is None and run is not None and database:
+            db_path = run.db_path
         if db_path is not None:
             from bizbench.envs.ceo.store import CeoStore
 
@@ -78,7 +87,7 @@ class CeoEnv:
         if self.done and name not in _READ_AFTER_END:
             return ToolResult(ok=False, error="The episode has ended; no further actions are accepted.")
         result = self.registry.call(self, name, args)
-        self.actions.append({"day": self.world.day, "tool": name, "args": args, "ok": result.ok})
+        self._log_action({"day": self.world.day, "tool": name, "args": args, "ok": result.ok, "error": result.error})
         if result.tamper:
             self.log_tamper(result.tamper, {"tool": name, "error": result.error, "args": _preview(args)})
         if result.ok and self.store is not None and self.registry.spec(name).mutates:
@@ -90,16 +99,58 @@ class CeoEnv:
         """Advance one turn (7 days by default, fewer at the horizon); returns daily metrics."""
         if self.done:
             return []
-        self.actions.append({"day": self.world.day, "tool": "next_turn", "args": {"days": days}, "ok": True})
+        self._log_action({"day": self.world.day, "tool": "next_turn", "args": {"days": days}, "ok": True})
         return self.advance(days)
+
+    def _log_action(self, row: dict[str, Any]) -> None:
+        self.actions.append(row)
+        if self.run is not None:
+            self.run.append("actions", [row])
 
     def advance(self, days: int | None = None) -> list[dict[str, Any]]:
         """Step the world one turn, writing each day to the store as it happens (``next_week``'s core)."""
-        on_day = (lambda _record: self.store.record_day(self)) if self.store is not None else None
-        self.last_week = self.world.advance(days, on_day=on_day)
+        self.last_week = self.world.advance(days, on_day=self._on_day)
         if self.store is not None:
             self.store.record_turn(self)
         return self.last_week
+
+    def _on_day(self, record: dict[str, Any]) -> None:
+        if self.store is not None:
+            self.store.record_day(self)
+        if self.run is not None:
+            self.run.append("metrics", [record])
+
+    def result(self, **extra: Any) -> dict[str, Any]:
+        """The run's result.json content: score (final cash), survival and the trajectory's extremes."""
+        metrics = self.world.metrics
+        st = self.world.state
+        return {
+            "env": "ceo",
+            "preset": self.preset,
+            "seed": self.seed,
+            **extra,
+            "final_cash": round(st.ledger.cash, 2),
+            "bankrupt": bool(st.bankrupt),
+            "days_survived": int(self.day),
+            "horizon_days": self.config.horizon_days,
+            "peak_subscribers": max((m["subscribers"] for m in metrics), default=0),
+            "peak_subscribers_day": int(max(metrics, key=lambda m: m["subscribers"])["day"]) if metrics else 0,
+            "min_cash": round(min((m["cash"] for m in metrics), default=self.config.start_cash), 2),
+            "min_cash_day": int(min(metrics, key=lambda m: m["cash"])["day"]) if metrics else 0,
+            "final_subscribers": metrics[-1]["subscribers"] if metrics else 0,
+            "tool_calls": sum(a["tool"] != "next_turn" for a in self.actions),
+            "tamper_events": len(self.tamper),
+        }
+
+    def finish(self, title: str, **extra: Any) -> dict[str, Any]:
+        """End the run: flush the database and write ledger.csv, result.json and cash.png."""
+        from bizbench.core.provenance import provenance
+
+        result = {**self.result(**extra), "provenance": provenance()}
+        self.close()
+        if self.run is not None:
+            self.run.finish(result, self.world.state.ledger.rows, self.world.metrics, title)
+        return result
 
     def dashboard(self) -> str:
         return weekly_dashboard(self, self.last_week)

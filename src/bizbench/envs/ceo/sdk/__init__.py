@@ -92,15 +92,19 @@ def write_workspace(workspace: Path, registry: ToolRegistry | None = None, confi
 
 
 def open_session(seed: int, preset: str = "default", days: int | None = None, run_dir: Path | None = None) -> CeoEnv:
-    """A served ceo session: the world, its database and tamper log in ``run_dir`` (never the workspace)."""
+    """A served ceo session writing the run directory of ``bizbench run`` (never inside the workspace)."""
+    from bizbench.envs.ceo.config import load_config
     from bizbench.envs.ceo.env import CeoEnv
+    from bizbench.runner.rundir import RunDir
 
-    kwargs: dict[str, Any] = {}
+    config, preset_hash = load_config(preset)
+    if days is not None:
+        config = config.model_copy(update={"horizon_days": days})
+    run = None
     if run_dir is not None:
-        run_dir = Path(run_dir)
-        run_dir.mkdir(parents=True, exist_ok=True)
-        kwargs = {"db_path": run_dir / "company.db", "tamper_log": run_dir / "tamper.jsonl"}
-    return CeoEnv.from_preset(preset, seed, days, **kwargs)
+        meta = {"env": "ceo", "preset": preset, "preset_hash": preset_hash, "seed": seed, "agent": "served"}
+        run = RunDir(Path(run_dir), {**meta, "horizon_days": config.horizon_days, "config": config.model_dump()})
+    return CeoEnv(config, seed, preset, run=run)
 
 
 def sandbox_options(mount: str = "/workspace") -> dict[str, Any]:

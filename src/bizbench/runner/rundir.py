@@ -1,0 +1,75 @@
+"""The run directory, written as the run goes (DESIGN.md principle 9).
+
+Layout shared by ``bizbench run`` and ``bizbench serve``:
+
+- ``config.json``: env, preset (and its hash), seed, agent, full config
+- ``actions.jsonl``: every tool call and turn, appended and flushed as it happens
+- ``metrics.jsonl``: one line per simulated day, appended as the day ends
+- ``tamper.jsonl``: suspicious attempts (unknown tools, hidden tables, NaN spends ...)
+- ``company.db``: the agent-visible SQLite database (ceo)
+- ``ledger.csv``, ``result.json``, ``cash.png``: written when the run ends
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import IO, Any
+
+
+def jsonable(value: Any) -> Any:
+    """Plain JSON values from numpy scalars, tuples and non-string keys."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if hasattr(value, "item"):
+        return value.item()
+    return value
+
+
+class RunDir:
+    """Append-only writer of one run directory."""
+
+    def __init__(self, path: Path, config: dict[str, Any]) -> None:
+        self.path = Path(path)
+        self.path.mkdir(parents=True, exist_ok=True)
+        (self.path / "config.json").write_text(json.dumps(jsonable(config), indent=2) + "\n")
+        self.tamper_log.touch()  # an empty log is an explicit "no attempts"
+        self._files: dict[str, IO[str]] = {}
+
+    @property
+    def db_path(self) -> Path:
+        return self.path / "company.db"
+
+    @property
+    def tamper_log(self) -> Path:
+        return self.path / "tamper.jsonl"
+
+    def append(self, name: str, rows: list[dict[str, Any]]) -> None:
+        """Append rows to ``<name>.jsonl`` and flush, so a crash loses nothing already done."""
+        f = self._files.get(name)
+        if f is None:
+            f = self._files[name] = (self.path / f"{name}.jsonl").open("a")
+        for row in rows:
+            f.write(json.dumps(jsonable(row), default=str) + "\n")
+        f.flush()
+
+    def finish(self, result: dict[str, Any], ledger_rows: list[Any], metrics: list[dict[str, Any]], title: str) -> None:
+        """Write the end-of-run files: ledger.csv, result.json and the cash plot."""
+        with (self.path / "ledger.csv").open("w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["day", "category", "amount", "group", "note"])
+            for row in ledger_rows:
+                w.writerow([row.day, row.category, f"{row.cents / 100:.2f}", row.group, row.note])
+        (self.path / "result.json").write_text(json.dumps(jsonable(result), indent=2) + "\n")
+        from bizbench.report.plots import plot_cash
+
+        plot_cash(metrics, self.path / "cash.png", title=title)
+        self.close()
+
+    def close(self) -> None:
+        for f in self._files.values():
+            f.close()
+        self._files.clear()
