@@ -147,6 +147,7 @@ def run(
     target_rule: str = typer.Option("s1_only", help="rule-based: s1_only | s1_then_s3."),
     spend_package: str = typer.Option("heavy", help="rule-based: light | medium | heavy."),
     cash_floor: float = typer.Option(100_000.0, help="rule-based: cash floor in dollars."),
+    db: bool = typer.Option(True, "--db/--no-db", help="Write the agent-visible company.db (large for long runs)."),
 ) -> None:
     """Run a baseline agent for one episode and write a run directory."""
     from pathlib import Path
@@ -170,7 +171,7 @@ def run(
             progress.update(task, completed=day, total=horizon)
 
         try:
-            result = run_ceo_baseline(agent, seed, preset, days, out_dir, options, on_turn)
+            result = run_ceo_baseline(agent, seed, preset, days, out_dir, options, on_turn, database=db)
         except ValueError as e:
             err_console.print(f"[red]{e}[/red]")
             raise typer.Exit(2) from None
@@ -191,7 +192,8 @@ def run(
         v = result[key]
         table.add_row(key, f"${v:,.2f}" if "cash" in key and key != "min_cash_day" else str(v))
     console.print(table)
-    console.print(f"run directory: {out_dir}  (result.json, metrics.jsonl, ledger.csv, cash.png)")
+    files = "result.json, metrics.jsonl, actions.jsonl, ledger.csv, cash.png" + (", company.db" if db else "")
+    console.print(f"run directory: {out_dir}  ({files})")
 
 
 @app.command()

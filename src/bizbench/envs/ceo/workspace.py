@@ -64,7 +64,7 @@ def workspace_documents(config: CeoConfig) -> dict[str, str]:
             cash=config.start_cash,
             deadline=config.enterprise.reply_deadline_days,
         ),
-        "docs/tools.md": registry.markdown_docs(title="ceo (NovaMind) tools"),
+        "docs/tools.md": registry.markdown_docs(title="ceo tool reference"),
         "docs/tables.md": tables_markdown(),
         "docs/channel_leads.json": json.dumps(public_channel_table(config), indent=2, sort_keys=True) + "\n",
     }
