@@ -98,6 +98,7 @@ class ToolSpec:
     args_model: type[BaseModel]
     params: list[ParamDoc] = field(default_factory=list)
     doc: str = ""
+    misplaced: dict[str, str] = field(default_factory=dict)  # known wrong argument -> advice
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -138,14 +139,18 @@ class ToolRegistry:
         name: str | None = None,
         category: str = "general",
         mutates: bool = True,
+        misplaced: dict[str, str] | None = None,
     ) -> Any:
         """Decorator registering ``fn`` (usable bare or with keyword options).
 
+        ``misplaced`` maps an argument name agents are known to try (but which the tool does not
+        take) to advice appended to the "unknown argument" error, e.g. where that setting lives.
         The function is returned unchanged, so it can still be called directly.
         """
 
         def register(f: Callable[..., Any]) -> Callable[..., Any]:
             spec = _build_spec(f, name or f.__name__, category, mutates)
+            spec.misplaced = dict(misplaced or {})
             if spec.name in self._tools:
                 raise ValueError(f"tool {spec.name!r} is already registered")
             self._tools[spec.name] = spec
@@ -237,6 +242,7 @@ class ToolRegistry:
         except pydantic.ValidationError as e:
             allowed = [p.name for p in spec.params]
             msgs = _format_errors(e, allowed)
+            msgs += [advice for key, advice in spec.misplaced.items() if key in args]
             raise ToolError(f"Invalid arguments for tool '{name}': " + "; ".join(msgs), tamper=_suspicion(e)) from None
         return {k: getattr(inst, k) for k in type(inst).model_fields}
 

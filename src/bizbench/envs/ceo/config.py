@@ -263,6 +263,10 @@ class Social(_Strict):
     macro_batch_posts: tuple[int, int] = (2, 8)
     experience_window_days: int = 14
     post_max_chars: int = 280
+    writer: Literal["templates", "llm"] = "templates"
+    judge: Literal["rules", "llm"] = "rules"
+    llm_model: str = "claude-haiku-4-5"
+    llm_base_url: str | None = None  # any OpenAI-compatible endpoint; key from OPENAI_API_KEY
 
 
 class Surges(_Strict):

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 from bizbench.core.ledger import to_cents
 from bizbench.core.registry import ToolError, ToolRegistry
@@ -243,7 +243,13 @@ def _int_id(key: str) -> int:
 
 
 # ---------------------------------------------------------------------------- marketing
-@registry.tool(category="marketing")
+@registry.tool(
+    category="marketing",
+    misplaced={
+        "advertising": "advertising is not a global budget: set it per (channel, group) with "
+        "set_targeted_ad_spend(targeted_spend={channel: {group_id: dollars_per_day}})"
+    },
+)
 def set_daily_spend(
     env: CeoEnv,
     operations: NonNegative | None = None,
@@ -598,7 +604,7 @@ class EnterpriseOffer(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
     plan: Plan
-    price_per_seat: Price
+    price_per_seat: Price = Field(validation_alias=AliasChoices("price_per_seat", "price"))
 
 
 class EnterpriseDeal(BaseModel):

@@ -57,10 +57,9 @@ class World:
         self.state = WorldState(config=config, seed=seed)
         self.streams = RngStreams(seed)
         self.book = enterprise.EnterpriseBook()
-        self.judge = post_judge if post_judge is not None else judge.RuleJudge()
+        self.judge = post_judge if post_judge is not None else default_judge(config)
         self.feed = feed.Feed(config, self.streams.get("post_text"))
-        if writer is not None:
-            self.feed.writer = writer
+        self.feed.writer = writer if writer is not None else default_writer(config)
         self.group_streams = [self.streams.get(f"customers/{g.id}") for g in config.groups]
         self.state.ledger.post(0, "initial_funding", to_cents(config.start_cash))
         for g in np.flatnonzero(self.state.discovered):  # day-0 insight snapshots (ref §1.1)
@@ -312,7 +311,8 @@ class World:
         window = cfg.social.experience_window_days
         first = st.day - window + 1
         hist = [h for k, h in enumerate(self.service_history, start=1) if k >= first]
-        old_prices = next((pr for day, pr in reversed(self.price_log) if day <= first), self.price_log[0][1])
+        log = self.price_log or [(st.day, st.settings.prices)]
+        old_prices = next((pr for day, pr in reversed(log) if day <= first), log[0][1])
         change = (st.settings.prices - old_prices) / np.maximum(old_prices, 1e-9)
         churn = sum((c for day, c in self.churn_log if day >= first), np.zeros(p.n_groups, dtype=np.int64))
         active = st.customers.active()
@@ -443,3 +443,26 @@ class World:
             "pmi": st.pmi,
             "mrr": float(np.sum(cust.effective_price[active] * billed_seats)),
         }
+
+
+def _llm_client(config: CeoConfig) -> Any:
+    """An OpenAI-compatible client for the optional social-media LLM (key from OPENAI_API_KEY)."""
+    import openai
+
+    return openai.OpenAI(base_url=config.social.llm_base_url)
+
+
+def default_judge(config: CeoConfig) -> judge.PostJudge:
+    """The preset's agent-post judge: the deterministic RuleJudge, or an LLM (ref §4.13)."""
+    if config.social.judge == "llm":
+        return judge.LlmJudge(_llm_client(config), config.social.llm_model)
+    return judge.RuleJudge()
+
+
+def default_writer(config: CeoConfig) -> Any:
+    """The preset's post writer: templates, or an LLM that falls back to them (ref §4.12)."""
+    if config.social.writer == "llm":
+        from bizbench.envs.ceo.world.posttext import LlmPostWriter
+
+        return LlmPostWriter(_llm_client(config), config.social.llm_model)
+    return feed.posttext.TEMPLATE_WRITER
