@@ -193,3 +193,59 @@ def test_rnd_outcome_does_not_depend_on_start_day() -> None:
     assert b.data["expected_completion_day"] - a.data["expected_completion_day"] == 14
     pa, pb = first.world.state.rnd_projects[0], later.world.state.rnd_projects[0]
     assert (pa.completion_day - pa.start_day, pa.gain) == (pb.completion_day - pb.start_day, pb.gain)
+
+
+# ---------------------------------------------------------------------------- the whole seat
+# A seat-level run: posts judged every week, forecasts, a database; one process also queries it.
+_SEAT_SCRIPT = """
+import hashlib, sys, tempfile
+from pathlib import Path
+from bizbench.envs.ceo.baselines import make_policy
+from bizbench.envs.ceo.env import CeoEnv
+
+db = Path(tempfile.mkdtemp()) / "company.db"
+env = CeoEnv.from_preset("default", seed=42, horizon_days=84, db_path=db)
+policy = make_policy("rule-based")
+band = {"point": 1e6, "lower": 0.0, "upper": 2e6}
+week = 0
+while not env.done:
+    policy.act(env)
+    env.call("post_social_media", content=["Sorry for the outage; we added capacity and monitoring.",
+             "Price cut on plan A for students and developers!", "New: faster models on every plan."][week % 3])
+    if sys.argv[1] == "query":
+        env.call("query", sql="SELECT COUNT(*) FROM daily_usage")
+        env.call("query", sql="SELECT plan, COUNT(*) FROM subscriptions GROUP BY plan")
+    env.call("next_week", rationale="w", predictions={k: band for k in ("cash_1wk", "cash_4wk", "cash_12wk", "cash_26wk")})
+    week += 1
+env.close()
+print(env.state_digest(), hashlib.sha256(db.read_bytes()).hexdigest())
+"""
+
+
+def test_seat_is_deterministic_across_processes_hash_seeds_and_queries() -> None:
+    """Judged posts, forecasts and the database: the same seed and actions give the same state digest
+    and a byte-identical company.db, whatever PYTHONHASHSEED is and whether the agent queried."""
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _SEAT_SCRIPT, mode],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONHASHSEED=h),
+        )
+        for mode, h in (("query", "0"), ("quiet", "777"))
+    ]
+    outs = []
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+        outs.append(out.split())
+    assert outs[0] == outs[1]
+
+
+def test_observer_posts_do_not_depend_on_the_agent() -> None:
+    """Macro posts (schedule and text) come from their own stream (principle 4)."""
+
+    def macro(policy: Any) -> list[tuple[int, str]]:
+        env = _run(policy, CeoEnv.from_preset("default", seed=9, horizon_days=120))
+        return [(p["day"], p["content"]) for p in env.world.social_posts if p["kind"] == "macro"]
+
+    idle = macro(make_policy("do-nothing"))
+    assert idle and idle == macro(make_policy("rule-based"))

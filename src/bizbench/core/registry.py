@@ -237,6 +237,8 @@ class ToolRegistry:
                 f"Invalid arguments for tool '{name}': arguments must be an object "
                 f"(mapping of argument name to value), got {type(args).__name__}"
             )
+        if _oversized_int(args):
+            raise ToolError(f"Invalid arguments for tool '{name}': integers must lie within +/-{MAX_INT}")
         try:
             inst = spec.args_model.model_validate(args)
         except pydantic.ValidationError as e:
@@ -439,8 +441,27 @@ def _fmt_loc(loc: tuple[Any, ...]) -> str:
     return out
 
 
+MAX_INT = 2**63 - 1  # larger integers are refused before validation (no tool takes one)
+
+
+def _oversized_int(value: Any, depth: int = 0) -> bool:
+    """Whether an argument holds an integer beyond 64 bits (Python would refuse to print it)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return abs(value) > MAX_INT
+    if depth > 50:
+        return False
+    if isinstance(value, dict):
+        return any(_oversized_int(v, depth + 1) or _oversized_int(k, depth + 1) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(_oversized_int(v, depth + 1) for v in value)
+    return False
+
+
 def _got(v: Any) -> str:
-    r = repr(v)
+    try:
+        r = repr(v)
+    except ValueError:  # e.g. an integer too long to print
+        r = f"<{type(v).__name__}>"
     if len(r) > 60:
         r = r[:57] + "..."
     if isinstance(v, bool | int | float | str) or v is None:

@@ -39,7 +39,7 @@ def weekly_dashboard(env: CeoEnv, week: list[dict[str, Any]]) -> str:
         lines += ["", *_week_metrics(week)]
     lines += ["", *_config(env), "", *_quality(env)]
     if st.day >= 8:
-        lines += ["", *_posts(env)]
+        lines += ["", *_posts(env, week)]
     lines += ["", *_inbox(env, week)]
     return "\n".join(lines)
 
@@ -53,8 +53,7 @@ def _week_metrics(week: list[dict[str, Any]]) -> list[str]:
     return [
         "This Week's Metrics:",
         f"  Total usage: {int(sum(r['usage'] for r in week)):,} units",
-        f"  New leads: {total('leads') - total('enterprise_leads'):,} individual, "
-        f"{total('enterprise_leads'):,} enterprise",
+        f"  New leads: {total('individual_leads'):,} individual, {total('enterprise_leads'):,} enterprise",
         f"  New subscribers: {total('new_subscribers'):,} individual; "
         f"{total('enterprise_new_seats'):,} enterprise seats",
         f"  Cancellations: {total('cancellations') + total('involuntary_churn') + total('enterprise_churned'):,}",
@@ -96,9 +95,10 @@ def _quality(env: CeoEnv) -> list[str]:
     return out
 
 
-def _posts(env: CeoEnv) -> list[str]:
+def _posts(env: CeoEnv, week: list[dict[str, Any]]) -> list[str]:
     st = env.world.state
-    mine = [p for p in st.agent_posts if p.day > st.day - 7]
+    first = st.day - len(week)  # posts made on the tools day before this turn belong to it
+    mine = [p for p in st.agent_posts if p.day >= first]
     out = ["Your Social Media Posts (This Week):"]
     if not mine:
         return [*out, "  (none)"]
@@ -116,12 +116,13 @@ def _inbox(env: CeoEnv, week: list[dict[str, Any]]) -> list[str]:
     seats = int(sum(np.floor(env.world.state.customers.seats[t.customer]) for t in new_leads))
     replies = sum(1 for t in book.threads for turn in t.turns if turn["sender"] == "customer" and turn["day"] >= first)
     awaiting = sum(1 for t in book.open_by_customer.values() if t.awaiting_agent)
+    deadline = env.config.enterprise.reply_deadline_days
     if not (new_leads or replies or awaiting):
         return ["Inbox:", "  (No new messages)"]
     return [
         "Inbox:",
         f"  New enterprise leads this week: {len(new_leads)} ({seats:,} seats in total)",
         f"  New customer replies this week: {replies}",
-        f"  Threads awaiting your response: {awaiting} (reply within {env.config.enterprise.reply_deadline_days} "
-        "days; see list_enterprise_threads)",
+        f"  Threads awaiting your response: {awaiting} (a thread is lost after {deadline} days without "
+        "your reply; see list_enterprise_threads for each reply_by_day)",
     ]

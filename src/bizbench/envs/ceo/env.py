@@ -179,8 +179,10 @@ class CeoEnv:
         Equal digests mean equal sessions (same seed + same actions => same digest).
         """
         w = self.world
+        state = {k: v for k, v in vars(w.state).items() if k != "config"}  # pydantic pickles a hash-ordered set
         payload = (
-            w.state,
+            self.config.model_dump_json(),
+            state,
             w.book.threads,
             w.feed.posts,
             w.notifications,

@@ -590,7 +590,7 @@ class CeoStore:
             self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     def close(self) -> None:
-        """Flush, leave a self-contained file (rollback journal) and close the writer."""
+        """Flush, leave a self-contained, compacted file (rollback journal) and close the writer."""
         with self._lock:
             if self._closed:
                 return
@@ -598,6 +598,9 @@ class CeoStore:
             try:
                 self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                 self._conn.execute("PRAGMA journal_mode=DELETE")
+                # Page layout depends on when queries materialised the lazy tables; rebuilding it makes
+                # the file a function of the seed and the actions only (byte-identical across runs).
+                self._conn.execute("VACUUM")
             except sqlite3.OperationalError:  # a reader still holds the file; it stays in WAL mode
                 logger.warning("store: could not leave WAL mode at close")
             self._conn.close()

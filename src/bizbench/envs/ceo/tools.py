@@ -695,7 +695,8 @@ def list_enterprise_threads(
     """Negotiation threads, newest first, with the latest message and the reply deadline.
 
     Args:
-        status: "open" (default), "awaiting_response" (your move) or "all" (including closed).
+        status: "open" (default), "awaiting_response" (your move; reply by reply_by_day) or "all"
+            (including closed threads: accepted, agent_rejected or ended).
         limit: At most this many threads (1-500).
     """
     w = env.world
@@ -715,9 +716,11 @@ def list_enterprise_threads(
                 "thread_type": t.kind,
                 "seat_count": int(w.state.customers.seats[t.customer]),
                 "opened_day": t.opened_day,
-                "status": t.status,
+                "status": _public_status(t.status),
                 "awaiting_response": t.status == "open" and t.awaiting_agent,
-                "reply_by_day": t.last_counterparty_day + deadline if t.status == "open" and t.awaiting_agent else None,
+                "reply_by_day": t.last_counterparty_day + deadline - 1
+                if t.status == "open" and t.awaiting_agent
+                else None,
                 "last_message": _turn_view(t.turns[-1]) if t.turns else None,
             }
         )
@@ -739,9 +742,14 @@ def get_enterprise_thread(env: CeoEnv, thread_id: int) -> dict[str, Any]:
         "thread_id": t.thread_id,
         "customer_id": t.customer,
         "thread_type": t.kind,
-        "status": t.status,
+        "status": _public_status(t.status),
         "messages": [_turn_view(turn) for turn in t.turns],
     }
+
+
+def _public_status(status: str) -> str:
+    """open, accepted, agent_rejected, or ended (a timeout, ghosting or churn: why is hidden; ref §5.1)."""
+    return status if status in ("open", "accepted", "agent_rejected") else "ended"
 
 
 def _turn_view(turn: dict[str, Any]) -> dict[str, Any]:
@@ -815,6 +823,7 @@ NotificationType = Literal[
     "group_research_complete",
     "macro_economic_update",
     "market_discovery",
+    "contract_renewal",
     "customer_churned",
     "social_media",
 ]

@@ -13,8 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
+from bizbench.core.rng import RngStreams
 from bizbench.envs.ceo.config import CeoConfig
 from bizbench.envs.ceo.world import posttext
 
@@ -26,14 +25,14 @@ class Feed:
     """Every public post of a world, in the order written."""
 
     config: CeoConfig
-    rng: np.random.Generator  # text variation and the observer's schedule
+    streams: RngStreams  # one stream per kind of post, so the observer's posts are exogenous
     writer: Any = field(default_factory=lambda: posttext.TEMPLATE_WRITER)
     posts: list[dict[str, Any]] = field(default_factory=list)
     next_macro_batch_day: int = 0
 
     def __post_init__(self) -> None:
         lo, hi = self.config.social.macro_batch_interval
-        self.next_macro_batch_day = int(self.rng.integers(lo, hi + 1))
+        self.next_macro_batch_day = int(self.streams.get("feed/macro").integers(lo, hi + 1))
 
     def add(
         self,
@@ -61,34 +60,37 @@ class Feed:
         """Text for sampled customer posts; ``records`` carry the author's true causes (``events``)."""
         for r in records:
             group = self.config.groups[self.config.group_ids.index(r["group_id"])]
-            text = self.writer.customer_post(self.rng, group, r["sentiment"], r["events"], r["plan"], r["churned"])
+            rng = self.streams.get("feed/customer")
+            text = self.writer.customer_post(rng, group, r["sentiment"], r["events"], r["plan"], r["churned"])
             hidden = {k: v for k, v in r.items() if k not in ("day", "group_id")}
             self.add(day, "customer", text, r["group_id"], **hidden)
 
     def competitor_post(self, day: int, severity: str, noisy_boost: float) -> None:
         """One observer post about the open competitor event (ref §4.12 competitor posts)."""
-        name = posttext.COMPETITORS[int(self.rng.integers(len(posttext.COMPETITORS)))]
-        persona = posttext.PERSONAS[int(self.rng.integers(len(posttext.PERSONAS)))]
-        text = self.writer.competitor_post(self.rng, severity, name, persona)
+        rng = self.streams.get("feed/competitor")
+        name = posttext.COMPETITORS[int(rng.integers(len(posttext.COMPETITORS)))]
+        persona = posttext.PERSONAS[int(rng.integers(len(posttext.PERSONAS)))]
+        text = self.writer.competitor_post(rng, severity, name, persona)
         self.add(day, "competitor", text, severity=severity, noisy_boost=noisy_boost, competitor=name)
 
     def macro_posts(self, day: int, published_today: list[dict[str, Any]], latest: dict[str, Any] | None) -> None:
         """A post per PMI reading published today, plus the observer's batch chatter (ref §4.12)."""
+        rng = self.streams.get("feed/macro")
         for reading in published_today:
-            self.add(day, "macro", self.writer.macro_post(self.rng, reading), trend=reading["pmi_trend"])
+            self.add(day, "macro", self.writer.macro_post(rng, reading), trend=reading["pmi_trend"])
         if day < self.next_macro_batch_day:
             return
         trend = latest["pmi_trend"] if latest else "neutral"
         lo, hi = self.config.social.macro_batch_posts
-        for _ in range(int(self.rng.integers(lo, hi + 1))):
-            self.add(day, "macro", self.writer.macro_chatter(self.rng, trend), trend=trend)
+        for _ in range(int(rng.integers(lo, hi + 1))):
+            self.add(day, "macro", self.writer.macro_chatter(rng, trend), trend=trend)
         lo, hi = self.config.social.macro_batch_interval
-        self.next_macro_batch_day = day + int(self.rng.integers(lo, hi + 1))
+        self.next_macro_batch_day = day + int(rng.integers(lo, hi + 1))
 
     def viral_reply(self, day: int, group_index: int, score: float, agent_post: Any, author: int | None) -> int:
         """A customer's public reply to a viral agent post (|e| >= 0.6; ref §4.13)."""
         group = self.config.groups[group_index]
-        text = self.writer.viral_reply(self.rng, group, score, agent_post.content)
+        text = self.writer.viral_reply(self.streams.get("feed/replies"), group, score, agent_post.content)
         post = self.add(
             day,
             "reply",

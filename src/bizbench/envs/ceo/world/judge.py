@@ -811,13 +811,15 @@ def severities(exp: GroupExperience, plans: Iterable[str] = ()) -> dict[str, flo
         "competitor": 1.0 if exp.competitor_launch else 0.0,
         "welcome": 0.0,
     }
-    for ev in set(exp.recent_post_topics or ()):
+    floors: dict[str, float] = {}  # topic -> highest floor among the events that point to it (order-free)
+    for ev in sorted(set(exp.recent_post_topics or ())):
         t = EVENT_TOPIC.get(ev)
         if t is None:
             continue
         if t in ("price_up", "price_cut") and named and sev[t] == 0.0:
             continue  # the post names plans whose price did not move
-        floor = 0.3 if ev == "promotion" else 0.4
+        floors[t] = max(floors.get(t, 0.0), 0.3 if ev == "promotion" else 0.4)
+    for t, floor in floors.items():
         sev[t] = min(1.0, max(sev[t], floor) + 0.1)
     return sev
 

@@ -58,7 +58,7 @@ class World:
         self.streams = RngStreams(seed)
         self.book = enterprise.EnterpriseBook()
         self.judge = post_judge if post_judge is not None else default_judge(config)
-        self.feed = feed.Feed(config, self.streams.get("post_text"))
+        self.feed = feed.Feed(config, self.streams)
         self.feed.writer = writer if writer is not None else default_writer(config)
         self.group_streams = [self.streams.get(f"customers/{g.id}") for g in config.groups]
         self.state.ledger.post(0, "initial_funding", to_cents(config.start_cash))
@@ -198,6 +198,8 @@ class World:
             self.notify("lead_lost", f"Lead lost: customer {c}")
         for c in ent.opened:
             self.notify("large_customer_message", f"Enterprise customer {c} opened a thread")
+        for c in ent.countered:
+            self.notify("large_customer_message", f"Enterprise customer {c} sent a counter-offer")
         # 18. reputation and customer posts
         active = cust.active()
         reputation.daily_update(st, p, active)
@@ -417,6 +419,7 @@ class World:
             "revenue": sum(v for v in by_cat.values() if v > 0),
             "costs": -sum(v for v in by_cat.values() if v < 0),
             "leads": n_leads,
+            "individual_leads": int(leads.leads[~p.is_ent].sum()),
             "enterprise_leads": len(leads.enterprise_leads),
             "enterprise_lead_seats": int(np.floor(cust.seats[leads.enterprise_leads]).sum()),
             "enterprise_new_seats": int(np.floor(cust.seats[np.array(ent.won, dtype=np.int64)]).sum()),
