@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bizbench.core.registry import ToolError
-from bizbench.core.sqlguard import SqlGuard, tokenize
+from bizbench.core.sqlguard import MAX_CONCURRENT_QUERIES, MAX_RESULT_BYTES, MAX_VALUE_BYTES, SqlGuard, tokenize
 
 
 @pytest.fixture(scope="module")
@@ -232,3 +233,112 @@ def test_any_text_gives_an_answer_or_a_tool_error(guard: SqlGuard, sql: str) -> 
 def test_tokenizer_skips_strings_and_comments() -> None:
     toks = tokenize("SELECT 'a;b' -- x;\n, \"q;\" /* ; */ ; ")
     assert [t.kind for t in toks] == ["word", "string", "op", "qword", "semi"]
+
+
+# ----------------------------------------------------------------------------- memory and names
+ROWS = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT {n})"
+
+
+def test_a_value_above_the_length_limit_is_refused(guard: SqlGuard) -> None:
+    for sql in ("SELECT zeroblob(2000000) AS b", "SELECT replace(printf('%.*c', 900000, 'x'), 'x', 'yy') AS s"):
+        err = refused(guard, sql)
+        assert err.tamper is None and f"{MAX_VALUE_BYTES:,}-byte limit" in str(err)
+    # printf above the limit gives NULL (SQLite's choice), never a 19 MB string (the reviewer's query)
+    sql = f"{ROWS.format(n=3)} SELECT printf('%.*c', 19000000, 'x') AS v FROM r"
+    assert guard.query(sql)["rows"] == [{"v": None}] * 3
+    assert len(guard.query("SELECT printf('%.*c', 900000, 'x') AS v")["rows"][0]["v"]) == 900_000
+
+
+def test_an_oversized_answer_is_stopped_early(guard: SqlGuard) -> None:
+    sql = f"{ROWS.format(n=200)} SELECT printf('%.*c', 900000, 'x') FROM r"
+    err = refused(guard, sql)
+    assert err.tamper == "oversized_result" and "LIMIT" in str(err) and "GROUP BY" in str(err)
+    stopped_after = int(str(err).split("stopped after ")[1].split()[0])
+    assert stopped_after * 900_000 <= MAX_RESULT_BYTES + 60 * 900_000  # fetched in bounded batches
+    assert guard.query(f"{ROWS.format(n=20)} SELECT printf('%.*c', 900000, 'x') FROM r")["row_count"] == 20  # 18 MB
+
+
+def test_many_large_columns_are_refused(guard: SqlGuard) -> None:
+    cols = ", ".join(f"s AS c{i}" for i in range(120))
+    err = refused(guard, f"WITH v(s) AS (SELECT printf('%.*c', 900000, 'x')) SELECT {cols} FROM v")
+    assert "too many result columns" in str(err)
+    assert len(guard.query("SELECT * FROM u JOIN u AS u2 USING (day) LIMIT 1")["columns"]) == 3
+
+
+def test_at_most_two_queries_run_at_once(guard: SqlGuard, monkeypatch: pytest.MonkeyPatch) -> None:
+    active, peak = [0], [0]
+    lock = threading.Lock()
+    connect = guard._connect
+
+    def slow_connect(*args: object) -> sqlite3.Connection:
+        with lock:
+            active[0] += 1
+            peak[0] = max(peak[0], active[0])
+        time.sleep(0.1)
+        with lock:
+            active[0] -= 1
+        return connect(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(guard, "_connect", slow_connect)
+    results: list[float] = []
+    threads = [
+        threading.Thread(target=lambda: results.append(guard.query("SELECT SUM(v) AS s FROM u")["rows"][0]["s"]))
+        for _ in range(6)
+    ]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert results == [285.0] * 6 and peak[0] == MAX_CONCURRENT_QUERIES == 2
+
+
+def test_a_third_concurrent_query_waits_then_is_refused(guard: SqlGuard, monkeypatch: pytest.MonkeyPatch) -> None:
+    release, started = threading.Event(), threading.Semaphore(0)
+    run = guard._query
+
+    def blocked(*args: object) -> dict[str, object]:
+        started.release()
+        release.wait(10)
+        return run(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(guard, "_query", blocked)
+    threads = [threading.Thread(target=guard.query, args=("SELECT 1",)) for _ in range(2)]
+    for th in threads:
+        th.start()
+    assert started.acquire(timeout=5) and started.acquire(timeout=5)
+    t0 = time.monotonic()
+    err = refused(guard, "SELECT 1", timeout_s=0.3)
+    assert time.monotonic() - t0 >= 0.25 and err.tamper is None and "busy" in str(err)
+    release.set()
+    for th in threads:
+        th.join()
+    monkeypatch.undo()
+    assert guard.query("SELECT 1 AS x")["rows"] == [{"x": 1}]
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT 'sqlite_master' AS x",
+        "SELECT 'pragma_table_info' AS x, 'sqlite_schema' AS y",
+        "SELECT COUNT(*) AS n FROM t WHERE note NOT IN ('sqlite_master', 'pragma_x')",
+        "SELECT 'sqlite_temp_master', day FROM t, u USING (day) LIMIT 1",
+    ],
+)
+def test_string_literals_are_not_names(guard: SqlGuard, sql: str) -> None:
+    assert guard.query(sql)["row_count"] == 1
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT rowid FROM 'sqlite_master'",
+        "SELECT x.rowid FROM t, 'sqlite_master' AS x",
+        "SELECT t.day FROM t JOIN u ON t.day = u.day, 'sqlite_master'",
+        "SELECT rowid FROM main.'sqlite_master'",
+        "SELECT * FROM 'pragma_table_info'('t')",
+        'SELECT "sqlite_master"',
+    ],
+)
+def test_strings_read_as_names_still_count(guard: SqlGuard, sql: str) -> None:
+    assert refused(guard, sql).tamper == "schema_introspection"

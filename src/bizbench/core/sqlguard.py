@@ -13,6 +13,16 @@ file and returns a JSON-ready answer or raises :class:`~bizbench.core.registry.T
    everything else (writes, temp tables, ATTACH, PRAGMA, schema tables) is denied.
 4. A progress handler stops a query after ``timeout_s`` seconds; at most ``max_rows`` rows
    are returned (``max_rows + 1`` are fetched to detect truncation).
+5. Memory is bounded: ``SQLITE_LIMIT_LENGTH`` caps every string/blob (and stored row) at
+   :data:`MAX_VALUE_BYTES`, ``SQLITE_LIMIT_COLUMN`` caps the result columns at
+   :data:`MAX_RESULT_COLUMNS` (or the widest table of the file, if wider), rows are fetched in
+   small batches (sized so that one batch cannot exceed the byte budget even if every value
+   were as large as allowed) and the answer's size is counted as they come; above
+   :data:`MAX_RESULT_BYTES` the query stops with ``oversized_result``. At most
+   :data:`MAX_CONCURRENT_QUERIES` queries run at once per guard: a further query waits for a
+   slot (up to ``min(timeout_s, QUEUE_WAIT_S)`` seconds, on top of its own ``timeout_s``) and
+   is then refused with a plain "busy" error (``tamper=None``), so parallel calls cannot
+   multiply the memory one query may use.
 
 Hidden tables and columns should simply not exist in the file (an env writes only visible
 data); the guard still names them in its errors as "not accessible"/"not available" so an
@@ -26,8 +36,11 @@ returned as hex strings. Each call opens its own connection, so queries may run 
 thread while a writer commits (WAL readers see the last committed snapshot).
 
 Tamper kinds: ``hidden_table``, ``hidden_column``, ``schema_introspection``, ``write_sql``,
-``multiple_statements``, ``query_timeout``, ``forbidden_function``; honest mistakes (syntax
-errors, unknown names) have ``tamper=None``.
+``multiple_statements``, ``query_timeout``, ``forbidden_function``, ``oversized_result``;
+honest mistakes (syntax errors, unknown names, a value above the length limit, a busy guard)
+have ``tamper=None``. String literals are values, not names: ``SELECT 'sqlite_master'`` is
+fine; a string only counts as a name where SQLite reads it as one (after ``FROM``/``JOIN``,
+in a ``FROM`` list, next to a ``.`` or before ``(``).
 """
 
 from __future__ import annotations
@@ -35,6 +48,7 @@ from __future__ import annotations
 import logging
 import re
 import sqlite3
+import threading
 import time
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -87,8 +101,19 @@ _SQLITE_CODES = {
     "attach": sqlite3.SQLITE_ATTACH,
     "detach": sqlite3.SQLITE_DETACH,
 }
-MAX_VALUE_BYTES = 20_000_000  # SQLITE_LIMIT_LENGTH: no single string/blob above 20 MB
+MAX_VALUE_BYTES = 1_000_000  # SQLITE_LIMIT_LENGTH: no single string/blob (or stored row) above 1 MB
+MAX_RESULT_COLUMNS = 100  # SQLITE_LIMIT_COLUMN floor (raised to the widest table of the file)
+MAX_RESULT_BYTES = 50_000_000  # about the JSON size of one answer
+MAX_CONCURRENT_QUERIES = 2  # per guard; further queries wait for a slot
+QUEUE_WAIT_S = 10.0  # longest wait for a slot (the SDK's request timeout is 60 s, a query's 30 s)
+FETCH_BATCH = 256  # rows per fetchmany at most
 PROGRESS_STEPS = 1000  # VM instructions between deadline checks
+# Names after which a string literal is read by SQLite as a name (``FROM 'sqlite_master'``).
+_NAME_BEFORE = frozenset({"from", "join", "."})
+# Words that end a FROM list (a comma after them no longer separates tables).
+_FROM_END = frozenset(
+    {"where", "group", "having", "window", "order", "limit", "union", "intersect", "except", "select", "values"}
+)
 
 
 # ----------------------------------------------------------------------------- lexer
@@ -167,8 +192,39 @@ def tokenize(sql: str) -> list[Token]:
     return toks
 
 
-def _is_name(tok: Token) -> bool:
-    return tok.kind in ("word", "qword", "string")
+def _name_positions(toks: list[Token]) -> set[int]:
+    """Indices of the tokens SQLite may read as names.
+
+    Words and quoted identifiers (``"x"``, ```x```, ``[x]``; SQLite reads an unknown
+    double-quoted name as a string, so they count either way) always do. A string literal
+    only counts where SQLite's grammar takes a string as a name: after ``FROM``, ``JOIN`` or
+    ``.``, after a comma of a ``FROM`` list, or before ``.`` or ``(``
+    (``FROM 'pragma_table_info'('t')``).
+    """
+    out: set[int] = set()
+    in_from = [False]  # per parenthesis depth: inside a FROM list
+    n = len(toks)
+    for k, tok in enumerate(toks):
+        if tok.kind in ("word", "qword"):
+            out.add(k)
+            if tok.kind == "word" and tok.text in ("from", "join"):
+                in_from[-1] = True
+            elif tok.kind == "word" and tok.text in _FROM_END:
+                in_from[-1] = False
+        elif tok.kind == "op" and tok.text == "(":
+            in_from.append(False)
+        elif tok.kind == "op" and tok.text == ")":
+            if len(in_from) > 1:
+                in_from.pop()
+        elif tok.kind == "string":
+            prev = toks[k - 1] if k else None
+            nxt = toks[k + 1] if k + 1 < n else None
+            after = prev is not None and prev.kind in ("word", "op") and prev.text in _NAME_BEFORE
+            listed = prev is not None and prev.kind == "op" and prev.text == "," and in_from[-1]
+            before = nxt is not None and nxt.kind == "op" and nxt.text in (".", "(")
+            if after or listed or before:
+                out.add(k)
+    return out
 
 
 # ----------------------------------------------------------------------------- guard
@@ -210,17 +266,30 @@ class SqlGuard:
         self.hidden_tables = frozenset(t.lower() for t in hidden_tables)
         self.hidden_columns = {t.lower(): frozenset(c.lower() for c in cs) for t, cs in (hidden_columns or {}).items()}
         self.enums = {(t.lower(), c.lower()): list(v) for (t, c), v in (enums or {}).items()}
+        self._slots = threading.BoundedSemaphore(MAX_CONCURRENT_QUERIES)
 
     # ------------------------------------------------------------------ public
     def query(self, sql: str, timeout_s: float = 30.0, max_rows: int = 5000) -> dict[str, Any]:
         """Run one SELECT; see the module docstring for the answer and the errors."""
         try:
-            return self._query(sql, float(timeout_s), int(max_rows))
+            timeout, rows = float(timeout_s), int(max_rows)
+        except (TypeError, ValueError):
+            raise ToolError("timeout_s must be a number > 0 and max_rows an integer >= 1.") from None
+        wait = min(timeout, QUEUE_WAIT_S) if timeout > 0 else 0.0
+        if not self._slots.acquire(timeout=wait):
+            raise ToolError(
+                f"The database is busy: {MAX_CONCURRENT_QUERIES} other queries are still running. "
+                "Wait for them to finish (or make them smaller) and send this query again."
+            )
+        try:
+            return self._query(sql, timeout, rows)
         except ToolError:
             raise
         except Exception as exc:  # never let anything else out (DESIGN principle 8)
             logger.exception("sqlguard: unexpected failure")
             raise ToolError(f"The query could not be run ({type(exc).__name__}).") from None
+        finally:
+            self._slots.release()
 
     # ------------------------------------------------------------------ steps
     def _query(self, sql: str, timeout_s: float, max_rows: int) -> dict[str, Any]:
@@ -230,21 +299,49 @@ class SqlGuard:
             raise ToolError("timeout_s must be > 0 and max_rows >= 1.")
         tokens = tokenize(sql)
         statement, stmt_tokens = self._single_statement(sql, tokens)
-        self._check_text(stmt_tokens)
-        mentioned = self._mentioned_tables(stmt_tokens)
+        names_at = _name_positions(stmt_tokens)
+        self._check_text(stmt_tokens, names_at)
+        mentioned = self._mentioned_tables(stmt_tokens, names_at)
         self._check_quoted_hidden(stmt_tokens, mentioned)
         denial = _Denial()
         conn = self._connect(denial, timeout_s)
         try:
             try:
                 cur = conn.execute(statement)
-                rows = cur.fetchmany(max_rows + 1)
                 names = [d[0] for d in cur.description or ()]
+                rows = self._fetch(cur, _unique(names), max_rows)
             except sqlite3.Error as exc:
                 raise self._translate(exc, denial, mentioned, timeout_s) from None
         finally:
             conn.close()
         return self._answer(names, rows, max_rows, stmt_tokens, mentioned)
+
+    def _fetch(self, cur: sqlite3.Cursor, keys: list[str], max_rows: int) -> list[tuple[Any, ...]]:
+        """Up to ``max_rows + 1`` rows, counting the answer's bytes as they come.
+
+        A batch is never larger than what the remaining byte budget allows if every value were
+        :data:`MAX_VALUE_BYTES` long, so the rows held in memory stay near :data:`MAX_RESULT_BYTES`.
+        """
+        per_row = sum(len(k) + 6 for k in keys) + 4  # the keys repeated in each JSON row object
+        worst_row = max(1, len(keys)) * MAX_VALUE_BYTES + per_row
+        rows: list[tuple[Any, ...]] = []
+        size = 0
+        while len(rows) <= max_rows:
+            room = MAX_RESULT_BYTES - size
+            batch = min(max_rows + 1 - len(rows), FETCH_BATCH, max(1, room // worst_row))
+            chunk = cur.fetchmany(batch)
+            if not chunk:
+                break
+            size += sum(_row_bytes(row) for row in chunk) + per_row * len(chunk)
+            if size > MAX_RESULT_BYTES:
+                raise ToolError(
+                    f"The answer is larger than the {MAX_RESULT_BYTES // 1_000_000} MB limit (stopped after "
+                    f"{len(rows) + len(chunk)} rows). Aggregate with GROUP BY, select fewer or shorter columns "
+                    "(e.g. substr(text, 1, 200)), or add a LIMIT.",
+                    tamper="oversized_result",
+                )
+            rows.extend(chunk)
+        return rows
 
     def _single_statement(self, sql: str, tokens: list[Token]) -> tuple[str, list[Token]]:
         """The one non-empty statement and its text up to its ``;`` (empty statements are ignored)."""
@@ -269,7 +366,7 @@ class SqlGuard:
         toks, end = statements[0]
         return sql[:end], toks
 
-    def _check_text(self, toks: list[Token]) -> None:
+    def _check_text(self, toks: list[Token], names_at: set[int]) -> None:
         for k, tok in enumerate(toks):
             if tok.kind == "word":
                 nxt = toks[k + 1].text if k + 1 < len(toks) and toks[k + 1].kind == "word" else ""
@@ -279,7 +376,7 @@ class SqlGuard:
                     raise ToolError(
                         f"Only read-only SELECT queries are allowed ('{tok.text.upper()}' is not).", tamper="write_sql"
                     )
-            if _is_name(tok) and (tok.text in SCHEMA_NAMES or tok.text.startswith("pragma_")):
+            if k in names_at and (tok.text in SCHEMA_NAMES or tok.text.startswith("pragma_")):
                 raise ToolError("Schema introspection is not allowed.", tamper="schema_introspection")
         lead = toks[0]
         if not (lead.kind == "word" and lead.text in ALLOWED_LEADING) and lead.text != "(":
@@ -296,10 +393,10 @@ class SqlGuard:
                         tamper="hidden_column",
                     )
 
-    def _mentioned_tables(self, toks: list[Token]) -> list[str]:
+    def _mentioned_tables(self, toks: list[Token], names_at: set[int]) -> list[str]:
         seen: list[str] = []
-        for tok in toks:
-            if _is_name(tok) and tok.text in self.tables and tok.text not in seen:
+        for k, tok in enumerate(toks):
+            if k in names_at and tok.text in self.tables and tok.text not in seen:
                 seen.append(tok.text)
         return seen
 
@@ -310,15 +407,20 @@ class SqlGuard:
         except sqlite3.Error:
             raise ToolError("The database is not available yet.") from None
         conn.execute("PRAGMA query_only = ON")
-        conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
         conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
         try:
-            stored = {
-                r[0].lower() for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")
-            }
+            # Loads the schema (before the limits: a table wider than the column limit could not be parsed).
+            found = conn.execute(
+                "SELECT name, (SELECT COUNT(*) FROM pragma_table_xinfo(m.name)) FROM sqlite_master AS m "
+                "WHERE type IN ('table', 'view')"
+            ).fetchall()
         except sqlite3.Error:
             conn.close()
             raise ToolError("The database is not available yet.") from None
+        stored = {str(name).lower() for name, _ in found}
+        widest = max((int(n or 0) for _, n in found), default=0)
+        conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
+        conn.setlimit(sqlite3.SQLITE_LIMIT_COLUMN, max(MAX_RESULT_COLUMNS, widest))
         conn.set_authorizer(self._authorizer(denial, stored))
         deadline = time.monotonic() + timeout_s
         conn.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, PROGRESS_STEPS)
@@ -379,6 +481,15 @@ class SqlGuard:
                 f"The query ran longer than {timeout_s:g} s and was stopped. Narrow it: filter on day or "
                 "customer_id, aggregate with GROUP BY, or add a LIMIT.",
                 tamper="query_timeout",
+            )
+        if "string or blob too big" in msg:
+            return ToolError(
+                f"A value in the query is longer than the {MAX_VALUE_BYTES:,}-byte limit for one string or "
+                "blob. Return shorter values (e.g. substr(text, 1, 1000)) or aggregate fewer rows at a time."
+            )
+        if "too many columns" in msg:
+            return ToolError(
+                f"The query has too many result columns (the limit is {MAX_RESULT_COLUMNS}); select fewer columns."
             )
         if "one statement at a time" in msg:
             return ToolError("Only one SQL statement per query is allowed.", tamper="multiple_statements")
@@ -494,6 +605,19 @@ def _unique(names: list[str]) -> list[str]:
         used.add(key)
         out.append(key)
     return out
+
+
+def _row_bytes(row: tuple[Any, ...]) -> int:
+    """About how many bytes ``row``'s values take in the JSON answer (UTF-8; BLOBs as hex)."""
+    n = 0
+    for v in row:
+        if isinstance(v, str):
+            n += (len(v) if v.isascii() else len(v.encode("utf-8", "surrogatepass"))) + 2
+        elif isinstance(v, bytes):
+            n += 2 * len(v) + 2
+        else:
+            n += 24
+    return n
 
 
 def _jsonable(v: Any) -> Any:
