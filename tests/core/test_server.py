@@ -425,3 +425,63 @@ def test_signature_of_generated_function_in_process(tmp_path: Path) -> None:
         del sys.modules["fake_runtime_stub"]
     sig = inspect.signature(ns["echo"])
     assert list(sig.parameters) == ["text", "times"] and sig.parameters["times"].default == 1
+
+
+def _snapshot(root: Path) -> dict[str, tuple[bytes, int, int]]:
+    """Every file and directory below ``root`` with its content, mode and mtime."""
+    out = {}
+    for p in sorted(root.rglob("*")):
+        st = p.lstat()
+        out[str(p.relative_to(root))] = (p.read_bytes() if p.is_file() else b"", st.st_mode, st.st_mtime_ns)
+    return out
+
+
+def test_write_sdk_never_follows_planted_symlinks(tmp_path: Path) -> None:
+    """A previous agent owned the workspace; root regenerates the SDK there (ref: /tmp/rev/symlink_ws.py)."""
+    ws, host = tmp_path / "ws", tmp_path / "host"
+    for d in ("tools_dir", "pkg_dir", "runtime_dir"):
+        (host / d).mkdir(parents=True)
+        (host / d / "important.json").write_text("{}")
+        (host / d / "__init__.py").write_text("keep")
+    (host / "secret.md").write_text("host file")
+    (ws / "docs").mkdir(parents=True)
+    os.symlink(host / "tools_dir", ws / "docs" / "tools")
+    os.symlink(host / "secret.md", ws / "docs" / "tools.md")
+    os.symlink(host / "pkg_dir", ws / "fake_api")
+    os.symlink(host / "runtime_dir", ws / ".fake")
+    os.link(host / "secret.md", ws / "docs" / "README.md")  # a hard link is replaced, not written through
+    before = _snapshot(host)
+    files = write_sdk(
+        ws, registry, "fake_api", "# Fake\n", runtime_source=RUNTIME, runtime_dir=".fake", extra_docs=[("x.md", "x")]
+    )
+    assert _snapshot(host) == before
+    for rel in ("docs/tools", "fake_api", ".fake", ".fake/site"):
+        assert (ws / rel).is_dir() and not (ws / rel).is_symlink(), rel
+    for p in files.files:
+        assert p.is_file() and not p.is_symlink() and p.resolve().is_relative_to(ws.resolve()), p
+    assert (ws / "docs" / "tools.md").read_text().startswith("#") and (
+        ws / "docs" / "README.md"
+    ).read_text() == "# Fake\n"
+    assert sorted(os.listdir(ws / "docs" / "tools")) == sorted(f"{n}.json" for n in registry.names())
+
+
+def test_write_sdk_cleans_the_runtime_dir_and_refuses_escaping_docs(tmp_path: Path) -> None:
+    ws, host = tmp_path / "ws", tmp_path / "host"
+    (ws / ".fake").mkdir(parents=True)
+    (ws / ".fake").chmod(0o777)
+    host.mkdir()
+    (host / "conn.json").write_text("host")
+    os.symlink(host / "conn.json", ws / ".fake" / "connection.json")
+    os.symlink(host, ws / ".fake" / "site")
+    (ws / "docs" / "tools").mkdir(parents=True)
+    (ws / "docs" / "tools" / "gone.json").write_text("{}")  # stale: no such tool
+    (ws / "docs" / "tools" / "stale_dir.json").mkdir()
+    write_sdk(ws, registry, "fake_api", runtime_source=RUNTIME, runtime_dir=".fake")
+    assert sorted(os.listdir(host)) == ["conn.json"] and (host / "conn.json").read_text() == "host"
+    assert not (ws / ".fake" / "connection.json").exists() and not (ws / ".fake" / "site").is_symlink()
+    assert (ws / ".fake").stat().st_mode & 0o022 == 0
+    assert sorted(os.listdir(ws / "docs" / "tools")) == sorted(f"{n}.json" for n in registry.names())
+    for bad in ("../escape.md", "/etc/x.md", "a/../../b.md"):
+        with pytest.raises(ValueError, match="escapes"):
+            write_sdk(ws, registry, "fake_api", runtime_source=RUNTIME, runtime_dir=".fake", extra_docs=[(bad, "x")])
+    assert not (tmp_path / "escape.md").exists()

@@ -16,13 +16,29 @@
 
 The output contains nothing but the registry's public descriptions and the runtime; it
 imports nothing from bizbench and is byte-identical for the same registry.
+
+The workspace may come from an earlier episode whose agent owned it, while the writer runs
+as root, so nothing is written through a path: every directory is opened relative to its
+parent's file descriptor with ``O_NOFOLLOW``, a symlink (or a file) sitting where a generated
+directory goes is removed (never followed), and each file is written to a fresh temporary
+file (``O_EXCL | O_NOFOLLOW``) then renamed over its name, which replaces a planted symlink
+or hard link instead of writing through it. Stale schema files are unlinked by name in their
+directory (unlink never follows a link). Symlinks directly inside ``runtime_dir`` (where the
+server puts its socket and ``connection.json``) are removed too, and the directory is given
+back to the writer's uid with mode 0755.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
+import errno
 import json
 import keyword
+import os
+import secrets
+import shutil
+import stat
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -239,10 +255,117 @@ def generate_sitecustomize(package: str) -> str:
 
 
 # ---------------------------------------------------------------------------- writer
-def _write(path: Path, text: str, written: list[Path]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    written.append(path)
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+_RACED = (errno.ELOOP, errno.ENOTDIR, errno.ENOENT, errno.EEXIST)
+
+
+def _relative_parts(rel: str | Path, what: str) -> tuple[str, ...]:
+    """``rel`` as plain path components (no absolute path, no ``..``); ValueError otherwise."""
+    path = Path(rel)
+    parts = path.parts
+    if path.is_absolute() or not parts or any(p in ("..", "") for p in parts):
+        raise ValueError(f"{what} {str(rel)!r} escapes the workspace")
+    return tuple(parts)
+
+
+def _remove_entry(dir_fd: int, name: str) -> None:
+    """Remove ``name`` from the directory: a symlink or file is unlinked, a real directory deleted."""
+    try:
+        st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(st.st_mode):
+        shutil.rmtree(name, dir_fd=dir_fd)  # fd-based; refuses to follow symlinks
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(name, dir_fd=dir_fd)
+
+
+def _open_dir(parent_fd: int, name: str) -> int:
+    """An fd of the real directory ``name`` under ``parent_fd``, made if missing (a symlink there is removed)."""
+    for _ in range(5):
+        try:
+            st: os.stat_result | None = os.stat(name, dir_fd=parent_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            st = None
+        if st is not None and not stat.S_ISDIR(st.st_mode):
+            _remove_entry(parent_fd, name)
+            st = None
+        if st is None:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(name, 0o755, dir_fd=parent_fd)
+        try:
+            return os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
+        except OSError as e:
+            if e.errno not in _RACED:
+                raise
+    raise OSError(errno.ELOOP, f"cannot make a real directory {name!r}: it keeps being replaced")
+
+
+def _write_at(dir_fd: int, name: str, text: str) -> None:
+    """Write ``name`` in the directory atomically: a new file renamed over whatever was there."""
+    data = text.encode("utf-8")
+    tmp = f".{name}.{secrets.token_hex(6)}.tmp"
+    fd = os.open(tmp, _NEW_FILE_FLAGS, 0o644, dir_fd=dir_fd)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        try:
+            os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except OSError as e:  # a directory sits where the file goes
+            if e.errno not in (errno.EISDIR, errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR):
+                raise
+            _remove_entry(dir_fd, name)
+            os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp, dir_fd=dir_fd)
+        raise
+
+
+class _Tree:
+    """Writes below one root directory through directory fds, never following a symlink."""
+
+    def __init__(self, root: Path) -> None:
+        root.mkdir(parents=True, exist_ok=True)
+        self.root = root
+        self._fds: dict[tuple[str, ...], int] = {(): os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)}
+
+    def dir(self, parts: tuple[str, ...]) -> int:
+        """The fd of ``root/parts`` (each level a real directory, made if missing)."""
+        if parts not in self._fds:
+            parent = self.dir(parts[:-1])
+            self._fds[parts] = _open_dir(parent, parts[-1])
+        return self._fds[parts]
+
+    def write(self, parts: tuple[str, ...], text: str, written: list[Path]) -> None:
+        _write_at(self.dir(parts[:-1]), parts[-1], text)
+        written.append(self.root.joinpath(*parts))
+
+    def close(self) -> None:
+        for fd in self._fds.values():
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._fds.clear()
+
+
+def _secure_runtime_dir(tree: _Tree, parts: tuple[str, ...]) -> None:
+    """``runtime_dir`` is the server's: no symlinks directly inside, owned by us, not writable by others."""
+    fd = tree.dir(parts)
+    for name in os.listdir(fd):
+        with contextlib.suppress(FileNotFoundError):
+            if stat.S_ISLNK(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode):
+                os.unlink(name, dir_fd=fd)
+    st = os.fstat(fd)
+    if os.geteuid() == 0 and (st.st_uid, st.st_gid) != (0, 0):
+        os.fchown(fd, 0, 0)
+    if stat.S_IMODE(st.st_mode) & 0o022:
+        os.fchmod(fd, 0o755)
 
 
 def write_sdk(
@@ -271,29 +394,35 @@ def write_sdk(
     """
     if not package.isidentifier() or keyword.iskeyword(package):
         raise ValueError(f"package must be an identifier, got {package!r}")
+    runtime = _relative_parts(runtime_dir, "runtime_dir")
+    extras = [(_relative_parts(rel, "extra doc"), text) for rel, text in extra_docs]
     workspace = Path(workspace).absolute()
+    init_source = generate_init(registry, package, runtime_source, title)
     written: list[Path] = []
-    pkg = workspace / package
-    _write(pkg / "__init__.py", generate_init(registry, package, runtime_source, title), written)
-    _write(pkg / "_runtime.py", runtime_source, written)
-    site = workspace / runtime_dir / "site"
-    _write(site / "sitecustomize.py", generate_sitecustomize(package), written)
-    _write(site / f"_{package}_runtime.py", runtime_source, written)
-    docs = workspace / "docs"
-    _write(docs / "tools.md", registry.markdown_docs(f"{title or package} tool reference"), written)
-    schema_dir = docs / "tools"
-    names = set(registry.names())
-    if schema_dir.is_dir():
-        for stale in schema_dir.glob("*.json"):
-            if stale.stem not in names:
-                stale.unlink()
-    for spec in registry.specs():
-        _write(schema_dir / f"{spec.name}.json", json.dumps(spec.to_dict(), indent=2) + "\n", written)
-    if env_docs:
-        _write(docs / "README.md", env_docs.rstrip() + "\n", written)
-    for rel, text in extra_docs:
-        target = (docs / rel).resolve()
-        if docs.resolve() not in target.parents:
-            raise ValueError(f"extra doc {rel!r} escapes docs/")
-        _write(target, text, written)
-    return SdkFiles(package_dir=pkg, site_dir=site, docs_dir=docs, files=written)
+    site = (*runtime, "site")
+    tree = _Tree(workspace)
+    try:
+        tree.write((package, "__init__.py"), init_source, written)
+        tree.write((package, "_runtime.py"), runtime_source, written)
+        _secure_runtime_dir(tree, runtime)
+        tree.write((*site, "sitecustomize.py"), generate_sitecustomize(package), written)
+        tree.write((*site, f"_{package}_runtime.py"), runtime_source, written)
+        docs = ("docs",)
+        tree.write((*docs, "tools.md"), registry.markdown_docs(f"{title or package} tool reference"), written)
+        schemas = (*docs, "tools")
+        schema_fd = tree.dir(schemas)
+        names = set(registry.names())
+        for entry in os.listdir(schema_fd):
+            if entry.endswith(".json") and not entry.startswith(".") and entry[: -len(".json")] not in names:
+                _remove_entry(schema_fd, entry)
+        for spec in registry.specs():
+            tree.write((*schemas, f"{spec.name}.json"), json.dumps(spec.to_dict(), indent=2) + "\n", written)
+        if env_docs:
+            tree.write((*docs, "README.md"), env_docs.rstrip() + "\n", written)
+        for parts, text in extras:
+            tree.write((*docs, *parts), text, written)
+    finally:
+        tree.close()
+    return SdkFiles(
+        package_dir=workspace / package, site_dir=workspace.joinpath(*site), docs_dir=workspace / "docs", files=written
+    )
