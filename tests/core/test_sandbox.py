@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,6 +17,8 @@ from bizbench.core.sandbox import (
     SandboxError,
     _bwrap_argv,
     _plan,
+    _prepare_workspace,
+    _workspace_lock,
     available_backends,
     cap_output,
     python_in_sandbox,
@@ -213,3 +218,101 @@ def test_code_longer_than_one_argument(ws: Path, backend: str) -> None:
     r = python_in_sandbox(ws, code, 60, backend=backend)
     assert r.returncode == 0 and r.stdout.strip() == "40000", r.stderr
     assert not list(ws.glob(".sandbox-code-*"))
+
+
+# ---------------------------------------------------------------------------- workspace preparation (host side)
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="chown to the sandbox uid needs root")
+
+
+def _racing_walkers(ws: Path, victim: Path, monkeypatch: pytest.MonkeyPatch, at: str) -> None:
+    """A sandboxed process swaps ``ws/sub`` for a symlink to ``victim`` in the middle of the walk.
+
+    ``at="sub"``: after ``sub`` was listed and entered (the reviewer's /tmp/rev/race.py);
+    ``at="top"``: after the top was listed, before ``sub`` is chowned and entered. Both
+    ``os.walk`` and ``os.fwalk`` are wrapped, whichever the preparation uses.
+    """
+
+    def swap(root: str) -> None:
+        if (at == "sub" and root.endswith("/sub")) or (at == "top" and Path(root) == ws.resolve()):
+            os.rename(ws / "sub", ws / "sub.old")
+            os.symlink(victim, ws / "sub")
+
+    real_walk, real_fwalk = os.walk, os.fwalk
+
+    def racing_walk(top: Any, *a: Any, **k: Any) -> Iterator[Any]:
+        for entry in real_walk(top, *a, **k):
+            swap(str(entry[0]))
+            yield entry
+
+    def racing_fwalk(top: Any = ".", *a: Any, **k: Any) -> Iterator[Any]:
+        for entry in real_fwalk(top, *a, **k):
+            swap(str(entry[0]))
+            yield entry
+
+    monkeypatch.setattr(os, "walk", racing_walk)
+    monkeypatch.setattr(os, "fwalk", racing_fwalk)
+
+
+@needs_root
+@pytest.mark.parametrize("at", ["sub", "top"])
+def test_prepare_workspace_never_chowns_through_a_swapped_symlink(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, at: str
+) -> None:
+    ws = tmp_path / "ws"
+    (ws / "sub").mkdir(parents=True)
+    (ws / "sub" / "secret").write_text("x")
+    (ws / ".ro").mkdir()
+    victim = tmp_path / "host_dir"
+    victim.mkdir()
+    (victim / "secret").write_text("host file owned by root")
+    _racing_walkers(ws, victim, monkeypatch, at)
+    _prepare_workspace(ws, (".ro",))
+    monkeypatch.undo()
+    for p in (victim, victim / "secret"):
+        assert os.stat(p).st_uid == 0, p
+    assert os.lstat(ws).st_uid == SANDBOX_UID
+    if at == "sub":  # the directory already entered is still walked (under its new name)
+        assert os.stat(ws / "sub.old" / "secret").st_uid == SANDBOX_UID
+    assert os.lstat(ws / ".ro").st_uid == 0  # read-only paths stay the host's
+
+
+@needs_root
+def test_prepare_workspace_gives_everything_else_to_the_sandbox(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "a" / "b").mkdir(parents=True)
+    (ws / "a" / "b" / "f").write_text("x")
+    (ws / ".ro" / "site").mkdir(parents=True)
+    (ws / "link").symlink_to("/etc/passwd")
+    _prepare_workspace(ws, (".ro",))
+    for rel in ("", "a", "a/b", "a/b/f", "link"):
+        assert os.lstat(ws / rel).st_uid == SANDBOX_UID, rel
+    assert os.stat("/etc/passwd").st_uid == 0
+    assert os.lstat(ws / ".ro").st_uid == 0 and os.lstat(ws / ".ro" / "site").st_uid == 0
+
+
+def test_workspace_lock_serialises_holders(tmp_path: Path) -> None:
+    got = threading.Event()
+
+    def second() -> None:
+        with _workspace_lock(tmp_path / "ws"):
+            got.set()
+
+    with _workspace_lock(tmp_path / "ws"):
+        th = threading.Thread(target=second)
+        th.start()
+        assert not got.wait(0.3)  # waits while the first holds the lock
+        with _workspace_lock(tmp_path / "other"):  # another workspace does not wait
+            pass
+    assert got.wait(5)
+    th.join()
+
+
+@needs_sandbox
+def test_runs_on_one_workspace_do_not_overlap(ws: Path, backend: str) -> None:
+    cmd = "echo start >> log.txt; sleep 0.5; echo end >> log.txt"
+    threads = [threading.Thread(target=bash, args=(ws, cmd, backend)) for _ in range(2)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert (ws / "log.txt").read_text().split() == ["start", "end", "start", "end"]

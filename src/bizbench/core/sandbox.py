@@ -17,7 +17,12 @@ installation when it lives there), the run directory or the server's files. The
 environment is replaced (``PATH``, ``HOME=/workspace``, ``LANG``, ``TMPDIR`` plus ``env``).
 The command runs as an unprivileged uid (:data:`SANDBOX_UID`, "nobody") with no
 capabilities and ``no_new_privs``, so it cannot undo mounts; the workspace is chowned to
-that uid before each run (``.novamind``-like read-only paths stay root-owned). A timeout
+that uid before each run (``.novamind``-like read-only paths stay root-owned). That walk
+goes through directory fds (``os.fwalk``, ``fchownat`` with ``AT_SYMLINK_NOFOLLOW``) and never
+descends into a symlink, so a directory swapped for a link mid-walk cannot hand a host file
+to the sandbox uid; and runs on one workspace are serialised by an ``flock`` on a host-side
+lock file (:func:`_workspace_lock`; a second run waits for the first, which its own timeout
+bounds), so no sandboxed process of the workspace is alive while it is chowned. A timeout
 kills the whole sandbox (its PID namespace dies with its init); each output stream is cut
 to ``output_limit`` characters (first half + last half).
 
@@ -35,7 +40,9 @@ This module imports only the standard library (its source doubles as the init pr
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
+import hashlib
 import json
 import os
 import shutil
@@ -45,7 +52,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -275,17 +282,56 @@ def _inside(workspace: Path, rel: str) -> Path:
 
 
 def _prepare_workspace(workspace: Path, readonly: Sequence[str]) -> None:
-    """Give the workspace to the sandbox uid, except the read-only paths (left to root)."""
-    skip = {workspace / r for r in readonly}
-    for root, dirs, files in os.walk(workspace):
-        here = Path(root)
-        dirs[:] = [d for d in dirs if here / d not in skip]
-        for name in [*dirs, *files, ""]:
-            p = here / name if name else here
+    """Give the workspace to the sandbox uid, except the read-only paths (left to root).
+
+    Every change goes through the fd of the directory being walked (``os.fwalk`` checks that
+    what it opens is what it listed and never enters a symlink) and ``chown`` never follows a
+    link, so swapping a directory for a symlink during the walk changes nothing outside.
+    """
+    top = os.path.realpath(workspace)
+    skip = {os.path.normpath(os.path.join(top, r)) for r in readonly}
+    for root, dirs, files, dir_fd in os.fwalk(top, follow_symlinks=False):
+        dirs[:] = [d for d in dirs if os.path.join(root, d) not in skip]
+        if root == top:
+            st = os.fstat(dir_fd)
+            if (st.st_uid, st.st_gid) != (SANDBOX_UID, SANDBOX_GID):
+                os.fchown(dir_fd, SANDBOX_UID, SANDBOX_GID)
+        for name in [*dirs, *files]:
+            if os.path.join(root, name) in skip:
+                continue
             with contextlib.suppress(FileNotFoundError):
-                st = p.lstat()
-                if st.st_uid != SANDBOX_UID or st.st_gid != SANDBOX_GID:
-                    os.lchown(p, SANDBOX_UID, SANDBOX_GID)
+                st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+                if (st.st_uid, st.st_gid) != (SANDBOX_UID, SANDBOX_GID):
+                    os.chown(name, SANDBOX_UID, SANDBOX_GID, dir_fd=dir_fd, follow_symlinks=False)
+
+
+def _lock_dir() -> int:
+    """An fd of this user's private directory of workspace lock files (made if missing)."""
+    path = os.path.join(tempfile.gettempdir(), f"bizbench-sandbox-locks-{os.geteuid()}")
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(path, 0o700)
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    st = os.fstat(fd)
+    if st.st_uid != os.geteuid() or st.st_mode & 0o022:
+        os.close(fd)
+        raise SandboxError(f"the sandbox lock directory {path} is not private to this user")
+    return fd
+
+
+@contextlib.contextmanager
+def _workspace_lock(workspace: Path) -> Iterator[None]:
+    """Hold the host-side lock of ``workspace`` (threads and processes of this user wait in turn)."""
+    key = hashlib.sha256(os.path.realpath(workspace).encode()).hexdigest()[:32]
+    dir_fd = _lock_dir()
+    try:
+        fd = os.open(f"{key}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dir_fd)
+    finally:
+        os.close(dir_fd)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def _environment(env: Mapping[str, str] | None) -> dict[str, str]:
@@ -387,9 +433,22 @@ def run_in_sandbox(
         raise SandboxError(f"sandbox backend {backend!r} is not available (available: {', '.join(backends)})")
     workspace = Path(workspace).absolute()
     workspace.mkdir(parents=True, exist_ok=True)
-    _prepare_workspace(workspace, readonly)
-    ops = _plan(workspace, readonly)
     full_env = _environment(env)
+    with _workspace_lock(workspace):  # no other sandboxed process of this workspace runs meanwhile
+        _prepare_workspace(workspace, readonly)
+        ops = _plan(workspace, readonly)
+        return _run_plan(ops, argv, full_env, cwd, backend, timeout_s, output_limit)
+
+
+def _run_plan(
+    ops: list[list[str]],
+    argv: Sequence[str],
+    full_env: dict[str, str],
+    cwd: str,
+    backend: str,
+    timeout_s: float,
+    output_limit: int,
+) -> SandboxResult:
     with tempfile.TemporaryDirectory(prefix="bizbench-sandbox-root-") as newroot:
         status_r, status_w = os.pipe()
         try:
@@ -436,7 +495,8 @@ def _execute(
         pass_fds=pass_fds,
         start_new_session=True,
     )
-    os.close(status_w)
+    # status_w stays open until the caller closes both ends once (closing it here too could
+    # close another thread's new fd that reused the number)
     readers = [_Capture(proc.stdout, output_limit), _Capture(proc.stderr, output_limit)]
     for r in readers:
         r.start()
@@ -490,9 +550,13 @@ def python_in_sandbox(
         return run_in_sandbox(workspace, [python, f"{WORKSPACE_MOUNT}/{rel}"], timeout_s, output_limit, env, **kwargs)
     if len(code_or_file.encode()) <= _MAX_ARG:
         return run_in_sandbox(workspace, [python, "-c", code_or_file], timeout_s, output_limit, env, **kwargs)
-    # too long for one argv string: run it from a temporary file in the workspace
-    script = workspace / f".sandbox-code-{os.getpid()}-{threading.get_ident()}.py"
-    script.write_text(code_or_file, encoding="utf-8")
+    # too long for one argv string: run it from a new temporary file in the workspace (never
+    # through a link the agent may have planted: O_EXCL | O_NOFOLLOW, unpredictable name)
+    workspace.mkdir(parents=True, exist_ok=True)
+    script = workspace / f".sandbox-code-{os.getpid()}-{os.urandom(8).hex()}.py"
+    fd = os.open(script, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(code_or_file)
     try:
         argv = [python, f"{WORKSPACE_MOUNT}/{script.name}"]
         return run_in_sandbox(workspace, argv, timeout_s, output_limit, env, **kwargs)
