@@ -28,11 +28,19 @@ def test_dashboard_layout_and_this_weeks_post() -> None:
     text = _week(env)
     lines = text.splitlines()
     assert lines[0] == "=== Week 2 Dashboard (Day 14) ==="
-    for heading in ("Cash: $", "Individual Subscribers:", "Enterprise Subscribed Seats:", "Open Issues:",
-                    "This Week's Metrics:", "Current Config:", "Delivered Quality", "Inbox:"):
+    for heading in (
+        "Cash: $",
+        "Individual Subscribers:",
+        "Enterprise Subscribed Seats:",
+        "Open Issues:",
+        "This Week's Metrics:",
+        "Current Config:",
+        "Delivered Quality",
+        "Inbox:",
+    ):
         assert any(line.startswith(heading) for line in lines), heading
     posts = text.split("Your Social Media Posts (This Week):")[1]
-    assert '#1: ' in posts and "views" in posts and "Students: plan A" in posts
+    assert "#1: " in posts and "views" in posts and "Students: plan A" in posts
     assert "Prices: A $12.00, B $25.00, C $55.00" in text
 
 
@@ -72,8 +80,11 @@ def lead_env() -> tuple[CeoEnv, int]:
     env = CeoEnv.from_preset("default", seed=3, horizon_days=60)
     st = env.world.state
     g = env.config.group_ids.index("E1")
-    c = int(st.customers.append(1, {"group": g, "status": LEAD, "seats": 40.0, "c_max": 120.0,
-                                    "q_min": 0.1, "q_max": 0.6, "max_turns": 3})[0])
+    c = int(
+        st.customers.append(
+            1, {"group": g, "status": LEAD, "seats": 40.0, "c_max": 120.0, "q_min": 0.1, "q_max": 0.6, "max_turns": 3}
+        )[0]
+    )
     env.world.book.open_thread(c, enterprise.NEW_LEAD, st.day, "New enterprise lead.")
     return env, c
 

@@ -47,7 +47,10 @@ def _spawn(seed: int, hash_seed: str) -> subprocess.Popen[str]:
     env = dict(os.environ, PYTHONHASHSEED=hash_seed)
     return subprocess.Popen(
         [sys.executable, "-c", _HASH_SCRIPT, str(seed), str(DAYS)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
 
 
@@ -228,7 +231,10 @@ def test_seat_is_deterministic_across_processes_hash_seeds_and_queries() -> None
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", _SEAT_SCRIPT, mode],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONHASHSEED=h),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=dict(os.environ, PYTHONHASHSEED=h),
         )
         for mode, h in (("query", "0"), ("quiet", "777"))
     ]
