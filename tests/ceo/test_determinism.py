@@ -210,6 +210,7 @@ db = Path(tempfile.mkdtemp()) / "company.db"
 env = CeoEnv.from_preset("default", seed=42, horizon_days=84, db_path=db)
 policy = make_policy("rule-based")
 band = {"point": 1e6, "lower": 0.0, "upper": 2e6}
+forecast = {k: band for k in ("cash_1wk", "cash_4wk", "cash_12wk", "cash_26wk")}
 week = 0
 while not env.done:
     policy.act(env)
@@ -218,7 +219,7 @@ while not env.done:
     if sys.argv[1] == "query":
         env.call("query", sql="SELECT COUNT(*) FROM daily_usage")
         env.call("query", sql="SELECT plan, COUNT(*) FROM subscriptions GROUP BY plan")
-    env.call("next_week", rationale="w", predictions={k: band for k in ("cash_1wk", "cash_4wk", "cash_12wk", "cash_26wk")})
+    env.call("next_week", rationale="w", predictions=forecast)
     week += 1
 env.close()
 print(env.state_digest(), hashlib.sha256(db.read_bytes()).hexdigest())
