@@ -1,0 +1,112 @@
+"""Shell-style commands over a tool registry: ``task assign --task-id T --employees E1,E2``.
+
+The words before the first flag name the tool (joined by ``_``: ``market browse`` ->
+``market_browse``); each ``--flag value`` is a parameter (dashes -> underscores), converted
+by the parameter's JSON-Schema type: integers, numbers, booleans (``true``/``false`` or a
+bare flag), comma-separated lists, and strings. Validation itself stays in the registry,
+so a command and the equivalent tool call give the same answer (DESIGN principle 1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from bizbench.core.registry import ToolError, ToolRegistry
+
+__all__ = ["parse_command", "command_names"]
+
+
+def command_names(registry: ToolRegistry) -> list[str]:
+    """Every command as typed on a shell: ``market_browse`` -> ``market browse``."""
+    return [name.replace("_", " ") for name in registry.names()]
+
+
+def parse_command(registry: ToolRegistry, words: Sequence[str]) -> tuple[str, dict[str, Any]]:
+    """(tool name, arguments) of a command line; a ToolError naming the problem otherwise."""
+    words = list(words)
+    head = _until_flag(words)
+    name = _longest_tool(registry, head)
+    if name is None:
+        raise ToolError(
+            f"Unknown command: {' '.join(head) or '(none)'}. Commands: {', '.join(command_names(registry))}",
+            tamper="unknown_tool" if head else None,
+        )
+    rest = words[len(name.split("_")) :]
+    spec = registry.spec(name)
+    props: dict[str, Any] = spec.parameters.get("properties", {})
+    args: dict[str, Any] = {}
+    i = 0
+    while i < len(rest):
+        word = rest[i]
+        if not word.startswith("--") or len(word) <= 2:
+            raise ToolError(f"Unexpected '{word}' in '{name.replace('_', ' ')}': give arguments as --name value.")
+        key, _, inline = word[2:].partition("=")
+        param = key.replace("-", "_")
+        if param not in props:
+            allowed = ", ".join(f"--{p.replace('_', '-')}" for p in props) or "none"
+            raise ToolError(f"Unknown flag --{key} for '{name.replace('_', ' ')}' (allowed: {allowed}).")
+        schema = props[param]
+        if inline:
+            value, i = inline, i + 1
+        elif _is_bool(schema) and (i + 1 >= len(rest) or rest[i + 1].startswith("--")):
+            value, i = "true", i + 1
+        elif i + 1 < len(rest):
+            value, i = rest[i + 1], i + 2
+        else:
+            raise ToolError(f"Flag --{key} needs a value.")
+        args[param] = _convert(value, schema, key)
+    return name, args
+
+
+def _until_flag(words: list[str]) -> list[str]:
+    out = []
+    for w in words:
+        if w.startswith("--"):
+            break
+        out.append(w)
+    return out
+
+
+def _longest_tool(registry: ToolRegistry, head: list[str]) -> str | None:
+    for n in range(len(head), 0, -1):
+        candidate = "_".join(head[:n])
+        if candidate in registry:
+            return candidate
+    return None
+
+
+def _types(schema: dict[str, Any]) -> list[str]:
+    """JSON-Schema types of a parameter, looking through ``anyOf`` (optional parameters)."""
+    if "anyOf" in schema:
+        return [t for s in schema["anyOf"] for t in _types(s)]
+    t = schema.get("type")
+    return [t] if isinstance(t, str) else list(t or [])
+
+
+def _is_bool(schema: dict[str, Any]) -> bool:
+    return "boolean" in _types(schema)
+
+
+def _convert(text: str, schema: dict[str, Any], flag: str) -> Any:
+    types = _types(schema)
+    if "array" in types:
+        items = next((s.get("items", {}) for s in schema.get("anyOf", [schema]) if s.get("type") == "array"), {})
+        return [_convert(part.strip(), items, flag) for part in text.split(",") if part.strip()]
+    if "integer" in types:
+        try:
+            return int(text)
+        except ValueError:
+            raise ToolError(f"--{flag} expects an integer, got '{text}'.") from None
+    if "number" in types:
+        try:
+            return float(text)
+        except ValueError:
+            raise ToolError(f"--{flag} expects a number, got '{text}'.") from None
+    if "boolean" in types:
+        if text.lower() in ("true", "1", "yes"):
+            return True
+        if text.lower() in ("false", "0", "no"):
+            return False
+        raise ToolError(f"--{flag} expects true or false, got '{text}'.")
+    return text
