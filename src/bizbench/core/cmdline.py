@@ -91,7 +91,8 @@ def _is_bool(schema: dict[str, Any]) -> bool:
 def _convert(text: str, schema: dict[str, Any], flag: str) -> Any:
     types = _types(schema)
     if "array" in types:
-        items = next((s.get("items", {}) for s in schema.get("anyOf", [schema]) if s.get("type") == "array"), {})
+        arrays = [s for s in schema.get("anyOf", [schema]) if s.get("type") == "array"]
+        items: dict[str, Any] = arrays[0].get("items", {}) if arrays else {}
         return [_convert(part.strip(), items, flag) for part in text.split(",") if part.strip()]
     if "integer" in types:
         try:
