@@ -364,6 +364,56 @@ def serve(
     err_console.print(f"stopped ({reason}); run directory: {run}", markup=False)
 
 
+@app.command(
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+)
+def yc(
+    ctx: typer.Context,
+    session: str = typer.Option(..., help="Session directory (holds no hidden state)."),
+) -> None:
+    """Run one YC-Bench command on a session: `sim init --seed N [--preset P]`, then e.g. `market browse`.
+
+    Prints only JSON on stdout; an error is {"error": ...} with exit status 1.
+    """
+    import json
+    import sys
+    from pathlib import Path
+
+    from bizbench.core.cmdsession import CommandSession
+
+    words = list(ctx.args)
+    cs = CommandSession("yc", Path(session))
+    if words[:2] == ["sim", "init"]:
+        ok, out = _yc_init(cs, words[2:])
+    else:
+        ok, out = cs.run(words)
+    sys.stdout.write(json.dumps(out if ok else {"error": out}, default=str) + "\n")
+    if not ok:
+        raise typer.Exit(1)
+
+
+def _yc_init(cs: Any, flags: list[str]) -> tuple[bool, Any]:
+    """`sim init --seed N [--preset P]`: a new session (an existing one is replaced)."""
+    opts = dict(zip(flags[::2], flags[1::2], strict=False))
+    unknown = sorted(set(opts) - {"--seed", "--preset"}) + (["(odd number of words)"] if len(flags) % 2 else [])
+    if unknown or "--seed" not in opts:
+        extra = f"; unexpected {', '.join(unknown)}" if unknown else ""
+        return False, "usage: sim init --seed N [--preset P]" + extra
+    try:
+        seed = int(opts["--seed"])
+    except ValueError:
+        return False, f"--seed expects an integer, got '{opts['--seed']}'"
+    preset = opts.get("--preset", "default")
+    from bizbench.envs.yc.env import YcEnv
+
+    try:
+        env = YcEnv.from_preset(preset, seed)
+    except (ValueError, FileNotFoundError) as e:
+        return False, str(e)
+    cs.init(env, {"preset": preset})
+    return True, env.status_summary()
+
+
 def main() -> None:  # pragma: no cover - entry point convenience
     app()
 
