@@ -1,0 +1,155 @@
+"""The yc env: one seeded YC-Bench world driven through its commands.
+
+Agents, baselines and harnesses act only through :meth:`YcEnv.call` / :meth:`YcEnv.call_tool`
+(the tool registry, paper Appendix A) and read the per-turn :meth:`YcEnv.status_summary`
+(paper section 3 "Observations"); they never touch the world's hidden state (DESIGN.md
+principle 3). The env does no I/O: it keeps its action log and tamper log in memory for the
+session to persist, and pickles cleanly (``bizbench.core.cmdsession`` stores it between
+shell calls).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from bizbench.core.registry import ToolResult
+from bizbench.envs.yc import views
+from bizbench.envs.yc.config import YcConfig, load_config
+from bizbench.envs.yc.tools import registry
+from bizbench.envs.yc.world.tasks import ACTIVE, CANCELLED, FAILED, SUCCEEDED
+from bizbench.envs.yc.world.world import YcWorld
+
+__all__ = ["YcEnv"]
+
+
+class YcEnv:
+    """A YC-Bench company for one seed: commands in, JSON out."""
+
+    registry = registry
+    env_id = "yc"
+
+    def __init__(self, config: YcConfig, seed: int = 42, preset: str = "default", preset_hash: str = "") -> None:
+        self.config = config
+        self.seed = seed
+        self.preset = preset
+        self.preset_hash = preset_hash
+        self.world = YcWorld(config, seed)
+        self.actions: list[dict[str, Any]] = []  # every tool call, for replay
+        self.tamper: list[dict[str, Any]] = []
+        self._events_seen = 0  # world.log entries already reported by status_summary
+
+    @classmethod
+    def from_preset(cls, preset: str = "default", seed: int = 42, horizon_months: int | None = None) -> YcEnv:
+        """A fresh env from a named preset (``default`` is the paper's Table 2)."""
+        config, digest = load_config(preset)
+        if horizon_months is not None:
+            clock = config.clock.model_copy(update={"horizon_months": horizon_months})
+            config = config.model_copy(update={"clock": clock})
+        return cls(config, seed, preset, digest)
+
+    # ------------------------------------------------------------------ agent interface
+    def call(self, name: str, **args: Any) -> ToolResult:
+        """Call a tool by name; failures come back as ``ToolResult(ok=False, error=...)``."""
+        return self.call_tool(name, args)
+
+    def call_tool(self, name: str, args: Any) -> ToolResult:
+        """Call a tool with an argument mapping (the server's and the shell's entry point)."""
+        w = self.world
+        if w.done and name in self.registry and self.registry.spec(name).mutates:
+            result = ToolResult(ok=False, error="The simulation has ended; no further actions are accepted.")
+        else:
+            result = self.registry.call(self, name, args)
+        self.actions.append(
+            {"time": w.cal.iso(w.now), "tool": name, "args": args, "ok": result.ok, "error": result.error}
+        )
+        if result.tamper:
+            self.log_tamper(result.tamper, {"tool": name, "error": result.error})
+        return result
+
+    def log_tamper(self, kind: str, detail: dict[str, Any]) -> None:
+        """Record a suspicious attempt (unknown tool, non-finite number ...); the run goes on."""
+        self.tamper.append({"time": self.world.cal.iso(self.world.now), "kind": kind, **detail})
+
+    # ------------------------------------------------------------------ observation
+    def status_summary(self, consume: bool = True) -> dict[str, Any]:
+        """The per-turn status (section 3 "Observations"): time, funds, monthly payroll, runway, active
+        tasks and the events since the previous summary (``consume=False`` leaves them unreported)."""
+        w = self.world
+        events = w.log[self._events_seen :]
+        if consume:
+            self._events_seen = len(w.log)
+        status = views.company_status(w)
+        return {
+            "time": status["time"],
+            "weekday": status["weekday"],
+            "funds_cents": status["funds_cents"],
+            "monthly_payroll_cents": status["monthly_payroll_cents"],
+            "runway_months": status["runway_months"],
+            "next_payroll": status["next_payroll"],
+            "active_task_count": status["active_tasks"],
+            "open_tasks": views.active_summary(w),
+            "events_since_last_turn": events,
+            "done": w.done,
+            "bankrupt": w.bankrupt,
+        }
+
+    @property
+    def done(self) -> bool:
+        return self.world.done
+
+    @property
+    def time(self) -> str:
+        return self.world.cal.iso(self.world.now)
+
+    def status(self) -> dict[str, Any]:
+        """A compact status line (for progress bars and servers)."""
+        w = self.world
+        return {"time": self.time, "funds_cents": w.funds_cents, "done": w.done, "bankrupt": w.bankrupt}
+
+    def result(self, **extra: Any) -> dict[str, Any]:
+        """The run's result.json content: the score is the final funds (section 3; Table 2)."""
+        w = self.world
+        counts = {s: 0 for s in (SUCCEEDED, FAILED, CANCELLED)}
+        for t in w.tasks.values():
+            if t.status in counts:
+                counts[t.status] += 1
+        return {
+            "env": "yc",
+            "preset": self.preset,
+            "preset_hash": self.preset_hash,
+            "seed": self.seed,
+            **extra,
+            "final_funds_cents": w.funds_cents,
+            "final_funds": round(w.funds_cents / 100, 2),
+            "bankrupt": w.bankrupt,
+            "done": w.done,
+            "time": self.time,
+            "horizon_end": w.cal.iso(w.horizon),
+            "min_funds_cents": w.min_funds_cents,
+            "tasks_accepted": len(w.tasks),
+            "tasks_succeeded": counts[SUCCEEDED],
+            "tasks_failed": counts[FAILED],
+            "tasks_cancelled": counts[CANCELLED],
+            "tasks_open": sum(t.status == ACTIVE or t.status == "accepted" for t in w.tasks.values()),
+            "prestige": {d: round(p, 4) for d, p in w.prestige.items()},
+            "monthly_payroll_cents": w.payroll_cents,
+            "payrolls_paid": w.payrolls_paid,
+            "resumes": w.resumes,
+            "tool_calls": len(self.actions),
+            "tamper_events": len(self.tamper),
+        }
+
+    def state_digest(self) -> str:
+        """SHA-256 of the whole state (hidden parts and random streams included).
+
+        Equal digests mean equal worlds: same seed + same commands => same digest, in any process."""
+        blob = json.dumps(self.world.snapshot(), sort_keys=True, separators=(",", ":"), default=str)
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+    def system_prompt(self, command_prefix: str = "yc-bench") -> str:
+        """The agent's instructions (Appendix C, corrected to the mechanics this world implements)."""
+        from bizbench.envs.yc.prompt import system_prompt
+
+        return system_prompt(self.config, command_prefix)

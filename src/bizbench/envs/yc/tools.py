@@ -1,0 +1,221 @@
+"""The YC-Bench commands, defined once (paper Appendix A, Table 1; DESIGN principle 1).
+
+Each command of Table 1 (and the prompt's ``scratchpad read``) is a typed function of the
+:class:`~bizbench.envs.yc.env.YcEnv` it acts on. Names join the command's words with
+underscores: ``market browse`` is ``market_browse``, ``task assign --task-id T --employees
+E1,E2`` is ``task_assign(task_id="T", employees=["E1", "E2"])`` (``bizbench.core.cmdline``
+maps one to the other). Every result is a JSON-able dict; a bad call raises a ToolError
+naming the argument and the allowed values, and changes nothing (principle 8).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import Field
+
+from bizbench.core.registry import ToolError, ToolRegistry
+from bizbench.envs.yc import views
+
+if TYPE_CHECKING:
+    from bizbench.envs.yc.env import YcEnv
+
+registry = ToolRegistry()
+
+Domain = Literal["training", "inference", "research", "data_engineering"]
+Status = Literal["accepted", "active", "succeeded", "failed", "cancelled"]
+TaskId = Annotated[str, Field(min_length=1, max_length=64)]
+EmployeeIds = Annotated[list[Annotated[str, Field(min_length=1, max_length=64)]], Field(min_length=1, max_length=64)]
+MAX_TEXT = 1_000_000
+
+
+# ---------------------------------------------------------------------------- observe
+@registry.tool(category="observe", mutates=False)
+def company_status(env: YcEnv) -> dict[str, Any]:
+    """Funds, prestige per domain, monthly payroll, runway and the current simulated time."""
+    return views.company_status(env.world)
+
+
+@registry.tool(category="observe", mutates=False)
+def employee_list(env: YcEnv) -> dict[str, Any]:
+    """Employees with tier, monthly salary and skill rate (work units per business hour) in each domain.
+
+    A task's throughput is the sum of its assigned employees' rates in its domain, each
+    divided by the number of active tasks that employee is assigned to.
+    """
+    return views.employee_list(env.world)
+
+
+@registry.tool(category="observe", mutates=False)
+def market_browse(
+    env: YcEnv,
+    domain: Domain | None = None,
+    reward_min_cents: Annotated[int, Field(ge=0)] | None = None,
+    limit: Annotated[int, Field(ge=1, le=50)] = 50,
+    offset: Annotated[int, Field(ge=0)] = 0,
+) -> dict[str, Any]:
+    """Market tasks you may accept now (prestige and trust requirements met), highest reward first.
+
+    Each entry has task_id, client_name, domain, reward_cents, requirements (work units per
+    domain), required_prestige, required_trust, prestige_delta and deadline_business_days
+    (the deadline starts when you accept). ``total`` counts every matching task.
+
+    Args:
+        domain: Only tasks of this domain.
+        reward_min_cents: Only tasks paying at least this many cents.
+        limit: Entries to return (1-50).
+        offset: Entries to skip (for paging past the first 50).
+    """
+    if domain is not None and domain not in env.config.domains:
+        raise ToolError(f"argument 'domain': expected one of {list(env.config.domains)}, got {domain!r}")
+    return views.browse(env.world, domain, reward_min_cents, limit, offset)
+
+
+@registry.tool(category="observe", mutates=False)
+def task_list(env: YcEnv, status: Status | None = None) -> dict[str, Any]:
+    """Your accepted tasks (any status unless filtered) with status, progress and deadline.
+
+    Args:
+        status: Only tasks with this status: accepted (not dispatched), active, succeeded, failed or cancelled.
+    """
+    w = env.world
+    tasks = [t for _, t in sorted(w.tasks.items()) if status is None or t.status == status]
+    return {"time": w.cal.iso(w.now), "tasks": [views.task_summary(w, t) for t in tasks]}
+
+
+@registry.tool(category="observe", mutates=False)
+def task_inspect(env: YcEnv, task_id: TaskId) -> dict[str, Any]:
+    """Details of one task: per-domain requirement and progress, deadline, assigned employees, throughput.
+
+    Args:
+        task_id: A task id such as 'Task-42' (yours or in the market).
+    """
+    return views.task_detail(env.world, env.world.lookup(task_id))
+
+
+@registry.tool(category="observe", mutates=False)
+def client_list(env: YcEnv) -> dict[str, Any]:
+    """Clients with your current trust level (0-5) and their tier."""
+    return views.client_list(env.world)
+
+
+@registry.tool(category="observe", mutates=False)
+def client_history(env: YcEnv) -> dict[str, Any]:
+    """Per-client counts of succeeded, failed, cancelled and open tasks, with the success rate."""
+    return views.client_history(env.world)
+
+
+@registry.tool(category="observe", mutates=False)
+def finance_ledger(env: YcEnv) -> dict[str, Any]:
+    """Every transaction so far (rewards, penalties, payroll) with the running balance."""
+    return views.finance_ledger(env.world)
+
+
+# ---------------------------------------------------------------------------- task
+@registry.tool(category="task")
+def task_accept(env: YcEnv, task_id: TaskId) -> dict[str, Any]:
+    """Accept a market task; its deadline starts now. Any number of tasks may be accepted.
+
+    An accepted task that is not completed by its deadline fails, dispatched or not:
+    35 % of its advertised reward is charged and prestige drops.
+
+    Args:
+        task_id: A task id from 'market browse', e.g. 'Task-42'.
+    """
+    w = env.world
+    task = w.accept(task_id)
+    return views.task_summary(w, task)
+
+
+@registry.tool(category="task")
+def task_assign(env: YcEnv, task_id: TaskId, employees: EmployeeIds) -> dict[str, Any]:
+    """Set the employees working on an accepted or active task (replaces the previous assignment).
+
+    Args:
+        task_id: One of your accepted or active tasks, e.g. 'Task-42'.
+        employees: Employee ids, e.g. ['Emp_1', 'Emp_4'] (on the command line: Emp_1,Emp_4).
+    """
+    w = env.world
+    task = w.assign(task_id, list(employees))
+    out: dict[str, Any] = {"task_id": task.id, "status": task.status, "assigned": list(task.assigned)}
+    if task.num in w.rates:
+        out["throughput_per_hour"] = round(w.rates[task.num], 4)
+    return out
+
+
+@registry.tool(category="task")
+def task_dispatch(env: YcEnv, task_id: TaskId) -> dict[str, Any]:
+    """Start work on an accepted task that has employees assigned.
+
+    Args:
+        task_id: One of your accepted tasks, e.g. 'Task-42'.
+    """
+    w = env.world
+    task = w.dispatch(task_id)
+    return {
+        "task_id": task.id,
+        "status": task.status,
+        "assigned": list(task.assigned),
+        "throughput_per_hour": round(w.rates.get(task.num, 0.0), 4),
+        "deadline": w.cal.iso(task.deadline),
+    }
+
+
+@registry.tool(category="task")
+def task_cancel(env: YcEnv, task_id: TaskId, reason: Annotated[str, Field(max_length=2000)]) -> dict[str, Any]:
+    """Abandon an accepted or active task: no reward, prestige in its domain drops by 1.5 x its prestige_delta.
+
+    Args:
+        task_id: One of your accepted or active tasks, e.g. 'Task-42'.
+        reason: Why you cancel (kept in the task's record).
+    """
+    w = env.world
+    record = w.cancel(task_id, reason)
+    return {**record, "funds_cents": w.funds_cents, "prestige": round(w.prestige[w.lookup(task_id).domain], 3)}
+
+
+# ---------------------------------------------------------------------------- sim
+@registry.tool(category="sim")
+def sim_resume(env: YcEnv) -> dict[str, Any]:
+    """Advance the clock to the next event and process it: a task checkpoint (25/50/75/100 %), a deadline,
+    the monthly payroll or the end of the year. Time always moves forward, active tasks or not."""
+    w = env.world
+    before = w.now
+    events = w.resume()
+    return {
+        "previous_time": w.cal.iso(before),
+        "time": w.cal.iso(w.now),
+        "events": events,
+        "funds_cents": w.funds_cents,
+        "done": w.done,
+        "bankrupt": w.bankrupt,
+    }
+
+
+# ---------------------------------------------------------------------------- memory
+@registry.tool(category="memory", mutates=False)
+def scratchpad_read(env: YcEnv) -> dict[str, Any]:
+    """Your persistent notes (also shown in your instructions every turn)."""
+    return {"content": env.world.scratchpad, "chars": len(env.world.scratchpad)}
+
+
+@registry.tool(category="memory")
+def scratchpad_write(env: YcEnv, content: Annotated[str, Field(max_length=MAX_TEXT)]) -> dict[str, Any]:
+    """Overwrite your persistent notes.
+
+    Args:
+        content: The new notes (replaces everything).
+    """
+    text = env.world.write_scratchpad(content)
+    return {"chars": len(text), "limit": env.config.scratchpad_max_chars}
+
+
+@registry.tool(category="memory")
+def scratchpad_append(env: YcEnv, content: Annotated[str, Field(max_length=MAX_TEXT)]) -> dict[str, Any]:
+    """Append to your persistent notes (add a newline yourself if you want one).
+
+    Args:
+        content: Text to add at the end.
+    """
+    text = env.world.write_scratchpad(content, append=True)
+    return {"chars": len(text), "limit": env.config.scratchpad_max_chars}
