@@ -22,6 +22,12 @@ ENVS: dict[str, EnvSpec] = {
         "bizbench.envs.ceo",
         "Run a subscription AI-software company for 500 days",
     ),
+    "yc": EnvSpec(
+        "yc",
+        "YC-Bench (AI services startup)",
+        "bizbench.envs.yc",
+        "Run an AI services startup taking contract tasks for one year",
+    ),
 }
 
 
