@@ -1,0 +1,75 @@
+"""`bizbench yc --session DIR <command>`: persistent sessions, JSON-only output, and no hidden state in DIR."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SEED = 918273
+
+
+def _yc(session: Path, state: Path, *words: str) -> tuple[int, Any]:
+    env = dict(os.environ, BIZBENCH_STATE_DIR=str(state))
+    cmd = [sys.executable, "-m", "bizbench.cli", "yc", "--session", str(session), *words]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60, env=env)
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 1, proc.stdout + proc.stderr  # nothing but one JSON document on stdout
+    return proc.returncode, json.loads(lines[0])
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    base = tmp_path_factory.mktemp("ycsession")
+    d, state = base / "agent", base / "host"
+    rc, out = _yc(d, state, "sim", "init", "--seed", str(SEED))
+    assert rc == 0 and out["funds_cents"] == 20_000_000
+    return d, state
+
+
+def test_commands_persist_between_calls(session: tuple[Path, Path]) -> None:
+    d, state = session
+    rc, market = _yc(d, state, "market", "browse", "--limit", "3")
+    assert rc == 0 and len(market["tasks"]) == 3
+    tid = market["tasks"][0]["task_id"]
+    assert _yc(d, state, "task", "accept", "--task-id", tid)[0] == 0
+    rc, staff = _yc(d, state, "employee", "list")
+    ids = ",".join(e["employee_id"] for e in staff["employees"][:2])
+    assert _yc(d, state, "task", "assign", "--task-id", tid, "--employees", ids)[0] == 0
+    assert _yc(d, state, "task", "dispatch", "--task-id", tid)[0] == 0
+    rc, resumed = _yc(d, state, "sim", "resume")
+    assert rc == 0 and resumed["time"] > resumed["previous_time"]
+    rc, tasks = _yc(d, state, "task", "list")
+    assert [t["task_id"] for t in tasks["tasks"]] == [tid]
+    assert _yc(d, state, "scratchpad", "write", "--content", "avoid slow clients")[0] == 0
+    assert _yc(d, state, "scratchpad", "read")[1]["content"] == "avoid slow clients"
+
+
+@pytest.mark.parametrize(
+    ("words", "needle"),
+    [
+        (("task", "inspect", "--task-id", "nope"), "task_id"),
+        (("fly", "away"), "Unknown command"),
+        (("market", "browse", "--limit", "x"), "integer"),
+        (("sim", "init"), "usage"),
+    ],
+)
+def test_errors_are_json_with_a_nonzero_status(session: tuple[Path, Path], words: tuple[str, ...], needle: str) -> None:
+    d, state = session
+    rc, out = _yc(d, state, *words)
+    assert rc == 1 and needle in out["error"]
+
+
+def test_no_hidden_state_in_the_session_directory(session: tuple[Path, Path]) -> None:
+    """Everything an agent with a shell can read in DIR: no seed, no adversarial flags, no true work."""
+    d, state = session
+    files = [p for p in d.rglob("*") if p.is_file()]
+    assert [p.name for p in files] == ["session.json"]
+    text = " ".join(p.read_text() for p in files)
+    assert str(SEED) not in text and "adversarial" not in text.lower()
+    assert not any(str(p).startswith(str(d)) for p in state.rglob("*"))  # the state lives elsewhere

@@ -1,0 +1,103 @@
+"""Clients, trust and adversaries (section 3 "Clients", "Adversarial clients"; Table 2 "Trust", "Adversarial";
+ref trust formulas: gain 1.6 (1 - t/5)^1.5, decay 0.009/day, focus pressure 0.018, 50 % work cut at trust 5)."""
+
+from __future__ import annotations
+
+import pytest
+from yc_helpers import honest, inject, make_env, ok, set_rates, start
+
+from bizbench.envs.yc.config import load_config
+from bizbench.envs.yc.world.clients import trust_gain, work_factor
+
+TRUST = load_config("default")[0].trust
+
+
+def test_trust_gain_formula_by_hand() -> None:
+    assert trust_gain(0.0, TRUST) == pytest.approx(1.6)
+    assert trust_gain(1.6, TRUST) == pytest.approx(1.6 * 0.68**1.5)  # 0.8972
+    assert trust_gain(2.5, TRUST) == pytest.approx(1.6 * 0.5**1.5)  # 0.5657
+    assert trust_gain(5.0, TRUST) == 0.0
+    # "build rate 5 ~ 5 tasks to significant": five successes in a row from 0
+    path = [0.0]
+    for _ in range(5):
+        path.append(path[-1] + trust_gain(path[-1], TRUST))
+    assert path[1:] == pytest.approx([1.6, 2.4972, 3.0638, 3.4494, 3.7257], abs=1e-4)
+
+
+def test_work_factor_linear_to_half_at_max() -> None:
+    assert work_factor(0.0, TRUST) == 1.0
+    assert work_factor(2.5, TRUST) == 0.75
+    assert work_factor(5.0, TRUST) == 0.5
+
+
+def test_exactly_two_adversaries_drawn_from_the_seed() -> None:
+    sets = set()
+    names = set()
+    for seed in range(12):
+        clients = make_env(seed).world.clients
+        assert len(clients) == 6
+        assert sum(c.adversarial for c in clients) == 2  # round(6 x 0.35)
+        sets.add(frozenset(c.name for c in clients if c.adversarial))
+        names.add(frozenset(c.name for c in clients))
+        for c in clients:
+            lo, hi = (1.0, 2.5) if c.adversarial else (0.7, 2.5)
+            assert lo <= c.multiplier <= hi
+    assert len(sets) > 6 and len(names) > 6  # the world changes with the seed (ref defect 6)
+
+
+def test_trust_decays_per_day_and_gates_and_cuts_work() -> None:
+    env = make_env()
+    w = env.world
+    c = honest(w)
+    w.clients[c].set_trust(w.now, 2.5, TRUST)
+    gated = inject(w, work=400, client=c, required_trust=2)
+    entry = next(t for t in ok(env.call("market_browse", limit=50))["tasks"] if t["task_id"] == gated)
+    assert entry["requirements"] == {"training": 300}  # 400 x (1 - 0.5 x 2.5/5)
+    assert entry["required_trust"] == 2
+    # idle until the first payroll, Mon 2025-02-03 09:00: 33 days of decay
+    ok(env.call("sim_resume"))
+    assert w.cal.iso(w.now) == "2025-02-03T09:00"
+    listed = {x["client_name"]: x["trust"] for x in ok(env.call("client_list"))["clients"]}
+    assert listed[w.clients[c].name] == pytest.approx(2.5 - 0.009 * 33, abs=1e-3)
+    # 2.203 -> the work shown is now 400 x (1 - 0.5 x 2.203/5) = 311.88 -> 312
+    entry = next(t for t in ok(env.call("market_browse", limit=50))["tasks"] if t["task_id"] == gated)
+    assert entry["requirements"] == {"training": 312}
+    # after 23 more days trust falls below 2: the gated task leaves the browse list and cannot be accepted
+    w.clients[c].set_trust(w.now, 1.99, TRUST)
+    assert gated not in [t["task_id"] for t in ok(env.call("market_browse", limit=50))["tasks"]]
+    r = env.call("task_accept", task_id=gated)
+    assert not r.ok and "requires trust 2" in r.error
+
+
+def test_success_builds_trust_and_focus_pressure_costs_the_others() -> None:
+    env = make_env()
+    w = env.world
+    set_rates(w, "training", [5.0] * 8)
+    c = honest(w)
+    others = [i for i in range(6) if i != c]
+    for i in others:
+        w.clients[i].set_trust(w.now, 1.0, TRUST)
+    tid = inject(w, work=90, client=c)  # 90 units at 5/h = 18 h: done Thu 2025-01-02 18:00
+    start(env, tid, ["Emp_1"])
+    while not w.clients[c].succeeded:
+        ok(env.call("sim_resume"))
+    assert w.cal.iso(w.now) == "2025-01-02T18:00"
+    days = (w.now - w.start) / 1440  # 1 day 9 h of decay
+    assert w.clients[c].trust(w.now, TRUST) == pytest.approx(1.6)  # from 0: no decay below the floor
+    for i in others:
+        assert w.clients[i].trust(w.now, TRUST) == pytest.approx(1.0 - 0.009 * days - 0.018)
+    event = next(e for e in w.log if e["type"] == "task_completed")
+    assert event["trust"] == pytest.approx(1.6)
+
+
+def test_work_cut_is_frozen_at_acceptance() -> None:
+    env = make_env()
+    w = env.world
+    c = honest(w)
+    w.clients[c].set_trust(w.now, 5.0, TRUST)
+    tid = inject(w, work=801, client=c)
+    ok(env.call("task_accept", task_id=tid))
+    task = ok(env.call("task_inspect", task_id=tid))
+    assert task["requirements"] == {"training": 400}  # 801 x 0.5 = 400.5 -> 400 (round half even)
+    w.clients[c].set_trust(w.now, 0.0, TRUST)
+    assert ok(env.call("task_inspect", task_id=tid))["requirements"] == {"training": 400}

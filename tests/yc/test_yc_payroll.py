@@ -1,0 +1,84 @@
+"""Monthly payroll (section 3 "Simulation Clock"; ref "Clock": first business day of each month at 09:00,
+the start month excluded, processed before other events at the same instant)."""
+
+from __future__ import annotations
+
+from yc_helpers import make_env
+
+from bizbench.envs.yc.world.events import DEADLINE, PAYROLL, Event
+
+EXPECTED_2025 = [
+    "2025-02-03T09:00",  # Feb 1 is a Saturday
+    "2025-03-03T09:00",  # Mar 1 is a Saturday
+    "2025-04-01T09:00",
+    "2025-05-01T09:00",
+    "2025-06-02T09:00",  # Jun 1 is a Sunday
+    "2025-07-01T09:00",
+    "2025-08-01T09:00",
+    "2025-09-01T09:00",
+    "2025-10-01T09:00",
+    "2025-11-03T09:00",  # Nov 1 is a Saturday
+    "2025-12-01T09:00",
+]
+
+
+def test_eleven_payroll_dates_in_2025() -> None:
+    w = make_env().world
+    assert [w.cal.iso(t) for t in w.payroll_schedule] == EXPECTED_2025
+
+
+def test_payroll_in_start_month_knob_charges_at_the_start() -> None:
+    env = make_env(clock__payroll_in_start_month=True)
+    w = env.world
+    assert w.cal.iso(w.payroll_schedule[0]) == "2025-01-01T09:00"
+    assert len(w.payroll_schedule) == 12
+    assert w.payrolls_paid == 1  # charged at the very first instant
+    assert w.funds_cents == 20_000_000 - w.payroll_cents
+
+
+def test_idle_year_pays_each_payroll_with_the_salary_sum() -> None:
+    env = make_env(start_funds_dollars=10_000_000)
+    w = env.world
+    salaries = sum(e.salary_cents for e in w.employees)
+    times = []
+    while not w.done:
+        r = env.call("sim_resume")
+        assert r.ok
+        times += [e["time"] for e in r.data["events"] if e["type"] == "payroll"]
+        for e in r.data["events"]:
+            if e["type"] == "payroll":
+                assert e["amount_cents"] == salaries
+    assert times == EXPECTED_2025
+    assert w.funds_cents == 1_000_000_000 - 11 * salaries
+    payroll_rows = [r for r in w.ledger.rows if r.category == "payroll"]
+    assert [r.cents for r in payroll_rows] == [-salaries] * 11
+
+
+def test_payroll_bankruptcy_ends_the_run() -> None:
+    env = make_env(start_funds_dollars=50_000)
+    w = env.world
+    assert w.payroll_cents > 2_500_000  # two payrolls exceed $50K for any roster (>= 4 juniors at $2K ...)
+    while not w.done:
+        env.call("sim_resume")
+    assert w.bankrupt
+    assert w.funds_cents < 0
+    assert w.log[-1]["type"] == "bankrupt"
+    assert w.log[-2]["type"] == "payroll"
+    assert env.call("sim_resume").ok is False
+
+
+def test_payroll_precedes_a_deadline_at_the_same_instant() -> None:
+    """A deadline queued at the payroll instant is processed after the payroll (kind priority)."""
+    env = make_env()
+    w = env.world
+    tid = env.call("market_browse", limit=1).data["tasks"][0]["task_id"]
+    assert env.call("task_accept", task_id=tid).ok
+    task = w.open[int(tid.split("-")[1])]
+    payday = w.payroll_schedule[0]
+    task.deadline = payday  # force the clash (deadlines are otherwise never at 09:00 sharp)
+    w.queue.push(Event(payday, DEADLINE, task.num))
+    events = []
+    while not any(e["type"] == "payroll" for e in events):
+        events = env.call("sim_resume").data["events"]
+    assert [e["type"] for e in events] == ["payroll", "task_failed"]
+    assert PAYROLL < DEADLINE
