@@ -113,7 +113,7 @@ def _progress() -> Any:
     )
 
 
-def _check_env(env: str) -> None:
+def _check_env(env: str, supported: tuple[str, ...] = ("ceo",)) -> None:
     from bizbench.core.envs import get_env
 
     try:
@@ -121,7 +121,7 @@ def _check_env(env: str) -> None:
     except KeyError as e:
         err_console.print(f"[red]{e.args[0]}[/red]")
         raise typer.Exit(2) from None
-    if env != "ceo":
+    if env not in supported:
         err_console.print(f"[red]env '{env}' has no baselines yet[/red]")
         raise typer.Exit(2)
 
@@ -138,7 +138,9 @@ def _seed_list(text: str) -> list[int]:
 @app.command()
 def run(
     env: str = typer.Argument(..., help="Env id, e.g. 'ceo'."),
-    agent: str = typer.Option("rule-based", help="Baseline: do-nothing, random, rule-based."),
+    agent: str = typer.Option(
+        "rule-based", help="Baseline: ceo do-nothing|random|rule-based; yc do-nothing|random|greedy|heuristic."
+    ),
     seed: int = typer.Option(42, help="World seed."),
     preset: str = typer.Option("default", help="Preset name (see `bizbench presets ENV`)."),
     days: int | None = typer.Option(None, help="Override the preset's horizon in days."),
@@ -154,7 +156,7 @@ def run(
 
     from bizbench.runner.episode import run_ceo_baseline
 
-    _check_env(env)
+    _check_env(env, ("ceo", "yc"))
     options = None
     if agent == "rule-based":
         options = {
@@ -164,6 +166,9 @@ def run(
             "cash_floor": cash_floor,
         }
     out_dir = Path(out) if out else Path("runs") / f"{env}-{agent}-{preset}-{seed}"
+    if env == "yc":
+        _run_yc(agent, seed, preset, out_dir)
+        return
     with _progress() as progress:
         task = progress.add_task("days simulated", total=None)
 
@@ -194,6 +199,25 @@ def run(
     console.print(table)
     files = "result.json, metrics.jsonl, actions.jsonl, ledger.csv, cash.png" + (", company.db" if db else "")
     console.print(f"run directory: {out_dir}  ({files})")
+
+
+def _run_yc(agent: str, seed: int, preset: str, out_dir: Any) -> None:
+    from bizbench.runner.episode import run_yc_baseline
+
+    try:
+        result = run_yc_baseline(agent, seed, preset, out_dir)
+    except ValueError as e:
+        err_console.print(f"[red]{e}[/red]")
+        raise typer.Exit(2) from None
+    table = Table(title=f"yc / {preset} / {agent} / seed {seed}")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    for key in ("final_funds", "bankrupt", "time", "tasks_succeeded", "tasks_failed", "tasks_cancelled", "turns"):
+        v = result[key]
+        table.add_row(key, f"${v:,.2f}" if key == "final_funds" else str(v))
+    table.add_row("wall_seconds", str(result["wall_seconds"]))
+    console.print(table)
+    console.print(f"run directory: {out_dir}  (result.json, metrics.jsonl, actions.jsonl, ledger.csv, cash.png)")
 
 
 @app.command()

@@ -27,3 +27,25 @@ def plot_cash(metrics: list[dict[str, Any]], path: Path, title: str = "") -> Pat
     fig.savefig(path)
     plt.close(fig)
     return path
+
+
+def plot_funds(points: list[tuple[str, float]], path: Path, title: str = "") -> Path:
+    """Funds over simulated time, one point per turn (yc; ISO timestamps on the x axis)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from datetime import datetime
+
+    import matplotlib.pyplot as plt
+
+    times = [datetime.fromisoformat(t) for t, _ in points]
+    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
+    ax.plot(times, [f / 1e3 for _, f in points], color="tab:blue", drawstyle="steps-post")  # type: ignore[arg-type]
+    ax.axhline(0, color="grey", lw=0.6)
+    ax.set_ylabel("funds ($K)")
+    ax.set_title(title)
+    fig.autofmt_xdate()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path

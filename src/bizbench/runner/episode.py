@@ -63,3 +63,45 @@ def run_ceo_baseline(
         env.close()
         return env.result(**extra)
     return env.finish(title=f"ceo / {preset} / {agent} / seed {seed}", **extra)
+
+
+def run_yc_baseline(
+    agent: str,
+    seed: int,
+    preset: str = "default",
+    out: Path | None = None,
+    on_turn: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Run a yc baseline for the year; returns result.json's content (same run layout as ceo)."""
+    from bizbench.envs.yc.baselines import make_policy
+    from bizbench.envs.yc.env import YcEnv
+
+    env = YcEnv.from_preset(preset, seed)
+    policy = make_policy(agent, seed=seed)
+    run = None
+    if out is not None:
+        config = {"env": "yc", "preset": preset, "preset_hash": env.preset_hash, "seed": seed, "agent": agent}
+        run = RunDir(out, {**config, "config": env.config.model_dump(mode="json")})
+    started = time.perf_counter()
+    points: list[tuple[str, float]] = [(env.time, env.world.funds_cents / 100)]
+    turns = 0
+    while not env.done:
+        n_actions = len(env.actions)
+        policy.act(env)
+        turns += 1
+        summary = env.status_summary()
+        points.append((summary["time"], summary["funds_cents"] / 100))
+        if run is not None:
+            run.append("actions", env.actions[n_actions:])
+            run.append("metrics", [{"turn": turns, **summary}])
+        if on_turn is not None:
+            on_turn(turns, 0)
+    result = env.result(agent=agent, turns=turns, wall_seconds=round(time.perf_counter() - started, 3))
+    if run is not None:
+        from bizbench.core.provenance import provenance
+        from bizbench.report.plots import plot_funds
+
+        result["provenance"] = provenance()
+        title = f"yc / {preset} / {agent} / seed {seed}"
+        run.finish(result, env.world.ledger.rows, lambda path: plot_funds(points, path, title))
+    return result

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -56,17 +57,15 @@ class RunDir:
             f.write(json.dumps(jsonable(row), default=str) + "\n")
         f.flush()
 
-    def finish(self, result: dict[str, Any], ledger_rows: list[Any], metrics: list[dict[str, Any]], title: str) -> None:
-        """Write the end-of-run files: ledger.csv, result.json and the cash plot."""
+    def finish(self, result: dict[str, Any], ledger_rows: list[Any], plot: Callable[[Path], Any]) -> None:
+        """Write the end-of-run files: ledger.csv, result.json and the cash plot (``plot(path)``)."""
         with (self.path / "ledger.csv").open("w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["day", "category", "amount", "group", "note"])
             for row in ledger_rows:
                 w.writerow([row.day, row.category, f"{row.cents / 100:.2f}", row.group, row.note])
         (self.path / "result.json").write_text(json.dumps(jsonable(result), indent=2) + "\n")
-        from bizbench.report.plots import plot_cash
-
-        plot_cash(metrics, self.path / "cash.png", title=title)
+        plot(self.path / "cash.png")
         self.close()
 
     def close(self) -> None:

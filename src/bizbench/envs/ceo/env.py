@@ -149,7 +149,11 @@ class CeoEnv:
         result = {**self.result(**extra), "provenance": provenance()}
         self.close()
         if self.run is not None:
-            self.run.finish(result, self.world.state.ledger.rows, self.world.metrics, title)
+            from bizbench.report.plots import plot_cash
+
+            self.run.finish(
+                result, self.world.state.ledger.rows, lambda path: plot_cash(self.world.metrics, path, title)
+            )
         return result
 
     def dashboard(self) -> str:
