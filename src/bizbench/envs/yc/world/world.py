@@ -303,7 +303,8 @@ class YcWorld:
             task = self.open.get(ev.ref)
             return task is not None and task.status == ACTIVE and task.version == ev.version and task.next_cp == ev.sub
         if ev.kind == DEADLINE:
-            return ev.ref in self.open
+            task = self.open.get(ev.ref)
+            return task is not None and task.deadline == ev.time
         return True
 
     def _process(self, ev: Event, records: list[dict[str, Any]]) -> None:
