@@ -399,43 +399,9 @@ def yc(
 
     Prints only JSON on stdout; an error is {"error": ...} with exit status 1.
     """
-    import json
-    import sys
-    from pathlib import Path
+    from bizbench.cli_yc import run_yc_command
 
-    from bizbench.core.cmdsession import CommandSession
-
-    words = list(ctx.args)
-    cs = CommandSession("yc", Path(session))
-    if words[:2] == ["sim", "init"]:
-        ok, out = _yc_init(cs, words[2:])
-    else:
-        ok, out = cs.run(words)
-    sys.stdout.write(json.dumps(out if ok else {"error": out}, default=str) + "\n")
-    if not ok:
-        raise typer.Exit(1)
-
-
-def _yc_init(cs: Any, flags: list[str]) -> tuple[bool, Any]:
-    """`sim init --seed N [--preset P]`: a new session (an existing one is replaced)."""
-    opts = dict(zip(flags[::2], flags[1::2], strict=False))
-    unknown = sorted(set(opts) - {"--seed", "--preset"}) + (["(odd number of words)"] if len(flags) % 2 else [])
-    if unknown or "--seed" not in opts:
-        extra = f"; unexpected {', '.join(unknown)}" if unknown else ""
-        return False, "usage: sim init --seed N [--preset P]" + extra
-    try:
-        seed = int(opts["--seed"])
-    except ValueError:
-        return False, f"--seed expects an integer, got '{opts['--seed']}'"
-    preset = opts.get("--preset", "default")
-    from bizbench.envs.yc.env import YcEnv
-
-    try:
-        env = YcEnv.from_preset(preset, seed)
-    except (ValueError, FileNotFoundError) as e:
-        return False, str(e)
-    cs.init(env, {"preset": preset})
-    return True, env.status_summary()
+    raise typer.Exit(run_yc_command(session, list(ctx.args)))
 
 
 def main() -> None:  # pragma: no cover - entry point convenience

@@ -73,3 +73,20 @@ def test_no_hidden_state_in_the_session_directory(session: tuple[Path, Path]) ->
     text = " ".join(p.read_text() for p in files)
     assert str(SEED) not in text and "adversarial" not in text.lower()
     assert not any(str(p).startswith(str(d)) for p in state.rglob("*"))  # the state lives elsewhere
+
+
+def test_the_console_script_answers_yc_commands_without_the_typer_cli(
+    session: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """`bizbench yc --session DIR ...` takes the fast path (bizbench.entry): typer and rich stay unloaded."""
+    d, state = session
+    code = (
+        "import sys; sys.argv = ['bizbench', 'yc', '--session', sys.argv[1], 'company', 'status']\n"
+        "from bizbench import entry\n"
+        "try:\n    entry.main()\nexcept SystemExit as e:\n    rc = e.code\n"
+        "print('LOADED', 'typer' in sys.modules or 'rich' in sys.modules, rc, file=sys.stderr)\n"
+    )
+    env = dict(os.environ, BIZBENCH_STATE_DIR=str(state))
+    proc = subprocess.run([sys.executable, "-c", code, str(d)], capture_output=True, text=True, timeout=60, env=env)
+    assert "LOADED False 0" in proc.stderr, proc.stderr
+    assert json.loads(proc.stdout)["funds_cents"] > 0
