@@ -119,3 +119,25 @@ def start(env: YcEnv, task_id: str, employees: list[str]) -> None:
 def ok(result: Any) -> Any:
     assert result.ok, result.error
     return result.data
+
+
+def scripted_year(env: YcEnv) -> YcEnv:
+    """A deterministic mixed script: two tasks at a time, split staff, an occasional cancel and notes."""
+    staff = [e.id for e in env.world.employees]
+    turn = 0
+    while not env.done:
+        turn += 1
+        open_ids = [t["task_id"] for t in env.call("task_list").data["tasks"] if t["status"] in ("accepted", "active")]
+        if len(open_ids) < 2:
+            offers = env.call("market_browse", limit=3).data["tasks"]
+            if offers:
+                tid = offers[turn % len(offers)]["task_id"]
+                env.call("task_accept", task_id=tid)
+                env.call("task_assign", task_id=tid, employees=staff[turn % 3 :: 2])
+                env.call("task_dispatch", task_id=tid)
+        if turn % 37 == 0 and open_ids:
+            env.call("task_cancel", task_id=open_ids[0], reason=f"turn {turn}")
+        if turn % 50 == 0:
+            env.call("scratchpad_append", content=f"turn {turn}: funds {env.world.funds_cents}\n")
+        env.call("sim_resume")
+    return env

@@ -88,9 +88,10 @@ All actions use `{prefix}` commands. All return JSON; an error returns {{"error"
 4. `{prefix} task dispatch --task-id Task-42` - start work
 5. `{prefix} sim resume` - advance to the next event
 
-You may run several tasks at once and accept any number of tasks. Use `{prefix} scratchpad write` to keep notes:
-your conversation history is truncated after {c.harness.history_turns} turns, but the scratchpad is shown to you
-every turn. Write reusable rules, not one-off observations.
+You may run several tasks at once and accept any number of tasks.
+Use `{prefix} scratchpad write --content "..."` to keep notes: your conversation history is truncated after
+{c.harness.history_turns} turns, but the scratchpad is shown to you every turn. Write reusable rules, not one-off
+observations.
 
 ## Commands
 

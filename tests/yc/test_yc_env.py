@@ -1,0 +1,99 @@
+"""YcEnv: presets, the per-turn status summary (section 3 "Observations"), result, pickling."""
+
+from __future__ import annotations
+
+import json
+import pickle
+
+from yc_helpers import greedy_year, inject, make_env, ok, set_rates, start
+
+from bizbench.core.presets import list_presets
+from bizbench.envs.yc.config import load_config
+from bizbench.envs.yc.env import YcEnv
+
+
+def test_presets_load_and_differ_where_documented() -> None:
+    names = list_presets("bizbench.envs.yc")
+    assert {"default", "reference", "all-contribute", "salary-compounding"} <= set(names)
+    default, h = load_config("default")
+    assert default.start_funds_dollars == 200_000 and default.workforce.count == 8
+    assert default.market.size == 200 and default.clients.count == 6 and default.clients.adversarial_count == 2
+    assert default.deadlines.fail_penalty_share == 0.35 and default.deadlines.cancel_prestige_factor == 1.5
+    assert default.throughput.max_contributors == 4
+    ref, h2 = load_config("reference")
+    assert h != h2 and ref.workforce.off_tier_share == 0.0
+    assert load_config("all-contribute")[0].throughput.max_contributors == 0
+
+
+def test_from_preset_and_horizon_override() -> None:
+    env = YcEnv.from_preset("default", seed=3, horizon_months=1)
+    assert env.world.cal.iso(env.world.horizon) == "2025-02-01T00:00"
+    assert env.world.payroll_schedule == []
+    r = ok(env.call("sim_resume"))
+    assert r["done"] and r["time"] == "2025-02-01T00:00"
+    assert env.done and env.time == "2025-02-01T00:00"
+
+
+def test_status_summary_reports_events_once() -> None:
+    env = make_env()
+    w = env.world
+    set_rates(w, "training", [6.0] * 8)
+    first = env.status_summary()
+    assert first["time"] == "2025-01-01T09:00" and first["events_since_last_turn"] == []
+    assert first["funds_cents"] == 20_000_000
+    assert first["monthly_payroll_cents"] == sum(e.salary_cents for e in w.employees)
+    assert first["runway_months"] == round(20_000_000 / first["monthly_payroll_cents"], 2)
+    tid = inject(w, work=108)  # 6/h: 18 h, checkpoints every 4.5 h
+    start(env, tid, ["Emp_1"])
+    ok(env.call("sim_resume"))
+    ok(env.call("sim_resume"))
+    s = env.status_summary()
+    assert [(e["type"], e["progress_pct"]) for e in s["events_since_last_turn"]] == [
+        ("task_progress", 25),
+        ("task_progress", 50),
+    ]
+    assert s["active_task_count"] == 1
+    assert s["open_tasks"] == [
+        {"task_id": tid, "status": "active", "progress_pct": 50.0, "deadline": "2025-01-09T18:00",
+         "business_hours_left": 63.0 - 9.0},
+    ]  # fmt: skip
+    assert env.status_summary()["events_since_last_turn"] == []
+    ok(env.call("sim_resume"))
+    assert len(env.status_summary(consume=False)["events_since_last_turn"]) == 1
+    assert len(env.status_summary()["events_since_last_turn"]) == 1
+    json.dumps(s)
+
+
+def test_result_and_pickle_round_trip() -> None:
+    env = greedy_year(make_env(2))
+    res = env.result(agent="greedy")
+    assert res["env"] == "yc" and res["agent"] == "greedy" and res["seed"] == 2
+    assert res["final_funds_cents"] == env.world.funds_cents
+    assert res["final_funds"] == env.world.funds_cents / 100
+    assert res["tasks_succeeded"] > 10 and res["done"]
+    assert res["payrolls_paid"] == (11 if not res["bankrupt"] else res["payrolls_paid"])
+    json.dumps(res)
+    # cash always equals start funds plus the ledger
+    assert env.world.funds_cents == 20_000_000 + sum(r.cents for r in env.world.ledger.rows)
+    mid = make_env(4)
+    for _ in range(30):
+        ok(mid.call("sim_resume")) if mid.world.open else None
+        t = ok(mid.call("market_browse", limit=1))["tasks"][0]["task_id"]
+        if not mid.world.open:
+            ok(mid.call("task_accept", task_id=t))
+            ok(mid.call("task_assign", task_id=t, employees=["Emp_1", "Emp_2"]))
+            ok(mid.call("task_dispatch", task_id=t))
+    copy = pickle.loads(pickle.dumps(mid))
+    assert copy.state_digest() == mid.state_digest()
+    ok(copy.call("sim_resume"))
+    ok(mid.call("sim_resume"))
+    assert copy.state_digest() == mid.state_digest()
+
+
+def test_tamper_is_logged_in_memory() -> None:
+    env = make_env()
+    env.call_tool("drop_tables", {})
+    env.call("market_browse", reward_min_cents=-5)
+    assert [t["kind"] for t in env.tamper] == ["unknown_tool", "negative_value"]
+    assert env.result()["tamper_events"] == 2
+    assert len(env.actions) == 2 and env.actions[0]["ok"] is False

@@ -1,0 +1,71 @@
+"""Prestige (Table 2 "Prestige [1, 10], decay 0"; "Cancel penalty 1.5 x delta") and the event order
+(ref "Known defects" 3: a total order by (time, kind priority, task number))."""
+
+from __future__ import annotations
+
+import heapq
+
+import pytest
+
+from bizbench.envs.yc.config import load_config
+from bizbench.envs.yc.world.events import CHECKPOINT, DEADLINE, HORIZON, PAYROLL, Event, EventQueue
+from bizbench.envs.yc.world.prestige import adjust, initial_prestige, meets
+
+P = load_config("default")[0].prestige
+
+
+def test_prestige_gain_loss_and_clipping() -> None:
+    p = initial_prestige(("training", "research"), P)
+    assert p == {"training": 1.0, "research": 1.0}
+    assert adjust(p, "training", 0.25, P) == pytest.approx(0.25)
+    assert adjust(p, "training", -1.5 * 0.1, P) == pytest.approx(-0.15)
+    assert p["training"] == pytest.approx(1.1)
+    assert adjust(p, "research", -0.3, P) == 0.0  # floor 1
+    p["research"] = 9.9
+    assert adjust(p, "research", 0.3, P) == pytest.approx(0.1)  # ceiling 10
+    assert meets(p, "training", 1) and not meets(p, "training", 2)
+    p["training"] = 2.0 - 1e-12  # float noise never blocks an earned level
+    assert meets(p, "training", 2)
+
+
+def test_event_total_order() -> None:
+    t = 1000
+    events = [
+        Event(t, HORIZON),
+        Event(t, DEADLINE, 3),
+        Event(t, CHECKPOINT, 7, 1, 2),
+        Event(t, CHECKPOINT, 3, 3, 5),
+        Event(t, PAYROLL),
+        Event(t - 1, DEADLINE, 9),
+    ]
+    ordered = sorted(events)
+    assert ordered == [
+        Event(t - 1, DEADLINE, 9),
+        Event(t, PAYROLL),  # payroll first at an instant
+        Event(t, CHECKPOINT, 3, 3, 5),  # then checkpoints and completions, by task number
+        Event(t, CHECKPOINT, 7, 1, 2),
+        Event(t, DEADLINE, 3),  # a task finishing at its deadline succeeds
+        Event(t, HORIZON),
+    ]
+    for perm_seed in range(5):
+        q = EventQueue()
+        order = list(events)
+        order = order[perm_seed:] + order[:perm_seed]
+        for e in order:
+            q.push(e)
+        out = []
+        while (e := q.pop_valid(lambda _e: True)) is not None:
+            out.append(e)
+        assert out == ordered
+
+
+def test_lazy_invalidation_and_compaction() -> None:
+    q = EventQueue()
+    for v in range(5):
+        q.push(Event(100 + v, CHECKPOINT, 1, 0, v))
+    live = {4}
+    assert q.peek_valid(lambda e: e.version in live) == Event(104, CHECKPOINT, 1, 0, 4)
+    q.push(Event(50, CHECKPOINT, 1, 0, 0))
+    q.compact(lambda e: e.version in live)
+    assert len(q) == 1
+    assert heapq.nsmallest(1, q.snapshot()) == [(104, CHECKPOINT, 1, 0, 4)]

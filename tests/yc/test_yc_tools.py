@@ -1,0 +1,233 @@
+"""The command registry (paper Appendix A, Table 1): every command present with its flags, JSON answers,
+bad calls answered with errors that name the argument and change nothing, and no hidden state in any
+answer or error (DESIGN principles 1, 3, 8)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from yc_helpers import adversary, inject, make_env, ok, scripted_year, set_rates, start
+
+from bizbench.core.cmdline import parse_command
+from bizbench.envs.yc.env import YcEnv
+from bizbench.envs.yc.tools import registry
+
+EXPECTED = {
+    "company_status": [],
+    "employee_list": [],
+    "market_browse": ["domain", "reward_min_cents", "limit", "offset"],
+    "task_list": ["status"],
+    "task_inspect": ["task_id"],
+    "client_list": [],
+    "client_history": [],
+    "finance_ledger": [],
+    "task_accept": ["task_id"],
+    "task_assign": ["task_id", "employees"],
+    "task_dispatch": ["task_id"],
+    "task_cancel": ["task_id", "reason"],
+    "sim_resume": [],
+    "scratchpad_read": [],
+    "scratchpad_write": ["content"],
+    "scratchpad_append": ["content"],
+}
+READ_ONLY = {"company_status", "employee_list", "market_browse", "task_list", "task_inspect", "client_list",
+             "client_history", "finance_ledger", "scratchpad_read"}  # fmt: skip
+
+
+def test_every_appendix_a_command_with_its_arguments() -> None:
+    assert {s.name: [p.name for p in s.params] for s in registry.specs()} == EXPECTED
+    assert {s.name for s in registry.specs() if not s.mutates} == READ_ONLY
+    for spec in registry.specs():
+        assert spec.description
+        schema = spec.parameters
+        assert schema["type"] == "object"
+    assert "market_browse" in registry.markdown_docs()
+    assert len(registry.openai_tools()) == len(EXPECTED)
+
+
+@pytest.mark.parametrize(
+    ("words", "name", "args"),
+    [
+        ("company status", "company_status", {}),
+        ("market browse --domain training --reward-min-cents 500000 --limit 5 --offset 10", "market_browse",
+         {"domain": "training", "reward_min_cents": 500000, "limit": 5, "offset": 10}),
+        ("task list --status active", "task_list", {"status": "active"}),
+        ("task assign --task-id Task-42 --employees Emp_1,Emp_4,Emp_7", "task_assign",
+         {"task_id": "Task-42", "employees": ["Emp_1", "Emp_4", "Emp_7"]}),
+        ("task cancel --task-id Task-42 --reason slow", "task_cancel", {"task_id": "Task-42", "reason": "slow"}),
+        ("sim resume", "sim_resume", {}),
+        ("scratchpad append --content hello", "scratchpad_append", {"content": "hello"}),
+    ],
+)  # fmt: skip
+def test_cli_words_map_to_tools(words: str, name: str, args: dict[str, Any]) -> None:
+    assert parse_command(registry, words.split()) == (name, args)
+    registry.validate(name, args)
+
+
+def _world_with_everything() -> tuple[YcEnv, dict[str, str]]:
+    """Accepted, active, succeeded and market tasks, a gated task and some ledger rows."""
+    env = make_env(seed=11)
+    w = env.world
+    set_rates(w, "training", [5.0] * 8)
+    ids = {
+        "done": inject(w, work=45),
+        "active": inject(w, work=5000),
+        "accepted": inject(w, work=500),
+        "market": inject(w, work=500),
+        "gated": inject(w, work=500, required_prestige=4),
+    }
+    start(env, ids["done"], ["Emp_1"])
+    while w.tasks[int(ids["done"].split("-")[1])].status != "succeeded":
+        ok(env.call("sim_resume"))
+    start(env, ids["active"], ["Emp_2", "Emp_3"])
+    ok(env.call("task_accept", task_id=ids["accepted"]))
+    ok(env.call("scratchpad_write", content="notes"))
+    return env, ids
+
+
+BAD_CALLS: list[tuple[str, dict[str, Any], str]] = [
+    ("market_browse", {"domain": "marketing"}, "domain"),
+    ("market_browse", {"limit": 0}, "limit"),
+    ("market_browse", {"limit": 51}, "limit"),
+    ("market_browse", {"limit": "5"}, "limit"),
+    ("market_browse", {"offset": -1}, "offset"),
+    ("market_browse", {"reward_min_cents": 1.5}, "reward_min_cents"),
+    ("market_browse", {"reward_min_cents": float("nan")}, "reward_min_cents"),
+    ("market_browse", {"page": 2}, "page"),
+    ("task_list", {"status": "done"}, "status"),
+    ("task_inspect", {}, "task_id"),
+    ("task_inspect", {"task_id": "42"}, "task_id"),
+    ("task_inspect", {"task_id": "Task-999999"}, "task_id"),
+    ("task_inspect", {"task_id": ["Task-1"]}, "task_id"),
+    ("task_accept", {"task_id": "Task-abc"}, "task_id"),
+    ("task_accept", {"task_id": "@gated"}, "task_id"),
+    ("task_accept", {"task_id": "@accepted"}, "task_id"),
+    ("task_accept", {"task_id": "@done"}, "task_id"),
+    ("task_assign", {"task_id": "@accepted", "employees": []}, "employees"),
+    ("task_assign", {"task_id": "@accepted", "employees": ["Emp_99"]}, "employees"),
+    ("task_assign", {"task_id": "@accepted", "employees": ["Emp_1", "Emp_1"]}, "employees"),
+    ("task_assign", {"task_id": "@accepted", "employees": "Emp_1"}, "employees"),
+    ("task_assign", {"task_id": "@market", "employees": ["Emp_1"]}, "task_id"),
+    ("task_assign", {"task_id": "@done", "employees": ["Emp_1"]}, "task_id"),
+    ("task_assign", {"task_id": "@accepted"}, "employees"),
+    ("task_dispatch", {"task_id": "@accepted"}, "task_id"),  # no employees yet
+    ("task_dispatch", {"task_id": "@active"}, "task_id"),
+    ("task_dispatch", {"task_id": "@market"}, "task_id"),
+    ("task_cancel", {"task_id": "@done", "reason": "x"}, "task_id"),
+    ("task_cancel", {"task_id": "@market", "reason": "x"}, "task_id"),
+    ("task_cancel", {"task_id": "@active"}, "reason"),
+    ("scratchpad_write", {"content": "x" * 20_001}, "content"),
+    ("scratchpad_append", {"content": "x" * 19_998}, "content"),
+    ("scratchpad_write", {"content": 5}, "content"),
+    ("sim_resume", {"days": 3}, "days"),
+    ("company_status", {"verbose": True}, "verbose"),
+]
+
+
+@pytest.mark.parametrize(("name", "args", "names"), BAD_CALLS)
+def test_bad_calls_name_the_argument_and_change_nothing(name: str, args: dict[str, Any], names: str) -> None:
+    env, ids = _world_with_everything()
+    args = {k: (ids[v[1:]] if isinstance(v, str) and v.startswith("@") else v) for k, v in args.items()}
+    before = env.state_digest()
+    r = env.call_tool(name, args)
+    assert not r.ok
+    assert names in r.error, r.error
+    assert env.state_digest() == before
+    json.dumps(r.to_dict())
+
+
+def test_errors_list_the_allowed_values() -> None:
+    env, ids = _world_with_everything()
+    assert "training" in env.call("market_browse", domain="marketing").error
+    assert "Emp_8" in env.call("task_assign", task_id=ids["accepted"], employees=["Emp_99"]).error
+    assert "succeeded" in env.call("task_list", status="done").error
+    assert "Task-<number>" in env.call("task_accept", task_id="42").error
+    assert "prestige 4" in env.call("task_accept", task_id=ids["gated"]).error
+    unknown = env.call_tool("hire_employee", {})
+    assert not unknown.ok and "company_status" in unknown.error and unknown.tamper == "unknown_tool"
+    assert not env.call_tool("company_status", [1, 2]).ok
+
+
+def test_answers_are_json_and_tasks_carry_ids_and_clients() -> None:
+    env, ids = _world_with_everything()
+    for name in READ_ONLY:
+        args = {"task_id": ids["active"]} if name == "task_inspect" else {}
+        data = ok(env.call(name, **args))
+        assert json.loads(json.dumps(data)) == data
+    browse = ok(env.call("market_browse"))
+    assert browse["tasks"] and all("task_id" in t and "client_name" in t for t in browse["tasks"])
+    listed = {t["task_id"]: t for t in ok(env.call("task_list"))["tasks"]}
+    assert {ids["done"], ids["active"], ids["accepted"]} <= set(listed)
+    assert listed[ids["done"]]["status"] == "succeeded"
+    assert ok(env.call("scratchpad_read")) == {"content": "notes", "chars": 5}
+    ok(env.call("scratchpad_append", content="\nmore"))
+    assert ok(env.call("scratchpad_read"))["content"] == "notes\nmore"
+    ledger = ok(env.call("finance_ledger"))
+    assert ledger["transactions"][-1]["balance_cents"] == ledger["funds_cents"]
+
+
+def test_mutating_commands_refused_after_the_end() -> None:
+    env = make_env(start_funds_dollars=1)
+    while not env.done:
+        ok(env.call("sim_resume"))
+    assert env.world.bankrupt
+    digest = env.state_digest()
+    for name, args in (("scratchpad_write", {"content": "x"}), ("sim_resume", {}),
+                       ("task_accept", {"task_id": "Task-1"})):  # fmt: skip
+        r = env.call(name, **args)
+        assert not r.ok and "ended" in r.error
+    assert env.state_digest() == digest
+    assert ok(env.call("company_status"))["bankrupt"] is True  # reading still works
+
+
+# ------------------------------------------------------------------------------------ hidden state
+FORBIDDEN_KEYS = ("adversar", "creep", "true_work", "multiplier", "inflat", "hidden", "seed", "scope")
+
+
+def _keys(obj: Any) -> set[str]:
+    if isinstance(obj, dict):
+        return {str(k) for k in obj} | {k for v in obj.values() for k in _keys(v)}
+    if isinstance(obj, list):
+        return {k for v in obj for k in _keys(v)}
+    return set()
+
+
+def test_no_hidden_state_in_any_answer_or_error() -> None:
+    env = make_env(seed=21)
+    w = env.world
+    texts: list[str] = []
+
+    def observe() -> None:
+        ids = [t["task_id"] for t in ok(env.call("task_list"))["tasks"]][-4:]
+        ids += [t["task_id"] for t in ok(env.call("market_browse", limit=3))["tasks"]]
+        for name in sorted(READ_ONLY - {"task_inspect"}):
+            texts.append(json.dumps(env.call(name).to_dict()))
+        for tid in ids:
+            texts.append(json.dumps(env.call("task_inspect", task_id=tid).to_dict()))
+        texts.append(json.dumps(env.status_summary()))
+        # errors too: gated and unknown tasks, a bad accept of a live task
+        for args in ({"task_id": "Task-1"}, {"task_id": "Task-0"}, {"task_id": ids[0] if ids else "Task-1"}):
+            texts.append(json.dumps(env.call("task_accept", **args).to_dict()))
+
+    # make sure adversarial tasks are accepted, dispatched, inflated, failed and cancelled along the way
+    adv = [inject(w, work=300, client=adversary(w)) for _ in range(3)]
+    start(env, adv[0], ["Emp_1", "Emp_2"])
+    start(env, adv[1], ["Emp_3"])
+    ok(env.call("task_accept", task_id=adv[2]))
+    for _ in range(6):
+        observe()
+        texts.append(json.dumps(env.call("sim_resume").to_dict()))
+    texts.append(json.dumps(env.call("task_cancel", task_id=adv[1], reason="slow").to_dict()))
+    scripted_year(env)
+    observe()
+    blob = "\n".join(texts)
+    keys = set().union(*(_keys(json.loads(t)) for t in texts))
+    assert not [k for k in keys if any(f in k.lower() for f in FORBIDDEN_KEYS)]
+    assert not any(f in blob.lower() for f in ("adversar", "creep", "inflat"))
+    secrets = [repr(c.multiplier) for c in w.clients]
+    secrets += [repr(t.creep) for t in w.tasks.values() if w.clients[t.client].adversarial]
+    secrets += [repr(t.true_work) for t in w.tasks.values() if t.true_work != t.required]
+    assert not [s for s in secrets if f" {s}," in blob or f" {s}}}" in blob or f" {s}]" in blob]
+    assert any(w.clients[t.client].adversarial and t.status == "failed" for t in w.tasks.values())
