@@ -33,6 +33,7 @@ class Calendar:
     _pattern: tuple[bool, ...] = field(init=False, repr=False)
     _prefix: tuple[int, ...] = field(init=False, repr=False)
     _offsets: tuple[int, ...] = field(init=False, repr=False)
+    _iso: dict[int, str] = field(init=False, repr=False, compare=False, default_factory=dict)  # memo of iso()
 
     def __post_init__(self) -> None:
         w0 = self.start.weekday()
@@ -43,6 +44,13 @@ class Calendar:
         object.__setattr__(self, "_pattern", pattern)
         object.__setattr__(self, "_prefix", tuple(prefix))
         object.__setattr__(self, "_offsets", tuple(i for i, b in enumerate(pattern) if b))
+
+    def __getstate__(self) -> dict[str, object]:
+        return {k: v for k, v in self.__dict__.items() if k != "_iso"}  # the memo is not state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        object.__setattr__(self, "_iso", {})
 
     @property
     def day_minutes(self) -> int:
@@ -127,10 +135,15 @@ class Calendar:
         return self.day_of(dt.date(year, month, day)) * MINUTES_PER_DAY
 
     def iso(self, t: int) -> str:
-        """``YYYY-MM-DDTHH:MM`` of wall time ``t``."""
-        day, minute = divmod(t, MINUTES_PER_DAY)
-        h, mi = divmod(minute, 60)
-        return f"{(self.start + dt.timedelta(days=day)).isoformat()}T{h:02d}:{mi:02d}"
+        """``YYYY-MM-DDTHH:MM`` of wall time ``t`` (memoised: views format the same instants often)."""
+        out = self._iso.get(t)
+        if out is None:
+            if len(self._iso) > 100_000:
+                self._iso.clear()
+            day, minute = divmod(t, MINUTES_PER_DAY)
+            h, mi = divmod(minute, 60)
+            out = self._iso[t] = f"{(self.start + dt.timedelta(days=day)).isoformat()}T{h:02d}:{mi:02d}"
+        return out
 
     def weekday_name(self, t: int) -> str:
         return calendar.day_abbr[self.date_of(t).weekday()]
