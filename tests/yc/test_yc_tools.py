@@ -8,6 +8,8 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from yc_helpers import adversary, inject, make_env, ok, scripted_year, set_rates, start
 
 from bizbench.core.cmdline import parse_command
@@ -231,3 +233,51 @@ def test_no_hidden_state_in_any_answer_or_error() -> None:
     secrets += [repr(t.true_work) for t in w.tasks.values() if t.true_work != t.required]
     assert not [s for s in secrets if f" {s}," in blob or f" {s}}}" in blob or f" {s}]" in blob]
     assert any(w.clients[t.client].adversarial and t.status == "failed" for t in w.tasks.values())
+
+
+# ------------------------------------------------------------------------------------ fuzz
+_ids = st.one_of(
+    st.sampled_from(["Task-1", "Task-2", "Task-150", "Task-201", "Task-0", "task-1", "", "Task-", "Task--1"]),
+    st.integers(1, 260).map(lambda n: f"Task-{n}"),
+    st.text(max_size=12),
+)
+_emps = st.lists(st.sampled_from([f"Emp_{i}" for i in range(0, 10)] + ["", "emp_1"]), max_size=10)
+_calls = st.one_of(
+    st.tuples(st.just("task_accept"), st.fixed_dictionaries({"task_id": _ids})),
+    st.tuples(st.just("task_assign"), st.fixed_dictionaries({"task_id": _ids, "employees": _emps})),
+    st.tuples(st.just("task_dispatch"), st.fixed_dictionaries({"task_id": _ids})),
+    st.tuples(st.just("task_cancel"), st.fixed_dictionaries({"task_id": _ids, "reason": st.text(max_size=5)})),
+    st.tuples(st.just("task_inspect"), st.fixed_dictionaries({"task_id": _ids})),
+    st.tuples(st.just("sim_resume"), st.just({})),
+    st.tuples(
+        st.just("market_browse"),
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "domain": st.sampled_from(["training", "research", "x"]),
+                "limit": st.integers(-2, 60),
+                "offset": st.integers(-2, 300),
+                "reward_min_cents": st.one_of(st.integers(-5, 3_000_000), st.floats(allow_nan=True)),
+            },
+        ),
+    ),
+    st.tuples(st.sampled_from(sorted(EXPECTED)), st.dictionaries(st.text(max_size=8), st.integers(), max_size=2)),
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_calls, min_size=1, max_size=40))
+def test_no_command_sequence_crashes_or_breaks_the_books(calls: list[tuple[str, dict[str, Any]]]) -> None:
+    env = make_env(seed=5)
+    w = env.world
+    for name, args in calls:
+        before = w.now
+        r = env.call_tool(name, args)
+        assert r.ok or (r.error and not r.error.startswith("internal_error")), r.error
+        json.dumps(r.to_dict())
+        assert w.now >= before
+        if name == "sim_resume" and r.ok:
+            assert w.now > before
+    assert w.funds_cents == 20_000_000 + sum(row.cents for row in w.ledger.rows)
+    assert len(w.market.tasks) == 200
+    assert all(t.status in ("accepted", "active") for t in w.open.values())

@@ -100,6 +100,11 @@ class YcEnv:
         return self.world.done
 
     @property
+    def scratchpad(self) -> str:
+        """The agent's notes (the session injects them into the system prompt every turn)."""
+        return self.world.scratchpad
+
+    @property
     def time(self) -> str:
         return self.world.cal.iso(self.world.now)
 

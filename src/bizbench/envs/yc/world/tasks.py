@@ -35,6 +35,8 @@ __all__ = [
     "OPEN",
     "SUCCEEDED",
     "Task",
+    "checkpoint_work",
+    "deadline_days",
     "deadline_minutes",
     "minutes_to_reach",
     "task_number",

@@ -38,6 +38,7 @@ from bizbench.envs.yc.world.tasks import (
     SUCCEEDED,
     Task,
     checkpoint_work,
+    deadline_days,
     deadline_minutes,
     minutes_to_reach,
     task_number,
@@ -110,8 +111,8 @@ class YcWorld:
         return max(1, int(round(task.base_work * factor)))
 
     def deadline_days(self, qty: float) -> float:
-        d = self.config.deadlines
-        return max(d.min_days, qty / d.qty_per_day)
+        """max(7, qty / 150) business days (Table 2)."""
+        return deadline_days(qty, self.config.deadlines)
 
     def acceptable(self, task: Task, trusts: list[float] | None = None) -> bool:
         """Whether the company may accept a market task now (prestige and trust gates)."""
