@@ -200,6 +200,16 @@ def test_no_hidden_state_in_any_answer_or_error() -> None:
     env = make_env(seed=21)
     w = env.world
     texts: list[str] = []
+    seen_tools: set[str] = set()
+    call_tool = env.call_tool
+
+    def recording(name: str, args: Any) -> Any:  # every answer of every call below is checked
+        r = call_tool(name, args)
+        seen_tools.add(name)
+        texts.append(json.dumps(r.to_dict()))
+        return r
+
+    env.call_tool = recording  # type: ignore[method-assign]
 
     def observe() -> None:
         ids = [t["task_id"] for t in ok(env.call("task_list"))["tasks"]][-4:]
@@ -214,7 +224,7 @@ def test_no_hidden_state_in_any_answer_or_error() -> None:
             texts.append(json.dumps(env.call("task_accept", **args).to_dict()))
 
     # make sure adversarial tasks are accepted, dispatched, inflated, failed and cancelled along the way
-    adv = [inject(w, work=300, client=adversary(w)) for _ in range(3)]
+    adv = [inject(w, work=300, client=adversary(w), creep=3.1737) for _ in range(3)]
     start(env, adv[0], ["Emp_1", "Emp_2"])
     start(env, adv[1], ["Emp_3"])
     ok(env.call("task_accept", task_id=adv[2]))
@@ -224,6 +234,8 @@ def test_no_hidden_state_in_any_answer_or_error() -> None:
     texts.append(json.dumps(env.call("task_cancel", task_id=adv[1], reason="slow").to_dict()))
     scripted_year(env)
     observe()
+    env.call("scratchpad_write", content="x")  # refused after the end; written during the year
+    assert seen_tools == set(EXPECTED)
     blob = "\n".join(texts)
     keys = set().union(*(_keys(json.loads(t)) for t in texts))
     assert not [k for k in keys if any(f in k.lower() for f in FORBIDDEN_KEYS)]
@@ -231,6 +243,8 @@ def test_no_hidden_state_in_any_answer_or_error() -> None:
     secrets = [repr(c.multiplier) for c in w.clients]
     secrets += [repr(t.creep) for t in w.tasks.values() if w.clients[t.client].adversarial]
     secrets += [repr(t.true_work) for t in w.tasks.values() if t.true_work != t.required]
+    secrets = [s for s in secrets if len(s) >= 5]  # distinctive values only (3.0 is also a rate)
+    assert len(secrets) > 10
     assert not [s for s in secrets if f" {s}," in blob or f" {s}}}" in blob or f" {s}]" in blob]
     assert any(w.clients[t.client].adversarial and t.status == "failed" for t in w.tasks.values())
 
