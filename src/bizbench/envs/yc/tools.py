@@ -41,7 +41,8 @@ def employee_list(env: YcEnv) -> dict[str, Any]:
     """Employees with tier, monthly salary and skill rate (work units per business hour) in each domain.
 
     A task's throughput is the sum of its assigned employees' rates in its domain, each
-    divided by the number of active tasks that employee is assigned to.
+    divided by the number of active tasks that employee is assigned to (in the default
+    preset only the 4 largest such contributions on a task count).
     """
     return views.employee_list(env.world)
 
@@ -116,8 +117,8 @@ def finance_ledger(env: YcEnv) -> dict[str, Any]:
 def task_accept(env: YcEnv, task_id: TaskId) -> dict[str, Any]:
     """Accept a market task; its deadline starts now. Any number of tasks may be accepted.
 
-    An accepted task that is not completed by its deadline fails, dispatched or not:
-    35 % of its advertised reward is charged and prestige drops.
+    An accepted task that is not completed by its deadline fails, dispatched or not: a share
+    of its advertised reward is charged (35 % in the default preset) and prestige drops.
 
     Args:
         task_id: A task id from 'market browse', e.g. 'Task-42'.
@@ -163,7 +164,7 @@ def task_dispatch(env: YcEnv, task_id: TaskId) -> dict[str, Any]:
 
 @registry.tool(category="task")
 def task_cancel(env: YcEnv, task_id: TaskId, reason: Annotated[str, Field(max_length=2000)]) -> dict[str, Any]:
-    """Abandon an accepted or active task: no reward, prestige in its domain drops by 1.5 x its prestige_delta.
+    """Abandon an accepted or active task: no reward, prestige in its domain drops (1.5 x its prestige_delta).
 
     Args:
         task_id: One of your accepted or active tasks, e.g. 'Task-42'.
@@ -178,7 +179,7 @@ def task_cancel(env: YcEnv, task_id: TaskId, reason: Annotated[str, Field(max_le
 @registry.tool(category="sim")
 def sim_resume(env: YcEnv) -> dict[str, Any]:
     """Advance the clock to the next event and process it: a task checkpoint (25/50/75/100 %), a deadline,
-    the monthly payroll or the end of the year. Time always moves forward, active tasks or not."""
+    the monthly payroll or the end of the simulation. Time always moves forward, active tasks or not."""
     w = env.world
     before = w.now
     events = w.resume()
