@@ -341,6 +341,7 @@ def serve(
     import json
     import logging
     import re
+    import signal
     import time
     from pathlib import Path
 
@@ -369,14 +370,17 @@ def serve(
         err_console.print(f"[red]{e}[/red]")
         raise typer.Exit(2) from None
     sdk.write_workspace(ws, config=getattr(session, "config", None))
-    server = ToolServer(session, socket_path=sdk.socket_path(ws), port=port).start()
+    server = ToolServer(session, socket_path=sdk.socket_path(ws), port=port)
+    for sig in (signal.SIGINT, signal.SIGTERM):  # from now on a stop request ends the run cleanly
+        signal.signal(sig, lambda *_: server.request_stop())
+    server.start()
     info = connection_info(ws, server.socket_path, server.port)
     (ws / sdk.RUNTIME_DIR / "connection.json").write_text(json.dumps(info, indent=2) + "\n")
     err_console.print(
         f"serving {env} on {server.socket_path}" + (f" and 127.0.0.1:{server.port}" if port is not None else "")
     )
     started = time.time()
-    reason = server.serve(restore_signals=False)  # a late stop request must not cut the run directory short
+    reason = server.serve(handle_signals=False)
     finish = getattr(session, "finish", None)
     if callable(finish):  # envs with a run directory of their own (same layout as `bizbench run`)
         finish(title=f"{env} / {preset} / served / seed {seed}", ended_by=reason, agent="served")

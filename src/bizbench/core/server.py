@@ -434,6 +434,10 @@ class ToolServer:
             raise
         self._servers.append(srv)
 
+    def request_stop(self) -> None:
+        """Ask :meth:`serve`/:meth:`wait` to return (safe from a signal handler)."""
+        self._stop.set()
+
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the episode ends or :meth:`stop`; True if it did within ``timeout``."""
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -458,16 +462,16 @@ class ToolServer:
         if self.socket_path is not None:
             self.socket_path.unlink(missing_ok=True)
 
-    def serve(self, handle_signals: bool = True, restore_signals: bool = True) -> str:
+    def serve(self, handle_signals: bool = True) -> str:
         """Serve until the episode ends ("episode_end") or SIGINT/SIGTERM ("signal"), then stop.
 
-        With ``restore_signals=False`` a later SIGINT/SIGTERM stays harmless, so the caller can
-        finish writing its run directory.
+        Callers that must finish work after a stop request (e.g. writing a run directory)
+        install their own handlers calling :meth:`request_stop` and pass ``handle_signals=False``.
         """
         previous: dict[int, Any] = {}
         if handle_signals and threading.current_thread() is threading.main_thread():
             for sig in (signal.SIGINT, signal.SIGTERM):
-                previous[sig] = signal.signal(sig, lambda *_: self._stop.set())
+                previous[sig] = signal.signal(sig, lambda *_: self.request_stop())
         try:
             if not self._servers:
                 self.start()
@@ -475,9 +479,8 @@ class ToolServer:
         finally:
             reason = "episode_end" if self.app.done.is_set() else "signal"
             self.stop()
-            if restore_signals:
-                for signum, handler in previous.items():
-                    signal.signal(signum, handler)
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
         return reason
 
     def __enter__(self) -> ToolServer:
