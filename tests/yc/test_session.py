@@ -6,10 +6,14 @@ import json
 import os
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from bizbench.core.cmdsession import CommandSession
 
 SEED = 918273
 
@@ -23,13 +27,25 @@ def _yc(session: Path, state: Path, *words: str) -> tuple[int, Any]:
     return proc.returncode, json.loads(lines[0])
 
 
+def _stop(d: Path, state: Path) -> None:
+    os.environ["BIZBENCH_STATE_DIR"], old = str(state), os.environ.get("BIZBENCH_STATE_DIR")
+    try:
+        CommandSession("yc", d).stop_daemon()
+    finally:
+        if old is None:
+            del os.environ["BIZBENCH_STATE_DIR"]
+        else:
+            os.environ["BIZBENCH_STATE_DIR"] = old
+
+
 @pytest.fixture(scope="module")
-def session(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+def session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
     base = tmp_path_factory.mktemp("ycsession")
     d, state = base / "agent", base / "host"
     rc, out = _yc(d, state, "sim", "init", "--seed", str(SEED))
     assert rc == 0 and out["funds_cents"] == 20_000_000
-    return d, state
+    yield d, state
+    _stop(d, state)
 
 
 def test_commands_persist_between_calls(session: tuple[Path, Path]) -> None:
@@ -90,3 +106,34 @@ def test_the_console_script_answers_yc_commands_without_the_typer_cli(
     proc = subprocess.run([sys.executable, "-c", code, str(d)], capture_output=True, text=True, timeout=60, env=env)
     assert "LOADED False 0" in proc.stderr, proc.stderr
     assert json.loads(proc.stdout)["funds_cents"] > 0
+
+
+def test_the_state_survives_the_daemon(tmp_path: Path) -> None:
+    """Kill the session daemon: the next command restarts it from the state saved after each change;
+    `sim init` replaces a running session."""
+    d, state = tmp_path / "agent", tmp_path / "host"
+    assert _yc(d, state, "sim", "init", "--seed", "5")[0] == 0
+    assert _yc(d, state, "scratchpad", "write", "--content", "note one")[0] == 0
+    rc, resumed = _yc(d, state, "sim", "resume")
+    pid_file = next(state.rglob("daemon.pid"))
+    os.kill(int(pid_file.read_text()), 9)
+    rc, status = _yc(d, state, "company", "status")
+    assert rc == 0 and status["time"] == resumed["time"]
+    assert _yc(d, state, "scratchpad", "read")[1]["content"] == "note one"
+    assert _yc(d, state, "sim", "init", "--seed", "5")[0] == 0
+    assert _yc(d, state, "scratchpad", "read")[1]["content"] == ""
+    _stop(d, state)
+    assert not list(state.rglob("api.sock"))
+
+
+def test_an_idle_daemon_exits(tmp_path: Path) -> None:
+    d, state = tmp_path / "agent", tmp_path / "host"
+    env = dict(os.environ, BIZBENCH_STATE_DIR=str(state), BIZBENCH_SESSION_IDLE_S="0.5")
+    for words in (["sim", "init", "--seed", "2"], ["company", "status"]):
+        cmd = [sys.executable, "-m", "bizbench.cli", "yc", "--session", str(d), *words]
+        assert subprocess.run(cmd, capture_output=True, timeout=60, env=env).returncode == 0
+    sock = next(state.rglob("api.sock"))
+    deadline = time.monotonic() + 20
+    while sock.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not sock.exists()

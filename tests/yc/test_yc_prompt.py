@@ -25,7 +25,7 @@ def test_every_command_in_the_prompt_is_a_valid_call(preset: str) -> None:
     named = set()
     for line in _commands(prompt, "yc-bench"):
         words = shlex.split(re.sub(r"[\[\]]", "", line))
-        name, args = parse_command(registry, words)
+        name, args = parse_command(registry.parameter_schemas(), words)
         registry.validate(name, args)
         named.add(name)
     assert named == set(registry.names())

@@ -64,7 +64,7 @@ def test_every_appendix_a_command_with_its_arguments() -> None:
     ],
 )  # fmt: skip
 def test_cli_words_map_to_tools(words: str, name: str, args: dict[str, Any]) -> None:
-    assert parse_command(registry, words.split()) == (name, args)
+    assert parse_command(registry.parameter_schemas(), words.split()) == (name, args)
     registry.validate(name, args)
 
 

@@ -9,32 +9,36 @@ so a command and the equivalent tool call give the same answer (DESIGN principle
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bizbench.core.registry import ToolError, ToolRegistry
+from bizbench.core.errors import ToolError
 
 __all__ = ["parse_command", "command_names"]
 
+Schemas = Mapping[str, Mapping[str, Any]]  # tool name -> JSON Schema of its arguments
 
-def command_names(registry: ToolRegistry) -> list[str]:
+
+def command_names(schemas: Schemas) -> list[str]:
     """Every command as typed on a shell: ``market_browse`` -> ``market browse``."""
-    return [name.replace("_", " ") for name in registry.names()]
+    return [name.replace("_", " ") for name in schemas]
 
 
-def parse_command(registry: ToolRegistry, words: Sequence[str]) -> tuple[str, dict[str, Any]]:
-    """(tool name, arguments) of a command line; a ToolError naming the problem otherwise."""
+def parse_command(schemas: Schemas, words: Sequence[str]) -> tuple[str, dict[str, Any]]:
+    """(tool name, arguments) of a command line; a ToolError naming the problem otherwise.
+
+    ``schemas`` is ``ToolRegistry.parameter_schemas()`` (or its JSON copy: no registry needed).
+    """
     words = list(words)
     head = _until_flag(words)
-    name = _longest_tool(registry, head)
+    name = _longest_tool(schemas, head)
     if name is None:
         raise ToolError(
-            f"Unknown command: {' '.join(head) or '(none)'}. Commands: {', '.join(command_names(registry))}",
+            f"Unknown command: {' '.join(head) or '(none)'}. Commands: {', '.join(command_names(schemas))}",
             tamper="unknown_tool" if head else None,
         )
     rest = words[len(name.split("_")) :]
-    spec = registry.spec(name)
-    props: dict[str, Any] = spec.parameters.get("properties", {})
+    props: Mapping[str, Any] = schemas[name].get("properties", {})
     args: dict[str, Any] = {}
     i = 0
     while i < len(rest):
@@ -68,15 +72,15 @@ def _until_flag(words: list[str]) -> list[str]:
     return out
 
 
-def _longest_tool(registry: ToolRegistry, head: list[str]) -> str | None:
+def _longest_tool(schemas: Schemas, head: list[str]) -> str | None:
     for n in range(len(head), 0, -1):
         candidate = "_".join(head[:n])
-        if candidate in registry:
+        if candidate in schemas:
             return candidate
     return None
 
 
-def _types(schema: dict[str, Any]) -> list[str]:
+def _types(schema: Mapping[str, Any]) -> list[str]:
     """JSON-Schema types of a parameter, looking through ``anyOf`` (optional parameters)."""
     if "anyOf" in schema:
         return [t for s in schema["anyOf"] for t in _types(s)]
@@ -84,11 +88,11 @@ def _types(schema: dict[str, Any]) -> list[str]:
     return [t] if isinstance(t, str) else list(t or [])
 
 
-def _is_bool(schema: dict[str, Any]) -> bool:
+def _is_bool(schema: Mapping[str, Any]) -> bool:
     return "boolean" in _types(schema)
 
 
-def _convert(text: str, schema: dict[str, Any], flag: str) -> Any:
+def _convert(text: str, schema: Mapping[str, Any], flag: str) -> Any:
     types = _types(schema)
     if "array" in types:
         arrays = [s for s in schema.get("anyOf", [schema]) if s.get("type") == "array"]

@@ -1,11 +1,19 @@
 """Persistent shell sessions over a registry env: ``bizbench <env> --session DIR <command>``.
 
 ``DIR`` is the agent's: it holds only ``session.json`` (env and preset, never the seed).
-The live state (a pickled env) and the command log are kept in a host-side directory keyed
-by DIR's real path (``$BIZBENCH_STATE_DIR``, default ``~/.local/state/bizbench/sessions``),
-outside anything the agent's sandbox mounts, so hidden state cannot be read from DIR. Each
-call loads the state, runs one command under a file lock, saves it atomically and appends
-the command to the log, so sessions persist across calls and survive crashes.
+Everything else lives in a host-side directory keyed by DIR's real path
+(``$BIZBENCH_STATE_DIR``, default ``~/.local/state/bizbench/sessions``), outside anything the
+agent's sandbox mounts, so hidden state cannot be read from DIR:
+
+- ``state.pkl``: the env, saved after every command that changes it (crash-safe);
+- ``schemas.json``: the commands' argument schemas, so the client parses without the registry;
+- ``commands.jsonl``: every command run;
+- ``api.sock`` + ``daemon.pid``: a per-session daemon that keeps the env in memory.
+
+A command is parsed by a client that imports only the standard library and this package's
+light modules, then sent to the daemon (started on first use, stopped after an idle
+timeout). So a shell call costs a Python start-up and a socket round trip, not the import
+of the simulator.
 """
 
 from __future__ import annotations
@@ -13,19 +21,29 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import http.client
 import json
 import os
 import pickle
+import signal
+import socket
+import subprocess
+import sys
 import tempfile
+import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from bizbench.core.cmdline import parse_command
-from bizbench.core.registry import ToolError
+from bizbench.core.errors import ToolError, ToolResult
 
 __all__ = ["CommandSession", "state_root"]
+
+IDLE_S = float(os.environ.get("BIZBENCH_SESSION_IDLE_S", "600"))
+START_TIMEOUT_S = 30.0
+CALL_TIMEOUT_S = 120.0
 
 
 def state_root() -> Path:
@@ -46,43 +64,83 @@ class CommandSession:
     def exists(self) -> bool:
         return (self.state_dir / "state.pkl").exists()
 
+    @property
+    def socket(self) -> Path:
+        return self.state_dir / "api.sock"
+
+    # ------------------------------------------------------------------ client side
     def init(self, env: Any, public: dict[str, Any]) -> None:
-        """Start a session with a fresh env; ``public`` goes to DIR/session.json (no seed!)."""
+        """Start a session with a fresh env (replacing any); ``public`` goes to DIR/session.json (no seed!)."""
         self.dir.mkdir(parents=True, exist_ok=True)
         self.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         os.chmod(self.state_dir, 0o700)
         with self._locked():
-            self._save(env)
+            self.stop_daemon()
+            _save(self.state_dir, env)
+            (self.state_dir / "schemas.json").write_text(json.dumps(env.registry.parameter_schemas()))
             (self.state_dir / "commands.jsonl").write_text("")
         (self.dir / "session.json").write_text(json.dumps({"env": self.env_id, **public}, indent=2) + "\n")
 
-    def run(self, words: Sequence[str], after: Callable[[Any], None] | None = None) -> tuple[bool, Any]:
-        """Run one command; (ok, data or error message). ``after`` sees the env before it is saved."""
+    def run(self, words: Sequence[str]) -> tuple[bool, Any]:
+        """Run one command; (ok, data or error message)."""
         if not self.exists:
             return False, f"No {self.env_id} session in {self.dir}; start one with 'sim init --seed N'."
-        with self._locked():
-            env = self._load()
-            try:
-                name, args = parse_command(env.registry, words)
-            except ToolError as e:
-                if e.tamper:
-                    env.log_tamper(e.tamper, {"command": " ".join(words)[:500]})
-                    self._save(env)
-                return False, str(e)
-            result = env.call_tool(name, args)
-            if after is not None:
-                after(env)
-            self._save(env)
-            with (self.state_dir / "commands.jsonl").open("a") as f:
-                row = {"time": time.time(), "command": list(words), "ok": result.ok}
-                f.write(json.dumps(row) + "\n")
-        return (True, result.data) if result.ok else (False, result.error)
+        schemas = json.loads((self.state_dir / "schemas.json").read_text())
+        try:
+            name, args = parse_command(schemas, words)
+        except ToolError as e:
+            if e.tamper:
+                self._request("/tamper", {"kind": e.tamper, "detail": {"command": " ".join(words)[:500]}})
+            return False, str(e)
+        reply = self._request("/call", {"tool": name, "args": args})
+        return (True, reply.get("data")) if reply.get("success") else (False, reply.get("error", "unknown error"))
 
     def load(self) -> Any:
-        with self._locked():
-            return self._load()
+        """The saved env (what the daemon last persisted)."""
+        with (self.state_dir / "state.pkl").open("rb") as f:
+            return pickle.load(f)
 
-    # ------------------------------------------------------------------ storage
+    def stop_daemon(self, timeout_s: float = 10.0) -> None:
+        pid_file = self.state_dir / "daemon.pid"
+        if not pid_file.exists():
+            return
+        with contextlib.suppress(ValueError, ProcessLookupError, PermissionError):
+            os.kill(int(pid_file.read_text()), signal.SIGTERM)
+        deadline = time.monotonic() + timeout_s
+        while self.socket.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        pid_file.unlink(missing_ok=True)
+
+    def _request(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
+        if not _answers(self.socket):
+            self._start_daemon()
+        conn = _UnixHTTPConnection(str(self.socket), CALL_TIMEOUT_S)
+        try:
+            conn.request("POST", path, json.dumps(payload), {"Content-Type": "application/json"})
+            return dict(json.loads(conn.getresponse().read() or b"{}"))
+        finally:
+            conn.close()
+
+    def _start_daemon(self) -> None:
+        with self._locked():
+            if _answers(self.socket):
+                return
+            self.socket.unlink(missing_ok=True)
+            log = (self.state_dir / "daemon.log").open("a")
+            subprocess.Popen(
+                [sys.executable, "-m", "bizbench.core.cmdsession", str(self.state_dir)],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
+                close_fds=True,
+            )
+            deadline = time.monotonic() + START_TIMEOUT_S
+            while not _answers(self.socket):
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"session daemon did not start; see {self.state_dir / 'daemon.log'}")
+                time.sleep(0.01)
+
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
         self.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -93,12 +151,100 @@ class CommandSession:
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
-    def _load(self) -> Any:
-        with (self.state_dir / "state.pkl").open("rb") as f:
-            return pickle.load(f)
 
-    def _save(self, env: Any) -> None:
-        fd, tmp = tempfile.mkstemp(dir=self.state_dir, prefix=".state-")
-        with os.fdopen(fd, "wb") as f:
-            pickle.dump(env, f, protocol=5)
-        os.replace(tmp, self.state_dir / "state.pkl")
+# ---------------------------------------------------------------------- daemon side
+class _PersistingSession:
+    """The daemon's session: the env in memory, saved after each change, with an idle clock."""
+
+    lock_free_tools: frozenset[str] = frozenset()
+    logs_tool_tamper = True
+
+    def __init__(self, state_dir: Path) -> None:
+        self.state_dir = state_dir
+        with (state_dir / "state.pkl").open("rb") as f:
+            self.env = pickle.load(f)
+        self.last_activity = time.monotonic()
+
+    def call_tool(self, name: str, args: dict[str, Any]) -> ToolResult:
+        self.last_activity = time.monotonic()
+        result: ToolResult = self.env.call_tool(name, args)
+        if (result.ok and self.env.registry.spec(name).mutates) or result.tamper:
+            _save(self.state_dir, self.env)
+        with (self.state_dir / "commands.jsonl").open("a") as f:
+            f.write(json.dumps({"time": time.time(), "tool": name, "args": args, "ok": result.ok}, default=str) + "\n")
+        return result
+
+    def log_tamper(self, kind: str, detail: dict[str, Any]) -> None:
+        self.env.log_tamper(kind, detail)
+        _save(self.state_dir, self.env)
+
+    def status(self) -> dict[str, Any]:
+        return {"done": False}  # read-only commands keep working after the episode ends
+
+
+def serve(state_dir: Path) -> None:
+    """Daemon main: serve the session's socket until SIGTERM or ``IDLE_S`` without a command."""
+    from bizbench.core.server import ToolServer
+
+    session = _PersistingSession(state_dir)
+    server = ToolServer(session, socket_path=state_dir / "api.sock")
+    server.start()
+    (state_dir / "daemon.pid").write_text(str(os.getpid()))
+
+    def watchdog() -> None:
+        while True:
+            time.sleep(min(1.0, IDLE_S))
+            if time.monotonic() - session.last_activity > IDLE_S:
+                server.request_stop()
+                return
+
+    threading.Thread(target=watchdog, daemon=True).start()
+    try:
+        server.serve()
+    finally:
+        (state_dir / "daemon.pid").unlink(missing_ok=True)
+
+
+# ---------------------------------------------------------------------- helpers
+def _save(state_dir: Path, env: Any) -> None:
+    fd, tmp = tempfile.mkstemp(dir=state_dir, prefix=".state-")
+    with os.fdopen(fd, "wb") as f:
+        pickle.dump(env, f, protocol=5)
+    os.replace(tmp, state_dir / "state.pkl")
+
+
+class _UnixHTTPConnection(http.client.HTTPConnection):
+    def __init__(self, path: str, timeout: float) -> None:
+        super().__init__("localhost", timeout=timeout)
+        self.unix_path = path
+
+    def connect(self) -> None:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(self.timeout)
+        if len(self.unix_path) < 100:
+            sock.connect(self.unix_path)
+        else:  # AF_UNIX paths are limited to ~107 bytes: reach the socket through its directory's fd
+            head, name = os.path.split(self.unix_path)
+            fd = os.open(head, os.O_PATH)
+            try:
+                sock.connect(f"/proc/self/fd/{fd}/{name}")
+            finally:
+                os.close(fd)
+        self.sock = sock
+
+
+def _answers(path: Path) -> bool:
+    if not path.exists():
+        return False
+    try:
+        conn = _UnixHTTPConnection(str(path), 2.0)
+        conn.request("GET", "/health")
+        ok = conn.getresponse().status == 200
+        conn.close()
+        return ok
+    except OSError:
+        return False
+
+
+if __name__ == "__main__":
+    serve(Path(sys.argv[1]))

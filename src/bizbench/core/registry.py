@@ -39,6 +39,8 @@ from typing import Any
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from bizbench.core.errors import ToolError, ToolResult
+
 __all__ = ["ToolError", "ToolRegistry", "ToolResult", "ToolSpec", "ParamDoc"]
 
 logger = logging.getLogger(__name__)
@@ -50,30 +52,6 @@ _ARG_CONFIG = ConfigDict(
     protected_namespaces=(),
     arbitrary_types_allowed=False,
 )
-
-
-class ToolError(Exception):
-    """A domain error (bad id, over budget, ...) whose message is returned to the agent.
-
-    ``tamper`` names the kind of a suspicious attempt (``"hidden_table"``, ``"write_sql"``,
-    ``"unknown_tool"`` ...) so the session can write it to the run's tamper log; honest
-    mistakes leave it ``None``.
-    """
-
-    def __init__(self, message: str, tamper: str | None = None) -> None:
-        super().__init__(message)
-        self.tamper = tamper
-
-
-@dataclass
-class ToolResult:
-    ok: bool
-    data: Any = None
-    error: str | None = None
-    tamper: str | None = None  # set when the failure was a suspicious attempt (see ToolError)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "data": self.data, "error": self.error}
 
 
 @dataclass(frozen=True)
@@ -178,6 +156,10 @@ class ToolRegistry:
 
     def __len__(self) -> int:
         return len(self._tools)
+
+    def parameter_schemas(self) -> dict[str, dict[str, Any]]:
+        """{tool name: JSON Schema of its arguments} (what a shell client needs to parse commands)."""
+        return {s.name: s.parameters for s in self.specs()}
 
     def json_schemas(self) -> list[dict[str, Any]]:
         return [
