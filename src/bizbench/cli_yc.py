@@ -16,7 +16,10 @@ from bizbench.core.cmdsession import CommandSession
 
 def run_yc_command(session: str, words: list[str]) -> int:
     cs = CommandSession("yc", Path(session))
-    ok, out = _init(cs, words[2:]) if words[:2] == ["sim", "init"] else cs.run(words)
+    try:
+        ok, out = _init(cs, words[2:]) if words[:2] == ["sim", "init"] else cs.run(words)
+    except (RuntimeError, OSError) as e:  # the session daemon could not be started or stopped
+        ok, out = False, str(e)
     sys.stdout.write(json.dumps(out if ok else {"error": out}, default=str) + "\n")
     return 0 if ok else 1
 

@@ -137,3 +137,18 @@ def test_an_idle_daemon_exits(tmp_path: Path) -> None:
     while sock.exists() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not sock.exists()
+
+
+def test_a_stale_pid_file_never_signals_another_process(tmp_path: Path) -> None:
+    d, state = tmp_path / "agent", tmp_path / "host"
+    assert _yc(d, state, "sim", "init", "--seed", "3")[0] == 0
+    assert _yc(d, state, "company", "status")[0] == 0
+    _stop(d, state)
+    victim = subprocess.Popen(["sleep", "30"])
+    try:
+        next(state.rglob("lock")).with_name("daemon.pid").write_text(str(victim.pid))
+        assert _yc(d, state, "sim", "init", "--seed", "3")[0] == 0
+        assert victim.poll() is None  # still running
+    finally:
+        victim.kill()
+        _stop(d, state)

@@ -112,7 +112,7 @@ def test_resume_after_a_completion_goes_to_the_next_payroll() -> None:
 
 
 # ---------------------------------------------------------------------------------------- defect 4
-def test_cancel_works_and_costs_prestige_only() -> None:
+def test_cancel_works_and_costs_prestige_and_the_fail_penalty() -> None:
     env = _env()
     w = env.world
     w.prestige["training"] = 3.0
@@ -125,7 +125,8 @@ def test_cancel_works_and_costs_prestige_only() -> None:
     r = ok(env.call("task_cancel", task_id=a, reason="too slow"))
     assert r["prestige_change"] == pytest.approx(-0.3)  # 1.5 x delta (Table 2)
     assert w.prestige["training"] == pytest.approx(2.7)
-    assert r["fee_cents"] == 0 and w.funds_cents == funds  # no money (Table 1: "prestige penalty")
+    # and the 35 % fail penalty: a free cancel at the prestige floor would be a free re-roll (issue 4)
+    assert r["fee_cents"] == 700_000 and w.funds_cents == funds - 700_000
     assert ok(env.call("task_inspect", task_id=b))["throughput_per_hour"] == 3.0  # Emp_3 is whole again
     assert ok(env.call("task_inspect", task_id=a))["status"] == "cancelled"
     assert ok(env.call("task_inspect", task_id=a))["cancel_reason"] == "too slow"
@@ -154,3 +155,15 @@ def test_cancel_fee_knob() -> None:
     r = ok(env.call("task_cancel", task_id=t, reason="x"))
     assert r["fee_cents"] == 350_000 and w.funds_cents == 20_000_000 - 350_000
     assert w.ledger.rows[-1].category == "cancel_fee"
+
+
+def test_accept_and_cancel_is_no_free_reroll() -> None:
+    """At prestige 1 (the floor) the prestige loss is clamped to 0; the fee still makes a re-roll cost."""
+    env = _env()
+    w = env.world
+    tid = ok(env.call("market_browse", limit=1))["tasks"][0]["task_id"]
+    reward = ok(env.call("task_inspect", task_id=tid))["reward_cents"]
+    funds = w.funds_cents
+    ok(env.call("task_accept", task_id=tid))
+    ok(env.call("task_cancel", task_id=tid, reason="re-roll"))
+    assert w.funds_cents == funds - round(0.35 * reward)

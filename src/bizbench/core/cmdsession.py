@@ -101,15 +101,19 @@ class CommandSession:
             return pickle.load(f)
 
     def stop_daemon(self, timeout_s: float = 10.0) -> None:
+        """Stop this session's daemon; RuntimeError if one still answers afterwards."""
         pid_file = self.state_dir / "daemon.pid"
-        if not pid_file.exists():
-            return
-        with contextlib.suppress(ValueError, ProcessLookupError, PermissionError):
-            os.kill(int(pid_file.read_text()), signal.SIGTERM)
+        if pid_file.exists():
+            with contextlib.suppress(ValueError, ProcessLookupError, PermissionError):
+                pid = int(pid_file.read_text())
+                if _is_daemon_of(pid, self.state_dir):  # never signal a process that reused a stale pid
+                    os.kill(pid, signal.SIGTERM)
+            pid_file.unlink(missing_ok=True)
         deadline = time.monotonic() + timeout_s
-        while self.socket.exists() and time.monotonic() < deadline:
+        while _answers(self.socket):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"a session daemon still answers on {self.socket}")
             time.sleep(0.02)
-        pid_file.unlink(missing_ok=True)
 
     def _request(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
         if not _answers(self.socket):
@@ -231,6 +235,14 @@ class _UnixHTTPConnection(http.client.HTTPConnection):
             finally:
                 os.close(fd)
         self.sock = sock
+
+
+def _is_daemon_of(pid: int, state_dir: Path) -> bool:
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return b"bizbench.core.cmdsession" in cmdline and str(state_dir).encode() in cmdline
 
 
 def _answers(path: Path) -> bool:

@@ -91,7 +91,7 @@ class Task:
 def task_number(task_id: str) -> int | None:
     """``"Task-42"`` -> 42; None if the id is not of that form."""
     prefix, sep, num = task_id.partition("-")
-    if sep != "-" or prefix != "Task" or not num.isdigit() or len(num) > 12:
+    if sep != "-" or prefix != "Task" or not (num.isascii() and num.isdigit()) or len(num) > 12:
         return None
     return int(num)
 
