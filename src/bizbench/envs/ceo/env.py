@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bizbench.core.registry import ToolResult
+from bizbench.core.server import preview
 from bizbench.envs.ceo.config import CHANNELS, CeoConfig, load_config
 from bizbench.envs.ceo.dashboard import weekly_dashboard
 from bizbench.envs.ceo.tools import registry
@@ -89,7 +90,7 @@ class CeoEnv:
         result = self.registry.call(self, name, args)
         self._log_action({"day": self.world.day, "tool": name, "args": args, "ok": result.ok, "error": result.error})
         if result.tamper:
-            self.log_tamper(result.tamper, {"tool": name, "error": result.error, "args": _preview(args)})
+            self.log_tamper(result.tamper, {"tool": name, "error": result.error, "args": preview(args, 500)})
         if result.ok and self.store is not None and self.registry.spec(name).mutates:
             self.store.record_settings(self)
             self.store.record_turn(self)
@@ -218,11 +219,6 @@ class CeoEnv:
 
 
 _READ_AFTER_END = frozenset({"query", "get_vars", "get_dashboard", "get_status", "describe_tables"})
-
-
-def _preview(args: Any, limit: int = 500) -> str:
-    text = repr(args)
-    return text if len(text) <= limit else text[:limit] + f"... ({len(text):,} chars)"
 
 
 def public_channel_table(config: CeoConfig) -> dict[str, dict[str, float]]:

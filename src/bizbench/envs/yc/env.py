@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 from bizbench.core.registry import ToolResult
+from bizbench.core.server import preview
 from bizbench.envs.yc import views
 from bizbench.envs.yc.config import YcConfig, load_config
 from bizbench.envs.yc.tools import registry
@@ -61,8 +62,10 @@ class YcEnv:
             result = ToolResult(ok=False, error="The simulation has ended; no further actions are accepted.")
         else:
             result = self.registry.call(self, name, args)
+        # A refused call keeps only a preview of its arguments: junk must not bloat the saved session.
+        logged = args if result.ok else preview(args)
         self.actions.append(
-            {"time": w.cal.iso(w.now), "tool": name, "args": args, "ok": result.ok, "error": result.error}
+            {"time": w.cal.iso(w.now), "tool": name, "args": logged, "ok": result.ok, "error": result.error}
         )
         if result.tamper:
             self.log_tamper(result.tamper, {"tool": name, "error": result.error})
