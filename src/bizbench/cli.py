@@ -180,25 +180,21 @@ def run(
         except ValueError as e:
             err_console.print(f"[red]{e}[/red]")
             raise typer.Exit(2) from None
-    table = Table(title=f"{env} / {preset} / {agent} / seed {seed}")
-    table.add_column("metric")
-    table.add_column("value", justify="right")
-    for key in (
-        "final_cash",
-        "bankrupt",
-        "days_survived",
-        "peak_subscribers",
-        "peak_subscribers_day",
-        "min_cash",
-        "min_cash_day",
-        "final_subscribers",
-        "wall_seconds",
-    ):
-        v = result[key]
-        table.add_row(key, f"${v:,.2f}" if "cash" in key and key != "min_cash_day" else str(v))
-    console.print(table)
+    keys: tuple[str, ...] = ("final_cash", "bankrupt", "days_survived", "peak_subscribers", "peak_subscribers_day")
+    keys += ("min_cash", "min_cash_day", "final_subscribers", "wall_seconds")
+    _print_result(f"{env} / {preset} / {agent} / seed {seed}", result, keys, money=("final_cash", "min_cash"))
     files = "result.json, metrics.jsonl, actions.jsonl, ledger.csv, cash.png" + (", company.db" if db else "")
     console.print(f"run directory: {out_dir}  ({files})")
+
+
+def _print_result(title: str, result: dict[str, Any], keys: tuple[str, ...], money: tuple[str, ...]) -> None:
+    table = Table(title=title)
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    for key in keys:
+        v = result[key]
+        table.add_row(key, f"${v:,.2f}" if key in money else str(v))
+    console.print(table)
 
 
 def _run_yc(agent: str, seed: int, preset: str, out_dir: Any) -> None:
@@ -209,14 +205,8 @@ def _run_yc(agent: str, seed: int, preset: str, out_dir: Any) -> None:
     except ValueError as e:
         err_console.print(f"[red]{e}[/red]")
         raise typer.Exit(2) from None
-    table = Table(title=f"yc / {preset} / {agent} / seed {seed}")
-    table.add_column("metric")
-    table.add_column("value", justify="right")
-    for key in ("final_funds", "bankrupt", "time", "tasks_succeeded", "tasks_failed", "tasks_cancelled", "turns"):
-        v = result[key]
-        table.add_row(key, f"${v:,.2f}" if key == "final_funds" else str(v))
-    table.add_row("wall_seconds", str(result["wall_seconds"]))
-    console.print(table)
+    keys = ("final_funds", "bankrupt", "time", "tasks_succeeded", "tasks_failed", "tasks_cancelled", "turns")
+    _print_result(f"yc / {preset} / {agent} / seed {seed}", result, (*keys, "wall_seconds"), money=("final_funds",))
     console.print(f"run directory: {out_dir}  (result.json, metrics.jsonl, actions.jsonl, ledger.csv, cash.png)")
 
 
