@@ -52,14 +52,9 @@ def envs() -> None:
 @app.command()
 def presets(env: str = typer.Argument(..., help="Env id, e.g. 'ceo'.")) -> None:
     """List the presets of an environment (with descriptions when the config loads)."""
-    from bizbench.core.envs import get_env
     from bizbench.core.presets import list_presets, load_preset
 
-    try:
-        spec = get_env(env)
-    except KeyError as e:
-        err_console.print(f"[red]{e.args[0]}[/red]")
-        raise typer.Exit(2) from None
+    spec = _env_spec(env)
     try:
         names = list_presets(spec.package)
     except ValueError as e:
@@ -113,14 +108,19 @@ def _progress() -> Any:
     )
 
 
-def _check_env(env: str, supported: tuple[str, ...] = ("ceo",)) -> None:
+def _env_spec(env: str) -> Any:
+    """The registered env's spec; exit 2 with the list of envs if ``env`` is unknown."""
     from bizbench.core.envs import get_env
 
     try:
-        get_env(env)
+        return get_env(env)
     except KeyError as e:
         err_console.print(f"[red]{e.args[0]}[/red]")
         raise typer.Exit(2) from None
+
+
+def _check_env(env: str, supported: tuple[str, ...] = ("ceo",)) -> None:
+    _env_spec(env)
     if env not in supported:
         err_console.print(f"[red]env '{env}' has no baselines yet[/red]")
         raise typer.Exit(2)
@@ -282,13 +282,7 @@ def upper_bound(
 # ---------------------------------------------------------------------------- isolation commands
 def _env_module(env: str, module: str) -> Any:
     """``<package>.<module>`` of a registered env (e.g. its ``tools`` or ``sdk``); exit 2 if missing."""
-    from bizbench.core.envs import get_env
-
-    try:
-        spec = get_env(env)
-    except KeyError as e:
-        err_console.print(f"[red]{e.args[0]}[/red]")
-        raise typer.Exit(2) from None
+    spec = _env_spec(env)
     try:
         return importlib.import_module(f"{spec.package}.{module}")
     except ImportError as e:

@@ -21,12 +21,10 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
-import http.client
 import json
 import os
 import pickle
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -38,6 +36,7 @@ from typing import Any
 
 from bizbench.core.cmdline import parse_command
 from bizbench.core.errors import ToolError, ToolResult
+from bizbench.core.unixsock import UnixHTTPConnection
 
 __all__ = ["CommandSession", "state_root"]
 
@@ -118,7 +117,7 @@ class CommandSession:
     def _request(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
         if not _answers(self.socket):
             self._start_daemon()
-        conn = _UnixHTTPConnection(str(self.socket), CALL_TIMEOUT_S)
+        conn = UnixHTTPConnection(self.socket, CALL_TIMEOUT_S)
         try:
             conn.request("POST", path, json.dumps(payload), {"Content-Type": "application/json"})
             return dict(json.loads(conn.getresponse().read() or b"{}"))
@@ -217,26 +216,6 @@ def _save(state_dir: Path, env: Any) -> None:
     os.replace(tmp, state_dir / "state.pkl")
 
 
-class _UnixHTTPConnection(http.client.HTTPConnection):
-    def __init__(self, path: str, timeout: float) -> None:
-        super().__init__("localhost", timeout=timeout)
-        self.unix_path = path
-
-    def connect(self) -> None:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(self.timeout)
-        if len(self.unix_path) < 100:
-            sock.connect(self.unix_path)
-        else:  # AF_UNIX paths are limited to ~107 bytes: reach the socket through its directory's fd
-            head, name = os.path.split(self.unix_path)
-            fd = os.open(head, os.O_PATH)
-            try:
-                sock.connect(f"/proc/self/fd/{fd}/{name}")
-            finally:
-                os.close(fd)
-        self.sock = sock
-
-
 def _is_daemon_of(pid: int, state_dir: Path) -> bool:
     try:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
@@ -249,7 +228,7 @@ def _answers(path: Path) -> bool:
     if not path.exists():
         return False
     try:
-        conn = _UnixHTTPConnection(str(path), 2.0)
+        conn = UnixHTTPConnection(path, 2.0)
         conn.request("GET", "/health")
         ok = conn.getresponse().status == 200
         conn.close()

@@ -35,11 +35,11 @@ import socketserver
 import threading
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from bizbench.core.registry import ToolResult
+from bizbench.core.unixsock import short_unix_path
 
 __all__ = ["MAX_REQUEST_BYTES", "ToolServer", "ToolSession", "connection_info", "json_default"]
 
@@ -50,7 +50,6 @@ DRAIN_LIMIT_BYTES = 64 * 1024 * 1024  # oversized bodies up to this size are rea
 MAX_SANDBOX_REPORTS = 10_000  # /tamper reports logged per server; the rest are counted only
 PREVIEW_CHARS = 500
 _KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,47}$")
-_UNIX_PATH_MAX = 100  # sun_path holds 108 bytes; longer paths are bound through /proc/self/fd
 
 
 @runtime_checkable
@@ -323,7 +322,7 @@ class _UnixServer(socketserver.ThreadingUnixStreamServer):
         if path.exists() and _answers(path):
             raise OSError(f"another server is already listening on {path}")
         path.unlink(missing_ok=True)
-        with _short_unix_path(path) as short:
+        with short_unix_path(path) as short:
             self.socket.bind(short)
         os.chmod(path, 0o666)  # the sandboxed agent runs as another uid
 
@@ -340,26 +339,13 @@ def _answers(path: Path) -> bool:
     probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     probe.settimeout(1.0)
     try:
-        with _short_unix_path(path) as short:
+        with short_unix_path(path) as short:
             probe.connect(short)
         return True
     except OSError:
         return False
     finally:
         probe.close()
-
-
-@contextlib.contextmanager
-def _short_unix_path(path: Path) -> Iterator[str]:
-    """``path`` itself, or a /proc/self/fd alias of it when it is too long for sun_path."""
-    if len(os.fsencode(str(path))) <= _UNIX_PATH_MAX:
-        yield str(path)
-        return
-    fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        yield f"/proc/self/fd/{fd}/{path.name}"
-    finally:
-        os.close(fd)
 
 
 class ToolServer:

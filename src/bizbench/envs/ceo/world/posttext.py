@@ -26,6 +26,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from bizbench.envs.ceo.world.macro import trend_label as trend_of  # ref §4.15 labels, defined once
+
 MAX_CHARS = 280
 SENTIMENTS = ("positive", "neutral", "negative")
 EVENTS = (
@@ -1069,19 +1071,6 @@ _TREND_IMPLICATIONS = {
         "A rough stretch: expect cancellations and stalled deals.",
     ),
 }
-
-
-def trend_of(pmi: float) -> str:
-    """Ref §4.15 trend label of a PMI value (>=58, >=52, >=48, >=42)."""
-    if pmi >= 58:
-        return "strong_expansion"
-    if pmi >= 52:
-        return "expansion"
-    if pmi >= 48:
-        return "neutral"
-    if pmi >= 42:
-        return "contraction"
-    return "severe_contraction"
 
 
 def macro_post(rng: np.random.Generator, reading: Mapping[str, Any]) -> str:

@@ -325,17 +325,15 @@ class World:
         short_by_group = np.bincount(g_active, weights=quota_short, minlength=p.n_groups)
         issue_by_group = np.bincount(g_active, weights=issue, minlength=p.n_groups)
         launch = any(e["day"] >= first for e in st.competitor_events)
+        topics: dict[str, set[str]] = {}  # the causes behind each group's recent customer posts
+        for q in reversed(self.feed.posts):
+            if q["day"] < first:
+                break
+            if q["kind"] == "customer":
+                topics.setdefault(q["source_group_id"], set()).update(q["events"])
         groups = {}
         for g in np.flatnonzero(st.discovered):
             grp = cfg.groups[g]
-            topics = sorted(
-                {
-                    ev
-                    for q in self.feed.posts
-                    if q["day"] >= first and q["kind"] == "customer" and q["source_group_id"] == grp.id
-                    for ev in q["events"]
-                }
-            )
             groups[grp.id] = judge.GroupExperience(
                 group_id=grp.id,
                 name=grp.name,
@@ -349,7 +347,7 @@ class World:
                 churn_count=int(churn[g]),
                 competitor_launch=launch,
                 active=int(counts[g]),
-                recent_post_topics=topics,
+                recent_post_topics=sorted(topics.get(grp.id, ())),
             )
         recent = [q.content for q in st.agent_posts if first <= q.day and q.post_id != post.post_id][-10:]
         replied = None
