@@ -277,6 +277,50 @@ def test_sandbox_tamper_reports(server: ToolServer, session: FakeSession) -> Non
     assert k2 == "invalid_report" and len(d2["detail"]) < 2_100
 
 
+# ---------------------------------------------------------------------------- shell commands
+class CommandSession(FakeSession):
+    """A session that also takes shell commands (``command_schemas``)."""
+
+    command_schemas = registry.parameter_schemas()
+
+
+def command(srv: ToolServer, words: Any) -> tuple[int, Any]:
+    return request(unix(srv), "POST", "/command", json.dumps({"words": words}).encode())
+
+
+def test_command_is_parsed_by_the_server_and_run_like_a_call(tmp_path: Path) -> None:
+    session = CommandSession()
+    with ToolServer(session, socket_path=tmp_path / "api.sock") as srv:
+        assert command(srv, ["echo", "--text", "ab", "--times", "2"]) == call(srv, "echo", text="ab", times=2)
+        assert command(srv, ["spend", "--amount", "2.5"])[1]["data"] == {"spent": 2.5}
+        status, reply = command(srv, ["spend", "--amount", "-1"])  # the tool's own error, as from /call
+        assert status == 400 and reply["error"] == "argument 'amount': must be >= 0"
+        status, reply = command(srv, ["spend", "--amount", "lots"])  # a parse error: nothing ran
+        assert status == 400 and "--amount expects a number" in reply["error"] and session.spent == 2.5
+        assert session.tamper == []
+        status, reply = command(srv, ["rm", "-rf", "/"])
+        assert status == 400 and reply["error"].startswith("Unknown command: rm -rf /. Commands: echo, spend")
+        assert [(k, d["source"], d["command"]) for k, d in session.tamper] == [("unknown_tool", "server", "rm -rf /")]
+        status, _ = command(srv, ["finish"])
+        assert status == 200 and srv.done.is_set()  # the episode end is seen exactly as after /call
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b'{"words": "echo --text a"}', b'{"words": ["echo", 3]}', b'{"words": [], "tool": "echo"}', b"[]", b"{}"],
+)
+def test_bad_command_requests_get_clear_errors(tmp_path: Path, body: bytes) -> None:
+    with ToolServer(CommandSession(), socket_path=tmp_path / "api.sock") as srv:
+        status, reply = request(unix(srv), "POST", "/command", body)
+    assert status == 400 and reply["success"] is False and '{"words": ["<word>", ...]}' in reply["error"]
+
+
+def test_a_session_without_command_schemas_refuses_commands(server: ToolServer, session: FakeSession) -> None:
+    status, reply = command(server, ["echo", "--text", "a"])
+    assert status == 400 and "no shell commands" in reply["error"] and "/call" in reply["error"]
+    assert session.tamper == []
+
+
 # ---------------------------------------------------------------------------- concurrency
 def _in_thread(fn: Any, *args: Any, **kwargs: Any) -> tuple[threading.Thread, list[Any]]:
     out: list[Any] = []

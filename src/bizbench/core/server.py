@@ -8,6 +8,10 @@ are not sandboxed. Wire format (ref §6.1)::
     POST /call    {"tool": name, "args": {...}}
                   -> {"success": true, "data": ...}
                   |  {"success": false, "error": "<message>", "data": null}
+    POST /command {"words": ["task", "accept", "--task-id", "Task-3"]}
+                  -> the same answers; the words are parsed here with
+                     ``parse_command(session.command_schemas, words)`` (sessions that
+                     have no ``command_schemas`` answer an error), then run like /call
     GET  /health      -> {"success": true, "data": {"status": "ok"}}
     GET  /game-status -> {"success": true, "data": session.status()}
     POST /tamper  {"kind": "...", "detail": {...}}   (reports from the sandbox-side guard)
@@ -38,6 +42,8 @@ import uuid
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from bizbench.core.cmdline import parse_command
+from bizbench.core.errors import ToolError
 from bizbench.core.registry import ToolResult
 from bizbench.core.unixsock import short_unix_path
 
@@ -48,6 +54,8 @@ logger = logging.getLogger("bizbench.server")
 MAX_REQUEST_BYTES = 1_000_000
 DRAIN_LIMIT_BYTES = 64 * 1024 * 1024  # oversized bodies up to this size are read and discarded for a clean reply
 MAX_SANDBOX_REPORTS = 10_000  # /tamper reports logged per server; the rest are counted only
+MAX_COMMAND_WORDS = 1_000
+ENDPOINTS = "POST /call, POST /command, GET /health, GET /game-status"
 PREVIEW_CHARS = 500
 _KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,47}$")
 
@@ -67,8 +75,13 @@ class ToolSession(Protocol):
         ...
 
     def status(self) -> dict[str, Any]:
-        """At least ``day``, ``cash``, ``subscribers`` and ``done``."""
+        """At least ``done``; ceo adds ``day``, ``cash`` and ``subscribers``."""
         ...
+
+
+# Optional session attributes (looked up with getattr):
+#   logs_tool_tamper: bool - the session logs a refused call's tamper itself (the server does not)
+#   command_schemas: {tool: JSON Schema of its arguments} - enables POST /command (shell words)
 
 
 def preview(value: Any, limit: int = PREVIEW_CHARS) -> str:
@@ -132,6 +145,7 @@ class _App:
         self.max_request_bytes = max_request_bytes
         self.lock_free = frozenset(getattr(session, "lock_free_tools", frozenset()))
         self.session_logs_tool_tamper = bool(getattr(session, "logs_tool_tamper", False))
+        self.command_schemas: dict[str, Any] | None = getattr(session, "command_schemas", None)
         self.call_lock = threading.Lock()
         self.tamper_lock = threading.Lock()
         self.sandbox_reports = 0
@@ -155,14 +169,16 @@ class _App:
         if path == "/game-status":
             with self.call_lock:
                 return 200, {"success": True, "data": self.session.status()}
-        raise _error(404, f"Unknown endpoint: GET {path[:100]} (endpoints: POST /call, GET /health, GET /game-status)")
+        raise _error(404, f"Unknown endpoint: GET {path[:100]} (endpoints: {ENDPOINTS})")
 
     def post(self, path: str, body: bytes) -> tuple[int, dict[str, Any]]:
         if path == "/call":
             return self.call(body)
+        if path == "/command":
+            return self.command(body)
         if path == "/tamper":
             return self.report(body)
-        raise _error(404, f"Unknown endpoint: POST {path[:100]} (endpoints: POST /call, GET /health, GET /game-status)")
+        raise _error(404, f"Unknown endpoint: POST {path[:100]} (endpoints: {ENDPOINTS})")
 
     def call(self, body: bytes) -> tuple[int, dict[str, Any]]:
         request = self.parse(body, "/call")
@@ -177,6 +193,33 @@ class _App:
         if not isinstance(args, dict):
             got = type(args).__name__
             raise _error(400, f"'args' must be an object (mapping of argument name to value), got {got}")
+        return self.dispatch(tool, args)
+
+    def command(self, body: bytes) -> tuple[int, dict[str, Any]]:
+        """A shell command line (``{"words": [...]}``) parsed against the session's schemas, then run like /call."""
+        if self.command_schemas is None:
+            raise _error(400, "This server takes no shell commands (its session has no command schemas); use /call.")
+        request = self.parse(body, "/command")
+        words = request.get("words") if isinstance(request, dict) else None
+        if (
+            not isinstance(words, list)
+            or set(request) != {"words"}
+            or not all(isinstance(w, str) for w in words)
+            or len(words) > MAX_COMMAND_WORDS
+        ):
+            raise _error(
+                400, f'Request must be a JSON object {{"words": ["<word>", ...]}} (at most {MAX_COMMAND_WORDS} words).'
+            )
+        try:
+            tool, args = parse_command(self.command_schemas, words)
+        except ToolError as e:
+            if e.tamper:
+                self.tamper(e.tamper, {"source": "server", "command": preview(" ".join(words))})
+            raise _error(400, str(e)) from None
+        return self.dispatch(tool, args)
+
+    def dispatch(self, tool: str, args: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """Run one tool call (from /call or /command) under the call lock and shape its answer."""
         if len(tool) > 200:
             self.tamper("unknown_tool", {"source": "server", "tool": preview(tool, 200)})
             raise _error(400, f"Unknown tool: {tool[:100]}...")
