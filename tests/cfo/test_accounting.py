@@ -1,0 +1,478 @@
+"""Double-entry ledger and statements of the cfo env (paper section 3.3 ``book_closing``; 3.4
+"accrual-based and cash-based ledgers ... GAAP/ASC"; DESIGN principle 7: exact integer cents).
+
+A random-but-valid lending month (accruals, next-month collections with charge-offs, net-30
+payables, originations and fees, random financing, and a few unusual but valid entries) is
+posted for 20 seeds x 132 months; after every month the statements must tie out exactly and
+agree with brute-force sums over the raw journal.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bizbench.envs.cfo.world.accounting import (
+    ACCOUNTS,
+    CASH_FLOW_CATEGORIES,
+    MAX_LINE_CENTS,
+    GeneralLedger,
+)
+
+MONTHS = 132
+SEEDS = range(20)
+NAMES = [a.name for a in ACCOUNTS]
+SIGN = {a.name: 1 if a.kind in ("asset", "expense") else -1 for a in ACCOUNTS}
+REVENUE = [a.name for a in ACCOUNTS if a.kind == "revenue"]
+
+
+# ---------------------------------------------------------------------------- generator
+
+
+def _frac(rng: np.random.Generator, amount: int, lo: float, hi: float) -> int:
+    return int(amount * rng.uniform(lo, hi))
+
+
+def opening_balances(rng: np.random.Generator) -> dict[str, int]:
+    b = {
+        "cash": int(rng.integers(1_000_000, 2_000_000_000)),
+        "loans_receivable": int(rng.integers(0, 5_000_000_000)),
+        "interest_receivable": int(rng.integers(0, 50_000_000)),
+        "accounts_payable": int(rng.integers(0, 30_000_000)),
+        "interest_payable": int(rng.integers(0, 5_000_000)),
+        "debt": int(rng.integers(0, 1_000_000_000)),
+        "paid_in_capital": int(rng.integers(0, 8_000_000_000)),
+    }
+    # Retained earnings balances the sheet; often negative (an accumulated deficit).
+    b["retained_earnings"] = (
+        b["cash"]
+        + b["loans_receivable"]
+        + b["interest_receivable"]
+        - b["accounts_payable"]
+        - b["interest_payable"]
+        - b["debt"]
+        - b["paid_in_capital"]
+    )
+    return b
+
+
+def lending_month(led: GeneralLedger, t: int, rng: np.random.Generator) -> None:
+    """Post one month of a small consumer-lending company (amounts drawn from ``rng``)."""
+    prev = t - 1
+
+    def post(memo: str, lines: list[tuple[str, int]], cash_flow: str | None = None) -> None:
+        led.post(t, memo, lines, cash_flow)
+
+    # last month's accrued interest: a collection-rate share collected, the rest charged off
+    ir = led.balance("interest_receivable", prev)
+    collected = int(ir * rng.uniform(0.85, 1.0))
+    post("interest collected", [("cash", collected), ("interest_receivable", -collected)], "interest_collected")
+    post("interest charged off", [("credit_losses", ir - collected), ("interest_receivable", collected - ir)])
+    # net-30 payables from last month
+    ap = led.balance("accounts_payable", prev)
+    post("vendor invoices paid", [("accounts_payable", ap), ("cash", -ap)], "operating_expenses_paid")
+    ip = led.balance("interest_payable", prev)
+    if rng.random() < 0.1 and ip > 0 and led.balance("debt", prev) > 0:
+        # debt repayment that also settles the accrued interest, all under debt_repaid
+        principal = _frac(rng, led.balance("debt", prev), 0.0, 0.5)
+        post(
+            "debt repaid with interest",
+            [("debt", principal), ("interest_payable", ip), ("cash", -principal - ip)],
+            "debt_repaid",
+        )
+    elif rng.random() < 0.05 and ip > 0:
+        post("interest paid in kind", [("interest_payable", ip), ("debt", -ip)])  # non-cash, financing leg
+    else:
+        post("debt interest paid", [("interest_payable", ip), ("cash", -ip)], "interest_paid")
+    # the loan book: repayments, defaults, new loans with fees
+    book = led.balance("loans_receivable", prev)
+    repaid = _frac(rng, book, 0.01, 0.05)
+    post("principal collected", [("cash", repaid), ("loans_receivable", -repaid)], "principal_collected")
+    defaulted = _frac(rng, book - repaid, 0.0, 0.01)
+    post("principal charged off", [("credit_losses", defaulted), ("loans_receivable", -defaulted)])
+    new = int(rng.integers(0, 300_000_000))
+    fee = new // 50
+    if rng.random() < 0.1:
+        # fee netted from the disbursement, posted as one investing entry
+        post(
+            "loans originated net of fees",
+            [("loans_receivable", new), ("cash", fee - new), ("fee_income", -fee)],
+            "loans_originated",
+        )
+    else:
+        post("loans originated", [("loans_receivable", new), ("cash", -new)], "loans_originated")
+        post("origination fees", [("cash", fee), ("fee_income", -fee)], "fees_collected")
+    if rng.random() < 0.03:
+        recovered = int(rng.integers(0, 1_000_000))
+        post("charged-off principal reinstated", [("loans_receivable", recovered), ("credit_losses", -recovered)])
+    # accruals for this month
+    book = led.balance("loans_receivable", t)
+    interest = book * int(rng.integers(80, 250)) // 10_000
+    post("interest accrued", [("interest_receivable", interest), ("interest_income", -interest)])
+    cost = _frac(rng, interest + fee, 0.2, 0.6)
+    if rng.random() < 0.5:
+        post("funding and servicing costs", [("cost_of_revenue", cost), ("cash", -cost)], "cost_of_revenue_paid")
+    else:  # split payment: two cash lines in one entry
+        half = cost // 2
+        post(
+            "funding and servicing costs",
+            [("cost_of_revenue", cost), ("cash", -half), ("cash", half - cost)],
+            "cost_of_revenue_paid",
+        )
+    opex = _frac(rng, interest + fee, 0.1, 0.5)
+    post("operating costs accrued", [("operating_expenses", opex), ("accounts_payable", -opex)])
+    debt = led.balance("debt", prev)
+    post("debt interest accrued", [("interest_expense", debt // 100), ("interest_payable", -(debt // 100))])
+    # random financing events
+    if rng.random() < 0.08:
+        amount = int(rng.integers(1, 2_000_000_000))
+        post("equity round settled", [("cash", amount), ("paid_in_capital", -amount)], "equity_issued")
+    if rng.random() < 0.08:
+        amount = int(rng.integers(1, 1_000_000_000))
+        post("debt drawn", [("cash", amount), ("debt", -amount)], "debt_borrowed")
+    if rng.random() < 0.05 and led.balance("debt", t) > 0:
+        amount = _frac(rng, led.balance("debt", t), 0.0, 1.0)
+        post("debt repaid", [("debt", amount), ("cash", -amount)], "debt_repaid")
+    if rng.random() < 0.03:
+        # prepaid interest refunded by the lender: an operating cash entry with a financing leg
+        refund = int(rng.integers(0, 100_000))
+        post("debt fee capitalised and refunded", [("cash", refund), ("debt", -refund)], "interest_paid")
+
+
+def _brute(entries: list[dict[str, Any]], opening: dict[str, int], month: int) -> dict[str, Any]:
+    """Debit-positive balances at the end of ``month`` recomputed from the raw journal."""
+    bal = {n: SIGN[n] * opening.get(n, 0) for n in NAMES}
+    for e in entries:
+        if e["month"] <= month:
+            for line in e["lines"]:
+                bal[line["account"]] += line["amount"]
+    return bal
+
+
+# ---------------------------------------------------------------------------- the 20-seed run
+
+
+def check_month(led: GeneralLedger, t: int, prev_bs: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
+    inc = led.income_statement(t, t)
+    bs = led.balance_sheet(t)
+    cf = led.cash_flow_statement(t, t)
+    # A = L + E exactly; equity = paid-in capital + retained earnings
+    assert bs["total_assets"] == bs["total_liabilities"] + bs["total_equity"] == bs["total_liabilities_and_equity"]
+    assert bs["total_assets"] == sum(bs["assets"].values())
+    assert bs["total_liabilities"] == sum(bs["liabilities"].values())
+    assert bs["total_equity"] == bs["equity"]["paid_in_capital"] + bs["equity"]["retained_earnings"]
+    # RE_t = RE_{t-1} + NI_t
+    assert bs["equity"]["retained_earnings"] == prev_bs["equity"]["retained_earnings"] + inc["net_income"]
+    # income statement arithmetic
+    assert inc["total_revenue"] == sum(inc["revenue"].values())
+    assert inc["net_income"] == (
+        inc["total_revenue"]
+        - inc["cost_of_revenue"]
+        - inc["operating_expenses"]
+        - inc["credit_losses"]
+        - inc["interest_expense"]
+    )
+    assert inc["ebitda"] == inc["gross_profit"] - inc["operating_expenses"]
+    check_cash_flow(cf, prev_bs["assets"]["cash"], bs["assets"]["cash"])
+    assert cf["operating_reconciliation"]["net_income"] == inc["net_income"]
+    # a random multi-month window ending now ties out against the balance sheets too
+    s = int(rng.integers(0, t + 1))
+    cf_w = led.cash_flow_statement(s, t)
+    check_cash_flow(cf_w, led.balance("cash", s - 1), bs["assets"]["cash"])
+    inc_w = led.income_statement(s, t)
+    assert cf_w["operating_reconciliation"]["net_income"] == inc_w["net_income"]
+    assert led.balance("retained_earnings", s - 1) + inc_w["net_income"] == bs["equity"]["retained_earnings"]
+    return bs
+
+
+def check_cash_flow(cf: dict[str, Any], opening_cash: int, closing_cash: int) -> None:
+    assert cf["opening_cash"] == opening_cash
+    assert cf["closing_cash"] == closing_cash
+    sections = ("operating", "investing", "financing")
+    for section in sections:
+        assert set(cf[section]) == {c for c, s in CASH_FLOW_CATEGORIES.items() if s == section}
+        assert cf[f"net_cash_from_{section}"] == sum(cf[section].values())
+    assert cf["net_change_in_cash"] == sum(cf[f"net_cash_from_{s}"] for s in sections)
+    assert cf["net_change_in_cash"] == closing_cash - opening_cash  # no balancing line
+    rec = cf["operating_reconciliation"]
+    assert rec["net_cash_from_operating"] == (
+        rec["net_income"]
+        + rec["non_cash_charges"]
+        + rec["other_reclassifications"]
+        + sum(rec["working_capital_changes"].values())
+    )
+    assert rec["net_cash_from_operating"] == cf["net_cash_from_operating"]  # indirect = direct
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_statements_tie_out_every_month(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    led = GeneralLedger(MONTHS)
+    opening = opening_balances(rng)
+    led.open(opening)
+    prev_bs = led.balance_sheet(-1)
+    assert prev_bs["assets"]["cash"] == opening["cash"]
+    assert prev_bs["equity"]["retained_earnings"] == opening["retained_earnings"]
+    for t in range(MONTHS):
+        lending_month(led, t, rng)
+        prev_bs = check_month(led, t, prev_bs, rng)
+
+    entries = led.journal(0, MONTHS - 1)
+    assert [e["id"] for e in entries] == list(range(len(led)))
+    # revenue_ttm against a brute-force sum over the raw journal
+    revenue_by_month = [0] * MONTHS
+    for e in entries:
+        for line in e["lines"]:
+            if line["account"] in REVENUE:
+                revenue_by_month[e["month"]] -= line["amount"]
+    for t in range(MONTHS):
+        assert led.revenue_ttm(t) == sum(revenue_by_month[max(0, t - 11) : t + 1])
+    # balances and cash-flow categories against the raw journal
+    for t in (0, 1, 11, 12, 67, MONTHS - 1):
+        bal = _brute(entries, opening, t)
+        for n in NAMES:
+            if n != "retained_earnings":
+                assert led.balance(n, t) == SIGN[n] * bal[n], n
+        assert sum(bal.values()) == 0
+        cats = dict.fromkeys(CASH_FLOW_CATEGORIES, 0)
+        for e in entries:
+            if e["month"] == t and e["cash_flow"] is not None:
+                cats[e["cash_flow"]] += sum(x["amount"] for x in e["lines"] if x["account"] == "cash")
+            assert (e["cash_flow"] is None) == all(x["account"] != "cash" for x in e["lines"])
+        cf = led.cash_flow_statement(t, t)
+        assert {**cf["operating"], **cf["investing"], **cf["financing"]} == cats
+    # whole-horizon statements are consistent and JSON-serialisable with plain ints
+    full = led.cash_flow_statement(0, MONTHS - 1)
+    check_cash_flow(full, opening["cash"], led.balance("cash", MONTHS - 1))
+    assert full["operating_reconciliation"]["non_cash_charges"] > 0  # principal charge-offs were added back
+    for doc in (full, led.income_statement(0, MONTHS - 1), led.balance_sheet(MONTHS - 1), entries[:50]):
+        assert json.loads(json.dumps(doc)) == doc
+
+
+def test_principal_charge_off_is_added_back_not_working_capital() -> None:
+    led = GeneralLedger(3)
+    led.open({"cash": 1_000, "loans_receivable": 10_000, "paid_in_capital": 11_000})
+    led.post(0, "interest accrued", [("interest_receivable", 100), ("interest_income", -100)])
+    led.post(0, "opex accrued", [("operating_expenses", 30), ("accounts_payable", -30)])
+    led.post(0, "principal charged off", [("credit_losses", 500), ("loans_receivable", -500)])
+    led.post(1, "interest collected", [("cash", 90), ("interest_receivable", -90)], "interest_collected")
+    led.post(1, "interest charged off", [("credit_losses", 10), ("interest_receivable", -10)])
+    led.post(1, "vendors paid", [("accounts_payable", 30), ("cash", -30)], "operating_expenses_paid")
+    cf0 = led.cash_flow_statement(0, 0)
+    assert cf0["net_cash_from_operating"] == 0
+    rec0 = cf0["operating_reconciliation"]
+    assert rec0["net_income"] == 100 - 30 - 500
+    assert rec0["non_cash_charges"] == 500
+    assert rec0["working_capital_changes"] == {
+        "interest_receivable": -100,
+        "accounts_payable": 30,
+        "interest_payable": 0,
+    }
+    cf1 = led.cash_flow_statement(1, 1)
+    assert cf1["operating"]["interest_collected"] == 90
+    assert cf1["net_cash_from_operating"] == 60
+    rec1 = cf1["operating_reconciliation"]
+    assert (rec1["net_income"], rec1["non_cash_charges"]) == (-10, 0)
+    assert rec1["working_capital_changes"] == {
+        "interest_receivable": 100,
+        "accounts_payable": -30,
+        "interest_payable": 0,
+    }
+    inc = led.income_statement(0, 1)
+    assert (inc["credit_losses"], inc["ebitda"], inc["operating_income"]) == (510, 70, -440)
+    assert led.balance_sheet(1)["equity"]["retained_earnings"] == -440
+    assert led.balance("cash", -1) == 1_000 and led.balance("cash", 2) == 1_060
+
+
+def test_revenue_ttm_window() -> None:
+    led = GeneralLedger(30)
+    for t in range(30):
+        led.post(t, "fee", [("cash", t + 1), ("fee_income", -(t + 1))], "fees_collected")
+    assert led.revenue_ttm(0) == 1
+    assert led.revenue_ttm(5) == sum(range(1, 7))
+    assert led.revenue_ttm(11) == sum(range(1, 13))
+    assert led.revenue_ttm(29) == sum(range(19, 31))
+
+
+def test_numpy_integers_accepted_and_stored_as_int() -> None:
+    led = GeneralLedger(2)
+    led.post(0, "fee", [("cash", np.int64(7)), ("fee_income", np.int32(-7))], "fees_collected")
+    (entry,) = led.journal(0, 1)
+    assert entry["lines"] == [{"account": "cash", "amount": 7}, {"account": "fee_income", "amount": -7}]
+    assert all(type(x["amount"]) is int for x in entry["lines"])
+    assert type(led.balance("cash", 0)) is int
+
+
+# ---------------------------------------------------------------------------- validation
+
+
+def snapshot(led: GeneralLedger) -> str:
+    last = led.months - 1
+    return json.dumps(
+        {
+            "journal": led.journal(0, last),
+            "len": len(led),
+            "bs": [led.balance_sheet(m) for m in range(-1, led.months)],
+            "is": [led.income_statement(0, m) for m in range(led.months)],
+            "cf": [led.cash_flow_statement(0, m) for m in range(led.months)],
+            "ttm": [led.revenue_ttm(m) for m in range(led.months)],
+        },
+        sort_keys=True,
+    )
+
+
+def seeded_ledger() -> GeneralLedger:
+    led = GeneralLedger(6)
+    led.open(
+        {
+            "cash": 5_000,
+            "loans_receivable": 20_000,
+            "debt": 3_000,
+            "paid_in_capital": 30_000,
+            "retained_earnings": -8_000,
+        }
+    )
+    led.post(2, "originate", [("loans_receivable", 1_000), ("cash", -1_000)], "loans_originated")
+    led.post(2, "accrue", [("interest_receivable", 40), ("interest_income", -40)])
+    return led
+
+
+GOOD = [("cash", 100), ("fee_income", -100)]
+BAD_POSTS: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = [
+    ("unbalanced", (3, "x", [("cash", 100), ("fee_income", -99)], "fees_collected"), {}),
+    ("float amount", (3, "x", [("cash", 100.0), ("fee_income", -100.0)], "fees_collected"), {}),
+    ("float amount that sums to zero", (3, "x", [("interest_receivable", 0.5), ("interest_income", -0.5)]), {}),
+    ("bool amount", (3, "x", [("interest_receivable", True), ("interest_income", -1)]), {}),
+    ("numpy float", (3, "x", [("interest_receivable", np.float64(1)), ("interest_income", -1)]), {}),
+    ("string amount", (3, "x", [("interest_receivable", "1"), ("interest_income", -1)]), {}),
+    (
+        "amount too large",
+        (3, "x", [("interest_receivable", MAX_LINE_CENTS + 1), ("interest_income", -MAX_LINE_CENTS - 1)]),
+        {},
+    ),
+    ("unknown account", (3, "x", [("cash", 100), ("revenue", -100)], "fees_collected"), {}),
+    ("non-str account", (3, "x", [(0, 100), ("fee_income", -100)]), {}),
+    ("retained earnings posting", (3, "x", [("interest_receivable", 5), ("retained_earnings", -5)]), {}),
+    ("unknown category", (3, "x", GOOD, "fees"), {}),
+    ("category of wrong type", (3, "x", GOOD, 1), {}),
+    ("cash line without category", (3, "x", GOOD), {}),
+    ("cash line with None category", (3, "x", GOOD, None), {}),
+    (
+        "non-cash entry with category",
+        (3, "x", [("interest_receivable", 5), ("interest_income", -5)], "interest_collected"),
+        {},
+    ),
+    ("month past the horizon", (6, "x", GOOD, "fees_collected"), {}),
+    ("negative month", (-1, "x", GOOD, "fees_collected"), {}),
+    ("month goes back", (1, "x", GOOD, "fees_collected"), {}),
+    ("float month", (3.0, "x", GOOD, "fees_collected"), {}),
+    ("empty entry", (3, "x", []), {}),
+    ("lines as a string", (3, "x", "cash"), {}),
+    ("malformed line", (3, "x", [("cash", 100, "extra"), ("fee_income", -100)], "fees_collected"), {}),
+    ("non-str memo", (3, None, GOOD, "fees_collected"), {}),
+]
+
+
+@pytest.mark.parametrize("args,kwargs", [(a, k) for _, a, k in BAD_POSTS], ids=[n for n, _, _ in BAD_POSTS])
+def test_bad_post_raises_and_changes_nothing(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    led = seeded_ledger()
+    before = snapshot(led)
+    with pytest.raises(ValueError):
+        led.post(*args, **kwargs)
+    assert snapshot(led) == before
+    led.post(3, "still usable", GOOD, "fees_collected")  # the ledger keeps working
+
+
+def test_error_messages_name_the_problem() -> None:
+    led = seeded_ledger()
+    cases = {
+        "does not balance": (3, "x", [("cash", 100), ("fee_income", -99)], "fees_collected"),
+        "integer number of cents": (3, "x", [("cash", 1.5), ("fee_income", -1.5)], "fees_collected"),
+        "unknown account 'revenue'": (3, "x", [("cash", 1), ("revenue", -1)], "fees_collected"),
+        "unknown cash_flow category 'fees'": (3, "x", GOOD, "fees"),
+        "needs a cash_flow category": (3, "x", GOOD),
+        "no cash line": (3, "x", [("interest_receivable", 1), ("interest_income", -1)], "interest_collected"),
+        "outside [0, 5]": (6, "x", GOOD, "fees_collected"),
+        "goes back": (1, "x", GOOD, "fees_collected"),
+    }
+    for fragment, args in cases.items():
+        with pytest.raises(ValueError, match=fragment.replace("[", r"\[").replace("]", r"\]")):
+            led.post(*args)
+
+
+def test_open_rules() -> None:
+    led = seeded_ledger()
+    before = snapshot(led)
+    with pytest.raises(ValueError, match="already open"):
+        led.open({"cash": 1, "paid_in_capital": 1})
+    assert snapshot(led) == before
+
+    led = GeneralLedger(4)
+    led.post(0, "fee", GOOD, "fees_collected")
+    before = snapshot(led)
+    with pytest.raises(ValueError, match="before any post"):
+        led.open({"cash": 1, "paid_in_capital": 1})
+    assert snapshot(led) == before
+
+    for bad in (
+        {"cash": 100, "paid_in_capital": 99},  # does not balance
+        {"cash": 100.0, "paid_in_capital": 100.0},  # floats
+        {"cash": 100, "capital": 100},  # unknown account
+        {"cash": 100, "fee_income": 100},  # not a balance-sheet account
+    ):
+        led = GeneralLedger(4)
+        before = snapshot(led)
+        with pytest.raises(ValueError):
+            led.open(bad)  # type: ignore[arg-type]
+        assert snapshot(led) == before
+        led.open({"cash": 100, "retained_earnings": 100})  # still openable after a refused open
+
+
+def test_query_ranges_are_checked() -> None:
+    led = seeded_ledger()
+    with pytest.raises(ValueError):
+        led.income_statement(3, 2)
+    with pytest.raises(ValueError):
+        led.cash_flow_statement(0, 6)
+    with pytest.raises(ValueError):
+        led.balance_sheet(-2)
+    with pytest.raises(ValueError):
+        led.balance("nope", 0)
+    with pytest.raises(ValueError):
+        led.revenue_ttm(-1)
+    with pytest.raises(ValueError):
+        GeneralLedger(0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(NAMES), st.integers(-(10**9), 10**9)),
+        min_size=1,
+        max_size=6,
+    ),
+    st.sampled_from([None, *CASH_FLOW_CATEGORIES]),
+    st.integers(0, 5),
+)
+def test_any_entry_is_either_rejected_cleanly_or_ties_out(
+    lines: list[tuple[str, int]], cash_flow: str | None, month: int
+) -> None:
+    """Arbitrary entries (balanced by a final line when possible): a valid one keeps every
+    statement identity, an invalid one raises ValueError and changes nothing."""
+    led = seeded_ledger()
+    balancing = [a for a in NAMES if a != "retained_earnings" and a != "cash"]
+    lines = [*lines, (balancing[month % len(balancing)], -sum(c for _, c in lines))] if month % 2 else lines
+    before = snapshot(led)
+    try:
+        led.post(month, "random", lines, cash_flow)
+    except ValueError:
+        assert snapshot(led) == before
+        return
+    prev = led.balance_sheet(-1)
+    for t in range(led.months):
+        prev = check_month(led, t, prev, np.random.default_rng(t))
