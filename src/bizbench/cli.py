@@ -319,9 +319,13 @@ def serve(
     ),
     preset: str = typer.Option("default", help="Preset name (see `bizbench presets ENV`)."),
     port: int | None = typer.Option(None, help="Also listen on TCP 127.0.0.1:PORT (0 = a free port)."),
-    days: int | None = typer.Option(None, help="Override the preset's horizon in days."),
+    days: int | None = typer.Option(None, help="Override the preset's horizon in days (ceo; yc refuses it)."),
 ) -> None:
-    """Serve an env's tools to an (isolated) agent until the episode ends or SIGINT/SIGTERM."""
+    """Serve an env's tools to an (isolated) agent until the episode ends or SIGINT/SIGTERM.
+
+    ceo: the novamind_api SDK in the workspace; yc: `bizbench yc --session /workspace <command>`
+    (bin/bizbench) and instructions.md.
+    """
     import json
     import logging
     import re
