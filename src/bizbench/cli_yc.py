@@ -1,7 +1,10 @@
-"""``bizbench yc --session DIR <command>``: one YC-Bench command on a persistent session.
+"""``bizbench yc --session DIR <command>``: one YC-Bench command on a persistent host-side session.
 
-Kept free of typer and rich so a shell call starts fast (see :mod:`bizbench.entry`).
-Prints exactly one JSON document on stdout; an error is ``{"error": ...}`` with status 1.
+For humans and trusted tools (the caller can reach the host-side state); a sandboxed agent
+gets the hosted seat of ``bizbench serve yc`` instead (:mod:`bizbench.envs.yc.sdk`).
+Kept free of typer, rich and the simulator so a shell call starts fast (see
+:mod:`bizbench.entry`); the session daemon parses the command. Prints exactly one JSON
+document on stdout; an error is ``{"error": ...}`` with status 1.
 """
 
 from __future__ import annotations
@@ -36,10 +39,10 @@ def _init(cs: CommandSession, flags: list[str]) -> tuple[bool, Any]:
     except ValueError:
         return False, f"--seed expects an integer, got '{opts['--seed']}'"
     preset = opts.get("--preset", "default")
-    from bizbench.envs.yc.env import YcEnv
+    from bizbench.envs.yc.sdk import new_env
 
     try:
-        env = YcEnv.from_preset(preset, seed)
+        env = new_env(seed, preset)
     except (ValueError, FileNotFoundError) as e:
         return False, str(e)
     cs.init(env, {"preset": preset})

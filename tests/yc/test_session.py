@@ -1,7 +1,9 @@
-"""`bizbench yc --session DIR <command>`: persistent sessions, JSON-only output, and no hidden state in DIR."""
+"""`bizbench yc --session DIR <command>` (the host path): persistent sessions, JSON-only output, no hidden
+state in DIR, and a host-side record that replays into the same world or is refused."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -13,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from bizbench.core.cmdsession import CommandSession
+from bizbench.core.cmdsession import DIGEST_EVERY, CommandLog, CommandSession, SessionLogError
+from bizbench.envs.yc.env import YcEnv
 
 SEED = 918273
 
@@ -27,15 +30,31 @@ def _yc(session: Path, state: Path, *words: str) -> tuple[int, Any]:
     return proc.returncode, json.loads(lines[0])
 
 
-def _stop(d: Path, state: Path) -> None:
+@contextlib.contextmanager
+def _host(state: Path) -> Iterator[None]:
     os.environ["BIZBENCH_STATE_DIR"], old = str(state), os.environ.get("BIZBENCH_STATE_DIR")
     try:
-        CommandSession("yc", d).stop_daemon()
+        yield
     finally:
         if old is None:
             del os.environ["BIZBENCH_STATE_DIR"]
         else:
             os.environ["BIZBENCH_STATE_DIR"] = old
+
+
+def _stop(d: Path, state: Path) -> None:
+    with _host(state):
+        CommandSession("yc", d).stop_daemon()
+
+
+def _load(d: Path, state: Path) -> YcEnv:
+    with _host(state):
+        env: YcEnv = CommandSession("yc", d).load()
+    return env
+
+
+def _record(state: Path) -> Path:
+    return next(state.rglob("commands.jsonl"))
 
 
 @pytest.fixture(scope="module")
@@ -152,3 +171,179 @@ def test_a_stale_pid_file_never_signals_another_process(tmp_path: Path) -> None:
     finally:
         victim.kill()
         _stop(d, state)
+
+
+# ---------------------------------------------------------------------------- the host-side record
+def _start(d: Path, state: Path, seed: int) -> list[tuple[str, dict[str, Any]]]:
+    """A session with a task under way, a note, refused commands and a tamper attempt; the calls that ran."""
+    assert _yc(d, state, "sim", "init", "--seed", str(seed))[0] == 0
+    tid = _yc(d, state, "market", "browse", "--limit", "1")[1]["tasks"][0]["task_id"]
+    staff = [e["employee_id"] for e in _yc(d, state, "employee", "list")[1]["employees"][:3]]
+    for words in (
+        ("task", "accept", "--task-id", tid),
+        ("task", "assign", "--task-id", tid, "--employees", ",".join(staff)),
+        ("task", "dispatch", "--task-id", tid),
+        ("sim", "resume"),
+        ("scratchpad", "write", "--content", "first note"),
+    ):
+        assert _yc(d, state, *words)[0] == 0, words
+    assert _yc(d, state, "task", "inspect", "--task-id", "Task-0")[0] == 1  # refused by the tool: recorded
+    assert _yc(d, state, "fly", "away")[0] == 1  # unknown command: a tamper entry
+    return [
+        ("market_browse", {"limit": 1}),
+        ("employee_list", {}),
+        ("task_accept", {"task_id": tid}),
+        ("task_assign", {"task_id": tid, "employees": staff}),
+        ("task_dispatch", {"task_id": tid}),
+        ("sim_resume", {}),
+        ("scratchpad_write", {"content": "first note"}),
+        ("task_inspect", {"task_id": "Task-0"}),
+    ]
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, list[tuple[str, dict[str, Any]]]]:
+    """A stopped session made by :func:`_start` with seed 12 (tests that edit it work on a copy)."""
+    base = tmp_path_factory.mktemp("recorded")
+    d, state = base / "agent", base / "host"
+    calls = _start(d, state, 12)
+    files = {p.name for p in next(state.iterdir()).iterdir()}
+    assert files <= {"meta.json", "commands.jsonl", "api.sock", "daemon.pid", "daemon.log", "lock"}, files
+    _stop(d, state)
+    return d, state, calls
+
+
+def _copy(recorded: tuple[Path, Path, Any], base: Path) -> tuple[Path, Path]:
+    """A new session directory whose host state is a copy of the recorded session's."""
+    d, state = base / "agent", base / "host"
+    with _host(state):
+        target = CommandSession("yc", d).state_dir
+    target.mkdir(parents=True)
+    for name in ("meta.json", "commands.jsonl"):
+        (target / name).write_bytes(next(recorded[1].rglob(name)).read_bytes())
+    d.mkdir()
+    return d, state
+
+
+def test_the_host_state_is_a_replayable_record(recorded: tuple[Path, Path, list[Any]]) -> None:
+    d, state, calls = recorded
+    assert json.loads(next(state.rglob("meta.json")).read_text())["seed"] == 12
+    lines = [json.loads(line) for line in _record(state).read_text().splitlines()]
+    assert [e["n"] for e in lines] == list(range(len(lines)))
+    assert lines[0]["kind"] == "start" and "digest" in lines[-1]  # stopping leaves a verified end
+    assert [(e["tool"], e["args"]) for e in lines if e["kind"] == "call"] == [(n, a) for n, a in calls]
+    assert [e["tamper"] for e in lines if e["kind"] == "tamper"] == ["unknown_tool"]
+
+    direct = YcEnv.from_preset("default", 12)  # the same commands in process
+    for name, args in calls:
+        direct.call_tool(name, args)
+    env = _load(d, state)
+    assert env.state_digest() == direct.state_digest() == lines[-1]["digest"]
+    assert len(env.actions) == len(calls) and [t["kind"] for t in env.tamper] == ["unknown_tool"]
+    code = (
+        "import sys; from pathlib import Path; from bizbench.core.cmdsession import CommandSession\n"
+        "print(CommandSession('yc', Path(sys.argv[1])).load().state_digest())"
+    )
+    penv = dict(os.environ, BIZBENCH_STATE_DIR=str(state), PYTHONHASHSEED="7")
+    other = subprocess.run([sys.executable, "-c", code, str(d)], capture_output=True, text=True, env=penv, timeout=60)
+    assert other.stdout.strip() == direct.state_digest(), other.stderr  # a second process replays the same world
+
+
+def test_a_bad_command_changes_nothing(session: tuple[Path, Path]) -> None:
+    d, state = session
+    before = _load(d, state).state_digest()
+    for words in (
+        ("task", "accept", "--task-id", "Task-99999"),
+        ("task", "assign", "--task-id", "Task-1", "--employees", "Emp_99"),
+        ("market", "browse", "--limit", "-5"),
+        ("market", "browse", "--limit", "lots"),
+        ("scratchpad", "write"),
+        ("sim", "resume", "--days", "3"),
+        ("drop", "tables"),
+    ):
+        rc, out = _yc(d, state, *words)
+        assert rc == 1 and set(out) == {"error"}, (words, out)
+    assert _load(d, state).state_digest() == before
+
+
+def _edit(path: Path, index: int, fn: Any) -> None:
+    lines = path.read_text().splitlines()
+    lines[index] = fn(lines[index])
+    path.write_text("\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize(
+    ("edit", "needle"),
+    [
+        ("note", "does not match its recorded state digest"),
+        ("seed", "line 1: the replayed world does not match"),
+        ("garbage", "line 3 is malformed"),
+        ("drop", "line 2 is numbered 2, expected 1"),
+        ("ok", "succeeded when it ran but not on replay"),
+    ],
+)
+def test_an_edited_record_is_refused_on_daemon_start(
+    recorded: tuple[Path, Path, Any], tmp_path: Path, edit: str, needle: str
+) -> None:
+    d, state = _copy(recorded, tmp_path)
+    record = _record(state)
+    lines = record.read_text().splitlines()
+    if edit == "note":  # rewrite the note (the world's digest after it changes)
+        i = next(i for i, t in enumerate(lines) if "first note" in t)
+        _edit(record, i, lambda t: t.replace("first note", "other note"))
+    elif edit == "seed":
+        meta = next(state.rglob("meta.json"))
+        meta.write_text(meta.read_text().replace('"seed": 12', '"seed": 13'))
+    elif edit == "garbage":
+        _edit(record, 2, lambda t: t[:-5])
+    elif edit == "drop":
+        record.write_text("\n".join(lines[:1] + lines[2:]) + "\n")
+    else:  # a refused call recorded as a success
+        i = next(i for i, t in enumerate(lines) if "Task-0" in t)
+        _edit(record, i, lambda t: t.replace('"ok": false', '"ok": true'))
+    before = record.read_bytes()
+    started = time.monotonic()
+    rc, out = _yc(d, state, "company", "status")
+    assert rc == 1 and "cannot be restored" in out["error"] and needle in out["error"], out
+    assert time.monotonic() - started < 20  # the client sees the daemon fail, it does not wait it out
+    assert not list(state.rglob("api.sock")) and record.read_bytes() == before
+    with pytest.raises(SessionLogError, match="commands.jsonl line|line 1"):
+        _load(d, state)
+
+
+def test_a_torn_last_line_is_dropped(recorded: tuple[Path, Path, Any], tmp_path: Path) -> None:
+    """A crash while a line is written leaves it without its newline; that command's answer was never sent,
+    so the restarted daemon drops the line and goes on from the last complete one."""
+    d, state = _copy(recorded, tmp_path)
+    record = _record(state)
+    whole = record.read_text()
+    n = len(whole.splitlines())
+    record.write_text(whole + f'{{"n": {n}, "kind": "call", "tool": "scratchpad_write", "args": {{"content": "lo')
+    assert _load(d, state).scratchpad == "first note"  # load() skips it and leaves the file alone
+    rc, note = _yc(d, state, "scratchpad", "read")
+    assert rc == 0 and note["content"] == "first note"
+    _stop(d, state)
+    lines = record.read_text().splitlines()
+    assert lines[:n] == whole.splitlines() and '"lo' not in record.read_text()
+    assert [json.loads(t)["n"] for t in lines] == list(range(len(lines)))
+    assert "torn last line" in next(state.rglob("daemon.log")).read_text()
+
+
+def test_the_record_carries_a_digest_every_n_lines(tmp_path: Path) -> None:
+    """In process: digests on line 0, every DIGEST_EVERY-th line and each checkpoint; replay checks them all."""
+    env = YcEnv.from_preset("default", 3)
+    path = tmp_path / "commands.jsonl"
+    CommandLog.create(path, env)
+    log = CommandLog(path)
+    log.replay(env, repair=True)
+    for i in range(2 * DIGEST_EVERY + 3):
+        name, args = ("sim_resume", {}) if i % 3 == 0 else ("market_browse", {"limit": 2, "offset": i})
+        log.append_call(name, args, env.call_tool(name, args), env)
+    log.append({"kind": "tamper", "tamper": "unknown_tool", "detail": {"command": "x"}}, env)
+    log.checkpoint(env)
+    log.close()
+    lines = [json.loads(t) for t in path.read_text().splitlines()]
+    assert [e["n"] for e in lines if "digest" in e] == [0, DIGEST_EVERY, 2 * DIGEST_EVERY, len(lines) - 1]
+    again = CommandLog(path).replay(YcEnv.from_preset("default", 3))
+    assert again.state_digest() == env.state_digest() and len(again.actions) == len(env.actions)
+    assert len(again.tamper) == 1

@@ -1,19 +1,39 @@
 """Persistent shell sessions over a registry env: ``bizbench <env> --session DIR <command>``.
 
-``DIR`` is the agent's: it holds only ``session.json`` (env and preset, never the seed).
-Everything else lives in a host-side directory keyed by DIR's real path
-(``$BIZBENCH_STATE_DIR``, default ``~/.local/state/bizbench/sessions``), outside anything the
-agent's sandbox mounts, so hidden state cannot be read from DIR:
+For humans and trusted tools on the host. An agent gets the hosted seat instead
+(``bizbench serve yc``, :mod:`bizbench.envs.yc.sdk`): its shell runs in the sandbox and
+reaches the simulator only through a socket.
 
-- ``state.pkl``: the env, saved after every command that changes it (crash-safe);
-- ``schemas.json``: the commands' argument schemas, so the client parses without the registry;
-- ``commands.jsonl``: every command run;
-- ``api.sock`` + ``daemon.pid``: a per-session daemon that keeps the env in memory.
+``DIR`` holds only ``session.json`` (env and preset, never the seed). Everything else lives
+in a host-side directory keyed by DIR's real path (``$BIZBENCH_STATE_DIR``, default
+``~/.local/state/bizbench/sessions``):
 
-A command is parsed by a client that imports only the standard library and this package's
-light modules, then sent to the daemon (started on first use, stopped after an idle
-timeout). So a shell call costs a Python start-up and a socket round trip, not the import
-of the simulator.
+- ``meta.json``: ``{env, seed, preset, preset_hash}``, written by ``sim init``;
+- ``commands.jsonl``: a replayable record, one JSON object a line, numbered from 0 (``n``):
+  a ``start`` line (the digest of the fresh world), then every ``call`` the daemon ran
+  (tool, args, ok) and every ``tamper`` entry, appended after the command ran; every
+  :data:`DIGEST_EVERY`-th line, and a ``digest`` line whenever the daemon goes idle, starts
+  or stops, carries the env's ``state_digest()`` at that point;
+- ``api.sock`` + ``daemon.pid`` + ``daemon.log``: a per-session daemon that keeps the env
+  in memory; ``lock``: serialises ``sim init`` and daemon start-up.
+
+Nothing is unpickled: the daemon (and :meth:`CommandSession.load`) rebuilds the env by
+replaying the record on a fresh env from ``meta.json`` and checks every stored digest. A
+digest mismatch, a malformed line, a gap in the numbering or a preset whose hash changed is
+a :class:`SessionLogError` naming the line; the daemon then refuses to start (the client
+shows the error) rather than serve a different world. The digest detects corruption and
+edits of the record; it is not a signature: whoever can write the host directory can also
+run the simulator.
+
+Crash safety: a line is appended (and flushed) only after its command ran, and the reply is
+sent after that. A crash while a line is written leaves a last line without its newline;
+that command's reply was never sent, so the daemon drops the torn line (truncating the file
+to its last complete line) and the agent, which saw an error, may retry. Lines written after
+the last digest are replayed unverified; the daemon writes a digest as soon as it has
+replayed them.
+
+A shell call costs a Python start-up and one socket round trip: the client sends the words
+to ``POST /command`` and the daemon parses them (:mod:`bizbench.core.server`).
 """
 
 from __future__ import annotations
@@ -21,9 +41,9 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import importlib
 import json
 import os
-import pickle
 import signal
 import subprocess
 import sys
@@ -32,17 +52,20 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from bizbench.core.cmdline import parse_command
-from bizbench.core.errors import ToolError, ToolResult
+from bizbench.core.errors import ToolResult
 from bizbench.core.unixsock import UnixHTTPConnection
 
-__all__ = ["CommandSession", "state_root"]
+__all__ = ["DIGEST_EVERY", "CommandLog", "CommandSession", "SessionLogError", "new_env", "state_root"]
 
 IDLE_S = float(os.environ.get("BIZBENCH_SESSION_IDLE_S", "600"))
 START_TIMEOUT_S = 30.0
 CALL_TIMEOUT_S = 120.0
+DIGEST_EVERY = 25  # state_digest() costs ~3 ms on a yc world; a call line carries one every N lines
+CHECKPOINT_IDLE_S = 0.25  # the daemon writes a digest line once it has been idle this long
+MAX_LOGGED_ARGS = 16_000  # characters of a refused call's arguments kept verbatim (else a preview)
+_ERROR_MARK = "bizbench session error: "
 
 
 def state_root() -> Path:
@@ -50,6 +73,127 @@ def state_root() -> Path:
     return Path(root) if root else Path.home() / ".local" / "state" / "bizbench" / "sessions"
 
 
+def new_env(env_id: str, seed: int, preset: str) -> Any:
+    """A fresh env of a registered env id (its ``sdk.new_env``)."""
+    from bizbench.core.envs import get_env
+
+    sdk = importlib.import_module(f"{get_env(env_id).package}.sdk")
+    return sdk.new_env(seed, preset)
+
+
+class SessionLogError(RuntimeError):
+    """The session's record cannot be replayed into the world it describes."""
+
+
+# ---------------------------------------------------------------------- the record
+class CommandLog:
+    """``commands.jsonl``: append a line per command, replay them into a fresh env."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.next_n = 0
+        self.undigested = 0  # lines appended since the last one carrying a digest
+        self._file: IO[str] | None = None
+
+    @staticmethod
+    def create(path: Path, env: Any) -> None:
+        """A new record holding only the ``start`` line (atomic: an old record is replaced whole)."""
+        line = json.dumps({"n": 0, "kind": "start", "digest": env.state_digest()}) + "\n"
+        _write_atomic(Path(path), line)
+
+    def replay(self, env: Any, repair: bool = False) -> Any:
+        """Apply every line to ``env`` (a fresh env of the session's meta) and check the digests.
+
+        A torn last line (no newline: a crash while it was written) is skipped; ``repair``
+        also truncates it from the file so appends continue from a clean end.
+        """
+        data = self.path.read_bytes()
+        end = data.rfind(b"\n") + 1
+        if end < len(data) and repair:
+            print(f"dropping a torn last line of {self.path.name} ({len(data) - end} bytes)", file=sys.stderr)
+            with self.path.open("r+b") as f:
+                f.truncate(end)
+        lines = data[:end].decode("utf-8", errors="replace").splitlines()
+        if not lines:
+            raise SessionLogError(f"{self.path.name} is empty (no start line)")
+        self.undigested = 0
+        for i, text in enumerate(lines):
+            where = f"{self.path.name} line {i + 1}"
+            try:
+                entry = json.loads(text)
+                if not isinstance(entry, dict):
+                    raise ValueError("not a JSON object")
+            except ValueError as e:
+                raise SessionLogError(f"{where} is malformed ({e})") from None
+            if entry.get("n") != i:
+                got = entry.get("n")
+                raise SessionLogError(f"{where} is numbered {got!r}, expected {i} (a line was removed or moved)")
+            if (entry.get("kind") == "start") != (i == 0):
+                raise SessionLogError(f"{where}: only the first line is a start line")
+            _apply(env, entry, where)
+            if "digest" in entry:
+                if entry["digest"] != env.state_digest():
+                    raise SessionLogError(f"{where}: the replayed world does not match its recorded state digest")
+                self.undigested = 0
+            else:
+                self.undigested += 1
+        self.next_n = len(lines)
+        return env
+
+    def append(self, entry: dict[str, Any], env: Any, digest: bool = False) -> None:
+        """Append one line (numbered; with the state digest every :data:`DIGEST_EVERY` lines) and flush."""
+        line: dict[str, Any] = {"n": self.next_n, **entry}
+        if digest or self.next_n % DIGEST_EVERY == 0:
+            line["digest"] = env.state_digest()
+        text = json.dumps(line, default=str) + "\n"
+        if self._file is None:
+            self._file = self.path.open("a", encoding="utf-8")
+        self._file.write(text)
+        self._file.flush()
+        self.next_n += 1
+        self.undigested = 0 if "digest" in line else self.undigested + 1
+
+    def append_call(self, name: str, args: Any, result: ToolResult, env: Any) -> None:
+        entry: dict[str, Any] = {"kind": "call", "t": round(time.time(), 3), "tool": name, "args": args}
+        entry["ok"] = result.ok
+        if not result.ok:
+            text = json.dumps(args, default=str)
+            if len(text) > MAX_LOGGED_ARGS:  # junk must not bloat the record; a refused call changed nothing
+                entry["args"], entry["truncated"] = text[:500], True
+            if result.tamper:
+                entry["tamper"] = result.tamper
+        self.append(entry, env)
+
+    def checkpoint(self, env: Any) -> None:
+        """A ``digest`` line, if any line since the last digest lacks one."""
+        if self.undigested:
+            self.append({"kind": "digest", "t": round(time.time(), 3)}, env, digest=True)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def _apply(env: Any, entry: dict[str, Any], where: str) -> None:
+    kind = entry.get("kind")
+    if kind in ("start", "digest"):
+        return
+    if kind == "tamper":
+        detail = entry.get("detail")
+        env.log_tamper(str(entry.get("tamper")), detail if isinstance(detail, dict) else {"detail": detail})
+        return
+    if kind != "call" or not isinstance(entry.get("tool"), str):
+        raise SessionLogError(f"{where} is malformed (kind {kind!r})")
+    result: ToolResult = env.call_tool(entry["tool"], entry.get("args"))
+    if result.ok != entry.get("ok"):
+        was = "succeeded" if entry.get("ok") else "failed"
+        raise SessionLogError(f"{where}: {entry['tool']} {was} when it ran but not on replay")
+    if entry.get("truncated") and entry.get("tamper") and result.tamper != entry["tamper"]:
+        env.log_tamper(str(entry["tamper"]), {"tool": entry["tool"], "error": "(arguments not kept)"})
+
+
+# ---------------------------------------------------------------------- client side
 class CommandSession:
     """One session directory and its host-side state."""
 
@@ -61,57 +205,57 @@ class CommandSession:
 
     @property
     def exists(self) -> bool:
-        return (self.state_dir / "state.pkl").exists()
+        return (self.state_dir / "meta.json").exists()
 
     @property
     def socket(self) -> Path:
         return self.state_dir / "api.sock"
 
-    # ------------------------------------------------------------------ client side
+    @property
+    def log_path(self) -> Path:
+        return self.state_dir / "commands.jsonl"
+
     def init(self, env: Any, public: dict[str, Any]) -> None:
-        """Start a session with a fresh env (replacing any); ``public`` goes to DIR/session.json (no seed!)."""
+        """Start a session from a fresh ``env`` (replacing any); ``public`` goes to DIR/session.json (no seed!)."""
         self.dir.mkdir(parents=True, exist_ok=True)
         self.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         os.chmod(self.state_dir, 0o700)
+        meta = {"env": self.env_id, "seed": env.seed, "preset": env.preset, "preset_hash": env.preset_hash}
         with self._locked():
             self.stop_daemon()
-            _save(self.state_dir, env)
-            (self.state_dir / "schemas.json").write_text(json.dumps(env.registry.parameter_schemas()))
-            (self.state_dir / "commands.jsonl").write_text("")
+            for old in ("state.pkl", "schemas.json"):  # sessions of earlier versions
+                (self.state_dir / old).unlink(missing_ok=True)
+            CommandLog.create(self.log_path, env)
+            _write_atomic(self.state_dir / "meta.json", json.dumps(meta, indent=2) + "\n")
         (self.dir / "session.json").write_text(json.dumps({"env": self.env_id, **public}, indent=2) + "\n")
 
     def run(self, words: Sequence[str]) -> tuple[bool, Any]:
-        """Run one command; (ok, data or error message)."""
+        """Run one command line; (ok, data or error message). The daemon parses it."""
         if not self.exists:
             return False, f"No {self.env_id} session in {self.dir}; start one with 'sim init --seed N'."
-        schemas = json.loads((self.state_dir / "schemas.json").read_text())
-        try:
-            name, args = parse_command(schemas, words)
-        except ToolError as e:
-            if e.tamper:
-                self._request("/tamper", {"kind": e.tamper, "detail": {"command": " ".join(words)[:500]}})
-            return False, str(e)
-        reply = self._request("/call", {"tool": name, "args": args})
+        reply = self._request("/command", {"words": list(words)})
         return (True, reply.get("data")) if reply.get("success") else (False, reply.get("error", "unknown error"))
 
     def load(self) -> Any:
-        """The saved env (what the daemon last persisted)."""
-        with (self.state_dir / "state.pkl").open("rb") as f:
-            return pickle.load(f)
+        """The session's env, rebuilt by replaying its record (SessionLogError if it does not check)."""
+        return _replayed(self.state_dir, repair=False)[0]
 
     def stop_daemon(self, timeout_s: float = 10.0) -> None:
-        """Stop this session's daemon; RuntimeError if one still answers afterwards."""
+        """Stop this session's daemon and wait for it to exit; RuntimeError if it still runs afterwards."""
         pid_file = self.state_dir / "daemon.pid"
+        pid = None
         if pid_file.exists():
             with contextlib.suppress(ValueError, ProcessLookupError, PermissionError):
                 pid = int(pid_file.read_text())
                 if _is_daemon_of(pid, self.state_dir):  # never signal a process that reused a stale pid
                     os.kill(pid, signal.SIGTERM)
+                else:
+                    pid = None
             pid_file.unlink(missing_ok=True)
         deadline = time.monotonic() + timeout_s
-        while _answers(self.socket):
+        while _answers(self.socket) or (pid is not None and _is_daemon_of(pid, self.state_dir)):
             if time.monotonic() > deadline:
-                raise RuntimeError(f"a session daemon still answers on {self.socket}")
+                raise RuntimeError(f"a session daemon still runs on {self.socket}")
             time.sleep(0.02)
 
     def _request(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
@@ -129,19 +273,23 @@ class CommandSession:
             if _answers(self.socket):
                 return
             self.socket.unlink(missing_ok=True)
-            log = (self.state_dir / "daemon.log").open("a")
-            subprocess.Popen(
-                [sys.executable, "-m", "bizbench.core.cmdsession", str(self.state_dir)],
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=log,
-                start_new_session=True,
-                close_fds=True,
-            )
+            log_path = self.state_dir / "daemon.log"
+            start = log_path.stat().st_size if log_path.exists() else 0
+            with log_path.open("a") as log:
+                proc = subprocess.Popen(
+                    [sys.executable, "-m", "bizbench.core.cmdsession", str(self.state_dir)],
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=log,
+                    start_new_session=True,
+                    close_fds=True,
+                )
             deadline = time.monotonic() + START_TIMEOUT_S
             while not _answers(self.socket):
+                if proc.poll() is not None:
+                    raise RuntimeError(_daemon_error(log_path, start))
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"session daemon did not start; see {self.state_dir / 'daemon.log'}")
+                    raise RuntimeError(f"session daemon did not start; see {log_path}")
                 time.sleep(0.01)
 
     @contextlib.contextmanager
@@ -155,31 +303,66 @@ class CommandSession:
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
 
+def _daemon_error(log_path: Path, start: int) -> str:
+    """The error a daemon that exited during start-up wrote to its log."""
+    with log_path.open("rb") as f:
+        f.seek(start)
+        text = f.read().decode("utf-8", errors="replace")
+    marked = [line.removeprefix(_ERROR_MARK) for line in text.splitlines() if line.startswith(_ERROR_MARK)]
+    if marked:
+        return f"the session cannot be restored: {marked[-1]}"
+    return f"session daemon exited during start-up; see {log_path}"
+
+
+def _replayed(state_dir: Path, repair: bool) -> tuple[Any, CommandLog]:
+    meta_path = state_dir / "meta.json"
+    try:
+        meta = json.loads(meta_path.read_text())
+        env_id, seed, preset = meta["env"], meta["seed"], meta["preset"]
+        if not isinstance(seed, int) or not isinstance(preset, str) or not isinstance(env_id, str):
+            raise TypeError("env, seed and preset must be a string, an integer and a string")
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise SessionLogError(f"meta.json is unreadable ({e})") from None
+    env = new_env(env_id, seed, preset)
+    if meta.get("preset_hash") != env.preset_hash:
+        raise SessionLogError(f"the preset {preset!r} changed since the session started (its hash differs)")
+    log = CommandLog(state_dir / "commands.jsonl")
+    try:
+        log.replay(env, repair=repair)
+    except OSError as e:
+        raise SessionLogError(f"commands.jsonl is unreadable ({e})") from None
+    return env, log
+
+
 # ---------------------------------------------------------------------- daemon side
-class _PersistingSession:
-    """The daemon's session: the env in memory, saved after each change, with an idle clock."""
+class _LoggedSession:
+    """The daemon's session: the env in memory, every command appended to the record."""
 
     lock_free_tools: frozenset[str] = frozenset()
     logs_tool_tamper = True
 
     def __init__(self, state_dir: Path) -> None:
-        self.state_dir = state_dir
-        with (state_dir / "state.pkl").open("rb") as f:
-            self.env = pickle.load(f)
+        self.env, self.log = _replayed(state_dir, repair=True)
+        self.command_schemas = self.env.registry.parameter_schemas()
+        self.lock = threading.Lock()  # calls (server call lock) and tamper reports (its tamper lock) both append
+        self.checkpoint()  # lines replayed unverified (after a crash) get a digest now
         self.last_activity = time.monotonic()
 
     def call_tool(self, name: str, args: dict[str, Any]) -> ToolResult:
-        self.last_activity = time.monotonic()
-        result: ToolResult = self.env.call_tool(name, args)
-        if (result.ok and self.env.registry.spec(name).mutates) or result.tamper:
-            _save(self.state_dir, self.env)
-        with (self.state_dir / "commands.jsonl").open("a") as f:
-            f.write(json.dumps({"time": time.time(), "tool": name, "args": args, "ok": result.ok}, default=str) + "\n")
+        with self.lock:
+            self.last_activity = time.monotonic()
+            result: ToolResult = self.env.call_tool(name, args)
+            self.log.append_call(name, args, result, self.env)
         return result
 
     def log_tamper(self, kind: str, detail: dict[str, Any]) -> None:
-        self.env.log_tamper(kind, detail)
-        _save(self.state_dir, self.env)
+        with self.lock:
+            self.env.log_tamper(kind, detail)
+            self.log.append({"kind": "tamper", "t": round(time.time(), 3), "tamper": kind, "detail": detail}, self.env)
+
+    def checkpoint(self) -> None:
+        with self.lock:
+            self.log.checkpoint(self.env)
 
     def status(self) -> dict[str, Any]:
         return {"done": False}  # read-only commands keep working after the episode ends
@@ -189,31 +372,41 @@ def serve(state_dir: Path) -> None:
     """Daemon main: serve the session's socket until SIGTERM or ``IDLE_S`` without a command."""
     from bizbench.core.server import ToolServer
 
-    session = _PersistingSession(state_dir)
+    try:
+        session = _LoggedSession(state_dir)
+    except SessionLogError as e:
+        print(_ERROR_MARK + str(e), file=sys.stderr, flush=True)
+        sys.exit(3)
     server = ToolServer(session, socket_path=state_dir / "api.sock")
     server.start()
     (state_dir / "daemon.pid").write_text(str(os.getpid()))
 
     def watchdog() -> None:
+        tick = min(CHECKPOINT_IDLE_S, IDLE_S)
         while True:
-            time.sleep(min(1.0, IDLE_S))
-            if time.monotonic() - session.last_activity > IDLE_S:
+            time.sleep(tick)
+            idle = time.monotonic() - session.last_activity
+            if idle > IDLE_S:
                 server.request_stop()
                 return
+            if idle > CHECKPOINT_IDLE_S and session.log.undigested:
+                session.checkpoint()
 
     threading.Thread(target=watchdog, daemon=True).start()
     try:
         server.serve()
     finally:
+        session.checkpoint()
+        session.log.close()
         (state_dir / "daemon.pid").unlink(missing_ok=True)
 
 
 # ---------------------------------------------------------------------- helpers
-def _save(state_dir: Path, env: Any) -> None:
-    fd, tmp = tempfile.mkstemp(dir=state_dir, prefix=".state-")
-    with os.fdopen(fd, "wb") as f:
-        pickle.dump(env, f, protocol=5)
-    os.replace(tmp, state_dir / "state.pkl")
+def _write_atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
 
 
 def _is_daemon_of(pid: int, state_dir: Path) -> bool:
