@@ -1,0 +1,335 @@
+"""The cfo macro layer: the paper path (Table 4 bottom) and the regime-switching generator (A.1.2)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from importlib import resources
+
+import numpy as np
+import pytest
+from pydantic import ValidationError
+
+from bizbench.core.rng import stream_for
+from bizbench.envs.cfo.world.macro import (
+    BOUNDS,
+    DATA_TYPES,
+    GROUPS,
+    RECESSION,
+    REGIMES,
+    SERIES,
+    MacroGeneratorConfig,
+    MacroPath,
+    _ar1,
+    fit_summary,
+    generate_path,
+    keys_for,
+    paper_path,
+)
+
+# Paper path months (month 0 = the first month of the span; see data/PROVENANCE.md).
+SHOCK = range(62, 66)  # the 2020 shock
+ZLB = range(63, 87)  # policy rate at the floor after the shock
+HIKES = range(87, 108)  # the hike cycle and the first plateau year
+PLATEAU = range(96, 132)  # rates above 4 % to the end
+
+
+def _csv_rows() -> list[dict[str, str]]:
+    text = resources.files("bizbench.envs.cfo").joinpath("data", "macro_paper.csv").read_text(encoding="utf-8")
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+@pytest.fixture(scope="module")
+def pooled() -> list[MacroPath]:
+    return [generate_path(stream_for(seed, "macro")) for seed in range(200)]
+
+
+# ------------------------------------------------------------------ the CSV and the paper path
+
+
+def test_csv_is_packaged_with_month_then_every_key():
+    rows = _csv_rows()
+    assert len(rows) == 132
+    assert list(rows[0]) == ["month", *SERIES]
+    assert [int(r["month"]) for r in rows] == list(range(132))
+
+
+def test_csv_has_no_nan_and_no_calendar_dates():
+    for row in _csv_rows():
+        for key, text in row.items():
+            assert text.strip() != ""
+            value = float(text)
+            assert np.isfinite(value), (key, text)
+            # no date-like tokens: a four-digit year, a dash date or a month name
+            assert not re.fullmatch(r"(19|20)\d\d", text), (key, text)
+            assert not re.search(r"\d{4}-\d{2}|[A-Za-z]{3}", text), (key, text)
+
+
+def test_paper_path_loads_cached_and_read_only():
+    p = paper_path()
+    assert p is paper_path()
+    assert p.source == "paper"
+    assert p.months == 132
+    assert set(p.series) == set(SERIES)
+    for key, arr in p.series.items():
+        assert arr.dtype == np.float64 and arr.shape == (132,), key
+        assert not arr.flags.writeable
+    assert p.regimes.dtype == np.int8 and not p.regimes.flags.writeable
+    with pytest.raises(ValueError):
+        p.series["vix"][0] = 99.0
+
+
+def test_paper_path_values_in_realistic_ranges():
+    p = paper_path()
+    for key, (lo, hi) in BOUNDS.items():
+        arr = p.series[key]
+        assert lo <= arr.min() and arr.max() <= hi, (key, arr.min(), arr.max())
+
+
+def test_paper_path_shock_phase():
+    s = paper_path().series
+    assert int(np.argmax(s["vix"])) in SHOCK
+    assert int(np.argmax(s["unemployment"])) in SHOCK
+    assert s["unemployment"].max() > 12.0
+    assert s["vix"].max() > 45.0
+    assert int(np.argmin(s["gdp_growth"])) in SHOCK and s["gdp_growth"].min() < -5.0
+    # expansion before it: unemployment falls and the VIX is calm on average
+    assert s["unemployment"][0] - s["unemployment"][61] > 1.5
+    assert s["vix"][:62].mean() < 17.0
+
+
+def test_paper_path_rates_sequence():
+    s = paper_path().series
+    ff = s["fed_funds"]
+    assert ff[:11].max() < 0.25  # the start at the floor
+    assert ff[50] > 2.0  # the first normalisation
+    assert ff[list(ZLB)].max() < 0.25  # cut to the floor in the shock and kept there
+    assert ff[list(HIKES)].max() > 4.0 and ff[HIKES.stop - 1] > 5.0  # hikes above 4 %, then 5 %
+    assert ff[list(PLATEAU)].min() > 3.5  # high-rate plateau to the end
+    assert int(np.argmax(s["cpi_inflation"])) in range(84, 96)  # the inflation peak precedes the plateau
+    # SOFR tracks fed funds within a few tenths
+    assert np.abs(s["sofr"] - ff).max() < 0.3
+
+
+def test_paper_path_inversion_only_in_the_hike_phase():
+    s = paper_path().series
+    inverted = s["treasury_2y"] > s["treasury_10y"]
+    assert inverted[list(range(91, 108))].all()
+    assert not inverted[:87].any()
+    assert inverted.sum() >= 12
+    # otherwise the curve is ordered most of the time and Baa sits above the 10Y
+    ordered = (s["treasury_2y"] <= s["treasury_5y"]) & (s["treasury_5y"] <= s["treasury_10y"])
+    assert ordered.mean() > 0.6
+    assert (s["baa_yield"] > s["treasury_10y"]).all()
+
+
+def test_paper_path_regimes():
+    r = paper_path().regimes
+    assert set(np.unique(r).tolist()) == {0, 1, 2}
+    assert np.nonzero(r == RECESSION)[0].tolist() == list(SHOCK)
+    assert r[0] == REGIMES.index("expansion")
+
+
+# ------------------------------------------------------------------ MacroPath API
+
+
+def test_at_returns_every_key_as_float():
+    p = paper_path()
+    row = p.at(62)
+    assert list(row) == list(SERIES)
+    assert all(type(v) is float for v in row.values())
+    assert row["vix"] == p.series["vix"][62]
+
+
+def test_window_is_inclusive_and_a_copy():
+    p = paper_path()
+    w = p.window("fed_funds", 10, 20)
+    assert len(w) == 11
+    assert np.array_equal(w, p.series["fed_funds"][10:21])
+    w[0] = 123.0
+    assert p.series["fed_funds"][10] != 123.0
+    assert len(p.window("vix", 131, 131)) == 1
+
+
+@pytest.mark.parametrize(
+    ("key", "start", "end", "match"),
+    [
+        ("nope", 0, 1, "unknown series 'nope'"),
+        ("vix", -1, 3, "start -1 is out of range; allowed 0..131"),
+        ("vix", 0, 132, "end 132 is out of range; allowed 0..131"),
+        ("vix", 5, 4, "start 5 is after end 4"),
+        ("vix", 1.5, 4, "start must be an integer"),
+        ("vix", True, 4, "start must be an integer"),
+    ],
+)
+def test_window_validation(key, start, end, match):
+    with pytest.raises(ValueError, match=match):
+        paper_path().window(key, start, end)
+
+
+def test_at_and_label_validation():
+    p = paper_path()
+    with pytest.raises(ValueError, match="month 132 is out of range"):
+        p.at(132)
+    with pytest.raises(ValueError, match="month -1 is out of range"):
+        p.label(-1)
+
+
+def test_labels_are_anonymised():
+    p = paper_path()
+    assert p.label(0) == "Jan 2xx0"
+    assert p.label(11) == "Dec 2xx0"
+    assert p.label(12) == "Jan 2xx1"
+    assert p.label(131) == "Dec 2xx10"
+    long = generate_path(np.random.default_rng(0), months=1200)
+    for path in (p, long):
+        labels = [path.label(t) for t in range(path.months)]
+        assert len(set(labels)) == path.months
+        for text in labels:
+            assert "201" not in text and "202" not in text, text
+            assert not re.search(r"(19|20)\d\d", text), text
+            assert re.fullmatch(r"[A-Z][a-z]{2} 2xx\d{1,2}", text), text
+
+
+def test_macro_path_validation():
+    good = {k: np.zeros(3) for k in SERIES}
+    with pytest.raises(ValueError, match="missing \\['vix'\\]"):
+        MacroPath({k: v for k, v in good.items() if k != "vix"}, np.zeros(3), "x")
+    with pytest.raises(ValueError, match="shape"):
+        MacroPath({**good, "vix": np.zeros(4)}, np.zeros(3), "x")
+    with pytest.raises(ValueError, match="NaN"):
+        MacroPath({**good, "vix": np.array([1.0, np.nan, 2.0])}, np.zeros(3), "x")
+    with pytest.raises(ValueError, match="regime codes"):
+        MacroPath(good, np.array([0, 1, 3]), "x")
+
+
+def test_groups_and_data_types():
+    flat = [k for keys in GROUPS.values() for k in keys]
+    assert sorted(flat) == sorted(SERIES) and len(flat) == len(set(flat))
+    assert set(GROUPS) == {"economic", "debt_market", "equity_market", "industry"}
+    assert keys_for("equity_market") == ("vix", "pe_ratio", "ps_ratio")
+    assert keys_for("sofr") == ("sofr",)
+    assert set(DATA_TYPES) == set(GROUPS) | set(SERIES)
+    with pytest.raises(ValueError, match="unknown data_type 'bonds'; allowed: economic, debt_market"):
+        keys_for("bonds")
+    for desc in SERIES.values():
+        assert "%" in desc or "index" in desc or ", x" in desc  # units named
+
+
+# ------------------------------------------------------------------ generator
+
+
+def test_ar1_closed_form_matches_the_loop():
+    rng = np.random.default_rng(5)
+    n = 300  # more than one closed-form block
+    speed = rng.uniform(0.01, 0.9, size=(n, 3))
+    target = rng.normal(size=(n, 3))
+    shock = rng.normal(size=(n, 3))
+    x0 = np.array([1.0, -2.0, 0.5])
+    fast = _ar1(x0, speed, target, shock)
+    slow = np.empty((n, 3))
+    slow[0] = x0
+    for t in range(1, n):
+        slow[t] = (1 - speed[t]) * slow[t - 1] + speed[t] * target[t] + shock[t]
+    np.testing.assert_allclose(fast, slow, rtol=1e-9, atol=1e-9)
+
+
+def test_generator_is_deterministic_per_seed():
+    a = generate_path(stream_for(7, "macro"))
+    b = generate_path(stream_for(7, "macro"))
+    c = generate_path(stream_for(8, "macro"))
+    assert a.months == 132
+    for k in SERIES:
+        assert np.array_equal(a.series[k], b.series[k]), k
+    assert np.array_equal(a.regimes, b.regimes)
+    assert any(not np.array_equal(a.series[k], c.series[k]) for k in SERIES)
+    assert a.source.startswith("generated:7") and a.source != c.source
+
+
+def test_generated_paths_stay_in_range(pooled):
+    cfg = MacroGeneratorConfig()
+    for p in pooled[:50]:
+        for k, (lo, hi) in cfg.bounds.items():
+            arr = p.series[k]
+            assert np.isfinite(arr).all()
+            assert lo <= arr.min() and arr.max() <= hi, (k, arr.min(), arr.max())
+
+
+def test_regime_variety_across_seeds(pooled):
+    first50 = pooled[:50]
+    starts = {int(p.regimes[0]) for p in first50}
+    assert len(starts) >= 2  # not always the same opening regime
+    assert sum(bool((p.regimes == RECESSION).any()) for p in first50) >= 15
+    assert len({p.regimes.tobytes() for p in first50}) == 50
+    assert {int(x) for p in first50 for x in np.unique(p.regimes)} == {0, 1, 2}
+
+
+def test_generated_paths_show_cycles(pooled):
+    """Recessions cut rates and raise the VIX; some paths hike above 4 % and invert the curve."""
+    g = fit_summary(pooled)
+    for k in ("vix", "unemployment"):
+        assert g[k]["recession"]["mean"] > g[k]["neutral"]["mean"] > g[k]["expansion"]["mean"], k
+    assert g["gdp_growth"]["recession"]["mean"] < 0 < g["gdp_growth"]["neutral"]["mean"]
+    assert g["fed_funds"]["recession"]["mean"] < 0.5 * g["fed_funds"]["expansion"]["mean"]
+    assert g["pe_ratio"]["recession"]["mean"] < g["pe_ratio"]["expansion"]["mean"]
+    max_ff = np.array([p.series["fed_funds"].max() for p in pooled])
+    assert 0.15 < (max_ff > 4.0).mean() < 0.9
+    inverted = np.array([(p.series["treasury_2y"] > p.series["treasury_10y"]).mean() for p in pooled])
+    assert 0.02 < inverted.mean() < 0.3  # occasional inversion, mostly an upward-sloping curve
+
+
+def test_generator_defaults_match_the_paper_path(pooled):
+    """Pooled over 200 seeds vs the paper path (fit_summary). Honest tolerances, all series:
+    overall mean within 0.3 paper level s.d.; s.d. of monthly changes within a factor of 2;
+    s.d. of levels within 0.4x-2.5x (the paper's rates and valuations trend over the decade in
+    a way a stationary model reproduces only in part); per-regime means within 0.5 paper level
+    s.d. (cyclical series: 0.4)."""
+    p, g = fit_summary(), fit_summary(pooled)
+    cyclical = {"gdp_growth", "unemployment", "vix", *GROUPS["industry"]}
+    for k in SERIES:
+        sd = p[k]["all"]["sd"]
+        assert abs(g[k]["all"]["mean"] - p[k]["all"]["mean"]) <= 0.3 * sd, k
+        assert 0.5 <= g[k]["all"]["vol"] / p[k]["all"]["vol"] <= 2.0, k
+        assert 0.4 <= g[k]["all"]["sd"] / sd <= 2.5, k
+        tol = 0.4 if k in cyclical else 0.5
+        for r in REGIMES:
+            assert abs(g[k][r]["mean"] - p[k][r]["mean"]) <= tol * sd, (k, r)
+
+
+def test_fit_summary_of_the_paper_path():
+    s = fit_summary()
+    assert set(s) == set(SERIES)
+    months = {r: s["vix"][r]["months"] for r in REGIMES}
+    assert months == {"expansion": 75.0, "neutral": 53.0, "recession": 4.0}
+    assert s["vix"]["all"]["months"] == 132.0
+    assert s["vix"]["recession"]["mean"] > 2 * s["vix"]["expansion"]["mean"]
+
+
+def test_generate_path_arguments():
+    rng = np.random.default_rng(1)
+    assert generate_path(rng, months=1).months == 1
+    for bad in (0, 1201, 12.0, True):
+        with pytest.raises(ValueError, match="months must be an integer in 1..1200"):
+            generate_path(rng, months=bad)  # type: ignore[arg-type]
+
+
+def test_initial_regime_can_be_forced():
+    cfg = MacroGeneratorConfig(initial=(0.0, 0.0, 1.0), burn_in_months=0)
+    assert all(generate_path(stream_for(s, "macro"), cfg).regimes[0] == RECESSION for s in range(5))
+
+
+def test_config_validation_and_toml_shapes():
+    MacroGeneratorConfig.model_validate({"transition": [[0.9, 0.1, 0.0], [0.1, 0.8, 0.1], [0.0, 0.5, 0.5]]})
+    with pytest.raises(ValidationError, match="extra"):
+        MacroGeneratorConfig.model_validate({"unknown_knob": 1})
+    with pytest.raises(ValidationError, match="sum to 1"):
+        MacroGeneratorConfig(transition=((0.9, 0.2, 0.0), (0.1, 0.8, 0.1), (0.0, 0.5, 0.5)))
+    with pytest.raises(ValidationError, match="speed"):
+        MacroGeneratorConfig.model_validate({"vix": {"target": [14, 18, 40], "speed": [0, 0.2, 0.5], "vol": [1, 1, 1]}})
+    with pytest.raises(ValidationError, match="bounds"):
+        MacroGeneratorConfig(bounds={"vix": (9.0, 70.0)})
+    with pytest.raises(ValidationError, match="logs"):
+        MacroGeneratorConfig.model_validate({"pe_ratio": {"target": [0, 20, 20], "speed": [0.1] * 3, "vol": [0.1] * 3}})
+    pi = MacroGeneratorConfig().stationary()
+    assert pi.shape == (3,) and abs(pi.sum() - 1) < 1e-12 and (pi > 0).all()
