@@ -139,10 +139,12 @@ def _seed_list(text: str) -> list[int]:
 def run(
     env: str = typer.Argument(..., help="Env id, e.g. 'ceo'."),
     agent: str = typer.Option(
-        "rule-based", help="Baseline: ceo do-nothing|random|rule-based; yc do-nothing|random|greedy|heuristic."
+        "rule-based",
+        help="Baseline: ceo do-nothing|random|rule-based; yc do-nothing|random|greedy|heuristic; "
+        "cfo always-pass|one-raise|greedy-equity|greedy-debt|prudent-cfo.",
     ),
     seed: int = typer.Option(42, help="World seed."),
-    preset: str = typer.Option("default", help="Preset name (see `bizbench presets ENV`)."),
+    preset: str | None = typer.Option(None, help="Preset name (see `bizbench presets ENV`); default: the env's default."),
     days: int | None = typer.Option(None, help="Override the preset's horizon in days."),
     out: str | None = typer.Option(None, help="Run directory to write (default runs/<env>-<agent>-<preset>-<seed>)."),
     price_book: str = typer.Option("mid", help="rule-based: cheap | mid."),
@@ -156,7 +158,8 @@ def run(
 
     from bizbench.runner.episode import run_ceo_baseline
 
-    _check_env(env, ("ceo", "yc"))
+    _check_env(env, ("ceo", "yc", "cfo"))
+    preset = preset or _env_spec(env).default_preset
     options = None
     if agent == "rule-based":
         options = {
@@ -168,6 +171,9 @@ def run(
     out_dir = Path(out) if out else Path("runs") / f"{env}-{agent}-{preset}-{seed}"
     if env == "yc":
         _run_yc(agent, seed, preset, out_dir)
+        return
+    if env == "cfo":
+        _run_cfo(agent, seed, preset, out_dir)
         return
     with _progress() as progress:
         task = progress.add_task("days simulated", total=None)
@@ -208,6 +214,21 @@ def _run_yc(agent: str, seed: int, preset: str, out_dir: Any) -> None:
     keys = ("final_funds", "bankrupt", "time", "tasks_succeeded", "tasks_failed", "tasks_cancelled", "turns")
     _print_result(f"yc / {preset} / {agent} / seed {seed}", result, (*keys, "wall_seconds"), money=("final_funds",))
     console.print(f"run directory: {out_dir}  (result.json, metrics.jsonl, actions.jsonl, ledger.csv, cash.png)")
+
+
+def _run_cfo(agent: str, seed: int, preset: str, out_dir: Any) -> None:
+    from bizbench.runner.episode import run_cfo_baseline
+
+    try:
+        result = run_cfo_baseline(agent, seed, preset, out_dir)
+    except ValueError as e:
+        err_console.print(f"[red]{e}[/red]")
+        raise typer.Exit(2) from None
+    keys = ("score", "final_cash", "bankrupt", "months_survived", "equity_raised", "debt_raised", "tool_calls")
+    money = ("score", "final_cash", "equity_raised", "debt_raised")
+    _print_result(f"cfo / {preset} / {agent} / seed {seed}", result, (*keys, "wall_seconds"), money=money)
+    files = "result.json, metrics.jsonl, actions.jsonl, statements.jsonl, ledger.csv, cash.png"
+    console.print(f"run directory: {out_dir}  ({files})")
 
 
 @app.command()

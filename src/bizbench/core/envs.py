@@ -13,6 +13,7 @@ class EnvSpec:
     title: str
     package: str
     description: str
+    default_preset: str = "default"
 
 
 ENVS: dict[str, EnvSpec] = {
@@ -27,6 +28,13 @@ ENVS: dict[str, EnvSpec] = {
         "YC-Bench (AI services startup)",
         "bizbench.envs.yc",
         "Run an AI services startup taking contract tasks for one year",
+    ),
+    "cfo": EnvSpec(
+        "cfo",
+        "EnterpriseArena (consumer-lending CFO)",
+        "bizbench.envs.cfo",
+        "Be the CFO of a lending company for 132 months: budgeted tools, one action a month",
+        default_preset="paper",
     ),
 }
 

@@ -105,3 +105,37 @@ def run_yc_baseline(
         title = f"yc / {preset} / {agent} / seed {seed}"
         run.finish(result, env.world.ledger.rows, lambda path: plot_funds(points, path, title))
     return result
+
+
+def run_cfo_baseline(agent: str, seed: int, preset: str = "paper", out: Path | None = None) -> dict[str, Any]:
+    """Run a cfo baseline for the 132 months; the run directory holds monthly metrics, every
+    action, the statements of every book closing, the general ledger and result.json."""
+    from bizbench.envs.cfo.baselines import make_policy
+    from bizbench.envs.cfo.env import CfoEnv
+    from bizbench.envs.cfo.records import statements
+
+    env = CfoEnv.from_preset(preset, seed)
+    policy = make_policy(agent)
+    run = None
+    if out is not None:
+        config = {"env": "cfo", "preset": preset, "preset_hash": env.preset_hash, "seed": seed, "agent": agent}
+        run = RunDir(out, {**config, "config": env.config.model_dump(mode="json")})
+    started = time.perf_counter()
+    while not env.done:
+        n_actions, month = len(env.actions), env.world.month
+        policy(env, env.observation())
+        if run is not None:
+            run.append("actions", env.actions[n_actions:])
+            run.append("metrics", env.monthly_metrics(month))
+            if env.world.closings and env.world.closings[-1] == month:
+                run.append("statements", [{"closed_at_month": month, **statements(env.world, month)}])
+    result = env.result(agent=agent, wall_seconds=round(time.perf_counter() - started, 3))
+    if run is not None:
+        from bizbench.core.provenance import provenance
+        from bizbench.report.plots import plot_monthly_cash
+
+        result["provenance"] = provenance()
+        title = f"cfo / {preset} / {agent} / seed {seed}"
+        metrics = env.monthly_metrics()
+        run.finish(result, env.ledger_rows(), lambda path: plot_monthly_cash(metrics, path, title))
+    return result

@@ -1,0 +1,159 @@
+"""Rule-based CFOs for the calibration ladder (issue 5; docs/calibration.md).
+
+Each baseline acts only through :meth:`CfoEnv.call` and reads only the month's observation
+and tool results, exactly what an LLM agent sees; budgeted tool calls are paid for in the
+score like anyone's.
+
+- ``always-pass``: never acts (GPT-5.4's disengagement in the paper, section 4.3).
+- ``one-raise``: $20M equity at month 0, then passes (the reference's scripted run).
+- ``greedy-equity`` / ``greedy-debt``: $20M of equity (debt) whenever nothing is pending.
+- ``prudent-cfo``: closes the books most months, reads the statements every few months,
+  estimates its runway from the cash burned since the last reading, and raises ahead of it:
+  debt while leverage is low, equity sized to a quarter of its estimated valuation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bizbench.envs.cfo.env import CfoEnv
+
+__all__ = ["BASELINES", "make_policy", "run_policy"]
+
+Policy = Callable[[CfoEnv, dict[str, Any]], None]
+RAISE = 20_000_000
+
+
+def _act(env: CfoEnv, name: str, **args: Any) -> dict[str, Any]:
+    r = env.call(name, **args)
+    if not r.ok:
+        raise RuntimeError(f"baseline call {name}({args}) failed: {r.error}")
+    return dict(r.data)
+
+
+def always_pass(env: CfoEnv, obs: dict[str, Any]) -> None:
+    _act(env, "pass")
+
+
+def one_raise(env: CfoEnv, obs: dict[str, Any]) -> None:
+    if obs["current_month"] == 0:
+        _act(env, "fund_raising_request", type="equity", amount=RAISE)
+    else:
+        _act(env, "pass")
+
+
+def _greedy(kind: str) -> Policy:
+    def policy(env: CfoEnv, obs: dict[str, Any]) -> None:
+        if obs["pending_request"] is None:
+            _act(env, "fund_raising_request", type=kind, amount=RAISE)
+        else:
+            _act(env, "pass")
+
+    return policy
+
+
+@dataclass
+class PrudentCfo:
+    """Closes books, reads them every ``read_every`` months, raises ahead of its needs.
+
+    It needs ``runway_months`` of the monthly burn measured between readings, at least
+    ``floor``, plus every debt principal falling due within ``maturity_horizon`` months (it
+    remembers its own loans from the settlement notices). Below that it raises: debt while
+    book leverage after the loan stays under ``max_leverage``, otherwise equity of
+    ``equity_share`` of the valuation it estimates from its share count at the opening
+    price. In the first ``build_months`` it builds a buffer of ``build_target`` while
+    equity markets are calm, as the paper's human experts did (section 4.2, RQ3).
+    """
+
+    read_every: int = 1
+    runway_months: float = 30.0
+    floor: float = 60_000_000.0
+    maturity_horizon: int = 12
+    max_leverage: float = 0.3
+    debt_ask: float = 25_000_000.0
+    equity_share: float = 0.35
+    build_months: int = 24
+    build_target: float = 100_000_000.0
+    _last: tuple[int, float] | None = field(default=None, repr=False)
+    _burn: float = field(default=0.0, repr=False)
+    _cash: float | None = field(default=None, repr=False)
+    _lev: tuple[float, float] = field(default=(0.0, 1.0), repr=False)  # (debt, equity)
+    _shares: int = field(default=10_500_000, repr=False)
+    _closed: int = field(default=-1, repr=False)
+    _loans: list[tuple[int, float]] = field(default_factory=list, repr=False)  # (maturity month, principal)
+
+    def __call__(self, env: CfoEnv, obs: dict[str, Any]) -> None:
+        t = obs["current_month"]
+        for e in obs["events"]:
+            if e["kind"] == "fundraising_result" and e["success"]:
+                self._cash = None  # re-read after money arrives
+                if e["type"] == "debt":
+                    self._loans.append((e["maturity_month"], e["received"]))
+                else:
+                    self._shares += e["new_shares"]
+        if (t % self.read_every == 0 or self._cash is None) and self._closed >= 0:
+            self._read(env, self._closed)
+        if obs["pending_request"] is None and self._needs_cash(t):
+            self._raise(env, t)
+        else:
+            _act(env, "book_closing")
+            self._closed = t - 1  # the statements cover the months before this one
+
+    def _read(self, env: CfoEnv, t: int) -> None:
+        """Read the statements as of the end of month ``t`` (once)."""
+        if self._last is not None and self._last[0] == t:
+            self._cash = self._last[1]
+            return
+        doc = _act(env, "access_financial_docs", action="retrieve", filename=f"financial_statements_month_{t}.json")
+        st = doc["content"]
+        bs = st["balance_sheet"]
+        cash = bs["assets"]["cash"]
+        cf = st["cash_flow_statement_since_last_closing"]
+        months = cf["end_month"] - cf["start_month"] + 1
+        operating_burn = -(cf["net_cash_from_operating"] + cf["net_cash_from_investing"]) / months
+        self._burn = max(0.0, operating_burn)
+        self._last = (t, cash)
+        self._cash = cash
+        self._lev = (bs["liabilities"]["debt"], bs["total_equity"])
+
+    def _needs_cash(self, t: int) -> bool:
+        if self._cash is None:
+            return t == 0  # before any reading: the opening position is public (cash $15M)
+        due = sum(p for m, p in self._loans if t <= m < t + self.maturity_horizon)
+        need = max(self.floor, self.runway_months * self._burn) + due
+        if t < self.build_months:
+            need = max(need, self.build_target)
+        return self._cash < need
+
+    def _raise(self, env: CfoEnv, t: int) -> None:
+        debt, equity = self._lev
+        if t >= self.build_months and equity > 0 and (debt + self.debt_ask) / equity <= self.max_leverage:
+            _act(env, "fund_raising_request", type="debt", amount=self.debt_ask)
+        else:
+            valuation = self._shares * 10.0
+            _act(env, "fund_raising_request", type="equity", amount=round(self.equity_share * valuation, -5))
+
+
+BASELINES: dict[str, Callable[[], Policy]] = {
+    "always-pass": lambda: always_pass,
+    "one-raise": lambda: one_raise,
+    "greedy-equity": lambda: _greedy("equity"),
+    "greedy-debt": lambda: _greedy("debt"),
+    "prudent-cfo": PrudentCfo,
+}
+
+
+def make_policy(name: str) -> Policy:
+    try:
+        return BASELINES[name]()
+    except KeyError:
+        raise ValueError(f"unknown cfo baseline {name!r}; choose from {', '.join(BASELINES)}") from None
+
+
+def run_policy(env: CfoEnv, policy: Policy) -> dict[str, Any]:
+    """Run to the end of the episode; one policy call per month."""
+    while not env.done:
+        policy(env, env.observation())
+    return env.result()

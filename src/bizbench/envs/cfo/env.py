@@ -1,0 +1,255 @@
+"""The cfo env: one seeded EnterpriseArena company driven through budgeted tools and one action a month.
+
+Agents, baselines and harnesses act only through :meth:`CfoEnv.call` / :meth:`CfoEnv.call_tool`
+(the registry of :mod:`bizbench.envs.cfo.tools`) and read :meth:`CfoEnv.observation`, the
+start-of-month message (Appendix E: month, date, the 5 most recent notes; plus the agent's
+own pending request and the outcomes that settled). Budget rules (section 3.2, Appendix E):
+at most ``tool_budget`` tool calls a month; memory calls are free; calling a tool with the
+budget spent closes the month with ``pass``. Score: eq 2.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from bizbench.core.ledger import LedgerRow, to_cents
+from bizbench.core.registry import ToolError, ToolResult
+from bizbench.core.server import preview
+from bizbench.envs.cfo import records
+from bizbench.envs.cfo.config import CfoConfig, load_config
+from bizbench.envs.cfo.notes import Notepad
+from bizbench.envs.cfo.tools import ACTION, MEMORY, TOOL, registry
+from bizbench.envs.cfo.world import fundraising as fr
+from bizbench.envs.cfo.world.world import CfoWorld
+
+__all__ = ["CfoEnv"]
+
+
+class CfoEnv:
+    """An EnterpriseArena company for one seed."""
+
+    registry = registry
+    env_id = "cfo"
+
+    def __init__(self, config: CfoConfig, seed: int = 42, preset: str = "paper", preset_hash: str = "") -> None:
+        self.config = config
+        self.seed = seed
+        self.preset = preset
+        self.preset_hash = preset_hash
+        self.world = CfoWorld(config, seed)
+        self.notes = Notepad(config.agent)
+        self.budget_used = 0
+        self.tool_calls = 0  # budgeted calls over the episode (N_tools of eq 2)
+        self.memory_calls = 0
+        self.actions: list[dict[str, Any]] = []
+        self.tamper: list[dict[str, Any]] = []
+        self._events: list[dict[str, Any]] = []  # what settled last month, for the observation
+
+    @classmethod
+    def from_preset(cls, preset: str = "paper", seed: int = 42, months: int | None = None) -> CfoEnv:
+        config, digest = load_config(preset)
+        if months is not None:
+            config = config.model_copy(update={"months": months})
+        return cls(config, seed, preset, digest)
+
+    # ------------------------------------------------------------------ agent interface
+    def call(self, name: str, **args: Any) -> ToolResult:
+        return self.call_tool(name, args)
+
+    def call_tool(self, name: str, args: Any) -> ToolResult:
+        """Validate, budget and run one call; failures change nothing and never raise."""
+        month = self.world.month
+        category = self.registry.spec(name).category if name in self.registry else None
+        if self.world.done and category in (TOOL, ACTION, MEMORY) and self.registry.spec(name).mutates:
+            result = ToolResult(ok=False, error="The simulation has ended; no further actions are accepted.")
+        elif self.world.done and category == TOOL:
+            result = ToolResult(ok=False, error="The simulation has ended; no further tool calls are accepted.")
+        elif category == TOOL and self.budget_used >= self.config.agent.tool_budget:
+            data = self.end_month("pass")
+            result = ToolResult(ok=True, data={"tool_budget_spent": True, "month_closed_with": "pass", **data})
+            name = "pass"
+        else:
+            result = self.registry.call(self, name, args)
+            if result.ok and category == TOOL:
+                self.budget_used += 1
+                self.tool_calls += 1
+            elif result.ok and category == MEMORY:
+                self.memory_calls += 1
+        logged = args if result.ok else preview(args)
+        self.actions.append({"month": month, "tool": name, "args": logged, "ok": result.ok, "error": result.error})
+        if result.tamper:
+            self.log_tamper(result.tamper, {"tool": name, "error": result.error})
+        return result
+
+    def log_tamper(self, kind: str, detail: dict[str, Any]) -> None:
+        self.tamper.append({"month": self.world.month, "kind": kind, **detail})
+
+    # ------------------------------------------------------------------ actions
+    def request_funds(self, kind: str, amount_dollars: float) -> dict[str, Any]:
+        """fund_raising_request: checked first, so a refused request leaves the month open."""
+        w, cfg = self.world, self.config.fundraising
+        if w.pending is not None:
+            p = w.pending
+            raise ToolError(
+                f"a {p.kind} request of ${p.requested_cents / 100:,.2f} made in month {p.month} is still pending; "
+                "only one request may be pending. This month is still open: choose another action."
+            )
+        if not cfg.min_request_dollars <= amount_dollars <= cfg.max_request_dollars:
+            raise ToolError(
+                f"amount must be between ${cfg.min_request_dollars:,} and ${cfg.max_request_dollars:,}, "
+                f"got ${amount_dollars:,.2f}"
+            )
+        cents = to_cents(amount_dollars)
+        quote: dict[str, Any] = {"type": kind, "amount": records.dollars(cents)}
+        if kind == "debt":
+            m = w.macro.at(w.month)
+            lev = fr.leverage(w.debt_cents + cents, w.book_equity_cents())
+            rate = fr.contract_rate(m["treasury_2y"], m["baa_yield"], lev, cfg.debt)
+            quote["indicative_rate_today_pct"] = round(rate * 100, 3)
+            quote["note"] = "The contract rate is fixed when the loan settles, at that month's market rates."
+        return {"request": quote, **self.end_month("fund_raising_request", kind, cents)}
+
+    def end_month(self, action: str, kind: str | None = None, amount_cents: int | None = None) -> dict[str, Any]:
+        """Apply the month's action, run the month, and return the next month's observation."""
+        record = self.world.step(action, kind, amount_cents)
+        self.budget_used = 0
+        self._events = record.events
+        return {"action": action, "month_completed": record.month, "next": self.observation()}
+
+    # ------------------------------------------------------------------ observation
+    @property
+    def month_label(self) -> str:
+        w = self.world
+        return w.macro.label(min(w.month, w.macro.months - 1))
+
+    def observation(self) -> dict[str, Any]:
+        """The start-of-month message: month, date, budget, recent notes, own pending request, outcomes."""
+        w = self.world
+        pending = w.pending
+        events = []
+        for e in self._events:
+            if e["kind"] == "fundraising_result":
+                out = {k: v for k, v in e.items() if k not in ("requested_cents", "received_cents")}
+                out.update(
+                    requested=records.dollars(e["requested_cents"]), received=records.dollars(e["received_cents"])
+                )
+                if "rate" in out:
+                    out["rate_pct"] = round(out.pop("rate") * 100, 3)
+                events.append(out)
+            else:
+                events.append({"kind": e["kind"], "month": e["month"]})
+        return {
+            "current_month": w.month,
+            "current_date": self.month_label,
+            "months_total": w.months,
+            "tool_budget": self.config.agent.tool_budget,
+            "tool_budget_left": self.config.agent.tool_budget - self.budget_used,
+            "recent_notes": self.notes.recent(self.config.agent.notes_shown),
+            "pending_request": None
+            if pending is None
+            else {"type": pending.kind, "amount": records.dollars(pending.requested_cents), "month": pending.month},
+            "events": events,
+            "done": w.done,
+            "bankrupt": w.bankrupt,
+        }
+
+    @property
+    def done(self) -> bool:
+        return self.world.done
+
+    def status(self) -> dict[str, Any]:
+        w = self.world
+        return {"month": w.month, "cash_cents": w.cash_cents, "done": w.done, "bankrupt": w.bankrupt}
+
+    # ------------------------------------------------------------------ score and result
+    def score_dollars(self) -> float:
+        """Eq 2: Rev_TTM x 5 + Cash_T - 5,000 x N_tools; 0 if cash went below 0 (section 3.5)."""
+        w, s = self.world, self.config.score
+        if w.bankrupt:
+            return 0.0
+        score = (
+            w.revenue_ttm_cents() / 100 * s.revenue_multiple
+            + w.cash_cents / 100
+            - s.tool_penalty_dollars * self.tool_calls
+        )
+        if s.basis == "per_share":
+            score *= self.config.company.shares_outstanding / w.shares
+        return round(score, 2)
+
+    def result(self, **extra: Any) -> dict[str, Any]:
+        w = self.world
+        hist = w.history
+        raised = {
+            k: sum(a.received_cents for a in w.attempts if a.kind == k and a.success and a.settle_month < w.month)
+            for k in ("equity", "debt")
+        }
+        cash = [r.cash_cents for r in hist] or [w.cash_cents]
+        actions = [r.action for r in hist]
+        attempts = [a for a in w.attempts if a.settle_month < w.month]
+        return {
+            "env": "cfo",
+            "preset": self.preset,
+            "preset_hash": self.preset_hash,
+            "seed": self.seed,
+            **extra,
+            "score": self.score_dollars(),
+            "final_cash": records.dollars(w.cash_cents),
+            "bankrupt": w.bankrupt,
+            "months_survived": len(hist) - (1 if w.bankrupt else 0),
+            "months_total": w.months,
+            "revenue_ttm": records.dollars(w.revenue_ttm_cents()),
+            "equity_raised": records.dollars(raised["equity"]),
+            "debt_raised": records.dollars(raised["debt"]),
+            "debt_outstanding": records.dollars(w.debt_cents),
+            "fundraising_attempts": len(w.attempts),
+            "fundraising_successes": sum(a.success for a in attempts),
+            "peak_cash": records.dollars(max(cash)),
+            "low_cash": records.dollars(min(cash)),
+            "book_closings": actions.count("book_closing"),
+            "passes": actions.count("pass"),
+            "fundraising_requests": actions.count("fund_raising_request"),
+            "tool_calls": self.tool_calls,
+            "memory_calls": self.memory_calls,
+            "shares_outstanding": w.shares,
+            "tamper_events": len(self.tamper),
+        }
+
+    def monthly_metrics(self, start: int = 0) -> list[dict[str, Any]]:
+        """One row per simulated month from ``start`` (hidden truth; for the run directory, never the agent)."""
+        return [
+            {
+                "month": r.month,
+                "action": r.action,
+                "cash": records.dollars(r.cash_cents),
+                "revenue": records.dollars(r.revenue_cents),
+                "originations": records.dollars(r.originations_cents),
+                "user_growth_pct": round(r.user_growth_pct, 4),
+                "borrowers": round(r.borrowers, 1),
+                "debt": records.dollars(r.debt_cents),
+            }
+            for r in self.world.history[start:]
+        ]
+
+    def ledger_rows(self) -> list[LedgerRow]:
+        """The general ledger as ledger.csv rows: month, account, signed cents (debit +), cash-flow category, memo."""
+        w = self.world
+        if w.month == 0:
+            return []
+        return [
+            LedgerRow(e["month"], line["account"], line["amount"], e["memo"], e["cash_flow"] or "")
+            for e in w.ledger.journal(0, w.month - 1)
+            for line in e["lines"]
+        ]
+
+    def state_digest(self) -> str:
+        """SHA-256 of the whole state (world, notes, budget; not the call and tamper logs): same
+        seed + same calls => same digest, in any process."""
+        state = {
+            "world": self.world.snapshot(),
+            "notes": self.notes.notes,
+            "budget": [self.budget_used, self.tool_calls, self.memory_calls],
+        }
+        blob = json.dumps(state, sort_keys=True, separators=(",", ":"), default=str)
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()

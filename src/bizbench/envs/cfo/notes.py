@@ -1,0 +1,46 @@
+"""The CFO's notepad (Appendix E "Memory Tools"): the only memory that survives a month.
+
+``save_note(content, tags)`` and ``recall_notes(query, tags, limit)`` are free; the 5 most
+recent notes are shown in every month's observation. The paper's notepad is unbounded; the
+hardened preset caps the number and size of notes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bizbench.core.registry import ToolError
+from bizbench.envs.cfo.config import Agent
+
+__all__ = ["Notepad"]
+
+
+class Notepad:
+    def __init__(self, cfg: Agent) -> None:
+        self.cfg = cfg
+        self.notes: list[dict[str, Any]] = []
+
+    def save(self, content: str, tags: list[str], month: int) -> dict[str, Any]:
+        cap, size = self.cfg.max_notes, self.cfg.max_note_chars
+        if size is not None and len(content) > size:
+            raise ToolError(f"content has {len(content)} characters; a note holds at most {size}")
+        if cap is not None and len(self.notes) >= cap:
+            raise ToolError(f"the notepad is full ({cap} notes); keep what matters in fewer notes")
+        note = {"id": len(self.notes) + 1, "month": month, "content": content, "tags": sorted(set(tags))}
+        self.notes.append(note)
+        return {"saved": note["id"], "notes": len(self.notes)}
+
+    def recall(self, query: str | None, tags: list[str] | None, limit: int) -> dict[str, Any]:
+        if limit > self.cfg.recall_limit_max:
+            raise ToolError(f"limit must be at most {self.cfg.recall_limit_max}, got {limit}")
+        words = (query or "").lower().split()
+        wanted = set(tags or [])
+        hits = [
+            n
+            for n in reversed(self.notes)
+            if all(w in n["content"].lower() for w in words) and (not wanted or wanted & set(n["tags"]))
+        ]
+        return {"notes": hits[:limit], "matches": len(hits)}
+
+    def recent(self, n: int) -> list[dict[str, Any]]:
+        return self.notes[-n:][::-1] if n else []

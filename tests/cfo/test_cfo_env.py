@@ -1,0 +1,326 @@
+"""The cfo env through its tools: budget, actions, fundraising rules, books, score, errors, hidden state."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from bizbench.envs.cfo.baselines import make_policy, run_policy
+from bizbench.envs.cfo.env import CfoEnv
+from bizbench.envs.cfo.world import fundraising as fr
+from bizbench.envs.cfo.world.macro import GROUPS, SERIES
+
+
+def env_at(seed: int = 3, preset: str = "paper") -> CfoEnv:
+    return CfoEnv.from_preset(preset, seed)
+
+
+def ok(env: CfoEnv, name: str, **args: object) -> dict:
+    r = env.call(name, **args)
+    assert r.ok, r.error
+    return dict(r.data)
+
+
+def refused(env: CfoEnv, name: str, **args: object) -> str:
+    before = env.state_digest()
+    r = env.call(name, **args)
+    assert not r.ok
+    assert env.state_digest() == before, f"{name}({args}) changed state while failing"
+    return str(r.error)
+
+
+# ---------------------------------------------------------------------------- accounting in the world
+@pytest.mark.parametrize("agent", ["greedy-equity", "greedy-debt", "prudent-cfo"])
+def test_books_balance_every_month_and_cash_matches_the_ledger(agent: str) -> None:
+    for seed in range(1, 6):
+        env = env_at(seed)
+        run_policy(env, make_policy(agent))
+        led = env.world.ledger
+        for rec in env.world.history:
+            k = rec.month
+            bs = led.balance_sheet(k)
+            assert bs["total_assets"] == bs["total_liabilities_and_equity"]
+            assert bs["assets"]["cash"] == rec.cash_cents
+            cf = led.cash_flow_statement(k, k)
+            assert cf["closing_cash"] - cf["opening_cash"] == cf["net_change_in_cash"]
+            assert cf["operating_reconciliation"]["net_cash_from_operating"] == cf["net_cash_from_operating"]
+            assert bs["liabilities"]["debt"] == rec.debt_cents
+
+
+def test_revenue_ttm_and_score_follow_eq_2() -> None:
+    env = env_at(5)
+    run_policy(env, make_policy("greedy-equity"))
+    res = env.result()
+    w = env.world
+    ttm = sum(r.revenue_cents for r in w.history[-12:])
+    assert w.revenue_ttm_cents() == ttm
+    if not res["bankrupt"]:
+        expected = ttm / 100 * 5 + w.cash_cents / 100 - 5000 * env.tool_calls
+        assert res["score"] == pytest.approx(expected, abs=0.01)
+
+
+def test_bankrupt_scores_zero() -> None:
+    env = env_at(1)
+    res = run_policy(env, make_policy("always-pass"))
+    assert res["bankrupt"] and res["score"] == 0.0
+    assert res["months_survived"] < 132
+    assert env.world.history[-1].cash_cents < 0
+
+
+# ---------------------------------------------------------------------------- budget and actions
+def test_tool_budget_then_the_month_closes_with_pass() -> None:
+    env = env_at()
+    for _ in range(20):
+        ok(env, "check_cash_in_bank")
+    assert env.observation()["tool_budget_left"] == 0
+    for _ in range(3):  # memory stays free
+        ok(env, "save_note", content="cash looks fine", tags=["cash"])
+        ok(env, "recall_notes", query="cash")
+    data = ok(env, "check_cash_in_bank")
+    assert data["tool_budget_spent"] and data["month_closed_with"] == "pass"
+    assert env.world.month == 1 and env.world.history[0].action == "pass"
+    assert env.tool_calls == 20 and env.observation()["tool_budget_left"] == 20
+
+
+def test_tool_calls_cost_5000_each_in_the_score() -> None:
+    a, b = env_at(8), env_at(8)
+    for env, calls in ((a, 0), (b, 2)):
+        while not env.done:
+            for _ in range(calls):
+                ok(env, "check_cash_in_bank")
+            ok(env, "fund_raising_request", type="equity", amount=20_000_000) if env.observation()[
+                "pending_request"
+            ] is None else ok(env, "pass")
+    ra, rb = a.result(), b.result()
+    assert rb["tool_calls"] == 2 * len(b.world.history)
+    if not ra["bankrupt"]:
+        assert ra["score"] - rb["score"] == pytest.approx(5000 * 264)
+
+
+def test_second_pending_request_is_refused_and_keeps_the_month() -> None:
+    env = env_at()
+    ok(env, "fund_raising_request", type="equity", amount=20_000_000)
+    assert env.world.pending is not None or env.world.attempts[0].settle_month <= env.world.month
+    if env.world.pending is None:
+        pytest.skip("settled immediately")
+    month = env.world.month
+    err = refused(env, "fund_raising_request", type="debt", amount=5_000_000)
+    assert "pending" in err and "still open" in err
+    assert env.world.month == month
+    ok(env, "book_closing")
+    assert env.world.month == month + 1
+
+
+def test_memory_notes_show_the_five_most_recent() -> None:
+    env = env_at()
+    for i in range(7):
+        ok(env, "save_note", content=f"note {i}", tags=["t"] if i % 2 else [])
+    ok(env, "pass")
+    shown = env.observation()["recent_notes"]
+    assert [n["content"] for n in shown] == [f"note {i}" for i in (6, 5, 4, 3, 2)]
+    hits = ok(env, "recall_notes", tags=["t"], limit=10)["notes"]
+    assert [n["content"] for n in hits] == ["note 5", "note 3", "note 1"]
+    assert env.tool_calls == 0 and env.memory_calls == 8
+
+
+def test_hardened_preset_caps_notes() -> None:
+    env = env_at(preset="hardened")
+    assert "at most 2000" in refused(env, "save_note", content="x" * 2001)
+
+
+# ---------------------------------------------------------------------------- fundraising (Table 5)
+def test_outcome_fill_and_delay_distributions() -> None:
+    env = env_at()
+    cfg = env.config.fundraising
+    rng = np.random.default_rng(0)
+    draws = [fr.draw_attempt("equity", 1_000_000_00, 0, 0.6, cfg, rng) for _ in range(20_000)]
+    wins = [a for a in draws if a.success]
+    assert abs(len(wins) / len(draws) - 0.6) < 0.015
+    fills = np.array([a.received_cents / a.requested_cents for a in wins])
+    assert fills.min() >= 0.7 and fills.max() <= 1.0 and abs(fills.mean() - 0.85) < 0.01
+    delays = {a.settle_month for a in draws}
+    assert delays == {1, 2, 3, 4, 5, 6}
+
+
+def test_equity_odds_decay_075_per_round_and_with_size() -> None:
+    cfg = env_at().config.fundraising.equity
+    base = fr.equity_probability(15.0, 0, 10, 100, cfg, None)
+    for n in range(1, 6):
+        assert fr.equity_probability(15.0, n, 10, 100, cfg, None) == pytest.approx(base * 0.75**n)
+    assert fr.equity_probability(15.0, 0, 100, 100, cfg, None) == 0.0
+    assert fr.equity_probability(40.0, 0, 10, 100, cfg, None) < fr.equity_probability(12.0, 0, 10, 100, cfg, None)
+
+
+def test_debt_odds_follow_eq_3_and_rate_follows_table_5() -> None:
+    cfg = env_at().config.fundraising.debt
+    p0 = fr.debt_probability(1.0, 0.5, cfg)
+    assert fr.debt_probability(1.0, 0.2, cfg) == p0
+    assert fr.debt_probability(1.0, 0.9, cfg) == pytest.approx(p0 * (1 - 1.5 * 0.4))
+    assert fr.debt_probability(1.0, 1.1, cfg) == pytest.approx(p0 * (1 - 1.5 * 0.6))
+    assert fr.debt_probability(1.0, 1.2, cfg) == 0.0
+    assert fr.contract_rate(2.0, 5.0, 0.3, cfg) == pytest.approx(0.07)
+    assert fr.contract_rate(2.0, 5.0, 0.9, cfg) == pytest.approx(0.07 + 0.05 * 0.4)
+
+
+def test_debt_rate_is_set_at_settlement() -> None:
+    for seed in range(1, 30):
+        env = env_at(seed)
+        ok(env, "fund_raising_request", type="debt", amount=10_000_000)
+        a = env.world.attempts[0]
+        while env.world.month <= a.settle_month:
+            ok(env, "pass")
+        if a.success:
+            tr = env.world.tranches[0]
+            m = env.world.macro.at(a.settle_month)
+            assert tr.start_month == a.settle_month
+            assert tr.rate == pytest.approx((m["treasury_2y"] + m["baa_yield"]) / 100, abs=1e-12)
+            return
+    pytest.fail("no debt request succeeded in 29 seeds")
+
+
+def test_asking_100x_never_yields_100x_the_score() -> None:
+    """Section 3.4: approval depends on the firm; an absurd request must not pay."""
+    for kind in ("equity", "debt"):
+        for seed in range(1, 11):
+            small, huge = env_at(seed), env_at(seed)
+            for env, amount in ((small, 20_000_000), (huge, 2_000_000_000)):
+                while not env.done:
+                    if env.observation()["pending_request"] is None:
+                        ok(env, "fund_raising_request", type=kind, amount=amount)
+                    else:
+                        ok(env, "pass")
+            assert huge.result()["score"] <= max(small.result()["score"], 1.0) * 1.5
+            assert huge.result()[f"{kind}_raised"] <= max(small.result()[f"{kind}_raised"], 1.0) * 10
+
+
+# ---------------------------------------------------------------------------- documents and staleness
+def test_statements_exist_only_after_book_closing_and_are_as_of_the_last_completed_month() -> None:
+    env = env_at()
+    for _ in range(4):
+        ok(env, "pass")
+    names = [d["filename"] for d in ok(env, "access_financial_docs", action="list")["documents"]]
+    assert not any(n.startswith("financial_statements") for n in names)
+    assert "bank_transactions_month_<k>.json" in names and "general_ledger_month_<k>.json" not in names
+    ok(env, "book_closing")  # at month 4: covers months 0-3
+    doc = ok(env, "access_financial_docs", action="retrieve", filename="financial_statements_month_3.json")["content"]
+    assert doc["balance_sheet"]["assets"]["cash"] == env.world.history[3].cash_cents / 100
+    ok(env, "access_financial_docs", action="retrieve", filename="general_ledger_month_3.json")
+    assert "unknown filename" in refused(
+        env, "access_financial_docs", action="retrieve", filename="general_ledger_month_4.json"
+    )
+
+
+def test_raw_bank_records_hide_the_accruals() -> None:
+    env = env_at()
+    ok(env, "pass")
+    ok(env, "pass")
+    bank = ok(env, "access_financial_docs", action="retrieve", filename="bank_transactions_month_1.json")["content"]
+    memos = {row["memo"] for row in bank}
+    assert "interest collected" in memos and "interest accrued" not in memos and "principal charged off" not in memos
+
+
+def test_market_data_history_only() -> None:
+    env = env_at()
+    for _ in range(3):
+        ok(env, "pass")
+    data = ok(env, "check_market_data", data_type="equity_market")
+    assert set(data["series"]) == set(GROUPS["equity_market"])
+    assert all(len(s["values"]) == 4 for s in data["series"].values())
+    assert "future" in refused(env, "check_market_data", data_type="vix", start_month=0, end_month=4)
+    assert "unknown data_type" in refused(env, "check_market_data", data_type="gdp_forecast")
+    for key in SERIES:
+        ok(env, "check_market_data", data_type=key, start_month=3, end_month=3)
+
+
+def test_forecast_uses_the_closed_books() -> None:
+    env = env_at()
+    before = ok(env, "cash_flow_forecast_calculation", months=3)
+    assert "opening business plan" in before["based_on"] and len(before["projection"]) == 3
+    ok(env, "pass")
+    ok(env, "pass")
+    ok(env, "book_closing")
+    after = ok(env, "cash_flow_forecast_calculation", months=12, growth_rate_override=1.5)
+    assert "closed through" in after["based_on"] and after["monthly_growth_pct"] == 1.5
+    assert "months" in refused(env, "cash_flow_forecast_calculation", months=13)
+
+
+# ---------------------------------------------------------------------------- errors and hidden state
+def test_bad_calls_are_clear_errors_that_change_nothing() -> None:
+    env = env_at()
+    assert "amount" in refused(env, "fund_raising_request", type="equity", amount=-5)
+    assert "amount" in refused(env, "fund_raising_request", type="equity", amount=50)
+    assert "type" in refused(env, "fund_raising_request", type="convertible", amount=1_000_000)
+    r = env.call("fund_raising_request", type="equity", amount=math.nan)
+    assert not r.ok and r.tamper == "non_finite"
+    assert "Unknown tool" in refused(env, "set_interest_rate", rate=0.0)
+    assert "filename" in refused(env, "access_financial_docs", action="retrieve")
+    assert env.world.month == 0 and env.tool_calls == 0
+
+
+def test_nothing_hidden_reaches_the_agent() -> None:
+    env = env_at(4)
+    seen: list[str] = []
+    policy = make_policy("prudent-cfo")
+    while not env.done:
+        seen.append(json.dumps(env.observation()))
+        for name, args in (
+            ("check_cash_in_bank", {}),
+            ("access_financial_docs", {"action": "list"}),
+            ("cash_flow_forecast_calculation", {"months": 12}),
+        ):
+            seen.append(json.dumps(env.call(name, **args).data))
+        policy(env, env.observation())
+        env.budget_used = 0  # the probes above are ours, not the policy's
+    text = "\n".join(seen).lower()
+    for word in ("surge", "probability", "collection_rate", "regime", "user_growth_dev", "gross_margin_pct"):
+        assert word not in text, word
+
+
+def test_episode_ends_and_refuses_further_actions() -> None:
+    env = CfoEnv.from_preset("paper", 2, months=6)
+    res = run_policy(env, make_policy("greedy-equity"))
+    assert res["months_survived"] == 6 and env.done
+    assert "ended" in refused(env, "pass")
+    assert "ended" in refused(env, "check_cash_in_bank")
+
+
+# ---------------------------------------------------------------------------- determinism
+def _digest_in_subprocess(seed: int) -> str:
+    code = (
+        "from bizbench.envs.cfo.env import CfoEnv\n"
+        "from bizbench.envs.cfo.baselines import make_policy, run_policy\n"
+        f"env = CfoEnv.from_preset('random-macro', {seed})\n"
+        "run_policy(env, make_policy('prudent-cfo'))\n"
+        "print(env.state_digest())\n"
+    )
+    return subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def test_same_seed_same_actions_same_world_in_two_processes() -> None:
+    env = CfoEnv.from_preset("random-macro", 11)
+    run_policy(env, make_policy("prudent-cfo"))
+    assert _digest_in_subprocess(11) == env.state_digest()
+    other = CfoEnv.from_preset("random-macro", 12)
+    run_policy(other, make_policy("prudent-cfo"))
+    assert other.state_digest() != env.state_digest()
+
+
+def test_different_seeds_draw_different_worlds_on_the_paper_path() -> None:
+    a, b = env_at(1), env_at(2)
+    assert not np.array_equal(a.world.surges, b.world.surges)
+    assert a.world.macro is b.world.macro or np.array_equal(a.world.macro.series["vix"], b.world.macro.series["vix"])
+
+
+def test_statements_are_in_dollars_with_integer_months() -> None:
+    env = env_at()
+    ok(env, "pass")
+    ok(env, "book_closing")
+    doc = ok(env, "access_financial_docs", action="retrieve", filename="financial_statements_month_0.json")["content"]
+    inc = doc["income_statement_month"]
+    assert inc["start_month"] == 0 and isinstance(inc["start_month"], int)
+    assert inc["revenue"]["interest_income"] == env.world.ledger.income_statement(0, 0)["revenue"]["interest_income"] / 100
