@@ -1,21 +1,20 @@
-#!/usr/bin/env python3
+#!/usr/bin/env -S python3 -I -S
 """bizbench yc --session DIR <command> [--flag value ...]: one YC-Bench command, one JSON answer.
 
 DIR is the workspace holding the session's socket (.yc/api.sock). The command's words go to
 the session server, which parses and runs them; this script prints exactly one JSON document
 on stdout and exits 0 on success, 1 on an error ({"error": "..."}). The session was created
-by the host, so there is no `sim init` here. Standard library only.
+by the host, so there is no `sim init` here. Standard library only, and few modules of it
+(no pathlib, typing or http.client): each call pays for its imports.
 """
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import socket
+import stat
 import sys
-from pathlib import Path
-from typing import Any
 
 RUNTIME_DIR = ".yc"
 SOCKET_NAME = "api.sock"
@@ -27,26 +26,52 @@ USAGE = (
 )
 
 
-class _UnixConnection(http.client.HTTPConnection):
-    """HTTP over the session's Unix socket (long paths through /proc/self/fd)."""
-
-    def __init__(self, path: Path) -> None:
-        super().__init__("localhost", timeout=TIMEOUT_S)
-        self.unix_path = path
-
-    def connect(self) -> None:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(self.timeout)
-        path = self.unix_path
-        if len(os.fsencode(str(path))) <= UNIX_PATH_MAX:
-            sock.connect(str(path))
+def _connect(path: str) -> socket.socket:
+    """A connection to the session's Unix socket (long paths through /proc/self/fd)."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(TIMEOUT_S)
+    try:
+        if len(os.fsencode(path)) <= UNIX_PATH_MAX:
+            sock.connect(path)
         else:
-            fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+            fd = os.open(os.path.dirname(path), os.O_RDONLY | os.O_DIRECTORY)
             try:
-                sock.connect(f"/proc/self/fd/{fd}/{path.name}")
+                sock.connect(f"/proc/self/fd/{fd}/{os.path.basename(path)}")
             finally:
                 os.close(fd)
-        self.sock = sock
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def post(path: str, endpoint: str, payload: object) -> bytes:
+    """The body of the server's answer to one HTTP/1.0 POST (the server closes the connection after it).
+
+    Plain sockets rather than http.client, whose imports cost more than the whole call.
+    """
+    body = json.dumps(payload).encode()
+    head = (
+        f"POST {endpoint} HTTP/1.0\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    )
+    with _connect(path) as sock:
+        sock.sendall(head.encode() + body)
+        chunks = []
+        while chunk := sock.recv(1 << 16):
+            chunks.append(chunk)
+    raw = b"".join(chunks)
+    _, sep, answer = raw.partition(b"\r\n\r\n")
+    if not sep:
+        raise ConnectionError("incomplete answer")
+    return answer
+
+
+def _is_socket(path: str) -> bool:
+    try:
+        return stat.S_ISSOCK(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def split_argv(argv: list[str]) -> tuple[str, list[str]]:
@@ -60,7 +85,7 @@ def split_argv(argv: list[str]) -> tuple[str, list[str]]:
     raise ValueError(USAGE)
 
 
-def run(argv: list[str]) -> tuple[bool, Any]:
+def run(argv: list[str]) -> tuple[bool, object]:
     """(ok, data or error message) of one invocation."""
     try:
         session, words = split_argv(argv)
@@ -71,20 +96,17 @@ def run(argv: list[str]) -> tuple[bool, Any]:
             "sim init is not available: the host created this session (its world is fixed for the run). "
             "Go on with the other commands, e.g. 'company status'."
         )
-    sock = Path(session) / RUNTIME_DIR / SOCKET_NAME
-    if not session or not sock.is_socket():
-        here = Path(__file__).resolve().parent.parent
+    sock = os.path.join(session, RUNTIME_DIR, SOCKET_NAME)
+    if not session or not _is_socket(sock):
+        here = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+        if session and os.path.realpath(session) == here:  # the server has gone and removed its socket
+            return False, "The yc session server does not answer (no socket); the simulation may have ended."
         return False, f"No yc session in '{session}': the session directory is the workspace ({here})."
-    conn = _UnixConnection(sock)
     try:
-        body = json.dumps({"words": words})
-        conn.request("POST", "/command", body, {"Content-Type": "application/json"})
-        raw = conn.getresponse().read()
+        raw = post(sock, "/command", {"words": words})
     except OSError as e:
         reason = e.strerror or type(e).__name__
         return False, f"The yc session server does not answer ({reason}); the simulation may have ended."
-    finally:
-        conn.close()
     try:
         reply = json.loads(raw)
     except ValueError:

@@ -1,0 +1,390 @@
+"""Red-team tests of the hosted yc seat: `bizbench yc --session /workspace ...` in the sandbox against a live
+``bizbench serve yc`` (modelled on tests/ceo/test_isolation.py).
+
+The server runs as a subprocess (seed 918273, a tmp workspace). Every command runs inside
+:func:`bizbench.core.sandbox.run_in_sandbox` as an agent's shell would, and is also applied to a
+mirror env in this process: each answer must equal the mirror's, so the served world is the
+mirror's world and the mirror's hidden state (adversarial clients, true work) is what must not
+leak. DESIGN principle 3: nothing hidden (the seed above all) reaches the agent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bizbench.core.cmdline import parse_command
+from bizbench.core.cmdsession import state_root
+from bizbench.core.errors import ToolError
+from bizbench.core.sandbox import run_in_sandbox, sandbox_unavailable_reason
+from bizbench.core.server import ToolServer, json_default
+from bizbench.envs.yc import _shell_client
+from bizbench.envs.yc.env import YcEnv
+from bizbench.envs.yc.prompt import system_prompt
+from bizbench.envs.yc.sdk import (
+    COMMAND_PREFIX,
+    ServedYcSession,
+    client_source,
+    open_session,
+    sandbox_options,
+    write_workspace,
+)
+
+SEED = 918273  # distinctive digits: they must never appear anywhere the agent can read
+REASON = sandbox_unavailable_reason()
+needs_sandbox = pytest.mark.skipif(REASON is not None, reason=f"no sandbox on this host: {REASON}")
+SCHEMAS = YcEnv.registry.parameter_schemas()
+FORBIDDEN = ("adversar", "creep", "true_work", "multiplier", "inflat")  # words of the hidden state
+
+
+def _plain(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=json_default))
+
+
+@dataclass
+class Live:
+    ws: Path
+    run: Path
+    proc: subprocess.Popen[bytes]
+    mirror: YcEnv = field(default_factory=lambda: YcEnv.from_preset("default", SEED))
+    replies: list[str] = field(default_factory=list)
+
+    def sandbox(self, argv: list[str], timeout: float = 60) -> Any:
+        r = run_in_sandbox(self.ws, argv, timeout, output_limit=10_000_000, **sandbox_options())
+        assert not r.timed_out
+        self.replies += [r.stdout, r.stderr]
+        return r
+
+    def yc(self, *words: str) -> tuple[int, Any]:
+        """One command in the sandbox; its answer must equal the mirror's (which runs it too)."""
+        r = self.sandbox(["bizbench", "yc", "--session", "/workspace", *words])
+        lines = r.stdout.strip().splitlines()
+        assert len(lines) == 1 and r.stderr == "", (r.stdout, r.stderr)  # exactly one JSON document
+        out = json.loads(lines[0])
+        assert r.returncode == (0 if "error" not in out or set(out) != {"error"} else 1), (r.returncode, out)
+        if words[:2] != ("sim", "init"):
+            assert out == self.expected(list(words)), words
+        return r.returncode, out
+
+    def expected(self, words: list[str]) -> Any:
+        try:
+            name, args = parse_command(SCHEMAS, words)
+        except ToolError as e:
+            if e.tamper:
+                self.mirror.log_tamper(e.tamper, {})
+            return {"error": str(e)}
+        result = self.mirror.call_tool(name, args)
+        return _plain(result.data) if result.ok else {"error": result.error}
+
+    def read_all(self) -> list[Any]:
+        """Every read-only answer (the served world's whole visible state), checked against the mirror."""
+        words = [
+            ["company", "status"], ["employee", "list"], ["market", "browse", "--limit", "200"], ["task", "list"],
+            ["client", "list"], ["client", "history"], ["finance", "ledger"], ["scratchpad", "read"],
+        ]  # fmt: skip
+        words += [["task", "inspect", "--task-id", f"Task-{num}"] for num in sorted(self.mirror.world.tasks)]
+        return [self.yc(*w)[1] for w in words]
+
+
+def start_server(base: Path, *extra: str) -> tuple[Path, Path, subprocess.Popen[bytes]]:
+    ws, run = base / "ws", base / "run"
+    cmd = [sys.executable, "-m", "bizbench.cli", "serve", "yc", "--seed", str(SEED), "--workspace", str(ws)]
+    cmd += ["--run-dir", str(run), *extra]
+    proc = subprocess.Popen(cmd, cwd=base, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    conn = ws / ".yc" / "connection.json"
+    deadline = time.monotonic() + 120
+    while not (conn.exists() and (ws / ".yc" / "api.sock").exists()):
+        if proc.poll() is not None:
+            raise AssertionError(f"serve exited: {proc.stderr.read().decode() if proc.stderr else ''}")
+        if time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError("serve did not start within 120 s")
+        time.sleep(0.1)
+    return ws, run, proc
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
+    if REASON is not None:
+        pytest.skip(f"no sandbox on this host: {REASON}")
+    ws, run, proc = start_server(tmp_path_factory.mktemp("ycseat"))
+    yield Live(ws, run, proc)
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(60)
+
+
+def _tamper(live: Live) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (live.run / "tamper.jsonl").read_text().splitlines()]
+
+
+# ---------------------------------------------------------------------------- it works
+@needs_sandbox
+def test_commands_work_and_persist(live: Live) -> None:
+    rc, staff = live.yc("employee", "list")
+    assert rc == 0 and len(staff["employees"]) == 8
+    rc, market = live.yc("market", "browse", "--limit", "3")
+    tid = market["tasks"][0]["task_id"]
+    ids = ",".join(e["employee_id"] for e in staff["employees"][:4])
+    assert live.yc("task", "accept", "--task-id", tid)[0] == 0
+    assert live.yc("task", "assign", "--task-id", tid, "--employees", ids)[0] == 0
+    assert live.yc("task", "dispatch", "--task-id", tid)[0] == 0
+    rc, resumed = live.yc("sim", "resume")
+    assert rc == 0 and resumed["time"] > resumed["previous_time"]
+    assert live.yc("scratchpad", "write", "--content", "watch client trust")[0] == 0
+    # a new sandbox, another working directory, bizbench from PATH and --session=: the same session
+    cmd = "cd /tmp && bizbench yc --session=/workspace scratchpad read && command -v bizbench"
+    r = live.sandbox(["bash", "-c", cmd])
+    note, where = r.stdout.strip().splitlines()
+    assert json.loads(note)["content"] == "watch client trust" and where == "/workspace/bin/bizbench"
+    assert live.yc("company", "status")[1]["time"] == resumed["time"]
+    assert tid in [t["task_id"] for t in live.yc("task", "list")[1]["tasks"]]
+    live.read_all()
+
+
+@needs_sandbox
+def test_sim_init_is_refused(live: Live) -> None:
+    before = live.read_all()
+    rc, out = live.yc("sim", "init", "--seed", "1")
+    assert rc == 1 and "host created this session" in out["error"]
+    code = (
+        "import json, socket\n"
+        "s = socket.socket(socket.AF_UNIX); s.connect('/workspace/.yc/api.sock')\n"
+        "body = json.dumps({'words': ['sim', 'init', '--seed', '1']}).encode()\n"
+        "s.sendall(b'POST /command HTTP/1.0\\r\\nContent-Length: %d\\r\\n\\r\\n' % len(body) + body)\n"
+        "print(b''.join(iter(lambda: s.recv(65536), b'')).split(b'\\r\\n\\r\\n', 1)[1].decode())\n"
+    )
+    r = live.sandbox(["python3", "-c", code])
+    reply = json.loads(r.stdout)
+    assert reply["success"] is False and reply["error"].startswith("Unknown command: sim init")
+    live.mirror.log_tamper("unknown_tool", {})
+    assert live.read_all() == before
+    assert any(row["kind"] == "unknown_tool" and "sim init" in row["command"] for row in _tamper(live))
+
+
+@needs_sandbox
+def test_a_bad_command_gives_a_json_error_and_changes_nothing(live: Live) -> None:
+    before, digest = live.read_all(), live.mirror.state_digest()
+    for words in (
+        ("task", "accept", "--task-id", "Task-99999"),
+        ("task", "assign", "--task-id", "Task-1", "--employees", "Emp_99"),
+        ("task", "dispatch", "--task-id", "Task-0"),
+        ("market", "browse", "--limit", "-5"),
+        ("market", "browse", "--reward-min-cents", "nan"),
+        ("task", "cancel", "--task-id", "Task-1", "--reason", "x" * 3000),
+        ("scratchpad", "write"),
+        ("sim", "resume", "--days", "3"),
+        ("rm", "-rf", "/"),
+        (),
+    ):
+        rc, out = live.yc(*words)
+        assert rc == 1 and set(out) == {"error"} and out["error"], (words, out)
+    bad = live.sandbox(["bizbench", "yc", "--session", "/tmp", "company", "status"])
+    assert bad.returncode == 1 and "No yc session in '/tmp'" in json.loads(bad.stdout)["error"]
+    assert live.mirror.state_digest() == digest  # the mirror ran the same commands ...
+    assert live.read_all() == before  # ... and the served world answers exactly like it
+    assert live.proc.poll() is None
+
+
+# ---------------------------------------------------------------------------- the engine and the host
+@needs_sandbox
+def test_the_engine_is_not_importable(live: Live) -> None:
+    code = "import bizbench"
+    for argv in (["python3", "-c", code], ["python3", "-I", "-c", code], ["python3", "-S", "-c", code]):
+        r = live.sandbox(argv)
+        assert r.returncode == 1 and "ModuleNotFoundError" in r.stderr, r.stderr
+
+
+@needs_sandbox
+def test_host_run_dir_and_state_root_are_unreachable(live: Live) -> None:
+    paths = [str(live.run), str(live.run / "config.json"), str(state_root()), "/work", "/home", "/proc/1/environ"]
+    code = f"""
+import glob, json, os
+seen = {{}}
+for path in {paths!r}:
+    try:
+        seen[path] = sorted(os.listdir(path)) if os.path.isdir(path) else open(path).read()
+    except OSError as e:
+        seen[path] = "ERR " + type(e).__name__
+seen["cmdlines"] = []
+for f in glob.glob("/proc/[0-9]*/cmdline"):
+    if f != f"/proc/{{os.getpid()}}/cmdline":
+        try:
+            seen["cmdlines"].append(open(f, "rb").read().replace(b"\\0", b" ").decode())
+        except OSError:
+            pass
+print(json.dumps(seen))
+"""
+    seen = json.loads(live.sandbox(["python3", "-c", code]).stdout)
+    cmdlines = seen.pop("cmdlines")
+    assert all(str(v).startswith("ERR") for v in seen.values()), seen
+    assert not any("serve" in c or "bizbench" in c or "pytest" in c for c in cmdlines), cmdlines
+
+
+@needs_sandbox
+def test_the_workspace_is_read_only_where_it_matters(live: Live) -> None:
+    cmd = "echo x > bin/bizbench; echo $?; rm -f .yc/api.sock; echo $?; touch notes.txt; echo $?"
+    r = live.sandbox(["bash", "-c", cmd])
+    assert r.stdout.split() == ["1", "1", "0"], r.stdout + r.stderr
+    assert live.yc("company", "status")[0] == 0
+
+
+# ---------------------------------------------------------------------------- hidden state
+@needs_sandbox
+def test_seed_and_hidden_state_appear_nowhere(live: Live) -> None:
+    w = live.mirror.world
+    # work for an adversarial client (scope creep), so true work differs from what was advertised
+    adversaries = {i for i, c in enumerate(w.clients) if c.adversarial}
+    acceptable = [t for t in w.market.ordered() if t.client in adversaries and t.required_trust == 0]
+    acceptable = [t for t in acceptable if t.required_prestige <= w.prestige[t.domain]]
+    assert acceptable, "no acceptable task of an adversarial client in this world"
+    tid = f"Task-{acceptable[0].num}"
+    staff = ",".join(e.id for e in w.employees[-3:])
+    for words in (("task", "accept", "--task-id", tid), ("task", "assign", "--task-id", tid, "--employees", staff)):
+        assert live.yc(*words)[0] == 0
+    live.yc("task", "dispatch", "--task-id", tid)
+    for _ in range(3):
+        live.yc("sim", "resume")
+    live.read_all()
+    cmd = (
+        "ps auxww; env; id; hostname; cat /proc/self/mountinfo; "
+        "for f in /proc/[0-9]*/cmdline /proc/[0-9]*/environ; do tr '\\0' ' ' < $f; echo; done; "
+        "cat .yc/connection.json instructions.md bin/bizbench; "
+        "grep -r . /workspace /etc /tmp 2>/dev/null | head -c 20000000"
+    )
+    r = live.sandbox(["bash", "-c", cmd])
+    assert "instructions" not in r.stderr and "Maximize funds" in r.stdout
+    blob = "\n".join(live.replies)
+    files = {p: p.read_bytes() for p in live.ws.rglob("*") if p.is_file()}  # everything in the workspace, host side
+    assert {p.relative_to(live.ws).as_posix() for p in files} >= {"bin/bizbench", "instructions.md"}
+    texts = [blob, *(b.decode("utf-8", errors="replace") for b in files.values())]
+    assert not [t for t in texts if str(SEED) in t]
+    assert not [f for f in FORBIDDEN if any(f in t.lower() for t in texts)]
+    task = w.tasks[acceptable[0].num]
+    assert task.true_work != task.required  # the scope creep is real ...
+    secrets = [repr(c.multiplier) for c in w.clients]
+    secrets += [repr(t.creep) for t in w.tasks.values() if t.client in adversaries]
+    secrets += [repr(t.true_work) for t in w.tasks.values() if t.true_work != t.required]
+    secrets = [s for s in secrets if len(s) >= 5]  # distinctive values only
+    assert not [s for s in secrets if any(s in t for t in texts)]  # ... and nowhere to be read
+
+
+# ---------------------------------------------------------------------------- lifecycle
+@needs_sandbox
+def test_the_episode_end_stops_the_server_and_writes_the_run(tmp_path: Path) -> None:
+    ws, run, proc = start_server(tmp_path)
+    try:
+        cmd = "for i in $(seq 40); do bizbench yc --session /workspace sim resume || break; done"
+        r = run_in_sandbox(ws, ["bash", "-c", cmd], 120, **sandbox_options())
+        *resumes, ended, refused = r.stdout.strip().splitlines()
+        assert [json.loads(line)["done"] for line in resumes] == [False] * len(resumes)
+        assert json.loads(ended)["done"] is True  # the answer of the ending call arrives, then the server stops
+        error = json.loads(refused)["error"]  # from the stopping server, or none at all
+        assert "simulation has ended" in error or "does not answer" in error
+        assert proc.wait(60) == 0
+        after = run_in_sandbox(
+            ws, ["bizbench", "yc", "--session", "/workspace", "company", "status"], 60, **sandbox_options()
+        )
+        assert after.returncode == 1 and "does not answer" in json.loads(after.stdout)["error"]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    result = json.loads((run / "result.json").read_text())
+    assert result["ended_by"] == "episode_end" and result["done"] is True and result["agent"] == "served"
+    assert result["seed"] == SEED and result["turns"] == result["resumes"] > 0
+    assert {p.name for p in run.iterdir()} >= {"config.json", "actions.jsonl", "metrics.jsonl", "tamper.jsonl"}
+    assert {"result.json", "ledger.csv", "cash.png"} <= {p.name for p in run.iterdir()}
+    assert not (ws / ".yc" / "api.sock").exists()
+
+
+def test_serve_yc_refuses_days(tmp_path: Path) -> None:
+    cmd = [sys.executable, "-m", "bizbench.cli", "serve", "yc", "--seed", "5", "--days", "30"]
+    cmd += ["--workspace", str(tmp_path / "ws"), "--run-dir", str(tmp_path / "run")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "months" in proc.stderr and "ceo only" in proc.stderr
+    assert not (tmp_path / "ws" / "bin").exists()
+
+
+# ---------------------------------------------------------------------------- without a sandbox
+def test_write_workspace(tmp_path: Path) -> None:
+    env = YcEnv.from_preset("default", SEED)
+    written = write_workspace(tmp_path, env.config)
+    client, instructions = tmp_path / "bin" / "bizbench", tmp_path / "instructions.md"
+    assert written == [client, instructions] and os.access(client, os.X_OK)
+    assert client.read_text() == client_source() and client_source().startswith("#!/usr/bin/env -S python3 -I -S\n")
+    assert instructions.read_text() == env.system_prompt(command_prefix=COMMAND_PREFIX)
+    assert instructions.read_text() == system_prompt(env.config, "bizbench yc --session /workspace")
+    text = " ".join(p.read_text() for p in tmp_path.rglob("*") if p.is_file())
+    assert str(SEED) not in text and "adversar" not in text.lower()
+    prompt = instructions.read_text()
+    assert "bizbench yc --session /workspace sim resume" in prompt and "sim init" not in prompt
+    assert "import bizbench" not in client_source() and "from bizbench" not in client_source()
+
+
+@pytest.fixture
+def seat(tmp_path: Path) -> Iterator[tuple[Path, ServedYcSession, ToolServer]]:
+    """A served session on the host (no sandbox): the client script against a live server in this process."""
+    ws = tmp_path / "ws"
+    session = open_session(7, run_dir=tmp_path / "run")
+    write_workspace(ws, session.config)
+    with ToolServer(session, socket_path=ws / ".yc" / "api.sock") as srv:
+        yield ws, session, srv
+
+
+def _client(ws: Path, *argv: str) -> tuple[int, Any]:
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", str(ws / "bin" / "bizbench"), *argv], capture_output=True, text=True, timeout=60
+    )
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 1 and proc.stderr == "", proc.stdout + proc.stderr
+    return proc.returncode, json.loads(lines[0])
+
+
+def test_the_client_script(seat: tuple[Path, ServedYcSession, ToolServer], tmp_path: Path) -> None:
+    ws, session, srv = seat
+    rc, out = _client(ws, "yc", "--session", str(ws), "employee", "list")
+    assert rc == 0 and len(out["employees"]) == 8
+    assert _client(ws, "yc", f"--session={ws}", "scratchpad", "write", "--content", "a b")[0] == 0
+    assert session.env.scratchpad == "a b"
+    for argv, needle in (
+        (("yc", "--session", str(ws), "sim", "init", "--seed", "3"), "host created this session"),
+        (("yc", "--session", str(tmp_path), "company", "status"), "No yc session"),
+        (("yc", "--session", "", "company", "status"), "No yc session"),
+        (("yc", "company", "status"), "usage: bizbench yc --session DIR"),
+        ((), "usage"),
+        (("ceo", "--session", str(ws)), "usage"),
+        (("yc", "--session", str(ws), "task", "accept"), "task_id"),
+        (("yc", "--session", str(ws), "--help"), "Unknown command"),
+    ):
+        rc, out = _client(ws, *argv)
+        assert rc == 1 and needle in out["error"], (argv, out)
+    assert _shell_client.main(["yc", "--session", str(ws), "company", "status"]) == 0  # in process, too
+    srv.stop()
+    rc, out = _client(ws, "yc", "--session", str(ws), "company", "status")
+    assert rc == 1 and "does not answer" in out["error"]
+
+
+def test_the_served_session_ends_with_the_year_or_bankruptcy(tmp_path: Path) -> None:
+    session = open_session(3, run_dir=tmp_path / "run")
+    assert session.status()["done"] is False and session.command_schemas == SCHEMAS
+    turns = 0
+    while not session.status()["done"]:
+        assert session.call_tool("sim_resume", {}).ok
+        turns += 1
+    session.log_tamper("unknown_tool", {"command": "x"})
+    result = session.finish("t", ended_by="episode_end", agent="served")
+    assert result["turns"] == turns and (result["bankrupt"] or result["time"] == result["horizon_end"])
+    saved = json.loads((tmp_path / "run" / "result.json").read_text())
+    assert saved["final_funds_cents"] == result["final_funds_cents"] and saved["tamper_events"] == 1
+    assert len((tmp_path / "run" / "metrics.jsonl").read_text().splitlines()) == turns
+    with pytest.raises(ValueError, match="months"):
+        open_session(3, days=10)
