@@ -24,7 +24,7 @@ lint: venv
 	$(BIN)/mypy src
 
 docs: venv
-	$(BIN)/bizbench tools ceo --format markdown > docs/ceo-tools.md
+	for env in ceo yc cfo; do $(BIN)/bizbench tools $$env --format markdown > docs/$$env-tools.md; done
 
 demo: venv
 	$(BIN)/bizbench run ceo --agent rule-based --seed 42 --out runs/demo-ceo-42

@@ -357,13 +357,40 @@ def _parse_docstring(doc: str) -> tuple[str, str, dict[str, str]]:
 
 
 def _type_str(ann: Any) -> str:
-    if isinstance(ann, type) and not typing.get_args(ann):
+    """A readable type for signatures and docs: ``float (> 0, <= 1e9) | None``, not typing's repr."""
+    origin, args = typing.get_origin(ann), typing.get_args(ann)
+    if origin is typing.Annotated:
+        limits = [c for meta in args[1:] for c in _constraints(meta)]
+        base = _type_str(args[0])
+        return f"{base} ({', '.join(limits)})" if limits else base
+    if origin in (typing.Union, types.UnionType):
+        return " | ".join(_type_str(a) for a in args)
+    if origin is typing.Literal:
+        return f"Literal[{', '.join(repr(a) for a in args)}]"
+    if ann is type(None):
+        return "None"
+    if origin is not None and args:
+        return f"{getattr(origin, '__name__', str(origin))}[{', '.join(_type_str(a) for a in args)}]"
+    if isinstance(ann, type):
         return ann.__name__
     s = repr(ann)
     s = re.sub(r"\btyping(_extensions)?\.", "", s)
-    s = re.sub(r"<class '([\w.]+)'>", lambda m: m.group(1).rsplit(".", 1)[-1], s)
-    s = re.sub(r"\b(?:[a-z_][\w]*\.)+([A-Z]\w*)", r"\1", s)  # module.Class -> Class
-    return s
+    return re.sub(r"\b(?:[a-z_][\w]*\.)+([A-Z]\w*)", r"\1", s)  # module.Class -> Class
+
+
+_LIMITS = {"gt": ">", "ge": ">=", "lt": "<", "le": "<=", "min_length": "len >=", "max_length": "len <="}
+
+
+def _constraints(meta: Any) -> list[str]:
+    """``['> 0', '<= 1e9']`` from a pydantic FieldInfo or annotated-types markers."""
+    items = getattr(meta, "metadata", None) or [meta]
+    out = []
+    for item in items:
+        for attr, op in _LIMITS.items():
+            value = getattr(item, attr, None)
+            if value is not None and not callable(value):
+                out.append(f"{op} {value:g}" if isinstance(value, float) else f"{op} {value}")
+    return out
 
 
 def _md_escape(s: str) -> str:
