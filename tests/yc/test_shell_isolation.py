@@ -132,6 +132,8 @@ def _tamper(live: Live) -> list[dict[str, Any]]:
 def test_commands_work_and_persist(live: Live) -> None:
     rc, staff = live.yc("employee", "list")
     assert rc == 0 and len(staff["employees"]) == 8
+    direct = live.sandbox(["bin/bizbench", "yc", "--session", "/workspace", "employee", "list"])  # not via PATH
+    assert direct.returncode == 0 and json.loads(direct.stdout) == staff
     rc, market = live.yc("market", "browse", "--limit", "3")
     tid = market["tasks"][0]["task_id"]
     ids = ",".join(e["employee_id"] for e in staff["employees"][:4])
