@@ -144,7 +144,7 @@ def run(
         "cfo always-pass|one-raise|greedy-equity|greedy-debt|prudent-cfo.",
     ),
     seed: int = typer.Option(42, help="World seed."),
-    preset: str | None = typer.Option(None, help="Preset name (see `bizbench presets ENV`); default: the env's default."),
+    preset: str | None = typer.Option(None, help="Preset (see `bizbench presets ENV`); default: the env's default."),
     days: int | None = typer.Option(None, help="Override the preset's horizon in days."),
     out: str | None = typer.Option(None, help="Run directory to write (default runs/<env>-<agent>-<preset>-<seed>)."),
     price_book: str = typer.Option("mid", help="rule-based: cheap | mid."),

@@ -323,4 +323,5 @@ def test_statements_are_in_dollars_with_integer_months() -> None:
     doc = ok(env, "access_financial_docs", action="retrieve", filename="financial_statements_month_0.json")["content"]
     inc = doc["income_statement_month"]
     assert inc["start_month"] == 0 and isinstance(inc["start_month"], int)
-    assert inc["revenue"]["interest_income"] == env.world.ledger.income_statement(0, 0)["revenue"]["interest_income"] / 100
+    cents = env.world.ledger.income_statement(0, 0)["revenue"]["interest_income"]
+    assert inc["revenue"]["interest_income"] == cents / 100

@@ -74,3 +74,30 @@ def test_state_round_trip_json():
 def test_bad_seed_rejected(bad):
     with pytest.raises(ValueError):
         RngStreams(bad)
+
+
+# ---------------------------------------------------------------------------- held-out seeds
+def test_world_entropy_is_the_seed_without_a_secret_and_an_hmac_with_one() -> None:
+    from bizbench.core.rng import secret_id, world_entropy
+
+    assert world_entropy(7) == 7
+    a, b = world_entropy(7, "s3cret"), world_entropy(7, "s3cret")
+    assert a == b and a != 7 and a.bit_length() > 64
+    assert world_entropy(8, "s3cret") != a and world_entropy(7, "other") != a
+    assert secret_id(None) is None and secret_id("s3cret") == secret_id("s3cret") != secret_id("other")
+    assert "s3cret" not in (secret_id("s3cret") or "")
+    with pytest.raises(ValueError):
+        world_entropy(7, "")
+
+
+def test_a_secret_gives_every_env_a_different_world_that_the_secret_reproduces() -> None:
+    from bizbench.envs.cfo.env import CfoEnv
+    from bizbench.envs.yc.env import YcEnv
+
+    for make in (
+        lambda s: YcEnv.from_preset("default", 3, secret=s),
+        lambda s: CfoEnv.from_preset("paper", 3, secret=s),
+    ):
+        public, held_out, again = make(None), make("k1"), make("k1")
+        assert held_out.state_digest() == again.state_digest() != public.state_digest()
+        assert held_out.result()["seed_secret_id"] and public.result()["seed_secret_id"] is None

@@ -8,16 +8,49 @@ Every stochastic component draws from its own stream, keyed by a stable name::
 The stream for ``name`` is ``PCG64(SeedSequence(entropy=seed, spawn_key=(crc32(name),)))``,
 so it depends only on the seed and the name: not on the process, on Python's hash
 randomisation, nor on which other streams were created before it.
+
+Held-out evaluation: with a secret (``$BIZBENCH_SEED_SECRET``, read by the runner, never by a
+world), an env draws its world from :func:`world_entropy` = HMAC-SHA256(secret, seed) instead
+of the public seed, so nobody who lacks the secret can rebuild a world from its seed (e.g. by
+brute-forcing small seeds against what the agent sees). Results record only
+:func:`secret_id`, a fingerprint that tells two secrets apart without revealing either.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import os
 import zlib
 from typing import Any
 
 import numpy as np
 
-__all__ = ["RngStreams", "stream_for"]
+__all__ = ["SECRET_ENV", "RngStreams", "secret_from_env", "secret_id", "stream_for", "world_entropy"]
+
+SECRET_ENV = "BIZBENCH_SEED_SECRET"
+
+
+def world_entropy(seed: int, secret: str | None = None) -> int:
+    """The integer a world is drawn from: the seed itself, or a 128-bit HMAC of it under ``secret``."""
+    if secret is None:
+        return seed
+    if not secret:
+        raise ValueError("the seed secret must not be empty")
+    digest = hmac.new(secret.encode("utf-8"), f"bizbench-world:{seed}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:16], "big")
+
+
+def secret_id(secret: str | None) -> str | None:
+    """A short public fingerprint of ``secret`` (None without one), recorded in results."""
+    if secret is None:
+        return None
+    return hashlib.sha256(f"bizbench-secret:{secret}".encode()).hexdigest()[:12]
+
+
+def secret_from_env() -> str | None:
+    """The evaluation secret from ``$BIZBENCH_SEED_SECRET`` (None when unset or empty)."""
+    return os.environ.get(SECRET_ENV) or None
 
 
 def stream_for(seed: int, name: str) -> np.random.Generator:

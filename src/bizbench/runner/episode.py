@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bizbench.core.rng import secret_from_env
 from bizbench.runner.rundir import RunDir
 
 
@@ -47,7 +48,7 @@ def run_ceo_baseline(
                 "config": config.model_dump(mode="json"),
             },
         )
-    env = CeoEnv(config, seed, preset, run=run, database=database)
+    env = CeoEnv(config, seed, preset, run=run, database=database, secret=secret_from_env())
     policy = make_policy(agent, seed=seed, **(options or {}))
     started = time.perf_counter()
     while not env.done:
@@ -76,7 +77,7 @@ def run_yc_baseline(
     from bizbench.envs.yc.baselines import make_policy
     from bizbench.envs.yc.env import YcEnv
 
-    env = YcEnv.from_preset(preset, seed)
+    env = YcEnv.from_preset(preset, seed, secret=secret_from_env())
     policy = make_policy(agent, seed=seed)
     run = None
     if out is not None:
@@ -114,7 +115,7 @@ def run_cfo_baseline(agent: str, seed: int, preset: str = "paper", out: Path | N
     from bizbench.envs.cfo.env import CfoEnv
     from bizbench.envs.cfo.records import statements
 
-    env = CfoEnv.from_preset(preset, seed)
+    env = CfoEnv.from_preset(preset, seed, secret=secret_from_env())
     policy = make_policy(agent)
     run = None
     if out is not None:

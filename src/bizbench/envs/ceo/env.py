@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bizbench.core.registry import ToolResult
+from bizbench.core.rng import secret_id, world_entropy
 from bizbench.core.server import preview
 from bizbench.envs.ceo.config import CHANNELS, CeoConfig, load_config
 from bizbench.envs.ceo.dashboard import weekly_dashboard
@@ -45,11 +46,13 @@ class CeoEnv:
         world: World | None = None,
         run: RunDir | None = None,
         database: bool = True,
+        secret: str | None = None,
     ) -> None:
         self.config = config
         self.seed = seed
         self.preset = preset
-        self.world = world if world is not None else World(config, seed)
+        self.secret_id = secret_id(secret)
+        self.world = world if world is not None else World(config, world_entropy(seed, secret))
         self.actions: list[dict[str, Any]] = []  # every tool call and turn, for replay
         self.overrides: list[dict[str, Any]] = []  # the agent-visible config_overrides log
         self.predictions: list[dict[str, Any]] = []  # next_week forecasts (ref §6.3)
@@ -129,6 +132,7 @@ class CeoEnv:
             "env": "ceo",
             "preset": self.preset,
             "seed": self.seed,
+            "seed_secret_id": self.secret_id,
             **extra,
             "final_cash": round(st.ledger.cash, 2),
             "bankrupt": bool(st.bankrupt),

@@ -16,6 +16,7 @@ from typing import Any
 
 from bizbench.core.ledger import LedgerRow, to_cents
 from bizbench.core.registry import ToolError, ToolResult
+from bizbench.core.rng import secret_id, world_entropy
 from bizbench.core.server import preview
 from bizbench.envs.cfo import records
 from bizbench.envs.cfo.config import CfoConfig, load_config
@@ -33,12 +34,20 @@ class CfoEnv:
     registry = registry
     env_id = "cfo"
 
-    def __init__(self, config: CfoConfig, seed: int = 42, preset: str = "paper", preset_hash: str = "") -> None:
+    def __init__(
+        self,
+        config: CfoConfig,
+        seed: int = 42,
+        preset: str = "paper",
+        preset_hash: str = "",
+        secret: str | None = None,
+    ) -> None:
         self.config = config
         self.seed = seed
         self.preset = preset
         self.preset_hash = preset_hash
-        self.world = CfoWorld(config, seed)
+        self.secret_id = secret_id(secret)
+        self.world = CfoWorld(config, world_entropy(seed, secret))
         self.notes = Notepad(config.agent)
         self.budget_used = 0
         self.tool_calls = 0  # budgeted calls over the episode (N_tools of eq 2)
@@ -48,11 +57,13 @@ class CfoEnv:
         self._events: list[dict[str, Any]] = []  # what settled last month, for the observation
 
     @classmethod
-    def from_preset(cls, preset: str = "paper", seed: int = 42, months: int | None = None) -> CfoEnv:
+    def from_preset(
+        cls, preset: str = "paper", seed: int = 42, months: int | None = None, secret: str | None = None
+    ) -> CfoEnv:
         config, digest = load_config(preset)
         if months is not None:
             config = config.model_copy(update={"months": months})
-        return cls(config, seed, preset, digest)
+        return cls(config, seed, preset, digest, secret)
 
     # ------------------------------------------------------------------ agent interface
     def call(self, name: str, **args: Any) -> ToolResult:
@@ -193,6 +204,7 @@ class CfoEnv:
             "preset": self.preset,
             "preset_hash": self.preset_hash,
             "seed": self.seed,
+            "seed_secret_id": self.secret_id,
             **extra,
             "score": self.score_dollars(),
             "final_cash": records.dollars(w.cash_cents),

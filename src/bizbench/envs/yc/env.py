@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 from bizbench.core.registry import ToolResult
+from bizbench.core.rng import secret_id, world_entropy
 from bizbench.core.server import preview
 from bizbench.envs.yc import views
 from bizbench.envs.yc.config import YcConfig, load_config
@@ -31,24 +32,34 @@ class YcEnv:
     registry = registry
     env_id = "yc"
 
-    def __init__(self, config: YcConfig, seed: int = 42, preset: str = "default", preset_hash: str = "") -> None:
+    def __init__(
+        self,
+        config: YcConfig,
+        seed: int = 42,
+        preset: str = "default",
+        preset_hash: str = "",
+        secret: str | None = None,
+    ) -> None:
         self.config = config
         self.seed = seed
         self.preset = preset
         self.preset_hash = preset_hash
-        self.world = YcWorld(config, seed)
+        self.secret_id = secret_id(secret)
+        self.world = YcWorld(config, world_entropy(seed, secret))
         self.actions: list[dict[str, Any]] = []  # every tool call, for replay
         self.tamper: list[dict[str, Any]] = []
         self._events_seen = 0  # world.log entries already reported by status_summary
 
     @classmethod
-    def from_preset(cls, preset: str = "default", seed: int = 42, horizon_months: int | None = None) -> YcEnv:
+    def from_preset(
+        cls, preset: str = "default", seed: int = 42, horizon_months: int | None = None, secret: str | None = None
+    ) -> YcEnv:
         """A fresh env from a named preset (``default`` is the paper's Table 2)."""
         config, digest = load_config(preset)
         if horizon_months is not None:
             clock = config.clock.model_copy(update={"horizon_months": horizon_months})
             config = config.model_copy(update={"clock": clock})
-        return cls(config, seed, preset, digest)
+        return cls(config, seed, preset, digest, secret)
 
     # ------------------------------------------------------------------ agent interface
     def call(self, name: str, **args: Any) -> ToolResult:
@@ -128,6 +139,7 @@ class YcEnv:
             "preset": self.preset,
             "preset_hash": self.preset_hash,
             "seed": self.seed,
+            "seed_secret_id": self.secret_id,
             **extra,
             "final_funds_cents": w.funds_cents,
             "final_funds": round(w.funds_cents / 100, 2),
