@@ -347,3 +347,19 @@ def test_the_record_carries_a_digest_every_n_lines(tmp_path: Path) -> None:
     again = CommandLog(path).replay(YcEnv.from_preset("default", 3))
     assert again.state_digest() == env.state_digest() and len(again.actions) == len(env.actions)
     assert len(again.tamper) == 1
+
+
+def test_a_held_out_session_needs_its_secret_to_replay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bizbench.core.cmdsession import _replayed
+    from bizbench.envs.yc.sdk import new_env
+
+    monkeypatch.setenv("BIZBENCH_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("BIZBENCH_SEED_SECRET", "k1")
+    cs = CommandSession("yc", tmp_path / "s")
+    env = new_env(5)
+    cs.init(env, {"preset": "default"})
+    assert json.loads((cs.state_dir / "meta.json").read_text())["seed_secret_id"] == env.secret_id
+    assert _replayed(cs.state_dir, repair=False)[0].state_digest() == env.state_digest()
+    monkeypatch.setenv("BIZBENCH_SEED_SECRET", "k2")
+    with pytest.raises(SessionLogError, match="SEED_SECRET"):
+        _replayed(cs.state_dir, repair=False)

@@ -8,7 +8,7 @@ reaches the simulator only through a socket.
 in a host-side directory keyed by DIR's real path (``$BIZBENCH_STATE_DIR``, default
 ``~/.local/state/bizbench/sessions``):
 
-- ``meta.json``: ``{env, seed, preset, preset_hash}``, written by ``sim init``;
+- ``meta.json``: ``{env, seed, preset, preset_hash, seed_secret_id}``, written by ``sim init``;
 - ``commands.jsonl``: a replayable record, one JSON object a line, numbered from 0 (``n``):
   a ``start`` line (the digest of the fresh world), then every ``call`` the daemon ran
   (tool, args, ok) and every ``tamper`` entry, appended after the command ran; every
@@ -221,6 +221,7 @@ class CommandSession:
         self.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         os.chmod(self.state_dir, 0o700)
         meta = {"env": self.env_id, "seed": env.seed, "preset": env.preset, "preset_hash": env.preset_hash}
+        meta["seed_secret_id"] = env.secret_id
         with self._locked():
             self.stop_daemon()
             for old in ("state.pkl", "schemas.json"):  # sessions of earlier versions
@@ -326,6 +327,10 @@ def _replayed(state_dir: Path, repair: bool) -> tuple[Any, CommandLog]:
     env = new_env(env_id, seed, preset)
     if meta.get("preset_hash") != env.preset_hash:
         raise SessionLogError(f"the preset {preset!r} changed since the session started (its hash differs)")
+    if meta.get("seed_secret_id") != env.secret_id:
+        raise SessionLogError(
+            "the session was started with a different $BIZBENCH_SEED_SECRET (or with/without one); set the same one"
+        )
     log = CommandLog(state_dir / "commands.jsonl")
     try:
         log.replay(env, repair=repair)

@@ -4,8 +4,8 @@ Agents, baselines and harnesses act only through :meth:`YcEnv.call` / :meth:`YcE
 (the tool registry, paper Appendix A) and read the per-turn :meth:`YcEnv.status_summary`
 (paper section 3 "Observations"); they never touch the world's hidden state (DESIGN.md
 principle 3). The env does no I/O: it keeps its action log and tamper log in memory for the
-session to persist, and pickles cleanly (``bizbench.core.cmdsession`` stores it between
-shell calls).
+session to persist; shell sessions (``bizbench.core.cmdsession``) rebuild it between calls by
+replaying their command log on a fresh env of the same seed.
 """
 
 from __future__ import annotations

@@ -50,10 +50,12 @@ _HERE = Path(__file__).resolve().parent
 
 
 def new_env(seed: int, preset: str = "default") -> YcEnv:
-    """A fresh yc env (ValueError / FileNotFoundError for an unknown preset)."""
+    """A fresh yc env (ValueError / FileNotFoundError for an unknown preset); with
+    ``$BIZBENCH_SEED_SECRET`` set, its world is the held-out one of that secret."""
+    from bizbench.core.rng import secret_from_env
     from bizbench.envs.yc.env import YcEnv
 
-    return YcEnv.from_preset(preset, seed)
+    return YcEnv.from_preset(preset, seed, secret=secret_from_env())
 
 
 def client_source() -> str:
