@@ -325,3 +325,17 @@ def test_statements_are_in_dollars_with_integer_months() -> None:
     assert inc["start_month"] == 0 and isinstance(inc["start_month"], int)
     cents = env.world.ledger.income_statement(0, 0)["revenue"]["interest_income"]
     assert inc["revenue"]["interest_income"] == cents / 100
+
+
+def test_system_prompt_names_every_tool_and_the_rules() -> None:
+    import re
+
+    env = env_at()
+    prompt = env.system_prompt()
+    for name in env.registry.names():
+        assert f"- {name}(" in prompt, name
+    assert "0 and 20 tool calls" in prompt and "5 most recent notes" in prompt and "$5,000" in prompt
+    for block in re.findall(r"\{\"type\".*\}", prompt):  # every example is valid JSON naming a real tool
+        spec = json.loads(block)
+        assert spec.get("name", spec.get("operation")) in env.registry.names()
+    assert "no limit" in prompt and "at most 200 notes" in env_at(preset="hardened").system_prompt()

@@ -255,6 +255,12 @@ class CfoEnv:
             for line in e["lines"]
         ]
 
+    def system_prompt(self) -> str:
+        """The agent's instructions (Appendix E in our words), from the preset and the registry."""
+        from bizbench.envs.cfo.prompt import system_prompt
+
+        return system_prompt(self.config)
+
     def state_digest(self) -> str:
         """SHA-256 of the whole state (world, notes, budget; not the call and tamper logs): same
         seed + same calls => same digest, in any process."""
