@@ -14,6 +14,7 @@ from bizbench.envs.cfo.baselines import make_policy, run_policy
 from bizbench.envs.cfo.env import CfoEnv
 from bizbench.envs.cfo.world import fundraising as fr
 from bizbench.envs.cfo.world.macro import GROUPS, SERIES
+from bizbench.envs.cfo.world.world import Tranche
 
 
 def env_at(seed: int = 3, preset: str = "paper") -> CfoEnv:
@@ -131,6 +132,10 @@ def test_memory_notes_show_the_five_most_recent() -> None:
 def test_hardened_preset_caps_notes() -> None:
     env = env_at(preset="hardened")
     assert "at most 2000" in refused(env, "save_note", content="x" * 2001)
+    for i in range(201):
+        data = ok(env, "save_note", content=f"n{i}")
+    assert data["dropped_oldest"] == 1 and data["notes"] == 200
+    assert env.notes.notes[0]["content"] == "n1"
 
 
 # ---------------------------------------------------------------------------- fundraising (Table 5)
@@ -215,13 +220,25 @@ def test_statements_exist_only_after_book_closing_and_are_as_of_the_last_complet
     )
 
 
-def test_raw_bank_records_hide_the_accruals() -> None:
+def test_raw_bank_records_show_only_totals() -> None:
     env = env_at()
     ok(env, "pass")
     ok(env, "pass")
     bank = ok(env, "access_financial_docs", action="retrieve", filename="bank_transactions_month_1.json")["content"]
-    memos = {row["memo"] for row in bank}
-    assert "interest collected" in memos and "interest accrued" not in memos and "principal charged off" not in memos
+    assert set(bank) == {"month", "deposits", "withdrawals", "transactions"}
+    net = env.world.history[1].cash_cents - env.world.history[0].cash_cents
+    assert bank["deposits"] - bank["withdrawals"] == pytest.approx(net / 100, abs=0.01)
+    assert set(ok(env, "check_cash_in_bank")) == {"month", "cash"}
+
+
+def test_general_ledger_is_in_dollars() -> None:
+    env = env_at()
+    ok(env, "pass")
+    ok(env, "book_closing")
+    journal = ok(env, "access_financial_docs", action="retrieve", filename="general_ledger_month_0.json")["content"]
+    raw = env.world.ledger.journal(0, 0)
+    assert [e["id"] for e in journal] == [e["id"] for e in raw]
+    assert journal[0]["lines"][0]["amount"] == raw[0]["lines"][0]["amount"] / 100
 
 
 def test_market_data_history_only() -> None:
@@ -339,3 +356,55 @@ def test_system_prompt_names_every_tool_and_the_rules() -> None:
         spec = json.loads(block)
         assert spec.get("name", spec.get("operation")) in env.registry.names()
     assert "no limit" in prompt and "at most 200 notes" in env_at(preset="hardened").system_prompt()
+
+
+# ---------------------------------------------------------------------------- review fixes
+def test_raised_cash_does_not_lift_the_next_equity_ceiling() -> None:
+    """The size factor compares a request with the enterprise value, cash excluded."""
+    a, b = env_at(6), env_at(6)
+    b.world.cash_cents += 500_000_000_00  # as if a huge round had landed
+    assert a.world.enterprise_value_cents() == b.world.enterprise_value_cents()
+    assert a.world.raise_probability("equity", 40_000_000_00) == b.world.raise_probability("equity", 40_000_000_00)
+
+
+def test_hardened_raises_are_neutral_for_the_per_share_score() -> None:
+    env = env_at(6, "hardened")
+    for _ in range(14):
+        ok(env, "pass")
+    w = env.world
+    before = env.score_dollars()
+    price = w.share_price_cents()
+    amount = 30_000_000_00
+    w.cash_cents += amount  # settle a raise at the issue price, outside the ledger, to compare values
+    w.shares += int(amount / price)
+    assert env.score_dollars() == pytest.approx(before, rel=1e-6)
+
+
+def test_hardened_counts_cash_net_of_debt() -> None:
+    env = env_at(6, "hardened")
+    ok(env, "pass")
+    before = env.score_dollars()
+    env.world.tranches.append(Tranche(10_000_000_00, 0.07, 1, 200))
+    assert env.score_dollars() < before
+
+
+def test_a_debt_rate_stays_finite_when_book_equity_is_gone(monkeypatch: pytest.MonkeyPatch) -> None:
+    env = env_at(2)
+    monkeypatch.setattr(env.world, "book_equity_cents", lambda: -1)
+    quote = ok(env, "fund_raising_request", type="debt", amount=5_000_000)["request"]
+    assert math.isfinite(quote["indicative_rate_today_pct"])
+    json.dumps(quote, allow_nan=False)
+    while not env.done and env.world.month < 8:
+        ok(env, "pass")
+    assert all(math.isfinite(t.rate) for t in env.world.tranches)
+    assert fr.leverage(1, -5) == fr.LEVERAGE_CAP and fr.leverage(0, -5) == 0.0
+
+
+def test_the_company_opens_as_a_going_concern() -> None:
+    env = env_at()
+    bs = env.world.ledger.balance_sheet(-1)
+    assert bs["assets"]["interest_receivable"] > 0 and bs["liabilities"]["accounts_payable"] > 0
+    assert bs["total_assets"] == bs["total_liabilities_and_equity"]
+    ok(env, "pass")
+    cf = env.world.ledger.cash_flow_statement(0, 0)
+    assert cf["operating"]["interest_collected"] > 0 and cf["operating"]["operating_expenses_paid"] < 0

@@ -62,37 +62,38 @@ class PrudentCfo:
     ``floor``, plus every debt principal falling due within ``maturity_horizon`` months (it
     remembers its own loans from the settlement notices). Below that it raises: debt while
     book leverage after the loan stays under ``max_leverage``, otherwise equity of
-    ``equity_share`` of the valuation it estimates from its share count at the opening
-    price. In the first ``build_months`` it builds a buffer of ``build_target`` while
-    equity markets are calm, as the paper's human experts did (section 4.2, RQ3).
+    ``equity_share`` of the enterprise value it estimates: the opening $90M ($105M of shares
+    less $15M of cash) scaled by its revenue growth since the first statements it read. The
+    high floor makes it build a buffer early, as the paper's human experts did (section 4.2,
+    RQ3).
     """
 
     read_every: int = 1
     runway_months: float = 30.0
-    floor: float = 60_000_000.0
+    floor: float = 80_000_000.0
     maturity_horizon: int = 12
     max_leverage: float = 0.3
+    leverage_after_failure: float = 0.5  # after a failed equity round, borrow up to eq 3's free leverage
     debt_ask: float = 25_000_000.0
     equity_share: float = 0.35
-    build_months: int = 24
-    build_target: float = 100_000_000.0
     _last: tuple[int, float] | None = field(default=None, repr=False)
     _burn: float = field(default=0.0, repr=False)
     _cash: float | None = field(default=None, repr=False)
     _lev: tuple[float, float] = field(default=(0.0, 1.0), repr=False)  # (debt, equity)
-    _shares: int = field(default=10_500_000, repr=False)
+    _revenue: tuple[float, float] | None = field(default=None, repr=False)  # (first, latest) monthly revenue
     _closed: int = field(default=-1, repr=False)
+    _last_failed: str | None = field(default=None, repr=False)
     _loans: list[tuple[int, float]] = field(default_factory=list, repr=False)  # (maturity month, principal)
 
     def __call__(self, env: CfoEnv, obs: dict[str, Any]) -> None:
         t = obs["current_month"]
         for e in obs["events"]:
+            if e["kind"] == "fundraising_result":
+                self._last_failed = None if e["success"] else e["type"]
             if e["kind"] == "fundraising_result" and e["success"]:
                 self._cash = None  # re-read after money arrives
                 if e["type"] == "debt":
                     self._loans.append((e["maturity_month"], e["received"]))
-                else:
-                    self._shares += e["new_shares"]
         if (t % self.read_every == 0 or self._cash is None) and self._closed >= 0:
             self._read(env, self._closed)
         if obs["pending_request"] is None and self._needs_cash(t):
@@ -117,23 +118,24 @@ class PrudentCfo:
         self._last = (t, cash)
         self._cash = cash
         self._lev = (bs["liabilities"]["debt"], bs["total_equity"])
+        revenue = st["income_statement_month"]["total_revenue"]
+        self._revenue = (self._revenue[0] if self._revenue else revenue, revenue)
 
     def _needs_cash(self, t: int) -> bool:
         if self._cash is None:
             return t == 0  # before any reading: the opening position is public (cash $15M)
         due = sum(p for m, p in self._loans if t <= m < t + self.maturity_horizon)
-        need = max(self.floor, self.runway_months * self._burn) + due
-        if t < self.build_months:
-            need = max(need, self.build_target)
-        return self._cash < need
+        return self._cash < max(self.floor, self.runway_months * self._burn) + due
 
     def _raise(self, env: CfoEnv, t: int) -> None:
         debt, equity = self._lev
-        if t >= self.build_months and equity > 0 and (debt + self.debt_ask) / equity <= self.max_leverage:
+        limit = self.max_leverage if self._last_failed != "equity" else self.leverage_after_failure
+        if equity > 0 and (debt + self.debt_ask) / equity <= limit:
             _act(env, "fund_raising_request", type="debt", amount=self.debt_ask)
         else:
-            valuation = self._shares * 10.0
-            _act(env, "fund_raising_request", type="equity", amount=round(self.equity_share * valuation, -5))
+            growth = self._revenue[1] / self._revenue[0] if self._revenue and self._revenue[0] > 0 else 1.0
+            value = 90_000_000.0 * growth
+            _act(env, "fund_raising_request", type="equity", amount=round(self.equity_share * value, -5))
 
 
 BASELINES: dict[str, Callable[[], Policy]] = {

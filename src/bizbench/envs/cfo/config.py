@@ -73,7 +73,7 @@ class Lending(_Strict):
     lending_spread_pct: float = Field(default=10.0, ge=0, le=100)
     origination_fee_pct: float = Field(default=2.0, ge=0, le=100)
     #: Weight of the industry's user growth in the company's user growth.
-    industry_growth_weight: float = Field(default=1.0, ge=0)
+    industry_growth_weight: float = Field(default=0.2, ge=0)
     user_growth_floor_pct: float = -10.0
     user_growth_cap_pct: float = 15.0
 
@@ -109,12 +109,15 @@ class Equity(_Strict):
     p_max: float = Field(default=0.9, ge=0, le=1)
     round_decay: float = Field(default=0.75, gt=0, le=1)
     #: Size factor (the paper: "approval ... depend[s] on ... firm-specific characteristics"):
-    #: 1 up to size_free x pre-money valuation, falling linearly to 0 at size_zero x valuation.
+    #: 1 up to size_free x enterprise value, falling linearly to 0 at size_zero x enterprise value.
     size_free: float = Field(default=0.25, ge=0)
     size_zero: float = Field(default=1.0, gt=0)
     #: CHOSEN (hardened): investors' diligence needs books closed within this many months (0 = off).
     diligence_months: int = Field(default=0, ge=0)
     diligence_penalty: float = Field(default=0.5, ge=0, le=1)
+    #: New shares are priced at ``market`` value (EV + cash - debt) or at the ``score``'s own value
+    #: (eq 2 with net cash), which makes a raise neutral for a per-share score.
+    share_pricing: Literal["market", "score"] = "market"
 
     @model_validator(mode="after")
     def _check(self) -> Equity:
@@ -178,6 +181,8 @@ class Score(_Strict):
     tool_penalty_dollars: int = 5_000
     #: ``paper``: eq 2. ``per_share``: eq 2 x (opening shares / final shares), so dilution counts.
     basis: Literal["paper", "per_share"] = "paper"
+    #: ``gross``: eq 2's Cash_T. ``net``: cash less debt still owed, so late borrowing does not pay.
+    cash: Literal["gross", "net"] = "gross"
 
 
 class Macro(_Strict):

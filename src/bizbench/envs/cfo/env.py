@@ -22,7 +22,6 @@ from bizbench.envs.cfo import records
 from bizbench.envs.cfo.config import CfoConfig, load_config
 from bizbench.envs.cfo.notes import Notepad
 from bizbench.envs.cfo.tools import ACTION, MEMORY, TOOL, registry
-from bizbench.envs.cfo.world import fundraising as fr
 from bizbench.envs.cfo.world.world import CfoWorld
 
 __all__ = ["CfoEnv"]
@@ -73,10 +72,8 @@ class CfoEnv:
         """Validate, budget and run one call; failures change nothing and never raise."""
         month = self.world.month
         category = self.registry.spec(name).category if name in self.registry else None
-        if self.world.done and category in (TOOL, ACTION, MEMORY) and self.registry.spec(name).mutates:
-            result = ToolResult(ok=False, error="The simulation has ended; no further actions are accepted.")
-        elif self.world.done and category == TOOL:
-            result = ToolResult(ok=False, error="The simulation has ended; no further tool calls are accepted.")
+        if self.world.done and (category in (TOOL, ACTION) or (category and self.registry.spec(name).mutates)):
+            result = ToolResult(ok=False, error="The simulation has ended; only recall_notes still answers.")
         elif category == TOOL and self.budget_used >= self.config.agent.tool_budget:
             data = self.end_month("pass")
             result = ToolResult(ok=True, data={"tool_budget_spent": True, "month_closed_with": "pass", **data})
@@ -115,10 +112,7 @@ class CfoEnv:
         cents = to_cents(amount_dollars)
         quote: dict[str, Any] = {"type": kind, "amount": records.dollars(cents)}
         if kind == "debt":
-            m = w.macro.at(w.month)
-            lev = fr.leverage(w.debt_cents + cents, w.book_equity_cents())
-            rate = fr.contract_rate(m["treasury_2y"], m["baa_yield"], lev, cfg.debt)
-            quote["indicative_rate_today_pct"] = round(rate * 100, 3)
+            quote["indicative_rate_today_pct"] = round(w.debt_rate(cents) * 100, 3)
             quote["note"] = "The contract rate is fixed when the loan settles, at that month's market rates."
         return {"request": quote, **self.end_month("fund_raising_request", kind, cents)}
 
@@ -180,11 +174,8 @@ class CfoEnv:
         w, s = self.world, self.config.score
         if w.bankrupt:
             return 0.0
-        score = (
-            w.revenue_ttm_cents() / 100 * s.revenue_multiple
-            + w.cash_cents / 100
-            - s.tool_penalty_dollars * self.tool_calls
-        )
+        cash = w.cash_cents - (w.debt_cents if s.cash == "net" else 0)
+        score = w.revenue_ttm_cents() / 100 * s.revenue_multiple + cash / 100 - s.tool_penalty_dollars * self.tool_calls
         if s.basis == "per_share":
             score *= self.config.company.shares_outstanding / w.shares
         return round(score, 2)

@@ -2,7 +2,8 @@
 
 ``save_note(content, tags)`` and ``recall_notes(query, tags, limit)`` are free; the 5 most
 recent notes are shown in every month's observation. The paper's notepad is unbounded; the
-hardened preset caps the number and size of notes.
+hardened preset caps the size of a note and keeps only the latest notes (the oldest is
+dropped when a new one would exceed the cap).
 """
 
 from __future__ import annotations
@@ -24,11 +25,13 @@ class Notepad:
         cap, size = self.cfg.max_notes, self.cfg.max_note_chars
         if size is not None and len(content) > size:
             raise ToolError(f"content has {len(content)} characters; a note holds at most {size}")
-        if cap is not None and len(self.notes) >= cap:
-            raise ToolError(f"the notepad is full ({cap} notes); keep what matters in fewer notes")
-        note = {"id": len(self.notes) + 1, "month": month, "content": content, "tags": sorted(set(tags))}
-        self.notes.append(note)
-        return {"saved": note["id"], "notes": len(self.notes)}
+        note_id = self.notes[-1]["id"] + 1 if self.notes else 1
+        self.notes.append({"id": note_id, "month": month, "content": content, "tags": sorted(set(tags))})
+        out: dict[str, Any] = {"saved": note_id}
+        if cap is not None and len(self.notes) > cap:
+            out["dropped_oldest"] = self.notes.pop(0)["id"]
+        out["notes"] = len(self.notes)
+        return out
 
     def recall(self, query: str | None, tags: list[str] | None, limit: int) -> dict[str, Any]:
         if limit > self.cfg.recall_limit_max:

@@ -3,7 +3,7 @@
 Paper section 3.2-3.3: internal documents are available for [0, t]; statements exist only
 for book closings, so they are as fresh as the last one; months not yet closed exist only
 as fragmented raw records. Ours (docs/cfo-model.md): the raw records of a month are its
-bank transactions (cash entries only); the accruals (interest earned, charge-offs, unpaid
+bank statement (total deposits and withdrawals); the line items and the accruals (interest earned, charge-offs, unpaid
 vendor invoices and debt interest) enter the visible general ledger when the books are
 closed. Nothing here reads hidden state: only the ledger up to the last completed month,
 the company's own contracts and requests, and the opening business plan.
@@ -13,9 +13,6 @@ from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING, Any
-
-from bizbench.core.ledger import to_cents
-from bizbench.envs.cfo.world.costs import operating_costs
 
 if TYPE_CHECKING:
     from bizbench.envs.cfo.world.world import CfoWorld
@@ -28,9 +25,14 @@ def dollars(cents: int | float) -> float:
 
 
 def _dollar_tree(obj: Any) -> Any:
-    """Statement dicts in dollars (month fields stay integers)."""
+    """Statements and journals in dollars (ids and month fields stay integers)."""
     if isinstance(obj, dict):
-        return {k: v if k.endswith("month") and isinstance(v, int) else _dollar_tree(v) for k, v in obj.items()}
+        return {
+            k: v if (k == "id" or k.endswith("month")) and isinstance(v, int) else _dollar_tree(v)
+            for k, v in obj.items()
+        }
+    if isinstance(obj, list):
+        return [_dollar_tree(v) for v in obj]
     if isinstance(obj, int) and not isinstance(obj, bool):
         return dollars(obj)
     return obj
@@ -53,22 +55,13 @@ def statements(world: CfoWorld, closing_month: int) -> dict[str, Any]:
 
 
 def business_plan(world: CfoWorld) -> dict[str, int]:
-    """The opening plan's monthly run-rate (no growth), from public opening facts only."""
-    cfg = world.config
-    principal = cfg.company.borrowers * to_cents(cfg.company.average_loan_dollars)
-    ind = cfg.indicators
-    apr = cfg.lending.lending_spread_pct + max(world.macro.at(0)["fed_funds"], 0.0)
-    interest = principal * apr / 1200
-    replaced = principal / cfg.lending.loan_term_months
-    fees = replaced * cfg.lending.origination_fee_pct / 100
-    cost_of_revenue, opex = operating_costs(
-        round(interest + fees), ind.gross_margin_pct.start, ind.ebitda_margin_pct.start
-    )
-    rate = ind.collection_rate.start
-    return {
-        "operating": round(interest * rate + fees - cost_of_revenue - opex),
-        "investing": round(replaced * rate - replaced),
-    }
+    """The opening plan's monthly cash flows (a steady month of the opening book, no growth)."""
+    plan = world.plan
+    f = plan.lending
+    operating = f.interest_collected_cents + f.fees_cents - plan.cost_of_revenue_cents - plan.opex_cents
+    # the steady month collects interest accrued a month earlier: the opening receivable
+    operating += round(f.interest_accrued_cents * plan.collection_rate) - f.interest_collected_cents
+    return {"operating": operating, "investing": f.principal_collected_cents - f.originations_cents}
 
 
 STATIC_DOCS: dict[str, str] = {
@@ -151,13 +144,23 @@ def _ranges(months: list[int]) -> str:
     return ", ".join(f"{a}-{b}" if a != b else f"{a}" for a, b in spans)
 
 
-def _bank(world: CfoWorld, month: int) -> list[dict[str, Any]]:
-    rows = []
+def _bank(world: CfoWorld, month: int) -> dict[str, Any]:
+    """A month's bank statement: total deposits and withdrawals, no breakdown (section 3.2:
+    without a book closing the agent sees only fragmented raw records)."""
+    deposits = withdrawals = count = 0
     for e in world.ledger.journal(month, month):
         cash = sum(line["amount"] for line in e["lines"] if line["account"] == "cash")
-        if cash:
-            rows.append({"memo": e["memo"], "amount": dollars(cash)})
-    return rows
+        if cash > 0:
+            deposits += cash
+        elif cash < 0:
+            withdrawals -= cash
+        count += cash != 0
+    return {
+        "month": month,
+        "deposits": dollars(deposits),
+        "withdrawals": dollars(withdrawals),
+        "transactions": count,
+    }
 
 
 def _overview(world: CfoWorld) -> str:
@@ -238,8 +241,7 @@ def forecast(world: CfoWorld, months: int, growth_override: float | None) -> dic
     for i in range(1, months + 1):
         t = world.month + i - 1
         factor = (1 + g / 100) ** i
-        debt_service = sum(round(tr.principal_cents * tr.rate / 12) for tr in world.tranches if tr.maturity_month >= t)
-        repay = sum(tr.principal_cents for tr in world.tranches if tr.maturity_month == t)
+        debt_service, repay = world.debt_service_cents(t)
         flow = round(base["operating"] * factor + base["investing"] * factor) - debt_service - repay
         cash += flow
         rows.append(

@@ -30,14 +30,8 @@ MAX_NOTE = 100_000
 # ---------------------------------------------------------------------------- tools (budgeted)
 @registry.tool(category=TOOL, mutates=False)
 def check_cash_in_bank(env: CfoEnv) -> dict[str, Any]:
-    """[verify_cash_position] The real-time cash balance, with total debt and the loan portfolio; no breakdown."""
-    w = env.world
-    return {
-        "month": env.month_label,
-        "cash": records.dollars(w.cash_cents),
-        "debt_outstanding": records.dollars(w.debt_cents),
-        "loan_portfolio": records.dollars(w.book.principal_cents),
-    }
+    """[verify_cash_position] The real-time cash balance: one number, no breakdown."""
+    return {"month": env.month_label, "cash": records.dollars(env.world.cash_cents)}
 
 
 @registry.tool(category=TOOL, mutates=False)
@@ -46,8 +40,8 @@ def access_financial_docs(
 ) -> dict[str, Any]:
     """[review_financial_records] Internal documents and statements dated up to now.
 
-    Statements are only as fresh as the last book closing; months not yet closed exist only
-    as raw ledger records.
+    Statements are only as fresh as the last book closing; a month not yet closed shows only
+    its bank statement (total deposits and withdrawals).
 
     Args:
         action: "list" the documents, or "retrieve" one by filename.
@@ -110,8 +104,9 @@ def cash_flow_forecast_calculation(
 ) -> dict[str, Any]:
     """[conduct_cashflow_projection] Project cash month by month from the last closed books.
 
-    Assumes the monthly flows of the last closed month continue, growing at their recent
-    rate (or at ``growth_rate_override`` % a month), plus the known debt service. The
+    Assumes the operating and lending cash flows of the last closed month continue, growing at
+    the revenue growth of that month (or at ``growth_rate_override`` % a month), plus the
+    known debt service. The
     projection is only as good as the books it starts from.
 
     Args:

@@ -4,8 +4,9 @@ An attempt succeeds with probability p = p_macro x m_company:
 
 - equity: p_macro from the VIX, m_company = 0.75^n (n = prior successful equity rounds),
   times a size factor (ours): the paper says approval, amount and cost depend on
-  "firm-specific characteristics", so asking for more than a quarter of the pre-money
-  valuation lowers the odds linearly to zero at the whole valuation;
+  "firm-specific characteristics", so asking for more than a quarter of the enterprise
+  value (the operations, cash excluded, so raised cash cannot lift the next ceiling) lowers
+  the odds linearly to zero at the whole value;
 - debt: p_macro from SOFR, m_company = max(0, 1 - 1.5 max(0, L - 0.5)) (eq 3) with L the
   pro-forma debt-to-equity ratio (the request included), so leverage bounds the amount.
 
@@ -30,6 +31,7 @@ __all__ = [
     "draw_attempt",
     "equity_probability",
     "leverage",
+    "LEVERAGE_CAP",
 ]
 
 
@@ -46,19 +48,24 @@ class Attempt:
     probability: float
 
 
+LEVERAGE_CAP = 10.0  # L is capped so a rate stays finite when book equity is gone
+
+
 def leverage(debt_cents: int, equity_cents: int) -> float:
-    """Debt-to-equity ratio L; infinite when book equity is not positive."""
+    """Debt-to-equity ratio L, capped at LEVERAGE_CAP (also when book equity is not positive)."""
+    if debt_cents <= 0:
+        return 0.0
     if equity_cents <= 0:
-        return float("inf") if debt_cents > 0 else 0.0
-    return debt_cents / equity_cents
+        return LEVERAGE_CAP
+    return min(debt_cents / equity_cents, LEVERAGE_CAP)
 
 
 def equity_probability(
-    vix: float, prior_rounds: int, requested_cents: int, pre_money_cents: int, cfg: Equity, books_age: int | None
+    vix: float, prior_rounds: int, requested_cents: int, enterprise_value_cents: int, cfg: Equity, books_age: int | None
 ) -> float:
     """p_equity(t) x 0.75^n x size factor (x the hardened preset's diligence penalty)."""
     p_macro = float(np.clip(cfg.vix_intercept - cfg.vix_slope * vix, cfg.p_min, cfg.p_max))
-    ratio = requested_cents / pre_money_cents if pre_money_cents > 0 else float("inf")
+    ratio = requested_cents / enterprise_value_cents if enterprise_value_cents > 0 else float("inf")
     size = float(np.clip(1 - (ratio - cfg.size_free) / (cfg.size_zero - cfg.size_free), 0.0, 1.0))
     p = p_macro * cfg.round_decay**prior_rounds * size
     if cfg.diligence_months and (books_age is None or books_age > cfg.diligence_months):

@@ -23,7 +23,7 @@ from bizbench.envs.cfo.world.accounting import GeneralLedger
 from bizbench.envs.cfo.world.costs import operating_costs
 from bizbench.envs.cfo.world.growth import surge_schedule, user_growth_pct
 from bizbench.envs.cfo.world.indicators import IndicatorState, initial_indicators, perturb
-from bizbench.envs.cfo.world.lending import Book, lending_month
+from bizbench.envs.cfo.world.lending import Book, LendingMonth, lending_month
 from bizbench.envs.cfo.world.macro import MacroPath, generate_path, paper_path
 
 __all__ = ["ACTIONS", "CfoWorld", "Tranche"]
@@ -39,6 +39,16 @@ class Tranche:
     rate: float
     start_month: int
     maturity_month: int
+
+
+@dataclass(frozen=True)
+class OpeningPlan:
+    """One steady month of the opening book (see :meth:`CfoWorld.opening_plan`)."""
+
+    lending: LendingMonth
+    cost_of_revenue_cents: int
+    opex_cents: int
+    collection_rate: float
 
 
 @dataclass
@@ -73,17 +83,24 @@ class CfoWorld:
         self.surges = surge_schedule(cfg.surges, self.months, self.rng["surges"])
         self.indicators: IndicatorState = initial_indicators(cfg.indicators)
         self.average_loan_cents = to_cents(cfg.company.average_loan_dollars)
-        principal = cfg.company.borrowers * self.average_loan_cents
-        self.book = Book(principal, 0, float(cfg.company.borrowers))
         self.cash_cents = to_cents(cfg.company.start_cash_dollars)
+        # A going concern: last month's interest is still to collect and its vendor bills to pay.
+        principal = cfg.company.borrowers * self.average_loan_cents
+        self.plan = self.opening_plan()
+        self.book = Book(principal, self.plan.lending.interest_accrued_cents, float(cfg.company.borrowers))
+        self.opex_payable_cents = self.plan.opex_cents
+        self.interest_payable_cents = 0
         paid_in = to_cents(cfg.company.paid_in_capital_dollars)
+        assets = self.cash_cents + principal + self.book.interest_receivable_cents
         self.ledger = GeneralLedger(self.months)
         self.ledger.open(
             {
                 "cash": self.cash_cents,
                 "loans_receivable": principal,
+                "interest_receivable": self.book.interest_receivable_cents,
+                "accounts_payable": self.opex_payable_cents,
                 "paid_in_capital": paid_in,
-                "retained_earnings": self.cash_cents + principal - paid_in,
+                "retained_earnings": assets - self.opex_payable_cents - paid_in,
             }
         )
         self.shares = cfg.company.shares_outstanding
@@ -91,19 +108,29 @@ class CfoWorld:
         self.pending: fr.Attempt | None = None
         self.attempts: list[fr.Attempt] = []
         self.tranches: list[Tranche] = []
-        self.opex_payable_cents = 0
-        self.interest_payable_cents = 0
         self.closings: list[int] = []  # decision months at which the books were closed
         self.history: list[MonthRecord] = []
         self.month = 0
         self.bankrupt = False
         # Valuation anchor (ours, docs/cfo-model.md): enterprise value moves with the P/S
         # multiple and the interest run-rate from the opening $10/share.
-        start = self.macro.at(0)
         self._ev0_cents = cfg.company.shares_outstanding * to_cents(cfg.company.share_price_dollars) - self.cash_cents
-        self._ps0 = start["ps_ratio"]
-        self._run_rate0 = principal * (cfg.lending.lending_spread_pct + max(start["fed_funds"], 0.0)) / 1200
+        self._ps0 = self.macro.at(0)["ps_ratio"]
+        self._run_rate0 = max(self.plan.lending.interest_accrued_cents, 1)
         self._run_rate = self._run_rate0
+
+    def opening_plan(self) -> OpeningPlan:
+        """A steady month of the opening book (no growth, the indicators' opening values): the
+        opening balances and the business plan the board documents quote."""
+        cfg = self.config
+        ind = cfg.indicators
+        book = Book(cfg.company.borrowers * self.average_loan_cents, 0, float(cfg.company.borrowers))
+        fed_funds = self.macro.at(0)["fed_funds"]
+        _, flows = lending_month(book, 0.0, ind.collection_rate.start, fed_funds, self.average_loan_cents, cfg.lending)
+        cost_of_revenue, opex = operating_costs(
+            flows.revenue_cents, ind.gross_margin_pct.start, ind.ebitda_margin_pct.start
+        )
+        return OpeningPlan(flows, cost_of_revenue, opex, ind.collection_rate.start)
 
     # ------------------------------------------------------------------ read-outs
     @property
@@ -125,14 +152,36 @@ class CfoWorld:
         m = self.month - 1
         return self.ledger.balance("paid_in_capital", m) + self.ledger.balance("retained_earnings", m)
 
-    def pre_money_cents(self) -> int:
-        """Enterprise value (opening EV x P/S change x run-rate change) + cash - debt."""
+    def enterprise_value_cents(self) -> int:
+        """The operations' value: opening EV x P/S change x interest run-rate change (ours)."""
         ps = self.macro.at(self.month)["ps_ratio"]
-        ev = self._ev0_cents * (ps / self._ps0) * (self._run_rate / self._run_rate0)
-        return max(round(ev) + self.cash_cents - self.debt_cents, 1)
+        return max(round(self._ev0_cents * (ps / self._ps0) * (self._run_rate / self._run_rate0)), 1)
 
-    def share_price_dollars(self) -> float:
-        return self.pre_money_cents() / 100 / self.shares
+    def share_price_cents(self) -> float:
+        """Price of a new share: market (EV + cash - debt) or, in presets that score per share,
+        the score's own value (eq 2 with net cash), so that a raise at that price is neutral."""
+        if self.config.fundraising.equity.share_pricing == "market":
+            value = self.enterprise_value_cents() + self.cash_cents - self.debt_cents
+        else:
+            value = round(self.config.score.revenue_multiple * self.revenue_ttm_cents()) + self.cash_cents
+            value -= self.debt_cents
+        return max(value, 1) / self.shares
+
+    def debt_rate(self, extra_debt_cents: int) -> float:
+        """Table 5's contract rate at this month's yields with ``extra_debt_cents`` more debt."""
+        m = self.macro.at(min(self.month, self.months - 1))
+        lev = fr.leverage(self.debt_cents + extra_debt_cents, self.book_equity_cents())
+        return fr.contract_rate(m["treasury_2y"], m["baa_yield"], lev, self.config.fundraising.debt)
+
+    def debt_interest_cents(self) -> int:
+        """This month's interest on the outstanding contracts."""
+        return self.debt_service_cents(self.month)[0]
+
+    def debt_service_cents(self, month: int) -> tuple[int, int]:
+        """(interest, principal due) in ``month`` on the contracts signed so far."""
+        live = [tr for tr in self.tranches if tr.maturity_month >= month]
+        interest = sum(round(tr.principal_cents * tr.rate / 12) for tr in live)
+        return interest, sum(tr.principal_cents for tr in live if tr.maturity_month == month)
 
     def raise_probability(self, kind: str, amount_cents: int) -> float:
         """p_adj of Table 5 for a request made now (hidden from the agent)."""
@@ -141,7 +190,7 @@ class CfoWorld:
         if kind == "equity":
             age = None if self.last_closed_month is None else self.month - 1 - self.last_closed_month
             return fr.equity_probability(
-                m["vix"], self.equity_rounds, amount_cents, self.pre_money_cents(), cfg.equity, age
+                m["vix"], self.equity_rounds, amount_cents, self.enterprise_value_cents(), cfg.equity, age
             )
         lev = fr.leverage(self.debt_cents + amount_cents, self.book_equity_cents())
         return fr.debt_probability(m["sofr"], lev, cfg.debt)
@@ -195,16 +244,13 @@ class CfoWorld:
         if not a.success:
             return [event]
         if a.kind == "equity":
-            price_cents = max(self.pre_money_cents() / self.shares, 1.0)
-            new_shares = int(a.received_cents / price_cents)
+            new_shares = int(a.received_cents / self.share_price_cents())
             self.shares += new_shares
             self.equity_rounds += 1
             self._move(t, "equity round settled", "cash", "paid_in_capital", a.received_cents, "equity_issued")
             event["new_shares"] = new_shares
         else:
-            m = self.macro.at(t)
-            lev = fr.leverage(self.debt_cents + a.received_cents, self.book_equity_cents())
-            rate = fr.contract_rate(m["treasury_2y"], m["baa_yield"], lev, self.config.fundraising.debt)
+            rate = self.debt_rate(a.received_cents)  # set at settlement (section 3.3)
             maturity = t + self.config.fundraising.debt.maturity_months
             self.tranches.append(Tranche(a.received_cents, rate, t, maturity))
             self._move(t, "debt drawn", "cash", "debt", a.received_cents, "debt_borrowed")
@@ -239,7 +285,7 @@ class CfoWorld:
         move(t, "funding and servicing costs", "cost_of_revenue", "cash", cost_of_revenue, "cost_of_revenue_paid")
         move(t, "operating costs accrued", "operating_expenses", "accounts_payable", opex)
         self.opex_payable_cents = opex
-        interest = sum(round(tr.principal_cents * tr.rate / 12) for tr in self.tranches)
+        interest = self.debt_interest_cents()
         move(t, "debt interest accrued", "interest_expense", "interest_payable", interest)
         self.interest_payable_cents = interest
         self._run_rate = max(f.interest_accrued_cents, 1)
