@@ -169,11 +169,8 @@ def run(
             "cash_floor": cash_floor,
         }
     out_dir = Path(out) if out else Path("runs") / f"{env}-{agent}-{preset}-{seed}"
-    if env == "yc":
-        _run_yc(agent, seed, preset, out_dir)
-        return
-    if env == "cfo":
-        _run_cfo(agent, seed, preset, out_dir)
+    if env in _EPISODES:
+        _run_episode(env, agent, seed, preset, out_dir)
         return
     with _progress() as progress:
         task = progress.add_task("days simulated", total=None)
@@ -203,31 +200,34 @@ def _print_result(title: str, result: dict[str, Any], keys: tuple[str, ...], mon
     console.print(table)
 
 
-def _run_yc(agent: str, seed: int, preset: str, out_dir: Any) -> None:
-    from bizbench.runner.episode import run_yc_baseline
+# env -> (runner in bizbench.runner.episode, result rows, money rows, run-directory files)
+_EPISODES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], str]] = {
+    "yc": (
+        "run_yc_baseline",
+        ("final_funds", "bankrupt", "time", "tasks_succeeded", "tasks_failed", "tasks_cancelled", "turns"),
+        ("final_funds",),
+        "result.json, metrics.jsonl, actions.jsonl, ledger.csv, cash.png",
+    ),
+    "cfo": (
+        "run_cfo_baseline",
+        ("score", "final_cash", "bankrupt", "months_survived", "equity_raised", "debt_raised", "tool_calls"),
+        ("score", "final_cash", "equity_raised", "debt_raised"),
+        "result.json, metrics.jsonl, actions.jsonl, statements.jsonl, ledger.csv, cash.png",
+    ),
+}
 
+
+def _run_episode(env: str, agent: str, seed: int, preset: str, out_dir: Any) -> None:
+    """A yc or cfo baseline episode: run it, print its result table and where its files are."""
+    from bizbench.runner import episode
+
+    runner, keys, money, files = _EPISODES[env]
     try:
-        result = run_yc_baseline(agent, seed, preset, out_dir)
+        result = getattr(episode, runner)(agent, seed, preset, out_dir)
     except ValueError as e:
         err_console.print(f"[red]{e}[/red]")
         raise typer.Exit(2) from None
-    keys = ("final_funds", "bankrupt", "time", "tasks_succeeded", "tasks_failed", "tasks_cancelled", "turns")
-    _print_result(f"yc / {preset} / {agent} / seed {seed}", result, (*keys, "wall_seconds"), money=("final_funds",))
-    console.print(f"run directory: {out_dir}  (result.json, metrics.jsonl, actions.jsonl, ledger.csv, cash.png)")
-
-
-def _run_cfo(agent: str, seed: int, preset: str, out_dir: Any) -> None:
-    from bizbench.runner.episode import run_cfo_baseline
-
-    try:
-        result = run_cfo_baseline(agent, seed, preset, out_dir)
-    except ValueError as e:
-        err_console.print(f"[red]{e}[/red]")
-        raise typer.Exit(2) from None
-    keys = ("score", "final_cash", "bankrupt", "months_survived", "equity_raised", "debt_raised", "tool_calls")
-    money = ("score", "final_cash", "equity_raised", "debt_raised")
-    _print_result(f"cfo / {preset} / {agent} / seed {seed}", result, (*keys, "wall_seconds"), money=money)
-    files = "result.json, metrics.jsonl, actions.jsonl, statements.jsonl, ledger.csv, cash.png"
+    _print_result(f"{env} / {preset} / {agent} / seed {seed}", result, (*keys, "wall_seconds"), money=money)
     console.print(f"run directory: {out_dir}  ({files})")
 
 
