@@ -113,7 +113,6 @@ def run_cfo_baseline(agent: str, seed: int, preset: str = "paper", out: Path | N
     action, the statements of every book closing, the general ledger and result.json."""
     from bizbench.envs.cfo.baselines import make_policy
     from bizbench.envs.cfo.env import CfoEnv
-    from bizbench.envs.cfo.records import statements
 
     env = CfoEnv.from_preset(preset, seed, secret=secret_from_env())
     policy = make_policy(agent)
@@ -123,20 +122,30 @@ def run_cfo_baseline(agent: str, seed: int, preset: str = "paper", out: Path | N
         run = RunDir(out, {**config, "config": env.config.model_dump(mode="json")})
     started = time.perf_counter()
     while not env.done:
-        n_actions, month = len(env.actions), env.world.month
+        n_actions = len(env.actions)
         policy(env, env.observation())
         if run is not None:
             run.append("actions", env.actions[n_actions:])
-            run.append("metrics", env.monthly_metrics(month))
-            if env.world.closings and env.world.closings[-1] == month:
-                run.append("statements", [{"closed_at_month": month, **statements(env.world, month)}])
     result = env.result(agent=agent, wall_seconds=round(time.perf_counter() - started, 3))
     if run is not None:
         from bizbench.core.provenance import provenance
-        from bizbench.report.plots import plot_monthly_cash
 
         result["provenance"] = provenance()
-        title = f"cfo / {preset} / {agent} / seed {seed}"
-        metrics = env.monthly_metrics()
-        run.finish(result, env.ledger_rows(), lambda path: plot_monthly_cash(metrics, path, title))
+        finish_cfo_run(env, run, result, f"cfo / {preset} / {agent} / seed {seed}")
     return result
+
+
+def finish_cfo_run(env: Any, run: RunDir, result: dict[str, Any], title: str) -> None:
+    """The end-of-run files of a cfo run: monthly metrics, the statements of every book
+    closing, the general ledger, result.json and the cash plot."""
+    from bizbench.envs.cfo.records import statements
+    from bizbench.report.plots import plot_monthly_cash
+
+    metrics = env.monthly_metrics()
+    run.append("metrics", metrics)
+    run.append("statements", [{"closed_at_month": c, **statements(env.world, c)} for c in env.world.closings])
+    run.finish(result, env.ledger_rows(), lambda path: plot_monthly_cash(metrics, path, title))
+
+
+#: env id -> the function writing an agent run's end-of-run files (env, rundir, result, title)
+FINISHERS: dict[str, Callable[[Any, RunDir, dict[str, Any], str], None]] = {"cfo": finish_cfo_run}

@@ -1,0 +1,1 @@
+"""LLM agents: model clients (``models``), the papers' harnesses (``harness``), run recording."""

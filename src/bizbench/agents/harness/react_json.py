@@ -1,0 +1,136 @@
+"""The EnterpriseArena harness (paper section 4.1, Appendix E): a ReAct loop of JSON blocks.
+
+Each month the conversation starts afresh from the system prompt and the month's
+observation (the 5 latest notes included, Appendix E "Memory Tools"). Every reply must end
+with one JSON block, bare or fenced with ```json: ``{"type": "tool", "name", "params"}``,
+``{"type": "action", "name", "params"}`` or ``{"type": "memory", "operation": "save_note" |
+"recall_notes", ...}``. A tool result or an error goes back as the next user message. A
+reply without a valid block gets one line of feedback and counts toward the month's tool
+budget; when the budget is spent the month closes with ``pass``. Memory is free, so a month
+also closes with ``pass`` after ``max_replies_per_month`` replies (ours: a model that only
+takes notes would otherwise never end the run).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from bizbench.agents.recording import AgentRun
+
+__all__ = ["ReactJsonHarness", "extract_block"]
+
+NO_BLOCK = 'No valid JSON block found. End your reply with one, e.g. {"type": "action", "name": "pass", "params": {}}.'
+_FENCED = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.S)
+
+
+def extract_block(text: str) -> dict[str, Any] | None:
+    """The last JSON object in ``text``: a fenced ```json block first, else the last bare one."""
+    for block in reversed(_FENCED.findall(text)):
+        parsed = _object(block)
+        if parsed is not None:
+            return parsed
+    decoder = json.JSONDecoder()
+    found, pos = None, 0
+    while (start := text.find("{", pos)) != -1:
+        try:
+            obj, end = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            pos = start + 1
+            continue
+        if isinstance(obj, dict) and "type" in obj:
+            found = obj  # a top-level block: objects nested in it are skipped
+        pos = end
+    return found
+
+
+def _object(text: str) -> dict[str, Any] | None:
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+class ReactJsonHarness:
+    """Runs a budgeted-month env (``cfo``) with a model that answers in JSON blocks."""
+
+    name = "react-json"
+
+    def __init__(self, max_replies_per_month: int = 50) -> None:
+        self.max_replies_per_month = max_replies_per_month
+
+    def system_prompt(self, env: Any) -> str:
+        return str(env.system_prompt())
+
+    def tools(self, env: Any) -> list[dict[str, Any]]:
+        """The tools the prompt describes (the model answers in JSON blocks, not native tool calls)."""
+        return list(env.registry.json_schemas())
+
+    def run(self, env: Any, run: AgentRun) -> str:
+        """Play until the episode ends or the run must stop; returns why it ended."""
+        while not env.done:
+            if not self._month(env, run):
+                return run.stopped or "stopped"
+        return "bankrupt" if env.world.bankrupt else "completed"
+
+    def _month(self, env: Any, run: AgentRun) -> bool:
+        obs = env.observation()
+        month = obs["current_month"]
+        run.meter.turns += 1
+        run.trajectory.event("reset", month=month, observation=obs)
+        system = f"{env.system_prompt()}\nCurrent month: {month}\nCurrent date: {obs['current_date']}"
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": system},
+            {"role": "user", "content": "Observation for this month:\n" + json.dumps(obs, indent=1)},
+        ]
+        malformed = 0
+        for _ in range(self.max_replies_per_month):
+            if env.done or env.world.month != month:
+                return True
+            budget_left = env.observation()["tool_budget_left"] - malformed
+            if budget_left <= 0:
+                return self._close(env, run, month, "the tool budget is spent")
+            reply = run.ask(messages, None, month=month)
+            if reply is None:
+                return False
+            messages.append({"role": "assistant", "content": reply.content})
+            block = extract_block(reply.content)
+            if block is None:
+                malformed += 1
+                note = NO_BLOCK
+                run.feedback(note, month=month)
+                messages.append({"role": "user", "content": note})
+                continue
+            answer = self._apply(env, run, block, month)
+            if env.done or env.world.month != month:
+                return True
+            messages.append({"role": "user", "content": answer})
+        return self._close(env, run, month, f"{self.max_replies_per_month} replies without an action")
+
+    def _apply(self, env: Any, run: AgentRun, block: dict[str, Any], month: int) -> str:
+        """Run one block; the text that goes back to the model."""
+        kind = block.get("type")
+        if kind == "memory":
+            name = block.get("operation")
+            args = {k: v for k, v in block.items() if k not in ("type", "operation")}
+        elif kind in ("tool", "action"):
+            name = block.get("name")
+            args = block.get("params") or {}
+        else:
+            run.feedback(f"unknown block type {kind!r}", month=month)
+            return 'Unknown "type": use "tool", "action" or "memory".'
+        if not isinstance(name, str) or not isinstance(args, dict):
+            run.feedback("block without a name or with non-object params", month=month)
+            return 'The block needs a string "name" (or "operation") and an object "params".'
+        result = env.call(name, **args)
+        run.tool(name, args, result.ok, result.data if result.ok else result.error, month=month, type=kind)
+        if not result.ok:
+            return f"Error: {result.error}"
+        return "Result:\n" + json.dumps(result.data, indent=1, default=str)
+
+    def _close(self, env: Any, run: AgentRun, month: int, why: str) -> bool:
+        run.trajectory.event("auto_pass", month=month, reason=why)
+        env.call("pass")
+        return True

@@ -1,0 +1,107 @@
+"""Run an LLM (or a user's agent class) on an env through a harness, into a run directory.
+
+The run directory is the baseline layout (:mod:`bizbench.runner.rundir`) plus
+``trajectory.jsonl`` (appended per event), ``system_prompt.txt`` and ``tools.json``;
+result.json adds the model (as requested and as reported), the sampling parameters, the
+harness, turns, tool calls, tokens, cost and why the run ended.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from pathlib import Path
+from typing import Any
+
+from bizbench.agents.harness import DEFAULT_HARNESS, HARNESSES
+from bizbench.agents.models.base import ModelClient
+from bizbench.agents.recording import AgentRun, Limits, Trajectory, save_setup
+from bizbench.core.rng import secret_from_env
+from bizbench.runner.episode import FINISHERS
+from bizbench.runner.rundir import RunDir
+
+__all__ = ["open_env", "run_agent_episode"]
+
+
+def open_env(env_id: str, seed: int, preset: str | None) -> Any:
+    """An in-process env for the in-process harnesses (cli-chat, react-json)."""
+    from bizbench.core.envs import get_env
+
+    spec = get_env(env_id)
+    preset = preset or spec.default_preset
+    secret = secret_from_env()
+    if env_id == "cfo":
+        from bizbench.envs.cfo.env import CfoEnv
+
+        return CfoEnv.from_preset(preset, seed, secret=secret)
+    if env_id == "yc":
+        from bizbench.envs.yc.env import YcEnv
+
+        return YcEnv.from_preset(preset, seed, secret=secret)
+    raise ValueError(f"env {env_id!r} runs its agents in the terminal harness (its own process and sandbox)")
+
+
+def make_harness(name: str, **options: Any) -> Any:
+    try:
+        module = importlib.import_module(HARNESSES[name])
+    except KeyError:
+        raise ValueError(f"unknown harness {name!r}; choose from {', '.join(HARNESSES)}") from None
+    cls = next(v for k, v in vars(module).items() if k.endswith("Harness") and getattr(v, "name", None) == name)
+    return cls(**options)
+
+
+def run_agent_episode(
+    env_id: str,
+    model: ModelClient,
+    seed: int,
+    preset: str | None = None,
+    out: Path | None = None,
+    harness: str | None = None,
+    limits: Limits | None = None,
+    harness_options: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One episode of ``model`` on ``env_id``; returns result.json's content."""
+    harness_name = harness or DEFAULT_HARNESS[env_id]
+    h = make_harness(harness_name, **(harness_options or {}))
+    env = h.open_env(env_id, seed, preset) if hasattr(h, "open_env") else open_env(env_id, seed, preset)
+    config = {
+        "env": env_id,
+        "preset": env.preset,
+        "preset_hash": getattr(env, "preset_hash", ""),
+        "seed": seed,
+        "agent": model.name,
+        "model": model.name,
+        "sampling": model.sampling,
+        "harness": harness_name,
+        "harness_options": harness_options or {},
+        "limits": vars(limits or Limits()),
+    }
+    rundir = RunDir(out, {**config, "config": env.config.model_dump(mode="json")}) if out is not None else None
+    trajectory = Trajectory(rundir.path / "trajectory.jsonl" if rundir else None)
+    if rundir is not None:
+        save_setup(rundir.path, h.system_prompt(env), h.tools(env))
+    run = AgentRun(model, trajectory, limits or Limits())
+    started = time.perf_counter()
+    ended_by = "interrupted"
+    try:
+        ended_by = h.run(env, run)
+    finally:
+        trajectory.event("end", ended_by=ended_by, **run.meter.summary())
+        trajectory.close()
+    result = env.result(
+        agent=model.name,
+        model=model.name,
+        sampling=model.sampling,
+        harness=harness_name,
+        ended_by=ended_by,
+        **run.meter.summary(),
+        wall_seconds=round(time.perf_counter() - started, 3),
+    )
+    if rundir is not None:
+        from bizbench.core.provenance import provenance
+
+        result["provenance"] = provenance()
+        title = f"{env_id} / {env.preset} / {model.name} / seed {seed}"
+        finish = getattr(h, "finish", None) or FINISHERS[env_id]
+        finish(env, rundir, result, title)
+    return result
