@@ -302,7 +302,7 @@ def test_command_is_parsed_by_the_server_and_run_like_a_call(tmp_path: Path) -> 
         assert status == 400 and reply["error"].startswith("Unknown command: rm -rf /. Commands: echo, spend")
         assert [(k, d["source"], d["command"]) for k, d in session.tamper] == [("unknown_tool", "server", "rm -rf /")]
         status, _ = command(srv, ["finish"])
-        assert status == 200 and srv.done.is_set()  # the episode end is seen exactly as after /call
+        assert status == 200 and srv.done.wait(5)  # as after /call (set once the reply is written)
 
 
 @pytest.mark.parametrize(
