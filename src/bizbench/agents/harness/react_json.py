@@ -76,9 +76,15 @@ class ReactJsonHarness:
         return "bankrupt" if env.world.bankrupt else "completed"
 
     def _month(self, env: Any, run: AgentRun) -> bool:
+        """One month (a turn); False when the run must stop before the month is over."""
+        done = self._play_month(env, run)
+        if done:
+            run.meter.turns += 1
+        return done
+
+    def _play_month(self, env: Any, run: AgentRun) -> bool:
         obs = env.observation()
         month = obs["current_month"]
-        run.meter.turns += 1
         run.trajectory.event("reset", month=month, observation=obs)
         system = f"{env.system_prompt()}\nCurrent month: {month}\nCurrent date: {obs['current_date']}"
         messages: list[dict[str, Any]] = [

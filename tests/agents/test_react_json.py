@@ -1,0 +1,147 @@
+"""The EnterpriseArena harness with a scripted model: JSON blocks, budget, memory, monthly reset."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bizbench.agents.harness.react_json import ReactJsonHarness, extract_block
+from bizbench.agents.models.base import ModelError, ModelReply
+from bizbench.agents.models.scripted import ScriptedModel
+from bizbench.agents.recording import AgentRun, Limits, Trajectory
+from bizbench.envs.cfo.env import CfoEnv
+from bizbench.runner.agent_episode import run_agent_episode
+
+
+def block(kind: str, name: str, **params: Any) -> dict[str, Any]:
+    return {
+        "content": "Reasoning first.\n```json\n" + json.dumps({"type": kind, "name": name, "params": params}) + "\n```"
+    }
+
+
+def memory(operation: str, **fields: Any) -> dict[str, Any]:
+    return {"content": "Noting. " + json.dumps({"type": "memory", "operation": operation, **fields})}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('x ```json\n{"type": "tool", "name": "a", "params": {}}\n``` y', {"type": "tool", "name": "a", "params": {}}),
+        ('bare {"type": "action", "name": "pass", "params": {"type": "inner"}} end', "pass"),
+        ('two {"type": "tool", "name": "a"} then {"type": "action", "name": "b"}', "b"),
+        ("no block here", None),
+        ('{"type": broken', None),
+        ('{"name": "no type"}', None),
+    ],
+)
+def test_extract_block(text: str, expected: Any) -> None:
+    got = extract_block(text)
+    if isinstance(expected, str):
+        assert got is not None and got["name"] == expected
+    else:
+        assert got == expected
+
+
+def run_months(script: Any, months: int = 3, seed: int = 4, max_replies: int = 50) -> tuple[CfoEnv, AgentRun]:
+    env = CfoEnv.from_preset("paper", seed, months=months)
+    run = AgentRun(ScriptedModel(script), Trajectory(None))
+    ReactJsonHarness(max_replies_per_month=max_replies).run(env, run)
+    return env, run
+
+
+def test_every_month_starts_afresh_with_the_latest_notes() -> None:
+    seen: list[list[dict[str, Any]]] = []
+
+    def model(messages: list[dict[str, Any]], tools: Any) -> dict[str, Any]:
+        seen.append(list(messages))
+        month = json.loads(messages[1]["content"].split("\n", 1)[1])["current_month"]
+        if len(messages) == 2:
+            return memory("save_note", content=f"month {month} plan", tags=["plan"])
+        return block("action", "book_closing")
+
+    env, run = run_months(model, months=3)
+    assert env.done and env.result()["book_closings"] == 3
+    firsts = [m for m in seen if len(m) == 2]
+    assert len(firsts) == 3  # history reset: each month begins with system + observation only
+    assert "Current month: 2" in firsts[2][0]["content"]
+    notes = json.loads(firsts[2][1]["content"].split("\n", 1)[1])["recent_notes"]
+    assert [n["content"] for n in notes] == ["month 1 plan", "month 0 plan"]
+    assert [e["kind"] for e in run.trajectory.events].count("reset") == 3
+
+
+def test_a_reply_without_a_block_counts_toward_the_budget_and_the_month_closes_with_pass() -> None:
+    env, run = run_months([{"content": "I am thinking..."}], months=2)
+    assert env.done
+    assert [r.action for r in env.world.history] == ["pass", "pass"]
+    assert run.meter.malformed == 2 * 20  # one line of feedback each, until the 20-call budget is spent
+    auto = [e for e in run.trajectory.events if e["kind"] == "auto_pass"]
+    assert len(auto) == 2 and "budget" in auto[0]["reason"]
+
+
+def test_tools_use_the_budget_and_errors_go_back_to_the_model() -> None:
+    replies = [
+        block("tool", "check_cash_in_bank"),
+        block("tool", "check_market_data", data_type="nonsense"),
+        block("action", "fund_raising_request", type="equity", amount=20_000_000),
+        block("action", "fund_raising_request", type="debt", amount=5_000_000),  # refused: one pending
+        block("action", "pass"),
+    ]
+    seen: list[list[dict[str, Any]]] = []
+
+    def model(messages: list[dict[str, Any]], tools: Any) -> Any:
+        seen.append(list(messages))
+        return replies[min(len(seen) - 1, len(replies) - 1)]
+
+    env, run = run_months(model, months=2)
+    assert env.tool_calls == 1  # only the successful budgeted tool counts in eq 2
+    assert "unknown data_type" in seen[2][-1]["content"]
+    assert "still pending" in seen[4][-1]["content"] and env.world.history[0].action == "fund_raising_request"
+    assert env.world.history[1].action == "pass"
+
+
+def test_memory_only_months_are_closed_after_the_reply_cap() -> None:
+    env, run = run_months([memory("recall_notes", query="x")], months=1, max_replies=7)
+    assert env.done and run.meter.model_calls == 7 and env.tool_calls == 0
+    assert any(e["kind"] == "auto_pass" and "7 replies" in e["reason"] for e in run.trajectory.events)
+
+
+def test_limits_and_model_errors_end_the_run_cleanly() -> None:
+    env = CfoEnv.from_preset("paper", 4)
+    run = AgentRun(ScriptedModel([block("action", "pass")]), Trajectory(None), Limits(max_turns=5))
+    assert ReactJsonHarness().run(env, run) == "max_turns" and env.world.month == 5
+
+    def broken(messages: Any, tools: Any) -> ModelReply:
+        raise ModelError("provider down", attempts=[{"attempt": 1, "error": "500"}])
+
+    env = CfoEnv.from_preset("paper", 4)
+    run = AgentRun(ScriptedModel(broken), Trajectory(None))
+    assert ReactJsonHarness().run(env, run) == "model_error"
+    assert run.trajectory.events[-1]["kind"] == "model_error" and run.trajectory.events[-1]["attempts"]
+
+
+def test_run_directory_and_replay_of_a_scripted_run(tmp_path: Path) -> None:
+    script = tmp_path / "script.jsonl"
+    lines = [block("tool", "check_cash_in_bank"), block("action", "book_closing")]
+    script.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    results = []
+    for name in ("a", "b"):
+        results.append(
+            run_agent_episode(
+                "cfo", ScriptedModel.from_file(script), 5, "paper", tmp_path / name, limits=Limits(max_turns=6)
+            )
+        )
+    a, b = (dict(r) for r in results)
+    for r in (a, b):
+        r.pop("wall_seconds")
+        r.pop("provenance")
+    assert a == b
+    assert a["harness"] == "react-json" and a["ended_by"] == "max_turns" and a["model"] == "scripted:script.jsonl"
+    run = tmp_path / "a"
+    for f in ("trajectory.jsonl", "system_prompt.txt", "tools.json", "result.json", "config.json", "metrics.jsonl"):
+        assert (run / f).exists(), f
+    kinds = [json.loads(line)["kind"] for line in (run / "trajectory.jsonl").read_text().splitlines()]
+    assert kinds[0] == "reset" and kinds[-1] == "end" and "model_call" in kinds and "tool_call" in kinds
+    assert "fund_raising_request" in (run / "system_prompt.txt").read_text()
