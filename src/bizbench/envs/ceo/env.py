@@ -20,6 +20,7 @@ from bizbench.core.rng import secret_id, world_entropy
 from bizbench.core.server import preview
 from bizbench.envs.ceo.config import CHANNELS, CeoConfig, load_config
 from bizbench.envs.ceo.dashboard import weekly_dashboard
+from bizbench.envs.ceo.forecasts import forecast_errors
 from bizbench.envs.ceo.tools import registry
 from bizbench.envs.ceo.world.world import World
 from bizbench.runner.rundir import RunDir
@@ -134,6 +135,7 @@ class CeoEnv:
             "seed": self.seed,
             "seed_secret_id": self.secret_id,
             **extra,
+            "forecast_errors": forecast_errors(self.predictions, metrics),
             "final_cash": round(st.ledger.cash, 2),
             "bankrupt": bool(st.bankrupt),
             "days_survived": int(self.day),

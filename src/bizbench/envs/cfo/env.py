@@ -180,6 +180,18 @@ class CfoEnv:
             score *= self.config.company.shares_outstanding / w.shares
         return round(score, 2)
 
+    def score_components(self) -> dict[str, Any]:
+        """Eq 2's terms in dollars (before the survival rule and the per-share scaling)."""
+        w, s = self.world, self.config.score
+        return {
+            "revenue_ttm_x_multiple": round(w.revenue_ttm_cents() / 100 * s.revenue_multiple, 2),
+            "cash": round((w.cash_cents - (w.debt_cents if s.cash == "net" else 0)) / 100, 2),
+            "tool_penalty": -s.tool_penalty_dollars * self.tool_calls,
+            "per_share_factor": round(self.config.company.shares_outstanding / w.shares, 6)
+            if s.basis == "per_share"
+            else 1.0,
+        }
+
     def result(self, **extra: Any) -> dict[str, Any]:
         w = self.world
         hist = w.history
@@ -198,6 +210,7 @@ class CfoEnv:
             "seed_secret_id": self.secret_id,
             **extra,
             "score": self.score_dollars(),
+            "score_components": self.score_components(),
             "final_cash": records.dollars(w.cash_cents),
             "bankrupt": w.bankrupt,
             "months_survived": len(hist) - (1 if w.bankrupt else 0),
