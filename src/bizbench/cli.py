@@ -152,14 +152,35 @@ def run(
     spend_package: str = typer.Option("heavy", help="rule-based: light | medium | heavy."),
     cash_floor: float = typer.Option(100_000.0, help="rule-based: cash floor in dollars."),
     db: bool = typer.Option(True, "--db/--no-db", help="Write the agent-visible company.db (large for long runs)."),
+    model: str | None = typer.Option(
+        None,
+        help="Put an LLM in the seat: openai/<model>, anthropic/<model>, litellm/<model>, "
+        "openai-compatible/<name>@<base_url>, scripted:FILE.jsonl, replay:RUN_DIR (docs/models.md).",
+    ),
+    harness: str | None = typer.Option(None, help="terminal | cli-chat | react-json (default: the env's paper's)."),
+    context_turns: int | None = typer.Option(None, help="cli-chat: turns of history kept (YC-Bench default 20)."),
+    max_dollars: float | None = typer.Option(None, help="End the run cleanly once the model has cost this much."),
+    max_tokens: int | None = typer.Option(None, help="End the run cleanly after this many tokens."),
+    max_turns: int | None = typer.Option(None, help="End the run cleanly after this many turns."),
+    temperature: float | None = typer.Option(None, help="Sampling temperature (recorded)."),
+    max_output_tokens: int | None = typer.Option(None, help="Maximum tokens per model reply (recorded)."),
+    reasoning_effort: str | None = typer.Option(None, help="Reasoning effort for models that take one (recorded)."),
+    prices: str | None = typer.Option(None, help="A TOML/JSON price table overriding the built-in one."),
 ) -> None:
-    """Run a baseline agent for one episode and write a run directory."""
+    """Run one episode (a baseline, an LLM with --model, or your agent with --agent module:Class)."""
     from pathlib import Path
 
     from bizbench.runner.episode import run_ceo_baseline
 
     _check_env(env, ("ceo", "yc", "cfo"))
     preset = preset or _env_spec(env).default_preset
+    if model is not None or ":" in agent:
+        sampling = {"temperature": temperature, "max_tokens": max_output_tokens, "reasoning_effort": reasoning_effort}
+        limits = {"max_dollars": max_dollars, "max_tokens": max_tokens, "max_turns": max_turns}
+        name = _slug(model) if model is not None else agent.rsplit(":", 1)[-1]
+        out_dir = Path(out) if out else Path("runs") / f"{env}-{name}-{preset}-{seed}"
+        _run_agent(env, model, agent, seed, preset, out_dir, harness, context_turns, sampling, limits, prices)
+        return
     options = None
     if agent == "rule-based":
         options = {
@@ -188,6 +209,51 @@ def run(
     _print_result(f"{env} / {preset} / {agent} / seed {seed}", result, keys, money=("final_cash", "min_cash"))
     files = "result.json, metrics.jsonl, actions.jsonl, ledger.csv, cash.png" + (", company.db" if db else "")
     console.print(f"run directory: {out_dir}  ({files})")
+
+
+def _slug(text: str) -> str:
+    import re
+
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text.split("@")[0]).strip("_")[:80]
+
+
+def _run_agent(
+    env: str,
+    model: str | None,
+    agent: str,
+    seed: int,
+    preset: str,
+    out_dir: Any,
+    harness: str | None,
+    context_turns: int | None,
+    sampling: dict[str, Any],
+    limits: dict[str, Any],
+    prices: str | None,
+) -> None:
+    """An LLM episode (--model) or a user's agent class (--agent module:Class)."""
+    from bizbench.agents.recording import Limits
+    from bizbench.runner import agent_episode
+
+    try:
+        if model is not None:
+            from bizbench.agents.models.factory import make_model
+
+            client = make_model(model, {k: v for k, v in sampling.items() if v is not None}, prices=prices)
+            options = {"context_turns": context_turns} if context_turns is not None else {}
+            result = agent_episode.run_agent_episode(
+                env, client, seed, preset, out_dir, harness, Limits(**limits), options
+            )
+        else:
+            result = agent_episode.run_user_agent(env, agent, seed, preset, out_dir)
+    except ValueError as e:
+        err_console.print(str(e), style="red", markup=False)
+        raise typer.Exit(2) from None
+    keys = [
+        k for k in ("score", "final_cash", "final_funds", "bankrupt", "ended_by", "turns", "cost_usd") if k in result
+    ]
+    money = ("score", "final_cash", "final_funds")
+    _print_result(f"{env} / {preset} / {result.get('agent')} / seed {seed}", result, (*keys, "wall_seconds"), money)
+    console.print(f"run directory: {out_dir}  (result.json, trajectory.jsonl, system_prompt.txt, tools.json, ...)")
 
 
 def _print_result(title: str, result: dict[str, Any], keys: tuple[str, ...], money: tuple[str, ...]) -> None:

@@ -20,7 +20,7 @@ from bizbench.core.rng import secret_from_env
 from bizbench.runner.episode import FINISHERS
 from bizbench.runner.rundir import RunDir
 
-__all__ = ["open_env", "run_agent_episode"]
+__all__ = ["load_agent_class", "open_env", "run_agent_episode", "run_user_agent"]
 
 
 def open_env(env_id: str, seed: int, preset: str | None) -> Any:
@@ -105,3 +105,59 @@ def run_agent_episode(
         finish = getattr(h, "finish", None) or FINISHERS[env_id]
         finish(env, rundir, result, title)
     return result
+
+
+def load_agent_class(path: str) -> type:
+    """``package.module:ClassName`` -> the class (ValueError naming what is missing)."""
+    module_name, _, class_name = path.partition(":")
+    if not module_name or not class_name:
+        raise ValueError(f"--agent {path!r}: expected module:Class, e.g. my_agents.cfo:MyCfo")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise ValueError(f"--agent {path!r}: cannot import {module_name!r} ({e})") from None
+    cls = getattr(module, class_name, None)
+    if not isinstance(cls, type) or not callable(getattr(cls, "run", None)):
+        raise ValueError(f"--agent {path!r}: {class_name!r} must be a class with a run(env) method")
+    return cls
+
+
+def run_user_agent(
+    env_id: str, agent_path: str, seed: int, preset: str | None = None, out: Path | None = None
+) -> dict[str, Any]:
+    """A user's own agent class, acting through the env's tools (``env.call(name, **args)``)
+    until ``env.done`` (docs/agents.md). The run directory is the baselines' layout."""
+    cls = load_agent_class(agent_path)
+    if env_id == "ceo":
+        return _run_user_agent_ceo(cls, agent_path, seed, preset, out)
+    env = open_env(env_id, seed, preset)
+    config = {"env": env_id, "preset": env.preset, "preset_hash": env.preset_hash, "seed": seed, "agent": agent_path}
+    rundir = RunDir(out, {**config, "config": env.config.model_dump(mode="json")}) if out is not None else None
+    started = time.perf_counter()
+    cls().run(env)
+    result = env.result(agent=agent_path, wall_seconds=round(time.perf_counter() - started, 3))
+    if rundir is not None:
+        from bizbench.core.provenance import provenance
+
+        result["provenance"] = provenance()
+        rundir.append("actions", env.actions)
+        FINISHERS[env_id](env, rundir, result, f"{env_id} / {env.preset} / {agent_path} / seed {seed}")
+    return result
+
+
+def _run_user_agent_ceo(cls: type, agent_path: str, seed: int, preset: str | None, out: Path | None) -> dict[str, Any]:
+    from bizbench.envs.ceo.config import load_config
+    from bizbench.envs.ceo.env import CeoEnv
+
+    preset = preset or "default"
+    config, preset_hash = load_config(preset)
+    meta = {"env": "ceo", "preset": preset, "preset_hash": preset_hash, "seed": seed, "agent": agent_path}
+    rundir = RunDir(out, {**meta, "config": config.model_dump(mode="json")}) if out is not None else None
+    env = CeoEnv(config, seed, preset, run=rundir, secret=secret_from_env())
+    started = time.perf_counter()
+    cls().run(env)
+    extra = {"agent": agent_path, "preset_hash": preset_hash, "wall_seconds": round(time.perf_counter() - started, 3)}
+    if rundir is None:
+        env.close()
+        return dict(env.result(**extra))
+    return dict(env.finish(title=f"ceo / {preset} / {agent_path} / seed {seed}", **extra))
