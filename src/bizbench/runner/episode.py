@@ -84,14 +84,12 @@ def run_yc_baseline(
         config = {"env": "yc", "preset": preset, "preset_hash": env.preset_hash, "seed": seed, "agent": agent}
         run = RunDir(out, {**config, "config": env.config.model_dump(mode="json")})
     started = time.perf_counter()
-    points: list[tuple[str, float]] = [(env.time, env.world.funds_cents / 100)]
     turns = 0
     while not env.done:
         n_actions = len(env.actions)
         policy.act(env)
         turns += 1
         summary = env.status_summary()
-        points.append((summary["time"], summary["funds_cents"] / 100))
         if run is not None:
             run.append("actions", env.actions[n_actions:])
             run.append("metrics", [{"turn": turns, **summary}])
@@ -100,12 +98,46 @@ def run_yc_baseline(
     result = env.result(agent=agent, turns=turns, wall_seconds=round(time.perf_counter() - started, 3))
     if run is not None:
         from bizbench.core.provenance import provenance
-        from bizbench.report.plots import plot_funds
 
         result["provenance"] = provenance()
-        title = f"yc / {preset} / {agent} / seed {seed}"
-        run.finish(result, env.world.ledger.rows, lambda path: plot_funds(points, path, title))
+        finish_yc_run(env, run, result, f"yc / {preset} / {agent} / seed {seed}")
     return result
+
+
+def _rows_written(run: RunDir, name: str) -> int:
+    """Lines already in ``<name>.jsonl`` (RunDir flushes every append, so the file is current)."""
+    path = run.path / f"{name}.jsonl"
+    if not path.exists():
+        return 0
+    with path.open() as f:
+        return sum(1 for _ in f)
+
+
+def _yc_funds_points(env: Any) -> list[tuple[str, float]]:
+    """Funds after every ledger posting, from the start of the simulation to its current time (exact,
+    whoever drove the run: a baseline, a harness or a user's agent)."""
+    w = env.world
+    balance = w.ledger.start_cents
+    points = [(w.cal.iso(w.start), balance / 100)]
+    for row, minute in zip(w.ledger.rows, w.ledger_times, strict=True):
+        balance += row.cents
+        points.append((w.cal.iso(minute), balance / 100))
+    points.append((env.time, w.funds_cents / 100))
+    return points
+
+
+def finish_yc_run(env: Any, run: RunDir, result: dict[str, Any], title: str) -> None:
+    """The end-of-run files of a yc run: the actions and tamper entries not yet appended (a writer
+    may append them as it goes, as the baselines do, or leave them all to this), a closing metrics
+    line when nobody wrote per-turn ones, then ledger.csv, result.json and the funds plot."""
+    from bizbench.report.plots import plot_funds
+
+    run.append("actions", env.actions[_rows_written(run, "actions") :])
+    run.append("tamper", env.tamper[_rows_written(run, "tamper") :])
+    if _rows_written(run, "metrics") == 0:
+        run.append("metrics", [{"turn": result.get("turns", env.world.resumes), **env.status_summary(consume=False)}])
+    points = _yc_funds_points(env)
+    run.finish(result, env.world.ledger.rows, lambda path: plot_funds(points, path, title))
 
 
 def run_cfo_baseline(agent: str, seed: int, preset: str = "paper", out: Path | None = None) -> dict[str, Any]:
@@ -148,4 +180,7 @@ def finish_cfo_run(env: Any, run: RunDir, result: dict[str, Any], title: str) ->
 
 
 #: env id -> the function writing an agent run's end-of-run files (env, rundir, result, title)
-FINISHERS: dict[str, Callable[[Any, RunDir, dict[str, Any], str], None]] = {"cfo": finish_cfo_run}
+FINISHERS: dict[str, Callable[[Any, RunDir, dict[str, Any], str], None]] = {
+    "cfo": finish_cfo_run,
+    "yc": finish_yc_run,
+}

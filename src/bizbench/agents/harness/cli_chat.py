@@ -1,0 +1,264 @@
+"""The YC-Bench harness (paper section 3 "Observations" and "Memory", Appendix C, Appendix E).
+
+The model acts through one native tool, ``run_command(command)``, that runs a command line of
+the env (``task accept --task-id Task-42``; a leading ``yc-bench`` or ``bizbench yc`` is
+accepted and stripped). The line is split with :mod:`shlex`, parsed against the registry with
+:func:`bizbench.core.cmdline.parse_command` and run with ``env.call_tool``; the tool result
+is the JSON the shell would print: the data, or ``{"error": ...}``.
+
+A **turn** is one model reply with the results of its commands. Each turn the model gets:
+
+- the system prompt (Appendix C in our words, ``env.system_prompt``) with the scratchpad
+  appended: the scratchpad is part of the system prompt on every turn (section 3 "Memory");
+- the last K turns of history (``context_turns``, the paper's K = 20; Appendix E ablates it);
+  each kept turn is the status message it was shown, the reply and the command results;
+- this turn's user message: the status summary (``env.status_summary()``: time, funds,
+  payroll, runway, open tasks, events since the previous turn).
+
+Rules for replies (decided here; the paper does not say):
+
+- **Several tool calls** in one reply run in order, each answered by its own tool message;
+  they make one turn (Table 1: "multiple actions may be issued per turn").
+- **No tool call**: nothing runs; the turn still counts (limits, idle turns), and one line of
+  feedback opens the next turn's user message.
+- **A malformed call** (another tool name, arguments that are not a JSON object with one
+  string ``command``, a line shlex cannot split, an unknown command, bad flags) is answered
+  with ``{"error": ...}`` in its tool message and recorded as feedback; the other calls of
+  the reply still run. An unknown command also goes to the env's tamper log, as in the shell
+  seat. A well-formed command the env refuses (an unknown task id ...) is an ordinary tool
+  result with ok false, not malformed.
+
+**Auto-advance** (Table 2, "Auto-advance 5 turns"): after ``auto_advance_after`` consecutive
+turns without a successful ``sim resume`` the harness runs ``sim resume`` itself, records an
+``auto_advance`` event and says so at the top of the next user message.
+
+``context_turns`` and ``auto_advance_after`` default to the preset's ``[harness]`` values
+(``history_turns``, ``auto_advance_turns``: 20 and 5 in ``default``), so a preset describes
+the whole run (DESIGN principle 5); an explicit value (``--context-turns``) overrides it, and
+the prompt then states the harness's numbers.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import shlex
+from typing import Any
+
+from bizbench.agents.models.base import ToolCall
+from bizbench.agents.recording import AgentRun
+from bizbench.core.cmdline import parse_command
+from bizbench.core.errors import ToolError
+from bizbench.core.server import json_default, preview
+
+__all__ = ["CliChatHarness", "split_command"]
+
+COMMAND_PREFIX = "yc-bench"
+TOOL_NAME = "run_command"
+#: Accepted (and stripped) in front of a command: the paper's prefix and bizbench's shell form.
+PREFIXES: tuple[tuple[str, ...], ...] = (("yc-bench",), ("bizbench", "yc"))
+NO_CALL = (
+    "No command ran: call the run_command tool with one command line, e.g. "
+    f'run_command(command="{COMMAND_PREFIX} market browse"). This turn still counted.'
+)
+DEFAULT_CONTEXT_TURNS = 20  # paper section 3 "Memory": K = 20
+DEFAULT_AUTO_ADVANCE = 5  # paper Table 2: auto-advance after 5 idle turns
+
+HOW_TO_ACT = """## How you act
+
+Run each command with the `run_command` tool, one command line per call, e.g.
+run_command(command="{prefix} market browse --limit 10"). A reply may make several calls; they run in order.
+A turn is one reply and the results of its commands; every turn starts with a status summary (time, funds,
+payroll, runway, open tasks and the events since your previous turn). A reply without a tool call runs nothing
+and still uses a turn."""
+
+
+def split_command(command: str) -> list[str]:
+    """The words of a command line, without a leading ``yc-bench`` / ``bizbench yc``; ToolError
+    (no tamper) when shlex cannot split it."""
+    try:
+        words = shlex.split(command)
+    except ValueError as e:
+        raise ToolError(f"Cannot split the command line ({e}); check the quotes.") from None
+    for prefix in PREFIXES:
+        if tuple(words[: len(prefix)]) == prefix:
+            return words[len(prefix) :]
+    return words
+
+
+class CliChatHarness:
+    """Runs an env with a command registry (``yc``) through one ``run_command`` tool."""
+
+    name = "cli-chat"
+
+    def __init__(self, context_turns: int | None = None, auto_advance_after: int | None = None) -> None:
+        for label, value in (("context_turns", context_turns), ("auto_advance_after", auto_advance_after)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise ValueError(f"{label} must be a whole number >= 1, got {value!r}")
+        self.context_turns = context_turns
+        self.auto_advance_after = auto_advance_after
+        self.metrics: list[dict[str, Any]] = []  # one status line per turn, written to metrics.jsonl
+
+    # ------------------------------------------------------------------ setup
+    def settings(self, env: Any) -> tuple[int, int]:
+        """(K turns of history, idle turns before auto-advance) for this env."""
+        preset = getattr(getattr(env, "config", None), "harness", None)
+        k = (
+            getattr(preset, "history_turns", DEFAULT_CONTEXT_TURNS)
+            if self.context_turns is None
+            else self.context_turns
+        )
+        n = getattr(preset, "auto_advance_turns", DEFAULT_AUTO_ADVANCE)
+        if self.auto_advance_after is not None:
+            n = self.auto_advance_after
+        return int(k), int(n)
+
+    def base_prompt(self, env: Any) -> str:
+        """The env's instructions (stating this harness's K and auto-advance) and how to act."""
+        k, n = self.settings(env)
+        view = env
+        preset = getattr(getattr(env, "config", None), "harness", None)
+        if preset is not None and (preset.history_turns, preset.auto_advance_turns) != (k, n):
+            # The prompt is generated from the config: give it one whose [harness] holds our numbers.
+            view = copy.copy(env)
+            view.config = env.config.model_copy(
+                update={"harness": preset.model_copy(update={"history_turns": k, "auto_advance_turns": n})}
+            )
+        text = str(view.system_prompt(command_prefix=COMMAND_PREFIX)).rstrip("\n")
+        return f"{text}\n\n{HOW_TO_ACT.format(prefix=COMMAND_PREFIX)}\n"
+
+    def system_message(self, env: Any, base: str | None = None) -> str:
+        """The system prompt of the current turn: the instructions plus the scratchpad as it is now."""
+        pad = str(getattr(env, "scratchpad", "") or "")
+        base = self.base_prompt(env) if base is None else base
+        return f"{base}\n## Your scratchpad (kept across turns; shown here every turn)\n\n{pad or '(empty)'}\n"
+
+    def system_prompt(self, env: Any) -> str:
+        """The exact system prompt of the first turn (saved as system_prompt.txt)."""
+        return self.system_message(env)
+
+    def tools(self, env: Any) -> list[dict[str, Any]]:
+        commands = ", ".join(name.replace("_", " ") for name in env.registry.parameter_schemas())
+        return [
+            {
+                "name": TOOL_NAME,
+                "description": (
+                    f"Run one `{COMMAND_PREFIX}` command line and return its JSON output "
+                    f'(or {{"error": ...}}). Commands: {commands}.'
+                ),
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "command": {
+                            "type": "string",
+                            "description": f'e.g. "{COMMAND_PREFIX} task accept --task-id Task-42"',
+                        }
+                    },
+                    "required": ["command"],
+                    "additionalProperties": False,
+                },
+            }
+        ]
+
+    # ------------------------------------------------------------------ the loop
+    def run(self, env: Any, run: AgentRun) -> str:
+        """Play until the episode ends or the run must stop; returns why it ended."""
+        k, idle_limit = self.settings(env)
+        base = self.base_prompt(env)
+        tools = self.tools(env)
+        schemas = env.registry.parameter_schemas()
+        self.metrics = []
+        history: list[list[dict[str, Any]]] = []  # one list of messages per turn
+        idle = 0
+        note = ""  # feedback or an auto-advance notice for the top of the next user message
+        while not env.done:
+            turn = run.meter.turns + 1
+            status = env.status_summary()
+            run.trajectory.event("turn", turn=turn, time=status["time"], observation=status)
+            text = f"Status at the start of turn {turn}:\n{json.dumps(status, default=json_default)}"
+            user = {"role": "user", "content": f"{note}\n\n{text}" if note else text}
+            note = ""
+            messages = [{"role": "system", "content": self.system_message(env, base)}]
+            for past in history:  # the last K turns
+                messages.extend(past)
+            messages.append(user)
+            reply = run.ask(messages, tools, turn=turn, time=status["time"])
+            if reply is None:
+                return run.stopped or "stopped"
+            current = [user, reply.assistant_message()]
+            advanced = False
+            if not reply.tool_calls:
+                run.feedback(NO_CALL, turn=turn)
+                note = NO_CALL
+            for call in reply.tool_calls:
+                answer, resumed = self._call(env, run, schemas, call, turn)
+                current.append({"role": "tool", "tool_call_id": call.id, "content": answer})
+                advanced = advanced or resumed
+            history.append(current)
+            del history[:-k]
+            run.meter.turns += 1
+            idle = 0 if advanced else idle + 1
+            if idle >= idle_limit and not env.done:
+                note = self._auto_advance(env, run, turn, idle, note)
+                idle = 0
+            self.metrics.append({"turn": turn, **env.status_summary(consume=False)})
+        return "bankrupt" if env.world.bankrupt else "completed"
+
+    def _call(self, env: Any, run: AgentRun, schemas: Any, call: ToolCall, turn: int) -> tuple[str, bool]:
+        """Run one tool call: (the tool message's content, whether simulated time advanced)."""
+        command: Any = None
+        try:
+            command = self._command_of(call)
+            words = split_command(command)
+            name, args = parse_command(schemas, words)
+        except ToolError as e:
+            if e.tamper:
+                env.log_tamper(e.tamper, {"source": "cli-chat", "command": preview(command)})
+            run.feedback(str(e), turn=turn, tool=call.name, arguments=preview(call.arguments))
+            return _dump({"error": str(e)}), False
+        result = env.call_tool(name, args)
+        output = result.data if result.ok else {"error": result.error}
+        run.tool(name, args, result.ok, output, turn=turn, command=command)
+        return _dump(output), bool(result.ok and name == "sim_resume")
+
+    @staticmethod
+    def _command_of(call: ToolCall) -> str:
+        if call.name != TOOL_NAME:
+            raise ToolError(f"Unknown tool {preview(call.name, 100)!r}: the only tool is {TOOL_NAME}(command).")
+        args = call.arguments
+        if not isinstance(args, dict):
+            raise ToolError(
+                f'The arguments of {TOOL_NAME} must be a JSON object {{"command": "..."}}, got {preview(args, 200)!r}.'
+            )
+        extra = sorted(set(args) - {"command"})
+        if extra:
+            raise ToolError(f"Unknown argument(s) {', '.join(extra)} for {TOOL_NAME}: it takes only command.")
+        command = args.get("command")
+        if not isinstance(command, str) or not command.strip():
+            raise ToolError(
+                f'{TOOL_NAME} needs "command": a non-empty command line, e.g. "{COMMAND_PREFIX} company status".'
+            )
+        return command
+
+    def _auto_advance(self, env: Any, run: AgentRun, turn: int, idle: int, note: str) -> str:
+        before = env.time
+        result = env.call_tool("sim_resume", {})
+        output = result.data if result.ok else {"error": result.error}
+        run.meter.env_calls += 1
+        run.trajectory.event(
+            "auto_advance", turn=turn, idle_turns=idle, time_before=before, time=env.time, ok=result.ok, result=output
+        )
+        notice = f"{idle} turns passed without `sim resume`, so the simulation advanced by itself (sim resume)."
+        return f"{note}\n\n{notice}" if note else notice
+
+    # ------------------------------------------------------------------ end of run
+    def finish(self, env: Any, rundir: Any, result: dict[str, Any], title: str) -> None:
+        """The per-turn status lines as metrics.jsonl, then the env's end-of-run files."""
+        from bizbench.runner.episode import FINISHERS
+
+        rundir.append("metrics", self.metrics)
+        FINISHERS[env.env_id](env, rundir, result, title)
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, default=json_default)
