@@ -5,8 +5,9 @@ Every event is one JSON line, appended and flushed as it happens (DESIGN princip
 harnesses: ``model_call`` (request summary, reply, reasoning, tool calls, tokens, cost,
 failed attempts), ``model_error``, ``tool_call`` (name, arguments, ok, result or error),
 ``feedback`` (what the harness told the model about a malformed reply), ``reset`` (memory
-wipe at a new week / month), ``advance`` (simulated time moved), ``end`` (why the run
-ended). The system prompt and tool schemas go beside it (``system_prompt.txt``,
+wipe at a new week / month), ``turn`` (the observation a turn began with), ``auto_advance``
+and ``auto_pass`` (the harness moved time itself), ``end`` (why the run ended, with the
+run's meters). The system prompt and tool schemas go beside it (``system_prompt.txt``,
 ``tools.json``).
 """
 
