@@ -62,6 +62,8 @@ def run_agent_episode(
 ) -> dict[str, Any]:
     """One episode of ``model`` on ``env_id``; returns result.json's content."""
     harness_name = harness or DEFAULT_HARNESS[env_id]
+    # A replay reports the recorded model, so a verified replay ends with the same result.json.
+    model_name = getattr(model, "recorded_name", None) or model.name
     h = make_harness(harness_name, **(harness_options or {}))
     env = h.open_env(env_id, seed, preset) if hasattr(h, "open_env") else open_env(env_id, seed, preset)
     config = {
@@ -69,7 +71,7 @@ def run_agent_episode(
         "preset": env.preset,
         "preset_hash": getattr(env, "preset_hash", ""),
         "seed": seed,
-        "agent": model.name,
+        "agent": model_name,
         "model": model.name,
         "sampling": model.sampling,
         "harness": harness_name,
@@ -86,12 +88,13 @@ def run_agent_episode(
     try:
         ended_by = h.run(env, run)
     finally:
-        trajectory.event("end", ended_by=ended_by, **run.meter.summary())
+        trajectory.event("end", ended_by=ended_by, **run.meter.summary(), **_client_notes(model))
         trajectory.close()
     result = env.result(
-        agent=model.name,
-        model=model.name,
+        agent=model_name,
+        model=model_name,
         sampling=model.sampling,
+        **{k: v for k, v in _client_notes(model).items() if k != "replay_mismatches"},
         harness=harness_name,
         ended_by=ended_by,
         **run.meter.summary(),
@@ -101,10 +104,25 @@ def run_agent_episode(
         from bizbench.core.provenance import provenance
 
         result["provenance"] = provenance()
-        title = f"{env_id} / {env.preset} / {model.name} / seed {seed}"
+        title = f"{env_id} / {env.preset} / {model_name} / seed {seed}"
         finish = getattr(h, "finish", None) or FINISHERS[env_id]
         finish(env, rundir, result, title)
     return result
+
+
+def _client_notes(model: ModelClient) -> dict[str, Any]:
+    """What a client knows about its own bookkeeping: unpriced models (so costs and
+    --max-dollars are not to be trusted), sampling options the provider dropped, replay
+    mismatches. Only what the client has."""
+    notes: dict[str, Any] = {}
+    if getattr(model, "price_known", None) is False:
+        notes["price_known"] = False
+        notes["unpriced_models"] = list(getattr(model, "unpriced", []))
+    if getattr(model, "dropped", None):
+        notes["sampling_dropped"] = dict(model.dropped)  # type: ignore[attr-defined]
+    if getattr(model, "mismatches", None):
+        notes["replay_mismatches"] = list(model.mismatches)  # type: ignore[attr-defined]
+    return notes
 
 
 def load_agent_class(path: str) -> type:
