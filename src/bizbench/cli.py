@@ -179,7 +179,8 @@ def run(
         limits = {"max_dollars": max_dollars, "max_tokens": max_tokens, "max_turns": max_turns}
         name = _slug(model) if model is not None else agent.rsplit(":", 1)[-1]
         out_dir = Path(out) if out else Path("runs") / f"{env}-{name}-{preset}-{seed}"
-        _run_agent(env, model, agent, seed, preset, out_dir, harness, context_turns, sampling, limits, prices)
+        harness_options = {"context_turns": context_turns, "days": days}
+        _run_agent(env, model, agent, seed, preset, out_dir, harness, harness_options, sampling, limits, prices)
         return
     options = None
     if agent == "rule-based":
@@ -225,7 +226,7 @@ def _run_agent(
     preset: str,
     out_dir: Any,
     harness: str | None,
-    context_turns: int | None,
+    harness_options: dict[str, Any],
     sampling: dict[str, Any],
     limits: dict[str, Any],
     prices: str | None,
@@ -239,7 +240,7 @@ def _run_agent(
             from bizbench.agents.models.factory import make_model
 
             client = make_model(model, {k: v for k, v in sampling.items() if v is not None}, prices=prices)
-            options = {"context_turns": context_turns} if context_turns is not None else {}
+            options = {k: v for k, v in harness_options.items() if v is not None}
             result = agent_episode.run_agent_episode(
                 env, client, seed, preset, out_dir, harness, Limits(**limits), options
             )

@@ -9,6 +9,7 @@ harness, turns, tool calls, tokens, cost and why the run ended.
 from __future__ import annotations
 
 import importlib
+import inspect
 import time
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,11 @@ def make_harness(name: str, **options: Any) -> Any:
     except KeyError:
         raise ValueError(f"unknown harness {name!r}; choose from {', '.join(HARNESSES)}") from None
     cls = next(v for k, v in vars(module).items() if k.endswith("Harness") and getattr(v, "name", None) == name)
+    params = inspect.signature(cls).parameters
+    unknown = sorted(set(options) - set(params))
+    if unknown:
+        accepted = ", ".join(p for p in params if p != "self") or "none"
+        raise ValueError(f"the {name} harness takes no {', '.join(unknown)} (its options: {accepted})")
     return cls(**options)
 
 

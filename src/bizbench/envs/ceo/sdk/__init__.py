@@ -93,6 +93,7 @@ def write_workspace(workspace: Path, registry: ToolRegistry | None = None, confi
 
 def open_session(seed: int, preset: str = "default", days: int | None = None, run_dir: Path | None = None) -> CeoEnv:
     """A served ceo session writing the run directory of ``bizbench run`` (never inside the workspace)."""
+    from bizbench.core.rng import secret_from_env
     from bizbench.envs.ceo.config import load_config
     from bizbench.envs.ceo.env import CeoEnv
     from bizbench.runner.rundir import RunDir
@@ -104,7 +105,7 @@ def open_session(seed: int, preset: str = "default", days: int | None = None, ru
     if run_dir is not None:
         meta = {"env": "ceo", "preset": preset, "preset_hash": preset_hash, "seed": seed, "agent": "served"}
         run = RunDir(Path(run_dir), {**meta, "horizon_days": config.horizon_days, "config": config.model_dump()})
-    return CeoEnv(config, seed, preset, run=run)
+    return CeoEnv(config, seed, preset, run=run, secret=secret_from_env())
 
 
 def sandbox_options(mount: str = "/workspace") -> dict[str, Any]:
