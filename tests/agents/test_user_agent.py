@@ -25,6 +25,17 @@ class ClosingCfo:
 
 class NotAnAgent:
     pass
+
+
+class Quitter:
+    def run(self, env):
+        env.call("pass")
+
+
+class Crasher:
+    def run(self, env):
+        env.call("pass")
+        raise RuntimeError("my bug")
 '''
 
 
@@ -60,3 +71,10 @@ def test_the_cli_runs_a_user_agent(agents_module: str, tmp_path: Path) -> None:
     assert json.loads((out / "result.json").read_text())["agent"] == "my_agents:ClosingCfo"
     bad = CliRunner().invoke(app, ["run", "cfo", "--agent", "my_agents:NotAnAgent", "--out", str(tmp_path / "x")])
     assert bad.exit_code == 2
+
+
+@pytest.mark.parametrize(("cls", "ended_by"), [("Quitter", "incomplete"), ("Crasher", "agent_error")])
+def test_early_returns_and_crashes_are_named(agents_module: str, tmp_path: Path, cls: str, ended_by: str) -> None:
+    result = run_user_agent("cfo", f"{agents_module}:{cls}", 3, None, tmp_path / "run")
+    assert result["ended_by"] == ended_by and result["months_survived"] == 1
+    assert json.loads((tmp_path / "run" / "result.json").read_text())["ended_by"] == ended_by

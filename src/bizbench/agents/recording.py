@@ -14,6 +14,8 @@ run's meters). The system prompt and tool schemas go beside it (``system_prompt.
 from __future__ import annotations
 
 import json
+import math
+import reprlib
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -36,10 +38,15 @@ class Trajectory:
 
     def event(self, kind: str, **fields: Any) -> dict[str, Any]:
         row = {"i": len(self.events), "wall_s": round(time.perf_counter() - self._start, 4), "kind": kind, **fields}
-        row = jsonable(row)
+        try:
+            row = _finite(jsonable(row))
+            line = json.dumps(row, default=str, allow_nan=False)
+        except (RecursionError, ValueError):  # pathological model output: keep a bounded preview
+            row = {k: v if k in ("i", "wall_s", "kind") else _REPR.repr(v) for k, v in row.items()}
+            line = json.dumps(row)
         self.events.append(row)
         if self._file is not None:
-            self._file.write(json.dumps(row, default=str) + "\n")
+            self._file.write(line + "\n")
             self._file.flush()
         return row
 
@@ -47,6 +54,21 @@ class Trajectory:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlist, _REPR.maxdict = 6, 4000, 200, 50, 50
+
+
+def _finite(value: Any) -> Any:
+    """NaN and infinities (which a model may send) as strings, so every line is strict JSON."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
 
 
 def save_setup(run_dir: Path, system_prompt: str, tools: list[dict[str, Any]]) -> None:
@@ -133,12 +155,14 @@ class AgentRun:
             self.stopped = "model_error"
             return None
         self.meter.add(reply)
+        if self.limits.max_dollars is not None and getattr(self.model, "price_known", None) is False:
+            self.stopped = "max_dollars_unpriced"  # a dollar budget cannot be kept without a price
         self.trajectory.event(
             "model_call",
             request=summary,
             content=reply.content,
             reasoning=reply.reasoning,
-            tool_calls=[asdict(c) for c in reply.tool_calls],
+            tool_calls=[{"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls],
             tokens=asdict(reply.usage),
             cost_usd=reply.cost_usd,
             model=reply.model,

@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from bizbench.agents.harness import DEFAULT_HARNESS, HARNESSES
+from bizbench.agents.harness import DEFAULT_HARNESS, HARNESS_ENVS, HARNESSES
 from bizbench.agents.models.base import ModelClient
 from bizbench.agents.recording import AgentRun, Limits, Trajectory, save_setup
 from bizbench.core.rng import secret_from_env
 from bizbench.runner.episode import FINISHERS
-from bizbench.runner.rundir import RunDir
+from bizbench.runner.rundir import RunDir, require_new
 
 __all__ = ["load_agent_class", "open_env", "run_agent_episode", "run_user_agent"]
 
@@ -67,7 +69,11 @@ def run_agent_episode(
     harness_options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One episode of ``model`` on ``env_id``; returns result.json's content."""
+    require_new(out)
     harness_name = harness or DEFAULT_HARNESS[env_id]
+    if env_id not in HARNESS_ENVS.get(harness_name, (env_id,)):
+        usable = ", ".join(sorted(HARNESS_ENVS[harness_name]))
+        raise ValueError(f"the {harness_name} harness runs {usable}, not {env_id} (docs/agents.md has the matrix)")
     # A replay reports the recorded model, so a verified replay ends with the same result.json.
     model_name = getattr(model, "recorded_name", None) or model.name
     h = make_harness(harness_name, **(harness_options or {}))
@@ -93,6 +99,13 @@ def run_agent_episode(
     ended_by = "interrupted"
     try:
         ended_by = h.run(env, run)
+    except Exception as e:  # noqa: BLE001 - a harness bug must not lose the run: record it and finish
+        import traceback
+
+        ended_by = "harness_error"
+        trajectory.event(
+            "harness_error", error=f"{type(e).__name__}: {str(e)[:2000]}", traceback=traceback.format_exc()
+        )
     finally:
         trajectory.event("end", ended_by=ended_by, **run.meter.summary(), **_client_notes(model))
         trajectory.close()
@@ -136,6 +149,8 @@ def load_agent_class(path: str) -> type:
     module_name, _, class_name = path.partition(":")
     if not module_name or not class_name:
         raise ValueError(f"--agent {path!r}: expected module:Class, e.g. my_agents.cfo:MyCfo")
+    if os.getcwd() not in sys.path:  # like `python -m`: modules in the working directory are found
+        sys.path.insert(0, os.getcwd())
     try:
         module = importlib.import_module(module_name)
     except ImportError as e:
@@ -151,6 +166,7 @@ def run_user_agent(
 ) -> dict[str, Any]:
     """A user's own agent class, acting through the env's tools (``env.call(name, **args)``)
     until ``env.done`` (docs/agents.md). The run directory is the baselines' layout."""
+    require_new(out)
     cls = load_agent_class(agent_path)
     if env_id == "ceo":
         return _run_user_agent_ceo(cls, agent_path, seed, preset, out)
@@ -158,8 +174,8 @@ def run_user_agent(
     config = {"env": env_id, "preset": env.preset, "preset_hash": env.preset_hash, "seed": seed, "agent": agent_path}
     rundir = RunDir(out, {**config, "config": env.config.model_dump(mode="json")}) if out is not None else None
     started = time.perf_counter()
-    cls().run(env)
-    result = env.result(agent=agent_path, wall_seconds=round(time.perf_counter() - started, 3))
+    ended_by = _drive(cls, env)
+    result = env.result(agent=agent_path, ended_by=ended_by, wall_seconds=round(time.perf_counter() - started, 3))
     if rundir is not None:
         from bizbench.core.provenance import provenance
 
@@ -179,9 +195,25 @@ def _run_user_agent_ceo(cls: type, agent_path: str, seed: int, preset: str | Non
     rundir = RunDir(out, {**meta, "config": config.model_dump(mode="json")}) if out is not None else None
     env = CeoEnv(config, seed, preset, run=rundir, secret=secret_from_env())
     started = time.perf_counter()
-    cls().run(env)
-    extra = {"agent": agent_path, "preset_hash": preset_hash, "wall_seconds": round(time.perf_counter() - started, 3)}
+    ended_by = _drive(cls, env)
+    extra: dict[str, Any] = {"agent": agent_path, "preset_hash": preset_hash, "ended_by": ended_by}
+    extra["wall_seconds"] = round(time.perf_counter() - started, 3)
     if rundir is None:
         env.close()
         return dict(env.result(**extra))
     return dict(env.finish(title=f"ceo / {preset} / {agent_path} / seed {seed}", **extra))
+
+
+def _drive(cls: type, env: Any) -> str:
+    """Run a user's agent; why it ended: completed, bankrupt, incomplete (it returned early) or
+    agent_error (it raised; the traceback goes to stderr and the run is still written)."""
+    try:
+        cls().run(env)
+    except Exception:  # noqa: BLE001 - the user's code failed; keep what it did
+        import traceback
+
+        traceback.print_exc()
+        return "agent_error"
+    if not env.done:
+        return "incomplete"
+    return "bankrupt" if env.result().get("bankrupt") else "completed"

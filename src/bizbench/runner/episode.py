@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from bizbench.core.rng import secret_from_env
-from bizbench.runner.rundir import RunDir
+from bizbench.runner.rundir import RunDir, require_new
 
 
 def run_ceo_baseline(
@@ -30,6 +30,7 @@ def run_ceo_baseline(
     from bizbench.envs.ceo.config import load_config
     from bizbench.envs.ceo.env import CeoEnv
 
+    require_new(out)
     config, preset_hash = load_config(preset)
     if days is not None:
         config = config.model_copy(update={"horizon_days": days})
@@ -77,6 +78,7 @@ def run_yc_baseline(
     from bizbench.envs.yc.baselines import make_policy
     from bizbench.envs.yc.env import YcEnv
 
+    require_new(out)
     env = YcEnv.from_preset(preset, seed, secret=secret_from_env())
     policy = make_policy(agent, seed=seed)
     run = None
@@ -146,6 +148,7 @@ def run_cfo_baseline(agent: str, seed: int, preset: str = "paper", out: Path | N
     from bizbench.envs.cfo.baselines import make_policy
     from bizbench.envs.cfo.env import CfoEnv
 
+    require_new(out)
     env = CfoEnv.from_preset(preset, seed, secret=secret_from_env())
     policy = make_policy(agent)
     run = None
@@ -168,11 +171,13 @@ def run_cfo_baseline(agent: str, seed: int, preset: str = "paper", out: Path | N
 
 
 def finish_cfo_run(env: Any, run: RunDir, result: dict[str, Any], title: str) -> None:
-    """The end-of-run files of a cfo run: monthly metrics, the statements of every book
-    closing, the general ledger, result.json and the cash plot."""
+    """The end-of-run files of a cfo run: the actions and tamper entries not yet appended, monthly
+    metrics, the statements of every book closing, the general ledger, result.json and the cash plot."""
     from bizbench.envs.cfo.records import statements
     from bizbench.report.plots import plot_monthly_cash
 
+    run.append("actions", env.actions[_rows_written(run, "actions") :])
+    run.append("tamper", env.tamper[_rows_written(run, "tamper") :])
     metrics = env.monthly_metrics()
     run.append("metrics", metrics)
     run.append("statements", [{"closed_at_month": c, **statements(env.world, c)} for c in env.world.closings])

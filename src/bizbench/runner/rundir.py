@@ -30,6 +30,13 @@ def jsonable(value: Any) -> Any:
     return value
 
 
+def require_new(path: Path | None) -> None:
+    """A run writes into a new or empty directory: appending a second run to a first one's
+    trajectory and metrics would corrupt both (resuming a run is ``bizbench resume``'s job)."""
+    if path is not None and Path(path).is_dir() and any(Path(path).iterdir()):
+        raise ValueError(f"the run directory {path} already holds a run; choose another --out or remove it")
+
+
 class RunDir:
     """Append-only writer of one run directory."""
 

@@ -10,5 +10,7 @@ HARNESSES = {
     "cli-chat": "bizbench.agents.harness.cli_chat",
     "react-json": "bizbench.agents.harness.react_json",
 }
+#: The envs each harness can drive (docs/agents.md): each harness speaks its paper's env protocol.
+HARNESS_ENVS = {"terminal": ("ceo",), "cli-chat": ("yc",), "react-json": ("cfo",)}
 #: The paper's harness of each env (the default of ``bizbench run ENV --model ...``).
 DEFAULT_HARNESS = {"ceo": "terminal", "yc": "cli-chat", "cfo": "react-json"}

@@ -73,9 +73,15 @@ payroll, runway, open tasks and the events since your previous turn). A reply wi
 and still uses a turn."""
 
 
+#: Longer lines are refused before shlex (which is quadratic); the scratchpad holds 20,000 anyway.
+MAX_COMMAND_CHARS = 50_000
+
+
 def split_command(command: str) -> list[str]:
     """The words of a command line, without a leading ``yc-bench`` / ``bizbench yc``; ToolError
-    (no tamper) when shlex cannot split it."""
+    (no tamper) when shlex cannot split it or it is longer than ``MAX_COMMAND_CHARS``."""
+    if len(command) > MAX_COMMAND_CHARS:
+        raise ToolError(f"The command line has {len(command):,} characters; at most {MAX_COMMAND_CHARS:,}.")
     try:
         words = shlex.split(command)
     except ValueError as e:

@@ -5,10 +5,11 @@ observation (the 5 latest notes included, Appendix E "Memory Tools"). Every repl
 with one JSON block, bare or fenced with ```json: ``{"type": "tool", "name", "params"}``,
 ``{"type": "action", "name", "params"}`` or ``{"type": "memory", "operation": "save_note" |
 "recall_notes", ...}``. A tool result or an error goes back as the next user message. A
-reply without a valid block gets one line of feedback and counts toward the month's tool
-budget; when the budget is spent the month closes with ``pass``. Memory is free, so a month
-also closes with ``pass`` after ``max_replies_per_month`` replies (ours: a model that only
-takes notes would otherwise never end the run).
+reply without a valid block, or whose block names an unknown tool or invalid arguments, gets
+one line of feedback and counts toward the month's tool budget; when the budget is spent the
+month closes with ``pass``. Memory is free, so a month also closes with ``pass`` after
+``max_replies_per_month`` replies (ours: a model that only takes notes would otherwise never
+end the run). Both rules are stated in the system prompt.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import re
 from typing import Any
 
 from bizbench.agents.recording import AgentRun
+from bizbench.core.errors import ToolError
 
 __all__ = ["ReactJsonHarness", "extract_block"]
 
@@ -36,7 +38,7 @@ def extract_block(text: str) -> dict[str, Any] | None:
     while (start := text.find("{", pos)) != -1:
         try:
             obj, end = decoder.raw_decode(text, start)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             pos = start + 1
             continue
         if isinstance(obj, dict) and "type" in obj:
@@ -48,7 +50,7 @@ def extract_block(text: str) -> dict[str, Any] | None:
 def _object(text: str) -> dict[str, Any] | None:
     try:
         obj = json.loads(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # JSONDecodeError, over-long integers, absurd nesting
         return None
     return obj if isinstance(obj, dict) else None
 
@@ -61,8 +63,16 @@ class ReactJsonHarness:
     def __init__(self, max_replies_per_month: int = 50) -> None:
         self.max_replies_per_month = max_replies_per_month
 
-    def system_prompt(self, env: Any) -> str:
-        return str(env.system_prompt())
+    def system_prompt(self, env: Any, month: Any = "<month>", date: Any = "<date>") -> str:
+        """The env's prompt, this harness's rules, and the month's lines (placeholders in the saved copy)."""
+        rules = (
+            "\n## Harness rules\n"
+            "- A reply without a valid JSON block, or whose block names an unknown tool or invalid "
+            "arguments, gets one line of feedback and uses one call of the month's tool budget.\n"
+            f"- After {self.max_replies_per_month} replies in a month without an action, the month "
+            "closes with pass.\n"
+        )
+        return f"{env.system_prompt()}{rules}\nCurrent month: {month}\nCurrent date: {date}"
 
     def tools(self, env: Any) -> list[dict[str, Any]]:
         """The tools the prompt describes (the model answers in JSON blocks, not native tool calls)."""
@@ -86,7 +96,7 @@ class ReactJsonHarness:
         obs = env.observation()
         month = obs["current_month"]
         run.trajectory.event("reset", month=month, observation=obs)
-        system = f"{env.system_prompt()}\nCurrent month: {month}\nCurrent date: {obs['current_date']}"
+        system = self.system_prompt(env, month, obs["current_date"])
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": system},
             {"role": "user", "content": "Observation for this month:\n" + json.dumps(obs, indent=1)},
@@ -103,35 +113,44 @@ class ReactJsonHarness:
                 return False
             messages.append({"role": "assistant", "content": reply.content})
             block = extract_block(reply.content)
-            if block is None:
+            problem = NO_BLOCK if block is None else self._malformed(env, block)
+            if problem is not None:
                 malformed += 1
-                note = NO_BLOCK
-                run.feedback(note, month=month)
-                messages.append({"role": "user", "content": note})
+                run.feedback(problem, month=month)
+                messages.append({"role": "user", "content": problem})
                 continue
+            assert block is not None
             answer = self._apply(env, run, block, month)
             if env.done or env.world.month != month:
                 return True
             messages.append({"role": "user", "content": answer})
         return self._close(env, run, month, f"{self.max_replies_per_month} replies without an action")
 
-    def _apply(self, env: Any, run: AgentRun, block: dict[str, Any], month: int) -> str:
-        """Run one block; the text that goes back to the model."""
-        kind = block.get("type")
-        if kind == "memory":
-            name = block.get("operation")
-            args = {k: v for k, v in block.items() if k not in ("type", "operation")}
-        elif kind in ("tool", "action"):
-            name = block.get("name")
-            args = block.get("params") or {}
-        else:
-            run.feedback(f"unknown block type {kind!r}", month=month)
+    @staticmethod
+    def _call(block: dict[str, Any]) -> tuple[Any, Any]:
+        """(tool name, arguments) of a block, whatever their types."""
+        if block.get("type") == "memory":
+            return block.get("operation"), {k: v for k, v in block.items() if k not in ("type", "operation")}
+        return block.get("name"), block.get("params") if block.get("params") is not None else {}
+
+    def _malformed(self, env: Any, block: dict[str, Any]) -> str | None:
+        """The one line of feedback a malformed block gets (it counts toward the budget), or None."""
+        if block.get("type") not in ("tool", "action", "memory"):
             return 'Unknown "type": use "tool", "action" or "memory".'
+        name, args = self._call(block)
         if not isinstance(name, str) or not isinstance(args, dict):
-            run.feedback("block without a name or with non-object params", month=month)
             return 'The block needs a string "name" (or "operation") and an object "params".'
-        result = env.call(name, **args)
-        run.tool(name, args, result.ok, result.data if result.ok else result.error, month=month, type=kind)
+        try:
+            env.registry.validate(name, args)
+        except ToolError as e:
+            return f"Error: {e}"
+        return None
+
+    def _apply(self, env: Any, run: AgentRun, block: dict[str, Any], month: int) -> str:
+        """Run one well-formed block; the text that goes back to the model."""
+        name, args = self._call(block)
+        result = env.call_tool(name, args)
+        run.tool(name, args, result.ok, result.data if result.ok else result.error, month=month, type=block["type"])
         if not result.ok:
             return f"Error: {result.error}"
         return "Result:\n" + json.dumps(result.data, indent=1, default=str)

@@ -102,6 +102,11 @@ class ModelClient(Protocol):
 
 
 def _json(obj: Any) -> str:
+    """Arguments as JSON text; a bounded repr when they cannot be encoded (absurdly deep nesting)."""
     import json
+    import reprlib
 
-    return json.dumps(obj, separators=(",", ":"))
+    try:
+        return json.dumps(obj, separators=(",", ":"))
+    except (RecursionError, ValueError):
+        return reprlib.repr(obj)

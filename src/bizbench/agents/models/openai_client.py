@@ -226,7 +226,7 @@ def parse_arguments(raw: Any) -> dict[str, Any] | str:
         return {}
     try:
         value = json.loads(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # bad JSON, over-long integers, absurd nesting
         return text
     return value if isinstance(value, dict) else text
 

@@ -34,10 +34,20 @@ def reply_from_dict(d: dict[str, Any], index: int) -> ModelReply:
         content=str(d.get("content") or ""),
         tool_calls=calls,
         reasoning=d.get("reasoning"),
-        usage=Usage(**{k: int(v) for k, v in usage.items()}),
+        usage=_usage(usage, index),
         model="scripted",
         finish_reason="tool_calls" if calls else "stop",
     )
+
+
+def _usage(usage: Any, index: int) -> Usage:
+    known = ("input_tokens", "output_tokens", "cached_tokens", "reasoning_tokens")
+    if not isinstance(usage, dict) or set(usage) - set(known):
+        raise ModelError(f"scripted reply {index}: usage must be an object with keys among {', '.join(known)}")
+    try:
+        return Usage(**{k: int(v) for k, v in usage.items()})
+    except (TypeError, ValueError):
+        raise ModelError(f"scripted reply {index}: usage values must be integers") from None
 
 
 class ScriptedModel:
