@@ -24,6 +24,8 @@ from bizbench.core.errors import ToolError
 __all__ = ["ReactJsonHarness", "extract_block"]
 
 NO_BLOCK = 'No valid JSON block found. End your reply with one, e.g. {"type": "action", "name": "pass", "params": {}}.'
+#: Bounded work on pathological replies: a bare block is looked for from at most this many failed starts.
+MAX_FAILED_STARTS = 64
 _FENCED = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.S)
 
 
@@ -34,12 +36,12 @@ def extract_block(text: str) -> dict[str, Any] | None:
         if parsed is not None:
             return parsed
     decoder = json.JSONDecoder()
-    found, pos = None, 0
-    while (start := text.find("{", pos)) != -1:
+    found, pos, failures = None, 0, 0
+    while (start := text.find("{", pos)) != -1 and failures < MAX_FAILED_STARTS:
         try:
             obj, end = decoder.raw_decode(text, start)
         except (ValueError, RecursionError):
-            pos = start + 1
+            pos, failures = start + 1, failures + 1
             continue
         if isinstance(obj, dict) and "type" in obj:
             found = obj  # a top-level block: objects nested in it are skipped
