@@ -19,6 +19,7 @@ from bizbench.core.rng import secret_id, world_entropy
 from bizbench.core.server import preview
 from bizbench.envs.yc import views
 from bizbench.envs.yc.config import YcConfig, load_config
+from bizbench.envs.yc.evaluation import evaluation
 from bizbench.envs.yc.tools import registry
 from bizbench.envs.yc.world.tasks import ACTIVE, CANCELLED, FAILED, SUCCEEDED
 from bizbench.envs.yc.world.world import YcWorld
@@ -159,6 +160,7 @@ class YcEnv:
             "resumes": w.resumes,
             "tool_calls": len(self.actions),
             "tamper_events": len(self.tamper),
+            "evaluation": evaluation(w),  # hidden facts for reports, written after the run
         }
 
     def state_digest(self) -> str:
