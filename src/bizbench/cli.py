@@ -237,12 +237,15 @@ def _run_agent(
 
     try:
         if model is not None:
-            from bizbench.agents.models.factory import make_model
+            from pathlib import Path
+
+            from bizbench.agents.models.factory import make_model, portable_spec
 
             client = make_model(model, {k: v for k, v in sampling.items() if v is not None}, prices=prices)
             options = {k: v for k, v in harness_options.items() if v is not None}
+            price_file = str(Path(prices).absolute()) if prices else None
             result = agent_episode.run_agent_episode(
-                env, client, seed, preset, out_dir, harness, Limits(**limits), options
+                env, client, seed, preset, out_dir, harness, Limits(**limits), options, portable_spec(model), price_file
             )
         else:
             result = agent_episode.run_user_agent(env, agent, seed, preset, out_dir)
@@ -265,6 +268,67 @@ def _print_result(title: str, result: dict[str, Any], keys: tuple[str, ...], mon
         v = result[key]
         table.add_row(key, f"${v:,.2f}" if key in money else str(v))
     console.print(table)
+
+
+@app.command()
+def resume(run_dir: str = typer.Argument(..., help="The run directory of a killed run.")) -> None:
+    """Finish a killed run with the result an uninterrupted run would have (docs/run-format.md).
+
+    The run is re-executed from its record on a fresh world: recorded model replies are
+    reused (no paid call twice), the live model answers the rest. A finished run is left as it is.
+    """
+    from bizbench.runner.resume import ResumeError, finished, resume_run
+
+    try:
+        if finished(run_dir) is not None:
+            console.print(f"{run_dir} is already finished; nothing to do", soft_wrap=True, markup=False)
+            return
+        result = resume_run(run_dir)
+    except (ResumeError, ValueError) as e:
+        err_console.print(str(e), style="red", markup=False, soft_wrap=True)
+        raise typer.Exit(2) from None
+    keys = [k for k in ("score", "final_cash", "final_funds", "bankrupt", "ended_by", "turns") if k in result]
+    _print_result(f"resumed: {run_dir}", result, tuple(keys), ("score", "final_cash", "final_funds"))
+
+
+@app.command()
+def replay(
+    run_dir: str = typer.Argument(..., help="A finished run directory (a submission)."),
+    json_output: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+) -> None:
+    """Re-execute a run's recorded actions on a fresh world of its seed and check its result.
+
+    Exit 0 when every action is accepted again and the outcome matches result.json, 1 when not.
+    """
+    import json
+
+    from bizbench.runner.replay import replay_run
+    from bizbench.runner.resume import ResumeError
+
+    try:
+        report = replay_run(run_dir)
+    except (ResumeError, ValueError) as e:
+        err_console.print(str(e), style="red", markup=False, soft_wrap=True)
+        raise typer.Exit(2) from None
+    if json_output:
+        print(json.dumps(report.summary(), default=str))
+    else:
+        verdict = "[green]verified[/green]" if report.ok else "[red]does not match[/red]"
+        console.print(
+            f"{run_dir}: {verdict} ({report.actions_sent} actions re-sent, {report.actions_skipped} not re-sent, "
+            f"{len(report.compared)} result fields compared)",
+            soft_wrap=True,
+        )
+        if report.divergence:
+            console.print(report.divergence, markup=False, soft_wrap=True)
+        for key, values in report.mismatches.items():
+            console.print(
+                f"  {key}: recorded {values['recorded']!r}, replayed {values['replayed']!r}",
+                markup=False,
+                soft_wrap=True,
+            )
+    if not report.ok:
+        raise typer.Exit(1)
 
 
 # env -> (runner in bizbench.runner.episode, result rows, money rows, run-directory files)
@@ -422,6 +486,7 @@ def serve(
     from pathlib import Path
 
     from bizbench.core.server import ToolServer, connection_info
+    from bizbench.runner.rundir import write_result
 
     sdk = _env_module(env, "sdk")
     ws = Path(workspace).absolute()
@@ -464,7 +529,7 @@ def serve(
         status = session.status()
         result = {"env": env, "seed": seed, "preset": preset, "ended_by": reason, **status}
         result["wall_seconds"] = round(time.time() - started, 3)
-        (run / "result.json").write_text(json.dumps(result, indent=2) + "\n")
+        write_result(run, result)
     err_console.print(f"stopped ({reason}); run directory: {run}", markup=False)
 
 

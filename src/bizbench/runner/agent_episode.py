@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bizbench.agents.harness import DEFAULT_HARNESS, HARNESS_ENVS, HARNESSES
-from bizbench.agents.models.base import ModelClient
+from bizbench.agents.models.base import ModelClient, ResumeDivergence
 from bizbench.agents.recording import AgentRun, Limits, Trajectory, save_setup
 from bizbench.core.rng import secret_from_env
 from bizbench.runner.episode import FINISHERS
@@ -67,8 +67,13 @@ def run_agent_episode(
     harness: str | None = None,
     limits: Limits | None = None,
     harness_options: dict[str, Any] | None = None,
+    model_spec: str | None = None,
+    prices: str | None = None,
 ) -> dict[str, Any]:
-    """One episode of ``model`` on ``env_id``; returns result.json's content."""
+    """One episode of ``model`` on ``env_id``; returns result.json's content.
+
+    ``model_spec`` (the model string the client was made from) and ``prices`` (a price-table
+    file) go to config.json so that ``bizbench resume`` can rebuild the client."""
     require_new(out)
     harness_name = harness or DEFAULT_HARNESS[env_id]
     if env_id not in HARNESS_ENVS.get(harness_name, (env_id,)):
@@ -85,6 +90,8 @@ def run_agent_episode(
         "seed": seed,
         "agent": model_name,
         "model": model.name,
+        "model_spec": model_spec,
+        "prices": prices,
         "sampling": model.sampling,
         "harness": harness_name,
         "harness_options": harness_options or {},
@@ -99,6 +106,8 @@ def run_agent_episode(
     ended_by = "interrupted"
     try:
         ended_by = h.run(env, run)
+    except ResumeDivergence:
+        raise  # a resumed run that no longer follows its record stays unfinished (bizbench resume says why)
     except Exception as e:  # noqa: BLE001 - a harness bug must not lose the run: record it and finish
         import traceback
 

@@ -45,6 +45,7 @@ def run_ceo_baseline(
                 "seed": seed,
                 "agent": agent,
                 "agent_options": options or {},
+                "database": database,
                 "horizon_days": config.horizon_days,
                 "config": config.model_dump(mode="json"),
             },

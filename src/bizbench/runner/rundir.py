@@ -30,11 +30,26 @@ def jsonable(value: Any) -> Any:
     return value
 
 
+#: What a directory being resumed holds before the run starts again (:mod:`bizbench.runner.resume`).
+RESUMING = frozenset({"config.json", "attempts", "resume.jsonl"})
+
+
 def require_new(path: Path | None) -> None:
     """A run writes into a new or empty directory: appending a second run to a first one's
-    trajectory and metrics would corrupt both (resuming a run is ``bizbench resume``'s job)."""
-    if path is not None and Path(path).is_dir() and any(Path(path).iterdir()):
+    trajectory and metrics would corrupt both. The one exception is a run being resumed,
+    whose killed attempts ``bizbench resume`` has moved to ``attempts/``."""
+    if path is None or not Path(path).is_dir():
+        return
+    names = {p.name for p in Path(path).iterdir()}
+    if names and not ("attempts" in names and names <= RESUMING):
         raise ValueError(f"the run directory {path} already holds a run; choose another --out or remove it")
+
+
+def write_result(path: Path, result: dict[str, Any]) -> None:
+    """result.json, written last and atomically: its presence means the run is finished."""
+    tmp = Path(path) / "result.json.tmp"
+    tmp.write_text(json.dumps(jsonable(result), indent=2) + "\n")
+    tmp.replace(Path(path) / "result.json")
 
 
 class RunDir:
@@ -71,8 +86,8 @@ class RunDir:
             w.writerow(["day", "category", "amount", "group", "note"])
             for row in ledger_rows:
                 w.writerow([row.day, row.category, f"{row.cents / 100:.2f}", row.group, row.note])
-        (self.path / "result.json").write_text(json.dumps(jsonable(result), indent=2) + "\n")
         plot(self.path / "cash.png")
+        write_result(self.path, result)
         self.close()
 
     def close(self) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
-__all__ = ["ModelClient", "ModelError", "ModelReply", "ToolCall", "Usage"]
+__all__ = ["ModelClient", "ModelError", "ModelReply", "ResumeDivergence", "ToolCall", "Usage"]
 
 
 @dataclass
@@ -110,3 +110,9 @@ def _json(obj: Any) -> str:
         return json.dumps(obj, separators=(",", ":"))
     except (RecursionError, ValueError):
         return reprlib.repr(obj)
+
+
+class ResumeDivergence(RuntimeError):
+    """A resumed run asked the recorded model something the original run did not: re-executing
+    its record no longer reproduces it (the code, the platform or the env's files changed).
+    Not a :class:`ModelError`: the run must stay unfinished rather than end as a model failure."""

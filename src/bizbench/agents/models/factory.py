@@ -91,6 +91,16 @@ def _key(env: str, provider: str) -> str:
     return key
 
 
+def portable_spec(spec: str) -> str:
+    """The model string with a ``scripted:`` file or ``replay:`` directory made absolute, so
+    that a run can be resumed from another working directory (config.json records it)."""
+    spec = spec.strip()
+    for prefix in ("scripted:", "replay:"):
+        if spec.startswith(prefix) and spec != prefix:
+            return prefix + str(Path(spec.removeprefix(prefix)).expanduser().absolute())
+    return spec
+
+
 def make_model(
     spec: str,
     sampling: Mapping[str, Any] | None = None,

@@ -71,6 +71,10 @@ class ScriptedModel:
             raise ModelError(f"the script {p} has no replies")
         return cls(replies, name=f"scripted:{p.name}")
 
+    def skip(self, n: int) -> None:
+        """Pass over ``n`` replies already given (a resumed run replays them from its record)."""
+        self.calls += n
+
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> ModelReply:
         index = self.calls
         self.calls += 1

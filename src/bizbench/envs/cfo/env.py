@@ -77,7 +77,7 @@ class CfoEnv:
         elif category == TOOL and self.budget_used >= self.config.agent.tool_budget:
             data = self.end_month("pass")
             result = ToolResult(ok=True, data={"tool_budget_spent": True, "month_closed_with": "pass", **data})
-            name = "pass"
+            name, args = "pass", {}  # logged as the pass it became (a replay of the log passes too)
         else:
             result = self.registry.call(self, name, args)
             if result.ok and category == TOOL:

@@ -123,7 +123,7 @@ class TerminalHarness:
     def finish(self, env: Any, rundir: Any, result: dict[str, Any], title: str) -> None:
         """result.json and cash.png in the runner's run directory (the served files are already there)."""
         from bizbench.report.plots import plot_cash
-        from bizbench.runner.rundir import jsonable
+        from bizbench.runner.rundir import write_result
 
         path = Path(rundir.path)
         served = getattr(env, "run_dir", None)
@@ -131,12 +131,12 @@ class TerminalHarness:
             for name in SERVED_FILES:
                 if (Path(served) / name).exists():
                     shutil.copy2(Path(served) / name, path / name)
-        (path / "result.json").write_text(json.dumps(jsonable(result), indent=2) + "\n")
         metrics_path = path / "metrics.jsonl"
         if metrics_path.exists():
             metrics = [json.loads(line) for line in metrics_path.read_text().splitlines() if line.strip()]
             if metrics:
                 plot_cash(metrics, path / "cash.png", title)
+        write_result(path, result)
         rundir.close()
 
     # ------------------------------------------------------------------ the loop

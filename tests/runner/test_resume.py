@@ -1,0 +1,200 @@
+"""bizbench resume: a run killed at any point ends with the result.json of an uninterrupted run."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from bizbench.agents.models.scripted import ScriptedModel
+from bizbench.cli import app
+from bizbench.runner.agent_episode import run_agent_episode
+from bizbench.runner.resume import ResumeError, read_jsonl, resume_run
+
+VOLATILE = ("wall_seconds", "provenance")
+
+
+def outcome(path: Path) -> dict[str, object]:
+    data = json.loads((path / "result.json").read_text())
+    return {k: v for k, v in data.items() if k not in VOLATILE}
+
+
+def cfo_script(path: Path, months: int = 140) -> Path:
+    """Three replies a month: a tool, a note, an action (a $20M equity request every year)."""
+    lines = []
+    for m in range(months):
+        lines.append(
+            {
+                "content": '{"type": "tool", "name": "check_cash_in_bank", "params": {}}',
+                "usage": {"input_tokens": 900, "output_tokens": 40},
+            }
+        )
+        lines.append(
+            {"content": f'{{"type": "memory", "operation": "save_note", "content": "note {m}", "tags": ["m"]}}'}
+        )
+        action = (
+            '{"type": "action", "name": "fund_raising_request", "params": {"type": "equity", "amount": 20000000}}'
+            if m % 12 == 0
+            else '```json\n{"type": "action", "name": "book_closing", "params": {}}\n```'
+        )
+        lines.append({"content": action})
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+SLOW_MODEL = """
+import sys, time
+from pathlib import Path
+from bizbench.agents.models.scripted import ScriptedModel
+from bizbench.runner.agent_episode import run_agent_episode
+
+class Slow(ScriptedModel):
+    def complete(self, messages, tools=None):
+        time.sleep(0.004)
+        return super().complete(messages, tools)
+
+model = Slow.from_file(sys.argv[1])
+run_agent_episode("cfo", model, 1, "paper", Path(sys.argv[2]), model_spec="scripted:" + sys.argv[1])
+"""
+
+
+def kill_at(cmd: list[str], run_dir: Path, delay: float) -> None:
+    """Start ``cmd``, wait until the run directory exists, let it run ``delay`` seconds, SIGKILL it."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not (run_dir / "config.json").exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    time.sleep(delay)
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def test_model_run_killed_in_five_places_resumes_to_the_same_result(tmp_path: Path) -> None:
+    script = cfo_script(tmp_path / "replies.jsonl")
+    reference = tmp_path / "reference"
+    run_agent_episode("cfo", ScriptedModel.from_file(script), 1, "paper", reference, model_spec=f"scripted:{script}")
+    expected = outcome(reference)
+    program = tmp_path / "slow_run.py"
+    program.write_text(SLOW_MODEL)
+    rng = random.Random(7)
+    killed_mid_run = 0
+    for place in range(5):
+        run_dir = tmp_path / f"killed{place}"
+        kill_at([sys.executable, str(program), str(script), str(run_dir)], run_dir, rng.uniform(0.0, 1.5))
+        if not (run_dir / "result.json").exists():
+            killed_mid_run += 1
+        resumed = CliRunner().invoke(app, ["resume", str(run_dir)])
+        assert resumed.exit_code == 0, resumed.output
+        assert outcome(run_dir) == expected
+        kinds = [e["kind"] for e in read_jsonl(run_dir / "trajectory.jsonl")]
+        assert kinds == [e["kind"] for e in read_jsonl(reference / "trajectory.jsonl")]
+        for row in read_jsonl(run_dir / "resume.jsonl"):
+            assert row["actions_match"] is True
+    assert killed_mid_run >= 3  # most kills landed inside the run, not after it
+
+
+@pytest.mark.parametrize("cut", [0, 17, 120, 300, 441])
+def test_a_cut_short_record_resumes_through_the_cli(tmp_path: Path, cut: int) -> None:
+    """The state a SIGKILL leaves at event ``cut``: logs cut mid-line, no result.json."""
+    script = cfo_script(tmp_path / "replies.jsonl")
+    done = tmp_path / "done"
+    first = CliRunner().invoke(app, ["run", "cfo", "--model", f"scripted:{script}", "--seed", "1", "--out", str(done)])
+    assert first.exit_code == 0, first.output
+    expected = outcome(done)
+    killed = tmp_path / "killed"
+    shutil.copytree(done, killed)
+    for name in ("result.json", "ledger.csv", "cash.png", "statements.jsonl"):
+        (killed / name).unlink()
+    lines = (killed / "trajectory.jsonl").read_text().splitlines(keepends=True)
+    (killed / "trajectory.jsonl").write_text("".join(lines[:cut]) + lines[cut][: len(lines[cut]) // 2])
+    model_calls = sum(json.loads(line)["kind"] == "model_call" for line in lines[:cut])
+    actions = (killed / "actions.jsonl").read_text().splitlines(keepends=True)
+    (killed / "actions.jsonl").write_text("".join(actions[: cut // 3]))
+    r = CliRunner().invoke(app, ["resume", str(killed)])
+    assert r.exit_code == 0, r.output
+    assert outcome(killed) == expected
+    log = read_jsonl(killed / "resume.jsonl")
+    assert log == [{"attempt": "1", "replies_reused": model_calls, "actions_checked": cut // 3, "actions_match": True}]
+    assert (killed / "attempts" / "1" / "trajectory.jsonl").exists()  # the killed attempt is kept
+
+
+def test_the_live_model_answers_after_the_record(tmp_path: Path) -> None:
+    """Replies past the record come from the live model: a scripted one continues where it stopped."""
+    script = cfo_script(tmp_path / "replies.jsonl")
+    done = tmp_path / "done"
+    run_agent_episode("cfo", ScriptedModel.from_file(script), 2, "paper", done, model_spec=f"scripted:{script}")
+    killed = tmp_path / "killed"
+    shutil.copytree(done, killed)
+    (killed / "result.json").unlink()
+    lines = (killed / "trajectory.jsonl").read_text().splitlines(keepends=True)
+    (killed / "trajectory.jsonl").write_text("".join(lines[:40]))
+    (killed / "actions.jsonl").write_text("")
+    calls = []
+
+    class Counting(ScriptedModel):
+        def complete(self, messages, tools=None):  # type: ignore[no-untyped-def]
+            calls.append(self.calls)
+            return super().complete(messages, tools)
+
+    resume_run(killed, model=Counting.from_file(script))
+    reused = sum(json.loads(line)["kind"] == "model_call" for line in lines[:40])
+    assert calls and calls[0] == reused  # the live model's first answer is reply number `reused`
+    assert outcome(killed) == outcome(done)
+
+
+@pytest.mark.parametrize(
+    ("env", "args"),
+    [("yc", ["--agent", "heuristic", "--seed", "3"]), ("ceo", ["--agent", "rule-based", "--days", "70", "--no-db"])],
+)
+def test_baseline_killed_with_sigkill_resumes(tmp_path: Path, env: str, args: list[str]) -> None:
+    reference = tmp_path / "reference"
+    assert CliRunner().invoke(app, ["run", env, *args, "--out", str(reference)]).exit_code == 0
+    run_dir = tmp_path / "killed"
+    cmd = [sys.executable, "-m", "bizbench.cli", "run", env, *args, "--out", str(run_dir)]
+    kill_at(cmd, run_dir, 0.3)
+    r = CliRunner().invoke(app, ["resume", str(run_dir)])
+    assert r.exit_code == 0, r.output
+    assert outcome(run_dir) == outcome(reference)
+    assert all(row["actions_match"] for row in read_jsonl(run_dir / "resume.jsonl"))
+
+
+def test_resuming_a_finished_run_changes_nothing(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    assert CliRunner().invoke(app, ["run", "cfo", "--agent", "prudent-cfo", "--out", str(run_dir)]).exit_code == 0
+    before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in run_dir.iterdir()}
+    r = CliRunner().invoke(app, ["resume", str(run_dir)])
+    assert r.exit_code == 0 and "already finished" in r.output
+    assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in run_dir.iterdir()} == before
+
+
+def test_resume_errors_are_clear(tmp_path: Path) -> None:
+    r = CliRunner().invoke(app, ["resume", str(tmp_path / "nothing")])
+    assert r.exit_code == 2 and "not a run directory" in r.output
+    served = tmp_path / "served"
+    served.mkdir()
+    (served / "config.json").write_text(json.dumps({"env": "ceo", "seed": 1, "agent": "served"}))
+    with pytest.raises(ResumeError, match="outside agent"):
+        resume_run(served)
+    from_python = tmp_path / "py"
+    run_agent_episode("cfo", ScriptedModel([{"content": "no block"}]), 1, "paper", from_python, limits=None)
+    (from_python / "result.json").unlink()
+    with pytest.raises(ResumeError, match="model object"):
+        resume_run(from_python)
+    assert not (from_python / "attempts").exists()  # a refused resume moves nothing
+
+
+def test_a_run_directory_with_a_run_is_still_refused(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    assert CliRunner().invoke(app, ["run", "yc", "--agent", "greedy", "--out", str(run_dir)]).exit_code == 0
+    r = CliRunner().invoke(app, ["run", "yc", "--agent", "greedy", "--out", str(run_dir)])
+    assert r.exit_code == 2 and "already holds a run" in " ".join(r.output.split())
