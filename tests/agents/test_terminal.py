@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 from pathlib import Path
@@ -403,3 +404,26 @@ def test_git_commits_with_its_own_identity_and_ignores_planted_repositories(box:
     ).stdout.strip()
     assert shown == "bizbench-harness <harness@bizbench.invalid> 2025-01-08 00:00:00 +0000"
     assert ws.bundle(tmp_path / "ws.bundle") and (tmp_path / "ws.bundle").stat().st_size > 0
+
+
+@needs_sandbox
+def test_a_killed_terminal_run_resumes_to_the_same_result(tmp_path: Path) -> None:
+    """A run cut short in its second week is re-executed: a fresh seat and workspace, the recorded
+    replies first (the sandboxed commands run again), then the live model."""
+    from bizbench.runner.resume import read_jsonl, resume_run
+
+    done = tmp_path / "done"
+    run_agent_episode(
+        "ceo", ScriptedModel(WeeklyAgent()), SEED, PRESET, done, harness="terminal", harness_options={"days": 14}
+    )
+    killed = tmp_path / "killed"
+    shutil.copytree(done, killed)
+    (killed / "result.json").unlink()
+    lines = (killed / "trajectory.jsonl").read_text().splitlines(keepends=True)
+    second_week = next(i for i, line in enumerate(lines) if '"kind": "reset"' in line and '"day": 7' in line)
+    (killed / "trajectory.jsonl").write_text("".join(lines[: second_week + 3]))
+    result = resume_run(killed, model=ScriptedModel(WeeklyAgent()))
+    expected = json.loads((done / "result.json").read_text())
+    for key in ("final_cash", "days_survived", "forecast_errors", "tool_calls", "model_calls", "turns", "ended_by"):
+        assert result[key] == expected[key], key
+    assert read_jsonl(killed / "resume.jsonl")[0]["replies_reused"] >= 4
