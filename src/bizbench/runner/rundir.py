@@ -1,13 +1,15 @@
-"""The run directory, written as the run goes (DESIGN.md principle 9).
+"""The run directory, written as the run goes (DESIGN.md principle 9); docs/run-format.md.
 
-Layout shared by ``bizbench run`` and ``bizbench serve``:
+Layout shared by ``bizbench run``, ``bizbench serve``, ``bizbench resume`` and sweeps:
 
 - ``config.json``: env, preset (and its hash), seed, agent, full config
 - ``actions.jsonl``: every tool call and turn, appended and flushed as it happens
 - ``metrics.jsonl``: one line per simulated day, appended as the day ends
 - ``tamper.jsonl``: suspicious attempts (unknown tools, hidden tables, NaN spends ...)
 - ``company.db``: the agent-visible SQLite database (ceo)
-- ``ledger.csv``, ``result.json``, ``cash.png``: written when the run ends
+- ``ledger.csv``, ``cash.png``, then ``result.json`` (atomically, last): written when the run ends
+- model runs add ``trajectory.jsonl``, ``system_prompt.txt`` and ``tools.json``; a resumed run
+  adds ``attempts/`` (the killed attempts' files) and ``resume.jsonl``
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ def jsonable(value: Any) -> Any:
         return value.item()
     return value
 
+
+#: The version of the layout documented in docs/run-format.md (config.json's ``run_format``).
+RUN_FORMAT = 1
 
 #: What a directory being resumed holds before the run starts again (:mod:`bizbench.runner.resume`).
 RESUMING = frozenset({"config.json", "attempts", "resume.jsonl"})
@@ -58,6 +63,7 @@ class RunDir:
     def __init__(self, path: Path, config: dict[str, Any]) -> None:
         self.path = Path(path)
         self.path.mkdir(parents=True, exist_ok=True)
+        config = {"run_format": RUN_FORMAT, **config}
         (self.path / "config.json").write_text(json.dumps(jsonable(config), indent=2) + "\n")
         self.tamper_log.touch()  # an empty log is an explicit "no attempts"
         self._files: dict[str, IO[str]] = {}
