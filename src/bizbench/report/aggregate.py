@@ -131,6 +131,7 @@ def group_runs(items: Sequence[Any], key: Callable[[Any], tuple[str, ...]]) -> d
     return groups
 
 
-def aggregate(rows: Sequence[dict[str, Any]], columns: Sequence[Column]) -> dict[str, Summary]:
-    """One group's per-run metric dicts -> a Summary per column."""
-    return {c.key: summarise((r.get(c.key) for r in rows), c.agg) for c in columns}
+def aggregate(rows: Sequence[dict[str, Any]], columns: Sequence[Column]) -> list[Summary]:
+    """One group's per-run metric dicts -> a Summary per column (a key may appear in several
+    columns with different ``agg``, e.g. max and mean survival days)."""
+    return [summarise((r.get(c.key) for r in rows), c.agg) for c in columns]

@@ -1,0 +1,268 @@
+"""CEO-Bench measures from a run directory: Table 3 and the section 3.4 skill measures.
+
+Table 3 (per model over its runs): bankruptcies, max final cash, max and mean survival
+days, turns per week, API cost. Section 3.4 isolates skills; each is computed per run:
+
+* **Best-channel ad share** ("Uncovering hidden information", Fig 12a): for each customer
+  group with ad spend, the share of its dollars spent on its best channel, averaged over
+  those groups (%; random guessing over five channels is 20 %). Dollars are rebuilt from
+  ``set_targeted_ad_spend`` calls in actions.jsonl (the ledger books advertising as one
+  total): a call's daily table holds from the day it is made until the next call or the
+  run's end. The best channel is the one with the most expected leads per $1,000 in the
+  run's config (ref §3.1, ``channel_leads``); the table's later +-5 % noise (ref §3.2) is
+  not tracked.
+* **4-week forecast error** ("Seeing into the future", Fig 12b): the mean absolute
+  percentage error of the ``cash_4wk`` point forecasts submitted in the first four weeks
+  (submission day < 28) against the cash 28 days later, scored like result.json's
+  ``forecast_errors`` (:func:`bizbench.envs.ceo.forecasts.forecast_errors`). Missing when
+  no such forecast reached its day (baselines submit none).
+* **Days to "competitor"** ("Speed of adaptation", Fig 12c): days from the first competitor
+  event to the first later mention of "competitor" (case-insensitive, so "competitors" and
+  "Competitor's" count) in the agent's own text: next_week rationales, the text of its model
+  replies and the files it writes (write_file / edit_file). Event days are hidden; they are
+  re-created from the run's config and seed (:func:`competitor_event_days`). Missing when
+  the run has no agent text, ended before the first event, or never mentions it.
+* **"if" per 1,000 words** ("Planning", Fig 12d): whole-word, case-insensitive "if" per
+  1,000 words of the agent's memos: its next_week rationales and the files it writes. Per
+  1,000 words (not per memo) so long and short memos weigh by their length.
+* **Targeted development share** ("Taking fine-grained actions", Fig 10): targeted
+  (group-specific) development dollars over all development dollars, from ledger.csv (%).
+* **Tool calls per week** (Fig 11): tool calls in actions.jsonl (a baseline's
+  ``next_turn`` is not a tool) per simulated week survived; :func:`tool_counts` gives the
+  per-tool split for the plot.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from bizbench.report.aggregate import Column
+from bizbench.report.loader import Run
+
+__all__ = [
+    "PER_RUN",
+    "TABLES",
+    "agent_texts",
+    "best_channel_share",
+    "competitor_event_days",
+    "run_metrics",
+    "tool_counts",
+]
+
+_MEMO_TOOLS = {"write_file": ("content",), "edit_file": ("new",)}
+_WORD = re.compile(r"[A-Za-z0-9_']+")
+_IF = re.compile(r"\bif\b", re.IGNORECASE)
+
+
+def competitor_event_days(config: Any, seed: int) -> list[int]:
+    """The days competitor events fire in the run's world (hidden; for the adaptation measure).
+
+    The event draws come from the world's own ``competitor`` stream, one uniform draw per day
+    plus a fixed number per event (ref §4.16), and whether an event fires depends only on the
+    day and the previous event: the timing does not depend on what the agent did (the size
+    does). So stepping only that mechanic over the horizon gives the run's event days."""
+    from bizbench.core.rng import secret_from_env, world_entropy
+    from bizbench.envs.ceo.world import competitor
+    from bizbench.envs.ceo.world.world import World
+
+    world = World(config, world_entropy(seed, secret_from_env()))
+    state, rng = world.state, world.streams.get("competitor")
+    for day in range(1, config.horizon_days + 1):
+        state.day = day
+        competitor.maybe_fire(state, world.params, rng)
+    return [int(e["day"]) for e in state.competitor_events]
+
+
+def _weeks(run: Run) -> float | None:
+    days = run.get("days_survived")
+    return days / 7 if days else None
+
+
+def _ok_calls(run: Run, tool: str) -> list[dict[str, Any]]:
+    return [a for a in run.actions if a.get("tool") == tool and a.get("ok")]
+
+
+def _ad_tables(run: Run, group_ids: list[str], channels: tuple[str, ...]) -> list[tuple[int, np.ndarray]]:
+    """(day, [group, channel] $/day) of every accepted set_targeted_ad_spend call."""
+    g_index, c_index = {g: i for i, g in enumerate(group_ids)}, {c: i for i, c in enumerate(channels)}
+    out = []
+    for a in _ok_calls(run, "set_targeted_ad_spend"):
+        spend = (a.get("args") or {}).get("targeted_spend") or {}
+        table = np.zeros((len(group_ids), len(channels)))
+        group_outer = bool(spend) and all(k in g_index for k in spend)  # the tool accepts both nestings
+        for outer, inner in spend.items():
+            for key, dollars in (inner or {}).items():
+                g, c = (outer, key) if group_outer else (key, outer)
+                if g in g_index and c in c_index:
+                    table[g_index[g], c_index[c]] = float(dollars)
+        out.append((int(a.get("day", 0)), table))
+    return out
+
+
+def best_channel_share(run: Run) -> float | None:
+    """Section 3.4 best-channel share (%), see the module docstring."""
+    from bizbench.envs.ceo.config import CHANNELS
+
+    groups = run.inner_config.get("groups") or []
+    if not groups:
+        return None
+    ids = [g["id"] for g in groups]
+    leads = np.array([[g["channel_leads"][c] for c in CHANNELS] for g in groups], dtype=float)
+    best = leads.argmax(axis=1)
+    end = int(run.get("days_survived") or 0)
+    tables = _ad_tables(run, ids, CHANNELS)
+    dollars = np.zeros_like(leads)
+    for (day, table), nxt in zip(tables, [t[0] for t in tables[1:]] + [end], strict=True):
+        dollars += table * max(0, min(nxt, end) - day)
+    per_group = dollars.sum(axis=1)
+    spent = per_group > 0
+    if not spent.any():
+        return None
+    on_best = dollars[np.arange(len(ids)), best]
+    return float(np.mean(on_best[spent] / per_group[spent]) * 100)
+
+
+def forecast_error_4wk(run: Run) -> float | None:
+    """Section 3.4 early 4-week forecast error (MAPE %, first four weeks' submissions)."""
+    from bizbench.envs.ceo.forecasts import forecast_errors
+
+    predictions = []
+    for a in _ok_calls(run, "next_week"):
+        day = int(a.get("day", 0))
+        f = ((a.get("args") or {}).get("predictions") or {}).get("cash_4wk")
+        if day < 28 and isinstance(f, dict) and "point" in f:
+            predictions.append(
+                {
+                    "submit_day": day,
+                    "horizon_days": 28,
+                    "metric": "cash",
+                    "predicted_value": float(f["point"]),
+                    "predicted_lower": float(f.get("lower") or f["point"]),
+                    "predicted_upper": float(f.get("upper") or f["point"]),
+                }
+            )
+    mape = forecast_errors(predictions, run.metrics)["4wk"]["mape_pct"]
+    return None if mape is None else float(mape)
+
+
+def agent_texts(run: Run, memos_only: bool = False) -> list[tuple[int, str]]:
+    """(day, text) the agent wrote: next_week rationales, files it wrote and (unless
+    ``memos_only``) its replies. Baselines write none."""
+    texts = []
+    for a in _ok_calls(run, "next_week"):
+        rationale = (a.get("args") or {}).get("rationale")
+        if isinstance(rationale, str):
+            texts.append((int(a.get("day", 0)), rationale))
+    for e in run.trajectory:
+        day = e.get("day")
+        if not isinstance(day, int):
+            continue
+        if e.get("kind") == "model_call" and not memos_only and isinstance(e.get("content"), str):
+            texts.append((day, e["content"]))
+        elif e.get("kind") == "tool_call" and e.get("ok") and e.get("name") in _MEMO_TOOLS:
+            args = e.get("arguments") or {}
+            texts.extend((day, args[k]) for k in _MEMO_TOOLS[e["name"]] if isinstance(args.get(k), str))
+    return sorted(texts, key=lambda t: t[0])
+
+
+def days_to_competitor_mention(run: Run, event_days: list[int] | None) -> float | None:
+    """Section 3.4 adaptation speed (days), see the module docstring."""
+    if not event_days:
+        return None
+    first = min(event_days)
+    if first > int(run.get("days_survived") or 0):
+        return None
+    mentions = [day for day, text in agent_texts(run) if day >= first and "competitor" in text.lower()]
+    return float(min(mentions) - first) if mentions else None
+
+
+def if_per_1000_words(run: Run) -> float | None:
+    """Section 3.4 planning: "if" per 1,000 words of memos."""
+    memos = [text for _, text in agent_texts(run, memos_only=True)]
+    words = sum(len(_WORD.findall(t)) for t in memos)
+    if words == 0:
+        return None
+    return sum(len(_IF.findall(t)) for t in memos) / words * 1000
+
+
+def targeted_dev_share(run: Run) -> float | None:
+    """Fig 10: targeted development dollars / all development dollars (%)."""
+    dev = [r for r in run.ledger if r.get("category") == "development"]
+    total = sum(-float(r["amount"]) for r in dev)
+    if total <= 0:
+        return None
+    return sum(-float(r["amount"]) for r in dev if r.get("note") == "targeted") / total * 100
+
+
+def tool_counts(run: Run) -> Counter[str]:
+    """Tool calls by name (Fig 11); a baseline's ``next_turn`` is a turn, not a tool."""
+    return Counter(str(a.get("tool")) for a in run.actions if a.get("tool") != "next_turn")
+
+
+def run_metrics(run: Run, facts: dict[str, Any] | None) -> dict[str, float | None]:
+    """One finished ceo run's Table 3 and section 3.4 values (None = not measurable)."""
+    weeks = _weeks(run)
+    model_calls = run.get("model_calls")
+    tools = sum(tool_counts(run).values())
+    return {
+        "final_cash": run.get("final_cash"),
+        "bankrupt": float(bool(run.get("bankrupt"))),
+        "days_survived": run.get("days_survived"),
+        "turns_per_week": model_calls / weeks if model_calls is not None and weeks else None,
+        "cost_usd": run.get("cost_usd"),
+        "best_channel_pct": best_channel_share(run),
+        "forecast_ape_4wk_pct": forecast_error_4wk(run),
+        "competitor_days": days_to_competitor_mention(run, (facts or {}).get("competitor_event_days")),
+        "if_per_1000_words": if_per_1000_words(run),
+        "targeted_dev_pct": targeted_dev_share(run),
+        "tools_per_week": tools / weeks if weeks else None,
+    }
+
+
+_MONEY = "{:,.0f}"
+TABLES: list[tuple[str, list[Column]]] = [
+    (
+        "CEO-Bench Table 3: results",
+        [
+            Column("bankrupt", "Bankruptcies", "{:.0f}", "sum", "Table 3"),
+            Column("final_cash", "Max final cash ($)", _MONEY, "max", "Table 3"),
+            Column("final_cash", "Final cash ($)", _MONEY, "mean", "Table 3"),
+            Column("days_survived", "Max survival days", "{:.0f}", "max", "Table 3"),
+            Column("days_survived", "Mean survival days", "{:.1f}", "mean", "Table 3"),
+            Column("days_survived", "Survival days std", "{:.1f}", "std", "Table 3"),
+            Column("turns_per_week", "Turns/week", "{:.1f}", "mean", "Table 3"),
+            Column("cost_usd", "API cost ($)", "{:.2f}", "mean", "Table 3"),
+            Column("normalised", "Normalised score", "{:.3f}", "mean", "protocol"),
+        ],
+    ),
+    (
+        "CEO-Bench section 3.4: skill measures",
+        [
+            Column("best_channel_pct", "Best-channel ad share (%)", "{:.1f}", "mean", "§3.4, Fig 12a"),
+            Column("forecast_ape_4wk_pct", "4-week forecast error (%)", "{:.1f}", "mean", "§3.4, Fig 12b"),
+            Column("competitor_days", "Days to 'competitor'", "{:.1f}", "mean", "§3.4, Fig 12c"),
+            Column("if_per_1000_words", "'if' per 1k words", "{:.2f}", "mean", "§3.4, Fig 12d"),
+            Column("targeted_dev_pct", "Targeted dev share (%)", "{:.1f}", "mean", "§3.4, Fig 10"),
+            Column("tools_per_week", "Tool calls/week", "{:.1f}", "mean", "Fig 11"),
+        ],
+    ),
+]
+
+PER_RUN: list[Column] = [
+    Column("final_cash", "Final cash ($)", _MONEY),
+    Column("bankrupt", "Bankrupt", "{:.0f}"),
+    Column("days_survived", "Days", "{:.0f}"),
+    Column("turns_per_week", "Turns/week", "{:.1f}"),
+    Column("cost_usd", "Cost ($)", "{:.2f}"),
+    Column("normalised", "Norm.", "{:.3f}"),
+    Column("best_channel_pct", "Best ch. %", "{:.1f}"),
+    Column("forecast_ape_4wk_pct", "4wk APE %", "{:.1f}"),
+    Column("competitor_days", "Comp. days", "{:.0f}"),
+    Column("if_per_1000_words", "if/1k", "{:.2f}"),
+    Column("targeted_dev_pct", "Tgt dev %", "{:.1f}"),
+    Column("tools_per_week", "Tools/wk", "{:.1f}"),
+]

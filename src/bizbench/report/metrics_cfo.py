@@ -1,0 +1,108 @@
+"""EnterpriseArena measures from a run directory: the columns of Table 2.
+
+Per run, from result.json (the env counts them from its monthly history):
+
+* **Score** (eq 2, $M): Rev_TTM x 5 + cash - 5,000 x tool calls, 0 if cash ever fell below 0.
+* **Surv.%**: 100 if the run survived all months, else 0 (the mean over runs is the rate).
+* **Mon.**: months survived.
+* **Eq.R / Debt.R / Tot.R** ($M): equity, debt and total capital received.
+* **FR%**: successful fundraising requests over requests (a request still pending at the
+  end counts as not (yet) successful; missing with no request, the paper's "-").
+* **Pk.Cash / End.Cash / Low.Cash** ($M): highest, final and lowest month-end cash.
+* **T/Mo**: tool calls (budgeted tools; memory and actions are not tools) per month played.
+* **Action distribution**: the month's one action as a share of months played:
+  fundraising requests (FR.A%), successful requests (FR.S%), book closings (BC%) and passes
+  (Pass%, with the count Pass#). FR.A% + BC% + Pass% = 100.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bizbench.report.aggregate import Column
+from bizbench.report.loader import Run
+
+__all__ = ["PER_RUN", "TABLES", "run_metrics"]
+
+
+def _pct(num: float, den: float) -> float | None:
+    return num / den * 100 if den else None
+
+
+def run_metrics(run: Run, facts: dict[str, Any] | None = None) -> dict[str, float | None]:
+    """One finished cfo run's Table 2 values (None = not measurable)."""
+    requests = int(run.get("fundraising_requests") or 0)
+    closings = int(run.get("book_closings") or 0)
+    passes = int(run.get("passes") or 0)
+    months = requests + closings + passes  # one action per month played
+    attempts = int(run.get("fundraising_attempts") or 0)
+    successes = int(run.get("fundraising_successes") or 0)
+    equity, debt = run.get("equity_raised"), run.get("debt_raised")
+    tools = run.get("tool_calls")
+    return {
+        "score": run.get("score"),
+        "survival_pct": 0.0 if run.get("bankrupt") else 100.0,
+        "months": run.get("months_survived"),
+        "equity_raised": equity,
+        "debt_raised": debt,
+        "total_raised": None if equity is None or debt is None else equity + debt,
+        "fr_success_pct": _pct(successes, attempts),
+        "peak_cash": run.get("peak_cash"),
+        "final_cash": run.get("final_cash"),
+        "low_cash": run.get("low_cash"),
+        "tools_per_month": tools / months if tools is not None and months else None,
+        "fr_attempt_pct": _pct(requests, months),
+        "fr_success_action_pct": _pct(successes, months),
+        "book_closing_pct": _pct(closings, months),
+        "passes": float(passes),
+        "pass_pct": _pct(passes, months),
+        "cost_usd": run.get("cost_usd"),
+    }
+
+
+_M = "{:,.1f}"
+TABLES: list[tuple[str, list[Column]]] = [
+    (
+        "EnterpriseArena Table 2: overall performance and capital",
+        [
+            Column("score", "Score ($M)", _M, "mean", "Table 2, eq 2", 1e6),
+            Column("normalised", "Normalised score", "{:.3f}", "mean", "protocol"),
+            Column("survival_pct", "Surv.%", "{:.0f}", "mean", "Table 2"),
+            Column("months", "Mon.", "{:.0f}", "mean", "Table 2"),
+            Column("equity_raised", "Eq.R ($M)", _M, "mean", "Table 2", 1e6),
+            Column("debt_raised", "Debt.R ($M)", _M, "mean", "Table 2", 1e6),
+            Column("total_raised", "Tot.R ($M)", _M, "mean", "Table 2", 1e6),
+            Column("fr_success_pct", "FR%", "{:.0f}", "mean", "Table 2"),
+            Column("peak_cash", "Pk.Cash ($M)", _M, "mean", "Table 2", 1e6),
+            Column("final_cash", "End.Cash ($M)", _M, "mean", "Table 2", 1e6),
+            Column("low_cash", "Low.Cash ($M)", _M, "mean", "Table 2", 1e6),
+        ],
+    ),
+    (
+        "EnterpriseArena Table 2: agent behaviour",
+        [
+            Column("tools_per_month", "T/Mo", "{:.1f}", "mean", "Table 2"),
+            Column("fr_attempt_pct", "FR.A%", "{:.1f}", "mean", "Table 2"),
+            Column("fr_success_action_pct", "FR.S%", "{:.1f}", "mean", "Table 2"),
+            Column("book_closing_pct", "BC%", "{:.1f}", "mean", "Table 2"),
+            Column("passes", "Pass#", "{:.0f}", "mean", "Table 2"),
+            Column("pass_pct", "Pass%", "{:.1f}", "mean", "Table 2"),
+            Column("cost_usd", "API cost ($)", "{:.2f}", "mean", ""),
+        ],
+    ),
+]
+
+PER_RUN: list[Column] = [
+    Column("score", "Score ($M)", _M, scale=1e6),
+    Column("normalised", "Norm.", "{:.3f}"),
+    Column("months", "Mon.", "{:.0f}"),
+    Column("total_raised", "Tot.R ($M)", _M, scale=1e6),
+    Column("fr_success_pct", "FR%", "{:.0f}"),
+    Column("peak_cash", "Pk.Cash ($M)", _M, scale=1e6),
+    Column("final_cash", "End.Cash ($M)", _M, scale=1e6),
+    Column("low_cash", "Low.Cash ($M)", _M, scale=1e6),
+    Column("tools_per_month", "T/Mo", "{:.1f}"),
+    Column("fr_attempt_pct", "FR.A%", "{:.1f}"),
+    Column("book_closing_pct", "BC%", "{:.1f}"),
+    Column("pass_pct", "Pass%", "{:.1f}"),
+]
