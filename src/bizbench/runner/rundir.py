@@ -47,7 +47,10 @@ def require_new(path: Path | None) -> None:
         return
     names = {p.name for p in Path(path).iterdir()}
     if names and not ("attempts" in names and names <= RESUMING):
-        raise ValueError(f"the run directory {path} already holds a run; choose another --out or remove it")
+        raise ValueError(
+            f"the run directory {path} already holds a run; choose another --out or remove it "
+            "(`bizbench resume` finishes a killed run)"
+        )
 
 
 def write_result(path: Path, result: dict[str, Any]) -> None:
