@@ -126,6 +126,12 @@ def best_channel_share(run: Run) -> float | None:
     return float(np.mean(on_best[spent] / per_group[spent]) * 100)
 
 
+def _given(forecast: dict[str, Any], bound: str) -> Any:
+    """A forecast's interval bound, or its point when the bound is missing."""
+    value = forecast.get(bound)
+    return forecast["point"] if value is None else value
+
+
 def forecast_error_4wk(run: Run) -> float | None:
     """Section 3.4 early 4-week forecast error (MAPE %, first four weeks' submissions)."""
     from bizbench.envs.ceo.forecasts import forecast_errors
@@ -141,8 +147,8 @@ def forecast_error_4wk(run: Run) -> float | None:
                     "horizon_days": 28,
                     "metric": "cash",
                     "predicted_value": float(f["point"]),
-                    "predicted_lower": float(f.get("lower") or f["point"]),
-                    "predicted_upper": float(f.get("upper") or f["point"]),
+                    "predicted_lower": float(_given(f, "lower")),
+                    "predicted_upper": float(_given(f, "upper")),
                 }
             )
     mape = forecast_errors(predictions, run.metrics)["4wk"]["mape_pct"]

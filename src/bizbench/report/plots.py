@@ -15,7 +15,11 @@ import numpy as np
 
 def _pyplot() -> Any:
     """matplotlib.pyplot on the headless Agg backend."""
-    plt = _pyplot()
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     return plt
 
 
