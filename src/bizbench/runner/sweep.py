@@ -21,7 +21,7 @@ so the same job runs in a local process, in this process or on a Ray worker.
 from __future__ import annotations
 
 import csv
-import importlib.util
+import importlib
 import itertools
 import json
 import multiprocessing
@@ -476,11 +476,13 @@ def continue_unfinished(path: Path) -> dict[str, Any] | None:
     """Finish an unfinished run: result.json's content, or None once the directory has been moved
     aside (the caller then starts the run afresh). The one place a sweep decides how to continue:
     ``bizbench.runner.resume.resume_run`` when the tree has it, else set aside and restart."""
-    if importlib.util.find_spec("bizbench.runner.resume") is None:
+    try:
+        from bizbench.runner.resume import resume_run  # type: ignore[import-not-found,unused-ignore]
+    except ModuleNotFoundError as e:
+        if e.name != "bizbench.runner.resume":
+            raise
         set_aside(path)
         return None
-    from bizbench.runner.resume import resume_run  # type: ignore[import-not-found,unused-ignore]
-
     result: dict[str, Any] = resume_run(path)
     return result
 
@@ -520,6 +522,7 @@ def execute_job(job: dict[str, Any]) -> dict[str, Any]:
     ``job``: ``run`` (a RunSpec as a dict), ``run_dir``, ``resume`` (the directory holds an
     unfinished run) and ``secret_id`` (the fingerprint the sweep's split demands)."""
     started = time.time()
+    held = os.environ.get(SECRET_ENV)
     try:
         if job["secret_id"] is None:
             os.environ.pop(SECRET_ENV, None)  # dev: the public worlds, whatever this shell holds
@@ -542,6 +545,9 @@ def execute_job(job: dict[str, Any]) -> dict[str, Any]:
             "started": started,
             "ended": time.time(),
         }
+    finally:
+        if held is not None:
+            os.environ[SECRET_ENV] = held
 
 
 def _crashed(e: BaseException) -> dict[str, Any]:

@@ -1,0 +1,223 @@
+"""Running sweeps: skip finished runs, continue unfinished ones, record failures, the dollar cap,
+provider concurrency, the dev/test split, a scripted-model sweep through the CLI."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from sweep_helpers import FakeBackend, cfo_script, spec_of, write_sweep
+from typer.testing import CliRunner
+
+from bizbench.cli_sweep import sweep
+from bizbench.core.rng import SECRET_ENV, secret_id
+from bizbench.runner import sweep as sw
+
+YC_AND_A_BROKEN_AGENT = """
+[[runs]]
+env = "yc"
+agents = ["greedy", "no_such_module:Agent"]
+seeds = "1-2"
+"""
+
+
+def rows(out: Path) -> dict[str, dict[str, str]]:
+    with (out / "summary.csv").open() as f:
+        return {r["name"]: r for r in csv.DictReader(f)}
+
+
+def test_a_failed_run_is_recorded_and_the_sweep_goes_on_then_finished_runs_are_skipped(tmp_path: Path) -> None:
+    spec = spec_of(tmp_path, YC_AND_A_BROKEN_AGENT)
+    out = tmp_path / "out"
+    seen: list[str] = []
+    state = sw.run_sweep(spec, "inline", on_update=lambda st, name: seen.append(f"{name}:{st.rows[name]['status']}"))
+    assert state.counts() == {"done": 2, "failed": 2}
+    summary = rows(out)
+    assert summary["yc-default-greedy-seed1"]["status"] == "done"
+    assert summary["yc-default-greedy-seed1"]["final_funds"] != ""
+    broken = summary["yc-default-Agent-seed2"]
+    assert broken["status"] == "failed" and "cannot import 'no_such_module'" in broken["error"]
+    full = json.loads((out / "summary.json").read_text())
+    assert full["finished"] is True and full["split"] == "dev" and full["counts"] == {"done": 2, "failed": 2}
+    tb = next(r for r in full["runs"] if r["name"] == "yc-default-Agent-seed1")["traceback"]
+    assert "Traceback" in tb
+    assert len(seen) == 4
+    result = json.loads((out / "yc-default-greedy-seed1" / "result.json").read_text())
+    mtime = (out / "yc-default-greedy-seed1" / "result.json").stat().st_mtime_ns
+
+    again = sw.run_sweep(spec, "inline")
+    assert again.counts() == {"skipped": 2, "failed": 2}  # the failures are tried again
+    assert again.rows["yc-default-greedy-seed1"]["final_funds"] == result["final_funds"]
+    assert (out / "yc-default-greedy-seed1" / "result.json").stat().st_mtime_ns == mtime
+
+
+def test_an_unfinished_run_is_resumed_when_resume_exists(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = spec_of(tmp_path, '[[runs]]\nenv = "yc"\nagents = ["greedy"]\nseeds = 1\n')
+    run_dir = tmp_path / "out" / "yc-default-greedy-seed1"
+    run_dir.mkdir(parents=True)
+    (run_dir / "config.json").write_text("{}")
+    calls: list[Path] = []
+
+    def resume_run(path: Path) -> dict[str, Any]:
+        calls.append(Path(path))
+        return {"final_funds": 1.0, "seed_secret_id": None}
+
+    monkeypatch.setitem(sys.modules, "bizbench.runner.resume", types.SimpleNamespace(resume_run=resume_run))
+    state = sw.run_sweep(spec, "inline")
+    assert calls == [run_dir]
+    assert state.rows["yc-default-greedy-seed1"]["status"] == "done"
+    assert state.rows["yc-default-greedy-seed1"]["note"] == "resumed"
+
+
+def test_without_resume_an_unfinished_run_is_set_aside_and_run_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = spec_of(tmp_path, '[[runs]]\nenv = "yc"\nagents = ["greedy"]\nseeds = 1\n')
+    out = tmp_path / "out"
+    run_dir = out / "yc-default-greedy-seed1"
+    run_dir.mkdir(parents=True)
+    (run_dir / "config.json").write_text("{}")
+    monkeypatch.setitem(sys.modules, "bizbench.runner.resume", None)  # `import` raises ModuleNotFoundError
+    for n in (1, 2):
+        state = sw.run_sweep(spec, "inline")
+        assert state.rows[run_dir.name]["status"] == "done"
+        assert "moved aside" in state.rows[run_dir.name]["note"]
+        assert (out / f"{run_dir.name}.incomplete-{n}" / "config.json").is_file()
+        assert (run_dir / "result.json").is_file()
+        (run_dir / "result.json").unlink()  # the finished run now looks killed: the next goes to -2
+    assert (out / f"{run_dir.name}.incomplete-1" / "config.json").read_text() == "{}"
+
+
+def test_the_dollar_cap_stops_new_runs_and_says_which_did_not_start(tmp_path: Path) -> None:
+    script = cfo_script(tmp_path)
+    body = f'max_dollars = 1.0\n[[runs]]\nenv = "cfo"\nseeds = "1-6"\nmodels = ["scripted:{script}"]\n'
+    spec = spec_of(tmp_path, body)
+    backend = FakeBackend(slots=1, cost=0.4)
+    state = sw.run_sweep(spec, backend)
+    assert backend.submitted == [f"cfo-paper-scripted-pass-seed{s}" for s in (1, 2, 3)]  # 0.4, 0.8, then 1.2 >= 1
+    assert state.counts() == {"done": 3, "not_started": 3}
+    assert state.spent == pytest.approx(1.2)
+    summary = rows(tmp_path / "out")
+    note = summary["cfo-paper-scripted-pass-seed6"]["note"]
+    assert summary["cfo-paper-scripted-pass-seed6"]["status"] == "not_started"
+    assert "max_dollars" in note and "$1.20" in note and "$1.00" in note
+    assert json.loads((tmp_path / "out" / "summary.json").read_text())["spent_usd"] == pytest.approx(1.2)
+
+
+def test_finished_runs_count_toward_the_cap(tmp_path: Path) -> None:
+    script = cfo_script(tmp_path)
+    body = f'max_dollars = 2.0\n[[runs]]\nenv = "cfo"\nseeds = "1-3"\nmodels = ["scripted:{script}"]\n'
+    spec = spec_of(tmp_path, body)
+    done = tmp_path / "out" / "cfo-paper-scripted-pass-seed1"
+    done.mkdir(parents=True)
+    (done / "result.json").write_text(json.dumps({"cost_usd": 2.5, "seed_secret_id": None}))
+    backend = FakeBackend(slots=2)
+    state = sw.run_sweep(spec, backend)
+    assert backend.submitted == []
+    assert state.counts() == {"skipped": 1, "not_started": 2}
+
+
+def test_provider_concurrency_limits_model_runs_and_not_baselines(tmp_path: Path) -> None:
+    script = cfo_script(tmp_path)
+    spec = spec_of(
+        tmp_path,
+        f"""
+[limits]
+concurrency = {{ scripted = 1 }}
+
+[[runs]]
+env = "cfo"
+seeds = "1-4"
+agents = ["prudent-cfo"]
+models = ["scripted:{script}", {{ model = "scripted:{script}", label = "other" }}]
+""",
+    )
+    backend = FakeBackend(slots=3)
+    state = sw.run_sweep(spec, backend)
+    assert state.counts() == {"done": 12}
+    assert backend.peak["scripted"] == 1 and backend.peak_total == 3  # baselines fill the other slots
+    assert backend.submitted[:4] == [f"cfo-paper-prudent-cfo-seed{s}" for s in (1, 2, 3, 4)]
+    unlimited = FakeBackend(slots=3)
+    sw.run_sweep(spec.model_copy(update={"limits": sw.Concurrency()}), unlimited)
+    assert unlimited.peak["scripted"] == 3
+
+
+def test_the_test_split_refuses_to_run_without_the_secret(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(SECRET_ENV, raising=False)
+    path = write_sweep(tmp_path, 'split = "test"\n[[runs]]\nenv = "yc"\nagents = ["greedy"]\nseeds = 1\n')
+    with pytest.raises(sw.SweepError, match=f"set \\${SECRET_ENV}"):
+        sw.run_sweep(sw.load_sweep(path), "inline")
+    assert not (tmp_path / "out").exists()
+    app = typer.Typer()
+    app.command()(sweep)
+    res = CliRunner().invoke(app, [str(path)])
+    assert res.exit_code == 2 and SECRET_ENV in res.output
+
+
+def test_test_runs_carry_the_secret_and_dev_runs_never_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(SECRET_ENV, "sweep-test-secret")
+    test = sw.run_sweep(
+        spec_of(tmp_path, 'split = "test"\n[[runs]]\nenv = "yc"\nagents = ["greedy"]\nseeds = 1\n'), "inline"
+    )
+    run = test.rows["yc-default-greedy-seed1"]
+    assert run["status"] == "done" and run["seed_secret_id"] == secret_id("sweep-test-secret")
+    # The same out directory holds test worlds now: a dev sweep will not mistake them for its own.
+    dev = sw.run_sweep(spec_of(tmp_path, '[[runs]]\nenv = "yc"\nagents = ["greedy"]\nseeds = 1\n'), "inline")
+    assert dev.rows["yc-default-greedy-seed1"]["status"] == "failed"
+    assert "another seed secret" in dev.rows["yc-default-greedy-seed1"]["error"]
+    (tmp_path / "dev").mkdir()
+    fresh = sw.run_sweep(spec_of(tmp_path / "dev", '[[runs]]\nenv = "yc"\nagents = ["greedy"]\nseeds = 1\n'), "inline")
+    assert fresh.rows["yc-default-greedy-seed1"]["status"] == "done"
+    assert fresh.rows["yc-default-greedy-seed1"]["seed_secret_id"] is None  # the public world, secret or not
+    assert os.environ[SECRET_ENV] == "sweep-test-secret"  # ... and this process keeps its secret
+
+
+def test_a_scripted_model_sweep_through_the_cli(tmp_path: Path) -> None:
+    script = cfo_script(tmp_path)
+    path = write_sweep(
+        tmp_path,
+        f"""
+[[runs]]
+env = "cfo"
+seeds = "1-2"
+n = 2
+[[runs.models]]
+model = "scripted:{script}"
+limits = {{ max_turns = 2 }}
+""",
+    )
+    app = typer.Typer()
+    app.command()(sweep)
+    runner = CliRunner()
+    dry = runner.invoke(app, [str(path), "--dry-run"])
+    assert dry.exit_code == 0, dry.output
+    assert "cfo-paper-scripted-pass-seed2-r2" in dry.output and "new" in dry.output
+    res = runner.invoke(app, [str(path), "--workers", "2"])
+    assert res.exit_code == 0, res.output
+    assert "4 done" in res.output
+    summary = rows(tmp_path / "out")
+    assert sorted(summary) == [f"cfo-paper-scripted-pass-seed{s}{r}" for s in (1, 2) for r in ("", "-r2")]
+    for row in summary.values():
+        assert row["status"] == "done" and row["ended_by"] == "max_turns" and row["turns"] == "2"
+    result = json.loads((tmp_path / "out" / "cfo-paper-scripted-pass-seed1-r2" / "result.json").read_text())
+    assert result["model"] == "scripted:pass.jsonl" and result["tokens"]["input_tokens"] == 2 * 120
+    assert (tmp_path / "out" / "cfo-paper-scripted-pass-seed1-r2" / "trajectory.jsonl").is_file()
+
+
+def test_unusable_models_and_agents_stop_the_sweep_before_it_starts(tmp_path: Path) -> None:
+    bad = [
+        ('[[runs]]\nenv = "yc"\nagents = ["greedyy"]\nseeds = 1\n', r"runs\[0\]\.agents: Unknown yc agent"),
+        ('[[runs]]\nenv = "ceo"\nagents = ["do-nothing"]\noptions = { price_book = "mid" }\n', "takes no option"),
+        ('[[runs]]\nenv = "cfo"\nmodels = ["scripted:/nonexistent/x.jsonl"]\n', r"runs\[0\]\.models\[0\]: cannot read"),
+        ('[[runs]]\nenv = "cfo"\nmodels = [{ model = "scripted:x", harness = "cli-chat" }]\n', "does not drive cfo"),
+    ]
+    for body, message in bad:
+        with pytest.raises(sw.SweepError, match=message):
+            sw.run_sweep(spec_of(tmp_path, body), FakeBackend(slots=1))
