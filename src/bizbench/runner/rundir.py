@@ -53,11 +53,16 @@ def require_new(path: Path | None) -> None:
         )
 
 
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    """A JSON file written atomically (a kill leaves the old file or the new one, never half)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(jsonable(data), indent=2) + "\n")
+    tmp.replace(path)
+
+
 def write_result(path: Path, result: dict[str, Any]) -> None:
-    """result.json, written last and atomically: its presence means the run is finished."""
-    tmp = Path(path) / "result.json.tmp"
-    tmp.write_text(json.dumps(jsonable(result), indent=2) + "\n")
-    tmp.replace(Path(path) / "result.json")
+    """result.json, written last: its presence means the run is finished."""
+    write_json(Path(path) / "result.json", result)
 
 
 class RunDir:
@@ -66,8 +71,7 @@ class RunDir:
     def __init__(self, path: Path, config: dict[str, Any]) -> None:
         self.path = Path(path)
         self.path.mkdir(parents=True, exist_ok=True)
-        config = {"run_format": RUN_FORMAT, **config}
-        (self.path / "config.json").write_text(json.dumps(jsonable(config), indent=2) + "\n")
+        write_json(self.path / "config.json", {"run_format": RUN_FORMAT, **config})
         self.tamper_log.touch()  # an empty log is an explicit "no attempts"
         self._files: dict[str, IO[str]] = {}
 
