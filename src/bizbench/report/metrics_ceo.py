@@ -230,8 +230,10 @@ def run_metrics(run: Run, facts: dict[str, Any] | None) -> dict[str, float | Non
 
 
 _MONEY = "{:,.0f}"
-TABLES: list[tuple[str, list[Column]]] = [
+#: (CSV file stem, title, columns) of each aggregate table
+TABLES: list[tuple[str, str, list[Column]]] = [
     (
+        "table3",
         "CEO-Bench Table 3: results",
         [
             Column("bankrupt", "Bankruptcies", "{:.0f}", "sum", "Table 3"),
@@ -246,6 +248,7 @@ TABLES: list[tuple[str, list[Column]]] = [
         ],
     ),
     (
+        "skills",
         "CEO-Bench section 3.4: skill measures",
         [
             Column("best_channel_pct", "Best-channel ad share (%)", "{:.1f}", "mean", "§3.4, Fig 12a"),

@@ -61,8 +61,10 @@ def run_metrics(run: Run, facts: dict[str, Any] | None = None) -> dict[str, floa
 
 
 _M = "{:,.1f}"
-TABLES: list[tuple[str, list[Column]]] = [
+#: (CSV file stem, title, columns) of each aggregate table
+TABLES: list[tuple[str, str, list[Column]]] = [
     (
+        "table2_capital",
         "EnterpriseArena Table 2: overall performance and capital",
         [
             Column("score", "Score ($M)", _M, "mean", "Table 2, eq 2", 1e6),
@@ -79,6 +81,7 @@ TABLES: list[tuple[str, list[Column]]] = [
         ],
     ),
     (
+        "table2_behaviour",
         "EnterpriseArena Table 2: agent behaviour",
         [
             Column("tools_per_month", "T/Mo", "{:.1f}", "mean", "Table 2"),

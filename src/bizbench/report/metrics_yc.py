@@ -73,8 +73,10 @@ def run_metrics(run: Run, facts: dict[str, Any] | None = None) -> dict[str, floa
 
 _FAILURES = [Column(f"fail_{c}", c.replace("_", " "), "{:.1f}", "mean", "Fig 5a") for c in FAILURE_CAUSES]
 
-TABLES: list[tuple[str, list[Column]]] = [
+#: (CSV file stem, title, columns) of each aggregate table
+TABLES: list[tuple[str, str, list[Column]]] = [
     (
+        "table3",
         "YC-Bench results and Table 3: behaviour",
         [
             Column("final_funds", "Final funds ($)", "{:,.0f}", "mean", "Fig 1"),
@@ -88,6 +90,7 @@ TABLES: list[tuple[str, list[Column]]] = [
         ],
     ),
     (
+        "table4",
         "YC-Bench Table 4 (cost) and Fig 5a (failed tasks by cause, per run)",
         [
             Column("cost_usd", "Cost ($)", "{:.2f}", "mean", "Table 4"),

@@ -3,11 +3,14 @@
 normalised = (score - zero) / (one - zero), so the do-nothing anchor scores 0 and the env's
 reference scores 1 (above 1 beats the reference; below 0 is worse than doing nothing).
 
-| env | score (result.json) | zero anchor (same seed and config) | one anchor |
-|---|---|---|---|
-| ceo | ``final_cash`` | the ``do-nothing`` baseline's final cash | the Appendix D upper-bound estimate of the run's config (:func:`bizbench.envs.ceo.upper_bound.estimate`, ``reported``; $2.28B on ``default``) |
-| yc | ``final_funds`` | the ``do-nothing`` baseline's final funds | the ``heuristic`` baseline's final funds |
-| cfo | ``score`` (eq 2, 0 if bankrupt) | the ``always-pass`` baseline's score | the human experts' mean score, $152.2M (EnterpriseArena Table 2) |
+* ``ceo``: score ``final_cash``; zero = the ``do-nothing`` baseline's final cash (same seed
+  and config); one = the Appendix D upper-bound estimate of the run's config
+  (:func:`bizbench.envs.ceo.upper_bound.estimate`, ``reported``; $2.28B on ``default``).
+* ``yc``: score ``final_funds``; zero = the ``do-nothing`` baseline's final funds; one = the
+  ``heuristic`` baseline's final funds (both same seed and config).
+* ``cfo``: score ``score`` (eq 2, 0 if bankrupt); zero = the ``always-pass`` baseline's score
+  (same seed and config); one = the human experts' mean score, $152.2M (EnterpriseArena
+  Table 2).
 
 Anchors that depend on the seed are computed by running the baseline on the run's own
 config and seed (the baselines are deterministic: same seed + same actions, same result).
@@ -205,4 +208,6 @@ def anchors_for(run: Run, cache: AnchorCache | None) -> Anchors:
         return Anchors(None, None, why)
     entry = world_facts(run, cache)
     assert entry is not None
-    return Anchors(entry.get("zero"), entry.get("one"))
+    zero, one = entry.get("zero"), entry.get("one")
+    note = "" if zero is None or one is None or one > zero else "the one anchor is not above the zero anchor"
+    return Anchors(zero, one, note)

@@ -50,8 +50,9 @@ def aggregate_table(
     groups: Sequence[tuple[tuple[str, ...], int, list[Summary]]],
     notes: Sequence[str] = (),
 ) -> Table:
-    """Rows of (group key (env, preset, agent), runs, one Summary per column)."""
-    header = ["env", "preset", "agent / model", "n", *(c.label for c in columns)]
+    """Rows of (group key (env, preset, agent), runs, one Summary per column); the env is
+    shown only in the CSV (a report section holds one env)."""
+    header = ["preset", "agent / model", "n", *(c.label for c in columns)]
     csv_header = ["env", "preset", "agent", "n_runs"]
     for c in columns:
         csv_header.append(c.label)
@@ -59,7 +60,7 @@ def aggregate_table(
             csv_header += [f"{c.label} ci95_low", f"{c.label} ci95_high", f"{c.label} n"]
     rows, csv_rows = [], []
     for key, n, summaries in groups:
-        rows.append([*key, str(n), *(_cell(c, s) for c, s in zip(columns, summaries, strict=True))])
+        rows.append([*key[1:], str(n), *(_cell(c, s) for c, s in zip(columns, summaries, strict=True))])
         raw: list[Any] = [*key, n]
         for c, s in zip(columns, summaries, strict=True):
             raw.append(_scaled(c, s.value))
@@ -88,7 +89,8 @@ def to_markdown(table: Table) -> str:
     """A GitHub-style pipe table with its title as a heading and notes below."""
     lines = [f"### {table.title}", ""]
     lines.append("| " + " | ".join(_md_escape(h) for h in table.header) + " |")
-    lines.append("|" + "|".join("---" if i < 3 else "---:" for i in range(len(table.header))) + "|")
+    numeric = [bool(table.rows) and all(_NUMERIC.match(row[i]) for row in table.rows) for i in range(len(table.header))]
+    lines.append("|" + "|".join("---:" if num else "---" for num in numeric) + "|")
     lines += ["| " + " | ".join(_md_escape(c) for c in row) + " |" for row in table.rows]
     if table.notes:
         lines.append("")
@@ -127,8 +129,7 @@ def _html_table(table: Table) -> str:
     body = []
     for row in table.rows:
         cells = "".join(
-            f'<td class="num">{html.escape(c)}</td>' if _NUMERIC.match(c) else f"<td>{html.escape(c)}</td>"
-            for c in row
+            f'<td class="num">{html.escape(c)}</td>' if _NUMERIC.match(c) else f"<td>{html.escape(c)}</td>" for c in row
         )
         body.append(f"<tr>{cells}</tr>")
     notes = "".join(f"<li>{html.escape(n)}</li>" for n in table.notes)

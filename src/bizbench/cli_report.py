@@ -1,0 +1,57 @@
+"""``bizbench report RUNS...``: the papers' tables, normalised scores and plots from run directories.
+
+Registered in :mod:`bizbench.cli` as ``app.command("report")(report)``. Module-level imports
+are typer and rich only; the report package (numpy, matplotlib) is imported when the command
+runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+__all__ = ["report"]
+
+
+def report(
+    runs: list[Path] = typer.Argument(  # noqa: B008 - typer declares arguments by default values
+        ..., help="Run directories, or directories holding run directories (e.g. a sweep's output)."
+    ),
+    out: Path = typer.Option(Path("report"), "--out", "-o", help="Where the CSV, PNG, report.md and report.html go."),  # noqa: B008
+    per_run: bool = typer.Option(
+        True, "--per-run/--no-per-run", help="Also print every run's row (files always have them)."
+    ),
+    anchors: bool = typer.Option(
+        True, "--anchors/--no-anchors", help="Run the anchor baselines for normalised scores (cached; docs/reports.md)."
+    ),
+    anchor_cache: Path | None = typer.Option(  # noqa: B008
+        None, "--anchor-cache", help="Anchor cache file (default: ~/.cache/bizbench/report-anchors.json)."
+    ),
+    plots: bool = typer.Option(True, "--plots/--no-plots", help="Draw the PNG plots."),
+) -> None:
+    """Tables of the papers per run and per model (mean ± 95 % CI), normalised scores, CSV, HTML and plots."""
+    from bizbench.report.build import build_report
+    from bizbench.report.loader import ReportInputError
+    from bizbench.report.protocol import default_cache_path
+
+    err = Console(stderr=True)
+    try:
+        with err.status("measuring runs ...") as status:
+            result = build_report(
+                runs,
+                out,
+                anchor_cache or default_cache_path(),
+                anchors=anchors,
+                make_plots=plots,
+                on_run=lambda run: status.update(f"measuring {run.label} ..."),
+            )
+    except ReportInputError as e:
+        err.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2) from None
+    typer.echo(result.markdown(per_run))
+    err.print(f"wrote {len(result.files)} files to {out}/ (report.html, report.md, CSV, PNG)")
+    if not result.measured:
+        err.print("[red]error:[/red] no finished run to report")
+        raise typer.Exit(1)
