@@ -18,7 +18,8 @@ from typer.testing import CliRunner
 from bizbench.agents.models.scripted import ScriptedModel
 from bizbench.cli import app
 from bizbench.runner.agent_episode import run_agent_episode
-from bizbench.runner.resume import ResumeError, read_jsonl, resume_run
+from bizbench.runner.resume import ResumeError, resume_run
+from bizbench.runner.rundir import read_jsonl
 
 VOLATILE = ("wall_seconds", "provenance")
 

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from bizbench.core.rng import secret_from_env, secret_id
-from bizbench.runner.resume import ResumeError, read_jsonl, read_result
+from bizbench.runner.resume import ResumeError, read_result
+from bizbench.runner.rundir import read_jsonl
 
 __all__ = ["ReplayReport", "replay_run"]
 

@@ -26,9 +26,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ResumeError", "finished", "read_jsonl", "read_result", "resume_run"]
+from bizbench.runner.rundir import read_jsonl
 
-#: config.json keys that identify how an attempt was started (the rest is the world's config)
+__all__ = ["ResumeError", "finished", "read_result", "resume_run"]
+
+#: the folder of a run directory that keeps the files of its killed attempts
 ATTEMPTS = "attempts"
 
 
@@ -43,22 +45,6 @@ def read_result(path: Path) -> dict[str, Any] | None:
     except (OSError, json.JSONDecodeError):
         return None
     return data if isinstance(data, dict) else None
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """The complete JSON lines of a log (a kill may leave the last one cut short)."""
-    rows: list[dict[str, Any]] = []
-    if not path.is_file():
-        return rows
-    with path.open() as f:
-        for line in f:
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(row, dict):
-                rows.append(row)
-    return rows
 
 
 def finished(path: str | Path) -> dict[str, Any] | None:

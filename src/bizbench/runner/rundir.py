@@ -53,6 +53,22 @@ def require_new(path: Path | None) -> None:
         )
 
 
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """The complete JSON objects of a ``.jsonl`` log (a kill may leave the last line cut short)."""
+    rows: list[dict[str, Any]] = []
+    if not path.is_file():
+        return rows
+    with path.open() as f:
+        for line in f:
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(row, dict):
+                rows.append(row)
+    return rows
+
+
 def write_json(path: Path, data: dict[str, Any]) -> None:
     """A JSON file written atomically (a kill leaves the old file or the new one, never half)."""
     tmp = path.with_name(path.name + ".tmp")
