@@ -310,6 +310,11 @@ def _event_period(run: _Run, event: dict[str, Any], previous: int) -> int:
     return previous
 
 
+def _one_line(fields: dict[str, Any]) -> str:
+    """A notice's fields as ``key: value · key: value`` (strings bare, the rest as compact JSON)."""
+    return " · ".join(f"{k}: {v if isinstance(v, str) else json.dumps(v, default=str)}" for k, v in fields.items())
+
+
 def _action_rows(run: _Run) -> list[dict[str, Any]]:
     """actions.jsonl as calls: tool, arguments, ok, error (no results: the env log keeps none)."""
     rows = list(_jsonl(run.path / "actions.jsonl"))
@@ -375,7 +380,7 @@ def _trajectory(run: _Run) -> list[dict[str, Any]]:
                 run.shown_memory.append((period, event.get("memory") or "", bool(event.get("memory_cut"))))
         else:
             rest = {k: v for k, v in event.items() if k not in ("i", "wall_s", "kind", "traceback")}
-            message["text"] = texts(rest)
+            message["text"] = texts(_one_line(rest))
             if kind not in NOTICE_KINDS:
                 message["kind"] = f"event: {kind}"
         run.at(period).messages.append(message)

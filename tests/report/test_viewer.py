@@ -1,0 +1,168 @@
+"""The trajectory viewer's data model and page (the browser tests are in test_viewer_browser.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from bizbench.cli_view import view
+from bizbench.report.viewer import ViewerError, build_page, load_run, write_viewer
+
+from .viewer_runs import XSS, recorded_runs
+
+
+@pytest.fixture(scope="module")
+def runs() -> dict[str, Path]:
+    return recorded_runs()
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def page_data(html: str) -> dict[str, Any]:
+    block = re.search(r'<script type="application/json" id="bizbench-data">(.*?)</script>', html, re.S)
+    assert block is not None
+    return json.loads(block.group(1))
+
+
+def all_actions(data: dict[str, Any]) -> list[dict[str, Any]]:
+    return [a for p in data["periods"] for a in p["actions"]]
+
+
+def test_baselines_are_cut_into_their_envs_periods(runs: dict[str, Path]) -> None:
+    ceo, yc, cfo = (load_run(runs[name]) for name in ("ceo", "yc", "cfo"))
+    assert (ceo["unit"], yc["unit"], cfo["unit"]) == ("week", "turn", "month")
+    assert [p["label"] for p in ceo["periods"]] == [f"Week {w + 1} (days {7 * w}–{7 * w + 7})" for w in range(4)]
+    assert len(cfo["periods"]) == 132 and cfo["periods"][5]["label"] == "Month 5"
+    assert len(yc["periods"]) == len(lines(runs["yc"] / "metrics.jsonl"))  # a turn ends with its sim resume
+    for data, name in ((ceo, "ceo"), (yc, "yc"), (cfo, "cfo")):
+        rows = lines(runs[name] / "actions.jsonl")
+        assert [a["name"] for a in all_actions(data)] == [r["tool"] for r in rows]  # every action, in order
+        assert not data["model_run"] and data["memory"] is None
+        assert len(data["charts"][0]["series"][0]) == len(lines(runs[name] / "metrics.jsonl"))
+    # the ceo week: its actions are those of its days, its metrics those of its last day
+    assert {a["at"] for a in ceo["periods"][1]["actions"]} == {7}
+    assert ceo["periods"][1]["metrics"]["day"] == 14
+    assert ceo["charts"][1]["names"] and ceo["charts"][1]["id"] == "customers"
+    assert {a["at"] for a in cfo["periods"][3]["actions"]} == {3} and cfo["periods"][3]["metrics"]["month"] == 3
+    assert yc["periods"][0]["actions"][-1]["name"] == "sim_resume"
+
+
+def test_model_runs_show_replies_tool_results_and_memory_as_it_was(runs: dict[str, Path]) -> None:
+    cfo = load_run(runs["cfo_model"])
+    assert cfo["model_run"] and len(cfo["periods"]) == 5  # 4 months, and the 5th's observation before the stop
+    month = cfo["periods"][2]
+    replies = [m for m in month["messages"] if m["kind"] == "model_call"]
+    assert len(replies) == 3 and "Planning month 2" in replies[0]["text"]
+    assert [m["kind"] for m in month["messages"]][0] == "observation"
+    assert [a["name"] for a in month["actions"]] == ["save_note", "check_cash_in_bank", "book_closing"]
+    assert all("result" in a for a in month["actions"])  # trajectory calls carry their results
+    notes = [cfo["memory"][p["memory"]] for p in cfo["periods"]]
+    assert [n.count("(month ") for n in notes] == [1, 2, 3, 4, 4]  # the notepad replayed month by month
+    assert [m["kind"] for m in cfo["periods"][4]["messages"]] == ["observation", "end"]
+    assert notes[2].index("month 2 ") < notes[2].index("month 0 ")  # newest first
+
+    yc = load_run(runs["yc_model"])
+    pads = [yc["memory"][p["memory"]] for p in yc["periods"]]
+    assert [pad.count(XSS) for pad in pads] == [1, 2, 3, 4, 4]  # turn 5 began, then max_turns stopped the run
+    assert all("turn 0" in pad for pad in pads)
+
+
+def test_ceo_terminal_weeks_rationales_and_memory(runs: dict[str, Path]) -> None:
+    data = load_run(runs["ceo_model"])
+    assert len(data["periods"]) == 3
+    for week, period in enumerate(data["periods"]):
+        env_calls = [a for a in period["actions"] if a["src"] == "env"]
+        tools = [a for a in period["actions"] if a["src"] == "tool"]
+        # the accepted next_week is logged with the next week's day and still belongs to its own week
+        expected = [("get_status", True), ("next_week", False), ("next_week", True)]
+        assert [(a["name"], a["ok"]) for a in env_calls] == expected
+        assert [t["name"] for t in tools] == ["write_file"]
+        rationales = [m["text"] for m in period["messages"] if m["kind"] == "rationale"]
+        assert rationales == [f"plan of week {week + 1}"]
+        memory = data["memory"][period["memory"]]
+        assert memory == ("" if week == 0 else f"# Memory\nMARKER-{week}\n")  # as shown at the week's start
+    assert "end" in [m["kind"] for m in data["periods"][2]["messages"]]
+    assert XSS in data["system_prompt"]
+
+
+def test_texts_are_cut_with_a_marker_and_counted(runs: dict[str, Path]) -> None:
+    data = load_run(runs["cfo_model"], text_cap=100)
+    assert data["truncated"] > 0
+    observation = next(m for m in data["periods"][0]["messages"] if m["kind"] == "observation")
+    assert observation["text"].startswith(json.dumps({"current_month": 0})[:-1])
+    assert "… [truncated: " in observation["text"] and len(observation["text"]) < 200
+    with pytest.raises(ViewerError, match="at least 100"):
+        load_run(runs["cfo_model"], text_cap=10)
+
+
+def test_page_inlines_escaped_data_and_loads_nothing(runs: dict[str, Path], tmp_path: Path) -> None:
+    index = write_viewer([runs["cfo_model"]], tmp_path / "out")
+    html = index.read_text()
+    block = html.split('id="bizbench-data">', 1)[1].split("</script>", 1)[0]
+    assert "<" not in block and ">" not in block and "&" not in block  # no agent text can close the block
+    assert "<img" not in html
+    data = page_data(html)
+    assert XSS in json.dumps(data, ensure_ascii=False) or XSS in str(data)
+    assert data["runs"][0]["label"] == "cfo / paper / scripted / seed 1"
+    # nothing to fetch: no src/href/url() outside the data, and the CSP forbids any request
+    page = html.replace(block, "")
+    assert not re.search(r"""\b(src|href)\s*=\s*["']|url\(|@import|<link|<iframe|<object""", page)
+    assert "default-src 'none'" in html
+
+
+def test_compare_runs_of_one_env_only(runs: dict[str, Path], tmp_path: Path) -> None:
+    html = write_viewer([runs["yc"], runs["yc_model"]], tmp_path / "cmp").read_text()
+    assert [r["dir"] for r in page_data(html)["runs"]] == ["yc", "yc_model"]
+    same = build_page([load_run(runs["cfo"]), load_run(runs["cfo"])])
+    assert [r["label"] for r in page_data(same)["runs"]] == ["cfo / paper / prudent-cfo / seed 1 (cfo)"] * 2
+    with pytest.raises(ViewerError, match="different envs"):
+        write_viewer([runs["yc"], runs["cfo"]], tmp_path / "mixed")
+
+
+def test_a_run_cut_short_still_shows(runs: dict[str, Path], tmp_path: Path) -> None:
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    for name in ("config.json", "actions.jsonl", "metrics.jsonl"):
+        (cut / name).write_bytes((runs["cfo"] / name).read_bytes())
+    with (cut / "metrics.jsonl").open("a") as f:
+        f.write('{"month": 132, "cash": 1')  # a line cut by a kill
+    data = load_run(cut)
+    assert len(data["periods"]) == 132 and any("no result.json" in n for n in data["notes"])
+
+
+def cli() -> typer.Typer:
+    app = typer.Typer()
+    app.command("view")(view)
+    app.command("noop")(lambda: None)  # two commands, so `view` is a subcommand as in bizbench
+    return app
+
+
+def test_cli(runs: dict[str, Path], tmp_path: Path) -> None:
+    runner = CliRunner()
+    ok = runner.invoke(cli(), ["view", str(runs["ceo"]), str(runs["ceo_model"]), "-o", str(tmp_path / "v")])
+    assert ok.exit_code == 0, ok.output
+    assert (tmp_path / "v" / "index.html").is_file() and "index.html" in ok.output
+    for bad in (tmp_path / "missing", tmp_path):
+        result = runner.invoke(cli(), ["view", str(bad), "-o", str(tmp_path / "w")])
+        assert result.exit_code == 2 and str(bad) in result.output and "not a run directory" in result.output
+    mixed = runner.invoke(cli(), ["view", str(runs["yc"]), str(runs["cfo"]), "-o", str(tmp_path / "w")])
+    assert mixed.exit_code == 2 and "different envs" in mixed.output
+
+
+@pytest.mark.slow
+def test_a_500_day_ceo_baseline_page_stays_small(tmp_path: Path) -> None:
+    from bizbench.runner.episode import run_ceo_baseline
+
+    run_ceo_baseline("rule-based", 42, out=tmp_path / "run", database=False)
+    index = write_viewer([tmp_path / "run"], tmp_path / "view")
+    data = page_data(index.read_text())["runs"][0]
+    assert len(data["periods"]) == 72 and data["truncated"] == 0
+    assert index.stat().st_size < 600_000  # about 205 KB
