@@ -48,7 +48,7 @@ def report(
                 on_run=lambda run: status.update(f"measuring {run.label} ..."),
             )
     except ReportInputError as e:
-        err.print(f"[red]error:[/red] {e}")
+        err.print(f"[red]error:[/red] {e}", soft_wrap=True)
         raise typer.Exit(2) from None
     typer.echo(result.markdown(per_run))
     err.print(f"wrote {len(result.files)} files to {out}/ (report.html, report.md, CSV, PNG)")

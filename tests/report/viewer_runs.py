@@ -60,18 +60,35 @@ def _ceo_terminal(path: Path) -> Path:
         events += [
             {"kind": "reset", "day": day, "turn": week + 1, "memory": memory, "memory_cut": False, "dashboard": "D"},
             {"kind": "model_call", "content": f"week {week + 1} thinking", "tool_calls": [], "day": day},
-            {"kind": "tool_call", "name": "write_file", "arguments": {"path": "MEMORY.md", "content": "..."},
-             "ok": True, "result": "Wrote 3 characters", "day": day, "turn": week + 1},
+            {
+                "kind": "tool_call",
+                "name": "write_file",
+                "arguments": {"path": "MEMORY.md", "content": "..."},
+                "ok": True,
+                "result": "Wrote 3 characters",
+                "day": day,
+                "turn": week + 1,
+            },
             {"kind": "advance", "from_day": day, "to_day": day + 7, "turn": week + 1, "calls": 2},
         ]
         predictions = {k: {"point": 1.0, "lower": 0.0, "upper": 2.0} for k in ("cash_1wk", "cash_4wk")}
         actions += [
             {"day": day, "tool": "get_status", "args": {}, "ok": True, "error": None},
-            {"day": day, "tool": "next_week", "args": {"rationale": "bad", "predictions": {}}, "ok": False,
-             "error": "predictions: lower > point"},
+            {
+                "day": day,
+                "tool": "next_week",
+                "args": {"rationale": "bad", "predictions": {}},
+                "ok": False,
+                "error": "predictions: lower > point",
+            },
             # logged once the week is simulated, with the new day
-            {"day": day + 7, "tool": "next_week", "args": {"rationale": f"plan of week {week + 1}",
-             "predictions": predictions}, "ok": True, "error": None},
+            {
+                "day": day + 7,
+                "tool": "next_week",
+                "args": {"rationale": f"plan of week {week + 1}", "predictions": predictions},
+                "ok": True,
+                "error": None,
+            },
         ]
         for d in range(day + 1, day + 8):
             metrics.append({"day": d, "cash": 1e6 - 100 * d, "subscribers": d, "subscribers_by_group": {"S1": d}})

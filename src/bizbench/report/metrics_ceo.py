@@ -86,6 +86,22 @@ def _ok_calls(run: Run, tool: str) -> list[dict[str, Any]]:
     return [a for a in run.actions if a.get("tool") == tool and a.get("ok")]
 
 
+AUTO_ADVANCE = "[auto_advance"  # the terminal harness's own next_week (no forecast from the agent)
+
+
+def _weeks_submitted(run: Run) -> list[tuple[int, dict[str, Any]]]:
+    """(day submitted, arguments) of the agent's accepted next_week calls. actions.jsonl logs a
+    call once it returns, with the day it advanced to, so a week was submitted on the day the
+    previous one ended (0 for the first). The harness's auto-advances are left out."""
+    out, start = [], 0
+    for a in _ok_calls(run, "next_week"):
+        args = a.get("args") or {}
+        if not str(args.get("rationale", "")).startswith(AUTO_ADVANCE):
+            out.append((start, args))
+        start = int(a.get("day", start))
+    return out
+
+
 def _ad_tables(run: Run, group_ids: list[str], channels: tuple[str, ...]) -> list[tuple[int, np.ndarray]]:
     """(day, [group, channel] $/day) of every accepted set_targeted_ad_spend call."""
     g_index, c_index = {g: i for i, g in enumerate(group_ids)}, {c: i for i, c in enumerate(channels)}
@@ -137,9 +153,8 @@ def forecast_error_4wk(run: Run) -> float | None:
     from bizbench.envs.ceo.forecasts import forecast_errors
 
     predictions = []
-    for a in _ok_calls(run, "next_week"):
-        day = int(a.get("day", 0))
-        f = ((a.get("args") or {}).get("predictions") or {}).get("cash_4wk")
+    for day, args in _weeks_submitted(run):
+        f = (args.get("predictions") or {}).get("cash_4wk")
         if day < 28 and isinstance(f, dict) and "point" in f:
             predictions.append(
                 {
@@ -159,19 +174,19 @@ def agent_texts(run: Run, memos_only: bool = False) -> list[tuple[int, str]]:
     """(day, text) the agent wrote: next_week rationales, files it wrote and (unless
     ``memos_only``) its replies. Baselines write none."""
     texts = []
-    for a in _ok_calls(run, "next_week"):
-        rationale = (a.get("args") or {}).get("rationale")
+    for day, args in _weeks_submitted(run):
+        rationale = args.get("rationale")
         if isinstance(rationale, str):
-            texts.append((int(a.get("day", 0)), rationale))
+            texts.append((day, rationale))
     for e in run.trajectory:
-        day = e.get("day")
-        if not isinstance(day, int):
+        when = e.get("day")
+        if not isinstance(when, int):
             continue
         if e.get("kind") == "model_call" and not memos_only and isinstance(e.get("content"), str):
-            texts.append((day, e["content"]))
+            texts.append((when, e["content"]))
         elif e.get("kind") == "tool_call" and e.get("ok") and e.get("name") in _MEMO_TOOLS:
             args = e.get("arguments") or {}
-            texts.extend((day, args[k]) for k in _MEMO_TOOLS[e["name"]] if isinstance(args.get(k), str))
+            texts.extend((when, args[k]) for k in _MEMO_TOOLS[e["name"]] if isinstance(args.get(k), str))
     return sorted(texts, key=lambda t: t[0])
 
 

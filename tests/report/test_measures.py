@@ -1,0 +1,156 @@
+"""The per-env measures, checked against what the run directory itself says."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bizbench.report import metrics_ceo, metrics_cfo, metrics_yc
+from bizbench.report.loader import load_run
+
+from .conftest import CEO_DAYS, CEO_SEED
+
+CFO_TOOLS = {"check_cash_in_bank", "access_financial_docs", "check_market_data", "cash_flow_forecast_calculation"}
+
+
+# ---------------------------------------------------------------------------- cfo (Table 2)
+@pytest.mark.parametrize("name", ["cfo-prudent-1", "cfo-greedy-equity-1"])
+def test_cfo_table2_matches_the_action_log(runs: dict[str, Path], name: str) -> None:
+    run = load_run(runs[name])
+    m = metrics_cfo.run_metrics(run)
+    months = [row["action"] for row in run.metrics]  # one action per month played
+    requests = sum(a["tool"] == "fund_raising_request" and a["ok"] for a in run.actions)
+    assert requests == months.count("fund_raising_request") > 0
+    assert m["fr_attempt_pct"] == pytest.approx(100 * requests / len(months))
+    assert m["book_closing_pct"] == pytest.approx(100 * months.count("book_closing") / len(months))
+    assert m["pass_pct"] == pytest.approx(100 * months.count("pass") / len(months))
+    assert m["fr_attempt_pct"] + m["book_closing_pct"] + m["pass_pct"] == pytest.approx(100)  # type: ignore[operator]
+    assert m["passes"] == months.count("pass")
+    assert m["fr_success_pct"] == pytest.approx(100 * run.get("fundraising_successes") / requests)
+    tools = sum(a["tool"] in CFO_TOOLS for a in run.actions)
+    assert m["tools_per_month"] == pytest.approx(tools / len(months))
+    cash = [row["cash"] for row in run.metrics]
+    assert m["peak_cash"] == pytest.approx(max(cash)) and m["low_cash"] == pytest.approx(min(cash))
+    assert m["total_raised"] == pytest.approx(run.get("equity_raised") + run.get("debt_raised"))
+    assert m["survival_pct"] == 100.0 and m["months"] == 132 and m["score"] == run.get("score")
+
+
+# ---------------------------------------------------------------------------- yc (Tables 3-4, Fig 4-5)
+def test_yc_behaviour_of_a_baseline(runs: dict[str, Path]) -> None:
+    run = load_run(runs["yc-heuristic-1"])
+    m = metrics_yc.run_metrics(run)
+    tools = [a["tool"] for a in run.actions]
+    assert m["inspect_per_accept"] == pytest.approx(tools.count("task_inspect") / tools.count("task_accept"))
+    assert m["cmds_per_turn"] == pytest.approx(len(tools) / run.get("turns"))
+    assert m["sp_per_100_turns"] == 0.0
+    assert m["avg_concurrency"] == pytest.approx(np.mean([r["active_task_count"] for r in run.metrics]))
+    ev = run.get("evaluation")
+    assert m["adversarial_pct"] == pytest.approx(100 * ev["tasks_accepted_adversarial"] / run.get("tasks_accepted"))
+    assert m["cost_usd"] is None and m["tokens"] is None  # a baseline calls no model
+
+
+def test_yc_failure_causes_account_for_every_failed_task(runs: dict[str, Path]) -> None:
+    run = load_run(runs["yc-greedy-1"])
+    ev = run.get("evaluation")
+    assert sum(ev["failure_causes"].values()) == run.get("tasks_failed") > 0
+    # greedy takes the best-paid task whoever offers it: adversarial clients cause its failures
+    assert ev["failure_causes"]["adversarial"] > 0
+    clients = ev["clients"]
+    assert sum(c["accepted"] for c in clients) == run.get("tasks_accepted")
+    assert sum(c["accepted"] for c in clients if c["adversarial"]) == ev["tasks_accepted_adversarial"]
+    assert sorted(c["name"] for c in clients if c["adversarial"]) == sorted(ev["adversarial_clients"])
+    m = metrics_yc.run_metrics(run)
+    assert m["fail_adversarial"] == ev["failure_causes"]["adversarial"] and m["bankrupt"] == 1.0
+
+
+def test_yc_model_run_scratchpad_commands_and_tokens(runs: dict[str, Path]) -> None:
+    run = load_run(runs["yc-scripted-1"])
+    m = metrics_yc.run_metrics(run)
+    turns = run.get("turns")
+    writes = sum(a["tool"] in ("scratchpad_write", "scratchpad_append") and a["ok"] for a in run.actions)
+    auto = sum(e["kind"] == "auto_advance" for e in run.trajectory)
+    assert writes >= 2 and auto >= 1  # the script goes idle, so the harness advances by itself
+    assert m["sp_per_100_turns"] == pytest.approx(100 * writes / turns)
+    assert m["cmds_per_turn"] == pytest.approx((len(run.actions) - auto) / turns)
+    assert m["tokens"] == run.get("model_calls") * 1100 and m["cost_usd"] == run.get("cost_usd")
+
+
+# ---------------------------------------------------------------------------- ceo (Table 3, section 3.4)
+def test_ceo_skill_measures_by_hand(runs: dict[str, Path]) -> None:
+    run = load_run(runs["ceo-planner-1"])
+    m = metrics_ceo.run_metrics(run, {"competitor_event_days": [62, 70]})
+    # S1's best channel is content_marketing: 300 $/day on it + 100 elsewhere for 14 days, then
+    # 400 on it for 14 days -> (4200 + 5600) / (5600 + 5600)
+    assert m["best_channel_pct"] == pytest.approx(100 * 9800 / 11200)
+    assert m["targeted_dev_pct"] == pytest.approx(90.0)  # 900 targeted vs 100 global per day
+    # 9 rationales of 8 words and 5 of 7 words, one "if" each (the word "If" counts, "drift" does not)
+    assert m["if_per_1000_words"] == pytest.approx(14 / (9 * 8 + 5 * 7) * 1000)
+    assert m["competitor_days"] == 1.0  # first event day 62, first mention in the week submitted on day 63
+    cash = {r["day"]: r["cash"] for r in run.metrics}
+    weeks = [a for a in run.actions if a["tool"] == "next_week"][:4]
+    submitted = [0, 7, 14, 21]
+    errors = [
+        abs(w["args"]["predictions"]["cash_4wk"]["point"] - cash[d + 28]) / cash[d + 28] * 100
+        for w, d in zip(weeks, submitted, strict=True)
+    ]
+    assert m["forecast_ape_4wk_pct"] == pytest.approx(np.mean(errors), abs=1e-3)
+    assert m["tools_per_week"] == pytest.approx(len(run.actions) / (CEO_DAYS / 7))
+    assert m["turns_per_week"] is None and m["days_survived"] == CEO_DAYS
+
+
+def test_ceo_measures_missing_for_a_baseline(runs: dict[str, Path]) -> None:
+    run = load_run(runs["ceo-rule-based-42"])
+    m = metrics_ceo.run_metrics(run, {"competitor_event_days": [80]})
+    # no rationale, no forecasts, no memos: missing, never invented; 21 days end before day 80
+    for key in ("forecast_ape_4wk_pct", "competitor_days", "if_per_1000_words", "turns_per_week", "cost_usd"):
+        assert m[key] is None, key
+    assert m["tools_per_week"] == pytest.approx(sum(a["tool"] != "next_turn" for a in run.actions) / 3)
+
+
+def test_competitor_event_days_do_not_depend_on_the_agent() -> None:
+    """The adaptation measure re-creates the hidden event days; the real world agrees whatever
+    the agent does (here: heavy ads and development against doing nothing)."""
+    from bizbench.envs.ceo.config import load_config
+    from bizbench.envs.ceo.env import CeoEnv
+
+    config, _ = load_config("default")
+    config = config.model_copy(update={"horizon_days": CEO_DAYS})
+    seen = []
+    for busy in (False, True):
+        env = CeoEnv(config, CEO_SEED, "default", database=False)
+        if busy:
+            env.call("set_targeted_ad_spend", targeted_spend={"content_marketing": {"S1": 1000.0}})
+            env.call("set_daily_spend", development=3000.0)
+            env.call("start_research_project", tier=3)
+        while not env.done:
+            env.next_turn()
+        assert not env.world.state.bankrupt
+        seen.append([e["day"] for e in env.world.state.competitor_events])
+    assert seen[0] == seen[1] == metrics_ceo.competitor_event_days(config, CEO_SEED)
+    assert seen[0][0] == 62
+
+
+def test_auto_advanced_weeks_are_not_the_agents_text(tmp_path: Path) -> None:
+    """The terminal harness's own next_week is neither a memo nor a forecast."""
+    from bizbench.report.loader import Run
+
+    forecast = {"point": 1.0, "lower": 1.0, "upper": 1.0}
+    preds = dict.fromkeys(("cash_1wk", "cash_4wk", "cash_12wk", "cash_26wk"), forecast)
+    actions = [
+        {"day": 7, "tool": "next_week", "ok": True, "args": {"rationale": "if a then b", "predictions": preds}},
+        {
+            "day": 14,
+            "tool": "next_week",
+            "ok": True,
+            "args": {"rationale": "[auto_advance by the harness] if", "predictions": preds},
+        },
+    ]
+    run = Run(tmp_path, {"env": "ceo"}, {"days_survived": 14})
+    run._cache.update(actions=actions, trajectory=[], metrics=[])
+    assert metrics_ceo.agent_texts(run) == [(0, "if a then b")]
+    assert metrics_ceo.if_per_1000_words(run) == pytest.approx(1000 / 4)
+    assert math.isfinite(json.loads(json.dumps(metrics_ceo.tool_counts(run)))["next_week"])

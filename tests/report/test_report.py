@@ -1,0 +1,149 @@
+"""Aggregation, the normalisation protocol and the ``bizbench report`` command."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from bizbench.cli_report import report
+from bizbench.report import protocol
+from bizbench.report.aggregate import summarise, t_quantile
+from bizbench.report.loader import ReportInputError, find_runs, load_run
+from bizbench.runner.episode import run_ceo_baseline, run_cfo_baseline, run_yc_baseline
+
+app = typer.Typer()
+app.command("report")(report)
+
+
+@app.command("noop")
+def _unused() -> None:  # a second command keeps typer from flattening the app into one command
+    pass
+
+
+# ---------------------------------------------------------------------------- aggregation
+@pytest.mark.parametrize(("df", "table"), [(1, 12.7062), (2, 4.3027), (4, 2.7764), (9, 2.2622), (30, 2.0423)])
+def test_t_quantile_matches_printed_tables(df: int, table: float) -> None:
+    assert t_quantile(0.975, df) == pytest.approx(table, abs=1e-4)
+
+
+def test_mean_and_t_interval_by_hand() -> None:
+    s = summarise([1.0, 2.0, None, 3.0])  # None is a run without the measure: left out
+    assert s.n == 3 and s.value == 2.0
+    assert s.half_width == pytest.approx(4.302653 * 1.0 / math.sqrt(3), rel=1e-5)
+    assert s.low == pytest.approx(2.0 - s.half_width) and s.high == pytest.approx(2.0 + s.half_width)
+    assert summarise([5.0]).half_width is None and summarise([5.0]).value == 5.0
+    assert summarise([]).value is None and summarise([None]).n == 0
+    assert summarise([1.0, 0.0, 1.0], "sum").value == 2.0
+    assert summarise([1.0, 7.0], "max").value == 7.0 and summarise([1.0, 7.0], "min").value == 1.0
+    assert summarise([1.0, 3.0], "std").value == pytest.approx(math.sqrt(2))
+
+
+# ---------------------------------------------------------------------------- loader
+def test_bad_inputs_name_the_path(tmp_path: Path, runs: dict[str, Path]) -> None:
+    with pytest.raises(ReportInputError, match="missing"):
+        load_run(tmp_path / "missing")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ReportInputError, match="empty.*no config.json"):
+        load_run(tmp_path / "empty")
+    with pytest.raises(ReportInputError, match="neither a run directory"):
+        find_runs([tmp_path / "empty"])
+    found = find_runs([runs["yc-heuristic-1"].parent, runs["yc-heuristic-1"]])  # a parent of runs, deduplicated
+    assert len(found) == len(runs) and all(r.finished for r in found)
+
+
+# ---------------------------------------------------------------------------- protocol
+def test_normalisation_anchors(runs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = protocol.AnchorCache(tmp_path / "anchors.json")
+    yc = load_run(runs["yc-heuristic-1"])
+    a = protocol.anchors_for(yc, cache)
+    assert a.zero == run_yc_baseline("do-nothing", 1)["final_funds"]
+    assert a.one == yc.get("final_funds")  # the heuristic baseline is yc's reference
+    assert protocol.normalise(protocol.score(yc), a) == pytest.approx(1.0)
+    assert protocol.normalise(a.zero, a) == 0.0
+
+    cfo = load_run(runs["cfo-prudent-1"])
+    a = protocol.anchors_for(cfo, cache)
+    assert a.zero == run_cfo_baseline("always-pass", 1)["score"] and a.one == protocol.HUMAN_CFO_SCORE
+    assert protocol.normalise(cfo.get("score"), a) == pytest.approx((cfo.get("score") - a.zero) / (152.2e6 - a.zero))
+
+    ceo = load_run(runs["ceo-planner-1"])
+    a = protocol.anchors_for(ceo, cache)
+    assert a.zero == run_ceo_baseline("do-nothing", 1, days=98, database=False)["final_cash"]
+    from bizbench.envs.ceo.config import CeoConfig
+    from bizbench.envs.ceo.upper_bound import estimate
+
+    assert a.one == estimate(CeoConfig.model_validate(ceo.inner_config)).reported  # App. D of the run's horizon
+    assert protocol.normalise(ceo.get("final_cash"), a) == pytest.approx(
+        (ceo.get("final_cash") - a.zero) / (a.one - a.zero)
+    )
+    assert protocol.normalise(1.0, protocol.Anchors(5.0, 2.0)) is None  # a reference below do-nothing: no scale
+    assert protocol.world_facts(ceo, cache)["competitor_event_days"][0] == 62  # type: ignore[index]
+
+    # cached: a second report computes nothing
+    saved = json.loads((tmp_path / "anchors.json").read_text())
+    assert len(saved) == 3
+    monkeypatch.setattr(protocol, "_compute", lambda run: pytest.fail("recomputed a cached anchor"))
+    again = protocol.AnchorCache(tmp_path / "anchors.json")
+    assert protocol.anchors_for(yc, again).one == yc.get("final_funds")
+
+    # a held-out world cannot be re-created without its secret: anchors missing, with the reason
+    monkeypatch.setenv("BIZBENCH_SEED_SECRET", "another secret")
+    a = protocol.anchors_for(yc, again)
+    assert a.zero is None and a.one is None and "held-out seed" in a.note
+    assert protocol.anchors_for(cfo, again).one == protocol.HUMAN_CFO_SCORE  # a constant needs no world
+    assert protocol.anchors_for(yc, None).note == "anchors off"
+
+
+# ---------------------------------------------------------------------------- the command
+def _read_csv(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_report_command_writes_tables_plots_and_a_self_contained_page(runs: dict[str, Path], tmp_path: Path) -> None:
+    unfinished = tmp_path / "inputs" / "half-done"
+    shutil.copytree(runs["yc-greedy-1"], unfinished)
+    (unfinished / "result.json").unlink()
+    out = tmp_path / "out"
+    args = ["report", str(runs["yc-heuristic-1"].parent), str(unfinished), "-o", str(out)]
+    res = CliRunner().invoke(app, [*args, "--anchor-cache", str(tmp_path / "a.json")])
+    assert res.exit_code == 0, res.output
+    text = res.stdout
+    for heading in ("CEO-Bench Table 3", "section 3.4", "YC-Bench results and Table 3", "EnterpriseArena Table 2"):
+        assert heading in text
+    assert f"{unfinished}: unfinished" in text and "every run" in text
+
+    rows = {r["agent"]: r for r in _read_csv(out / "yc_table3.csv")}
+    funds = [json.loads((runs[f"yc-heuristic-{s}"] / "result.json").read_text())["final_funds"] for s in (1, 2)]
+    heuristic = rows["heuristic"]
+    assert heuristic["n_runs"] == "2" and float(heuristic["Final funds ($)"]) == pytest.approx(sum(funds) / 2, rel=1e-5)
+    half = t_quantile(0.975, 1) * abs(funds[0] - funds[1]) / math.sqrt(2) / math.sqrt(2)
+    assert float(heuristic["Final funds ($) ci95_high"]) == pytest.approx(sum(funds) / 2 + half, rel=1e-5)
+    assert float(heuristic["Normalised score"]) == pytest.approx(1.0)
+    assert "half-done" not in (out / "yc_runs.csv").read_text()  # unfinished: in no table
+    cfo = {r["agent"]: r for r in _read_csv(out / "cfo_table2_capital.csv")}
+    assert float(cfo["prudent-cfo"]["Surv.%"]) == 100.0
+
+    for png in ("ceo_cash", "ceo_tools", "ceo_customers_planner", "yc_funds", "yc_trust", "cfo_cash", "cfo_actions"):
+        assert (out / f"{png}.png").stat().st_size > 1000, png
+    page = (out / "report.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and "data:image/png;base64," in page
+    assert "http://" not in page and "https://" not in page and "<script" not in page
+    assert (out / "report.md").read_text().startswith("# bizbench report")
+
+
+def test_report_command_errors_name_the_path(tmp_path: Path) -> None:
+    res = CliRunner().invoke(app, ["report", str(tmp_path / "nope"), "-o", str(tmp_path / "o"), "--no-anchors"])
+    assert res.exit_code == 2 and "nope" in res.output and "not a directory" in res.output
+    only = tmp_path / "only-unfinished"
+    only.mkdir()
+    (only / "config.json").write_text('{"env": "yc", "seed": 1}')
+    res = CliRunner().invoke(app, ["report", str(only), "-o", str(tmp_path / "o"), "--no-anchors", "--no-plots"])
+    assert res.exit_code == 1 and "unfinished" in res.output and "no finished run" in res.output
