@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -41,6 +41,8 @@ DEFAULT_TEXT_CAP = 4096  # characters of one text of an event (a reply, argument
 LONG_TEXT_CAP = 40_000  # a memory snapshot or the system prompt (MEMORY.md is shown cut at 40,000)
 ENVS = ("ceo", "yc", "cfo")
 DATA_MARK = "__BIZBENCH_VIEWER_DATA__"
+#: ceo metrics dicts drawn as customers by group: (series prefix, metrics key)
+CEO_GROUPS = (("subscribers", "subscribers_by_group"), ("seats", "seats_by_group"))
 #: result.json fields shown in a run's header, in this order, when present
 RESULT_KEYS = (
     "ended_by",
@@ -139,7 +141,7 @@ class _Env:
     memory_label: str
     first: int  # number of the first period (yc turns count from 1)
 
-    def label(self, period: int, config: dict[str, Any]) -> str:
+    def label(self, period: int) -> str:
         return f"{self.unit.capitalize()} {period + self.first}"
 
     def span(self, period: int) -> list[float]:
@@ -152,7 +154,7 @@ class _Ceo(_Env):
     per: int = 7
     horizon: int = 0
 
-    def label(self, period: int, config: dict[str, Any]) -> str:
+    def label(self, period: int) -> str:
         end = min((period + 1) * self.per, self.horizon) if self.horizon else (period + 1) * self.per
         return f"Week {period + 1} (days {period * self.per}–{end})"
 
@@ -194,14 +196,19 @@ class _Run:
 
 
 def _flat_metrics(row: dict[str, Any], texts: _Texts) -> dict[str, Any]:
-    """A metrics row for the period table: numbers rounded, dicts one level deep, the rest as text."""
+    """A metrics row for the period table: floats to 4 decimals (cents stay exact), dicts of numbers
+    one level deep (``subscribers_by_group.S1``), lists and other objects as (cut) JSON text."""
+
+    def exact(v: Any) -> Any:
+        return round(v, 4) if isinstance(v, float) and math.isfinite(v) else v
+
     out: dict[str, Any] = {}
     for key, value in row.items():
         if isinstance(value, dict) and all(_number(v) is not None or v is None for v in value.values()):
             for k, v in value.items():
-                out[f"{key}.{k}"] = _round(v) if _number(v) is not None else v
+                out[f"{key}.{k}"] = exact(v)
         elif _number(value) is not None:
-            out[key] = _round(value) if isinstance(value, float) else value
+            out[key] = exact(value)
         elif value is None or isinstance(value, (bool, str)):
             out[key] = value if not isinstance(value, str) else texts(value)
         else:
@@ -214,6 +221,7 @@ def _metrics_and_charts(run: _Run) -> list[dict[str, Any]]:
     env = run.config.get("env")
     cash: list[list[float]] = []
     groups: dict[str, dict[str, list[list[float]]]] = {}
+    customers: list[tuple[float, dict[str, Any]]] = []  # ceo: (day, {"subscribers S1": n, ...})
 
     def add(chart: str, name: str, x: float, y: Any) -> None:
         value = _number(y)
@@ -224,14 +232,8 @@ def _metrics_and_charts(run: _Run) -> list[dict[str, Any]]:
         if env == "ceo" and _number(row.get("day")) is not None:
             x, period = float(row["day"]), (int(row["day"]) - 1) // getattr(run.rules, "per", 7)
             money = row.get("cash")
-            for prefix, key in (("subscribers", "subscribers_by_group"), ("seats", "seats_by_group")):
-                for group, n in sorted((row.get(key) or {}).items()):
-                    if f"{prefix} {group}" not in groups.get("customers", {}):  # a new group: 0 until now
-                        groups.setdefault("customers", {})[f"{prefix} {group}"] = [[d[0], 0.0] for d in cash]
-                    add("customers", f"{prefix} {group}", x, n)
-                for name, points in groups.get("customers", {}).items():
-                    if name.startswith(prefix) and name.split(" ", 1)[1] not in (row.get(key) or {}):
-                        points.append([x, 0.0])  # a group that has left the dashboard
+            by_group = ((prefix, row.get(key) or {}) for prefix, key in CEO_GROUPS)
+            customers.append((x, {f"{prefix} {g}": n for prefix, d in by_group for g, n in d.items() if _number(n)}))
         elif env == "yc" and _number(row.get("turn")) is not None:
             x, period = float(row["turn"]), int(row["turn"]) - 1
             money = row["funds_cents"] / 100 if _number(row.get("funds_cents")) is not None else None
@@ -245,9 +247,12 @@ def _metrics_and_charts(run: _Run) -> list[dict[str, Any]]:
             add("book", "borrowers", x, row.get("borrowers"))
         else:
             continue
-        if _number(money) is not None:
-            cash.append([x, _round(float(money))])
+        value = _number(money)
+        if value is not None:
+            cash.append([x, _round(value)])
         run.at(period).metrics = _flat_metrics(row, run.texts)
+    for name in sorted({name for _, counts in customers for name in counts}):  # a group absent on a day had 0
+        groups.setdefault("customers", {})[name] = [[x, _round(float(c.get(name, 0)))] for x, c in customers]
     money_name = "funds" if env == "yc" else "cash"
     charts = [{"id": "cash", "title": f"{money_name.capitalize()} ($)", "money": True, "series": [cash]}]
     titles = {
@@ -365,9 +370,10 @@ def _trajectory(run: _Run) -> list[dict[str, Any]]:
             if event.get("reasoning"):
                 message["reasoning"] = texts(event["reasoning"])
             if event.get("tool_calls"):
-                message["calls"] = texts(
-                    ", ".join(f"{c.get('name')}({json.dumps(c.get('arguments'), default=str)})" for c in event["tool_calls"])
+                requested = (
+                    f"{c.get('name')}({json.dumps(c.get('arguments'), default=str)})" for c in event["tool_calls"]
                 )
+                message["calls"] = texts(", ".join(requested))
             tokens = event.get("tokens") or {}
             message["meta"] = f"{tokens.get('input_tokens', 0):,} in / {tokens.get('output_tokens', 0):,} out tokens"
             if event.get("cost_usd"):
@@ -385,6 +391,7 @@ def _trajectory(run: _Run) -> list[dict[str, Any]]:
                 message["kind"] = f"event: {kind}"
         run.at(period).messages.append(message)
     return calls
+
 
 # ---------------------------------------------------------------------------- memory
 def _content(call: dict[str, Any]) -> str | None:
@@ -504,7 +511,7 @@ def load_run(path: str | Path, text_cap: int = DEFAULT_TEXT_CAP) -> dict[str, An
     for p in range(count):
         period = run.periods.get(p, _Period())
         entry: dict[str, Any] = {
-            "label": rules.label(p, config),
+            "label": rules.label(p),
             "x": rules.span(p),
             "metrics": period.metrics,
             "messages": period.messages,
@@ -577,9 +584,7 @@ def build_page(runs: list[dict[str, Any]], text_cap: int = DEFAULT_TEXT_CAP) -> 
     return template.replace(DATA_MARK, _embed(payload))
 
 
-def write_viewer(
-    runs: list[str | Path], out: str | Path, text_cap: int = DEFAULT_TEXT_CAP
-) -> Path:
+def write_viewer(runs: Sequence[str | Path], out: str | Path, text_cap: int = DEFAULT_TEXT_CAP) -> Path:
     """Write ``out/index.html`` for one run, or a side-by-side comparison of several; its path."""
     loaded = [load_run(p, text_cap) for p in runs]
     page = build_page(loaded, text_cap)
