@@ -175,7 +175,9 @@ def find_runs(paths: list[str | Path]) -> list[Run]:
         if (p / "config.json").exists() or not p.is_dir():
             found = [p]
         else:
-            found = sorted(c.parent for c in p.rglob("config.json"))
+            dirs = sorted(c.parent for c in p.rglob("config.json"))
+            # a config.json inside a run directory (e.g. a kept workspace) is not another run
+            found = [d for d in dirs if not any(o != d and o in d.parents for o in dirs)]
             if not found:
                 raise ReportInputError(f"{p}: neither a run directory (no config.json) nor a directory of runs")
         for d in found:
