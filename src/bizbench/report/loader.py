@@ -22,30 +22,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from bizbench.runner.rundir import read_jsonl
+
 __all__ = ["ReportInputError", "Run", "find_runs", "load_run", "read_jsonl"]
 
 
 class ReportInputError(ValueError):
     """A path given to the report is not a (readable) run directory."""
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """Every JSON object line of ``path`` ([] if it does not exist); a torn line is skipped."""
-    if not path.exists():
-        return []
-    rows = []
-    with path.open() as f:
-        for line in f:
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(row, dict):
-                rows.append(row)
-    return rows
 
 
 def _read_json(path: Path) -> dict[str, Any]:

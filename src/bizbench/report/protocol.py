@@ -120,10 +120,10 @@ class AnchorCache:
     def save(self) -> None:
         if self.path is None:
             return
+        from bizbench.runner.rundir import write_json
+
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.entries, indent=1, sort_keys=True) + "\n")
-        tmp.replace(self.path)
+        write_json(self.path, self.entries)
 
 
 def _canonical(value: Any) -> str:
