@@ -320,24 +320,20 @@ def _one_line(fields: dict[str, Any]) -> str:
     return " · ".join(f"{k}: {v if isinstance(v, str) else json.dumps(v, default=str)}" for k, v in fields.items())
 
 
+def _call(period: int, src: str, name: Any, args: Any, ok: bool, result: Any, error: Any) -> dict[str, Any]:
+    """One recorded call: ``src`` is "env" (actions.jsonl) or "tool" (trajectory.jsonl)."""
+    return {"period": period, "src": src, "name": str(name), "args": args, "ok": ok, "result": result, "error": error}
+
+
 def _action_rows(run: _Run) -> list[dict[str, Any]]:
     """actions.jsonl as calls: tool, arguments, ok, error (no results: the env log keeps none)."""
     rows = list(_jsonl(run.path / "actions.jsonl"))
     calls = []
     for row, period in zip(rows, _action_periods(run, rows), strict=True):
-        at = row.get("day", row.get("time", row.get("month")))
-        calls.append(
-            {
-                "period": period,
-                "src": "env",
-                "at": at,
-                "name": str(row.get("tool")),
-                "args": row.get("args"),
-                "ok": bool(row.get("ok")),
-                "result": None,
-                "error": row.get("error"),
-            }
-        )
+        ok = bool(row.get("ok"))
+        call = _call(period, "env", row.get("tool"), row.get("args"), ok, None, row.get("error"))
+        call["at"] = row.get("day", row.get("time", row.get("month")))
+        calls.append(call)
     return calls
 
 
@@ -351,18 +347,11 @@ def _trajectory(run: _Run) -> list[dict[str, Any]]:
         period = _event_period(run, event, period)
         i = event.get("i")
         if kind == "tool_call":
-            calls.append(
-                {
-                    "period": period,
-                    "src": "tool",
-                    "i": i,
-                    "name": str(event.get("name")),
-                    "args": event.get("arguments"),
-                    "ok": bool(event.get("ok")),
-                    "result": event.get("result") if event.get("ok") else None,
-                    "error": None if event.get("ok") else event.get("result"),
-                }
-            )
+            ok, answer = bool(event.get("ok")), event.get("result")
+            result, error = (answer, None) if ok else (None, answer)  # a refused call's result is its error
+            call = _call(period, "tool", event.get("name"), event.get("arguments"), ok, result, error)
+            call["i"] = i
+            calls.append(call)
             continue
         message: dict[str, Any] = {"i": i, "kind": kind}
         if kind == "model_call":
