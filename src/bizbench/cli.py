@@ -549,6 +549,17 @@ def yc(
     raise typer.Exit(run_yc_command(session, list(ctx.args)))
 
 
+# ---------------------------------------------------------------------------- many runs
+# Each command lives in its own light module (typer and rich at import; the work inside).
+from bizbench.cli_report import report  # noqa: E402
+from bizbench.cli_sweep import sweep  # noqa: E402
+from bizbench.cli_view import view  # noqa: E402
+
+app.command("sweep")(sweep)
+app.command("report")(report)
+app.command("view")(view)
+
+
 def main() -> None:  # pragma: no cover - entry point convenience
     app()
 
