@@ -166,3 +166,42 @@ def test_a_500_day_ceo_baseline_page_stays_small(tmp_path: Path) -> None:
     data = page_data(index.read_text())["runs"][0]
     assert len(data["periods"]) == 72 and data["truncated"] == 0
     assert index.stat().st_size < 600_000  # about 205 KB
+
+
+def test_odd_records_never_break_the_page(tmp_path: Path) -> None:
+    """Bounded previews of pathological events (reprs instead of objects), junk lines and wrong types."""
+    run = tmp_path / "odd"
+    run.mkdir()
+    (run / "config.json").write_text(json.dumps({"env": "yc", "config": ["not", "a", "dict"]}))
+    events = [
+        {"i": 0, "kind": "turn", "turn": 1, "observation": "{'time': ...}"},
+        {
+            "i": 1,
+            "kind": "model_call",
+            "content": "x" * 10,
+            "tool_calls": "[{'name': 'run_command', ...}]",
+            "tokens": "{...}",
+            "cost_usd": "nan",
+            "turn": 1,
+        },
+        {
+            "i": 2,
+            "kind": "model_call",
+            "content": None,
+            "tool_calls": [1, {"name": "n"}],
+            "tokens": {"input_tokens": "?"},
+        },
+        {"i": 3, "kind": "tool_call", "name": None, "arguments": "'{'", "ok": False, "result": ["e"], "turn": "two"},
+        {"i": 4, "kind": "tool_call", "name": "scratchpad_write", "arguments": {"content": 5}, "ok": True},
+        {"i": 5, "kind": "mystery", "payload": {"deep": [1, 2]}},
+    ]
+    (run / "trajectory.jsonl").write_text("\n".join(map(json.dumps, events)) + "\nnot json\n[1, 2]\n")
+    (run / "metrics.jsonl").write_text('{"turn": "1"}\n{"turn": 1, "funds_cents": "lots", "open_tasks": [1]}\n')
+    (run / "actions.jsonl").write_text('{"tool": 3}\n')
+    data = load_run(run)
+    period = data["periods"][0]
+    assert [m["kind"] for m in period["messages"]] == ["observation", "model_call", "model_call", "event: mystery"]
+    assert period["messages"][1]["meta"] == "0 in / 0 out tokens"
+    assert [a["name"] for a in period["actions"]] == ["None", "scratchpad_write"]
+    assert period["metrics"]["open_tasks"] == "[1]" and data["charts"][0]["series"] == [[]]
+    assert data["memory"] is not None and "index.html" in str(write_viewer([run], tmp_path / "v"))

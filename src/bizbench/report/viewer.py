@@ -120,6 +120,10 @@ class _Texts:
         return f"{text[:limit]}\n… [truncated: {len(text):,} characters, the first {limit:,} shown]"
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return None
@@ -166,7 +170,7 @@ class _Ceo(_Env):
 def _env_rules(config: dict[str, Any]) -> _Env:
     env = config.get("env")
     if env == "ceo":
-        inner = config.get("config") or {}
+        inner = _dict(config.get("config"))
         horizon = int(config.get("horizon_days") or inner.get("horizon_days") or 0)
         return _Ceo("week", "day", "MEMORY.md", 1, per=int(inner.get("days_per_turn") or 7), horizon=horizon)
     if env == "yc":
@@ -232,7 +236,7 @@ def _metrics_and_charts(run: _Run) -> list[dict[str, Any]]:
         if env == "ceo" and _number(row.get("day")) is not None:
             x, period = float(row["day"]), (int(row["day"]) - 1) // getattr(run.rules, "per", 7)
             money = row.get("cash")
-            by_group = ((prefix, row.get(key) or {}) for prefix, key in CEO_GROUPS)
+            by_group = ((prefix, _dict(row.get(key))) for prefix, key in CEO_GROUPS)
             customers.append((x, {f"{prefix} {g}": n for prefix, d in by_group for g, n in d.items() if _number(n)}))
         elif env == "yc" and _number(row.get("turn")) is not None:
             x, period = float(row["turn"]), int(row["turn"]) - 1
@@ -337,6 +341,29 @@ def _action_rows(run: _Run) -> list[dict[str, Any]]:
     return calls
 
 
+def _reply(event: dict[str, Any], texts: _Texts) -> dict[str, Any]:
+    """A model_call event for the page: reply, reasoning, the calls it asked for, tokens and cost
+    (a pathological event keeps only reprs of its fields, so nothing here trusts a type)."""
+    out: dict[str, Any] = {"text": texts(event.get("content") or "")}
+    if event.get("reasoning"):
+        out["reasoning"] = texts(event["reasoning"])
+    calls = event.get("tool_calls")
+    if isinstance(calls, list) and calls:
+        named = (c if isinstance(c, dict) else {"name": c} for c in calls)
+        out["calls"] = texts(
+            ", ".join(f"{c.get('name')}({json.dumps(c.get('arguments'), default=str)})" for c in named)
+        )
+    elif calls:
+        out["calls"] = texts(calls)
+    tokens = _dict(event.get("tokens"))
+    used = [int(_number(tokens.get(k)) or 0) for k in ("input_tokens", "output_tokens")]
+    out["meta"] = f"{used[0]:,} in / {used[1]:,} out tokens"
+    cost = _number(event.get("cost_usd"))
+    if cost:
+        out["meta"] += f", ${cost:.4f}"
+    return out
+
+
 def _trajectory(run: _Run) -> list[dict[str, Any]]:
     """trajectory.jsonl as calls (with results) and messages, each with its period."""
     calls: list[dict[str, Any]] = []
@@ -355,18 +382,7 @@ def _trajectory(run: _Run) -> list[dict[str, Any]]:
             continue
         message: dict[str, Any] = {"i": i, "kind": kind}
         if kind == "model_call":
-            message["text"] = texts(event.get("content") or "")
-            if event.get("reasoning"):
-                message["reasoning"] = texts(event["reasoning"])
-            if event.get("tool_calls"):
-                requested = (
-                    f"{c.get('name')}({json.dumps(c.get('arguments'), default=str)})" for c in event["tool_calls"]
-                )
-                message["calls"] = texts(", ".join(requested))
-            tokens = event.get("tokens") or {}
-            message["meta"] = f"{tokens.get('input_tokens', 0):,} in / {tokens.get('output_tokens', 0):,} out tokens"
-            if event.get("cost_usd"):
-                message["meta"] += f", ${event['cost_usd']:.4f}"
+            message.update(_reply(event, texts))
         elif kind in ("reset", "turn"):
             seen = event.get("dashboard") or event.get("observation")
             message["kind"] = "observation"
@@ -412,7 +428,7 @@ def _notepad(calls: list[dict[str, Any]], config: dict[str, Any]) -> Callable[[i
     saves = [c for c in calls if c["ok"] and c["name"] == "save_note" and _content(c) is not None]
     if not saves:
         return None
-    agent = (config.get("config") or {}).get("agent") or {}
+    agent = _dict(_dict(config.get("config")).get("agent"))
     cap, shown = agent.get("max_notes"), int(agent.get("notes_shown") or 5)
     notes: list[str] = []
     states: dict[int, str] = {}
