@@ -349,9 +349,10 @@ def _reply(event: dict[str, Any], texts: _Texts) -> dict[str, Any]:
         out["reasoning"] = texts(event["reasoning"])
     calls = event.get("tool_calls")
     if isinstance(calls, list) and calls:
-        named = (c if isinstance(c, dict) else {"name": c} for c in calls)
+        named = [c if isinstance(c, dict) else {"name": c} for c in calls]
+        out["call_names"] = texts(", ".join(str(c.get("name")) for c in named), 500)
         out["calls"] = texts(
-            ", ".join(f"{c.get('name')}({json.dumps(c.get('arguments'), default=str)})" for c in named)
+            "\n".join(f"{c.get('name')}({json.dumps(c.get('arguments'), default=str)})" for c in named)
         )
     elif calls:
         out["calls"] = texts(calls)
