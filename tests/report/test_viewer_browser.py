@@ -23,7 +23,7 @@ try:
 except ImportError:  # pragma: no cover - the dev extra installs it
     sync_playwright = None  # type: ignore[assignment]
 
-CHROMIUM = os.environ.get("BIZBENCH_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM = shutil.which(os.environ.get("BIZBENCH_CHROMIUM") or "chromium") or shutil.which("chromium-browser")
 REASON = (
     "Playwright is not installed (pip install -e '.[dev]')"
     if sync_playwright is None
