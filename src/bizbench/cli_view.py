@@ -15,8 +15,10 @@ __all__ = ["view"]
 
 
 def view(
-    runs: Annotated[list[Path], typer.Argument(help="Run directories; several are shown side by side.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Directory to write index.html into.")],
+    runs: Annotated[
+        list[Path], typer.Argument(metavar="RUN", help="Run directories; several are shown side by side.")
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Directory to write index.html into.")],
     max_text: Annotated[
         int, typer.Option("--max-text", help="Characters kept of each text of an event (a reply, arguments, a result).")
     ] = 4096,
@@ -28,7 +30,8 @@ def view(
     try:
         index = write_viewer(runs, out, text_cap=max_text)
     except ViewerError as e:
-        err.print(str(e), style="red", markup=False, highlight=False)
+        err.print(str(e), style="red", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     size = index.stat().st_size
-    Console().print(f"wrote {index} ({size / 1024:,.0f} KB); open it in a browser (no server needed)", markup=False)
+    message = f"wrote {index} ({size / 1024:,.0f} KB); open it in a browser (no server needed)"
+    Console().print(message, markup=False, highlight=False, soft_wrap=True)
