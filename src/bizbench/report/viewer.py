@@ -408,8 +408,9 @@ def _content(call: dict[str, Any]) -> str | None:
 
 def _scratchpad(calls: list[dict[str, Any]]) -> Callable[[int], str] | None:
     """yc: the scratchpad after each period, replayed from its successful writes."""
-    writes = [c for c in calls if c["ok"] and c["name"] in ("scratchpad_write", "scratchpad_append") and _content(c)]
-    if not writes and not any(c["name"] == "scratchpad_write" and c["ok"] for c in calls):
+    kinds = ("scratchpad_write", "scratchpad_append")
+    writes = [c for c in calls if c["ok"] and c["name"] in kinds and _content(c) is not None]  # "" clears it
+    if not writes:
         return None
     by_period: dict[int, list[dict[str, Any]]] = {}
     for c in writes:
@@ -417,7 +418,8 @@ def _scratchpad(calls: list[dict[str, Any]]) -> Callable[[int], str] | None:
     text, states = "", {}
     for period in range(max(by_period, default=0) + 1):
         for c in by_period.get(period, []):
-            text = text + (_content(c) or "") if c["name"] == "scratchpad_append" else _content(c) or ""
+            content = _content(c) or ""
+            text = text + content if c["name"] == "scratchpad_append" else content
         states[period] = text
     last = max(states, default=0)
     return lambda period: states[min(period, last)]
