@@ -42,14 +42,12 @@ def sweep(
             _show_plan(spec, sw.expand(spec), Path(spec.out))
             return
         with _progress() as progress:
-            task = progress.add_task("runs", total=None, failed=0, dollars=0.0)
+            task = progress.add_task("runs", total=len(sw.expand(spec)), failed=0, dollars=0.0)
 
             def on_update(state: Any, name: str) -> None:
                 counts = state.counts()
                 settled = sum(n for k, n in counts.items() if k not in ("pending", "running"))
-                progress.update(
-                    task, completed=settled, total=len(state.rows), failed=counts.get("failed", 0), dollars=state.spent
-                )
+                progress.update(task, completed=settled, failed=counts.get("failed", 0), dollars=state.spent)
 
             state = sw.run_sweep(spec, backend, workers, address, on_update=on_update)
     except sw.SweepError as e:

@@ -30,6 +30,11 @@ def cfo_script(tmp_path: Path, name: str = "pass.jsonl") -> Path:
     return path
 
 
+def scripted_cfo_block(script: Path, model_keys: str = "") -> str:
+    """A ``[[runs]]`` block: the scripted model on cfo seeds 1-2, twice each (plus more model keys)."""
+    return f'\n[[runs]]\nenv = "cfo"\nseeds = "1-2"\nn = 2\n[[runs.models]]\nmodel = "scripted:{script}"\n{model_keys}'
+
+
 class FakeBackend:
     """Runs nothing: each job 'finishes' in submission order with a made-up result costing
     ``cost`` dollars per model run, and records how many jobs were in flight per provider."""

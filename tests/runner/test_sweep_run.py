@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import typer
-from sweep_helpers import FakeBackend, cfo_script, spec_of, write_sweep
+from sweep_helpers import FakeBackend, cfo_script, scripted_cfo_block, spec_of, write_sweep
 from typer.testing import CliRunner
 
 from bizbench.cli_sweep import sweep
@@ -181,18 +181,7 @@ def test_test_runs_carry_the_secret_and_dev_runs_never_do(tmp_path: Path, monkey
 
 def test_a_scripted_model_sweep_through_the_cli(tmp_path: Path) -> None:
     script = cfo_script(tmp_path)
-    path = write_sweep(
-        tmp_path,
-        f"""
-[[runs]]
-env = "cfo"
-seeds = "1-2"
-n = 2
-[[runs.models]]
-model = "scripted:{script}"
-limits = {{ max_turns = 2 }}
-""",
-    )
+    path = write_sweep(tmp_path, scripted_cfo_block(script, "limits = { max_turns = 2 }\n"))
     app = typer.Typer()
     app.command()(sweep)
     runner = CliRunner()

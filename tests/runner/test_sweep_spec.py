@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from sweep_helpers import cfo_script, spec_of, write_sweep
+from sweep_helpers import cfo_script, scripted_cfo_block, spec_of, write_sweep
 
-from bizbench.runner.sweep import SweepError, expand, load_sweep, parse_seeds, provider_of
+from bizbench.runner.sweep import SweepError, expand, load_sweep, parse_seeds, provider_of, sweep_file
 
 
 def test_expansion_covers_env_x_preset_x_agent_x_seed_in_file_order(tmp_path: Path) -> None:
@@ -65,26 +65,9 @@ def test_a_grid_of_agent_options_expands_to_every_combination(tmp_path: Path) ->
 
 def test_models_with_labels_replicates_and_providers(tmp_path: Path) -> None:
     script = cfo_script(tmp_path)
-    spec = spec_of(
-        tmp_path,
-        f"""
-[[runs]]
-env = "cfo"
-seeds = "1-2"
-n = 2
-models = ["scripted:{script}"]
-
-[[runs]]
-env = "cfo"
-seeds = "1-2"
-n = 2
-[[runs.models]]
-model = "scripted:{script}"
-label = "hot"
-sampling = {{ temperature = 1.0 }}
-limits = {{ max_turns = 3 }}
-""",
-    )
+    hot = 'label = "hot"\nsampling = { temperature = 1.0 }\nlimits = { max_turns = 3 }\n'
+    body = f'[[runs]]\nenv = "cfo"\nseeds = "1-2"\nn = 2\nmodels = ["scripted:{script}"]\n'
+    spec = spec_of(tmp_path, body + scripted_cfo_block(script, hot))
     runs = expand(spec)
     assert [r.name for r in runs[:4]] == [
         "cfo-paper-scripted-pass-seed1",
@@ -152,3 +135,12 @@ def test_seed_ranges_and_providers() -> None:
     assert provider_of("openai/gpt-5.5") == "openai"
     assert provider_of("openai-compatible/qwen3:8b@http://localhost:8000/v1") == "openai-compatible"
     assert provider_of("scripted:/tmp/a.jsonl") == "scripted"
+
+
+def test_command_line_overrides_are_validated_like_the_file(tmp_path: Path) -> None:
+    path = write_sweep(tmp_path, '[[runs]]\nenv = "cfo"\npresets = ["paper"]\nagents = ["prudent-cfo"]\nseeds = 1\n')
+    spec = sweep_file(path, out=str(tmp_path / "elsewhere"), max_dollars=3.5)
+    assert spec.out == str(tmp_path / "elsewhere") and spec.max_dollars == 3.5
+    assert expand(spec) == expand(load_sweep(path))
+    with pytest.raises(SweepError, match="max_dollars: Input should be greater than 0"):
+        sweep_file(path, max_dollars=-1.0)

@@ -718,6 +718,9 @@ class SweepState:
     rows: dict[str, dict[str, Any]] = field(default_factory=dict)
     spent: float = 0.0
     started: float = field(default_factory=time.time)
+    written: float = 0.0  # when the summary was last written
+    #: seconds between two summary writes while runs keep ending (a long sweep rewrites a large file)
+    write_every: float = 1.0
 
     def __post_init__(self) -> None:
         for run in self.runs:
@@ -738,8 +741,12 @@ class SweepState:
     def counts(self) -> dict[str, int]:
         return dict(Counter(row["status"] for row in self.rows.values()))
 
-    def write(self, finished: bool = False) -> None:
-        """summary.json and summary.csv, each replaced atomically."""
+    def write(self, finished: bool = False, now: bool = True) -> None:
+        """summary.json and summary.csv, each replaced atomically (``now=False``: unless written
+        less than ``write_every`` seconds ago)."""
+        if not now and time.time() - self.written < self.write_every:
+            return
+        self.written = time.time()
         summary = {
             "out": str(self.out),
             "split": self.spec.split,
@@ -842,7 +849,7 @@ def run_sweep(
                 else:
                     error, tb = outcome["error"], outcome.get("traceback", "")
                     state.record(run.name, "failed", None, error=error, traceback=tb, ended_at=ended)
-                state.write()
+                state.write(now=not running)
                 if on_update is not None:
                     on_update(state, run.name)
     except BaseException:
