@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 from bizbench.cli_sweep import sweep
 from bizbench.core.rng import SECRET_ENV, secret_id
 from bizbench.runner import sweep as sw
+from bizbench.runner.sweep_spec import Concurrency
 
 YC_AND_A_BROKEN_AGENT = """
 [[runs]]
@@ -145,7 +146,7 @@ models = ["scripted:{script}", {{ model = "scripted:{script}", label = "other" }
     assert backend.peak["scripted"] == 1 and backend.peak_total == 3  # baselines fill the other slots
     assert backend.submitted[:4] == [f"cfo-paper-prudent-cfo-seed{s}" for s in (1, 2, 3, 4)]
     unlimited = FakeBackend(slots=3)
-    sw.run_sweep(spec.model_copy(update={"limits": sw.Concurrency()}), unlimited)
+    sw.run_sweep(spec.model_copy(update={"limits": Concurrency()}), unlimited)
     assert unlimited.peak["scripted"] == 3
 
 
@@ -210,3 +211,36 @@ def test_unusable_models_and_agents_stop_the_sweep_before_it_starts(tmp_path: Pa
     for body, message in bad:
         with pytest.raises(sw.SweepError, match=message):
             sw.run_sweep(spec_of(tmp_path, body), FakeBackend(slots=1))
+
+
+PROBE_AGENTS = """
+import os
+
+
+class Crash:
+    def run(self, env):
+        os._exit(3)
+
+
+class Threads:
+    def run(self, env):
+        with open("threads.txt", "w") as f:
+            f.write(os.environ.get("OPENBLAS_NUM_THREADS", "unset"))
+"""
+
+
+def test_a_worker_that_dies_fails_its_run_and_fresh_processes_take_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "probe_agents.py").write_text(PROBE_AGENTS)
+    monkeypatch.chdir(tmp_path)  # a module:Class agent is imported from the working directory
+    for var in sw.THREAD_VARS:
+        monkeypatch.delenv(var, raising=False)
+    body = '[[runs]]\nenv = "yc"\nagents = ["probe_agents:Crash", "probe_agents:Threads", "greedy"]\nseeds = 1\n'
+    state = sw.run_sweep(spec_of(tmp_path, body), "local", workers=1)
+    assert state.rows["yc-default-Crash-seed1"]["status"] == "failed"
+    assert state.rows["yc-default-Crash-seed1"]["error"].startswith("worker lost: BrokenProcessPool")
+    assert state.rows["yc-default-greedy-seed1"]["status"] == "done"
+    # Workers start with one thread per numeric library; the sweep's own environment is left as it was.
+    assert (tmp_path / "threads.txt").read_text() == "1"
+    assert not any(var in os.environ for var in sw.THREAD_VARS)
