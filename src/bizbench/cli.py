@@ -277,18 +277,31 @@ def resume(run_dir: str = typer.Argument(..., help="The run directory of a kille
     The run is re-executed from its record on a fresh world: recorded model replies are
     reused (no paid call twice), the live model answers the rest. A finished run is left as it is.
     """
-    from bizbench.runner.resume import ResumeError, finished, resume_run
+    from pathlib import Path
+
+    from bizbench.agents.models.base import ResumeDivergence
+    from bizbench.runner.resume import finished, resume_run
+    from bizbench.runner.rundir import read_jsonl
 
     try:
         if finished(run_dir) is not None:
             console.print(f"{run_dir} is already finished; nothing to do", soft_wrap=True, markup=False)
             return
         result = resume_run(run_dir)
-    except (ResumeError, ValueError) as e:
+    except (ValueError, ResumeDivergence) as e:
         err_console.print(str(e), style="red", markup=False, soft_wrap=True)
         raise typer.Exit(2) from None
     keys = [k for k in ("score", "final_cash", "final_funds", "bankrupt", "ended_by", "turns") if k in result]
     _print_result(f"resumed: {run_dir}", result, tuple(keys), ("score", "final_cash", "final_funds"))
+    last = read_jsonl(Path(run_dir) / "resume.jsonl")[-1]
+    if not last["actions_match"]:
+        err_console.print(
+            f"warning: the resumed run did not repeat the killed attempt's {last['actions_checked']} actions "
+            f"(attempts/{last['attempt']}/actions.jsonl); its result may differ from an uninterrupted run",
+            style="yellow",
+            markup=False,
+            soft_wrap=True,
+        )
 
 
 @app.command()
@@ -298,16 +311,16 @@ def replay(
 ) -> None:
     """Re-execute a run's recorded actions on a fresh world of its seed and check its result.
 
-    Exit 0 when every action is accepted again and the outcome matches result.json, 1 when not.
+    Exit 0 when the world is the preset's, every action is accepted again and the outcome
+    matches result.json; 1 when not; 2 when the directory cannot be replayed.
     """
     import json
 
     from bizbench.runner.replay import replay_run
-    from bizbench.runner.resume import ResumeError
 
     try:
         report = replay_run(run_dir)
-    except (ResumeError, ValueError) as e:
+    except ValueError as e:
         err_console.print(str(e), style="red", markup=False, soft_wrap=True)
         raise typer.Exit(2) from None
     if json_output:
@@ -319,14 +332,17 @@ def replay(
             f"{len(report.compared)} result fields compared)",
             soft_wrap=True,
         )
-        if report.divergence:
-            console.print(report.divergence, markup=False, soft_wrap=True)
-        for key, values in report.mismatches.items():
-            console.print(
-                f"  {key}: recorded {values['recorded']!r}, replayed {values['replayed']!r}",
-                markup=False,
-                soft_wrap=True,
-            )
+        lines = [
+            f"the world differs from preset {report.result.get('preset')!r} in: {', '.join(report.config_changes)}"
+        ]
+        lines = lines if report.config_changes else []
+        lines += [report.divergence] if report.divergence else []
+        lines += [
+            f"  {k}: recorded {v['recorded']!r}, replayed {v['replayed']!r}" for k, v in report.mismatches.items()
+        ]
+        lines.append(f"not verifiable from the actions: {', '.join(report.unverified) or 'nothing'}")
+        for line in lines:
+            console.print(line, markup=False, soft_wrap=True)
     if not report.ok:
         raise typer.Exit(1)
 

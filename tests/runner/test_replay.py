@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -13,7 +15,7 @@ from bizbench.cli import app
 from bizbench.runner.agent_episode import run_agent_episode
 from bizbench.runner.episode import run_ceo_baseline, run_cfo_baseline, run_yc_baseline
 from bizbench.runner.replay import replay_run
-from bizbench.runner.resume import ResumeError
+from bizbench.runner.runconfig import RunDirError
 
 
 @pytest.fixture(scope="module")
@@ -70,8 +72,90 @@ def test_replay_cli_verifies_and_prints_json(runs: dict[str, Path]) -> None:
 def test_replay_needs_a_finished_run_and_the_same_secret(
     runs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with pytest.raises(ResumeError, match="no result.json"):
+    with pytest.raises(RunDirError, match="not a run directory"):
+        replay_run(tmp_path)
+    (tmp_path / "config.json").write_bytes((runs["yc"] / "config.json").read_bytes())
+    with pytest.raises(RunDirError, match="no readable result.json"):
         replay_run(tmp_path)
     monkeypatch.setenv("BIZBENCH_SEED_SECRET", "another secret")
-    with pytest.raises(ResumeError, match="held-out seeds"):
+    with pytest.raises(RunDirError, match="public seeds; unset"):
         replay_run(runs["yc"])
+    held = tmp_path / "held"
+    run_cfo_baseline("always-pass", 1, "paper", held)
+    assert replay_run(held).ok
+    monkeypatch.setenv("BIZBENCH_SEED_SECRET", "a third secret")
+    with pytest.raises(RunDirError, match="held-out seeds"):
+        replay_run(held)
+
+
+def copy_run(source: Path, target: Path) -> Path:
+    target.mkdir()
+    for f in source.iterdir():
+        (target / f.name).write_bytes(f.read_bytes())
+    return target
+
+
+def edit_json(path: Path, change: Callable[[Any], Any]) -> None:
+    path.write_text(json.dumps(change(json.loads(path.read_text()))))
+
+
+def test_a_forged_world_config_is_caught(runs: dict[str, Path], tmp_path: Path) -> None:
+    """Richer start funds under the preset's name: replay names the changed field and fails."""
+    forged = copy_run(runs["yc"], tmp_path / "forged")
+    edit_json(forged / "config.json", lambda c: {**c, "config": {**c["config"], "start_funds_dollars": 2_000_000.0}})
+    report = replay_run(forged)
+    assert not report.ok and report.config_changes == ["start_funds_dollars"]
+
+
+def test_missing_outcome_fields_fail_and_unverified_claims_are_listed(runs: dict[str, Path], tmp_path: Path) -> None:
+    forged = copy_run(runs["cfo"], tmp_path / "forged")
+    (forged / "result.json").write_text("{}")
+    assert set(replay_run(forged).mismatches) >= {"score", "final_cash", "bankrupt"}
+    report = replay_run(runs["yc-model"])
+    assert report.ok and {"model", "cost_usd", "tokens", "ended_by", "tool_calls"} <= set(report.unverified)
+
+
+def test_a_yc_model_run_with_refused_commands_verifies(tmp_path: Path) -> None:
+    bad = {"content": "", "tool_calls": [{"name": "run_command", "arguments": {"command": "task accept --task-id X"}}]}
+    ok = {"content": "", "tool_calls": [{"name": "run_command", "arguments": {"command": "sim resume"}}]}
+    run_agent_episode("yc", ScriptedModel([bad, ok, bad, ok]), 5, None, tmp_path / "run")
+    report = replay_run(tmp_path / "run")
+    assert report.ok, report.summary()
+    assert report.actions_skipped >= 2
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        {"day": 0, "tool": "next_turn", "args": [1], "ok": True},
+        {"day": 0, "tool": "next_turn", "args": {"days": "abc"}, "ok": True},
+        {"day": 0, "tool": "next_turn", "args": {"days": -5}, "ok": True},
+        {"day": 0, "tool": "set_prices", "args": "A=1", "ok": True},
+        {"day": 0, "tool": "no_such_tool", "args": {}, "ok": True},
+    ],
+)
+def test_a_crafted_action_is_a_divergence_not_a_crash(runs: dict[str, Path], tmp_path: Path, row: dict) -> None:
+    forged = copy_run(runs["ceo"], tmp_path / "forged")
+    with (forged / "actions.jsonl").open("a") as f:
+        f.write(json.dumps(row) + "\n")
+    report = replay_run(forged)
+    assert not report.ok and report.divergence is not None
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda c: [c], "does not describe a bizbench run"),
+        (lambda c: {**c, "seed": None}, "'seed' must be an int"),
+        (lambda c: {**c, "seed": 3.7}, "'seed' must be an int"),
+        (lambda c: {**c, "seed": True}, "'seed' must be an int"),
+        (lambda c: {k: v for k, v in c.items() if k != "config"}, "'config' must be a dict"),
+    ],
+)
+def test_a_malformed_config_is_a_clear_error(runs: dict[str, Path], tmp_path: Path, change: Any, message: str) -> None:
+    forged = copy_run(runs["cfo"], tmp_path / "forged")
+    edit_json(forged / "config.json", change)
+    with pytest.raises(RunDirError, match=message):
+        replay_run(forged)
+    r = CliRunner().invoke(app, ["replay", str(forged)])
+    assert r.exit_code == 2 and "Traceback" not in r.output

@@ -18,7 +18,8 @@ from typer.testing import CliRunner
 from bizbench.agents.models.scripted import ScriptedModel
 from bizbench.cli import app
 from bizbench.runner.agent_episode import run_agent_episode
-from bizbench.runner.resume import ResumeError, resume_run
+from bizbench.runner.resume import resume_run
+from bizbench.runner.runconfig import RunDirError
 from bizbench.runner.rundir import read_jsonl
 
 VOLATILE = ("wall_seconds", "provenance")
@@ -183,13 +184,15 @@ def test_resume_errors_are_clear(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "not a run directory" in r.output
     served = tmp_path / "served"
     served.mkdir()
-    (served / "config.json").write_text(json.dumps({"env": "ceo", "seed": 1, "agent": "served"}))
-    with pytest.raises(ResumeError, match="outside agent"):
+    (served / "config.json").write_text(
+        json.dumps({"env": "ceo", "seed": 1, "agent": "served", "preset": "default", "config": {}})
+    )
+    with pytest.raises(RunDirError, match="outside agent"):
         resume_run(served)
     from_python = tmp_path / "py"
     run_agent_episode("cfo", ScriptedModel([{"content": "no block"}]), 1, "paper", from_python, limits=None)
     (from_python / "result.json").unlink()
-    with pytest.raises(ResumeError, match="model object"):
+    with pytest.raises(RunDirError, match="model object"):
         resume_run(from_python)
     assert not (from_python / "attempts").exists()  # a refused resume moves nothing
 
@@ -199,3 +202,113 @@ def test_a_run_directory_with_a_run_is_still_refused(tmp_path: Path) -> None:
     assert CliRunner().invoke(app, ["run", "yc", "--agent", "greedy", "--out", str(run_dir)]).exit_code == 0
     r = CliRunner().invoke(app, ["run", "yc", "--agent", "greedy", "--out", str(run_dir)])
     assert r.exit_code == 2 and "already holds a run" in " ".join(r.output.split())
+
+
+def cut_short(done: Path, target: Path, trajectory_lines: int, action_lines: int) -> Path:
+    """A copy of a finished run as a kill would leave it."""
+    shutil.copytree(done, target)
+    for name in ("result.json", "ledger.csv", "cash.png", "statements.jsonl"):
+        (target / name).unlink(missing_ok=True)
+    for name, keep in (("trajectory.jsonl", trajectory_lines), ("actions.jsonl", action_lines)):
+        if (target / name).exists():
+            lines = (target / name).read_text().splitlines(keepends=True)
+            (target / name).write_text("".join(lines[:keep]))
+    return target
+
+
+def entries(path: Path) -> set[str]:
+    return {p.name for p in path.iterdir()}
+
+
+def test_a_held_out_run_resumes_only_with_its_secret(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BIZBENCH_SEED_SECRET", "s3cret")
+    done = tmp_path / "done"
+    assert (
+        CliRunner().invoke(app, ["run", "cfo", "--agent", "prudent-cfo", "--seed", "3", "--out", str(done)]).exit_code
+        == 0
+    )
+    killed = cut_short(done, tmp_path / "killed", 0, 100)
+    monkeypatch.delenv("BIZBENCH_SEED_SECRET")
+    before = entries(killed)
+    r = CliRunner().invoke(app, ["resume", str(killed)])
+    assert r.exit_code == 2 and "held-out seeds" in r.output and entries(killed) == before
+    monkeypatch.setenv("BIZBENCH_SEED_SECRET", "s3cret")
+    assert CliRunner().invoke(app, ["resume", str(killed)]).exit_code == 0
+    assert outcome(killed) == outcome(done)
+
+
+def test_a_run_whose_preset_changed_is_not_resumed_in_another_world(tmp_path: Path) -> None:
+    done = tmp_path / "done"
+    assert CliRunner().invoke(app, ["run", "cfo", "--agent", "prudent-cfo", "--out", str(done)]).exit_code == 0
+    killed = cut_short(done, tmp_path / "killed", 0, 50)
+    config = json.loads((killed / "config.json").read_text())
+    config["config"]["start_cash"] = 1.0  # as if the preset had changed since the run started
+    (killed / "config.json").write_text(json.dumps(config))
+    before = entries(killed)
+    r = CliRunner().invoke(app, ["resume", str(killed)])
+    assert r.exit_code == 2 and "no longer builds the recorded world" in r.output and entries(killed) == before
+
+
+def test_a_replay_model_run_resumes_to_the_same_result(tmp_path: Path) -> None:
+    script = cfo_script(tmp_path / "replies.jsonl")
+    source = tmp_path / "source"
+    assert CliRunner().invoke(app, ["run", "cfo", "--model", f"scripted:{script}", "--out", str(source)]).exit_code == 0
+    done = tmp_path / "done"
+    assert CliRunner().invoke(app, ["run", "cfo", "--model", f"replay:{source}", "--out", str(done)]).exit_code == 0
+    killed = cut_short(done, tmp_path / "killed", 200, 30)
+    assert CliRunner().invoke(app, ["resume", str(killed)]).exit_code == 0
+    assert outcome(killed) == outcome(done)
+
+
+def test_a_record_that_no_longer_fits_is_a_clear_error(tmp_path: Path) -> None:
+    script = cfo_script(tmp_path / "replies.jsonl")
+    done = tmp_path / "done"
+    assert CliRunner().invoke(app, ["run", "cfo", "--model", f"scripted:{script}", "--out", str(done)]).exit_code == 0
+    killed = cut_short(done, tmp_path / "killed", 100, 0)
+    rows = read_jsonl(killed / "trajectory.jsonl")
+    fifth = [i for i, r in enumerate(rows) if r["kind"] == "model_call"][4]
+    rows[fifth]["request"]["messages"] += 3
+    (killed / "trajectory.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    r = CliRunner().invoke(app, ["resume", str(killed)])
+    assert r.exit_code == 2 and "no longer matches" in r.output and "Traceback" not in r.output
+    assert not (killed / "result.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"seed": "abc"}, "'seed' must be an int"),
+        ({"agent": None}, "'agent' must be a str"),
+        ({"limits": {"bogus": 1}}, "unknown limits bogus"),
+        ({"harness_options": [1]}, "'harness_options' must be a dict"),
+    ],
+)
+def test_a_malformed_config_moves_nothing(tmp_path: Path, change: dict, message: str) -> None:
+    script = cfo_script(tmp_path / "replies.jsonl")
+    done = tmp_path / "done"
+    assert CliRunner().invoke(app, ["run", "cfo", "--model", f"scripted:{script}", "--out", str(done)]).exit_code == 0
+    killed = cut_short(done, tmp_path / "killed", 10, 0)
+    config = json.loads((killed / "config.json").read_text())
+    (killed / "config.json").write_text(json.dumps({**config, **change}))
+    before = entries(killed)
+    for _ in range(2):
+        r = CliRunner().invoke(app, ["resume", str(killed)])
+        assert r.exit_code == 2 and message in r.output and "Traceback" not in r.output
+    assert entries(killed) == before
+
+
+def test_one_resume_at_a_time(tmp_path: Path) -> None:
+    import fcntl
+
+    done = tmp_path / "done"
+    assert CliRunner().invoke(app, ["run", "yc", "--agent", "greedy", "--out", str(done)]).exit_code == 0
+    killed = cut_short(done, tmp_path / "killed", 0, 10)
+    fd = os.open(killed, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # another resume holds the directory
+        with pytest.raises(RunDirError, match="being resumed by another process"):
+            resume_run(killed)
+    finally:
+        os.close(fd)
+    resume_run(killed)
+    assert outcome(killed) == outcome(done)

@@ -8,7 +8,7 @@ step on a fresh world:
 
 - the files of the killed attempt move to ``attempts/<n>/`` (nothing is deleted);
 - a baseline (or a user's agent class) runs again with the same seed and options;
-- a model run replays every reply its attempts received, the longest record first, with its
+- a model run replays every reply its longest attempt received, with its
   recorded tokens and cost (:class:`~bizbench.agents.models.resuming.ResumingModel`), so no paid
   call is repeated and the meters equal an uninterrupted run's; the live model answers the
   rest, from the last recorded reply on (which is at or after the last completed turn);
@@ -21,36 +21,25 @@ A finished run (a readable result.json) is left unchanged. A run served to an ou
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import shutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from bizbench.runner.rundir import read_jsonl
+from bizbench.runner.runconfig import RunDirError, check_secret, config_changes, read_config
+from bizbench.runner.rundir import ATTEMPTS, RESUMING, read_jsonl, read_result
 
-__all__ = ["ResumeError", "finished", "read_result", "resume_run"]
-
-#: the folder of a run directory that keeps the files of its killed attempts
-ATTEMPTS = "attempts"
-
-
-class ResumeError(ValueError):
-    """The directory cannot be resumed (not a run, a served run, a missing model ...)."""
-
-
-def read_result(path: Path) -> dict[str, Any] | None:
-    """result.json of a finished run, or None (absent or cut short by a kill)."""
-    try:
-        data = json.loads((Path(path) / "result.json").read_text())
-    except (OSError, json.JSONDecodeError):
-        return None
-    return data if isinstance(data, dict) else None
+__all__ = ["finished", "resume_run"]
 
 
 def finished(path: str | Path) -> dict[str, Any] | None:
     """The result of a finished run, or None while the run is unfinished."""
     done = read_result(Path(path))
-    if done is not None and done.get("agent") == "served" and _read_config(Path(path)).get("harness"):
+    if done is not None and done.get("agent") == "served" and read_config(Path(path)).get("harness"):
         return None  # the served seat of a terminal run writes its own result.json before the runner's
     return done
 
@@ -59,70 +48,82 @@ def resume_run(path: str | Path, model: Any | None = None) -> dict[str, Any]:
     """Finish the run in ``path``; returns its result.json content.
 
     ``model`` replaces the live model client of a model run (needed when the run was started
-    from Python with a client object rather than a model string)."""
+    from Python with a client object rather than a model string). Everything is checked
+    before a file moves: the config's fields, the secret of held-out seeds, that the preset
+    still builds the recorded world, and that no other resume holds the directory."""
     path = Path(path)
-    config = _read_config(path)
+    config = read_config(path)
     done = finished(path)
     if done is not None:
         return done
-    if config.get("agent") == "served" and not config.get("harness"):
-        raise ResumeError(f"{path} was served to an outside agent (bizbench serve); it cannot be resumed")
+    if config["agent"] == "served" and not config.get("harness"):
+        raise RunDirError(f"{path} was served to an outside agent (bizbench serve); it cannot be resumed")
+    check_secret(path, config.get("seed_secret_id"))
+    changed = config_changes(config)
+    if changed:
+        raise RunDirError(
+            f"{path}: preset {config['preset']!r} no longer builds the recorded world (changed: {', '.join(changed)}); "
+            "resume it with the bizbench version that started it"
+        )
     live = _live_model(path, config, model) if config.get("harness") else None
-    attempt = _archive(path)
-    old_actions = read_jsonl(attempt / "actions.jsonl")
-    reused = 0
-    if live is not None:
-        result, reused = _resume_model_run(path, config, live)
-    else:
-        result = _rerun_agent(path, config)
-    new_actions = read_jsonl(path / "actions.jsonl")
-    matches = _same_actions(old_actions, new_actions[: len(old_actions)])
-    with (path / "resume.jsonl").open("a") as f:
+    with _exclusive(path):
+        previous = _archive(path)
+        old_actions = _longest(previous, "actions.jsonl", lambda rows: len(rows))
+        reused = 0
+        if live is not None:
+            result, reused = _resume_model_run(path, config, live)
+        else:
+            result = _rerun_agent(path, config)
+        new_actions = read_jsonl(path / "actions.jsonl")
         row = {
-            "attempt": attempt.name,
+            "attempt": previous[-1].name,
             "replies_reused": reused,
             "actions_checked": len(old_actions),
-            "actions_match": matches,
+            "actions_match": _same_actions(old_actions, new_actions[: len(old_actions)]),
         }
-        f.write(json.dumps(row) + "\n")
+        with (path / "resume.jsonl").open("a") as f:
+            f.write(json.dumps(row) + "\n")
     return result
 
 
-def _read_config(path: Path) -> dict[str, Any]:
+@contextmanager
+def _exclusive(path: Path) -> Iterator[None]:
+    """One resume at a time per run directory (a lock on the directory itself)."""
+    fd = os.open(path, os.O_RDONLY)
     try:
-        config = json.loads((path / "config.json").read_text())
-    except FileNotFoundError:
-        raise ResumeError(f"{path} is not a run directory (no config.json)") from None
-    except (OSError, json.JSONDecodeError) as e:
-        raise ResumeError(f"{path}/config.json cannot be read ({e})") from None
-    if not isinstance(config, dict) or config.get("env") not in ("ceo", "yc", "cfo"):
-        raise ResumeError(f"{path}/config.json does not describe a bizbench run")
-    return config
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RunDirError(f"{path} is being resumed by another process") from None
+        yield
+    finally:
+        os.close(fd)
 
 
-def _archive(path: Path) -> Path:
-    """Move the killed attempt's files to ``attempts/<n>/`` (config.json stays; a copy goes along)."""
+def _archive(path: Path) -> list[Path]:
+    """Move the killed attempt's files to ``attempts/<n>/`` (config.json stays; a copy goes
+    along); returns every attempt so far, oldest first."""
     root = path / ATTEMPTS
     root.mkdir(exist_ok=True)
     n = 1 + max((int(p.name) for p in root.iterdir() if p.name.isdigit()), default=0)
     attempt = root / str(n)
     attempt.mkdir()
     for item in sorted(path.iterdir()):
-        if item.name in (ATTEMPTS, "config.json", "resume.jsonl"):
-            continue
-        shutil.move(str(item), attempt / item.name)
+        if item.name not in RESUMING:
+            shutil.move(str(item), attempt / item.name)
     shutil.copy2(path / "config.json", attempt / "config.json")
-    return attempt
+    return sorted((p for p in root.iterdir() if p.name.isdigit()), key=lambda p: int(p.name))
 
 
-def _longest_record(path: Path) -> Path | None:
-    """The attempt that received the most model replies, as a clean record (complete lines only)."""
-    best: list[dict[str, Any]] = []
-    for attempt in (path / ATTEMPTS).iterdir():
-        rows = read_jsonl(attempt / "trajectory.jsonl")
-        if _replies(rows) > _replies(best):
-            best = rows
-    if not best:
+def _longest(attempts: list[Path], log: str, size: Callable[[list[dict[str, Any]]], int]) -> list[dict[str, Any]]:
+    """The longest copy of a log among the attempts (a kill during a resume can leave a shorter one)."""
+    return max((read_jsonl(a / log) for a in attempts), key=size, default=[])
+
+
+def _record(path: Path, attempts: list[Path]) -> Path | None:
+    """The longest trajectory of the attempts (the most model replies), as a clean record."""
+    best = _longest(attempts, "trajectory.jsonl", _replies)
+    if not _replies(best):
         return None
     record = path / ATTEMPTS / "record"
     record.mkdir(exist_ok=True)
@@ -144,7 +145,7 @@ def _live_model(path: Path, config: dict[str, Any], model: Any | None) -> Any:
 
     spec = config.get("model_spec")
     if not spec:
-        raise ResumeError(f"{path} was started from Python with a model object; call resume_run(path, model=...)")
+        raise RunDirError(f"{path} was started from Python with a model object; call resume_run(path, model=...)")
     return make_model(spec, config.get("sampling") or {}, prices=config.get("prices"))
 
 
@@ -153,7 +154,8 @@ def _resume_model_run(path: Path, config: dict[str, Any], model: Any) -> tuple[d
     from bizbench.agents.recording import Limits
     from bizbench.runner.agent_episode import run_agent_episode
 
-    record = _longest_record(path)
+    attempts = sorted((p for p in (path / ATTEMPTS).iterdir() if p.name.isdigit()), key=lambda p: int(p.name))
+    record = _record(path, attempts)
     client = ResumingModel(record, model) if record is not None else model
     result = run_agent_episode(
         config["env"],
@@ -175,21 +177,15 @@ def _rerun_agent(path: Path, config: dict[str, Any]) -> dict[str, Any]:
     from bizbench.runner import episode
     from bizbench.runner.agent_episode import run_user_agent
 
-    env, agent, seed, preset = config["env"], str(config["agent"]), int(config["seed"]), config.get("preset")
+    env, agent, seed, preset = config["env"], config["agent"], config["seed"], config["preset"]
     if ":" in agent:
         return run_user_agent(env, agent, seed, preset, path)
     if env == "ceo":
-        return episode.run_ceo_baseline(
-            agent,
-            seed,
-            preset or "default",
-            days=config.get("horizon_days"),
-            out=path,
-            options=config.get("agent_options") or None,
-            database=bool(config.get("database", True)),
-        )
+        options = config.get("agent_options") or None
+        database = bool(config.get("database", True))
+        return episode.run_ceo_baseline(agent, seed, preset, config.get("horizon_days"), path, options, None, database)
     runner = episode.run_yc_baseline if env == "yc" else episode.run_cfo_baseline
-    return runner(agent, seed, preset or ("default" if env == "yc" else "paper"), path)
+    return runner(agent, seed, preset, path)
 
 
 #: action-log fields that record when something happened on the host, not what happened

@@ -20,6 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from bizbench.core.rng import secret_from_env, secret_id
+
 
 def jsonable(value: Any) -> Any:
     """Plain JSON values from numpy scalars, tuples and non-string keys."""
@@ -35,8 +37,10 @@ def jsonable(value: Any) -> Any:
 #: The version of the layout documented in docs/run-format.md (config.json's ``run_format``).
 RUN_FORMAT = 1
 
-#: What a directory being resumed holds before the run starts again (:mod:`bizbench.runner.resume`).
-RESUMING = frozenset({"config.json", "attempts", "resume.jsonl"})
+#: The folder of a run directory that keeps the files of its killed attempts (:mod:`bizbench.runner.resume`).
+ATTEMPTS = "attempts"
+#: What a directory being resumed holds before the run starts again.
+RESUMING = frozenset({"config.json", ATTEMPTS, "resume.jsonl"})
 
 
 def require_new(path: Path | None) -> None:
@@ -46,7 +50,7 @@ def require_new(path: Path | None) -> None:
     if path is None or not Path(path).is_dir():
         return
     names = {p.name for p in Path(path).iterdir()}
-    if names and not ("attempts" in names and names <= RESUMING):
+    if names and not (ATTEMPTS in names and names <= RESUMING):
         raise ValueError(
             f"the run directory {path} already holds a run; choose another --out or remove it "
             "(`bizbench resume` finishes a killed run)"
@@ -76,6 +80,15 @@ def write_json(path: Path, data: dict[str, Any]) -> None:
     tmp.replace(path)
 
 
+def read_result(path: Path) -> dict[str, Any] | None:
+    """result.json of a finished run, or None (absent, cut short by a kill, or not an object)."""
+    try:
+        data = json.loads((Path(path) / "result.json").read_text())
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def write_result(path: Path, result: dict[str, Any]) -> None:
     """result.json, written last: its presence means the run is finished."""
     write_json(Path(path) / "result.json", result)
@@ -87,7 +100,8 @@ class RunDir:
     def __init__(self, path: Path, config: dict[str, Any]) -> None:
         self.path = Path(path)
         self.path.mkdir(parents=True, exist_ok=True)
-        write_json(self.path / "config.json", {"run_format": RUN_FORMAT, **config})
+        held_out = secret_id(secret_from_env())  # worlds drawn under $BIZBENCH_SEED_SECRET (core.rng)
+        write_json(self.path / "config.json", {"run_format": RUN_FORMAT, "seed_secret_id": held_out, **config})
         self.tamper_log.touch()  # an empty log is an explicit "no attempts"
         self._files: dict[str, IO[str]] = {}
 

@@ -66,6 +66,10 @@ class ReplayModel:
     def __repr__(self) -> str:
         return f"ReplayModel({str(self.run_dir)!r}, {len(self.events)} recorded calls)"
 
+    def skip(self, n: int) -> None:
+        """Pass over ``n`` recorded replies (a resumed run has already replayed them)."""
+        self.calls += n
+
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> ModelReply:
         index = self.calls
         self.calls += 1

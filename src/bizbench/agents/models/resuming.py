@@ -36,6 +36,11 @@ class ResumingModel:
         """How many recorded replies this run replays."""
         return len(self.recorded.events)
 
+    @property
+    def mismatches(self) -> list[dict[str, Any]]:
+        """Requests whose size differed from the record (kept in result.json like a replay's)."""
+        return list(self.recorded.mismatches) + list(getattr(self.live, "mismatches", None) or [])
+
     def __getattr__(self, name: str) -> Any:  # price_known, unpriced, dropped: the live client's
         return getattr(self.__dict__["live"], name)
 
