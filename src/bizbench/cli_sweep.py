@@ -36,6 +36,9 @@ def sweep(
 
     from bizbench.runner import sweep as sw
 
+    if address is not None and backend != "ray":
+        err_console.print("--address is the Ray cluster's: add --backend ray", style="red", markup=False)
+        raise typer.Exit(2)
     try:
         spec = sw.sweep_file(file, out=out, max_dollars=max_dollars)
         if dry_run:
