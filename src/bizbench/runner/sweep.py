@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import csv
 import importlib
-import itertools
-import json
 import os
 import time
 from collections import Counter, deque
@@ -37,6 +35,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from bizbench.core.rng import SECRET_ENV, secret_from_env, secret_id
+from bizbench.runner.resume import finished
+from bizbench.runner.rundir import write_json
 from bizbench.runner.sweep_spec import (
     SPLIT_SEEDS,
     RunSpec,
@@ -82,7 +82,6 @@ __all__ = [
     "make_backend",
     "parse_seeds",
     "provider_of",
-    "read_result",
     "run_status",
     "run_sweep",
     "set_aside",
@@ -141,11 +140,10 @@ def check_runnable(spec: SweepSpec) -> None:
     from bizbench.runner.agent_episode import make_harness
 
     for i, block in enumerate(spec.runs):
-        combos = [dict(zip(block.grid, v, strict=True)) for v in itertools.product(*block.grid.values())]
         for agent in (a for a in block.agents if ":" not in a):
-            for combo in combos:
+            for options in block.option_sets():
                 try:
-                    _check_baseline(block.env, agent, {**block.options, **combo})
+                    _check_baseline(block.env, agent, options)
                 except (ValueError, TypeError) as e:
                     raise SweepError(f"runs[{i}].agents: {e}") from None
         for j, entry in enumerate(block.models):
@@ -176,18 +174,9 @@ def _check_baseline(env: str, agent: str, options: dict[str, Any]) -> None:
 
 
 # ---------------------------------------------------------------------------- the summary
-def read_result(run_dir: Path) -> dict[str, Any] | None:
-    """A finished run's result.json (None when the run is unfinished or absent)."""
-    try:
-        data = json.loads((run_dir / "result.json").read_text())
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
 def run_status(run_dir: Path) -> Literal["finished", "unfinished", "new"]:
-    """finished: result.json is there; unfinished: the directory holds a run that did not end."""
-    if (run_dir / "result.json").is_file():
+    """finished: it has its result; unfinished: the directory holds a run that did not end."""
+    if finished(run_dir) is not None:
         return "finished"
     return "unfinished" if run_dir.is_dir() and any(run_dir.iterdir()) else "new"
 
@@ -254,7 +243,7 @@ class SweepState:
             "sweep": self.spec.model_dump(mode="json"),
             "runs": list(self.rows.values()),
         }
-        _replace(self.out / "summary.json", json.dumps(summary, indent=2, default=str) + "\n")
+        write_json(self.out / "summary.json", summary)
         tmp = self.out / "summary.csv.tmp"
         with tmp.open("w", newline="") as f:
             w = csv.DictWriter(f, SUMMARY_COLUMNS, extrasaction="ignore")
@@ -267,12 +256,6 @@ class SweepState:
 
 def _iso(t: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(t))
-
-
-def _replace(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
 
 
 # ---------------------------------------------------------------------------- the scheduler
@@ -296,7 +279,7 @@ def run_sweep(
     label = backend if isinstance(backend, str) else type(backend).__name__
     state = SweepState(out, spec, runs, label, pool.slots, expected_secret)
     for run in runs:
-        result = read_result(out / run.name)
+        result = finished(out / run.name)
         if result is None:
             todo.append((run, run_status(out / run.name) == "unfinished"))
         elif result.get("seed_secret_id") != expected_secret:

@@ -157,6 +157,11 @@ class RunBlock(_Strict):
     grid: dict[str, list[Any]] = Field(default_factory=dict)  # agent options: every combination
     db: bool = True  # ceo baselines: write company.db
 
+    def option_sets(self) -> list[dict[str, Any]]:
+        """The baselines' options of each run: ``options`` with every combination of ``grid``."""
+        values = itertools.product(*self.grid.values())
+        return [{**self.options, **dict(zip(self.grid, combo, strict=True))} for combo in values]
+
     @field_validator("seeds", mode="before")
     @classmethod
     def _seeds(cls, v: Any) -> Any:
@@ -313,14 +318,11 @@ def expand(spec: SweepSpec) -> list[RunSpec]:
     runs: list[RunSpec] = []
     for block in spec.runs:
         seeds = block.seeds or parse_seeds(SPLIT_SEEDS[spec.split])
-        keys = list(block.grid)
-        combos = [dict(zip(keys, vals, strict=True)) for vals in itertools.product(*block.grid.values())]
         for preset in block.presets or []:
             for agent in block.agents:
                 kind: Literal["baseline", "user"] = "user" if ":" in agent else "baseline"
                 label = _slug(agent.rsplit(":", 1)[-1]) if kind == "user" else _slug(agent)
-                for combo in combos if kind == "baseline" else [{}]:
-                    options = {**block.options, **combo} if kind == "baseline" else {}
+                for options in block.option_sets() if kind == "baseline" else [{}]:
                     parts = [block.env, preset, label, *(_value_part(v) for v in options.values())]
                     for seed in seeds:
                         for r in range(1, block.n + 1):
