@@ -244,3 +244,22 @@ def test_a_worker_that_dies_fails_its_run_and_fresh_processes_take_the_rest(
     # Workers start with one thread per numeric library; the sweep's own environment is left as it was.
     assert (tmp_path / "threads.txt").read_text() == "1"
     assert not any(var in os.environ for var in sw.THREAD_VARS)
+
+
+class InterruptedBackend(FakeBackend):
+    """Two runs end, then the sweep is interrupted (Ctrl-C) while the third runs."""
+
+    def wait(self) -> list[tuple[Any, dict[str, Any]]]:
+        if len(self.submitted) > 2:
+            raise KeyboardInterrupt
+        return super().wait()
+
+
+def test_an_interrupted_sweep_leaves_a_summary_of_what_is_done(tmp_path: Path) -> None:
+    spec = spec_of(tmp_path, '[[runs]]\nenv = "cfo"\nagents = ["prudent-cfo"]\nseeds = "1-5"\n')
+    with pytest.raises(KeyboardInterrupt):
+        sw.run_sweep(spec, InterruptedBackend(slots=1))
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["finished"] is False
+    assert summary["counts"] == {"done": 2, "interrupted": 1, "pending": 2}
+    assert rows(tmp_path / "out")["cfo-paper-prudent-cfo-seed3"]["status"] == "interrupted"
