@@ -178,7 +178,11 @@ def run_status(run_dir: Path) -> Literal["finished", "unfinished", "new"]:
     """finished: it has its result; unfinished: the directory holds a run that did not end."""
     if finished(run_dir) is not None:
         return "finished"
-    return "unfinished" if run_dir.is_dir() and any(run_dir.iterdir()) else "new"
+    return "unfinished" if _holds_run(run_dir) else "new"
+
+
+def _holds_run(run_dir: Path) -> bool:
+    return run_dir.is_dir() and any(run_dir.iterdir())
 
 
 def _cost(result: dict[str, Any] | None) -> float:
@@ -273,15 +277,13 @@ def run_sweep(
     runs = expand(spec)
     check_runnable(spec)
     out = Path(spec.out).expanduser().absolute()
-    out.mkdir(parents=True, exist_ok=True)
-    todo: deque[tuple[RunSpec, bool]] = deque()
-    pool = make_backend(backend, workers, address) if isinstance(backend, str) else backend
     label = backend if isinstance(backend, str) else type(backend).__name__
-    state = SweepState(out, spec, runs, label, pool.slots, expected_secret)
+    state = SweepState(out, spec, runs, label, 0, expected_secret)
+    todo: deque[tuple[RunSpec, bool]] = deque()
     for run in runs:
         result = finished(out / run.name)
         if result is None:
-            todo.append((run, run_status(out / run.name) == "unfinished"))
+            todo.append((run, _holds_run(out / run.name)))
         elif result.get("seed_secret_id") != expected_secret:
             error = f"finished under another seed secret ({result.get('seed_secret_id')}); use another out directory"
             state.record(run.name, "failed", None, error=error)
@@ -289,11 +291,14 @@ def run_sweep(
             state.record(run.name, "skipped", result, note="finished before this sweep")
         if state.rows[run.name]["status"] != "pending" and on_update is not None:
             on_update(state, run.name)
-    state.write()
+    pool = make_backend(backend, workers, address) if isinstance(backend, str) else backend
+    state.workers = pool.slots
+    out.mkdir(parents=True, exist_ok=True)
     limits = spec.limits.concurrency
     in_flight: Counter[str | None] = Counter()
     running: dict[str, RunSpec] = {}
     try:
+        state.write()
         while todo or running:
             if spec.max_dollars is not None and state.spent >= spec.max_dollars and todo:
                 reason = f"max_dollars: finished runs cost ${state.spent:,.2f}, the cap is ${spec.max_dollars:,.2f}"

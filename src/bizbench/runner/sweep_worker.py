@@ -12,7 +12,6 @@ import contextlib
 import itertools
 import multiprocessing
 import os
-import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Hashable, Iterator
@@ -56,7 +55,7 @@ def continue_unfinished(path: Path) -> dict[str, Any] | None:
     aside (the caller then starts the run afresh). The one place a sweep decides how to continue:
     ``bizbench.runner.resume.resume_run`` when the tree has it, else set aside and restart."""
     try:
-        from bizbench.runner.resume import resume_run  # type: ignore[import-not-found,unused-ignore]
+        from bizbench.runner.resume import resume_run
     except ModuleNotFoundError as e:
         if e.name != "bizbench.runner.resume":
             raise
@@ -111,7 +110,6 @@ def execute_job(job: dict[str, Any]) -> dict[str, Any]:
     unfinished run) and ``secret_id`` (the fingerprint the sweep's split demands)."""
     from bizbench.core.rng import SECRET_ENV, secret_from_env, secret_id  # numpy: after the thread limits
 
-    started = time.time()
     held = os.environ.get(SECRET_ENV)
     try:
         if job["secret_id"] is None:
@@ -126,14 +124,12 @@ def execute_job(job: dict[str, Any]) -> dict[str, Any]:
             note = "resumed" if result is not None else "restarted (the unfinished run was moved aside)"
         if result is None:
             result = start_run(RunSpec(**job["run"]), path)
-        return {"status": "done", "result": result, "note": note, "started": started, "ended": time.time()}
+        return {"status": "done", "result": result, "note": note}
     except Exception as e:  # noqa: BLE001 - a failed run is recorded and the sweep goes on
         return {
             "status": "failed",
             "error": f"{type(e).__name__}: {e}"[:2000],
             "traceback": traceback.format_exc(),
-            "started": started,
-            "ended": time.time(),
         }
     finally:
         if held is not None:
