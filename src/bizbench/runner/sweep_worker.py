@@ -51,16 +51,14 @@ def set_aside(path: Path) -> Path:
 
 
 def continue_unfinished(path: Path) -> dict[str, Any] | None:
-    """Finish an unfinished run: result.json's content, or None once the directory has been moved
-    aside (the caller then starts the run afresh). The one place a sweep decides how to continue:
-    ``bizbench.runner.resume.resume_run`` when the tree has it, else set aside and restart."""
-    try:
-        from bizbench.runner.resume import resume_run
-    except ModuleNotFoundError as e:
-        if e.name != "bizbench.runner.resume":
-            raise
+    """Finish an unfinished run with ``bizbench resume``: result.json's content. A directory
+    killed before its config.json was written holds nothing to resume: it is moved aside and
+    None returned (the caller starts the run afresh)."""
+    if not (path / "config.json").is_file():
         set_aside(path)
         return None
+    from bizbench.runner.resume import resume_run
+
     result: dict[str, Any] = resume_run(path)
     return result
 
