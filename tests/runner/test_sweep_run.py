@@ -261,3 +261,23 @@ def test_an_interrupted_sweep_leaves_a_summary_of_what_is_done(tmp_path: Path) -
     assert summary["finished"] is False
     assert summary["counts"] == {"done": 2, "interrupted": 1, "pending": 2}
     assert rows(tmp_path / "out")["cfo-paper-prudent-cfo-seed3"]["status"] == "interrupted"
+
+
+def test_a_killed_model_run_of_a_sweep_resumes_from_its_record(tmp_path: Path) -> None:
+    """The sweep records the model string, so `bizbench resume` can rebuild the client."""
+    script = cfo_script(tmp_path)
+    spec = spec_of(tmp_path, f'[[runs]]\nenv = "cfo"\nseeds = 1\nmodels = ["scripted:{script}"]\n')
+    first = sw.run_sweep(spec, "inline")
+    run_dir = tmp_path / "out" / "cfo-paper-scripted-pass-seed1"
+    expected = {k: v for k, v in json.loads((run_dir / "result.json").read_text()).items() if k != "wall_seconds"}
+    assert json.loads((run_dir / "config.json").read_text())["model_spec"] == f"scripted:{script}"
+    (run_dir / "result.json").unlink()
+    lines = (run_dir / "trajectory.jsonl").read_text().splitlines(keepends=True)
+    (run_dir / "trajectory.jsonl").write_text("".join(lines[: len(lines) // 2]))
+    again = sw.run_sweep(spec, "inline")
+    assert first.rows[run_dir.name]["status"] == again.rows[run_dir.name]["status"] == "done"
+    assert again.rows[run_dir.name]["note"] == "resumed"
+    result = json.loads((run_dir / "result.json").read_text())
+    assert {k: v for k, v in result.items() if k not in ("wall_seconds", "provenance")} == {
+        k: v for k, v in expected.items() if k != "provenance"
+    }

@@ -127,9 +127,10 @@ class ModelEntry(_Strict):
 
     def resolved(self) -> dict[str, Any]:
         """The entry as a dict, its files as absolute paths (workers may run in another directory)."""
+        from bizbench.agents.models.factory import portable_spec
+
         d = self.model_dump()
-        if self.provider in ("scripted", "replay"):
-            d["model"] = f"{self.provider}:{Path(self.model.split(':', 1)[1]).expanduser().absolute()}"
+        d["model"] = portable_spec(self.model)
         if self.prices:
             d["prices"] = str(Path(self.prices).expanduser().absolute())
         return d

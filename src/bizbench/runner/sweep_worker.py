@@ -75,8 +75,18 @@ def start_run(run: RunSpec, out: Path) -> dict[str, Any]:
 
         m = run.model or {}
         client = make_model(m["model"], m["sampling"], prices=m["prices"])
+        limits = Limits(**m["limits"])
         return agent_episode.run_agent_episode(
-            run.env, client, run.seed, run.preset, out, m["harness"], Limits(**m["limits"]), m["harness_options"]
+            run.env,
+            client,
+            run.seed,
+            run.preset,
+            out,
+            m["harness"],
+            limits,
+            m["harness_options"],
+            m["model"],
+            m["prices"],
         )
     if run.env == "ceo":
         return episode.run_ceo_baseline(
