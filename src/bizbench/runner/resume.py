@@ -67,11 +67,14 @@ def resume_run(path: str | Path, model: Any | None = None) -> dict[str, Any]:
         )
     live = _live_model(path, config, model) if config.get("harness") else None
     with _exclusive(path):
+        done = finished(path)
+        if done is not None:  # another resume finished it while this one waited
+            return done
         previous = _archive(path)
-        old_actions = _longest(previous, "actions.jsonl", lambda rows: len(rows))
+        old_actions = _longest(previous, "actions.jsonl", len)
         reused = 0
         if live is not None:
-            result, reused = _resume_model_run(path, config, live)
+            result, reused = _resume_model_run(path, config, live, previous)
         else:
             result = _rerun_agent(path, config)
         new_actions = read_jsonl(path / "actions.jsonl")
@@ -149,12 +152,13 @@ def _live_model(path: Path, config: dict[str, Any], model: Any | None) -> Any:
     return make_model(spec, config.get("sampling") or {}, prices=config.get("prices"))
 
 
-def _resume_model_run(path: Path, config: dict[str, Any], model: Any) -> tuple[dict[str, Any], int]:
+def _resume_model_run(
+    path: Path, config: dict[str, Any], model: Any, attempts: list[Path]
+) -> tuple[dict[str, Any], int]:
     from bizbench.agents.models.resuming import ResumingModel
     from bizbench.agents.recording import Limits
     from bizbench.runner.agent_episode import run_agent_episode
 
-    attempts = sorted((p for p in (path / ATTEMPTS).iterdir() if p.name.isdigit()), key=lambda p: int(p.name))
     record = _record(path, attempts)
     client = ResumingModel(record, model) if record is not None else model
     result = run_agent_episode(
