@@ -13,6 +13,7 @@ headline score, best first.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
@@ -87,7 +88,11 @@ def _measure(run: Run, cache: AnchorCache | None) -> Measured:
 def _env_tables(env: str, rows: list[Measured]) -> list[Table]:
     module = ENV_MODULES[env]
     groups = group_runs(rows, lambda m: m.run.group_key)
-    ranked = sorted(groups.items(), key=lambda kv: -(summarise(m.metrics["score"] for m in kv[1]).value or -1e300))
+    def mean_score(item: tuple[Any, list[Any]]) -> float:
+        value = summarise(m.metrics["score"] for m in item[1]).value
+        return value if value is not None else -math.inf
+
+    ranked = sorted(groups.items(), key=mean_score, reverse=True)
     out = []
     for name, title, columns in module.TABLES:
         summaries = [(key, len(ms), aggregate([m.metrics for m in ms], columns)) for key, ms in ranked]
@@ -192,9 +197,10 @@ def _plots_yc(rows: list[Measured], out: Path) -> list[Path]:
         values: dict[str, list[float]] = defaultdict(list)
         for m in ms:
             for c in (m.run.get("evaluation") or {}).get("clients", []):
-                label = c["name"] + (" (ADV)" if c["adversarial"] else "")
+                flagged = c.get("adversarial")  # absent for held-out worlds
+                label = c["name"] + (" (ADV)" if flagged else "")
                 values[label].append(c["trust"])
-                if c["adversarial"]:
+                if flagged:
                     adversarial.setdefault(model, set()).add(label)
         if values:
             trust[model] = {k: sum(v) / len(v) for k, v in values.items()}
@@ -247,9 +253,12 @@ def build_report(
         if run.env not in ENV_MODULES:
             report.notes.append(f"{run.path}: unknown env {run.env!r}, left out")
             continue
-        if on_run is not None:
-            on_run(run)
-        report.measured.append(_measure(run, cache))
+        try:
+            if on_run is not None:
+                on_run(run)
+            report.measured.append(_measure(run, cache))
+        except (KeyError, TypeError, ValueError) as e:  # a hand-edited or damaged run: say so, go on
+            report.notes.append(f"{run.path}: malformed ({type(e).__name__}: {e}), left out")
     for run in report.unfinished:
         report.notes.append(f"{run.path}: unfinished (no result.json yet), left out of every table")
     if not anchors:
@@ -259,7 +268,11 @@ def build_report(
         if not rows:
             continue
         tables = _env_tables(env, rows)
-        images = PLOTTERS[env](rows, out) if make_plots else []
+        images = []
+        try:
+            images = PLOTTERS[env](rows, out) if make_plots else []
+        except (KeyError, TypeError, ValueError) as e:
+            report.notes.append(f"{env} plots left out: a run's metrics are malformed ({type(e).__name__}: {e})")
         report.sections.append((ENV_TITLES[env], tables, images))
         report.files += [write_csv(t, out) for t in tables] + images
     (out / "report.md").write_text(report.markdown())

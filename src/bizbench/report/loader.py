@@ -18,7 +18,7 @@ from __future__ import annotations
 import csv
 import json
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,17 @@ def _read_json(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ReportInputError(f"{path}: expected a JSON object")
     return data
+
+
+@cache
+def _preset_horizon(preset: str) -> int | None:
+    """The horizon of a ceo preset as installed (None when it cannot be loaded)."""
+    from bizbench.envs.ceo.config import load_config
+
+    try:
+        return load_config(preset)[0].horizon_days
+    except ValueError:
+        return None
 
 
 @dataclass
@@ -69,17 +80,18 @@ class Run:
         return str(self.config.get("agent") or (self.result or {}).get("agent") or "?")
 
     @property
-    def is_model_run(self) -> bool:
-        return "model" in self.config or (self.path / "trajectory.jsonl").exists()
-
-    @property
-    def harness(self) -> str | None:
-        return self.config.get("harness")
-
-    @property
     def group_key(self) -> tuple[str, str, str]:
-        """What runs are aggregated by: (env, preset, agent/model)."""
-        return (self.env, self.preset, self.agent)
+        """What runs are aggregated by: (env, preset, agent/model), where the preset is
+        qualified when the run changed its world (a horizon override) or its harness
+        (options such as the context window), so different set-ups are never pooled."""
+        preset = self.preset
+        horizon = self.inner_config.get("horizon_days")
+        if self.env == "ceo" and horizon != _preset_horizon(self.preset):
+            preset += f" ({horizon} days)"
+        options = {k: v for k, v in (self.config.get("harness_options") or {}).items() if v is not None}
+        if options:
+            preset += " [" + ", ".join(f"{k}={v}" for k, v in sorted(options.items())) + "]"
+        return (self.env, preset, self.agent)
 
     @property
     def finished(self) -> bool:
@@ -114,11 +126,6 @@ class Run:
     def trajectory(self) -> list[dict[str, Any]]:
         """trajectory.jsonl: model runs only ([] for baselines)."""
         return self._jsonl("trajectory")
-
-    @property
-    def statements(self) -> list[dict[str, Any]]:
-        """statements.jsonl: cfo book closings."""
-        return self._jsonl("statements")
 
     @cached_property
     def ledger(self) -> list[dict[str, str]]:

@@ -258,7 +258,7 @@ TABLES: list[tuple[str, str, list[Column]]] = [
             Column("days_survived", "Mean survival days", "{:.1f}", "mean", "Table 3"),
             Column("days_survived", "Survival days std", "{:.1f}", "std", "Table 3"),
             Column("turns_per_week", "Turns/week", "{:.1f}", "mean", "Table 3"),
-            Column("cost_usd", "API cost ($)", "{:.2f}", "mean", "Table 3"),
+            Column("cost_usd", "Mean API cost ($)", "{:.2f}", "mean", "Table 3 (there: the best run's)"),
             Column("normalised", "Normalised score", "{:.3f}", "mean", "protocol"),
         ],
     ),

@@ -29,6 +29,17 @@ def _pct(num: float, den: float) -> float | None:
     return num / den * 100 if den else None
 
 
+def _survival(run: Run) -> float | None:
+    """100 when the run played every month without going bankrupt, 0 when it went bankrupt,
+    None when it stopped early for another reason (a turn or dollar limit): not measurable."""
+    bankrupt, played, total = run.get("bankrupt"), run.get("months_survived"), run.get("months_total")
+    if bankrupt is None or played is None or total is None:
+        return None
+    if bankrupt:
+        return 0.0
+    return 100.0 if played >= total else None
+
+
 def run_metrics(run: Run, facts: dict[str, Any] | None = None) -> dict[str, float | None]:
     """One finished cfo run's Table 2 values (None = not measurable)."""
     requests = int(run.get("fundraising_requests") or 0)
@@ -41,7 +52,7 @@ def run_metrics(run: Run, facts: dict[str, Any] | None = None) -> dict[str, floa
     tools = run.get("tool_calls")
     return {
         "score": run.get("score"),
-        "survival_pct": 0.0 if run.get("bankrupt") else 100.0,
+        "survival_pct": _survival(run),
         "months": run.get("months_survived"),
         "equity_raised": equity,
         "debt_raised": debt,

@@ -185,8 +185,16 @@ def _compute(run: Run) -> dict[str, Any]:
         entry["one"] = float(episode.run_yc_baseline("heuristic", seed, preset)["final_funds"])
     else:
         entry["zero"] = float(episode.run_cfo_baseline("always-pass", seed, preset)["score"])
-        entry["one"] = HUMAN_CFO_SCORE
+        entry["one"] = _human_anchor(run)
     return entry
+
+
+def _human_anchor(run: Run) -> float | None:
+    """The experts' score, for runs scored as they were (eq 2 on the whole company); a
+    per-share or net-cash score (the hardened preset) is another scale: no anchor."""
+    from bizbench.envs.cfo.config import CfoConfig, Score
+
+    return HUMAN_CFO_SCORE if CfoConfig.model_validate(run.inner_config).score == Score() else None
 
 
 def world_facts(run: Run, cache: AnchorCache | None) -> dict[str, Any] | None:
@@ -203,11 +211,13 @@ def anchors_for(run: Run, cache: AnchorCache | None) -> Anchors:
         return Anchors(None, None, "anchors off")
     why = _reproducible(run)
     if why and run.env == "cfo":
-        return Anchors(None, HUMAN_CFO_SCORE, why)
+        return Anchors(None, _human_anchor(run), why)  # a constant needs no world
     if why:
         return Anchors(None, None, why)
     entry = world_facts(run, cache)
     assert entry is not None
     zero, one = entry.get("zero"), entry.get("one")
+    if one is None and run.env == "cfo":
+        return Anchors(zero, None, "the human experts played the paper's score; this preset scores another way")
     note = "" if zero is None or one is None or one > zero else "the one anchor is not above the zero anchor"
     return Anchors(zero, one, note)

@@ -82,7 +82,7 @@ def per_run_table(
 
 
 def _md_escape(text: str) -> str:
-    return text.replace("|", "\\|")
+    return " ".join(text.split()).replace("|", "\\|")  # one line per row: newlines and runs of space fold
 
 
 def to_markdown(table: Table) -> str:

@@ -30,6 +30,10 @@ from bizbench.runner.rundir import jsonable, read_jsonl, read_result
 
 __all__ = ["ReplayReport", "replay_run"]
 
+#: post-run analyses added to result.json after run format 1 began: a run made before one
+#: was added lacks it, which leaves it unverified rather than failing
+_ADDED_LATER = {"yc": {"evaluation"}}
+
 #: result.json fields counted from the action log, not computed from the world: replay does
 #: not re-send every logged call (refused calls; ceo reads), so it cannot recount them
 _LOG_DERIVED = {"ceo": {"tool_calls", "tamper_events"}, "yc": {"tool_calls", "tamper_events"}, "cfo": {"tamper_events"}}
@@ -92,7 +96,7 @@ def replay_run(path: str | Path) -> ReplayReport:
             env.close()
     report.result = fresh
     for key, value in fresh.items():
-        if key in _LOG_DERIVED[env_id]:
+        if key in _LOG_DERIVED[env_id] or (key not in recorded and key in _ADDED_LATER.get(env_id, ())):
             continue
         report.compared.append(key)
         if key not in recorded:

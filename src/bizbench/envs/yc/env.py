@@ -160,7 +160,8 @@ class YcEnv:
             "resumes": w.resumes,
             "tool_calls": len(self.actions),
             "tamper_events": len(self.tamper),
-            "evaluation": evaluation(w),  # hidden facts for reports, written after the run
+            # hidden facts for reports, written after the run (held-out worlds keep their clients secret)
+            "evaluation": evaluation(w, reveal_clients=self.secret_id is None),
         }
 
     def state_digest(self) -> str:

@@ -65,9 +65,12 @@ def failure_cause(w: YcWorld, task: Task) -> str:
     return "too_late"
 
 
-def evaluation(w: YcWorld) -> dict[str, Any]:
+def evaluation(w: YcWorld, reveal_clients: bool = True) -> dict[str, Any]:
     """Hidden facts of the finished run: adversarial clients, accepted tasks from them, failure
-    causes and the final trust and task counts of every client."""
+    causes and the final trust and task counts of every client.
+
+    ``reveal_clients=False`` (held-out worlds) keeps only the counts: which clients are
+    adversarial stays secret, since the same held-out world serves later evaluations."""
     accepted = {i: 0 for i in range(len(w.clients))}
     for t in w.tasks.values():
         accepted[t.client] += 1
@@ -75,7 +78,7 @@ def evaluation(w: YcWorld) -> dict[str, Any]:
     for t in w.tasks.values():
         if t.status == FAILED:
             causes[failure_cause(w, t)] += 1
-    return {
+    facts: dict[str, Any] = {
         "adversarial_clients": [c.name for c in w.clients if c.adversarial],
         "tasks_accepted_adversarial": sum(n for i, n in accepted.items() if w.clients[i].adversarial),
         "failure_causes": causes,
@@ -92,3 +95,8 @@ def evaluation(w: YcWorld) -> dict[str, Any]:
             for i, c in enumerate(w.clients)
         ],
     }
+    if not reveal_clients:
+        del facts["adversarial_clients"]
+        for client in facts["clients"]:
+            del client["adversarial"]
+    return facts
