@@ -41,7 +41,9 @@ def sweep(
         raise typer.Exit(2)
     try:
         spec = sw.sweep_file(file, out=out, max_dollars=max_dollars)
-        if dry_run:
+        if dry_run:  # the same checks as a real sweep, then the plan
+            sw.check_split(spec.split)
+            sw.check_runnable(spec)
             _show_plan(spec, sw.expand(spec), Path(spec.out))
             return
         with _progress() as progress:

@@ -15,9 +15,7 @@ __all__ = ["view"]
 
 
 def view(
-    runs: Annotated[
-        list[Path], typer.Argument(metavar="RUN", help="Run directories; several are shown side by side.")
-    ],
+    runs: Annotated[list[Path], typer.Argument(metavar="RUN", help="Run directories; several are shown side by side.")],
     out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Directory to write index.html into.")],
     max_text: Annotated[
         int, typer.Option("--max-text", help="Characters kept of each text of an event (a reply, arguments, a result).")
@@ -31,6 +29,9 @@ def view(
         index = write_viewer(runs, out, text_cap=max_text)
     except ViewerError as e:
         err.print(str(e), style="red", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from None
+    except (KeyError, TypeError, ValueError) as e:  # a hand-edited or damaged run directory
+        err.print(f"cannot read the runs: {type(e).__name__}: {e}", style="red", markup=False, soft_wrap=True)
         raise typer.Exit(2) from None
     size = index.stat().st_size
     message = f"wrote {index} ({size / 1024:,.0f} KB); open it in a browser (no server needed)"

@@ -55,6 +55,35 @@ def test_baselines_are_cut_into_their_envs_periods(runs: dict[str, Path]) -> Non
     assert yc["periods"][0]["actions"][-1]["name"] == "sim_resume"
 
 
+def memory_texts(data: dict[str, Any]) -> list[str]:
+    """The memory snapshots rebuilt from their deltas, as the page's memoryText does."""
+    texts: list[str] = []
+    for d in data["memory"]:
+        prev = texts[-1] if texts else ""
+        texts.append(prev[: d["pre"]] + d["mid"] + prev[len(prev) - d["suf"] :])
+    return texts
+
+
+def test_memory_grows_with_the_notes_not_their_square(tmp_path: Path) -> None:
+    """132 months of one 1,500-character note each: the page holds each note about once."""
+    from bizbench.agents.models.scripted import ScriptedModel
+    from bizbench.runner.agent_episode import run_agent_episode
+
+    def month(messages: list[dict[str, Any]], tools: Any) -> dict[str, Any]:
+        if sum(m["role"] == "assistant" for m in messages) == 0:
+            note = {"type": "memory", "operation": "save_note", "content": "n" * 1500, "tags": ["m"]}
+            return {"content": json.dumps(note)}
+        return {"content": json.dumps({"type": "action", "name": "pass", "params": {}})}
+
+    run_agent_episode("cfo", ScriptedModel(month), 1, "paper", tmp_path / "run")
+    data = load_run(tmp_path / "run")
+    stored = sum(len(d["mid"]) for d in data["memory"])
+    notes = 1500 * sum(1 for p in data["periods"] if p["actions"] and p["actions"][0]["name"] == "save_note")
+    assert notes > 1500 * 20 and stored < 1.3 * notes
+    texts = memory_texts(data)
+    assert texts[data["periods"][-1]["memory"]].count("n" * 1500) == notes // 1500  # the whole notepad, rebuilt
+
+
 def test_model_runs_show_replies_tool_results_and_memory_as_it_was(runs: dict[str, Path]) -> None:
     cfo = load_run(runs["cfo_model"])
     assert cfo["model_run"] and len(cfo["periods"]) == 5  # 4 months, and the 5th's observation before the stop
@@ -64,13 +93,13 @@ def test_model_runs_show_replies_tool_results_and_memory_as_it_was(runs: dict[st
     assert [m["kind"] for m in month["messages"]][0] == "observation"
     assert [a["name"] for a in month["actions"]] == ["save_note", "check_cash_in_bank", "book_closing"]
     assert all("result" in a for a in month["actions"])  # trajectory calls carry their results
-    notes = [cfo["memory"][p["memory"]] for p in cfo["periods"]]
+    notes = [memory_texts(cfo)[p["memory"]] for p in cfo["periods"]]
     assert [n.count("(month ") for n in notes] == [1, 2, 3, 4, 4]  # the notepad replayed month by month
     assert [m["kind"] for m in cfo["periods"][4]["messages"]] == ["observation", "end"]
     assert notes[2].index("month 2 ") < notes[2].index("month 0 ")  # newest first
 
     yc = load_run(runs["yc_model"])
-    pads = [yc["memory"][p["memory"]] for p in yc["periods"]]
+    pads = [memory_texts(yc)[p["memory"]] for p in yc["periods"]]
     assert [pad.count(XSS) for pad in pads] == [1, 2, 3, 4, 4]  # turn 5 began, then max_turns stopped the run
     assert all("turn 0" in pad for pad in pads)
 
@@ -87,7 +116,7 @@ def test_ceo_terminal_weeks_rationales_and_memory(runs: dict[str, Path]) -> None
         assert [t["name"] for t in tools] == ["write_file"]
         rationales = [m["text"] for m in period["messages"] if m["kind"] == "rationale"]
         assert rationales == [f"plan of week {week + 1}"]
-        memory = data["memory"][period["memory"]]
+        memory = memory_texts(data)[period["memory"]]
         assert memory == ("" if week == 0 else f"# Memory\nMARKER-{week}\n")  # as shown at the week's start
     assert "end" in [m["kind"] for m in data["periods"][2]["messages"]]
     assert XSS in data["system_prompt"]

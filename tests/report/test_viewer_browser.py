@@ -139,6 +139,10 @@ def test_agent_text_renders_as_text(browser: Any, runs: dict[str, Path], tmp_pat
     v.page.locator(".actions summary").first.click()
     assert XSS in v.page.locator(".actions .detail pre").first.inner_text()
     assert "Notes" in v.page.inner_text("#columns") or "notes" in v.page.inner_text("#columns")
+    for month in (2, 3):  # the notepad rebuilt from its deltas, newest note first, month by month
+        v.page.click("#next")
+        notepad = v.page.locator(".panel pre").last.inner_text()
+        assert notepad.count("(month ") == month + 1 and notepad.index(f"month {month} ") < notepad.index("month 0 ")
     assert v.problems == []  # in particular no alert dialog
     v.close()
 

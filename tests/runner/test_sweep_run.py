@@ -21,10 +21,10 @@ from bizbench.core.rng import SECRET_ENV, secret_id
 from bizbench.runner import sweep as sw
 from bizbench.runner.sweep_spec import Concurrency
 
-YC_AND_A_BROKEN_AGENT = """
+YC_TWO_AGENTS = """
 [[runs]]
 env = "yc"
-agents = ["greedy", "no_such_module:Agent"]
+agents = ["greedy", "heuristic"]
 seeds = "1-2"
 """
 
@@ -35,19 +35,22 @@ def rows(out: Path) -> dict[str, dict[str, str]]:
 
 
 def test_a_failed_run_is_recorded_and_the_sweep_goes_on_then_finished_runs_are_skipped(tmp_path: Path) -> None:
-    spec = spec_of(tmp_path, YC_AND_A_BROKEN_AGENT)
+    spec = spec_of(tmp_path, YC_TWO_AGENTS)
     out = tmp_path / "out"
+    out.mkdir()
+    for blocked in ("yc-default-greedy-seed2", "yc-default-heuristic-seed2"):
+        (out / blocked).write_text("a file where the run directory should go")  # these two runs fail
     seen: list[str] = []
     state = sw.run_sweep(spec, "inline", on_update=lambda st, name: seen.append(f"{name}:{st.rows[name]['status']}"))
     assert state.counts() == {"done": 2, "failed": 2}
     summary = rows(out)
     assert summary["yc-default-greedy-seed1"]["status"] == "done"
     assert summary["yc-default-greedy-seed1"]["final_funds"] != ""
-    broken = summary["yc-default-Agent-seed2"]
-    assert broken["status"] == "failed" and "cannot import 'no_such_module'" in broken["error"]
+    broken = summary["yc-default-heuristic-seed2"]
+    assert broken["status"] == "failed" and "FileExistsError" in broken["error"]
     full = json.loads((out / "summary.json").read_text())
     assert full["finished"] is True and full["split"] == "dev" and full["counts"] == {"done": 2, "failed": 2}
-    tb = next(r for r in full["runs"] if r["name"] == "yc-default-Agent-seed1")["traceback"]
+    tb = next(r for r in full["runs"] if r["name"] == "yc-default-greedy-seed2")["traceback"]
     assert "Traceback" in tb
     assert len(seen) == 4
     result = json.loads((out / "yc-default-greedy-seed1" / "result.json").read_text())
@@ -57,6 +60,13 @@ def test_a_failed_run_is_recorded_and_the_sweep_goes_on_then_finished_runs_are_s
     assert again.counts() == {"skipped": 2, "failed": 2}  # the failures are tried again
     assert again.rows["yc-default-greedy-seed1"]["final_funds"] == result["final_funds"]
     assert (out / "yc-default-greedy-seed1" / "result.json").stat().st_mtime_ns == mtime
+
+
+def test_an_agent_class_that_cannot_be_imported_stops_the_sweep_before_it_starts(tmp_path: Path) -> None:
+    spec = spec_of(tmp_path, '[[runs]]\nenv = "yc"\nagents = ["greedy", "no_such_module:Agent"]\nseeds = 1\n')
+    with pytest.raises(sw.SweepError, match="cannot import 'no_such_module'"):
+        sw.run_sweep(spec, "inline")
+    assert not (tmp_path / "out" / "yc-default-greedy-seed1").exists()
 
 
 def test_an_unfinished_run_is_resumed_when_resume_exists(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -108,6 +118,18 @@ def test_the_dollar_cap_stops_new_runs_and_says_which_did_not_start(tmp_path: Pa
     assert summary["cfo-paper-scripted-pass-seed6"]["status"] == "not_started"
     assert "max_dollars" in note and "$1.20" in note and "$1.00" in note
     assert json.loads((tmp_path / "out" / "summary.json").read_text())["spent_usd"] == pytest.approx(1.2)
+
+
+def test_runs_in_flight_reserve_their_own_cap(tmp_path: Path) -> None:
+    """Six slots, runs capped at $0.40 each, a $1.00 sweep: at most two run at once, so the
+    total stays within the cap plus what the runs in flight reserved."""
+    script = cfo_script(tmp_path)
+    model = f'[[runs.models]]\nmodel = "scripted:{script}"\nlimits = {{ max_dollars = 0.4 }}\n'
+    spec = spec_of(tmp_path, f'max_dollars = 1.0\n[[runs]]\nenv = "cfo"\nseeds = "1-12"\n{model}')
+    backend = FakeBackend(slots=6, cost=0.4)
+    state = sw.run_sweep(spec, backend)
+    assert backend.peak_total <= 2
+    assert state.spent <= 1.0 + 2 * 0.4 and state.counts()["not_started"] >= 8
 
 
 def test_finished_runs_count_toward_the_cap(tmp_path: Path) -> None:
@@ -281,3 +303,51 @@ def test_a_killed_model_run_of_a_sweep_resumes_from_its_record(tmp_path: Path) -
     assert {k: v for k, v in result.items() if k not in ("wall_seconds", "provenance")} == {
         k: v for k, v in expected.items() if k != "provenance"
     }
+
+
+def _children(pid: int) -> set[int]:
+    """Processes whose parent is ``pid`` (from /proc)."""
+    out = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.add(int(stat.parent.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_workers_end_when_the_sweep_is_killed(tmp_path: Path) -> None:
+    """A sweep killed with SIGKILL leaves no worker writing run directories behind it."""
+    import signal
+    import subprocess
+    import time
+
+    body = '[[runs]]\nenv = "ceo"\nagents = ["rule-based"]\nseeds = "1-2"\ndb = false\n'
+    sweep_file = write_sweep(tmp_path, body)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bizbench.cli", "sweep", str(sweep_file), "--workers", "2"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    workers: set[int] = set()
+    while time.monotonic() < deadline and len(workers) < 2:
+        workers = {c for c in _children(proc.pid) if "spawn_main" in Path(f"/proc/{c}/cmdline").read_text()}
+        time.sleep(0.1)
+    assert len(workers) == 2, "the sweep did not start its workers"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(w) for w in workers):
+        time.sleep(0.1)
+    assert not any(_alive(w) for w in workers)

@@ -14,7 +14,6 @@ run's meters). The system prompt and tool schemas go beside it (``system_prompt.
 from __future__ import annotations
 
 import json
-import math
 import reprlib
 import time
 from dataclasses import asdict, dataclass, field
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from bizbench.agents.models.base import ModelClient, ModelError, ModelReply, Usage
-from bizbench.runner.rundir import jsonable
+from bizbench.runner.rundir import finite, jsonable
 
 __all__ = ["AgentRun", "Limits", "Meter", "Trajectory"]
 
@@ -39,7 +38,7 @@ class Trajectory:
     def event(self, kind: str, **fields: Any) -> dict[str, Any]:
         row = {"i": len(self.events), "wall_s": round(time.perf_counter() - self._start, 4), "kind": kind, **fields}
         try:
-            row = _finite(jsonable(row))
+            row = finite(jsonable(row))
             line = json.dumps(row, default=str, allow_nan=False)
         except (RecursionError, ValueError):  # pathological model output: keep a bounded preview
             row = {k: v if k in ("i", "wall_s", "kind") else _REPR.repr(v) for k, v in row.items()}
@@ -58,17 +57,6 @@ class Trajectory:
 
 _REPR = reprlib.Repr()
 _REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlist, _REPR.maxdict = 6, 4000, 200, 50, 50
-
-
-def _finite(value: Any) -> Any:
-    """NaN and infinities (which a model may send) as strings, so every line is strict JSON."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite(v) for v in value]
-    return value
 
 
 def save_setup(run_dir: Path, system_prompt: str, tools: list[dict[str, Any]]) -> None:

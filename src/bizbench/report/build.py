@@ -88,6 +88,7 @@ def _measure(run: Run, cache: AnchorCache | None) -> Measured:
 def _env_tables(env: str, rows: list[Measured]) -> list[Table]:
     module = ENV_MODULES[env]
     groups = group_runs(rows, lambda m: m.run.group_key)
+
     def mean_score(item: tuple[Any, list[Any]]) -> float:
         value = summarise(m.metrics["score"] for m in item[1]).value
         return value if value is not None else -math.inf

@@ -29,11 +29,14 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
+from bizbench.runner.rundir import finite
 
 __all__ = ["DEFAULT_TEXT_CAP", "LONG_TEXT_CAP", "ViewerError", "build_page", "load_run", "write_viewer"]
 
@@ -452,6 +455,23 @@ def _notepad(calls: list[dict[str, Any]], config: dict[str, Any]) -> Callable[[i
     return lambda period: states[min(period, last)]
 
 
+def _deltas(texts: list[str], cut: Callable[[str], str]) -> list[dict[str, Any]]:
+    """Each memory snapshot against the one before it as the page shows it: how many characters
+    it keeps from that one's start (``pre``) and end (``suf``), and the new text between
+    (``mid``, cut by ``cut`` like every text). A notepad grows a note at a time, so the page
+    grows with the notes, not with their square; the page rebuilds the texts in order."""
+    out: list[dict[str, Any]] = []
+    shown = ""
+    for text in texts:
+        pre = len(os.path.commonprefix([shown, text]))
+        room = min(len(shown), len(text)) - pre
+        suf = min(len(os.path.commonprefix([shown[::-1], text[::-1]])), room)
+        mid = cut(text[pre : len(text) - suf])
+        out.append({"pre": pre, "suf": suf, "mid": mid})
+        shown = shown[:pre] + mid + shown[len(shown) - suf :]
+    return out
+
+
 def _shown_memory(run: _Run) -> Callable[[int], str] | None:
     """ceo terminal runs: MEMORY.md as the harness showed it at the start of each week."""
     if not run.shown_memory:
@@ -526,7 +546,7 @@ def load_run(path: str | Path, text_cap: int = DEFAULT_TEXT_CAP) -> dict[str, An
             "actions": period.actions,
         }
         if memory is not None:
-            text = run.texts(memory(p), LONG_TEXT_CAP)
+            text = memory(p)
             entry["memory"] = index.setdefault(text, len(snapshots))
             if entry["memory"] == len(snapshots):
                 snapshots.append(text)
@@ -555,7 +575,7 @@ def load_run(path: str | Path, text_cap: int = DEFAULT_TEXT_CAP) -> dict[str, An
         "result": {k: result[k] for k in RESULT_KEYS if k in result},
         "charts": charts,
         "periods": periods,
-        "memory": snapshots if memory is not None else None,
+        "memory": _deltas(snapshots, lambda text: run.texts(text, LONG_TEXT_CAP)) if memory is not None else None,
         "system_prompt": run.texts(prompt.read_text(errors="replace"), LONG_TEXT_CAP) if prompt.is_file() else None,
         "notes": notes,
     }
@@ -566,7 +586,7 @@ def load_run(path: str | Path, text_cap: int = DEFAULT_TEXT_CAP) -> dict[str, An
 def _embed(payload: dict[str, Any]) -> str:
     """JSON safe inside <script>: no '<', '>' or '&' survives (they become \\u escapes), and the
     ASCII output escapes U+2028/2029."""
-    text = json.dumps(payload, ensure_ascii=True, separators=(",", ":"), allow_nan=False, default=str)
+    text = json.dumps(finite(payload), ensure_ascii=True, separators=(",", ":"), allow_nan=False, default=str)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
@@ -55,6 +56,17 @@ def require_new(path: Path | None) -> None:
             f"the run directory {path} already holds a run; choose another --out or remove it "
             "(`bizbench resume` finishes a killed run)"
         )
+
+
+def finite(value: Any) -> Any:
+    """NaN and infinities (a model, a hand-edited file) as strings, so the value is strict JSON."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [finite(v) for v in value]
+    return value
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

@@ -137,9 +137,14 @@ def check_runnable(spec: SweepSpec) -> None:
     extra, or a harness that cannot drive the env stops the sweep before anything starts."""
     from bizbench.agents.harness import DEFAULT_HARNESS, HARNESS_ENVS
     from bizbench.agents.models.factory import make_model
-    from bizbench.runner.agent_episode import make_harness
+    from bizbench.runner.agent_episode import load_agent_class, make_harness
 
     for i, block in enumerate(spec.runs):
+        for agent in (a for a in block.agents if ":" in a):
+            try:
+                load_agent_class(agent)
+            except ValueError as e:
+                raise SweepError(f"runs[{i}].agents: {e}") from None
         for agent in (a for a in block.agents if ":" not in a):
             for options in block.option_sets():
                 try:
@@ -263,6 +268,17 @@ def _iso(t: float) -> str:
 
 
 # ---------------------------------------------------------------------------- the scheduler
+def _reserved(run: RunSpec) -> float:
+    """What a run may still spend: its own ``max_dollars`` limit (0 for baselines and for
+    models without one, whose cost is known only when they end)."""
+    return float(((run.model or {}).get("limits") or {}).get("max_dollars") or 0.0)
+
+
+def _over_cap(cap: float | None, spent: float, runs: list[RunSpec]) -> bool:
+    """Whether starting the last of ``runs`` beside the others could pass the sweep's cap."""
+    return cap is not None and spent + sum(_reserved(r) for r in runs) > cap
+
+
 def run_sweep(
     spec: SweepSpec,
     backend: Backend | str = "local",
@@ -310,7 +326,7 @@ def run_sweep(
                 state.write()
             while len(running) < pool.slots:
                 pick = next((x for x in todo if _room(x[0], in_flight, limits)), None)
-                if pick is None:
+                if pick is None or (running and _over_cap(spec.max_dollars, state.spent, [*running.values(), pick[0]])):
                     break
                 todo.remove(pick)
                 run, resume = pick

@@ -44,6 +44,10 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+#: More seeds than this in one block is a typo, not a sweep (each is at least one run).
+MAX_SEEDS = 10_000
+
+
 def parse_seeds(value: Any) -> list[int]:
     """``7``, ``[1, 2, 5]``, ``"1-20"`` or ``"1-5,9,12-14"`` -> the seeds in order, without repeats."""
     if isinstance(value, bool):
@@ -61,15 +65,15 @@ def parse_seeds(value: Any) -> list[int]:
             lo, hi = int(m[1]), int(m[2] or m[1])
             if hi < lo:
                 raise ValueError(f"seeds: the range {part!r} runs backwards")
+            if hi - lo + 1 + len(items) > MAX_SEEDS:
+                raise ValueError(f"seeds: {value!r} names more than {MAX_SEEDS:,} seeds")
             items.extend(range(lo, hi + 1))
     else:
         raise ValueError(f"seeds: expected an integer, a list or a range like '1-20', got {value!r}")
-    seeds: list[int] = []
     for s in items:
         if isinstance(s, bool) or not isinstance(s, int) or s < 0:
             raise ValueError(f"seeds: {s!r} is not a non-negative integer")
-        if s not in seeds:
-            seeds.append(s)
+    seeds = list(dict.fromkeys(items))
     if not seeds:
         raise ValueError("seeds: the list is empty")
     return seeds

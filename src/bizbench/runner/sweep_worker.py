@@ -12,6 +12,8 @@ import contextlib
 import itertools
 import multiprocessing
 import os
+import threading
+import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Hashable, Iterator
@@ -181,6 +183,18 @@ class InlineBackend:
         self._queue.clear()
 
 
+def exit_with_parent(parent: int, every_s: float = 0.5) -> None:
+    """A worker's initializer: end the worker when the sweep that started it is gone (killed
+    with SIGKILL, its workers would go on writing run directories that the next sweep resumes)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every_s)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
 class LocalBackend:
     """A pool of ``workers`` fresh processes (spawn: no state inherited from the sweep process);
     each caps its numeric thread pools at one unless ``limit_threads`` is False."""
@@ -192,7 +206,8 @@ class LocalBackend:
         self._pool = self._new_pool()
 
     def _new_pool(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(self.slots, mp_context=multiprocessing.get_context("spawn"))
+        spawn = multiprocessing.get_context("spawn")
+        return ProcessPoolExecutor(self.slots, mp_context=spawn, initializer=exit_with_parent, initargs=(os.getpid(),))
 
     def submit(self, key: Hashable, job: dict[str, Any]) -> None:
         with thread_limited_env(self._limit):  # the pool starts its workers as jobs arrive
@@ -222,7 +237,7 @@ class LocalBackend:
 class RayBackend:
     """Jobs as Ray tasks (one CPU each) on the cluster at ``address`` (or a local Ray started here,
     or the one this process is already connected to). Run directories must be on storage every
-    node sees. ``env_vars`` go to the workers through the job's runtime environment."""
+    node sees. ``env_vars`` go to the workers through each task's runtime environment."""
 
     def __init__(
         self, workers: int | None = None, address: str | None = None, env_vars: dict[str, str] | None = None
@@ -234,10 +249,11 @@ class RayBackend:
         self._ray = ray
         self._owner = not ray.is_initialized()
         if self._owner:
-            runtime_env = {"env_vars": env_vars} if env_vars else None
-            ray.init(address=address, runtime_env=runtime_env, include_dashboard=False, log_to_driver=False)
+            ray.init(address=address, include_dashboard=False, log_to_driver=False)
         self.slots = max(1, workers or int(ray.cluster_resources().get("CPU", 1)))
-        self._task = ray.remote(num_cpus=1, max_retries=0)(execute_job)
+        task = ray.remote(num_cpus=1, max_retries=0)(execute_job)
+        # per task, so they reach the workers of a Ray this process did not start as well
+        self._task = task.options(runtime_env={"env_vars": env_vars}) if env_vars else task
         self._refs: dict[Any, Hashable] = {}
 
     def submit(self, key: Hashable, job: dict[str, Any]) -> None:

@@ -7,6 +7,7 @@ A policy sees only what an agent could: tool results and the public day-0 channe
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -69,6 +70,23 @@ class RuleBased:
     utilisation: float = 0.8
     development: bool = True  # False: the "ads only, no development" calibration policy
     name: str = "rule-based"
+
+    def __post_init__(self) -> None:
+        """Options from a command line or a sweep file: a wrong value is a clear error now, not
+        a failure in the middle of a run."""
+        for option, allowed in (
+            ("price_book", PRICE_BOOKS),
+            ("target_rule", TARGET_RULES),
+            ("spend_package", SPEND_PACKAGES),
+        ):
+            if getattr(self, option) not in allowed:
+                raise ValueError(
+                    f"rule-based {option} must be one of {', '.join(allowed)}, got {getattr(self, option)!r}"
+                )
+        for option in ("cash_floor", "global_dev", "utilisation"):
+            value = getattr(self, option)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+                raise ValueError(f"rule-based {option} must be a non-negative number, got {value!r}")
 
     @property
     def label(self) -> str:
