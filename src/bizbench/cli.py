@@ -126,15 +126,6 @@ def _check_env(env: str, supported: tuple[str, ...] = ("ceo",)) -> None:
         raise typer.Exit(2)
 
 
-def _seed_list(text: str) -> list[int]:
-    """'1-10' or '1,2,5' -> list of seeds."""
-    seeds: list[int] = []
-    for part in text.split(","):
-        lo, _, hi = part.partition("-")
-        seeds.extend(range(int(lo), int(hi) + 1) if hi else [int(lo)])
-    return seeds
-
-
 @app.command()
 def run(
     env: str = typer.Argument(..., help="Env id, e.g. 'ceo'."),
@@ -389,8 +380,14 @@ def search(
     """Run the 24 rule-based configurations of Table 4 and print them ranked."""
     from bizbench.envs.ceo.search import search as run_search
     from bizbench.envs.ceo.search import seeds_of
+    from bizbench.runner.sweep_spec import parse_seeds
 
     _check_env(env)
+    try:
+        seeds = parse_seeds(best_seeds) if best_seeds else []
+    except ValueError as e:  # before the 24 runs, not after them
+        err_console.print(f"--best-seeds: {e}", style="red", markup=False, soft_wrap=True)
+        raise typer.Exit(2) from None
     with _progress() as progress:
         task = progress.add_task("configurations", total=24)
         ranked = run_search(preset, seed, workers, on_done=lambda r: progress.advance(task))
@@ -407,9 +404,8 @@ def search(
             f"${r['min_cash']:,.0f} ({r['min_cash_day']})",
         )
     console.print(table)
-    if best_seeds:
+    if seeds:
         best = ranked[0]["agent_options"]
-        seeds = _seed_list(best_seeds)
         with _progress() as progress:
             task = progress.add_task("seeds", total=len(seeds))
             rows = seeds_of(best, seeds, preset, workers, on_done=lambda r: progress.advance(task))

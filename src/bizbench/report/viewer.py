@@ -30,13 +30,13 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from bizbench.runner.rundir import finite
+from bizbench.runner.rundir import finite, iter_jsonl
 
 __all__ = ["DEFAULT_TEXT_CAP", "LONG_TEXT_CAP", "ViewerError", "build_page", "load_run", "write_viewer"]
 
@@ -91,20 +91,6 @@ def _read_json(path: Path) -> Any:
         return json.loads(path.read_text())
     except (OSError, ValueError):
         return None
-
-
-def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
-    """The JSON objects of a log, one line at a time (a line cut short by a kill is skipped)."""
-    if not path.is_file():
-        return
-    with path.open(errors="replace") as f:
-        for line in f:
-            try:
-                row = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(row, dict):
-                yield row
 
 
 @dataclass
@@ -235,7 +221,7 @@ def _metrics_and_charts(run: _Run) -> list[dict[str, Any]]:
         if value is not None:
             groups.setdefault(chart, {}).setdefault(name, []).append([x, _round(value)])
 
-    for row in _jsonl(run.path / "metrics.jsonl"):
+    for row in iter_jsonl(run.path / "metrics.jsonl"):
         if env == "ceo" and _number(row.get("day")) is not None:
             x, period = float(row["day"]), (int(row["day"]) - 1) // getattr(run.rules, "per", 7)
             money = row.get("cash")
@@ -334,7 +320,7 @@ def _call(period: int, src: str, name: Any, args: Any, ok: bool, result: Any, er
 
 def _action_rows(run: _Run) -> list[dict[str, Any]]:
     """actions.jsonl as calls: tool, arguments, ok, error (no results: the env log keeps none)."""
-    rows = list(_jsonl(run.path / "actions.jsonl"))
+    rows = list(iter_jsonl(run.path / "actions.jsonl"))
     calls = []
     for row, period in zip(rows, _action_periods(run, rows), strict=True):
         ok = bool(row.get("ok"))
@@ -373,7 +359,7 @@ def _trajectory(run: _Run) -> list[dict[str, Any]]:
     calls: list[dict[str, Any]] = []
     period = 0
     texts = run.texts
-    for event in _jsonl(run.path / "trajectory.jsonl"):
+    for event in iter_jsonl(run.path / "trajectory.jsonl"):
         kind = str(event.get("kind"))
         period = _event_period(run, event, period)
         i = event.get("i")

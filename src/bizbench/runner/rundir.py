@@ -17,7 +17,7 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -69,20 +69,24 @@ def finite(value: Any) -> Any:
     return value
 
 
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """The complete JSON objects of a ``.jsonl`` log (a kill may leave the last line cut short)."""
-    rows: list[dict[str, Any]] = []
+def iter_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    """The complete JSON objects of a ``.jsonl`` log, one line at a time (a kill may leave the
+    last line cut short; it is skipped, like a line that is not JSON)."""
     if not path.is_file():
-        return rows
-    with path.open() as f:
+        return
+    with path.open(errors="replace") as f:
         for line in f:
             try:
                 row = json.loads(line)
-            except json.JSONDecodeError:
+            except ValueError:
                 continue
             if isinstance(row, dict):
-                rows.append(row)
-    return rows
+                yield row
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """:func:`iter_jsonl` as a list."""
+    return list(iter_jsonl(path))
 
 
 def write_json(path: Path, data: dict[str, Any]) -> None:
