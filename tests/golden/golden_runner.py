@@ -10,11 +10,8 @@ RULE_BASED = {"price_book": "mid", "target_rule": "s1_only", "spend_package": "h
 
 
 def run_baseline(env: str, agent: str, seed: int, horizon: int | None, out: Path) -> dict[str, Any]:
-    from bizbench.runner import episode
+    from bizbench.runner.episode import run_baseline as run
 
-    if env == "ceo":
-        options = RULE_BASED if agent == "rule-based" else None
-        return episode.run_ceo_baseline(agent, seed, "default", horizon, out, options, database=False)
-    if env == "yc":
-        return episode.run_yc_baseline(agent, seed, "default", out)
-    return episode.run_cfo_baseline(agent, seed, "paper", out)
+    options = RULE_BASED if agent == "rule-based" else None
+    world = {"database": False} if env == "ceo" else None
+    return run(env, agent, seed, None, horizon, out, options, world_options=world)

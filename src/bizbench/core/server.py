@@ -44,6 +44,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from bizbench.core.cmdline import parse_command
 from bizbench.core.errors import ToolError
+from bizbench.core.jsonio import json_default, preview
 from bizbench.core.registry import ToolResult
 from bizbench.core.unixsock import short_unix_path
 
@@ -56,7 +57,6 @@ DRAIN_LIMIT_BYTES = 64 * 1024 * 1024  # oversized bodies up to this size are rea
 MAX_SANDBOX_REPORTS = 10_000  # /tamper reports logged per server; the rest are counted only
 MAX_COMMAND_WORDS = 1_000
 ENDPOINTS = "POST /call, POST /command, GET /health, GET /game-status"
-PREVIEW_CHARS = 500
 _KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,47}$")
 
 
@@ -82,28 +82,6 @@ class ToolSession(Protocol):
 # Optional session attributes (looked up with getattr):
 #   logs_tool_tamper: bool - the session logs a refused call's tamper itself (the server does not)
 #   command_schemas: {tool: JSON Schema of its arguments} - enables POST /command (shell words)
-
-
-def preview(value: Any, limit: int = PREVIEW_CHARS) -> str:
-    """A string (or repr) cut to ``limit`` characters (for logs of what an agent sent)."""
-    try:
-        text = value if isinstance(value, str) else repr(value)
-    except Exception:  # noqa: BLE001 - a repr must never break logging
-        text = f"<unprintable {type(value).__name__}>"
-    return text if len(text) <= limit else text[:limit] + f"... ({len(text):,} chars)"
-
-
-def json_default(value: Any) -> Any:
-    """``json.dumps`` fallback for numpy scalars/arrays, sets and paths in tool data."""
-    if hasattr(value, "item") and callable(value.item) and getattr(value, "ndim", 1) == 0:
-        return value.item()
-    if hasattr(value, "tolist") and callable(value.tolist):
-        return value.tolist()
-    if isinstance(value, set | frozenset):
-        return sorted(value, key=repr)
-    if isinstance(value, Path):
-        return str(value)
-    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
 def connection_info(workspace: Path, socket_path: Path | None, port: int | None) -> dict[str, Any]:

@@ -6,6 +6,7 @@ A policy sees only what an agent could: tool results and the public day-0 channe
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -13,6 +14,7 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
+from bizbench.core.env import Baseline
 from bizbench.envs.ceo.config import CHANNELS, PLANS
 from bizbench.envs.ceo.env import CeoEnv, public_channel_table
 
@@ -189,3 +191,37 @@ def make_policy(name: str, seed: int = 0, **options: Any) -> Policy:
     if name == "rule-based":
         return RuleBased(**options)
     raise ValueError(f"Unknown ceo agent '{name}'. Baselines: do-nothing, random, rule-based")
+
+
+@dataclass
+class WeekByWeek:
+    """A policy as the Env contract plays it: act, then end the turn; the final partial week is
+    stepped one day at a time (ref §7.1 step 7)."""
+
+    policy: Policy
+
+    @property
+    def name(self) -> str:
+        return self.policy.name
+
+    def act(self, env: CeoEnv) -> None:
+        self.policy.act(env)
+        remaining = env.config.horizon_days - env.day
+        env.advance(days=1 if remaining < env.config.days_per_turn else None)
+
+
+def _options(cls: type) -> dict[str, Any]:
+    return {f.name: f.default for f in dataclasses.fields(cls) if f.init and f.name != "name"}
+
+
+#: The ceo baselines of the Env contract (:class:`bizbench.core.env.Baseline`).
+TABLE: dict[str, Baseline] = {
+    "do-nothing": Baseline("do-nothing", lambda seed=0, **o: WeekByWeek(make_policy("do-nothing", seed, **o))),
+    "random": Baseline("random", lambda seed=0, **o: WeekByWeek(make_policy("random", seed, **o))),
+    "rule-based": Baseline(
+        "rule-based",
+        lambda seed=0, **o: WeekByWeek(make_policy("rule-based", seed, **o)),
+        _options(RuleBased),
+        "Appendix B; defaults: the paper's best configuration (mid / S1 only / heavy / $100K floor)",
+    ),
+}

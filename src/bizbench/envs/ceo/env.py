@@ -9,7 +9,6 @@ With a database path the session writes the 19 agent-visible tables as the world
 from __future__ import annotations
 
 import hashlib
-import json
 import pickle
 import time
 from pathlib import Path
@@ -23,7 +22,6 @@ from bizbench.envs.ceo.dashboard import weekly_dashboard
 from bizbench.envs.ceo.forecasts import forecast_errors
 from bizbench.envs.ceo.tools import registry
 from bizbench.envs.ceo.world.world import World
-from bizbench.runner.rundir import RunDir
 
 if TYPE_CHECKING:
     from bizbench.envs.ceo.store import CeoStore
@@ -42,16 +40,20 @@ class CeoEnv:
         config: CeoConfig,
         seed: int,
         preset: str = "default",
-        db_path: Path | None = None,
-        tamper_log: Path | None = None,
-        world: World | None = None,
-        run: RunDir | None = None,
-        database: bool = True,
+        preset_hash: str = "",
         secret: str | None = None,
+        *,
+        files: Path | None = None,
+        database: bool = True,
+        db_path: Path | None = None,
+        world: World | None = None,
     ) -> None:
+        """``files``: where the agent-visible ``company.db`` goes (unless ``database`` is False);
+        ``db_path`` names the database file directly; ``world`` reuses a built world (benchmarks)."""
         self.config = config
         self.seed = seed
         self.preset = preset
+        self.preset_hash = preset_hash
         self.secret_id = secret_id(secret)
         self.world = world if world is not None else World(config, world_entropy(seed, secret))
         self.actions: list[dict[str, Any]] = []  # every tool call and turn, for replay
@@ -60,12 +62,11 @@ class CeoEnv:
         self.rationales: list[dict[str, Any]] = []
         self.market_research_log: list[dict[str, Any]] = []
         self.tamper: list[dict[str, Any]] = []
-        self.run = run  # appends actions.jsonl and metrics.jsonl as they happen
-        self.tamper_log = tamper_log if tamper_log is not None or run is None else run.tamper_log
         self.last_week: list[dict[str, Any]] = []
+        self._metrics_taken = 0  # days whose metrics row was handed to the session
         self.store: CeoStore | None = None
-        if db_path is None and run is not None and database:
-            db_path = run.db_path
+        if db_path is None and files is not None and database:
+            db_path = Path(files) / "company.db"
         if db_path is not None:
             from bizbench.envs.ceo.store import CeoStore
 
@@ -77,10 +78,10 @@ class CeoEnv:
     def from_preset(
         cls, preset: str = "default", seed: int = 42, horizon_days: int | None = None, **kwargs: Any
     ) -> CeoEnv:
-        config, _ = load_config(preset)
+        config, digest = load_config(preset)
         if horizon_days is not None:
             config = config.model_copy(update={"horizon_days": horizon_days})
-        return cls(config, seed, preset, **kwargs)
+        return cls(config, seed, preset, digest, **kwargs)
 
     # ------------------------------------------------------------------ agent interface
     def call(self, name: str, **args: Any) -> ToolResult:
@@ -92,7 +93,7 @@ class CeoEnv:
         if self.done and name not in _READ_AFTER_END:
             return ToolResult(ok=False, error="The episode has ended; no further actions are accepted.")
         result = self.registry.call(self, name, args)
-        self._log_action({"day": self.world.day, "tool": name, "args": args, "ok": result.ok, "error": result.error})
+        self.actions.append({"day": self.world.day, "tool": name, "args": args, "ok": result.ok, "error": result.error})
         if result.tamper:
             self.log_tamper(result.tamper, {"tool": name, "error": result.error, "args": preview(args, 500)})
         if result.ok and self.store is not None and self.registry.spec(name).mutates:
@@ -104,15 +105,14 @@ class CeoEnv:
         """Advance one turn (7 days by default, fewer at the horizon); returns daily metrics."""
         if self.done:
             return []
-        self._log_action({"day": self.world.day, "tool": "next_turn", "args": {"days": days}, "ok": True})
-        return self.advance(days)
+        self.actions.append({"day": self.world.day, "tool": "next_turn", "args": {"days": days}, "ok": True})
+        return self.step(days)
 
-    def _log_action(self, row: dict[str, Any]) -> None:
-        self.actions.append(row)
-        if self.run is not None:
-            self.run.append("actions", [row])
+    def advance(self, days: int | None = None) -> None:
+        """End the turn without forecasts (the baselines' turn; ``next_week`` is the agent's)."""
+        self.next_turn(days)
 
-    def advance(self, days: int | None = None) -> list[dict[str, Any]]:
+    def step(self, days: int | None = None) -> list[dict[str, Any]]:
         """Step the world one turn, writing each day to the store as it happens (``next_week``'s core)."""
         self.last_week = self.world.advance(days, on_day=self._on_day)
         if self.store is not None:
@@ -122,8 +122,6 @@ class CeoEnv:
     def _on_day(self, record: dict[str, Any]) -> None:
         if self.store is not None:
             self.store.record_day(self)
-        if self.run is not None:
-            self.run.append("metrics", [record])
 
     def result(self, **extra: Any) -> dict[str, Any]:
         """The run's result.json content: score (final cash), survival and the trajectory's extremes."""
@@ -132,6 +130,7 @@ class CeoEnv:
         return {
             "env": "ceo",
             "preset": self.preset,
+            "preset_hash": self.preset_hash,
             "seed": self.seed,
             "seed_secret_id": self.secret_id,
             **extra,
@@ -149,20 +148,6 @@ class CeoEnv:
             "tamper_events": len(self.tamper),
         }
 
-    def finish(self, title: str, **extra: Any) -> dict[str, Any]:
-        """End the run: flush the database and write ledger.csv, result.json and cash.png."""
-        from bizbench.core.provenance import provenance
-
-        result = {**self.result(**extra), "provenance": provenance()}
-        self.close()
-        if self.run is not None:
-            from bizbench.report.plots import plot_cash
-
-            self.run.finish(
-                result, self.world.state.ledger.rows, lambda path: plot_cash(self.world.metrics, path, title)
-            )
-        return result
-
     def dashboard(self) -> str:
         return weekly_dashboard(self, self.last_week)
 
@@ -177,12 +162,8 @@ class CeoEnv:
         }
 
     def log_tamper(self, kind: str, detail: dict[str, Any]) -> None:
-        """Record a suspicious attempt (run dir ``tamper.jsonl``); the run goes on."""
-        row = {"day": self.world.day, "time": time.time(), "kind": kind, **detail}
-        self.tamper.append(row)
-        if self.tamper_log is not None:
-            with self.tamper_log.open("a") as f:
-                f.write(json.dumps(row, default=str) + "\n")
+        """Record a suspicious attempt (the session writes it to ``tamper.jsonl``); the run goes on."""
+        self.tamper.append({"day": self.world.day, "time": time.time(), "kind": kind, **detail})
 
     def state_digest(self) -> str:
         """SHA-256 of everything a tool call may change: world state, threads, posts, logs, RNG streams.
@@ -216,6 +197,42 @@ class CeoEnv:
     @property
     def done(self) -> bool:
         return self.world.done
+
+    # ------------------------------------------------------------------ the Env contract
+    def observation(self) -> dict[str, Any]:
+        """What the CEO sees at the start of a week: the dashboard (ref §6.4) and the status."""
+        return {**self.status(), "dashboard": self.dashboard()}
+
+    @property
+    def bankrupt(self) -> bool:
+        return bool(self.world.state.bankrupt)
+
+    @property
+    def elapsed(self) -> int:
+        return int(self.world.day)
+
+    @property
+    def horizon(self) -> int:
+        return int(self.config.horizon_days)
+
+    def cash(self) -> float:
+        return round(self.world.state.ledger.cash, 2)
+
+    def score(self) -> float:
+        """CEO-Bench's score: cash at the end (section 3.4; bankrupt if cash < 0)."""
+        return self.cash()
+
+    def take_rows(self) -> dict[str, list[dict[str, Any]]]:
+        """The metrics rows (one per simulated day) produced since the last call."""
+        rows = self.world.metrics[self._metrics_taken :]
+        self._metrics_taken = len(self.world.metrics)
+        return {"metrics": rows}
+
+    def ledger_rows(self) -> list[Any]:
+        return list(self.world.state.ledger.rows)
+
+    def money_points(self) -> list[tuple[Any, float]]:
+        return [(m["day"], m["cash"]) for m in self.world.metrics]
 
     def known_group_ids(self) -> list[str]:
         return [g.id for g, known in zip(self.config.groups, self.world.state.discovered, strict=True) if known]

@@ -952,7 +952,7 @@ def next_week(
             }
         )
     env.rationales.append({"day": day, "rationale": rationale})
-    env.advance()
+    env.step()
     return {"day": env.world.day, "dashboard": env.dashboard(), "done": env.done}
 
 

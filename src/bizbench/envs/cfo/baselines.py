@@ -18,9 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bizbench.core.env import Baseline
 from bizbench.envs.cfo.env import CfoEnv
 
-__all__ = ["BASELINES", "make_policy", "run_policy"]
+__all__ = ["BASELINES", "TABLE", "make_policy", "run_policy"]
 
 Policy = Callable[[CfoEnv, dict[str, Any]], None]
 RAISE = 20_000_000
@@ -159,3 +160,20 @@ def run_policy(env: CfoEnv, policy: Policy) -> dict[str, Any]:
     while not env.done:
         policy(env, env.observation())
     return env.result()
+
+
+@dataclass
+class MonthByMonth:
+    """A cfo policy as the Env contract plays it: one call with the month's observation, which
+    ends the month with the policy's action."""
+
+    policy: Policy
+
+    def act(self, env: CfoEnv) -> None:
+        self.policy(env, env.observation())
+
+
+#: The cfo baselines of the Env contract (:class:`bizbench.core.env.Baseline`).
+TABLE: dict[str, Baseline] = {
+    name: Baseline(name, lambda seed=0, _name=name: MonthByMonth(make_policy(_name))) for name in BASELINES
+}

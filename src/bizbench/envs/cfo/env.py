@@ -5,19 +5,21 @@ Agents, baselines and harnesses act only through :meth:`CfoEnv.call` / :meth:`Cf
 start-of-month message (Appendix E: month, date, the 5 most recent notes; plus the agent's
 own pending request and the outcomes that settled). Budget rules (section 3.2, Appendix E):
 at most ``tool_budget`` tool calls a month; memory calls are free; calling a tool with the
-budget spent closes the month with ``pass``. Score: eq 2.
+budget spent closes the month with ``pass``. Score: eq 2. It implements the Env contract of
+:mod:`bizbench.core.env` (time unit: the month); the month's metrics row and the statements of
+a book closing are handed to the session as they happen (:meth:`CfoEnv.take_rows`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 from typing import Any
 
 from bizbench.core.ledger import LedgerRow, to_cents
 from bizbench.core.registry import ToolError, ToolResult
 from bizbench.core.rng import secret_id, world_entropy
-from bizbench.core.server import preview
 from bizbench.envs.cfo import records
 from bizbench.envs.cfo.config import CfoConfig, load_config
 from bizbench.envs.cfo.notes import Notepad
@@ -40,6 +42,7 @@ class CfoEnv:
         preset: str = "paper",
         preset_hash: str = "",
         secret: str | None = None,
+        files: Path | None = None,  # noqa: ARG002 - the contract's; cfo keeps no agent-visible files
     ) -> None:
         self.config = config
         self.seed = seed
@@ -54,6 +57,8 @@ class CfoEnv:
         self.actions: list[dict[str, Any]] = []
         self.tamper: list[dict[str, Any]] = []
         self._events: list[dict[str, Any]] = []  # what settled last month, for the observation
+        self._months_taken = 0  # months whose metrics row was handed to the session
+        self._closings_taken = 0  # book closings whose statements were handed to the session
 
     @classmethod
     def from_preset(
@@ -85,8 +90,7 @@ class CfoEnv:
                 self.tool_calls += 1
             elif result.ok and category == MEMORY:
                 self.memory_calls += 1
-        logged = args if result.ok else preview(args)
-        self.actions.append({"month": month, "tool": name, "args": logged, "ok": result.ok, "error": result.error})
+        self.actions.append({"month": month, "tool": name, "args": args, "ok": result.ok, "error": result.error})
         if result.tamper:
             self.log_tamper(result.tamper, {"tool": name, "error": result.error})
         return result
@@ -160,9 +164,53 @@ class CfoEnv:
             "bankrupt": w.bankrupt,
         }
 
+    def advance(self) -> None:
+        """End the month without an action of the agent's: ``pass``."""
+        self.call_tool("pass", {})
+
     @property
     def done(self) -> bool:
         return self.world.done
+
+    @property
+    def bankrupt(self) -> bool:
+        return bool(self.world.bankrupt)
+
+    @property
+    def horizon(self) -> int:
+        return int(self.world.months)
+
+    @property
+    def elapsed(self) -> int:
+        """Months completed (the month of bankruptcy does not count as survived)."""
+        return len(self.world.history) - (1 if self.world.bankrupt else 0)
+
+    def cash(self) -> float:
+        return records.dollars(self.world.cash_cents)
+
+    def score(self) -> float:
+        return self.score_dollars()
+
+    def take_rows(self) -> dict[str, list[dict[str, Any]]]:
+        """The metrics rows of the months completed and the statements of the book closings made
+        since the last call."""
+        from bizbench.envs.cfo.records import statements
+
+        w = self.world
+        metrics = self.monthly_metrics(self._months_taken)
+        self._months_taken = len(w.history)
+        closings = w.closings[self._closings_taken :]
+        self._closings_taken = len(w.closings)
+        return {
+            "metrics": metrics,
+            "statements": [{"closed_at_month": c, **statements(w, c)} for c in closings],
+        }
+
+    def money_points(self) -> list[tuple[Any, float]]:
+        return [(r.month, records.dollars(r.cash_cents)) for r in self.world.history]
+
+    def close(self) -> None:
+        return None
 
     def status(self) -> dict[str, Any]:
         w = self.world

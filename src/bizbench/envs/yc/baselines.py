@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from bizbench.core.env import Baseline
+
 if TYPE_CHECKING:
     from bizbench.envs.yc.env import YcEnv
 
@@ -196,3 +198,9 @@ def run_policy(env: YcEnv, policy: Policy, max_turns: int = 100_000) -> YcEnv:
             break
         policy.act(env)
     return env
+
+
+#: The yc baselines of the Env contract (:class:`bizbench.core.env.Baseline`); each act ends with ``sim resume``.
+TABLE: dict[str, Baseline] = {
+    name: Baseline(name, lambda seed=0, _name=name: make_policy(_name, seed)) for name in BASELINES
+}

@@ -3,20 +3,23 @@
 Agents, baselines and harnesses act only through :meth:`YcEnv.call` / :meth:`YcEnv.call_tool`
 (the tool registry, paper Appendix A) and read the per-turn :meth:`YcEnv.status_summary`
 (paper section 3 "Observations"); they never touch the world's hidden state (DESIGN.md
-principle 3). The env does no I/O: it keeps its action log and tamper log in memory for the
-session to persist; shell sessions (``bizbench.core.cmdsession``) rebuild it between calls by
-replaying their command log on a fresh env of the same seed.
+principle 3). It implements the Env contract of :mod:`bizbench.core.env` (time unit: the
+month of the paper's one-year horizon). The env does no I/O: it keeps its action log, tamper
+log and per-turn metrics rows in memory for the session to persist; shell sessions
+(``bizbench.core.cmdsession``) rebuild it between calls by replaying their command log on a
+fresh env of the same seed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 from typing import Any
 
+from bizbench.core.ledger import LedgerRow
 from bizbench.core.registry import ToolResult
 from bizbench.core.rng import secret_id, world_entropy
-from bizbench.core.server import preview
 from bizbench.envs.yc import views
 from bizbench.envs.yc.config import YcConfig, load_config
 from bizbench.envs.yc.evaluation import evaluation
@@ -40,6 +43,7 @@ class YcEnv:
         preset: str = "default",
         preset_hash: str = "",
         secret: str | None = None,
+        files: Path | None = None,  # noqa: ARG002 - the contract's; yc keeps no agent-visible files
     ) -> None:
         self.config = config
         self.seed = seed
@@ -50,6 +54,9 @@ class YcEnv:
         self.actions: list[dict[str, Any]] = []  # every tool call, for replay
         self.tamper: list[dict[str, Any]] = []
         self._events_seen = 0  # world.log entries already reported by status_summary
+        self._metrics: list[dict[str, Any]] = []  # one row per turn (successful sim resume), not yet taken
+        self._metrics_events = 0  # world.log entries already in a metrics row
+        self.turns = 0  # successful sim resumes
 
     @classmethod
     def from_preset(
@@ -74,11 +81,15 @@ class YcEnv:
             result = ToolResult(ok=False, error="The simulation has ended; no further actions are accepted.")
         else:
             result = self.registry.call(self, name, args)
-        # A refused call keeps only a preview of its arguments: junk must not bloat the saved session.
-        logged = args if result.ok else preview(args)
         self.actions.append(
-            {"time": w.cal.iso(w.now), "tool": name, "args": logged, "ok": result.ok, "error": result.error}
+            {"time": w.cal.iso(w.now), "tool": name, "args": args, "ok": result.ok, "error": result.error}
         )
+        if result.ok and name == "sim_resume":
+            self.turns += 1
+            events = w.log[self._metrics_events :]
+            self._metrics_events = len(w.log)
+            status = self.status_summary(consume=False)
+            self._metrics.append({"turn": self.turns, **status, "events_since_last_turn": events})
         if result.tamper:
             self.log_tamper(result.tamper, {"tool": name, "error": result.error})
         return result
@@ -110,9 +121,62 @@ class YcEnv:
             "bankrupt": w.bankrupt,
         }
 
+    def observation(self) -> dict[str, Any]:
+        """What the agent sees at the start of a turn: the status summary (consumes its events)."""
+        return self.status_summary()
+
+    def advance(self) -> None:
+        """End the turn: ``sim resume`` (the paper's only way to move time)."""
+        self.call_tool("sim_resume", {})
+
     @property
     def done(self) -> bool:
         return self.world.done
+
+    @property
+    def bankrupt(self) -> bool:
+        return self.world.bankrupt
+
+    @property
+    def horizon(self) -> int:
+        """The horizon in months (Table 2: one year)."""
+        return int(self.config.clock.horizon_months)
+
+    @property
+    def elapsed(self) -> int:
+        """Whole calendar months from the start to the simulated time now."""
+        w = self.world
+        return max(m for m in range(self.horizon + 1) if w.cal.add_months(m) <= max(w.now, w.cal.add_months(0)))
+
+    def cash(self) -> float:
+        return round(self.world.funds_cents / 100, 2)
+
+    def score(self) -> float:
+        """The paper's score: funds at the end (section 3; bankrupt runs keep their negative funds)."""
+        return self.cash()
+
+    def take_rows(self) -> dict[str, list[dict[str, Any]]]:
+        """The metrics rows (one per turn) produced since the last call."""
+        rows, self._metrics = self._metrics, []
+        return {"metrics": rows}
+
+    def ledger_rows(self) -> list[LedgerRow]:
+        return list(self.world.ledger.rows)
+
+    def money_points(self) -> list[tuple[Any, float]]:
+        """Funds after every ledger posting, in months since the start (exact, whoever drove the run)."""
+        w = self.world
+        month = w.cal.add_months(1) - w.cal.add_months(0)
+        balance = w.ledger.start_cents
+        points: list[tuple[Any, float]] = [(0.0, balance / 100)]
+        for row, minute in zip(w.ledger.rows, w.ledger_times, strict=True):
+            balance += row.cents
+            points.append(((minute - w.start) / month, balance / 100))
+        points.append(((w.now - w.start) / month, w.funds_cents / 100))
+        return points
+
+    def close(self) -> None:
+        return None
 
     @property
     def scratchpad(self) -> str:

@@ -1,0 +1,260 @@
+"""The Env contract: what every bizbench world implements, and the spec that plugs it in.
+
+Everything above ``envs/`` (runner, agents, report, viewer, CLI, interfaces) talks to an env
+only through :class:`Env` and its :class:`EnvSpec` (DESIGN principle 10; docs/architecture.md),
+never by its name. The words follow Gymnasium and tau2-bench where they fit:
+
+- an env is built from a preset config and a seed (and the held-out secret) by
+  :meth:`EnvSpec.make`;
+- its tools are one :class:`~bizbench.core.registry.ToolRegistry`; :meth:`Env.call_tool` never
+  raises: an error is an answer (``ToolResult(ok=False)``) that changes nothing;
+- :meth:`Env.observation` is what a player sees at a turn boundary (never a hidden field);
+- :meth:`Env.advance` ends the current turn the env's default way (ceo: the next week
+  without forecasts; yc: ``sim resume``; cfo: ``pass``);
+- :attr:`Env.done`, :meth:`Env.score` (the headline number), :meth:`Env.result` (result.json's
+  env fields) and :meth:`Env.state_digest` (equal digests mean equal worlds).
+
+Time: each env declares one unit (:attr:`EnvSpec.unit`: ``day``, ``turn`` or ``month``);
+:attr:`Env.elapsed` and :attr:`Env.horizon` count in it, and ``--horizon N`` overrides the
+preset's horizon in that unit everywhere (:meth:`EnvSpec.with_horizon`).
+
+The record: an env keeps its action and tamper rows in memory (``actions``, ``tamper``) and
+hands the rows of its other logs (``metrics``, cfo ``statements`` ...) to whoever asks,
+through :meth:`Env.take_rows`; the :class:`~bizbench.core.session.Session` writes them.
+Envs do no file I/O of the record.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+from bizbench.core.errors import ToolResult
+
+if TYPE_CHECKING:
+    from bizbench.core.ledger import LedgerRow
+
+__all__ = ["Baseline", "Env", "EnvSpec", "Policy", "ReplayRules", "Unit"]
+
+Unit = Literal["day", "turn", "month"]
+
+
+@runtime_checkable
+class Env(Protocol):
+    """One seeded world behind its tools (see the module docstring)."""
+
+    registry: Any  # ToolRegistry
+    config: Any  # the env's pydantic config
+    seed: int
+    preset: str
+    preset_hash: str
+    secret_id: str | None
+    actions: list[dict[str, Any]]  # every call, accepted and refused, as the env logged it
+    tamper: list[dict[str, Any]]  # suspicious attempts
+
+    def call(self, name: str, **args: Any) -> ToolResult: ...
+
+    def call_tool(self, name: str, args: Any) -> ToolResult: ...
+
+    def log_tamper(self, kind: str, detail: dict[str, Any]) -> None: ...
+
+    def observation(self) -> dict[str, Any]: ...
+
+    def advance(self, **args: Any) -> None: ...
+
+    @property
+    def done(self) -> bool: ...
+
+    @property
+    def bankrupt(self) -> bool: ...
+
+    @property
+    def elapsed(self) -> int: ...
+
+    @property
+    def horizon(self) -> int: ...
+
+    def cash(self) -> float: ...
+
+    def score(self) -> float: ...
+
+    def result(self, **extra: Any) -> dict[str, Any]: ...
+
+    def state_digest(self) -> str: ...
+
+    def take_rows(self) -> dict[str, list[dict[str, Any]]]: ...
+
+    def ledger_rows(self) -> list[LedgerRow]: ...
+
+    def money_points(self) -> list[tuple[Any, float]]: ...
+
+    def close(self) -> None: ...
+
+
+class Policy(Protocol):
+    """A baseline: :meth:`act` plays one turn of ``env`` and ends it."""
+
+    def act(self, env: Any) -> None: ...
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A rule-based agent of an env: ``make(seed, **options)`` builds its policy; ``options``
+    names the options it takes with their defaults (a sweep's ``options``/``grid``, the CLI)."""
+
+    name: str
+    make: Callable[..., Policy]
+    options: Mapping[str, Any] = field(default_factory=dict)
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class ReplayRules:
+    """What ``bizbench replay`` re-sends and compares (docs/run-format.md).
+
+    ``advance_action``: the action-log name of :meth:`Env.advance` when it is not a registry
+    tool (ceo ``next_turn``); ``resend_reads``: whether accepted read-only calls are re-sent
+    (they must be where a read spends a budget, as in cfo); ``log_derived``: result fields
+    counted from the action log, which replay cannot recount; ``added_later``: result fields
+    added after run format 1 began, left unverified when an old run lacks them."""
+
+    advance_action: str | None = None
+    resend_reads: bool = True
+    log_derived: frozenset[str] = frozenset({"tamper_events"})
+    added_later: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    """Everything the rest of bizbench needs to know about an env, found by its id.
+
+    ``env`` is ``"module:Class"`` of the :class:`Env` (imported on first use, so listing envs
+    stays light); ``config`` is ``"module:Model"`` of its pydantic config. ``horizon_key`` is
+    the path of the horizon in the config (in ``unit``). ``seat`` is the module of its seat
+    (the SDK written into a served workspace, :mod:`bizbench.core.seat`); ``report`` the module
+    of its report measures and ``viewer`` of its viewer panels; ``harness`` its paper's
+    harness. ``baselines`` is ``"module:NAME"`` of a mapping name -> :class:`Baseline`."""
+
+    id: str
+    title: str
+    description: str
+    package: str
+    env: str
+    config: str
+    unit: Unit
+    horizon_key: tuple[str, ...]
+    baselines: str
+    default_baseline: str
+    harness: str
+    default_preset: str = "default"
+    seat: str | None = None
+    report: str | None = None
+    viewer: str | None = None
+    replay: ReplayRules = ReplayRules()
+    #: names of options of the world itself (not of an agent): ceo ``database`` (write company.db)
+    world_options: Mapping[str, Any] = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ lazy pieces
+    def load(self, ref: str) -> Any:
+        """``module:attr`` -> the object."""
+        module, _, attr = ref.partition(":")
+        return getattr(importlib.import_module(module), attr)
+
+    @property
+    def env_class(self) -> Any:
+        return self.load(self.env)
+
+    @property
+    def config_model(self) -> Any:
+        return self.load(self.config)
+
+    def baseline_table(self) -> Mapping[str, Baseline]:
+        table: Mapping[str, Baseline] = self.load(self.baselines)
+        return table
+
+    def baseline(self, name: str) -> Baseline:
+        """The named baseline (ValueError listing this env's baselines)."""
+        table = self.baseline_table()
+        if name not in table:
+            raise ValueError(f"unknown {self.id} baseline {name!r}; choose from {', '.join(table)}")
+        return table[name]
+
+    def module(self, which: Literal["seat", "report", "viewer"]) -> Any:
+        """The env's seat, report or viewer module (ValueError when it has none)."""
+        ref = getattr(self, which)
+        if ref is None:
+            raise ValueError(f"env {self.id!r} has no {which}")
+        return importlib.import_module(ref)
+
+    # ------------------------------------------------------------------ configs
+    def load_config(self, preset: str | None = None) -> tuple[Any, str]:
+        """(validated config, preset hash) of a preset shipped with the env."""
+        from bizbench.core.presets import load_preset
+
+        return load_preset(self.package, preset or self.default_preset, self.config_model)
+
+    def presets(self) -> list[str]:
+        from bizbench.core.presets import list_presets
+
+        return list_presets(self.package)
+
+    def horizon_of(self, config: Any) -> int:
+        value = config
+        for key in self.horizon_key:
+            value = value[key] if isinstance(value, dict) else getattr(value, key)
+        return int(value)
+
+    def with_horizon(self, config: Any, horizon: int | None) -> Any:
+        """``config`` with its horizon set to ``horizon`` (in :attr:`unit`; None: unchanged)."""
+        if horizon is None:
+            return config
+        if isinstance(horizon, bool) or not isinstance(horizon, int) or horizon < 1:
+            raise ValueError(f"--horizon must be a whole number of {self.unit}s >= 1, got {horizon!r}")
+
+        def put(node: Any, keys: tuple[str, ...]) -> Any:
+            if len(keys) == 1:
+                return node.model_copy(update={keys[0]: horizon})
+            return node.model_copy(update={keys[0]: put(getattr(node, keys[0]), keys[1:])})
+
+        return put(config, self.horizon_key)
+
+    def validate_config(self, data: dict[str, Any]) -> Any:
+        """A recorded config (config.json's ``config``) as the env's model."""
+        return self.config_model.model_validate(data)
+
+    # ------------------------------------------------------------------ worlds
+    def make(
+        self,
+        config: Any,
+        seed: int,
+        preset: str | None = None,
+        preset_hash: str = "",
+        secret: str | None = None,
+        files: Path | None = None,
+        **world_options: Any,
+    ) -> Env:
+        """A fresh env. ``files``: a directory for the agent-visible files the env keeps (ceo's
+        company.db); ``world_options``: the names in :attr:`world_options`."""
+        unknown = sorted(set(world_options) - set(self.world_options))
+        if unknown:
+            raise ValueError(f"env {self.id!r} takes no option {', '.join(unknown)}")
+        env: Env = self.env_class(
+            config,
+            seed,
+            preset or self.default_preset,
+            preset_hash,
+            secret,
+            files=files,
+            **world_options,
+        )
+        return env
+
+    def from_preset(
+        self, preset: str | None = None, seed: int = 42, horizon: int | None = None, secret: str | None = None, **kw: Any
+    ) -> Env:
+        """A fresh env of a named preset (``horizon`` overrides its horizon)."""
+        config, digest = self.load_config(preset)
+        return self.make(self.with_horizon(config, horizon), seed, preset, digest, secret, **kw)

@@ -1,0 +1,201 @@
+"""The run log: the files of a run directory, their typed models, one writer and one reader.
+
+A run directory (docs/run-format.md) is written by a :class:`~bizbench.core.session.Session`
+through :class:`RunDir`, whatever drove the run (a baseline, a model harness, a served seat, a
+user's agent class):
+
+- ``config.json``: :class:`RunConfig` (env, preset and its hash, seed, agent, horizon and its
+  unit, the full world config, ``run_format`` and the held-out secret's fingerprint);
+- ``actions.jsonl``: one :class:`ActionRecord` per call, accepted or refused, appended and
+  flushed as it happens;
+- ``tamper.jsonl``, ``metrics.jsonl`` and the env's other logs (cfo ``statements.jsonl``):
+  appended as they happen;
+- ``ledger.csv``, ``cash.png`` and, last and atomically, ``result.json`` (:class:`ResultCore`
+  plus the env's own fields): written once, when the run ends.
+
+Model runs add ``trajectory.jsonl`` (:mod:`bizbench.agents.recording`), a resumed run adds
+``attempts/`` and ``resume.jsonl`` (:mod:`bizbench.runner.resume`). Format 1 (before the Env
+contract) is still read: :func:`read_config` fills in what it lacks.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import threading
+from pathlib import Path
+from typing import IO, Any
+
+from pydantic import BaseModel, ConfigDict
+
+from bizbench.core.jsonio import jsonable, preview, read_json, write_json
+from bizbench.core.rng import secret_from_env, secret_id
+
+__all__ = [
+    "ATTEMPTS",
+    "MAX_LOGGED_ARGS",
+    "RESUMING",
+    "RUN_FORMAT",
+    "ActionRecord",
+    "ResultCore",
+    "RunConfig",
+    "RunDir",
+    "action_record",
+    "read_result",
+    "require_new",
+    "write_result",
+]
+
+#: The version of the layout documented in docs/run-format.md (config.json's ``run_format``).
+#: 2: the Env contract (``horizon``, ``unit``; ``args`` always the parsed object; the common
+#: result core). 1: the first format, still read.
+RUN_FORMAT = 2
+#: The folder of a run directory that keeps the files of its killed attempts (:mod:`bizbench.runner.resume`).
+ATTEMPTS = "attempts"
+#: What a directory being resumed holds before the run starts again.
+RESUMING = frozenset({"config.json", ATTEMPTS, "resume.jsonl"})
+#: Bytes of a refused call's arguments (as JSON) kept verbatim; larger ones keep a digest and a preview.
+MAX_LOGGED_ARGS = 16_000
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class RunConfig(_Open):
+    """config.json: what the run was (the world, the agent); env-specific fields sit beside these."""
+
+    run_format: int = 1
+    env: str
+    preset: str
+    preset_hash: str = ""
+    seed: int
+    agent: str
+    seed_secret_id: str | None = None
+    horizon: int | None = None  # in ``unit``; format 1 has it only inside ``config``
+    unit: str | None = None
+    config: dict[str, Any]
+
+
+class ActionRecord(_Open):
+    """One line of actions.jsonl. The time field is the env's (``day``, ``time`` or ``month``).
+
+    ``args`` is the parsed arguments object as the agent sent it; for a refused call whose
+    arguments are not JSON or larger than :data:`MAX_LOGGED_ARGS` bytes it is None and
+    ``args_sha256`` / ``args_bytes`` / ``args_preview`` describe them."""
+
+    tool: str | None = None
+    args: Any = None
+    ok: bool
+    error: str | None = None
+
+
+class ResultCore(_Open):
+    """The fields every env's result.json has (the env's own fields sit beside them)."""
+
+    env: str
+    preset: str
+    seed: int
+    final_cash: float  # dollars
+    bankrupt: bool
+    completed: bool  # reached the horizon
+    survived: int  # in the env's unit
+    survived_fraction: float
+    score: float
+    horizon: int
+    unit: str
+    tool_calls: int
+    tokens: dict[str, int] | None = None
+    cost_usd: float = 0.0
+    ended_by: str = "completed"
+
+
+def action_record(row: dict[str, Any]) -> dict[str, Any]:
+    """An env's action row as actions.jsonl keeps it (see :class:`ActionRecord`)."""
+    if row.get("ok") or "args" not in row:
+        return row
+    args = row["args"]
+    try:
+        text = json.dumps(jsonable(args), allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        text = None
+    if text is not None and len(text) <= MAX_LOGGED_ARGS:
+        return row
+    raw = (text if text is not None else preview(args, 10**9)).encode("utf-8", "replace")
+    return {
+        **row,
+        "args": None,
+        "args_sha256": hashlib.sha256(raw).hexdigest(),
+        "args_bytes": len(raw),
+        "args_preview": preview(args, 200),
+    }
+
+
+def require_new(path: Path | None) -> None:
+    """A run writes into a new or empty directory: appending a second run to a first one's
+    trajectory and metrics would corrupt both. The one exception is a run being resumed,
+    whose killed attempts ``bizbench resume`` has moved to ``attempts/``."""
+    if path is None or not Path(path).is_dir():
+        return
+    names = {p.name for p in Path(path).iterdir()}
+    if names and not (ATTEMPTS in names and names <= RESUMING):
+        raise ValueError(
+            f"the run directory {path} already holds a run; choose another --out or remove it "
+            "(`bizbench resume` finishes a killed run)"
+        )
+
+
+def read_result(path: Path) -> dict[str, Any] | None:
+    """result.json of a finished run, or None (absent, cut short by a kill, or not an object)."""
+    return read_json(Path(path) / "result.json")
+
+
+def write_result(path: Path, result: dict[str, Any]) -> None:
+    """result.json, written last: its presence means the run is finished."""
+    write_json(Path(path) / "result.json", result)
+
+
+class RunDir:
+    """Append-only writer of one run directory (the only writer of the record)."""
+
+    def __init__(self, path: Path, config: dict[str, Any]) -> None:
+        self.path = Path(path)
+        self.path.mkdir(parents=True, exist_ok=True)
+        held_out = secret_id(secret_from_env())  # worlds drawn under $BIZBENCH_SEED_SECRET (core.rng)
+        record = {"run_format": RUN_FORMAT, "seed_secret_id": held_out, **config}
+        RunConfig.model_validate(record)
+        write_json(self.path / "config.json", record)
+        self.tamper_log.touch()  # an empty log is an explicit "no attempts"
+        self._files: dict[str, IO[str]] = {}
+        self._lock = threading.Lock()  # a served session's lock-free tools log beside the others
+
+    @property
+    def tamper_log(self) -> Path:
+        return self.path / "tamper.jsonl"
+
+    def append(self, name: str, rows: list[dict[str, Any]]) -> None:
+        """Append rows to ``<name>.jsonl`` and flush, so a crash loses nothing already done."""
+        if not rows:
+            return
+        with self._lock:
+            f = self._files.get(name)
+            if f is None:
+                f = self._files[name] = (self.path / f"{name}.jsonl").open("a")
+            for row in rows:
+                f.write(json.dumps(jsonable(row), default=str) + "\n")
+            f.flush()
+
+    def write_ledger(self, rows: list[Any]) -> None:
+        """ledger.csv: day (the env's time unit), category, amount in dollars, group, note."""
+        with (self.path / "ledger.csv").open("w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["day", "category", "amount", "group", "note"])
+            for row in rows:
+                w.writerow([row.day, row.category, f"{row.cents / 100:.2f}", row.group, row.note])
+
+    def close(self) -> None:
+        with self._lock:
+            for f in self._files.values():
+                f.close()
+            self._files.clear()

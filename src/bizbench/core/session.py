@@ -1,0 +1,166 @@
+"""The Session: any env, wrapped so that everything done to it is recorded (DESIGN principle 9).
+
+Whoever drives an env — a baseline, a model harness, a served seat, a user's agent class —
+drives it through a :class:`Session`. The session passes every call to the env and, as each
+happens, appends and flushes what the env logged: the action (accepted or refused), tamper
+entries, and the rows of the env's other logs (metrics, cfo statements). When the run ends,
+:meth:`Session.finish` writes ``ledger.csv``, ``cash.png`` and, last, ``result.json`` with the
+common result core (:class:`~bizbench.core.runlog.ResultCore`). The env never touches the run
+directory; without one (``run_dir=None``) the session records nothing and only computes the
+result.
+
+Anything the session does not define (the env's ``config``, ``registry``, ``world`` for a
+baseline's eyes, ``status_summary`` ...) is the env's: a session stands wherever an env does.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from bizbench.core.env import Env, EnvSpec
+from bizbench.core.errors import ToolResult
+from bizbench.core.runlog import RunDir, action_record, require_new
+
+__all__ = ["Session"]
+
+
+class Session:
+    """An env and its run directory (see the module docstring)."""
+
+    def __init__(
+        self,
+        spec: EnvSpec,
+        env: Env,
+        run_dir: Path | None = None,
+        agent: str = "?",
+        **meta: Any,
+    ) -> None:
+        """``meta``: the run's other config.json fields (agent options, harness, model, limits ...)."""
+        self.spec = spec
+        self.env = env
+        self.agent = agent
+        self.started = time.perf_counter()
+        self._lock = threading.RLock()
+        self._written = {"actions": 0, "tamper": 0}
+        self.run: RunDir | None = None
+        if run_dir is not None:
+            require_new(run_dir)
+            self.run = RunDir(
+                run_dir,
+                {
+                    "env": spec.id,
+                    "preset": env.preset,
+                    "preset_hash": env.preset_hash,
+                    "seed": env.seed,
+                    "agent": agent,
+                    **meta,
+                    "horizon": env.horizon,
+                    "unit": spec.unit,
+                    "config": env.config.model_dump(mode="json"),
+                },
+            )
+        self.flush()  # what the env logged while it was built
+
+    @property
+    def path(self) -> Path | None:
+        return self.run.path if self.run is not None else None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.env, name)
+
+    # ------------------------------------------------------------------ acting
+    def call(self, name: str, **args: Any) -> ToolResult:
+        return self.call_tool(name, args)
+
+    def call_tool(self, name: str, args: Any) -> ToolResult:
+        """One tool call (never raises), recorded as it returns."""
+        result = self.env.call_tool(name, args)
+        self.flush()
+        return result
+
+    def advance(self, **args: Any) -> None:
+        """End the turn the env's default way, recorded."""
+        self.env.advance(**args)
+        self.flush()
+
+    def log_tamper(self, kind: str, detail: dict[str, Any]) -> None:
+        self.env.log_tamper(kind, detail)
+        self.flush()
+
+    def flush(self) -> None:
+        """Append what the env logged since the last flush."""
+        with self._lock:
+            env = self.env
+            actions = env.actions[self._written["actions"] :]
+            tamper = env.tamper[self._written["tamper"] :]
+            self._written["actions"] += len(actions)
+            self._written["tamper"] += len(tamper)
+            rows = env.take_rows()
+            if self.run is None:
+                return
+            self.run.append("actions", [action_record(a) for a in actions])
+            self.run.append("tamper", tamper)
+            for name, log in rows.items():
+                self.run.append(name, log)
+
+    def status(self) -> dict[str, Any]:
+        """The env's status with the contract's words (for servers and progress bars)."""
+        env = self.env
+        own = env.status() if hasattr(env, "status") else {}
+        return {**own, "elapsed": env.elapsed, "unit": self.spec.unit, "done": env.done, "bankrupt": env.bankrupt}
+
+    # ------------------------------------------------------------------ the end
+    def result(self, ended_by: str | None = None, meter: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+        """result.json's content: the common core, the env's fields, then ``extra`` (agent, harness ...)."""
+        env = self.env
+        horizon = env.horizon
+        survived = min(env.elapsed, horizon)
+        completed = bool(env.done and not env.bankrupt and env.elapsed >= horizon)
+        if ended_by is None:
+            ended_by = "bankrupt" if env.bankrupt else "completed" if completed else "incomplete"
+        meter = meter or {}
+        fields = env.result(**extra)
+        core = {
+            "final_cash": env.cash(),
+            "bankrupt": env.bankrupt,
+            "completed": completed,
+            "survived": survived,
+            "survived_fraction": round(survived / horizon, 6) if horizon else 0.0,
+            "score": env.score(),
+            "horizon": horizon,
+            "unit": self.spec.unit,
+            "tool_calls": fields.get("tool_calls", 0),
+            "tokens": meter.get("tokens"),
+            "cost_usd": meter.get("cost_usd", 0.0),
+            "ended_by": ended_by,
+        }
+        return {**{k: v for k, v in core.items() if k not in fields}, **fields, **meter, "ended_by": ended_by}
+
+    def finish(
+        self, ended_by: str | None = None, meter: dict[str, Any] | None = None, title: str = "", **extra: Any
+    ) -> dict[str, Any]:
+        """End the run: its result (returned) and, with a run directory, ledger.csv, cash.png and
+        result.json (written last: its presence means the run is finished)."""
+        from bizbench.core.provenance import provenance
+
+        with self._lock:
+            self.flush()
+            wall = round(time.perf_counter() - self.started, 3)
+            result = self.result(ended_by, meter, **extra)
+            result.setdefault("wall_seconds", wall)
+            self.env.close()
+            if self.run is None:
+                return result
+            result["provenance"] = provenance()
+            from bizbench.core.plots import plot_money
+            from bizbench.core.runlog import write_result
+
+            self.run.write_ledger(self.env.ledger_rows())
+            title = title or f"{self.spec.id} / {self.env.preset} / {self.agent} / seed {self.env.seed}"
+            plot_money(self.env.money_points(), self.run.path / "cash.png", self.spec.unit, title)
+            self.run.close()
+            write_result(self.run.path, result)
+            return result
