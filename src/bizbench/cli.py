@@ -24,15 +24,6 @@ console = Console()
 err_console = Console(stderr=True)
 
 
-def _config_model(env_id: str, package: str) -> Any | None:
-    """The env's config model by convention ``<package>.config:<Id>Config``, or None."""
-    try:
-        mod = importlib.import_module(f"{package}.config")
-    except Exception:  # noqa: BLE001 - env not installed or not importable yet
-        return None
-    return getattr(mod, f"{env_id.capitalize()}Config", None)
-
-
 # ---------------------------------------------------------------------------- info commands
 @app.command()
 def envs() -> None:
@@ -60,7 +51,10 @@ def presets(env: str = typer.Argument(..., help="Env id, e.g. 'ceo'.")) -> None:
     except ValueError as e:
         err_console.print(f"[red]env {env!r} is not installed or has no presets: {e}[/red]")
         raise typer.Exit(1) from None
-    model = _config_model(spec.id, spec.package)
+    try:
+        model = spec.config_model
+    except Exception:  # noqa: BLE001 - env not importable: list the preset names only
+        model = None
     table = Table(title=f"{spec.id} presets")
     table.add_column("preset", style="bold cyan")
     if model is not None:
@@ -119,30 +113,63 @@ def _env_spec(env: str) -> Any:
         raise typer.Exit(2) from None
 
 
-def _check_env(env: str, supported: tuple[str, ...] = ("ceo",)) -> None:
-    _env_spec(env)
-    if env not in supported:
-        err_console.print(f"[red]env '{env}' has no baselines yet[/red]")
-        raise typer.Exit(2)
+def _option_owner(option: str, kind: str) -> str:
+    """Which envs have ``option`` (a baseline option or a world option), for an error message."""
+    from bizbench.core.envs import list_envs
+
+    owners = []
+    for spec in list_envs():
+        try:
+            if kind == "world" and option in spec.world_options:
+                owners.append(spec.id)
+            if kind == "baseline":
+                owners += [
+                    f"the {spec.id} {b.name} baseline" for b in spec.baseline_table().values() if option in b.options
+                ]
+        except Exception:  # noqa: BLE001 - a broken plug-in must not hide the message
+            continue
+    return ", ".join(owners) or "no env"
+
+
+def _fail(message: str) -> None:
+    err_console.print(message, style="red", markup=False, soft_wrap=True)
+    raise typer.Exit(2)
+
+
+def _parse_options(pairs: list[str]) -> dict[str, Any]:
+    """``--option key=value`` pairs; a value is JSON when it parses (numbers, true, lists), else a string."""
+    import json
+
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            _fail(f"--option {pair!r}: expected key=value, e.g. --option price_book=cheap")
+        try:
+            out[key] = json.loads(value)
+        except ValueError:
+            out[key] = value
+    return out
 
 
 @app.command()
 def run(
-    env: str = typer.Argument(..., help="Env id, e.g. 'ceo'."),
-    agent: str = typer.Option(
-        "rule-based",
-        help="Baseline: ceo do-nothing|random|rule-based; yc do-nothing|random|greedy|heuristic; "
-        "cfo always-pass|one-raise|greedy-equity|greedy-debt|prudent-cfo.",
+    env: str = typer.Argument(..., help="Env id (bizbench envs)."),
+    agent: str | None = typer.Option(
+        None,
+        help="A baseline (default: the env's; see `bizbench baselines ENV`) or your agent class module:Class.",
     ),
     seed: int = typer.Option(42, help="World seed."),
     preset: str | None = typer.Option(None, help="Preset (see `bizbench presets ENV`); default: the env's default."),
-    days: int | None = typer.Option(None, help="Override the preset's horizon in days."),
+    horizon: int | None = typer.Option(None, help="Override the preset's horizon, in the env's unit (day/month)."),
+    days: int | None = typer.Option(None, help="The horizon of an env counted in days (ceo): same as --horizon."),
     out: str | None = typer.Option(None, help="Run directory to write (default runs/<env>-<agent>-<preset>-<seed>)."),
-    price_book: str = typer.Option("mid", help="rule-based: cheap | mid."),
-    target_rule: str = typer.Option("s1_only", help="rule-based: s1_only | s1_then_s3."),
-    spend_package: str = typer.Option("heavy", help="rule-based: light | medium | heavy."),
-    cash_floor: float = typer.Option(100_000.0, help="rule-based: cash floor in dollars."),
-    db: bool = typer.Option(True, "--db/--no-db", help="Write the agent-visible company.db (large for long runs)."),
+    option: list[str] | None = typer.Option(None, "--option", help="A baseline option key=value (repeatable)."),
+    price_book: str | None = typer.Option(None, help="ceo rule-based: cheap | mid."),
+    target_rule: str | None = typer.Option(None, help="ceo rule-based: s1_only | s1_then_s3."),
+    spend_package: str | None = typer.Option(None, help="ceo rule-based: light | medium | heavy."),
+    cash_floor: float | None = typer.Option(None, help="ceo rule-based: cash floor in dollars."),
+    db: bool | None = typer.Option(None, "--db/--no-db", help="ceo: write the agent-visible company.db (default on)."),
     model: str | None = typer.Option(
         None,
         help="Put an LLM in the seat: openai/<model>, anthropic/<model>, litellm/<model>, "
@@ -158,49 +185,90 @@ def run(
     reasoning_effort: str | None = typer.Option(None, help="Reasoning effort for models that take one (recorded)."),
     prices: str | None = typer.Option(None, help="A TOML/JSON price table overriding the built-in one."),
 ) -> None:
-    """Run one episode (a baseline, an LLM with --model, or your agent with --agent module:Class)."""
+    """Run one episode: a baseline (the env's by default), an LLM (--model) or your agent (--agent module:Class)."""
     from pathlib import Path
 
-    from bizbench.runner.episode import run_ceo_baseline
-
-    _check_env(env, ("ceo", "yc", "cfo"))
-    preset = preset or _env_spec(env).default_preset
-    if model is not None or ":" in agent:
+    spec = _env_spec(env)
+    if days is not None:
+        if spec.unit != "day":
+            _fail(
+                f"--days sets the horizon of envs counted in days ({_unit_envs('day')}); {env} counts "
+                f"{spec.unit}s: use --horizon"
+            )
+        if horizon is not None and horizon != days:
+            _fail("give --horizon or --days, not both")
+        horizon = days
+    world: dict[str, Any] = {}
+    if db is not None:
+        if "database" not in spec.world_options:
+            _fail(f"--db/--no-db is a world option of {_option_owner('database', 'world')}; {env} has no database")
+        world["database"] = db
+    named = {
+        "price_book": price_book,
+        "target_rule": target_rule,
+        "spend_package": spend_package,
+        "cash_floor": cash_floor,
+    }
+    options = {**{k: v for k, v in named.items() if v is not None}, **_parse_options(option or [])}
+    preset = preset or spec.default_preset
+    if model is not None or (agent is not None and ":" in agent):
+        if options:
+            flags = ", ".join("--" + k.replace("_", "-") for k in options)
+            _fail(f"{flags}: options of baselines, not of --model or --agent module:Class")
         sampling = {"temperature": temperature, "max_tokens": max_output_tokens, "reasoning_effort": reasoning_effort}
         limits = {"max_dollars": max_dollars, "max_tokens": max_tokens, "max_turns": max_turns}
-        name = _slug(model) if model is not None else agent.rsplit(":", 1)[-1]
+        name = _slug(model) if model is not None else str(agent).rsplit(":", 1)[-1]
         out_dir = Path(out) if out else Path("runs") / f"{env}-{name}-{preset}-{seed}"
-        harness_options = {"context_turns": context_turns, "days": days}
-        _run_agent(env, model, agent, seed, preset, out_dir, harness, harness_options, sampling, limits, prices)
+        harness_options = {"context_turns": context_turns}
+        _run_agent(
+            spec,
+            model,
+            agent,
+            seed,
+            preset,
+            out_dir,
+            harness,
+            harness_options,
+            sampling,
+            limits,
+            prices,
+            horizon,
+            world,
+        )
         return
-    options = None
-    if agent == "rule-based":
-        options = {
-            "price_book": price_book,
-            "target_rule": target_rule,
-            "spend_package": spend_package,
-            "cash_floor": cash_floor,
-        }
-    out_dir = Path(out) if out else Path("runs") / f"{env}-{agent}-{preset}-{seed}"
-    if env in _EPISODES:
-        _run_episode(env, agent, seed, preset, out_dir)
-        return
-    with _progress() as progress:
-        task = progress.add_task("days simulated", total=None)
+    try:
+        baseline = spec.baseline(agent or spec.default_baseline)
+    except ValueError as e:
+        _fail(str(e))
+    for key in options:
+        if key not in baseline.options:
+            _fail(
+                f"--{key.replace('_', '-')} is an option of {_option_owner(key, 'baseline')}; the {env} "
+                f"{baseline.name} baseline takes {', '.join(baseline.options) or 'none'}"
+            )
+    out_dir = Path(out) if out else Path("runs") / f"{env}-{baseline.name}-{preset}-{seed}"
+    from bizbench.runner.episode import run_baseline
 
-        def on_turn(day: int, horizon: int) -> None:
-            progress.update(task, completed=day, total=horizon)
+    with _progress() as progress:
+        task = progress.add_task(f"{spec.unit}s simulated", total=None)
+
+        def on_turn(elapsed: int, total: int) -> None:
+            progress.update(task, completed=elapsed, total=total)
 
         try:
-            result = run_ceo_baseline(agent, seed, preset, days, out_dir, options, on_turn, database=db)
+            result = run_baseline(
+                env, baseline.name, seed, preset, horizon, out_dir, options or None, on_turn, world or None
+            )
         except ValueError as e:
-            err_console.print(f"[red]{e}[/red]")
-            raise typer.Exit(2) from None
-    keys: tuple[str, ...] = ("final_cash", "bankrupt", "days_survived", "peak_subscribers", "peak_subscribers_day")
-    keys += ("min_cash", "min_cash_day", "final_subscribers", "wall_seconds")
-    _print_result(f"{env} / {preset} / {agent} / seed {seed}", result, keys, money=("final_cash", "min_cash"))
-    files = "result.json, metrics.jsonl, actions.jsonl, ledger.csv, cash.png" + (", company.db" if db else "")
-    console.print(f"run directory: {out_dir}  ({files})")
+            _fail(str(e))
+    _print_result(f"{env} / {preset} / {baseline.name} / seed {seed}", result, spec.unit)
+    _print_files(out_dir)
+
+
+def _unit_envs(unit: str) -> str:
+    from bizbench.core.envs import list_envs
+
+    return ", ".join(s.id for s in list_envs() if s.unit == unit) or "none"
 
 
 def _slug(text: str) -> str:
@@ -210,9 +278,9 @@ def _slug(text: str) -> str:
 
 
 def _run_agent(
-    env: str,
+    spec: Any,
     model: str | None,
-    agent: str,
+    agent: str | None,
     seed: int,
     preset: str,
     out_dir: Any,
@@ -221,6 +289,8 @@ def _run_agent(
     sampling: dict[str, Any],
     limits: dict[str, Any],
     prices: str | None,
+    horizon: int | None,
+    world: dict[str, Any],
 ) -> None:
     """An LLM episode (--model) or a user's agent class (--agent module:Class)."""
     from bizbench.agents.recording import Limits
@@ -236,29 +306,60 @@ def _run_agent(
             options = {k: v for k, v in harness_options.items() if v is not None}
             price_file = str(Path(prices).absolute()) if prices else None
             result = agent_episode.run_agent_episode(
-                env, client, seed, preset, out_dir, harness, Limits(**limits), options, portable_spec(model), price_file
+                spec.id,
+                client,
+                seed,
+                preset,
+                out_dir,
+                harness,
+                Limits(**limits),
+                options,
+                portable_spec(model),
+                price_file,
+                horizon,
             )
         else:
-            result = agent_episode.run_user_agent(env, agent, seed, preset, out_dir)
+            result = agent_episode.run_user_agent(spec.id, str(agent), seed, preset, out_dir, horizon, world or None)
     except ValueError as e:
-        err_console.print(str(e), style="red", markup=False)
-        raise typer.Exit(2) from None
-    keys = [
-        k for k in ("score", "final_cash", "final_funds", "bankrupt", "ended_by", "turns", "cost_usd") if k in result
-    ]
-    money = ("score", "final_cash", "final_funds")
-    _print_result(f"{env} / {preset} / {result.get('agent')} / seed {seed}", result, (*keys, "wall_seconds"), money)
-    console.print(f"run directory: {out_dir}  (result.json, trajectory.jsonl, system_prompt.txt, tools.json, ...)")
+        _fail(str(e))
+    _print_result(f"{spec.id} / {preset} / {result.get('agent')} / seed {seed}", result, spec.unit)
+    _print_files(out_dir)
 
 
-def _print_result(title: str, result: dict[str, Any], keys: tuple[str, ...], money: tuple[str, ...]) -> None:
+#: result fields shown after a run, in order (those a result has)
+_SHOWN = (
+    "score",
+    "final_cash",
+    "bankrupt",
+    "completed",
+    "survived",
+    "ended_by",
+    "tool_calls",
+    "turns",
+    "cost_usd",
+    "wall_seconds",
+)
+_MONEY = ("score", "final_cash")
+
+
+def _print_result(title: str, result: dict[str, Any], unit: str = "") -> None:
     table = Table(title=title)
     table.add_column("metric")
     table.add_column("value", justify="right")
-    for key in keys:
+    for key in _SHOWN:
+        if key not in result:
+            continue
         v = result[key]
-        table.add_row(key, f"${v:,.2f}" if key in money else str(v))
+        label = f"survived ({unit}s of {result.get('horizon')})" if key == "survived" and unit else key
+        table.add_row(label, f"${v:,.2f}" if key in _MONEY and isinstance(v, int | float) else str(v))
     console.print(table)
+
+
+def _print_files(out_dir: Any) -> None:
+    from pathlib import Path
+
+    names = sorted(p.name for p in Path(out_dir).iterdir()) if Path(out_dir).is_dir() else []
+    console.print(f"run directory: {out_dir}  ({', '.join(names)})", soft_wrap=True, markup=False)
 
 
 @app.command()
@@ -271,8 +372,8 @@ def resume(run_dir: str = typer.Argument(..., help="The run directory of a kille
     from pathlib import Path
 
     from bizbench.agents.models.base import ResumeDivergence
+    from bizbench.core.jsonio import read_jsonl
     from bizbench.runner.resume import finished, resume_run
-    from bizbench.runner.rundir import read_jsonl
 
     try:
         if finished(run_dir) is not None:
@@ -282,8 +383,7 @@ def resume(run_dir: str = typer.Argument(..., help="The run directory of a kille
     except (ValueError, ResumeDivergence) as e:
         err_console.print(str(e), style="red", markup=False, soft_wrap=True)
         raise typer.Exit(2) from None
-    keys = [k for k in ("score", "final_cash", "final_funds", "bankrupt", "ended_by", "turns") if k in result]
-    _print_result(f"resumed: {run_dir}", result, tuple(keys), ("score", "final_cash", "final_funds"))
+    _print_result(f"resumed: {run_dir}", result, str(result.get("unit", "")))
     last = read_jsonl(Path(run_dir) / "resume.jsonl")[-1]
     if not last["actions_match"]:
         err_console.print(
@@ -338,104 +438,67 @@ def replay(
         raise typer.Exit(1)
 
 
-# env -> (runner in bizbench.runner.episode, result rows, money rows, run-directory files)
-_EPISODES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], str]] = {
-    "yc": (
-        "run_yc_baseline",
-        ("final_funds", "bankrupt", "time", "tasks_succeeded", "tasks_failed", "tasks_cancelled", "turns"),
-        ("final_funds",),
-        "result.json, metrics.jsonl, actions.jsonl, ledger.csv, cash.png",
-    ),
-    "cfo": (
-        "run_cfo_baseline",
-        ("score", "final_cash", "bankrupt", "months_survived", "equity_raised", "debt_raised", "tool_calls"),
-        ("score", "final_cash", "equity_raised", "debt_raised"),
-        "result.json, metrics.jsonl, actions.jsonl, statements.jsonl, ledger.csv, cash.png",
-    ),
-}
-
-
-def _run_episode(env: str, agent: str, seed: int, preset: str, out_dir: Any) -> None:
-    """A yc or cfo baseline episode: run it, print its result table and where its files are."""
-    from bizbench.runner import episode
-
-    runner, keys, money, files = _EPISODES[env]
-    try:
-        result = getattr(episode, runner)(agent, seed, preset, out_dir)
-    except ValueError as e:
-        err_console.print(f"[red]{e}[/red]")
-        raise typer.Exit(2) from None
-    _print_result(f"{env} / {preset} / {agent} / seed {seed}", result, (*keys, "wall_seconds"), money=money)
-    console.print(f"run directory: {out_dir}  ({files})")
-
-
 @app.command()
 def search(
-    env: str = typer.Argument(..., help="Env id: 'ceo'."),
-    preset: str = typer.Option("no-surges", help="Preset (the official baseline figures use no-surges)."),
-    seed: int = typer.Option(42, help="Seed for the 24-configuration search."),
+    env: str = typer.Argument(..., help="Env id (an env whose baseline has an option search, e.g. ceo)."),
+    agent: str | None = typer.Option(None, help="The baseline whose options are searched (default: the env's)."),
+    preset: str | None = typer.Option(None, help="Preset (ceo's official baseline figures use no-surges)."),
+    seed: int = typer.Option(42, help="Seed of the search."),
     workers: int | None = typer.Option(None, help="Parallel processes (default: all cores)."),
     best_seeds: str | None = typer.Option(None, help="Also run the best configuration on these seeds, e.g. 1-10."),
 ) -> None:
-    """Run the 24 rule-based configurations of Table 4 and print them ranked."""
-    from bizbench.envs.ceo.search import search as run_search
-    from bizbench.envs.ceo.search import seeds_of
+    """Run every configuration of a baseline's option search (ceo: Table 4's 24) and print them ranked."""
+    from bizbench.runner.search import search as run_search
+    from bizbench.runner.search import seeds_of
     from bizbench.runner.sweep_spec import parse_seeds
 
-    _check_env(env)
+    spec = _env_spec(env)
     try:
-        seeds = parse_seeds(best_seeds) if best_seeds else []
-    except ValueError as e:  # before the 24 runs, not after them
-        err_console.print(f"--best-seeds: {e}", style="red", markup=False, soft_wrap=True)
-        raise typer.Exit(2) from None
+        baseline = spec.baseline(agent or spec.default_baseline)
+        seeds = parse_seeds(best_seeds) if best_seeds else []  # before the runs, not after them
+    except ValueError as e:
+        _fail(str(e))
+    if baseline.search_space is None:
+        _fail(f"the {env} {baseline.name} baseline has no option search")
+    preset = preset or spec.default_preset
     with _progress() as progress:
-        task = progress.add_task("configurations", total=24)
-        ranked = run_search(preset, seed, workers, on_done=lambda r: progress.advance(task))
-    table = Table(title=f"Table 4 search: {env} / {preset} / seed {seed}")
-    for col in ("rank", "configuration", "final cash", "bankrupt", "peak subs", "min cash (day)"):
+        task = progress.add_task("configurations", total=len(baseline.search_space()))
+        ranked = run_search(env, baseline.name, preset, seed, workers, on_done=lambda r: progress.advance(task))
+    columns = ("score", "final_cash", "bankrupt", "survived")
+    table = Table(title=f"{baseline.name} search: {env} / {preset} / seed {seed}")
+    for col in ("rank", "configuration", *columns):
         table.add_column(col, justify="right" if col != "configuration" else "left")
     for i, r in enumerate(ranked, 1):
-        table.add_row(
-            str(i),
-            r["label"],
-            f"${r['final_cash']:,.0f}",
-            str(r["bankrupt"]),
-            f"{r['peak_subscribers']:,}",
-            f"${r['min_cash']:,.0f} ({r['min_cash_day']})",
-        )
+        table.add_row(str(i), r["label"], *_cells(r, columns))
     console.print(table)
     if seeds:
         best = ranked[0]["agent_options"]
         with _progress() as progress:
             task = progress.add_task("seeds", total=len(seeds))
-            rows = seeds_of(best, seeds, preset, workers, on_done=lambda r: progress.advance(task))
+            rows = seeds_of(env, baseline.name, best, seeds, preset, workers, on_done=lambda r: progress.advance(task))
         t2 = Table(title=f"best configuration {ranked[0]['label']} across seeds")
-        for col in ("seed", "final cash", "bankrupt", "peak subs", "min cash"):
+        for col in ("seed", *columns):
             t2.add_column(col, justify="right")
         for r in rows:
-            t2.add_row(
-                str(r["seed"]),
-                f"${r['final_cash']:,.0f}",
-                str(r["bankrupt"]),
-                f"{r['peak_subscribers']:,}",
-                f"${r['min_cash']:,.0f}",
-            )
+            t2.add_row(str(r["seed"]), *_cells(r, columns))
         console.print(t2)
+
+
+def _cells(result: dict[str, Any], columns: tuple[str, ...]) -> list[str]:
+    return [f"${result[c]:,.0f}" if c in _MONEY else str(result.get(c)) for c in columns]
 
 
 @app.command("upper-bound")
 def upper_bound(
-    env: str = typer.Argument(..., help="Env id: 'ceo'."),
-    preset: str = typer.Option("default", help="Preset whose parameters feed the estimate."),
+    env: str = typer.Argument(..., help="Env id (an env with an analytic upper bound, e.g. ceo)."),
+    preset: str | None = typer.Option(None, help="Preset whose parameters feed the estimate."),
 ) -> None:
-    """The Appendix D upper-bound final-cash estimate (Table 5), computed from the preset."""
-    from bizbench.envs.ceo.config import load_config
-    from bizbench.envs.ceo.upper_bound import estimate
-
-    _check_env(env)
-    config, _ = load_config(preset)
-    est = estimate(config)
-    table = Table(title=f"Appendix D upper bound ({preset})")
+    """The env's analytic upper bound on its score (ceo: Appendix D, Table 5), computed from the preset."""
+    spec = _env_spec(env)
+    module = _env_module(env, "upper_bound")
+    config, _ = spec.load_config(preset)
+    est = module.estimate(config)
+    table = Table(title=f"{env} upper bound ({preset or spec.default_preset})")
     table.add_column("quantity")
     table.add_column("amount ($M)", justify="right")
     for name, value in est.rows():
@@ -466,7 +529,7 @@ def tools(
     if fmt not in ("json", "markdown"):
         err_console.print(f"[red]--format must be json or markdown, got {fmt!r}[/red]")
         raise typer.Exit(2)
-    registry = _env_module(env, "tools").registry
+    registry = _env_spec(env).env_class.registry
     if fmt == "json":
         sys.stdout.write(json.dumps([s.to_dict() for s in registry.specs()], indent=2) + "\n")
     else:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from bizbench.agents.models.base import ModelClient, ModelError, ModelReply, Usage
-from bizbench.runner.rundir import finite, jsonable
+from bizbench.core.jsonio import finite, jsonable
 
 __all__ = ["AgentRun", "Limits", "Meter", "Trajectory"]
 

@@ -103,12 +103,16 @@ class Policy(Protocol):
 @dataclass(frozen=True)
 class Baseline:
     """A rule-based agent of an env: ``make(seed, **options)`` builds its policy; ``options``
-    names the options it takes with their defaults (a sweep's ``options``/``grid``, the CLI)."""
+    names the options it takes with their defaults (a sweep's ``options``/``grid``, the CLI);
+    ``search_space()`` lists option sets worth searching (``bizbench search``) and ``label``
+    names one."""
 
     name: str
     make: Callable[..., Policy]
     options: Mapping[str, Any] = field(default_factory=dict)
     description: str = ""
+    search_space: Callable[[], list[dict[str, Any]]] | None = None
+    label: Callable[[dict[str, Any]], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -154,7 +158,8 @@ class EnvSpec:
     report: str | None = None
     viewer: str | None = None
     replay: ReplayRules = ReplayRules()
-    #: names of options of the world itself (not of an agent): ceo ``database`` (write company.db)
+    #: switches of the world's agent-visible resources, with their defaults (ceo ``database``:
+    #: write company.db); :meth:`headless` turns them all off
     world_options: Mapping[str, Any] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ lazy pieces
@@ -253,7 +258,12 @@ class EnvSpec:
         return env
 
     def from_preset(
-        self, preset: str | None = None, seed: int = 42, horizon: int | None = None, secret: str | None = None, **kw: Any
+        self,
+        preset: str | None = None,
+        seed: int = 42,
+        horizon: int | None = None,
+        secret: str | None = None,
+        **kw: Any,
     ) -> Env:
         """A fresh env of a named preset (``horizon`` overrides its horizon)."""
         config, digest = self.load_config(preset)

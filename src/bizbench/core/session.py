@@ -22,7 +22,7 @@ from typing import Any
 
 from bizbench.core.env import Env, EnvSpec
 from bizbench.core.errors import ToolResult
-from bizbench.core.runlog import RunDir, action_record, require_new
+from bizbench.core.runlog import RunDir, action_record
 
 __all__ = ["Session"]
 
@@ -47,7 +47,6 @@ class Session:
         self._written = {"actions": 0, "tamper": 0}
         self.run: RunDir | None = None
         if run_dir is not None:
-            require_new(run_dir)
             self.run = RunDir(
                 run_dir,
                 {

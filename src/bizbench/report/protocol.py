@@ -120,7 +120,7 @@ class AnchorCache:
     def save(self) -> None:
         if self.path is None:
             return
-        from bizbench.runner.rundir import write_json
+        from bizbench.core.jsonio import write_json
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
         write_json(self.path, self.entries)

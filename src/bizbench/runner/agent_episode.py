@@ -1,6 +1,6 @@
 """Run an LLM (or a user's agent class) on an env through a harness, into a run directory.
 
-The run directory is the baseline layout (:mod:`bizbench.runner.rundir`) plus
+The run directory is the baseline layout (docs/run-format.md) plus
 ``trajectory.jsonl`` (appended per event), ``system_prompt.txt`` and ``tools.json``;
 result.json adds the model (as requested and as reported), the sampling parameters, the
 harness, turns, tool calls, tokens, cost and why the run ended.
@@ -16,32 +16,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bizbench.agents.harness import DEFAULT_HARNESS, HARNESS_ENVS, HARNESSES
+from bizbench.agents.harness import HARNESS_ENVS, HARNESSES
 from bizbench.agents.models.base import ModelClient, ResumeDivergence
 from bizbench.agents.recording import AgentRun, Limits, Trajectory, save_setup
-from bizbench.core.rng import secret_from_env
-from bizbench.runner.episode import FINISHERS
-from bizbench.runner.rundir import RunDir, require_new
+from bizbench.core.envs import get_env
+from bizbench.core.runlog import RunDir, require_new
+from bizbench.runner.episode import open_session
 
-__all__ = ["load_agent_class", "open_env", "run_agent_episode", "run_user_agent"]
-
-
-def open_env(env_id: str, seed: int, preset: str | None) -> Any:
-    """An in-process env for the in-process harnesses (cli-chat, react-json)."""
-    from bizbench.core.envs import get_env
-
-    spec = get_env(env_id)
-    preset = preset or spec.default_preset
-    secret = secret_from_env()
-    if env_id == "cfo":
-        from bizbench.envs.cfo.env import CfoEnv
-
-        return CfoEnv.from_preset(preset, seed, secret=secret)
-    if env_id == "yc":
-        from bizbench.envs.yc.env import YcEnv
-
-        return YcEnv.from_preset(preset, seed, secret=secret)
-    raise ValueError(f"env {env_id!r} runs its agents in the terminal harness (its own process and sandbox)")
+__all__ = ["load_agent_class", "run_agent_episode", "run_user_agent"]
 
 
 def make_harness(name: str, **options: Any) -> Any:
@@ -69,26 +51,22 @@ def run_agent_episode(
     harness_options: dict[str, Any] | None = None,
     model_spec: str | None = None,
     prices: str | None = None,
+    horizon: int | None = None,
 ) -> dict[str, Any]:
     """One episode of ``model`` on ``env_id``; returns result.json's content.
 
     ``model_spec`` (the model string the client was made from) and ``prices`` (a price-table
     file) go to config.json so that ``bizbench resume`` can rebuild the client."""
     require_new(out)
-    harness_name = harness or DEFAULT_HARNESS[env_id]
+    spec = get_env(env_id)
+    harness_name = harness or spec.harness
     if env_id not in HARNESS_ENVS.get(harness_name, (env_id,)):
         usable = ", ".join(sorted(HARNESS_ENVS[harness_name]))
         raise ValueError(f"the {harness_name} harness runs {usable}, not {env_id} (docs/agents.md has the matrix)")
     # A replay reports the recorded model, so a verified replay ends with the same result.json.
     model_name = getattr(model, "recorded_name", None) or model.name
     h = make_harness(harness_name, **(harness_options or {}))
-    env = h.open_env(env_id, seed, preset) if hasattr(h, "open_env") else open_env(env_id, seed, preset)
-    config = {
-        "env": env_id,
-        "preset": env.preset,
-        "preset_hash": getattr(env, "preset_hash", ""),
-        "seed": seed,
-        "agent": model_name,
+    meta = {
         "model": model.name,
         "model_spec": model_spec,
         "prices": prices,
@@ -97,7 +75,12 @@ def run_agent_episode(
         "harness_options": harness_options or {},
         "limits": vars(limits or Limits()),
     }
-    rundir = RunDir(out, {**config, "config": env.config.model_dump(mode="json")}) if out is not None else None
+    if hasattr(h, "open_env"):  # the harness serves the env from its own process, which writes the record
+        env: Any = h.open_env(env_id, seed, preset)
+        rundir = RunDir(out, _served_config(spec, env, seed, model_name, meta)) if out is not None else None
+    else:
+        env = open_session(env_id, seed, preset, out, model_name, horizon, **meta)
+        rundir = env.run
     trajectory = Trajectory(rundir.path / "trajectory.jsonl" if rundir else None)
     if rundir is not None:
         save_setup(rundir.path, h.system_prompt(env), h.tools(env))
@@ -118,24 +101,35 @@ def run_agent_episode(
     finally:
         trajectory.event("end", ended_by=ended_by, **run.meter.summary(), **_client_notes(model))
         trajectory.close()
-    result = env.result(
-        agent=model_name,
-        model=model_name,
-        sampling=model.sampling,
+    extra = {
+        "agent": model_name,
+        "model": model_name,
+        "sampling": model.sampling,
         **{k: v for k, v in _client_notes(model).items() if k != "replay_mismatches"},
-        harness=harness_name,
-        ended_by=ended_by,
-        **run.meter.summary(),
-        wall_seconds=round(time.perf_counter() - started, 3),
-    )
-    if rundir is not None:
-        from bizbench.core.provenance import provenance
+        "harness": harness_name,
+    }
+    if hasattr(h, "open_env"):
+        wall = round(time.perf_counter() - started, 3)
+        result = env.result(ended_by=ended_by, **extra, **run.meter.summary(), wall_seconds=wall)
+        if rundir is not None:
+            h.finish(env, rundir, result, f"{env_id} / {env.preset} / {model_name} / seed {seed}")
+        return dict(result)
+    return env.finish(ended_by, run.meter.summary(), **extra)
 
-        result["provenance"] = provenance()
-        title = f"{env_id} / {env.preset} / {model_name} / seed {seed}"
-        finish = getattr(h, "finish", None) or FINISHERS[env_id]
-        finish(env, rundir, result, title)
-    return result
+
+def _served_config(spec: Any, env: Any, seed: int, agent: str, meta: dict[str, Any]) -> dict[str, Any]:
+    """config.json of a run whose env is served from another process."""
+    return {
+        "env": spec.id,
+        "preset": env.preset,
+        "preset_hash": env.preset_hash,
+        "seed": seed,
+        "agent": agent,
+        **meta,
+        "horizon": spec.horizon_of(env.config),
+        "unit": spec.unit,
+        "config": env.config.model_dump(mode="json"),
+    }
 
 
 def _client_notes(model: ModelClient) -> dict[str, Any]:
@@ -171,46 +165,20 @@ def load_agent_class(path: str) -> type:
 
 
 def run_user_agent(
-    env_id: str, agent_path: str, seed: int, preset: str | None = None, out: Path | None = None
+    env_id: str,
+    agent_path: str,
+    seed: int,
+    preset: str | None = None,
+    out: Path | None = None,
+    horizon: int | None = None,
+    world_options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A user's own agent class, acting through the env's tools (``env.call(name, **args)``)
-    until ``env.done`` (docs/agents.md). The run directory is the baselines' layout."""
+    until ``env.done`` (docs/agents.md), recorded like any run."""
     require_new(out)
     cls = load_agent_class(agent_path)
-    if env_id == "ceo":
-        return _run_user_agent_ceo(cls, agent_path, seed, preset, out)
-    env = open_env(env_id, seed, preset)
-    config = {"env": env_id, "preset": env.preset, "preset_hash": env.preset_hash, "seed": seed, "agent": agent_path}
-    rundir = RunDir(out, {**config, "config": env.config.model_dump(mode="json")}) if out is not None else None
-    started = time.perf_counter()
-    ended_by = _drive(cls, env)
-    result = env.result(agent=agent_path, ended_by=ended_by, wall_seconds=round(time.perf_counter() - started, 3))
-    if rundir is not None:
-        from bizbench.core.provenance import provenance
-
-        result["provenance"] = provenance()
-        rundir.append("actions", env.actions)
-        FINISHERS[env_id](env, rundir, result, f"{env_id} / {env.preset} / {agent_path} / seed {seed}")
-    return result
-
-
-def _run_user_agent_ceo(cls: type, agent_path: str, seed: int, preset: str | None, out: Path | None) -> dict[str, Any]:
-    from bizbench.envs.ceo.config import load_config
-    from bizbench.envs.ceo.env import CeoEnv
-
-    preset = preset or "default"
-    config, preset_hash = load_config(preset)
-    meta = {"env": "ceo", "preset": preset, "preset_hash": preset_hash, "seed": seed, "agent": agent_path}
-    rundir = RunDir(out, {**meta, "config": config.model_dump(mode="json")}) if out is not None else None
-    env = CeoEnv(config, seed, preset, run=rundir, secret=secret_from_env())
-    started = time.perf_counter()
-    ended_by = _drive(cls, env)
-    extra: dict[str, Any] = {"agent": agent_path, "preset_hash": preset_hash, "ended_by": ended_by}
-    extra["wall_seconds"] = round(time.perf_counter() - started, 3)
-    if rundir is None:
-        env.close()
-        return dict(env.result(**extra))
-    return dict(env.finish(title=f"ceo / {preset} / {agent_path} / seed {seed}", **extra))
+    session = open_session(env_id, seed, preset, out, agent_path, horizon, world_options=world_options)
+    return session.finish(_drive(cls, session), agent=agent_path)
 
 
 def _drive(cls: type, env: Any) -> str:
@@ -225,4 +193,4 @@ def _drive(cls: type, env: Any) -> str:
         return "agent_error"
     if not env.done:
         return "incomplete"
-    return "bankrupt" if env.result().get("bankrupt") else "completed"
+    return "bankrupt" if env.bankrupt else "completed"

@@ -61,7 +61,9 @@ def run_baseline(
     unknown = sorted(set(options or {}) - set(baseline.options))
     if unknown:
         takes = ", ".join(baseline.options) or "none"
-        raise ValueError(f"the {spec.id} {baseline.name} baseline takes no option {', '.join(unknown)} (its options: {takes})")
+        raise ValueError(
+            f"the {spec.id} {baseline.name} baseline takes no option {', '.join(unknown)} (its options: {takes})"
+        )
     policy = baseline.make(seed, **(options or {}))
     session = open_session(
         env_id, seed, preset, out, baseline.name, horizon, config, world_options, agent_options=options or {}

@@ -8,8 +8,9 @@ accepted calls in order, whoever made them (a baseline, a model through a harnes
 agent class or an outside agent on a served seat):
 
 - a refused call changed nothing (DESIGN principle 8) and is not sent again;
-- in ceo a read-only tool (``mutates=False``, e.g. ``query``) is not sent again; in yc and
-  cfo every accepted call is sent (in cfo each tool call spends the month's budget);
+- the env's replay rules (:class:`bizbench.core.env.ReplayRules`) say whether an accepted
+  read-only call (``mutates=False``, e.g. ceo ``query``) is sent again (it must be where a read
+  spends a budget, as in cfo) and which logged name is the env's turn end (ceo ``next_turn``);
 - every re-sent call must be accepted again;
 - every result.json field the env computes from its world must be present and equal.
 
@@ -25,18 +26,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bizbench.core.env import ReplayRules
+from bizbench.core.envs import get_env
+from bizbench.core.jsonio import jsonable, read_jsonl
+from bizbench.core.runlog import read_result
+from bizbench.core.session import Session
 from bizbench.runner.runconfig import RunDirError, check_secret, config_changes, open_recorded_env, read_config
-from bizbench.runner.rundir import jsonable, read_jsonl, read_result
 
 __all__ = ["ReplayReport", "replay_run"]
 
-#: post-run analyses added to result.json after run format 1 began: a run made before one
-#: was added lacks it, which leaves it unverified rather than failing
-_ADDED_LATER = {"yc": {"evaluation"}}
-
-#: result.json fields counted from the action log, not computed from the world: replay does
-#: not re-send every logged call (refused calls; ceo reads), so it cannot recount them
-_LOG_DERIVED = {"ceo": {"tool_calls", "tamper_events"}, "yc": {"tool_calls", "tamper_events"}, "cfo": {"tamper_events"}}
+#: result.json fields of the common core (run format 2) that a format-1 result lacks: left
+#: unverified there rather than failing, like the env's own ``added_later`` fields
+_CORE_ADDED = frozenset({"final_cash", "completed", "survived", "survived_fraction", "score", "horizon", "unit"})
+#: core fields that are the meters of whoever drove the run, not the world's
+_DRIVER_FIELDS = frozenset({"tokens", "cost_usd", "ended_by"})
 
 
 @dataclass
@@ -85,18 +88,19 @@ def replay_run(path: str | Path) -> ReplayReport:
         raise RunDirError(
             f"{path} has no readable result.json: only a finished run can be replayed (bizbench resume finishes it)"
         )
-    env_id = config["env"]
-    report = ReplayReport(str(path), env_id, config["seed"], config_changes=config_changes(config))
+    spec = get_env(config["env"])
+    rules = spec.replay
+    report = ReplayReport(str(path), spec.id, config["seed"], config_changes=config_changes(config))
     env = open_recorded_env(config, check_secret(path, recorded.get("seed_secret_id")))
+    session = Session(spec, env)
     try:
-        _send_actions(env, env_id, read_jsonl(path / "actions.jsonl"), report)
-        fresh = jsonable(env.result())
+        _send_actions(session, rules, read_jsonl(path / "actions.jsonl"), report)
     finally:
-        if hasattr(env, "close"):
-            env.close()
+        fresh = jsonable(session.finish())
     report.result = fresh
+    skipped = rules.log_derived | _DRIVER_FIELDS | {"wall_seconds"}
     for key, value in fresh.items():
-        if key in _LOG_DERIVED[env_id] or (key not in recorded and key in _ADDED_LATER.get(env_id, ())):
+        if key in skipped or (key not in recorded and key in rules.added_later | _CORE_ADDED):
             continue
         report.compared.append(key)
         if key not in recorded:
@@ -107,7 +111,7 @@ def replay_run(path: str | Path) -> ReplayReport:
     return report
 
 
-def _send_actions(env: Any, env_id: str, rows: list[dict[str, Any]], report: ReplayReport) -> None:
+def _send_actions(env: Any, rules: ReplayRules, rows: list[dict[str, Any]], report: ReplayReport) -> None:
     """Send the accepted calls in order; the first one refused now is the divergence."""
     for n, row in enumerate(rows, 1):
         tool, args = row.get("tool"), row.get("args")
@@ -117,15 +121,15 @@ def _send_actions(env: Any, env_id: str, rows: list[dict[str, Any]], report: Rep
         if not isinstance(args, dict):
             report.divergence = f"action {n} ({tool}) was accepted but its logged arguments are not an object"
             return
-        if env_id == "ceo" and tool == "next_turn":
-            days = args.get("days")
-            if days is not None and (isinstance(days, bool) or not isinstance(days, int) or days < 1):
-                report.divergence = f"action {n} (next_turn): days must be null or a positive integer, got {days!r}"
+        if tool == rules.advance_action:
+            problem = _advance_problem(env, args)
+            if problem:
+                report.divergence = f"action {n} ({tool}): {problem}"
                 return
-            env.next_turn(days)
+            env.advance(**args)
             report.actions_sent += 1
             continue
-        if env_id == "ceo" and tool in env.registry and not env.registry.spec(tool).mutates:
+        if not rules.resend_reads and tool in env.registry and not env.registry.spec(tool).mutates:
             report.actions_skipped += 1
             continue
         answer = env.call_tool(tool, args)
@@ -133,6 +137,21 @@ def _send_actions(env: Any, env_id: str, rows: list[dict[str, Any]], report: Rep
         if not answer.ok:
             report.divergence = f"action {n} ({tool}) was accepted in the run but refused now: {answer.error}"
             return
+
+
+def _advance_problem(env: Any, args: dict[str, Any]) -> str:
+    """Why logged turn-end arguments cannot be sent again ('' when they can): only the names
+    ``advance`` takes, each a whole number >= 1 or null."""
+    import inspect
+
+    takes = set(inspect.signature(env.env.advance).parameters)
+    unknown = sorted(set(args) - takes)
+    if unknown:
+        return f"unknown argument(s) {', '.join(unknown)}"
+    for key, value in args.items():
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            return f"{key} must be null or a positive integer, got {value!r}"
+    return ""
 
 
 def _equal(a: Any, b: Any) -> bool:

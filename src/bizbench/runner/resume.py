@@ -30,8 +30,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from bizbench.core.jsonio import read_jsonl
+from bizbench.core.runlog import ATTEMPTS, RESUMING, read_result
 from bizbench.runner.runconfig import RunDirError, check_secret, config_changes, read_config
-from bizbench.runner.rundir import ATTEMPTS, RESUMING, read_jsonl, read_result
 
 __all__ = ["finished", "resume_run"]
 
@@ -172,24 +173,32 @@ def _resume_model_run(
         config.get("harness_options") or {},
         model_spec=config.get("model_spec"),
         prices=config.get("prices"),
+        horizon=_horizon(config),
     )
     return result, getattr(client, "reused", 0)
 
 
+def _horizon(config: dict[str, Any]) -> int:
+    """The run's horizon in its env's unit (format 1 recorded it only inside the world config)."""
+    from bizbench.core.envs import get_env
+
+    spec = get_env(config["env"])
+    return int(config.get("horizon") or spec.horizon_of(config["config"]))
+
+
 def _rerun_agent(path: Path, config: dict[str, Any]) -> dict[str, Any]:
     """A baseline or a user's agent class: deterministic, so it runs again from the start."""
-    from bizbench.runner import episode
     from bizbench.runner.agent_episode import run_user_agent
+    from bizbench.runner.episode import run_baseline
 
     env, agent, seed, preset = config["env"], config["agent"], config["seed"], config["preset"]
+    world = config.get("world_options")
+    if world is None and "database" in config:  # format 1 (ceo)
+        world = {"database": bool(config["database"])}
     if ":" in agent:
-        return run_user_agent(env, agent, seed, preset, path)
-    if env == "ceo":
-        options = config.get("agent_options") or None
-        database = bool(config.get("database", True))
-        return episode.run_ceo_baseline(agent, seed, preset, config.get("horizon_days"), path, options, None, database)
-    runner = episode.run_yc_baseline if env == "yc" else episode.run_cfo_baseline
-    return runner(agent, seed, preset, path)
+        return run_user_agent(env, agent, seed, preset, path, _horizon(config), world)
+    options = config.get("agent_options") or None
+    return run_baseline(env, agent, seed, preset, _horizon(config), path, options, world_options=world)
 
 
 #: action-log fields that record when something happened on the host, not what happened

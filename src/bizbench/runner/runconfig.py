@@ -13,14 +13,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from bizbench.core.envs import get_env
+from bizbench.core.jsonio import jsonable
 from bizbench.core.rng import secret_from_env, secret_id
-from bizbench.runner.rundir import jsonable
 
-__all__ = ["RunDirError", "check_secret", "config_changes", "open_recorded_env", "read_config"]
+__all__ = ["RunDirError", "check_secret", "config_changes", "open_recorded_env", "read_config", "recorded_config"]
 
-ENVS = ("ceo", "yc", "cfo")
-#: the key of each env's config that a run may override (``--days``, ``months=`` ...)
-HORIZON_KEYS = {"ceo": ("horizon_days",), "yc": ("clock", "horizon_months"), "cfo": ("months",)}
 _LIMITS = ("max_dollars", "max_tokens", "max_turns")
 
 
@@ -37,8 +35,12 @@ def read_config(path: Path) -> dict[str, Any]:
         raise RunDirError(f"{path} is not a run directory (no config.json)") from None
     except (OSError, json.JSONDecodeError, UnicodeDecodeError) as e:
         raise RunDirError(f"{where} cannot be read ({e})") from None
-    if not isinstance(config, dict) or config.get("env") not in ENVS:
-        raise RunDirError(f"{where} does not describe a bizbench run (env must be one of {', '.join(ENVS)})")
+    if not isinstance(config, dict) or not isinstance(config.get("env"), str):
+        raise RunDirError(f"{where} does not describe a bizbench run (no env)")
+    try:
+        get_env(config["env"])
+    except KeyError as e:
+        raise RunDirError(f"{where}: {e.args[0]}") from None
     checks: list[tuple[str, type | tuple[type, ...], bool]] = [
         ("seed", int, True),
         ("agent", str, True),
@@ -52,6 +54,8 @@ def read_config(path: Path) -> dict[str, Any]:
         ("prices", str, False),
         ("agent_options", dict, False),
         ("horizon_days", int, False),
+        ("horizon", int, False),
+        ("world_options", dict, False),
     ]
     for key, kind, required in checks:
         value = config.get(key)
@@ -82,13 +86,13 @@ def check_secret(path: Path, recorded_id: str | None) -> str | None:
 def config_changes(config: dict[str, Any]) -> list[str]:
     """The fields where the recorded world config differs from its preset as installed now
     (the horizon override aside): empty when the run's world is the preset's."""
-    env_id, recorded = config["env"], config["config"]
+    spec, recorded = get_env(config["env"]), config["config"]
     try:
-        current = jsonable(_config_model(env_id)[1](config["preset"])[0].model_dump(mode="json"))
-    except ValueError as e:
+        current = jsonable(spec.load_config(config["preset"])[0].model_dump(mode="json"))
+    except (ValueError, FileNotFoundError) as e:
         return [f"preset {config['preset']!r} cannot be loaded ({e})"]
     recorded = json.loads(json.dumps(recorded))
-    *parents, leaf = HORIZON_KEYS[env_id]
+    *parents, leaf = spec.horizon_key
     for mapping in (current, recorded):
         for key in parents:
             mapping = mapping.get(key) if isinstance(mapping, dict) else None
@@ -97,39 +101,17 @@ def config_changes(config: dict[str, Any]) -> list[str]:
     return sorted(k for k in set(current) | set(recorded) if current.get(k) != recorded.get(k))
 
 
-def open_recorded_env(config: dict[str, Any], secret: str | None) -> Any:
-    """A fresh env built from the config the run recorded (not from today's preset file)."""
-    env_id, seed, preset = config["env"], config["seed"], config["preset"]
-    model, _ = _config_model(env_id)
+def recorded_config(config: dict[str, Any]) -> Any:
+    """The world config the run recorded, as the env's model (RunDirError when it is not valid)."""
     try:
-        cfg = model.model_validate(config["config"])
+        return get_env(config["env"]).validate_config(config["config"])
     except ValueError as e:
         raise RunDirError(f"config.json: the recorded world config is not valid ({e})") from None
-    if env_id == "ceo":
-        from bizbench.envs.ceo.env import CeoEnv
-
-        return CeoEnv(cfg, seed, preset, secret=secret)
-    if env_id == "yc":
-        from bizbench.envs.yc.env import YcEnv
-
-        return YcEnv(cfg, seed, preset, config.get("preset_hash") or "", secret)
-    from bizbench.envs.cfo.env import CfoEnv
-
-    return CfoEnv(cfg, seed, preset, config.get("preset_hash") or "", secret)
 
 
-def _config_model(env_id: str) -> tuple[Any, Any]:
-    """(the env's config model, its load_config)."""
-    if env_id == "ceo":
-        from bizbench.envs.ceo.config import CeoConfig, load_config
-
-        return CeoConfig, load_config
-    if env_id == "yc":
-        from bizbench.envs.yc.config import YcConfig
-        from bizbench.envs.yc.config import load_config as load_yc
-
-        return YcConfig, load_yc
-    from bizbench.envs.cfo.config import CfoConfig
-    from bizbench.envs.cfo.config import load_config as load_cfo
-
-    return CfoConfig, load_cfo
+def open_recorded_env(config: dict[str, Any], secret: str | None) -> Any:
+    """A fresh env built from the config the run recorded (not from today's preset file),
+    without agent-visible files (no company.db)."""
+    spec = get_env(config["env"])
+    cfg = recorded_config(config)
+    return spec.make(cfg, config["seed"], config["preset"], config.get("preset_hash") or "", secret, **spec.headless())

@@ -25,7 +25,6 @@ Modules: :mod:`~bizbench.runner.sweep_spec` (the file and its expansion),
 from __future__ import annotations
 
 import csv
-import importlib
 import os
 import time
 from collections import Counter, deque
@@ -34,9 +33,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from bizbench.core.jsonio import write_json
 from bizbench.core.rng import SECRET_ENV, secret_from_env, secret_id
 from bizbench.runner.resume import finished
-from bizbench.runner.rundir import write_json
 from bizbench.runner.sweep_spec import (
     SPLIT_SEEDS,
     RunSpec,
@@ -135,8 +134,9 @@ def check_split(split: str) -> str | None:
 def check_runnable(spec: SweepSpec) -> None:
     """Build every baseline (with its options) and model client once, so a typo, a missing key or
     extra, or a harness that cannot drive the env stops the sweep before anything starts."""
-    from bizbench.agents.harness import DEFAULT_HARNESS, HARNESS_ENVS
+    from bizbench.agents.harness import HARNESS_ENVS
     from bizbench.agents.models.factory import make_model
+    from bizbench.core.envs import get_env
     from bizbench.runner.agent_episode import load_agent_class, make_harness
 
     for i, block in enumerate(spec.runs):
@@ -153,7 +153,7 @@ def check_runnable(spec: SweepSpec) -> None:
                     raise SweepError(f"runs[{i}].agents: {e}") from None
         for j, entry in enumerate(block.models):
             where = f"runs[{i}].models[{j}]"
-            harness = entry.harness or DEFAULT_HARNESS[block.env]
+            harness = entry.harness or get_env(block.env).harness
             if block.env not in HARNESS_ENVS.get(harness, (block.env,)):
                 raise SweepError(f"{where}.harness: {harness} does not drive {block.env} (docs/agents.md)")
             try:
@@ -168,14 +168,16 @@ def check_runnable(spec: SweepSpec) -> None:
 
 
 def _check_baseline(env: str, agent: str, options: dict[str, Any]) -> None:
-    module = importlib.import_module(f"bizbench.envs.{env}.baselines")
-    if env == "ceo":
-        policy = module.make_policy(agent, seed=0, **options)
-        missing = [k for k in options if not hasattr(policy, k)]
-        if missing:
-            raise ValueError(f"the {agent} baseline takes no option {', '.join(missing)}")
-    else:
-        module.make_policy(agent)
+    """Build the baseline with its options (ValueError naming a wrong name, option or value)."""
+    from bizbench.core.envs import get_env
+
+    spec = get_env(env)
+    baseline = spec.baseline(agent)
+    unknown = sorted(set(options) - set(baseline.options))
+    if unknown:
+        takes = ", ".join(baseline.options) or "none"
+        raise ValueError(f"the {env} {agent} baseline takes no option {', '.join(unknown)} (its options: {takes})")
+    baseline.make(0, **options)
 
 
 # ---------------------------------------------------------------------------- the summary

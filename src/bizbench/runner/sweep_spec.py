@@ -157,10 +157,12 @@ class RunBlock(_Strict):
     models: list[ModelEntry] = Field(default_factory=list)
     seeds: list[int] | None = None  # default: the split's seeds
     n: int = Field(default=1, ge=1)  # runs per (model, preset, seed)
-    days: int | None = Field(default=None, ge=1)  # ceo baselines: horizon override
+    horizon: int | None = Field(default=None, ge=1)  # horizon override, in the env's unit
+    days: int | None = Field(default=None, ge=1)  # the horizon of an env counted in days (ceo)
     options: dict[str, Any] = Field(default_factory=dict)  # agent options for every run
     grid: dict[str, list[Any]] = Field(default_factory=dict)  # agent options: every combination
-    db: bool = True  # ceo baselines: write company.db
+    world: dict[str, Any] = Field(default_factory=dict)  # the env's world options (ceo database)
+    db: bool | None = None  # the ceo world option database: write company.db
 
     def option_sets(self) -> list[dict[str, Any]]:
         """The baselines' options of each run: ``options`` with every combination of ``grid``."""
@@ -215,10 +217,23 @@ class RunBlock(_Strict):
         both = sorted(set(self.options) & set(self.grid))
         if both:
             raise ValueError(f"{', '.join(both)} given in both options and grid")
-        if (self.options or self.grid) and self.env != "ceo":
-            raise ValueError("options and grid are agent options of ceo baselines (e.g. rule-based's price_book)")
-        if self.days is not None and self.env != "ceo":
-            raise ValueError(f"days overrides the ceo horizon; {self.env} runs its preset's (models: harness_options)")
+        if self.days is not None:
+            if spec.unit != "day":
+                raise ValueError(
+                    f"days sets the horizon of envs counted in days; {self.env} counts {spec.unit}s: use horizon"
+                )
+            if self.horizon is not None and self.horizon != self.days:
+                raise ValueError("give horizon or days, not both")
+            self.horizon, self.days = self.days, None
+        if self.db is not None:
+            if "database" not in spec.world_options:
+                raise ValueError(f"db is a world option of envs with a database; {self.env} has none")
+            self.world = {**self.world, "database": self.db}
+            self.db = None
+        unknown = sorted(set(self.world) - set(spec.world_options))
+        if unknown:
+            takes = ", ".join(spec.world_options) or "none"
+            raise ValueError(f"{self.env} has no world option {', '.join(unknown)} (its world options: {takes})")
         baselines = [a for a in self.agents if ":" not in a]
         if self.n > 1 and baselines:
             raise ValueError(f"n > 1 repeats model runs; baselines are deterministic ({', '.join(baselines)})")
@@ -298,8 +313,8 @@ class RunSpec:
     kind: Literal["baseline", "user", "model"]
     replicate: int = 1
     options: dict[str, Any] = field(default_factory=dict)
-    days: int | None = None
-    db: bool = True
+    horizon: int | None = None
+    world: dict[str, Any] = field(default_factory=dict)
     model: dict[str, Any] | None = None  # ModelEntry as a dict (kind == "model")
 
     @property
@@ -332,14 +347,29 @@ def expand(spec: SweepSpec) -> list[RunSpec]:
                     for seed in seeds:
                         for r in range(1, block.n + 1):
                             name = "-".join([*parts, f"seed{seed}"]) + (f"-r{r}" if r > 1 else "")
-                            days = block.days if block.env == "ceo" else None
-                            runs.append(RunSpec(name, block.env, preset, seed, agent, kind, r, options, days, block.db))
+                            runs.append(
+                                RunSpec(
+                                    name, block.env, preset, seed, agent, kind, r, options, block.horizon, block.world
+                                )
+                            )
             for entry in block.models:
                 for seed in seeds:
                     for r in range(1, block.n + 1):
                         name = f"{block.env}-{preset}-{entry.name_part()}-seed{seed}" + (f"-r{r}" if r > 1 else "")
                         model = entry.resolved()
-                        runs.append(RunSpec(name, block.env, preset, seed, entry.model, "model", r, model=model))
+                        runs.append(
+                            RunSpec(
+                                name,
+                                block.env,
+                                preset,
+                                seed,
+                                entry.model,
+                                "model",
+                                r,
+                                horizon=block.horizon,
+                                model=model,
+                            )
+                        )
     seen: dict[str, RunSpec] = {}
     for run in runs:
         if run.name in seen:

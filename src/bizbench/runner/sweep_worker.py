@@ -16,7 +16,7 @@ import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Hashable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor
 from concurrent.futures import wait as wait_futures
 from concurrent.futures.process import BrokenProcessPool
@@ -70,7 +70,7 @@ def start_run(run: RunSpec, out: Path) -> dict[str, Any]:
     from bizbench.runner import agent_episode, episode
 
     if run.kind == "user":
-        return agent_episode.run_user_agent(run.env, run.agent, run.seed, run.preset, out)
+        return agent_episode.run_user_agent(run.env, run.agent, run.seed, run.preset, out, run.horizon, run.world)
     if run.kind == "model":
         from bizbench.agents.models.factory import make_model
         from bizbench.agents.recording import Limits
@@ -89,13 +89,11 @@ def start_run(run: RunSpec, out: Path) -> dict[str, Any]:
             m["harness_options"],
             m["model"],
             m["prices"],
+            run.horizon,
         )
-    if run.env == "ceo":
-        return episode.run_ceo_baseline(
-            run.agent, run.seed, run.preset, run.days, out, run.options or None, database=run.db
-        )
-    runner: Callable[..., dict[str, Any]] = getattr(episode, f"run_{run.env}_baseline")
-    return runner(run.agent, run.seed, run.preset, out)
+    return episode.run_baseline(
+        run.env, run.agent, run.seed, run.preset, run.horizon, out, run.options or None, world_options=run.world or None
+    )
 
 
 @contextlib.contextmanager

@@ -49,7 +49,7 @@ from bizbench.agents.models.base import ToolCall
 from bizbench.agents.recording import AgentRun
 from bizbench.core.cmdline import parse_command
 from bizbench.core.errors import ToolError
-from bizbench.core.server import json_default, preview
+from bizbench.core.jsonio import json_default, preview
 
 __all__ = ["CliChatHarness", "split_command"]
 
@@ -103,7 +103,6 @@ class CliChatHarness:
                 raise ValueError(f"{label} must be a whole number >= 1, got {value!r}")
         self.context_turns = context_turns
         self.auto_advance_after = auto_advance_after
-        self.metrics: list[dict[str, Any]] = []  # one status line per turn, written to metrics.jsonl
 
     # ------------------------------------------------------------------ setup
     def settings(self, env: Any) -> tuple[int, int]:
@@ -173,7 +172,6 @@ class CliChatHarness:
         base = self.base_prompt(env)
         tools = self.tools(env)
         schemas = env.registry.parameter_schemas()
-        self.metrics = []
         history: list[list[dict[str, Any]]] = []  # one list of messages per turn
         idle = 0
         note = ""  # feedback or an auto-advance notice for the top of the next user message
@@ -207,7 +205,6 @@ class CliChatHarness:
             if idle >= idle_limit and not env.done:
                 note = self._auto_advance(env, run, turn, idle, note)
                 idle = 0
-            self.metrics.append({"turn": turn, **env.status_summary(consume=False)})
         return "bankrupt" if env.world.bankrupt else "completed"
 
     def _call(self, env: Any, run: AgentRun, schemas: Any, call: ToolCall, turn: int) -> tuple[str, bool]:
@@ -256,14 +253,6 @@ class CliChatHarness:
         )
         notice = f"{idle} turns passed without `sim resume`, so the simulation advanced by itself (sim resume)."
         return f"{note}\n\n{notice}" if note else notice
-
-    # ------------------------------------------------------------------ end of run
-    def finish(self, env: Any, rundir: Any, result: dict[str, Any], title: str) -> None:
-        """The per-turn status lines as metrics.jsonl, then the env's end-of-run files."""
-        from bizbench.runner.episode import FINISHERS
-
-        rundir.append("metrics", self.metrics)
-        FINISHERS[env.env_id](env, rundir, result, title)
 
 
 def _dump(value: Any) -> str:

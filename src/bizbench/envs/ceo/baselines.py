@@ -210,6 +210,11 @@ class WeekByWeek:
         env.advance(days=1 if remaining < env.config.days_per_turn else None)
 
 
+def _table4_options(policy: RuleBased) -> dict[str, Any]:
+    """The four options Table 4 varies."""
+    return {k: getattr(policy, k) for k in ("price_book", "target_rule", "spend_package", "cash_floor")}
+
+
 def _options(cls: type) -> dict[str, Any]:
     return {f.name: f.default for f in dataclasses.fields(cls) if f.init and f.name != "name"}
 
@@ -223,5 +228,7 @@ TABLE: dict[str, Baseline] = {
         lambda seed=0, **o: WeekByWeek(make_policy("rule-based", seed, **o)),
         _options(RuleBased),
         "Appendix B; defaults: the paper's best configuration (mid / S1 only / heavy / $100K floor)",
+        search_space=lambda: [_table4_options(p) for p in search_space()],
+        label=lambda options: RuleBased(**options).label,
     ),
 }

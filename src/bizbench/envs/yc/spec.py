@@ -17,7 +17,5 @@ SPEC = EnvSpec(
     seat="bizbench.envs.yc.sdk",
     report="bizbench.envs.yc.report",
     viewer="bizbench.envs.yc.viewer",
-    replay=ReplayRules(
-        log_derived=frozenset({"tool_calls", "tamper_events"}), added_later=frozenset({"evaluation"})
-    ),
+    replay=ReplayRules(log_derived=frozenset({"tool_calls", "tamper_events"}), added_later=frozenset({"evaluation"})),
 )

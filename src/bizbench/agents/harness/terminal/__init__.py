@@ -29,7 +29,6 @@ used, commit), ``server_error``.
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import shutil
@@ -120,22 +119,16 @@ class TerminalHarness:
     def tools(self, env: Any) -> list[dict[str, Any]]:
         return list(registry.json_schemas())
 
-    def finish(self, env: Any, rundir: Any, result: dict[str, Any], title: str) -> None:
-        """result.json and cash.png in the runner's run directory (the served files are already there)."""
-        from bizbench.report.plots import plot_cash
-        from bizbench.runner.rundir import write_result
+    def finish(self, env: Any, rundir: Any, result: dict[str, Any], title: str) -> None:  # noqa: ARG002
+        """result.json in the runner's run directory (the served session wrote the rest there)."""
+        from bizbench.core.runlog import write_result
 
         path = Path(rundir.path)
         served = getattr(env, "run_dir", None)
         if served is not None and Path(served).exists() and Path(served).absolute() != path.absolute():
-            for name in SERVED_FILES:
+            for name in (*SERVED_FILES, "cash.png"):
                 if (Path(served) / name).exists():
                     shutil.copy2(Path(served) / name, path / name)
-        metrics_path = path / "metrics.jsonl"
-        if metrics_path.exists():
-            metrics = [json.loads(line) for line in metrics_path.read_text().splitlines() if line.strip()]
-            if metrics:
-                plot_cash(metrics, path / "cash.png", title)
         write_result(path, result)
         rundir.close()
 
