@@ -42,12 +42,12 @@ def _peak_rss_mb() -> float:
 
 
 def bench_episode(preset: str, seed: int, days: int | None) -> None:
-    from bizbench.runner.episode import run_ceo_baseline
+    from bizbench.runner.episode import run_baseline
 
     print(f"(a) rule-based episode: preset {preset}, seed {seed}, "
           f"{'preset horizon' if days is None else f'{days} days'}", flush=True)
     started = time.perf_counter()
-    result = run_ceo_baseline("rule-based", seed, preset, days=days)
+    result = run_baseline("ceo", "rule-based", seed, preset, days)
     wall = time.perf_counter() - started
     n = result["days_survived"]
     print(f"    days simulated        {n}  (bankrupt: {result['bankrupt']})")

@@ -411,7 +411,7 @@ def test_a_killed_terminal_run_resumes_to_the_same_result(tmp_path: Path) -> Non
     """A run cut short in its second week is re-executed: a fresh seat and workspace, the recorded
     replies first (the sandboxed commands run again), then the live model."""
     from bizbench.runner.resume import resume_run
-    from bizbench.runner.rundir import read_jsonl
+    from bizbench.core.jsonio import read_jsonl
 
     done = tmp_path / "done"
     run_agent_episode(

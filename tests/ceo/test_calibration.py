@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from bizbench.envs.ceo.search import search, seeds_of
-from bizbench.runner.episode import run_ceo_baseline
+from bizbench.runner.episode import run_baseline
+from bizbench.runner.search import search, seeds_of
 
 pytestmark = pytest.mark.slow
 
@@ -21,7 +21,7 @@ ADS_ONLY = {"price_book": "mid", "target_rule": "s1_then_s3", "spend_package": "
 
 @pytest.fixture(scope="module", params=["no-surges", "default"])
 def ranked(request: pytest.FixtureRequest) -> tuple[str, list[dict[str, Any]]]:
-    return request.param, search(request.param, seed=42, workers=2)
+    return request.param, search("ceo", "rule-based", request.param, seed=42, workers=2)
 
 
 def test_paper_best_configuration_is_best_and_in_range(ranked: tuple[str, list[dict[str, Any]]]) -> None:
@@ -40,18 +40,18 @@ def test_paper_best_configuration_is_best_and_in_range(ranked: tuple[str, list[d
 
 @pytest.mark.parametrize("preset", ["no-surges", "default"])
 def test_paper_best_configuration_is_solvent_on_seeds_1_to_10(preset: str) -> None:
-    results = seeds_of(PAPER_BEST, range(1, 11), preset, workers=2)
+    results = seeds_of("ceo", "rule-based", PAPER_BEST, range(1, 11), preset, workers=2)
     assert [r["seed"] for r in results] == list(range(1, 11))
     assert not any(r["bankrupt"] for r in results), [(r["seed"], r["final_cash"]) for r in results]
 
 
 def test_removing_the_competitor_raises_final_cash() -> None:
-    with_competitor = run_ceo_baseline("rule-based", 42, "no-surges", options=PAPER_BEST)
-    without = run_ceo_baseline("rule-based", 42, "no-competitor", options=PAPER_BEST)
+    with_competitor = run_baseline("ceo", "rule-based", 42, "no-surges", options=PAPER_BEST, world_options={"database": False})
+    without = run_baseline("ceo", "rule-based", 42, "no-competitor", options=PAPER_BEST, world_options={"database": False})
     assert without["final_cash"] > with_competitor["final_cash"]
 
 
 def test_ads_without_development_goes_bankrupt() -> None:
     """Heavy advertising for S1 and S3 with no development spend and no cash floor."""
-    result = run_ceo_baseline("rule-based", 42, "default", options=ADS_ONLY)
+    result = run_baseline("ceo", "rule-based", 42, "default", options=ADS_ONLY, world_options={"database": False})
     assert result["bankrupt"], result["final_cash"]

@@ -20,7 +20,7 @@ import pytest
 from bizbench.envs.ceo.baselines import make_policy
 from bizbench.envs.ceo.config import load_config
 from bizbench.envs.ceo.env import CeoEnv
-from bizbench.runner.episode import run_ceo_baseline
+from bizbench.runner.episode import run_baseline
 
 
 # ---------------------------------------------------------------------------- schemas
@@ -314,7 +314,7 @@ def test_hidden_state_stays_hidden() -> None:
 @pytest.mark.parametrize("agent", ["rule-based", "random", "do-nothing"])
 def test_runner_matches_driving_env_by_hand(agent: str) -> None:
     days = 84
-    result = run_ceo_baseline(agent, 42, "no-surges", days=days)
+    result = run_baseline("ceo", agent, 42, "no-surges", horizon=days)
     env = CeoEnv.from_preset("no-surges", seed=42, horizon_days=days)
     policy = make_policy(agent, seed=42)
     while not env.done:

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from bizbench.agents.models.scripted import ScriptedModel
 from bizbench.cli import app
 from bizbench.runner.agent_episode import run_agent_episode
-from bizbench.runner.episode import run_ceo_baseline, run_cfo_baseline, run_yc_baseline
+from bizbench.runner.episode import run_baseline
 from bizbench.runner.replay import replay_run
 from bizbench.runner.runconfig import RunDirError
 
@@ -21,9 +21,9 @@ from bizbench.runner.runconfig import RunDirError
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("runs")
-    run_cfo_baseline("prudent-cfo", 3, "paper", root / "cfo")
-    run_yc_baseline("heuristic", 2, "default", root / "yc")
-    run_ceo_baseline("rule-based", 42, "default", days=35, out=root / "ceo", database=False)
+    run_baseline("cfo", "prudent-cfo", 3, "paper", out=root / "cfo")
+    run_baseline("yc", "heuristic", 2, "default", out=root / "yc")
+    run_baseline("ceo", "rule-based", 42, "default", 35, root / "ceo", world_options={"database": False})
     reply = {"content": "", "tool_calls": [{"name": "run_command", "arguments": {"command": "sim resume"}}]}
     run_agent_episode("yc", ScriptedModel([reply]), 4, None, root / "yc-model")
     return {p.name: p for p in root.iterdir()}
@@ -81,7 +81,7 @@ def test_replay_needs_a_finished_run_and_the_same_secret(
     with pytest.raises(RunDirError, match="public seeds; unset"):
         replay_run(runs["yc"])
     held = tmp_path / "held"
-    run_cfo_baseline("always-pass", 1, "paper", held)
+    run_baseline("cfo", "always-pass", 1, "paper", out=held)
     assert replay_run(held).ok
     monkeypatch.setenv("BIZBENCH_SEED_SECRET", "a third secret")
     with pytest.raises(RunDirError, match="held-out seeds"):

@@ -20,7 +20,7 @@ from bizbench.cli import app
 from bizbench.runner.agent_episode import run_agent_episode
 from bizbench.runner.resume import resume_run
 from bizbench.runner.runconfig import RunDirError
-from bizbench.runner.rundir import read_jsonl
+from bizbench.core.jsonio import read_jsonl
 
 VOLATILE = ("wall_seconds", "provenance")
 

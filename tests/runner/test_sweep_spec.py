@@ -59,7 +59,7 @@ def test_a_grid_of_agent_options_expands_to_every_combination(tmp_path: Path) ->
     assert runs[0].options == {"cash_floor": 100000.0, "price_book": "cheap", "target_rule": "s1_only",
                                "spend_package": "light"}  # fmt: skip
     assert runs[-1].options["price_book"] == "mid" and runs[-1].options["spend_package"] == "heavy"
-    assert all(r.days == 120 and r.db is False for r in runs)
+    assert all(r.horizon == 120 and r.world == {"database": False} for r in runs)
     assert len({r.name for r in runs}) == 8
 
 
@@ -101,7 +101,7 @@ def test_two_runs_with_one_name_are_refused(tmp_path: Path) -> None:
         ('[[runs]]\nenv = "cfx"\nagents = ["x"]\n', r"runs\[0\]\.env: unknown env 'cfx'"),
         ('[[runs]]\nenv = "cfo"\nagents = ["prudent-cfo"]\nseeds = "3-1"\n', r"runs\[0\]\.seeds: .*backwards"),
         ('[[runs]]\nenv = "cfo"\n', r"runs\[0\]: give agents"),
-        ('[[runs]]\nenv = "yc"\nagents = ["greedy"]\noptions = { a = 1 }\n', r"runs\[0\]: options and grid"),
+        ('[[runs]]\nenv = "yc"\nagents = ["greedy"]\noptions = { a = 1 }\n', r"runs\[0\]: the yc greedy baseline takes no option a"),
         ('[[runs]]\nenv = "yc"\nagents = ["greedy"]\nn = 3\n', r"runs\[0\]: n > 1 repeats model runs"),
         ('split = "final"\n[[runs]]\nenv = "yc"\nagents = ["greedy"]\n', r"split: Input should be 'dev' or 'test'"),
         ('[limits]\nconcurrency = { opnai = 2 }\n[[runs]]\nenv = "yc"\nagents = ["greedy"]\n',

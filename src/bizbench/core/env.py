@@ -187,6 +187,17 @@ class EnvSpec:
             raise ValueError(f"unknown {self.id} baseline {name!r}; choose from {', '.join(table)}")
         return table[name]
 
+    def check_baseline(self, name: str, options: Mapping[str, Any] | None = None) -> Baseline:
+        """The named baseline, if it takes every one of ``options`` (ValueError naming what it takes)."""
+        baseline = self.baseline(name)
+        unknown = sorted(set(options or {}) - set(baseline.options))
+        if unknown:
+            takes = ", ".join(baseline.options) or "none"
+            raise ValueError(
+                f"the {self.id} {baseline.name} baseline takes no option {', '.join(unknown)} (its options: {takes})"
+            )
+        return baseline
+
     def module(self, which: Literal["seat", "report", "viewer"]) -> Any:
         """The env's seat, report or viewer module (ValueError when it has none)."""
         ref = getattr(self, which)
@@ -256,6 +267,11 @@ class EnvSpec:
             **world_options,
         )
         return env
+
+    def headless(self) -> dict[str, Any]:
+        """World options for a run no agent reads (replay, anchors, searches): each agent-visible
+        resource switched off."""
+        return dict.fromkeys(self.world_options, False)
 
     def from_preset(
         self,

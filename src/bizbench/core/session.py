@@ -68,6 +68,8 @@ class Session:
         return self.run.path if self.run is not None else None
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name == "env":  # copy, pickle: a session is not its env
+            raise AttributeError(name)
         return getattr(self.env, name)
 
     # ------------------------------------------------------------------ acting

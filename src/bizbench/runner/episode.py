@@ -57,13 +57,7 @@ def run_baseline(
     """Run a baseline of ``env_id`` (the env's default when ``agent`` is None) for the horizon;
     returns result.json's content. ``options`` are the baseline's (ceo rule-based's Table 4)."""
     spec = get_env(env_id)
-    baseline = spec.baseline(agent or spec.default_baseline)
-    unknown = sorted(set(options or {}) - set(baseline.options))
-    if unknown:
-        takes = ", ".join(baseline.options) or "none"
-        raise ValueError(
-            f"the {spec.id} {baseline.name} baseline takes no option {', '.join(unknown)} (its options: {takes})"
-        )
+    baseline = spec.check_baseline(agent or spec.default_baseline, options)
     policy = baseline.make(seed, **(options or {}))
     session = open_session(
         env_id, seed, preset, out, baseline.name, horizon, config, world_options, agent_options=options or {}

@@ -35,9 +35,6 @@ from bizbench.runner.runconfig import RunDirError, check_secret, config_changes,
 
 __all__ = ["ReplayReport", "replay_run"]
 
-#: result.json fields of the common core (run format 2) that a format-1 result lacks: left
-#: unverified there rather than failing, like the env's own ``added_later`` fields
-_CORE_ADDED = frozenset({"final_cash", "completed", "survived", "survived_fraction", "score", "horizon", "unit"})
 #: core fields that are the meters of whoever drove the run, not the world's
 _DRIVER_FIELDS = frozenset({"tokens", "cost_usd", "ended_by"})
 
@@ -96,11 +93,15 @@ def replay_run(path: str | Path) -> ReplayReport:
     try:
         _send_actions(session, rules, read_jsonl(path / "actions.jsonl"), report)
     finally:
+        own = set(env.result())
         fresh = jsonable(session.finish())
     report.result = fresh
     skipped = rules.log_derived | _DRIVER_FIELDS | {"wall_seconds"}
+    # a format-1 run predates the common result core: the core fields its env did not compute
+    # itself are left unverified there, like the env's fields added later
+    added = rules.added_later | (set(fresh) - own if config.get("run_format", 1) < 2 else set())
     for key, value in fresh.items():
-        if key in skipped or (key not in recorded and key in rules.added_later | _CORE_ADDED):
+        if key in skipped or (key not in recorded and key in added):
             continue
         report.compared.append(key)
         if key not in recorded:

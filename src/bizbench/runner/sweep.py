@@ -171,13 +171,7 @@ def _check_baseline(env: str, agent: str, options: dict[str, Any]) -> None:
     """Build the baseline with its options (ValueError naming a wrong name, option or value)."""
     from bizbench.core.envs import get_env
 
-    spec = get_env(env)
-    baseline = spec.baseline(agent)
-    unknown = sorted(set(options) - set(baseline.options))
-    if unknown:
-        takes = ", ".join(baseline.options) or "none"
-        raise ValueError(f"the {env} {agent} baseline takes no option {', '.join(unknown)} (its options: {takes})")
-    baseline.make(0, **options)
+    get_env(env).check_baseline(agent, options).make(0, **options)
 
 
 # ---------------------------------------------------------------------------- the summary

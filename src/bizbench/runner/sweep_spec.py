@@ -235,6 +235,9 @@ class RunBlock(_Strict):
             takes = ", ".join(spec.world_options) or "none"
             raise ValueError(f"{self.env} has no world option {', '.join(unknown)} (its world options: {takes})")
         baselines = [a for a in self.agents if ":" not in a]
+        for name in baselines:
+            if name in spec.baseline_table():
+                spec.check_baseline(name, {**self.options, **self.grid})
         if self.n > 1 and baselines:
             raise ValueError(f"n > 1 repeats model runs; baselines are deterministic ({', '.join(baselines)})")
         return self

@@ -125,7 +125,7 @@ class CliChatHarness:
         preset = getattr(getattr(env, "config", None), "harness", None)
         if preset is not None and (preset.history_turns, preset.auto_advance_turns) != (k, n):
             # The prompt is generated from the config: give it one whose [harness] holds our numbers.
-            view = copy.copy(env)
+            view = copy.copy(getattr(env, "env", env))  # the env itself, not the session recording it
             view.config = env.config.model_copy(
                 update={"harness": preset.model_copy(update={"history_turns": k, "auto_advance_turns": n})}
             )
