@@ -410,8 +410,8 @@ def test_git_commits_with_its_own_identity_and_ignores_planted_repositories(box:
 def test_a_killed_terminal_run_resumes_to_the_same_result(tmp_path: Path) -> None:
     """A run cut short in its second week is re-executed: a fresh seat and workspace, the recorded
     replies first (the sandboxed commands run again), then the live model."""
-    from bizbench.runner.resume import resume_run
     from bizbench.core.jsonio import read_jsonl
+    from bizbench.runner.resume import resume_run
 
     done = tmp_path / "done"
     run_agent_episode(

@@ -46,8 +46,9 @@ def test_paper_best_configuration_is_solvent_on_seeds_1_to_10(preset: str) -> No
 
 
 def test_removing_the_competitor_raises_final_cash() -> None:
-    with_competitor = run_baseline("ceo", "rule-based", 42, "no-surges", options=PAPER_BEST, world_options={"database": False})
-    without = run_baseline("ceo", "rule-based", 42, "no-competitor", options=PAPER_BEST, world_options={"database": False})
+    quiet = {"database": False}
+    with_competitor = run_baseline("ceo", "rule-based", 42, "no-surges", options=PAPER_BEST, world_options=quiet)
+    without = run_baseline("ceo", "rule-based", 42, "no-competitor", options=PAPER_BEST, world_options=quiet)
     assert without["final_cash"] > with_competitor["final_cash"]
 
 

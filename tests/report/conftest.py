@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bizbench.runner.rundir import RunDir
 
 from bizbench.agents.models.scripted import ScriptedModel
 from bizbench.agents.recording import Limits
 from bizbench.runner.agent_episode import run_agent_episode
 from bizbench.runner.episode import run_ceo_baseline, run_cfo_baseline, run_yc_baseline
-from bizbench.runner.rundir import RunDir
 
 CEO_SEED, CEO_DAYS = 1, 98  # first competitor event on day 62 (tests check it)
 HORIZONS = ("cash_1wk", "cash_4wk", "cash_12wk", "cash_26wk")

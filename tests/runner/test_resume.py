@@ -17,10 +17,10 @@ from typer.testing import CliRunner
 
 from bizbench.agents.models.scripted import ScriptedModel
 from bizbench.cli import app
+from bizbench.core.jsonio import read_jsonl
 from bizbench.runner.agent_episode import run_agent_episode
 from bizbench.runner.resume import resume_run
 from bizbench.runner.runconfig import RunDirError
-from bizbench.core.jsonio import read_jsonl
 
 VOLATILE = ("wall_seconds", "provenance")
 
