@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bizbench.agents.harness.cli_chat import NO_CALL, CliChatHarness, split_command
+from bizbench.agents.harness.cli_chat import NO_CALL, CliChatHarness, prefixes, split_command
 from bizbench.agents.models.base import ModelError, ModelReply
 from bizbench.agents.models.scripted import ScriptedModel
 from bizbench.agents.recording import AgentRun, Limits, Trajectory
@@ -60,7 +60,7 @@ def tool_answers(messages: Messages) -> list[Any]:
     ],
 )
 def test_split_command_strips_the_prefix(line: str, words: list[str]) -> None:
-    assert split_command(line) == words
+    assert split_command(line, prefixes(YcEnv.from_preset("default", 1))) == words
 
 
 def test_split_command_reports_unbalanced_quotes() -> None:
@@ -125,7 +125,7 @@ def test_auto_advance_after_five_turns_without_sim_resume() -> None:
     assert [e["turn"] for e in auto] == [5, 10] and all(e["idle_turns"] == 5 and e["ok"] for e in auto)
     assert all(e["time"] > e["time_before"] for e in auto)
     assert env.world.resumes == 2 and env.actions[-1]["tool"] != "sim_resume"
-    assert seen[5][-1]["content"].startswith("5 turns passed without `sim resume`")
+    assert seen[5][-1]["content"].startswith("5 turns passed without time moving on")
     assert "5 turns passed" not in seen[4][-1]["content"]
     status = [json.loads(m[-1]["content"].rsplit("\n", 1)[1]) for m in (seen[4], seen[5])]
     assert status[1]["time"] > status[0]["time"] and status[1]["events_since_last_turn"]
@@ -155,7 +155,7 @@ def test_malformed_replies_get_feedback_count_and_never_crash() -> None:
     feedback = events(run, "feedback")
     assert run.meter.malformed == len(feedback) == 8
     assert [f["turn"] for f in feedback] == [1, 2, 3, 4, 5, 6, 7, 8]
-    assert seen[1][-1]["content"].startswith(NO_CALL)  # the no-call feedback opens the next turn
+    assert seen[1][-1]["content"].startswith(NO_CALL.split("{")[0])  # the no-call feedback opens the next turn
     errors = [tool_answers(seen[t])[-1]["error"] for t in range(2, 8)]
     assert "Unknown command: hire engineer" in errors[0]
     assert "Unknown flag --bogus" in errors[1]

@@ -33,7 +33,7 @@ def test_every_command_in_the_prompt_is_a_valid_call(preset: str) -> None:
 
 def test_prompt_states_the_mechanics_of_the_preset() -> None:
     cfg = load_config("default")[0]
-    prompt = YcEnv(cfg, 1).system_prompt("bizbench yc --session work")
+    prompt = YcEnv(cfg, 1).system_prompt(command_prefix="bizbench yc --session work")
     assert "`bizbench yc --session work sim resume`" in prompt
     assert "35% of the advertised reward is charged as a penalty" in prompt  # no hidden 35 % surprise
     assert "whether the task was dispatched or not" in prompt

@@ -10,7 +10,12 @@ never by its name. The words follow Gymnasium and tau2-bench where they fit:
   raises: an error is an answer (``ToolResult(ok=False)``) that changes nothing;
 - :meth:`Env.observation` is what a player sees at a turn boundary (never a hidden field);
 - :meth:`Env.advance` ends the current turn the env's default way (ceo: the next week
-  without forecasts; yc: ``sim resume``; cfo: ``pass``);
+  without forecasts; yc: ``sim resume``; cfo: ``pass``); :attr:`Env.turn` counts the turns
+  ended, however they ended (a tool such as ceo ``next_week`` or :meth:`Env.advance`);
+- :meth:`Env.system_prompt` is the env's instructions for an agent in a given harness (the
+  paper's harness gets the paper's prompt; another gets the same world rules without the paper
+  harness's interface, which that harness describes itself); :meth:`Env.memory` is the agent's
+  own notes (yc scratchpad, cfo notepad) for harnesses that show them;
 - :attr:`Env.done`, :meth:`Env.score` (the headline number), :meth:`Env.result` (result.json's
   env fields) and :meth:`Env.state_digest` (equal digests mean equal worlds).
 
@@ -46,6 +51,7 @@ Unit = Literal["day", "turn", "month"]
 class Env(Protocol):
     """One seeded world behind its tools (see the module docstring)."""
 
+    env_id: str  # the id its spec is registered under
     registry: Any  # ToolRegistry
     config: Any  # the env's pydantic config
     seed: int
@@ -64,6 +70,13 @@ class Env(Protocol):
     def observation(self) -> dict[str, Any]: ...
 
     def advance(self, **args: Any) -> None: ...
+
+    @property
+    def turn(self) -> int: ...
+
+    def system_prompt(self, harness: str) -> str: ...
+
+    def memory(self) -> str: ...
 
     @property
     def done(self) -> bool: ...
@@ -154,6 +167,8 @@ class EnvSpec:
     default_baseline: str
     harness: str
     default_preset: str = "default"
+    #: how a command line starts in the env's prompt (yc: the paper's ``yc-bench``); default the id
+    command_prefix: str | None = None
     seat: str | None = None
     report: str | None = None
     viewer: str | None = None

@@ -1,18 +1,21 @@
-"""The YC-Bench harness (paper section 3 "Observations" and "Memory", Appendix C, Appendix E).
+"""The YC-Bench harness (paper section 3 "Observations" and "Memory", Appendix C, Appendix E),
+on any env.
 
 The model acts through one native tool, ``run_command(command)``, that runs a command line of
-the env (``task accept --task-id Task-42``; a leading ``yc-bench`` or ``bizbench yc`` is
-accepted and stripped). The line is split with :mod:`shlex`, parsed against the registry with
-:func:`bizbench.core.cmdline.parse_command` and run with ``env.call_tool``; the tool result
+the env (``task accept --task-id Task-42``; the env's command prefix, e.g. yc's ``yc-bench``,
+or ``bizbench <env>`` in front is accepted and stripped). The line is split with :mod:`shlex`,
+parsed against the registry with :func:`bizbench.core.cmdline.parse_command` and run with
+``env.call_tool``; the tool result
 is the JSON the shell would print: the data, or ``{"error": ...}``.
 
 A **turn** is one model reply with the results of its commands. Each turn the model gets:
 
-- the system prompt (Appendix C in our words, ``env.system_prompt``) with the scratchpad
-  appended: the scratchpad is part of the system prompt on every turn (section 3 "Memory");
+- the system prompt (the env's instructions, ``env.system_prompt("cli-chat")``: Appendix C in
+  our words for yc) with the agent's memory (``env.memory()``: yc's scratchpad, cfo's notes)
+  appended: it is part of the system prompt on every turn (section 3 "Memory");
 - the last K turns of history (``context_turns``, the paper's K = 20; Appendix E ablates it);
   each kept turn is the status message it was shown, the reply and the command results;
-- this turn's user message: the status summary (``env.status_summary()``: time, funds,
+- this turn's user message: the env's observation (``env.observation()``; yc: time, funds,
   payroll, runway, open tasks, events since the previous turn).
 
 Rules for replies (decided here; the paper does not say):
@@ -29,13 +32,15 @@ Rules for replies (decided here; the paper does not say):
   result with ok false, not malformed.
 
 **Auto-advance** (Table 2, "Auto-advance 5 turns"): after ``auto_advance_after`` consecutive
-turns without a successful ``sim resume`` the harness runs ``sim resume`` itself, records an
-``auto_advance`` event and says so at the top of the next user message.
+turns in which the env's turn did not end (``env.turn`` unchanged: no successful yc ``sim
+resume``, ceo ``next_week``, cfo action) the harness ends it the env's default way
+(``env.advance()``), records an ``auto_advance`` event and says so at the top of the next user
+message.
 
 ``context_turns`` and ``auto_advance_after`` default to the preset's ``[harness]`` values
-(``history_turns``, ``auto_advance_turns``: 20 and 5 in ``default``), so a preset describes
-the whole run (DESIGN principle 5); an explicit value (``--context-turns``) overrides it, and
-the prompt then states the harness's numbers.
+(yc: ``history_turns``, ``auto_advance_turns``: 20 and 5 in ``default``; 20 and 5 for an env
+without them), so a preset describes the whole run (DESIGN principle 5); an explicit value
+(``--context-turns``) overrides it, and the prompt then states the harness's numbers.
 """
 
 from __future__ import annotations
@@ -48,18 +53,16 @@ from typing import Any
 from bizbench.agents.models.base import ToolCall
 from bizbench.agents.recording import AgentRun
 from bizbench.core.cmdline import parse_command
+from bizbench.core.envs import get_env
 from bizbench.core.errors import ToolError
 from bizbench.core.jsonio import json_default, preview
 
 __all__ = ["CliChatHarness", "split_command"]
 
-COMMAND_PREFIX = "yc-bench"
 TOOL_NAME = "run_command"
-#: Accepted (and stripped) in front of a command: the paper's prefix and bizbench's shell form.
-PREFIXES: tuple[tuple[str, ...], ...] = (("yc-bench",), ("bizbench", "yc"))
 NO_CALL = (
     "No command ran: call the run_command tool with one command line, e.g. "
-    f'run_command(command="{COMMAND_PREFIX} market browse"). This turn still counted.'
+    'run_command(command="{prefix} {example}"). This turn still counted.'
 )
 DEFAULT_CONTEXT_TURNS = 20  # paper section 3 "Memory": K = 20
 DEFAULT_AUTO_ADVANCE = 5  # paper Table 2: auto-advance after 5 idle turns
@@ -68,32 +71,47 @@ HOW_TO_ACT = """## How you act
 
 Run each command with the `run_command` tool, one command line per call, e.g.
 run_command(command="{prefix} market browse --limit 10"). A reply may make several calls; they run in order.
-A turn is one reply and the results of its commands; every turn starts with a status summary (time, funds,
-payroll, runway, open tasks and the events since your previous turn). A reply without a tool call runs nothing
-and still uses a turn."""
+A turn is one reply and the results of its commands; every turn starts with the current observation. A reply
+without a tool call runs nothing and still uses a turn.{window}"""
+
+WINDOW = """
+Your conversation history is truncated after {k} turns; the memory section of this prompt is shown every turn.
+If {n} turns pass without time moving on, the harness moves it on for you."""
 
 
 #: Longer lines are refused before shlex (which is quadratic); the scratchpad holds 20,000 anyway.
 MAX_COMMAND_CHARS = 50_000
 
 
-def split_command(command: str) -> list[str]:
-    """The words of a command line, without a leading ``yc-bench`` / ``bizbench yc``; ToolError
-    (no tamper) when shlex cannot split it or it is longer than ``MAX_COMMAND_CHARS``."""
+def prefixes(env: Any) -> tuple[tuple[str, ...], ...]:
+    """The words accepted (and stripped) in front of a command: the env's command prefix (yc's
+    paper ``yc-bench``) and bizbench's shell form ``bizbench <env>``."""
+    spec = get_env(env.env_id)
+    return (tuple((spec.command_prefix or spec.id).split()), ("bizbench", spec.id))
+
+
+def command_prefix(env: Any) -> str:
+    spec = get_env(env.env_id)
+    return spec.command_prefix or spec.id
+
+
+def split_command(command: str, accepted: tuple[tuple[str, ...], ...] = ()) -> list[str]:
+    """The words of a command line, without a leading prefix of ``accepted``; ToolError (no
+    tamper) when shlex cannot split it or it is longer than ``MAX_COMMAND_CHARS``."""
     if len(command) > MAX_COMMAND_CHARS:
         raise ToolError(f"The command line has {len(command):,} characters; at most {MAX_COMMAND_CHARS:,}.")
     try:
         words = shlex.split(command)
     except ValueError as e:
         raise ToolError(f"Cannot split the command line ({e}); check the quotes.") from None
-    for prefix in PREFIXES:
-        if tuple(words[: len(prefix)]) == prefix:
+    for prefix in accepted:
+        if prefix and tuple(words[: len(prefix)]) == prefix:
             return words[len(prefix) :]
     return words
 
 
 class CliChatHarness:
-    """Runs an env with a command registry (``yc``) through one ``run_command`` tool."""
+    """Runs any env through one ``run_command`` tool (the paper's harness of ``yc``)."""
 
     name = "cli-chat"
 
@@ -129,34 +147,36 @@ class CliChatHarness:
             view.config = env.config.model_copy(
                 update={"harness": preset.model_copy(update={"history_turns": k, "auto_advance_turns": n})}
             )
-        text = str(view.system_prompt(command_prefix=COMMAND_PREFIX)).rstrip("\n")
-        return f"{text}\n\n{HOW_TO_ACT.format(prefix=COMMAND_PREFIX)}\n"
+        text = str(view.system_prompt(self.name)).rstrip("\n")
+        window = "" if preset is not None else WINDOW.format(k=k, n=n)
+        return f"{text}\n\n{HOW_TO_ACT.format(prefix=command_prefix(env), window=window)}\n"
 
     def system_message(self, env: Any, base: str | None = None) -> str:
         """The system prompt of the current turn: the instructions plus the scratchpad as it is now."""
-        pad = str(getattr(env, "scratchpad", "") or "")
+        pad = str(env.memory() or "")
         base = self.base_prompt(env) if base is None else base
-        return f"{base}\n## Your scratchpad (kept across turns; shown here every turn)\n\n{pad or '(empty)'}\n"
+        return f"{base}\n## Your memory (kept across turns; shown here every turn)\n\n{pad or '(empty)'}\n"
 
     def system_prompt(self, env: Any) -> str:
         """The exact system prompt of the first turn (saved as system_prompt.txt)."""
         return self.system_message(env)
 
     def tools(self, env: Any) -> list[dict[str, Any]]:
-        commands = ", ".join(name.replace("_", " ") for name in env.registry.parameter_schemas())
+        commands = [name.replace("_", " ") for name in env.registry.parameter_schemas()]
+        prefix = command_prefix(env)
         return [
             {
                 "name": TOOL_NAME,
                 "description": (
-                    f"Run one `{COMMAND_PREFIX}` command line and return its JSON output "
-                    f'(or {{"error": ...}}). Commands: {commands}.'
+                    f"Run one `{prefix}` command line and return its JSON output "
+                    f'(or {{"error": ...}}). Commands: {", ".join(commands)}.'
                 ),
                 "parameters": {
                     "type": "object",
                     "properties": {
                         "command": {
                             "type": "string",
-                            "description": f'e.g. "{COMMAND_PREFIX} task accept --task-id Task-42"',
+                            "description": f'e.g. "{prefix} {commands[0]}"',
                         }
                     },
                     "required": ["command"],
@@ -175,10 +195,12 @@ class CliChatHarness:
         history: list[list[dict[str, Any]]] = []  # one list of messages per turn
         idle = 0
         note = ""  # feedback or an auto-advance notice for the top of the next user message
+        no_call = NO_CALL.format(prefix=command_prefix(env), example=next(iter(schemas)).replace("_", " "))
         while not env.done:
             turn = run.meter.turns + 1
-            status = env.status_summary()
-            run.trajectory.event("turn", turn=turn, time=status["time"], observation=status)
+            status = env.observation()
+            before = env.turn
+            run.trajectory.event("turn", turn=turn, time=status.get("time", env.elapsed), observation=status)
             text = f"Status at the start of turn {turn}:\n{json.dumps(status, default=json_default)}"
             user = {"role": "user", "content": f"{note}\n\n{text}" if note else text}
             note = ""
@@ -186,18 +208,17 @@ class CliChatHarness:
             for past in history:  # the last K turns
                 messages.extend(past)
             messages.append(user)
-            reply = run.ask(messages, tools, turn=turn, time=status["time"])
+            reply = run.ask(messages, tools, turn=turn, time=status.get("time", env.elapsed))
             if reply is None:
                 return run.stopped or "stopped"
             current = [user, reply.assistant_message()]
-            advanced = False
             if not reply.tool_calls:
-                run.feedback(NO_CALL, turn=turn)
-                note = NO_CALL
+                run.feedback(no_call, turn=turn)
+                note = no_call
             for call in reply.tool_calls:
-                answer, resumed = self._call(env, run, schemas, call, turn)
+                answer = self._call(env, run, schemas, call, turn)
                 current.append({"role": "tool", "tool_call_id": call.id, "content": answer})
-                advanced = advanced or resumed
+            advanced = env.turn != before
             history.append(current)
             del history[:-k]
             run.meter.turns += 1
@@ -205,27 +226,27 @@ class CliChatHarness:
             if idle >= idle_limit and not env.done:
                 note = self._auto_advance(env, run, turn, idle, note)
                 idle = 0
-        return "bankrupt" if env.world.bankrupt else "completed"
+        return "bankrupt" if env.bankrupt else "completed"
 
-    def _call(self, env: Any, run: AgentRun, schemas: Any, call: ToolCall, turn: int) -> tuple[str, bool]:
-        """Run one tool call: (the tool message's content, whether simulated time advanced)."""
+    def _call(self, env: Any, run: AgentRun, schemas: Any, call: ToolCall, turn: int) -> str:
+        """Run one tool call: the tool message's content."""
         command: Any = None
         try:
-            command = self._command_of(call)
-            words = split_command(command)
+            command = self._command_of(call, command_prefix(env))
+            words = split_command(command, prefixes(env))
             name, args = parse_command(schemas, words)
         except ToolError as e:
             if e.tamper:
                 env.log_tamper(e.tamper, {"source": "cli-chat", "command": preview(command)})
             run.feedback(str(e), turn=turn, tool=call.name, arguments=preview(call.arguments))
-            return _dump({"error": str(e)}), False
+            return _dump({"error": str(e)})
         result = env.call_tool(name, args)
         output = result.data if result.ok else {"error": result.error}
         run.tool(name, args, result.ok, output, turn=turn, command=command)
-        return _dump(output), bool(result.ok and name == "sim_resume")
+        return _dump(output)
 
     @staticmethod
-    def _command_of(call: ToolCall) -> str:
+    def _command_of(call: ToolCall, prefix: str) -> str:
         if call.name != TOOL_NAME:
             raise ToolError(f"Unknown tool {preview(call.name, 100)!r}: the only tool is {TOOL_NAME}(command).")
         args = call.arguments
@@ -239,19 +260,17 @@ class CliChatHarness:
         command = args.get("command")
         if not isinstance(command, str) or not command.strip():
             raise ToolError(
-                f'{TOOL_NAME} needs "command": a non-empty command line, e.g. "{COMMAND_PREFIX} company status".'
+                f'{TOOL_NAME} needs "command": a non-empty command line, e.g. "{prefix} <command> --flag value".'
             )
         return command
 
     def _auto_advance(self, env: Any, run: AgentRun, turn: int, idle: int, note: str) -> str:
-        before = env.time
-        result = env.call_tool("sim_resume", {})
-        output = result.data if result.ok else {"error": result.error}
+        before = getattr(env, "time", env.elapsed)  # yc: the simulated time; else elapsed units
+        env.advance()
+        after = getattr(env, "time", env.elapsed)
         run.meter.env_calls += 1
-        run.trajectory.event(
-            "auto_advance", turn=turn, idle_turns=idle, time_before=before, time=env.time, ok=result.ok, result=output
-        )
-        notice = f"{idle} turns passed without `sim resume`, so the simulation advanced by itself (sim resume)."
+        run.trajectory.event("auto_advance", turn=turn, idle_turns=idle, time_before=before, time=after, ok=True)
+        notice = f"{idle} turns passed without time moving on, so the harness moved it on (the env's turn end)."
         return f"{note}\n\n{notice}" if note else notice
 
 

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 class CeoEnv:
     """A seeded NovaMind company driven through tools, one week per turn."""
 
+    env_id = "ceo"
     registry = registry
     lock_free_tools = frozenset({"query"})  # its own read-only connection; safe beside other calls
     query_timeout_s = 30.0  # below the SDK's 60-s request timeout
@@ -64,6 +65,7 @@ class CeoEnv:
         self.tamper: list[dict[str, Any]] = []
         self.last_week: list[dict[str, Any]] = []
         self._metrics_taken = 0  # days whose metrics row was handed to the session
+        self.turns = 0  # turns ended (next_week or next_turn)
         self.store: CeoStore | None = None
         if db_path is None and files is not None and database:
             db_path = Path(files) / "company.db"
@@ -115,6 +117,7 @@ class CeoEnv:
     def step(self, days: int | None = None) -> list[dict[str, Any]]:
         """Step the world one turn, writing each day to the store as it happens (``next_week``'s core)."""
         self.last_week = self.world.advance(days, on_day=self._on_day)
+        self.turns += 1
         if self.store is not None:
             self.store.record_turn(self)
         return self.last_week
@@ -206,6 +209,20 @@ class CeoEnv:
     @property
     def bankrupt(self) -> bool:
         return bool(self.world.state.bankrupt)
+
+    @property
+    def turn(self) -> int:
+        return self.turns
+
+    def system_prompt(self, harness: str) -> str:
+        """The CEO's instructions (docs/instructions.md of the workspace, ref §8); outside the
+        terminal harness, without the SDK's words (the harness says how to call a tool)."""
+        from bizbench.envs.ceo.workspace import instructions
+
+        return instructions(self.config, sdk=harness == "terminal")
+
+    def memory(self) -> str:
+        return ""
 
     @property
     def elapsed(self) -> int:

@@ -54,16 +54,46 @@ workspace.
 """
 
 
+#: "How you act" for an agent that calls the tools by name (not through the SDK)
+TOOLS_HOW = """## How you act
+- Call the tools by name, e.g. set_prices(A=12, B=25, C=55), query(sql="SELECT ...") or get_vars().
+  A failed call returns an error naming the problem; nothing changes.
+- Settings you change apply from the next simulated day. Map-valued settings (targeted
+  spend, promotions) replace the whole map; `{{}}` clears one.
+- End each turn with next_week(rationale=..., predictions=...). It simulates 7 days and
+  returns the weekly dashboard. Forecast your cash 1, 4, 12 and 26 weeks ahead, each as
+  `{{"point": p, "lower": l, "upper": u}}` with an honest 95 % interval.
+- The company database (describe_tables() lists it) has 19 read-only tables. Queries return at most
+  5,000 rows and stop after 30 seconds: aggregate or use LIMIT.
+"""
+
+
+def instructions(config: CeoConfig, sdk: bool = True) -> str:
+    """docs/instructions.md; ``sdk=False``: "How you act" by tool names instead of the SDK."""
+    text = INSTRUCTIONS
+    if not sdk:
+        start, end = text.index("## How you act"), text.index("## What matters")
+        text = text[:start] + TOOLS_HOW + "\n" + text[end:]
+        text = text.replace("docs/channel_leads.json lists", "the day-0 table below lists")
+        text = text[: text.index("## Memory")].rstrip("\n") + "\n"
+    days = config.horizon_days
+    out = text.format(
+        days=days,
+        weeks=-(-days // config.days_per_turn),
+        cash=config.start_cash,
+        deadline=config.enterprise.reply_deadline_days,
+    )
+    if not sdk:
+        table = json.dumps(public_channel_table(config), indent=1, sort_keys=True)
+        out += f"\n## Day-0 leads per $1,000/day (channel by group)\n\n{table}\n"
+    return out
+
+
 def workspace_documents(config: CeoConfig) -> dict[str, str]:
     """Relative path -> text of every public document of the agent's workspace."""
     days = config.horizon_days
     return {
-        "docs/instructions.md": INSTRUCTIONS.format(
-            days=days,
-            weeks=-(-days // config.days_per_turn),
-            cash=config.start_cash,
-            deadline=config.enterprise.reply_deadline_days,
-        ),
+        "docs/instructions.md": instructions(config),
         "docs/tools.md": registry.markdown_docs(title="ceo tool reference"),
         "docs/tables.md": tables_markdown(),
         "docs/channel_leads.json": json.dumps(public_channel_table(config), indent=2, sort_keys=True) + "\n",

@@ -307,11 +307,20 @@ class CfoEnv:
             for line in e["lines"]
         ]
 
-    def system_prompt(self) -> str:
-        """The agent's instructions (Appendix E in our words), from the preset and the registry."""
+    def system_prompt(self, harness: str = "react-json") -> str:
+        """The agent's instructions (Appendix E in our words), from the preset and the registry;
+        the JSON reply format only for the paper's harness (another says how to act itself)."""
         from bizbench.envs.cfo.prompt import system_prompt
 
-        return system_prompt(self.config)
+        return system_prompt(self.config, reply_format=harness == "react-json")
+
+    @property
+    def turn(self) -> int:
+        return len(self.world.history)
+
+    def memory(self) -> str:
+        """The notepad's most recent notes (what the month's observation shows)."""
+        return json.dumps(self.notes.recent(self.config.agent.notes_shown), indent=1) if self.notes.notes else ""
 
     def state_digest(self) -> str:
         """SHA-256 of the whole state (world, notes, budget; not the call and tamper logs): same

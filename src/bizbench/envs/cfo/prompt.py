@@ -25,11 +25,11 @@ def _listing(category: str) -> str:
     return "\n".join(lines)
 
 
-def system_prompt(config: CfoConfig) -> str:
+def system_prompt(config: CfoConfig, reply_format: bool = True) -> str:
     """The instructions for one preset (Appendix E); the month and date come with each observation."""
     a, c, s = config.agent, config.company, config.score
     notes = "There is no limit on notes." if a.max_notes is None else f"You can keep at most {a.max_notes} notes."
-    return f"""You are the CFO of {c.name}, a consumer-lending company. Your first duty is solvency: the company's \
+    text = f"""You are the CFO of {c.name}, a consumer-lending company. Your first duty is solvency: the company's \
 cash must never fall below zero at the end of any month, or the company fails and scores nothing. Within \
 that, grow its value over {config.months} months. The final score is trailing-twelve-month revenue x \
 {s.revenue_multiple:g} + the cash at the end - ${s.tool_penalty_dollars:,} for every tool call you made.
@@ -51,7 +51,10 @@ Your conversation is wiped at the start of every month. Only your notepad carrie
 - Each month ends with exactly one action. You can act at any time; no tool call is required first.
 - Calling a tool when the month's budget is spent ends the month with pass.
 - There is no prescribed order: decide what you need to know, if anything, and when to act.
-
+"""
+    if not reply_format:
+        return text
+    return text + f"""
 ## Reply format
 Reason step by step, then end your reply with one JSON block:
 - a tool: {{"type": "tool", "name": "check_cash_in_bank", "params": {{}}}}

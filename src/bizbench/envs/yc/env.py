@@ -235,8 +235,17 @@ class YcEnv:
         blob = json.dumps(self.world.snapshot(), sort_keys=True, separators=(",", ":"), default=str)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
-    def system_prompt(self, command_prefix: str = "yc-bench") -> str:
-        """The agent's instructions (Appendix C, corrected to the mechanics this world implements)."""
+    def system_prompt(self, harness: str = "cli-chat", command_prefix: str = "yc-bench") -> str:
+        """The agent's instructions (Appendix C, corrected to the mechanics this world implements).
+        Every harness gets the commands as command lines; a harness that calls tools by name
+        says how a command maps to a tool (``task accept --task-id T`` is ``task_accept``)."""
         from bizbench.envs.yc.prompt import system_prompt
 
         return system_prompt(self.config, command_prefix)
+
+    @property
+    def turn(self) -> int:
+        return self.turns
+
+    def memory(self) -> str:
+        return self.world.scratchpad

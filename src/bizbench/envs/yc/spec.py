@@ -14,6 +14,7 @@ SPEC = EnvSpec(
     baselines="bizbench.envs.yc.baselines:TABLE",
     default_baseline="greedy",  # the paper's baseline (section 4)
     harness="cli-chat",
+    command_prefix="yc-bench",  # the paper's command (Appendix C)
     seat="bizbench.envs.yc.sdk",
     report="bizbench.envs.yc.report",
     viewer="bizbench.envs.yc.viewer",
