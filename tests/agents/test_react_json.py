@@ -48,7 +48,7 @@ def test_extract_block(text: str, expected: Any) -> None:
 def run_months(script: Any, months: int = 3, seed: int = 4, max_replies: int = 50) -> tuple[CfoEnv, AgentRun]:
     env = CfoEnv.from_preset("paper", seed, months=months)
     run = AgentRun(ScriptedModel(script), Trajectory(None))
-    ReactJsonHarness(max_replies_per_month=max_replies).run(env, run)
+    ReactJsonHarness(max_replies_per_turn=max_replies).run(env, run)
     return env, run
 
 
@@ -77,7 +77,7 @@ def test_a_reply_without_a_block_counts_toward_the_budget_and_the_month_closes_w
     assert env.done
     assert [r.action for r in env.world.history] == ["pass", "pass"]
     assert run.meter.malformed == 2 * 20  # one line of feedback each, until the 20-call budget is spent
-    auto = [e for e in run.trajectory.events if e["kind"] == "auto_pass"]
+    auto = [e for e in run.trajectory.events if e["kind"] == "auto_advance"]
     assert len(auto) == 2 and "budget" in auto[0]["reason"]
 
 
@@ -105,7 +105,7 @@ def test_tools_use_the_budget_and_errors_go_back_to_the_model() -> None:
 def test_memory_only_months_are_closed_after_the_reply_cap() -> None:
     env, run = run_months([memory("recall_notes", query="x")], months=1, max_replies=7)
     assert env.done and run.meter.model_calls == 7 and env.tool_calls == 0
-    assert any(e["kind"] == "auto_pass" and "7 replies" in e["reason"] for e in run.trajectory.events)
+    assert any(e["kind"] == "auto_advance" and "7 replies" in e["reason"] for e in run.trajectory.events)
 
 
 def test_limits_and_model_errors_end_the_run_cleanly() -> None:

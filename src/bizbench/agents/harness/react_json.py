@@ -1,15 +1,17 @@
-"""The EnterpriseArena harness (paper section 4.1, Appendix E): a ReAct loop of JSON blocks.
+"""The EnterpriseArena harness (paper section 4.1, Appendix E): a ReAct loop of JSON blocks, on any env.
 
-Each month the conversation starts afresh from the system prompt and the month's
-observation (the 5 latest notes included, Appendix E "Memory Tools"). Every reply must end
-with one JSON block, bare or fenced with ```json: ``{"type": "tool", "name", "params"}``,
-``{"type": "action", "name", "params"}`` or ``{"type": "memory", "operation": "save_note" |
-"recall_notes", ...}``. A tool result or an error goes back as the next user message. A
-reply without a valid block, or whose block names an unknown tool or invalid arguments, gets
-one line of feedback and counts toward the month's tool budget; when the budget is spent the
-month closes with ``pass``. Memory is free, so a month also closes with ``pass`` after
-``max_replies_per_month`` replies (ours: a model that only takes notes would otherwise never
-end the run). Both rules are stated in the system prompt.
+Each turn (a cfo month) the conversation starts afresh from the system prompt and the turn's
+observation (cfo: the 5 latest notes included, Appendix E "Memory Tools"). Every reply must
+end with one JSON block, bare or fenced with ```json: ``{"type": "tool", "name", "params"}``,
+``{"type": "action", "name", "params"}`` or ``{"type": "memory", "operation": <a tool>, ...}``
+(cfo's ``save_note`` / ``recall_notes``); each names a tool of the env's registry. A tool
+result or an error goes back as the next user message. A reply without a valid block, or
+whose block names an unknown tool or invalid arguments, gets one line of feedback and, in an
+env with a tool budget (the observation's ``tool_budget_left``), counts toward it; when the
+budget is spent the turn ends the env's default way (``env.advance()``: cfo ``pass``). A turn
+also ends that way after ``max_replies_per_turn`` replies (ours: a model that only takes
+notes would otherwise never end the run). Both rules are stated in the system prompt; in an
+env whose paper harness this is not, the harness also states the reply format.
 """
 
 from __future__ import annotations
@@ -19,11 +21,12 @@ import re
 from typing import Any
 
 from bizbench.agents.recording import AgentRun
+from bizbench.core.envs import get_env
 from bizbench.core.errors import ToolError
 
 __all__ = ["ReactJsonHarness", "extract_block"]
 
-NO_BLOCK = 'No valid JSON block found. End your reply with one, e.g. {"type": "action", "name": "pass", "params": {}}.'
+NO_BLOCK = 'No valid JSON block found. End your reply with one, e.g. {"type": "tool", "name": "<tool>", "params": {}}.'
 #: Bounded work on pathological replies: a bare block is looked for from at most this many failed starts.
 MAX_FAILED_STARTS = 64
 _FENCED = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.S)
@@ -57,24 +60,38 @@ def _object(text: str) -> dict[str, Any] | None:
     return obj if isinstance(obj, dict) else None
 
 
+REPLY_FORMAT = """
+## Reply format
+Reason step by step, then end your reply with one JSON block naming one tool and its parameters:
+{{"type": "tool", "name": "<tool>", "params": {{...}}}}
+A command line of the instructions is a tool: `task accept --task-id T` is {{"type": "tool", "name": "task_accept",
+"params": {{"task_id": "T"}}}}. The tools:
+{tools}
+"""
+
+
 class ReactJsonHarness:
-    """Runs a budgeted-month env (``cfo``) with a model that answers in JSON blocks."""
+    """Runs any env with a model that answers in JSON blocks (the paper's harness of ``cfo``)."""
 
     name = "react-json"
 
-    def __init__(self, max_replies_per_month: int = 50) -> None:
-        self.max_replies_per_month = max_replies_per_month
+    def __init__(self, max_replies_per_turn: int = 50) -> None:
+        self.max_replies_per_turn = max_replies_per_turn
 
-    def system_prompt(self, env: Any, month: Any = "<month>", date: Any = "<date>") -> str:
-        """The env's prompt, this harness's rules, and the month's lines (placeholders in the saved copy)."""
+    def system_prompt(self, env: Any, now: Any = None, date: Any = "<date>") -> str:
+        """The env's prompt, this harness's rules, and the turn's lines (placeholders in the saved copy)."""
         rules = (
             "\n## Harness rules\n"
             "- A reply without a valid JSON block, or whose block names an unknown tool or invalid "
-            "arguments, gets one line of feedback and uses one call of the month's tool budget.\n"
-            f"- After {self.max_replies_per_month} replies in a month without an action, the month "
-            "closes with pass.\n"
+            "arguments, gets one line of feedback and uses one call of the turn's tool budget, if any.\n"
+            f"- After {self.max_replies_per_turn} replies in a turn without ending it, the harness ends the turn.\n"
         )
-        return f"{env.system_prompt()}{rules}\nCurrent month: {month}\nCurrent date: {date}"
+        prompt = env.system_prompt(self.name)
+        if get_env(env.env_id).harness != self.name:
+            tools = "\n".join(f"- {spec.signature}: {spec.description}" for spec in env.registry.specs())
+            prompt = prompt.rstrip("\n") + "\n" + REPLY_FORMAT.format(tools=tools)
+        unit = get_env(env.env_id).unit
+        return f"{prompt}{rules}\nCurrent {unit}: {'<' + unit + '>' if now is None else now}\nCurrent date: {date}"
 
     def tools(self, env: Any) -> list[dict[str, Any]]:
         """The tools the prompt describes (the model answers in JSON blocks, not native tool calls)."""
@@ -83,34 +100,35 @@ class ReactJsonHarness:
     def run(self, env: Any, run: AgentRun) -> str:
         """Play until the episode ends or the run must stop; returns why it ended."""
         while not env.done:
-            if not self._month(env, run):
+            if not self._turn(env, run):
                 return run.stopped or "stopped"
-        return "bankrupt" if env.world.bankrupt else "completed"
+        return "bankrupt" if env.bankrupt else "completed"
 
-    def _month(self, env: Any, run: AgentRun) -> bool:
-        """One month (a turn); False when the run must stop before the month is over."""
-        done = self._play_month(env, run)
+    def _turn(self, env: Any, run: AgentRun) -> bool:
+        """One turn; False when the run must stop before the turn is over."""
+        done = self._play_turn(env, run)
         if done:
             run.meter.turns += 1
         return done
 
-    def _play_month(self, env: Any, run: AgentRun) -> bool:
+    def _play_turn(self, env: Any, run: AgentRun) -> bool:
         obs = env.observation()
-        month = obs["current_month"]
-        run.trajectory.event("reset", month=month, observation=obs)
-        system = self.system_prompt(env, month, obs["current_date"])
+        turn = env.turn
+        run.trajectory.event("reset", turn=turn, elapsed=env.elapsed, observation=obs)
+        date = obs.get("current_date", obs.get("time", env.elapsed))
+        system = self.system_prompt(env, env.elapsed, date)
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": system},
-            {"role": "user", "content": "Observation for this month:\n" + json.dumps(obs, indent=1)},
+            {"role": "user", "content": "Observation:\n" + json.dumps(obs, indent=1, default=str)},
         ]
         malformed = 0
-        for _ in range(self.max_replies_per_month):
-            if env.done or env.world.month != month:
+        for _ in range(self.max_replies_per_turn):
+            if env.done or env.turn != turn:
                 return True
-            budget_left = env.observation()["tool_budget_left"] - malformed
-            if budget_left <= 0:
-                return self._close(env, run, month, "the tool budget is spent")
-            reply = run.ask(messages, None, month=month)
+            left = env.observation().get("tool_budget_left") if "tool_budget_left" in obs else None
+            if left is not None and left - malformed <= 0:
+                return self._close(env, run, turn, "the tool budget is spent")
+            reply = run.ask(messages, None, turn=turn)
             if reply is None:
                 return False
             messages.append({"role": "assistant", "content": reply.content})
@@ -118,16 +136,15 @@ class ReactJsonHarness:
             problem = NO_BLOCK if block is None else self._malformed(env, block)
             if problem is not None:
                 malformed += 1
-                run.feedback(problem, month=month)
+                run.feedback(problem, turn=turn)
                 messages.append({"role": "user", "content": problem})
                 continue
             assert block is not None
-            answer = self._apply(env, run, block, month)
-            if env.done or env.world.month != month:
+            answer = self._apply(env, run, block, turn)
+            if env.done or env.turn != turn:
                 return True
             messages.append({"role": "user", "content": answer})
-        return self._close(env, run, month, f"{self.max_replies_per_month} replies without an action")
-
+        return self._close(env, run, turn, f"{self.max_replies_per_turn} replies without ending the turn")
     @staticmethod
     def _call(block: dict[str, Any]) -> tuple[Any, Any]:
         """(tool name, arguments) of a block, whatever their types."""
@@ -148,16 +165,16 @@ class ReactJsonHarness:
             return f"Error: {e}"
         return None
 
-    def _apply(self, env: Any, run: AgentRun, block: dict[str, Any], month: int) -> str:
+    def _apply(self, env: Any, run: AgentRun, block: dict[str, Any], turn: int) -> str:
         """Run one well-formed block; the text that goes back to the model."""
         name, args = self._call(block)
         result = env.call_tool(name, args)
-        run.tool(name, args, result.ok, result.data if result.ok else result.error, month=month, type=block["type"])
+        run.tool(name, args, result.ok, result.data if result.ok else result.error, turn=turn, type=block["type"])
         if not result.ok:
             return f"Error: {result.error}"
         return "Result:\n" + json.dumps(result.data, indent=1, default=str)
 
-    def _close(self, env: Any, run: AgentRun, month: int, why: str) -> bool:
-        run.trajectory.event("auto_pass", month=month, reason=why)
-        env.call("pass")
+    def _close(self, env: Any, run: AgentRun, turn: int, why: str) -> bool:
+        run.trajectory.event("auto_advance", turn=turn, reason=why)
+        env.advance()
         return True
