@@ -226,7 +226,7 @@ def test_unusable_models_and_agents_stop_the_sweep_before_it_starts(tmp_path: Pa
         ('[[runs]]\nenv = "yc"\nagents = ["greedyy"]\nseeds = 1\n', r"agents: unknown yc baseline 'greedyy'"),
         ('[[runs]]\nenv = "ceo"\nagents = ["do-nothing"]\noptions = { price_book = "mid" }\n', "takes no option"),
         ('[[runs]]\nenv = "cfo"\nmodels = ["scripted:/nonexistent/x.jsonl"]\n', r"runs\[0\]\.models\[0\]: cannot read"),
-        ('[[runs]]\nenv = "cfo"\nmodels = [{ model = "scripted:x", harness = "cli-chat" }]\n', "does not drive cfo"),
+        ('[[runs]]\nenv = "cfo"\nmodels = [{ model = "scripted:x", harness = "chat" }]\n', "unknown harness 'chat'"),
     ]
     for body, message in bad:
         with pytest.raises(sw.SweepError, match=message):

@@ -3,12 +3,14 @@
 The words before the first flag name the tool (joined by ``_``: ``market browse`` ->
 ``market_browse``); each ``--flag value`` is a parameter (dashes -> underscores), converted
 by the parameter's JSON-Schema type: integers, numbers, booleans (``true``/``false`` or a
-bare flag), comma-separated lists, and strings. Validation itself stays in the registry,
+bare flag), comma-separated lists, JSON objects (``--predictions '{"cash_1wk": ...}'``) and
+strings. Validation itself stays in the registry,
 so a command and the equivalent tool call give the same answer (DESIGN principle 1).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -94,6 +96,11 @@ def _is_bool(schema: Mapping[str, Any]) -> bool:
 
 def _convert(text: str, schema: Mapping[str, Any], flag: str) -> Any:
     types = _types(schema)
+    if "object" in types or ("$ref" in schema and not types):
+        try:
+            return json.loads(text)
+        except ValueError:
+            raise ToolError(f"--{flag} expects a JSON object, e.g. '{{\"key\": 1}}', got '{text[:200]}'.") from None
     if "array" in types:
         arrays = [s for s in schema.get("anyOf", [schema]) if s.get("type") == "array"]
         items: dict[str, Any] = arrays[0].get("items", {}) if arrays else {}

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bizbench.agents.harness import HARNESS_ENVS, HARNESSES
+from bizbench.agents.harness import HARNESSES, unusable
 from bizbench.agents.models.base import ModelClient, ResumeDivergence
 from bizbench.agents.recording import AgentRun, Limits, Trajectory, save_setup
 from bizbench.core.envs import get_env
@@ -60,9 +60,9 @@ def run_agent_episode(
     require_new(out)
     spec = get_env(env_id)
     harness_name = harness or spec.harness
-    if env_id not in HARNESS_ENVS.get(harness_name, (env_id,)):
-        usable = ", ".join(sorted(HARNESS_ENVS[harness_name]))
-        raise ValueError(f"the {harness_name} harness runs {usable}, not {env_id} (docs/agents.md has the matrix)")
+    why = unusable(harness_name, spec)
+    if why:
+        raise ValueError(why)
     # A replay reports the recorded model, so a verified replay ends with the same result.json.
     model_name = getattr(model, "recorded_name", None) or model.name
     h = make_harness(harness_name, **(harness_options or {}))

@@ -134,7 +134,7 @@ def check_split(split: str) -> str | None:
 def check_runnable(spec: SweepSpec) -> None:
     """Build every baseline (with its options) and model client once, so a typo, a missing key or
     extra, or a harness that cannot drive the env stops the sweep before anything starts."""
-    from bizbench.agents.harness import HARNESS_ENVS
+    from bizbench.agents.harness import unusable
     from bizbench.agents.models.factory import make_model
     from bizbench.core.envs import get_env
     from bizbench.runner.agent_episode import load_agent_class, make_harness
@@ -154,8 +154,9 @@ def check_runnable(spec: SweepSpec) -> None:
         for j, entry in enumerate(block.models):
             where = f"runs[{i}].models[{j}]"
             harness = entry.harness or get_env(block.env).harness
-            if block.env not in HARNESS_ENVS.get(harness, (block.env,)):
-                raise SweepError(f"{where}.harness: {harness} does not drive {block.env} (docs/agents.md)")
+            why = unusable(harness, get_env(block.env))
+            if why:
+                raise SweepError(f"{where}.harness: {why}")
             try:
                 make_harness(harness, **entry.harness_options)
             except (ValueError, TypeError) as e:
