@@ -22,7 +22,10 @@ FLAT = {"point": 1_000_000.0, "lower": 500_000.0, "upper": 1_500_000.0}
 PREDICTIONS = {k: FLAT for k in ("cash_1wk", "cash_4wk", "cash_12wk", "cash_26wk")}
 #: per env: (an acting call, a turn-ending call), each as (tool, args)
 CALLS: dict[str, tuple[tuple[str, dict[str, Any]], tuple[str, dict[str, Any]]]] = {
-    "ceo": (("set_prices", {"A": 19.0, "B": 39.0, "C": 79.0}), ("next_week", {"rationale": "r", "predictions": PREDICTIONS})),
+    "ceo": (
+        ("set_prices", {"A": 19.0, "B": 39.0, "C": 79.0}),
+        ("next_week", {"rationale": "r", "predictions": PREDICTIONS}),
+    ),
     "yc": (("market_browse", {}), ("sim_resume", {})),
     "cfo": (("save_note", {"content": "plan: hold", "tags": ["plan"]}), ("pass", {})),
 }
@@ -30,15 +33,18 @@ HORIZON = {"ceo": 21, "yc": 1, "cfo": 4}
 
 
 def _words(tool: str, args: dict[str, Any]) -> str:
-    flags = " ".join(f"--{k.replace('_', '-')} '{json.dumps(v) if isinstance(v, dict) else v}'" for k, v in args.items())
+    values = {k: json.dumps(v) if isinstance(v, dict) else v for k, v in args.items()}
+    flags = " ".join(f"--{k.replace('_', '-')} '{v}'" for k, v in values.items())
     return f"{tool.replace('_', ' ')} {flags}".strip()
 
 
 def _reply(harness: str, tool: str, args: dict[str, Any]) -> dict[str, Any]:
     if harness == "cli-chat":
         return {"content": "", "tool_calls": [{"name": "run_command", "arguments": {"command": _words(tool, args)}}]}
-    kind = "memory" if tool == "save_note" else "tool"
-    block = {"type": kind, "operation": tool, **args} if kind == "memory" else {"type": kind, "name": tool, "params": args}
+    if tool == "save_note":  # cfo's notepad is a memory block
+        block = {"type": "memory", "operation": tool, **args}
+    else:
+        block = {"type": "tool", "name": tool, "params": args}
     return {"content": "Thinking.\n```json\n" + json.dumps(block) + "\n```"}
 
 

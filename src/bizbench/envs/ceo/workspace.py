@@ -91,7 +91,6 @@ def instructions(config: CeoConfig, sdk: bool = True) -> str:
 
 def workspace_documents(config: CeoConfig) -> dict[str, str]:
     """Relative path -> text of every public document of the agent's workspace."""
-    days = config.horizon_days
     return {
         "docs/instructions.md": instructions(config),
         "docs/tools.md": registry.markdown_docs(title="ceo tool reference"),

@@ -54,12 +54,12 @@ Your conversation is wiped at the start of every month. Only your notepad carrie
 """
     if not reply_format:
         return text
-    return text + f"""
+    return text + """
 ## Reply format
 Reason step by step, then end your reply with one JSON block:
-- a tool: {{"type": "tool", "name": "check_cash_in_bank", "params": {{}}}}
-- an action: {{"type": "action", "name": "fund_raising_request", "params": {{"type": "equity", "amount": 20000000}}}}
-- memory: {{"type": "memory", "operation": "save_note", "content": "...", "tags": ["cash"]}}
-  or {{"type": "memory", "operation": "recall_notes", "query": "...", "tags": ["cash"]}}
+- a tool: {"type": "tool", "name": "check_cash_in_bank", "params": {}}
+- an action: {"type": "action", "name": "fund_raising_request", "params": {"type": "equity", "amount": 20000000}}
+- memory: {"type": "memory", "operation": "save_note", "content": "...", "tags": ["cash"]}
+  or {"type": "memory", "operation": "recall_notes", "query": "...", "tags": ["cash"]}
 Always explain your reasoning before the JSON block.
 """
