@@ -41,7 +41,7 @@ def envs() -> None:
 
 
 @app.command()
-def presets(env: str = typer.Argument(..., help="Env id, e.g. 'ceo'.")) -> None:
+def presets(env: str = typer.Argument(..., help="Env id (bizbench envs).")) -> None:
     """List the presets of an environment (with descriptions when the config loads)."""
     from bizbench.core.presets import list_presets, load_preset
 
@@ -519,7 +519,7 @@ def _env_module(env: str, module: str) -> Any:
 
 @app.command()
 def tools(
-    env: str = typer.Argument(..., help="Env id, e.g. 'ceo'."),
+    env: str = typer.Argument(..., help="Env id (bizbench envs)."),
     fmt: str = typer.Option("markdown", "--format", help="json | markdown."),
 ) -> None:
     """Print an env's tool registry (json: only a JSON list on stdout)."""
@@ -538,7 +538,7 @@ def tools(
 
 @app.command()
 def serve(
-    env: str = typer.Argument(..., help="Env id, e.g. 'ceo'."),
+    env: str = typer.Argument(..., help="Env id (bizbench envs)."),
     seed: int = typer.Option(..., help="World seed (never written to the workspace)."),
     workspace: str = typer.Option(..., help="Agent workspace: receives the SDK, docs and the API socket."),
     run_dir: str | None = typer.Option(
