@@ -67,7 +67,8 @@ def memory_texts(data: dict[str, Any]) -> list[str]:
 def test_memory_grows_with_the_notes_not_their_square(tmp_path: Path) -> None:
     """132 months of one 1,500-character note each: the page holds each note about once."""
     from bizbench.agents.models.scripted import ScriptedModel
-    from bizbench.runner.agent_episode import run_agent_episode
+
+    from .model_runs import model_run
 
     def month(messages: list[dict[str, Any]], tools: Any) -> dict[str, Any]:
         if sum(m["role"] == "assistant" for m in messages) == 0:
@@ -75,7 +76,7 @@ def test_memory_grows_with_the_notes_not_their_square(tmp_path: Path) -> None:
             return {"content": json.dumps(note)}
         return {"content": json.dumps({"type": "action", "name": "pass", "params": {}})}
 
-    run_agent_episode("cfo", ScriptedModel(month), 1, "paper", tmp_path / "run")
+    model_run("cfo", ScriptedModel(month), 1, "paper", tmp_path / "run")
     data = load_run(tmp_path / "run")
     stored = sum(len(d["mid"]) for d in data["memory"])
     notes = 1500 * sum(1 for p in data["periods"] if p["actions"] and p["actions"][0]["name"] == "save_note")
@@ -188,9 +189,9 @@ def test_cli(runs: dict[str, Path], tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_a_500_day_ceo_baseline_page_stays_small(tmp_path: Path) -> None:
-    from bizbench.runner.episode import run_ceo_baseline
+    from bizbench.runner.episode import run_baseline
 
-    run_ceo_baseline("rule-based", 42, out=tmp_path / "run", database=False)
+    run_baseline("ceo", "rule-based", 42, out=tmp_path / "run", world_options={"database": False})
     index = write_viewer([tmp_path / "run"], tmp_path / "view")
     data = page_data(index.read_text())["runs"][0]
     assert len(data["periods"]) == 72 and data["truncated"] == 0
