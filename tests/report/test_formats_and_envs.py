@@ -1,6 +1,7 @@
-"""The report reads every run format and any registered env: format-1 runs (before the Env
-contract) still load and report; an env without a report module of its own is reported from
-the common result core; an env not registered here is a clear note, never a crash."""
+"""The report and the viewer read every run format and any registered env: format-1 runs (before
+the Env contract) still load and report; an env without a report or viewer module of its own
+is reported from the common result core and viewed with the defaults; an env not registered
+here is a clear note, never a crash."""
 
 from __future__ import annotations
 
@@ -17,8 +18,8 @@ from bizbench.core.envs import get_env, register, unregister
 from bizbench.core.runs import load_run
 from bizbench.report import protocol
 from bizbench.report.build import build_report
+from bizbench.report.viewer import ViewerError, write_viewer
 from bizbench.report.viewer import load_run as view_run
-from bizbench.report.viewer import write_viewer
 
 #: what run format 2 added to config.json and to result.json (the common core)
 FORMAT_2_CONFIG = ("run_format", "horizon", "unit", "world_options")
@@ -128,3 +129,13 @@ def test_an_env_without_a_report_module_is_a_note_and_its_common_fields(lemonade
     assert measured.metrics["normalised"] is None and "names no anchors" in measured.anchors.note
     assert [heading for heading, _, _ in report.sections] == ["lemonade: Lemonade stand"]
     assert (tmp_path / "out" / "lemonade_results.csv").is_file() and (tmp_path / "out" / "lemonade_runs.csv").is_file()
+
+
+def test_an_env_without_a_viewer_module_is_shown_with_the_defaults(lemonade: EnvSpec, tmp_path: Path) -> None:
+    data = view_run(write_run(tmp_path / "stand", "lemonade", 25.0))
+    assert data["unit"] == "turn" and [p["label"] for p in data["periods"]] == ["Turn 0", "Turn 1", "Turn 2"]
+    assert data["charts"][0]["series"] == [[[0.0, 10.0], [1.0, 15.0], [2.0, 20.0]]]
+    assert [[a["name"] for a in p["actions"]] for p in data["periods"]] == [["sell"]] * 3
+    assert data["memory"] is None and data["result"]["score"] == 25.0
+    with pytest.raises(ViewerError, match="no-such-env"):
+        view_run(write_run(tmp_path / "stranger", "no-such-env", 1.0))
