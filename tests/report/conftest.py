@@ -7,12 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bizbench.runner.rundir import RunDir
 
 from bizbench.agents.models.scripted import ScriptedModel
 from bizbench.agents.recording import Limits
 from bizbench.runner.agent_episode import run_agent_episode
-from bizbench.runner.episode import run_ceo_baseline, run_cfo_baseline, run_yc_baseline
+from bizbench.runner.episode import open_session, run_baseline
 
 CEO_SEED, CEO_DAYS = 1, 98  # first competitor event on day 62 (tests check it)
 HORIZONS = ("cash_1wk", "cash_4wk", "cash_12wk", "cash_26wk")
@@ -23,14 +22,7 @@ AD_WEEK_2 = {"S1": {"content_marketing": 400.0}}  # {group: {channel: $}} is acc
 def ceo_agent_run(out: Path) -> dict[str, Any]:
     """A ceo run driven in process the way a user's agent is: ads, targeted development and a
     rationale + forecasts every week; week 9 (day 63) is the first to mention competitors."""
-    from bizbench.envs.ceo.config import load_config
-    from bizbench.envs.ceo.env import CeoEnv
-
-    config, digest = load_config("default")
-    config = config.model_copy(update={"horizon_days": CEO_DAYS})
-    meta = {"env": "ceo", "preset": "default", "preset_hash": digest, "seed": CEO_SEED, "agent": "planner"}
-    rundir = RunDir(out, {**meta, "config": config.model_dump(mode="json")})
-    env = CeoEnv(config, CEO_SEED, "default", run=rundir, database=False)
+    env = open_session("ceo", CEO_SEED, "default", out, "planner", CEO_DAYS, world_options={"database": False})
     week = 0
     while not env.done:
         if week == 0:
@@ -49,7 +41,7 @@ def ceo_agent_run(out: Path) -> dict[str, Any]:
         )
         env.call("next_week", rationale=text, predictions={k: forecast for k in HORIZONS})
         week += 1
-    return dict(env.finish(title="planner", agent="planner", preset_hash=digest))
+    return env.finish(title="planner", agent="planner")
 
 
 def yc_script(path: Path) -> Path:
@@ -79,12 +71,12 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         return out[name]
 
     for seed in (1, 2):
-        run_yc_baseline("heuristic", seed, out=at(f"yc-heuristic-{seed}"))
-        run_cfo_baseline("prudent-cfo", seed, out=at(f"cfo-prudent-{seed}"))
-    run_yc_baseline("greedy", 1, out=at("yc-greedy-1"))
-    run_cfo_baseline("greedy-equity", 1, out=at("cfo-greedy-equity-1"))
-    run_ceo_baseline("rule-based", 42, days=21, out=at("ceo-rule-based-42"), database=False)
+        run_baseline("yc", "heuristic", seed, out=at(f"yc-heuristic-{seed}"))
+        run_baseline("cfo", "prudent-cfo", seed, out=at(f"cfo-prudent-{seed}"))
+    run_baseline("yc", "greedy", 1, out=at("yc-greedy-1"))
+    run_baseline("cfo", "greedy-equity", 1, out=at("cfo-greedy-equity-1"))
+    run_baseline("ceo", "rule-based", 42, horizon=21, out=at("ceo-rule-based-42"), world_options={"database": False})
     ceo_agent_run(at("ceo-planner-1"))
     model = ScriptedModel.from_file(yc_script(root / "yc-script.jsonl"))
-    run_agent_episode("yc", model, 1, out=at("yc-scripted-1"), limits=Limits(max_turns=12))
+    run_agent_episode("yc", model, 1, None, at("yc-scripted-1"), None, Limits(max_turns=12))
     return out

@@ -1,4 +1,4 @@
-"""The per-env measures, checked against what the run directory itself says."""
+"""The per-env measures (each env's report module), checked against what the run directory itself says."""
 
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bizbench.report import metrics_ceo, metrics_cfo, metrics_yc
-from bizbench.report.loader import load_run
+from bizbench.core.runs import Run, load_run
+from bizbench.envs.ceo import report as metrics_ceo
+from bizbench.envs.cfo import report as metrics_cfo
+from bizbench.envs.yc import report as metrics_yc
 
 from .conftest import CEO_DAYS, CEO_SEED
 
@@ -114,30 +116,25 @@ def test_ceo_measures_missing_for_a_baseline(runs: dict[str, Path]) -> None:
 def test_competitor_event_days_do_not_depend_on_the_agent() -> None:
     """The adaptation measure re-creates the hidden event days; the real world agrees whatever
     the agent does (here: heavy ads and development against doing nothing)."""
-    from bizbench.envs.ceo.config import load_config
-    from bizbench.envs.ceo.env import CeoEnv
+    from bizbench.runner.episode import open_session
 
-    config, _ = load_config("default")
-    config = config.model_copy(update={"horizon_days": CEO_DAYS})
     seen = []
     for busy in (False, True):
-        env = CeoEnv(config, CEO_SEED, "default", database=False)
+        env = open_session("ceo", CEO_SEED, "default", horizon=CEO_DAYS, world_options={"database": False})
         if busy:
             env.call("set_targeted_ad_spend", targeted_spend={"content_marketing": {"S1": 1000.0}})
             env.call("set_daily_spend", development=3000.0)
             env.call("start_research_project", tier=3)
         while not env.done:
-            env.next_turn()
+            env.advance()
         assert not env.world.state.bankrupt
         seen.append([e["day"] for e in env.world.state.competitor_events])
-    assert seen[0] == seen[1] == metrics_ceo.competitor_event_days(config, CEO_SEED)
+    assert seen[0] == seen[1] == metrics_ceo.competitor_event_days(env.config, CEO_SEED)
     assert seen[0][0] == 62
 
 
 def test_auto_advanced_weeks_are_not_the_agents_text(tmp_path: Path) -> None:
     """The terminal harness's own next_week is neither a memo nor a forecast."""
-    from bizbench.report.loader import Run
-
     forecast = {"point": 1.0, "lower": 1.0, "upper": 1.0}
     preds = dict.fromkeys(("cash_1wk", "cash_4wk", "cash_12wk", "cash_26wk"), forecast)
     actions = [

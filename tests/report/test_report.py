@@ -13,10 +13,11 @@ import typer
 from typer.testing import CliRunner
 
 from bizbench.cli_report import report
+from bizbench.core.runs import RunDirError, find_runs, load_run
+from bizbench.envs.cfo.report import HUMAN_SCORE
 from bizbench.report import protocol
 from bizbench.report.aggregate import summarise, t_quantile
-from bizbench.report.loader import ReportInputError, find_runs, load_run
-from bizbench.runner.episode import run_ceo_baseline, run_cfo_baseline, run_yc_baseline
+from bizbench.runner.episode import run_baseline
 
 app = typer.Typer()
 app.command("report")(report)
@@ -47,12 +48,12 @@ def test_mean_and_t_interval_by_hand() -> None:
 
 # ---------------------------------------------------------------------------- loader
 def test_bad_inputs_name_the_path(tmp_path: Path, runs: dict[str, Path]) -> None:
-    with pytest.raises(ReportInputError, match="missing"):
+    with pytest.raises(RunDirError, match="missing"):
         load_run(tmp_path / "missing")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(ReportInputError, match="empty.*no config.json"):
+    with pytest.raises(RunDirError, match="empty.*no config.json"):
         load_run(tmp_path / "empty")
-    with pytest.raises(ReportInputError, match="neither a run directory"):
+    with pytest.raises(RunDirError, match="neither a run directory"):
         find_runs([tmp_path / "empty"])
     found = find_runs([runs["yc-heuristic-1"].parent, runs["yc-heuristic-1"]])  # a parent of runs, deduplicated
     assert len(found) == len(runs) and all(r.finished for r in found)
@@ -63,19 +64,19 @@ def test_normalisation_anchors(runs: dict[str, Path], tmp_path: Path, monkeypatc
     cache = protocol.AnchorCache(tmp_path / "anchors.json")
     yc = load_run(runs["yc-heuristic-1"])
     a = protocol.anchors_for(yc, cache)
-    assert a.zero == run_yc_baseline("do-nothing", 1)["final_funds"]
+    assert a.zero == run_baseline("yc", "do-nothing", 1)["final_funds"]
     assert a.one == yc.get("final_funds")  # the heuristic baseline is yc's reference
     assert protocol.normalise(protocol.score(yc), a) == pytest.approx(1.0)
     assert protocol.normalise(a.zero, a) == 0.0
 
     cfo = load_run(runs["cfo-prudent-1"])
     a = protocol.anchors_for(cfo, cache)
-    assert a.zero == run_cfo_baseline("always-pass", 1)["score"] and a.one == protocol.HUMAN_CFO_SCORE
+    assert a.zero == run_baseline("cfo", "always-pass", 1)["score"] and a.one == HUMAN_SCORE
     assert protocol.normalise(cfo.get("score"), a) == pytest.approx((cfo.get("score") - a.zero) / (152.2e6 - a.zero))
 
     ceo = load_run(runs["ceo-planner-1"])
     a = protocol.anchors_for(ceo, cache)
-    assert a.zero == run_ceo_baseline("do-nothing", 1, days=98, database=False)["final_cash"]
+    assert a.zero == run_baseline("ceo", "do-nothing", 1, horizon=98, world_options={"database": False})["final_cash"]
     from bizbench.envs.ceo.config import CeoConfig
     from bizbench.envs.ceo.upper_bound import estimate
 
@@ -97,7 +98,7 @@ def test_normalisation_anchors(runs: dict[str, Path], tmp_path: Path, monkeypatc
     monkeypatch.setenv("BIZBENCH_SEED_SECRET", "another secret")
     a = protocol.anchors_for(yc, again)
     assert a.zero is None and a.one is None and "held-out seed" in a.note
-    assert protocol.anchors_for(cfo, again).one == protocol.HUMAN_CFO_SCORE  # a constant needs no world
+    assert protocol.anchors_for(cfo, again).one == HUMAN_SCORE  # a constant needs no world
     assert protocol.anchors_for(yc, None).note == "anchors off"
 
 

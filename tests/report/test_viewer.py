@@ -188,9 +188,9 @@ def test_cli(runs: dict[str, Path], tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_a_500_day_ceo_baseline_page_stays_small(tmp_path: Path) -> None:
-    from bizbench.runner.episode import run_ceo_baseline
+    from bizbench.runner.episode import run_baseline
 
-    run_ceo_baseline("rule-based", 42, out=tmp_path / "run", database=False)
+    run_baseline("ceo", "rule-based", 42, out=tmp_path / "run", world_options={"database": False})
     index = write_viewer([tmp_path / "run"], tmp_path / "view")
     data = page_data(index.read_text())["runs"][0]
     assert len(data["periods"]) == 72 and data["truncated"] == 0

@@ -20,7 +20,7 @@ from typing import Any
 from bizbench.agents.models.scripted import ScriptedModel
 from bizbench.agents.recording import Limits
 from bizbench.runner.agent_episode import run_agent_episode
-from bizbench.runner.episode import run_ceo_baseline, run_cfo_baseline, run_yc_baseline
+from bizbench.runner.episode import run_baseline
 
 XSS = "</script><img src=x onerror=alert(1)>"
 
@@ -107,10 +107,10 @@ def recorded_runs() -> dict[str, Path]:
     base = Path(tempfile.mkdtemp(prefix="bizbench-viewer-runs-"))
     atexit.register(shutil.rmtree, base, True)
     runs = {name: base / name for name in ("ceo", "yc", "cfo", "cfo_model", "yc_model")}
-    run_ceo_baseline("rule-based", 42, days=28, out=runs["ceo"], database=False)
-    run_yc_baseline("greedy", 1, out=runs["yc"])
-    run_cfo_baseline("prudent-cfo", 1, "paper", runs["cfo"])
-    run_agent_episode("cfo", ScriptedModel(_cfo_model), 1, None, runs["cfo_model"], limits=Limits(max_turns=4))
-    run_agent_episode("yc", ScriptedModel(_yc_model), 1, None, runs["yc_model"], limits=Limits(max_turns=4))
+    run_baseline("ceo", "rule-based", 42, horizon=28, out=runs["ceo"], world_options={"database": False})
+    run_baseline("yc", "greedy", 1, out=runs["yc"])
+    run_baseline("cfo", "prudent-cfo", 1, "paper", out=runs["cfo"])
+    run_agent_episode("cfo", ScriptedModel(_cfo_model), 1, None, runs["cfo_model"], None, Limits(max_turns=4))
+    run_agent_episode("yc", ScriptedModel(_yc_model), 1, None, runs["yc_model"], None, Limits(max_turns=4))
     runs["ceo_model"] = _ceo_terminal(base / "ceo_model")
     return runs

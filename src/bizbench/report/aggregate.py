@@ -10,9 +10,10 @@ bisection; the tests check it against printed tables to 1e-4. With n = 1 there i
 interval (None). Values that are missing for a run (None) are left out and n counts only
 the runs that have one.
 
-Each report column says how its runs combine (:class:`Column` ``agg``): ``mean`` (mean +-
-half-width, the default), ``sum`` (counts such as bankruptcies), ``max``, ``min``, or
-``std`` (the sample standard deviation, for the paper's "mean +- std" columns).
+Each report column (:class:`~bizbench.core.reporting.Column`, declared by the env's report
+module) says how its runs combine (``agg``): ``mean`` (mean +- half-width, the default),
+``sum`` (counts such as bankruptcies), ``max``, ``min``, or ``std`` (the sample standard
+deviation, for the paper's "mean +- std" columns).
 """
 
 from __future__ import annotations
@@ -21,31 +22,13 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
+from bizbench.core.reporting import Agg, Column
+
 __all__ = ["Agg", "Column", "Summary", "aggregate", "group_runs", "summarise", "t_quantile"]
-
-Agg = Literal["mean", "sum", "max", "min", "std"]
-
-
-@dataclass(frozen=True)
-class Column:
-    """One metric of a report table: its key in a run's metrics dict, header, number format,
-    how runs combine, and the paper section it implements (for docs and the HTML title)."""
-
-    key: str
-    label: str
-    fmt: str = "{:,.2f}"
-    agg: Agg = "mean"
-    source: str = ""
-    scale: float = 1.0  # the shown value is value / scale (e.g. 1e6 for $M)
-
-    def show(self, value: float | None) -> str:
-        if value is None or (isinstance(value, float) and math.isnan(value)):
-            return "–"
-        return self.fmt.format(value / self.scale)
 
 
 @dataclass(frozen=True)

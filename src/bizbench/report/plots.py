@@ -1,86 +1,31 @@
-"""Plots of run metrics (matplotlib, headless).
+"""The plots of ``bizbench report``: many runs at once, drawn from plain series (matplotlib,
+headless, through :mod:`bizbench.core.plots`).
 
-The first three draw one run (written into its run directory when it ends); the rest draw
-many runs for ``bizbench report`` from plain series (no run objects), one chart per env.
+An env's report module says what to draw as :class:`~bizbench.core.reporting.Chart` data
+(its ``plots``); :func:`draw` draws one into a PNG. A run's own ``cash.png`` is the
+Session's (:func:`bizbench.core.plots.plot_money`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
+from bizbench.core.plots import pyplot, save
+from bizbench.core.reporting import Chart
 
-def _pyplot() -> Any:
-    """matplotlib.pyplot on the headless Agg backend."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _save(fig: Any, path: Path) -> Path:
-    fig.tight_layout()
-    fig.savefig(path)
-    _pyplot().close(fig)
-    return path
+__all__ = [
+    "draw",
+    "plot_bars_by_model",
+    "plot_cumulative_counts",
+    "plot_runs_by_model",
+    "plot_stacked_by_group",
+    "step_on_grid",
+]
 
 
-def plot_cash(metrics: list[dict[str, Any]], path: Path, title: str = "") -> Path:
-    """Cash and individual subscribers over simulated days."""
-    plt = _pyplot()
-    days = [m["day"] for m in metrics]
-    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
-    ax.plot(days, [m["cash"] / 1e6 for m in metrics], color="tab:blue", label="cash ($M)")
-    ax.set_xlabel("simulated day")
-    ax.set_ylabel("cash ($M)", color="tab:blue")
-    ax.axhline(0, color="grey", lw=0.6)
-    ax2 = ax.twinx()
-    ax2.plot(days, [m["subscribers"] / 1e3 for m in metrics], color="tab:orange", label="subscribers (K)")
-    ax2.set_ylabel("individual subscribers (K)", color="tab:orange")
-    ax.set_title(title)
-    return _save(fig, path)
-
-
-def plot_funds(points: list[tuple[str, float]], path: Path, title: str = "") -> Path:
-    """Funds over simulated time, one point per turn (yc; ISO timestamps on the x axis)."""
-    from datetime import datetime
-
-    plt = _pyplot()
-    times = [datetime.fromisoformat(t) for t, _ in points]
-    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
-    ax.plot(times, [f / 1e3 for _, f in points], color="tab:blue", drawstyle="steps-post")  # type: ignore[arg-type]
-    ax.axhline(0, color="grey", lw=0.6)
-    ax.set_ylabel("funds ($K)")
-    ax.set_title(title)
-    fig.autofmt_xdate()
-    return _save(fig, path)
-
-
-def plot_monthly_cash(metrics: list[dict[str, Any]], path: Path, title: str = "") -> Path:
-    """Cash and debt by month with the month's action marked (cfo; EnterpriseArena Fig 2-4 style)."""
-    plt = _pyplot()
-    months = [m["month"] for m in metrics]
-    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
-    ax.plot(months, [m["cash"] / 1e6 for m in metrics], color="tab:blue", label="cash ($M)")
-    ax.plot(months, [m["debt"] / 1e6 for m in metrics], color="tab:red", lw=0.8, label="debt ($M)")
-    for action, marker, color in (("fund_raising_request", "^", "tab:green"), ("book_closing", "|", "tab:grey")):
-        xs = [m["month"] for m in metrics if m["action"] == action]
-        ys = [m["cash"] / 1e6 for m in metrics if m["action"] == action]
-        ax.scatter(xs, ys, marker=marker, color=color, s=18, label=action, zorder=3)
-    ax.axhline(0, color="grey", lw=0.6)
-    ax.set_xlabel("month")
-    ax.set_ylabel("$M")
-    ax.legend(loc="upper left", fontsize=8)
-    ax.set_title(title)
-    return _save(fig, path)
-
-
-# ---------------------------------------------------------------------------- reports (many runs)
 Series = tuple[Sequence[float], Sequence[float]]  # (x, y) of one run
 
 
@@ -107,7 +52,7 @@ def plot_runs_by_model(
 ) -> Path:
     """Every run as a thin line and each model's mean over its runs still going as a bold
     line, one colour per model (CEO-Bench Fig 2-3, YC-Bench Fig 2, EnterpriseArena Fig 4)."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(9, 5), dpi=110)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for i, (model, runs) in enumerate(series.items()):
@@ -129,22 +74,27 @@ def plot_runs_by_model(
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.legend(loc="best", fontsize=8)
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def plot_stacked_by_group(
-    x: Sequence[float], layers: Mapping[str, Sequence[float]], path: Path, title: str, ylabel: str
+    x: Sequence[float],
+    layers: Mapping[str, Sequence[float]],
+    path: Path,
+    title: str,
+    ylabel: str,
+    xlabel: str = "simulated day",
 ) -> Path:
     """Customers by group over time as stacked areas (CEO-Bench Fig 9)."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(9, 4.5), dpi=110)
     if layers:
         ax.stackplot(x, *[np.asarray(v, dtype=float) for v in layers.values()], labels=list(layers))
         ax.legend(loc="upper left", fontsize=7, ncol=max(1, len(layers) // 8))
-    ax.set_xlabel("simulated day")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def plot_bars_by_model(
@@ -158,7 +108,7 @@ def plot_bars_by_model(
     """One horizontal bar chart per model (side by side): its ``top`` largest values
     (CEO-Bench Fig 11 tool calls per week; YC-Bench Fig 3b final trust per client, where
     ``highlight[model]`` names the bars to hatch, e.g. adversarial clients)."""
-    plt = _pyplot()
+    plt = pyplot()
     n = max(1, len(values))
     fig, axes = plt.subplots(1, n, figsize=(4.2 * n, 4.2), dpi=110, squeeze=False)
     for ax, (model, counts) in zip(axes[0], values.items(), strict=False):
@@ -173,7 +123,7 @@ def plot_bars_by_model(
         ax.set_xlabel(xlabel, fontsize=8)
         ax.tick_params(labelsize=7)
     fig.suptitle(title)
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def plot_cumulative_counts(
@@ -184,7 +134,7 @@ def plot_cumulative_counts(
 
     ``counts[action][model]`` is one 0/1 (or count) sequence per run, indexed by time step;
     shorter runs (bankrupt) keep their final total in the average."""
-    plt = _pyplot()
+    plt = pyplot()
     actions = list(counts)
     fig, axes = plt.subplots(1, max(1, len(actions)), figsize=(5 * max(1, len(actions)), 4), dpi=110, squeeze=False)
     for ax, action in zip(axes[0], actions, strict=False):
@@ -199,4 +149,18 @@ def plot_cumulative_counts(
         ax.set_ylabel("cumulative count (mean over runs)")
         ax.legend(fontsize=7)
     fig.suptitle(title)
-    return _save(fig, path)
+    return save(fig, path)
+
+
+def draw(chart: Chart, path: Path) -> Path:
+    """Draw one chart an env's report module asked for (kinds: :data:`~bizbench.core.reporting.ChartKind`)."""
+    if chart.kind == "runs":
+        return plot_runs_by_model(chart.data, path, chart.title, chart.xlabel, chart.ylabel, chart.scale)
+    if chart.kind == "stacked":
+        x, layers = chart.data
+        return plot_stacked_by_group(x, layers, path, chart.title, chart.ylabel, chart.xlabel)
+    if chart.kind == "bars":
+        return plot_bars_by_model(chart.data, path, chart.title, chart.xlabel, chart.top, chart.highlight)
+    if chart.kind == "cumulative":
+        return plot_cumulative_counts(chart.data, path, chart.title, chart.xlabel)
+    raise ValueError(f"unknown chart kind {chart.kind!r} of chart {chart.name!r}")

@@ -1,20 +1,25 @@
 """The static HTML trajectory viewer (``bizbench view RUN [RUN...] -o DIR``).
 
-:func:`load_run` reads one run directory (layout: :mod:`bizbench.runner.rundir`, plus
-``trajectory.jsonl`` of model runs) into a plain data model cut into the env's periods
-(ceo: weeks, yc: turns, cfo: months). Each period holds:
+:func:`load_run` reads one run directory (:mod:`bizbench.core.runs`, plus ``trajectory.jsonl``
+of model runs) into a plain data model cut into the env's periods. What differs per env comes
+from its viewer module (``envs/<id>/viewer.py``, :class:`~bizbench.core.reporting.ViewerModule`,
+found through the env's spec): how a row, an action or an event falls into a period (ceo:
+weeks of days, yc: turns, cfo: months), the money series, the other charts, the key metrics
+and the memory file. An env without a viewer module is shown with the defaults
+(:class:`_Defaults`): periods numbered by the spec's unit, cash, no other chart, no memory.
+Each period holds:
 
 - the end-of-period metrics row (flattened one level);
-- the *messages*: model replies and reasoning, ceo ``next_week`` rationales, what the agent
-  was shown (observation, dashboard) and the harness's notices (feedback, auto-advance ...);
-- the *actions*: every call with its arguments and result. A model run of an in-process
-  harness (yc cli-chat, cfo react-json) lists its trajectory's tool calls, which carry the
-  results; a baseline or a user's agent lists ``actions.jsonl`` (ok / error only, the
-  baselines keep no results); a ceo terminal run lists both, the harness tools (bash,
-  write_file ...) and the simulator calls its SDK made;
-- the memory file as it was: ceo MEMORY.md as the harness showed it at the week's start
-  (``reset`` events), the yc scratchpad replayed from its successful writes, the cfo
-  notepad replayed from ``save_note`` (with the preset's ``max_notes`` cap).
+- the *messages*: model replies and reasoning, rationales (an accepted call's ``rationale``
+  argument, e.g. ceo ``next_week``), what the agent was shown (observation, dashboard) and
+  the harness's notices (feedback, auto-advance ...);
+- the *actions*: every call with its arguments and result. A model run lists its
+  trajectory's tool calls, which carry the results; a baseline or a user's agent lists
+  ``actions.jsonl`` (ok / error only, the baselines keep no results); where the env's viewer
+  module says so (ceo: the terminal harness's tools are not the env's), a model run lists
+  both, the harness tools (bash, write_file ...) and the simulator calls its SDK made;
+- the memory file as it was (the env's ``memory``: ceo MEMORY.md as the harness showed it,
+  the yc scratchpad and the cfo notepad replayed from their writes).
 
 :func:`write_viewer` puts one or more runs into ``DIR/index.html``: the data goes into a
 ``<script type="application/json">`` block with ``<``, ``>`` and ``&`` escaped as JSON
@@ -36,35 +41,19 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from bizbench.runner.rundir import finite, iter_jsonl
+from bizbench.core.jsonio import finite
+from bizbench.core.reporting import Call, Panel, Periods, number
+from bizbench.core.runs import Run, RunDirError
+from bizbench.core.runs import load_run as read_run
 
 __all__ = ["DEFAULT_TEXT_CAP", "LONG_TEXT_CAP", "ViewerError", "build_page", "load_run", "write_viewer"]
 
 DEFAULT_TEXT_CAP = 4096  # characters of one text of an event (a reply, arguments, a result)
 LONG_TEXT_CAP = 40_000  # a memory snapshot or the system prompt (MEMORY.md is shown cut at 40,000)
-ENVS = ("ceo", "yc", "cfo")
 DATA_MARK = "__BIZBENCH_VIEWER_DATA__"
-#: ceo metrics dicts drawn as customers by group: (series prefix, metrics key)
-CEO_GROUPS = (("subscribers", "subscribers_by_group"), ("seats", "seats_by_group"))
-#: result.json fields shown in a run's header, in this order, when present
-RESULT_KEYS = (
-    "ended_by",
-    "score",
-    "final_cash",
-    "final_funds",
-    "bankrupt",
-    "days_survived",
-    "months_survived",
-    "turns",
-    "final_subscribers",
-    "peak_subscribers",
-    "tasks_succeeded",
-    "tasks_failed",
-    "tool_calls",
-    "model_calls",
-    "malformed_replies",
-    "cost_usd",
-)
+#: result.json fields shown in a run's header before and after the env's own (its RESULT_KEYS)
+RESULT_FIRST = ("ended_by",)
+RESULT_LAST = ("turns", "tool_calls", "model_calls", "malformed_replies", "cost_usd")
 #: trajectory kinds shown as notices among the messages (the rest are replies, calls or observations)
 NOTICE_KINDS = (
     "feedback",
@@ -86,13 +75,6 @@ class ViewerError(ValueError):
 
 
 # ---------------------------------------------------------------------------- reading
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-
-
 @dataclass
 class _Texts:
     """Cuts texts at a cap and counts the cuts (the page reports them)."""
@@ -113,58 +95,46 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return None
-    return float(value)
-
-
 def _round(value: float) -> float:
     """Six significant digits: enough for a chart and a table, half the bytes of a full float."""
     return float(f"{value:.6g}")
 
 
 # ---------------------------------------------------------------------------- env rules
-@dataclass
-class _Env:
-    """What differs per env: the period unit, where a row falls, the charts and the memory."""
+class _Defaults:
+    """What the viewer shows of an env whose viewer module leaves something out (docs/viewer.md)."""
 
-    unit: str
-    x_label: str
-    memory_label: str
-    first: int  # number of the first period (yc turns count from 1)
+    MONEY_NAME = "cash"
+    MONEY_KEY = "cash"
+    MONEY_METRICS: dict[str, float] = {"cash": 1}
+    KEY_METRICS: tuple[str, ...] = ("cash",)
+    PANELS: tuple[Panel, ...] = ()
+    RESULT_KEYS = ("score", "final_cash", "bankrupt", "survived")
+    MEMORY_LABEL = "memory"
+    MEMORY_WHEN = ""  # "at the end of the <unit>"
+    ENV_CALLS_WITH_TRAJECTORY = False
 
-    def label(self, period: int) -> str:
-        return f"{self.unit.capitalize()} {period + self.first}"
+    @staticmethod
+    def series(row: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        return {}
 
-    def span(self, period: int) -> list[float]:
-        """The period's stretch of the charts' x axis."""
-        return [period + self.first - 0.5, period + self.first + 0.5]
-
-
-@dataclass
-class _Ceo(_Env):
-    per: int = 7
-    horizon: int = 0
-
-    def label(self, period: int) -> str:
-        end = min((period + 1) * self.per, self.horizon) if self.horizon else (period + 1) * self.per
-        return f"Week {period + 1} (days {period * self.per}–{end})"
-
-    def span(self, period: int) -> list[float]:
-        end = (period + 1) * self.per
-        return [float(period * self.per), float(min(end, self.horizon) if self.horizon else end)]
+    @staticmethod
+    def memory(run: Run, calls: list[Call], events: list[tuple[int, dict[str, Any]]]) -> Callable[[int], str] | None:
+        return None
 
 
-def _env_rules(config: dict[str, Any]) -> _Env:
-    env = config.get("env")
-    if env == "ceo":
-        inner = _dict(config.get("config"))
-        horizon = int(config.get("horizon_days") or inner.get("horizon_days") or 0)
-        return _Ceo("week", "day", "MEMORY.md", 1, per=int(inner.get("days_per_turn") or 7), horizon=horizon)
-    if env == "yc":
-        return _Env("turn", "turn", "scratchpad", 1)
-    return _Env("month", "month", "notes", 0)
+class _Rules:
+    """An env's viewer module, with :class:`_Defaults` for what it leaves out."""
+
+    def __init__(self, run: Run) -> None:
+        spec = run.spec
+        assert spec is not None
+        self.module = spec.module("viewer") if spec.viewer else _Defaults
+        make = getattr(self.module, "periods", None)
+        self.periods: Periods = make(run) if make is not None else Periods(spec.unit, spec.unit)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.module, name, getattr(_Defaults, name))
 
 
 # ---------------------------------------------------------------------------- the run model
@@ -177,12 +147,15 @@ class _Period:
 
 @dataclass
 class _Run:
-    path: Path
-    config: dict[str, Any]
-    rules: _Env
+    run: Run
+    rules: _Rules
     texts: _Texts
     periods: dict[int, _Period] = field(default_factory=dict)
-    shown_memory: list[tuple[int, str, bool]] = field(default_factory=list)  # ceo resets: (period, text, cut)
+    events: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # trajectory events by period
+
+    @property
+    def path(self) -> Path:
+        return self.run.path
 
     def at(self, period: int) -> _Period:
         return self.periods.setdefault(max(period, 0), _Period())
@@ -197,10 +170,10 @@ def _flat_metrics(row: dict[str, Any], texts: _Texts) -> dict[str, Any]:
 
     out: dict[str, Any] = {}
     for key, value in row.items():
-        if isinstance(value, dict) and all(_number(v) is not None or v is None for v in value.values()):
+        if isinstance(value, dict) and all(number(v) is not None or v is None for v in value.values()):
             for k, v in value.items():
                 out[f"{key}.{k}"] = exact(v)
-        elif _number(value) is not None:
+        elif number(value) is not None:
             out[key] = exact(value)
         elif value is None or isinstance(value, (bool, str)):
             out[key] = value if not isinstance(value, str) else texts(value)
@@ -210,102 +183,53 @@ def _flat_metrics(row: dict[str, Any], texts: _Texts) -> dict[str, Any]:
 
 
 def _metrics_and_charts(run: _Run) -> list[dict[str, Any]]:
-    """Per-period metrics rows and the charts' series, from metrics.jsonl."""
-    env = run.config.get("env")
+    """Per-period metrics rows and the charts' series, from metrics.jsonl: the money chart, then
+    the env's panels that have data (a ``fill_zero`` panel's series absent from a row was 0)."""
+    rules = run.rules
+    divisor = rules.MONEY_METRICS.get(rules.MONEY_KEY, 1)
     cash: list[list[float]] = []
-    groups: dict[str, dict[str, list[list[float]]]] = {}
-    customers: list[tuple[float, dict[str, Any]]] = []  # ceo: (day, {"subscribers S1": n, ...})
-
-    def add(chart: str, name: str, x: float, y: Any) -> None:
-        value = _number(y)
-        if value is not None:
-            groups.setdefault(chart, {}).setdefault(name, []).append([x, _round(value)])
-
-    for row in iter_jsonl(run.path / "metrics.jsonl"):
-        if env == "ceo" and _number(row.get("day")) is not None:
-            x, period = float(row["day"]), (int(row["day"]) - 1) // getattr(run.rules, "per", 7)
-            money = row.get("cash")
-            by_group = ((prefix, _dict(row.get(key))) for prefix, key in CEO_GROUPS)
-            customers.append((x, {f"{prefix} {g}": n for prefix, d in by_group for g, n in d.items() if _number(n)}))
-        elif env == "yc" and _number(row.get("turn")) is not None:
-            x, period = float(row["turn"]), int(row["turn"]) - 1
-            money = row["funds_cents"] / 100 if _number(row.get("funds_cents")) is not None else None
-            add("activity", "active tasks", x, row.get("active_task_count"))
-            add("activity", "runway (months)", x, row.get("runway_months"))
-        elif env == "cfo" and _number(row.get("month")) is not None:
-            x, period = float(row["month"]), int(row["month"])
-            money = row.get("cash")
-            for key in ("revenue", "originations"):
-                add("flows", key, x, row.get(key))
-            add("book", "borrowers", x, row.get("borrowers"))
-        else:
+    panels = {panel.id: panel for panel in rules.PANELS}
+    points: dict[str, list[tuple[float, dict[str, Any]]]] = {}  # panel -> (x, {series: value}) per row
+    for row in run.run.metrics:
+        where = rules.periods.of_row(row)
+        if where is None:
             continue
-        value = _number(money)
-        if value is not None:
-            cash.append([x, _round(value)])
+        x, period = where
+        money = number(row.get(rules.MONEY_KEY))
+        if money is not None:
+            cash.append([x, _round(money / divisor)])
+        for chart, values in rules.series(row).items():
+            points.setdefault(chart, []).append((x, values))
         run.at(period).metrics = _flat_metrics(row, run.texts)
-    for name in sorted({name for _, counts in customers for name in counts}):  # a group absent on a day had 0
-        groups.setdefault("customers", {})[name] = [[x, _round(float(c.get(name, 0)))] for x, c in customers]
-    money_name = "funds" if env == "yc" else "cash"
-    charts = [{"id": "cash", "title": f"{money_name.capitalize()} ($)", "money": True, "series": [cash]}]
-    titles = {
-        "customers": ("Customers by group (subscribers, enterprise seats)", False),
-        "activity": ("Active tasks and runway", False),
-        "flows": ("Monthly revenue and originations ($)", True),
-        "book": ("Borrowers", False),
-    }
-    for chart, series in groups.items():
-        title, money_axis = titles[chart]
-        charts.append(
-            {
-                "id": chart,
-                "title": title,
-                "money": money_axis,
-                "names": list(series),
-                "series": list(series.values()),
-            }
-        )
+    name = str(rules.MONEY_NAME)
+    charts: list[dict[str, Any]] = [
+        {"id": "cash", "title": f"{name.capitalize()} ($)", "money": True, "series": [cash]}
+    ]
+    for chart, rows in points.items():
+        panel = panels.get(chart, Panel(chart, chart))
+        series: dict[str, list[list[float]]] = {}
+        if panel.fill_zero:
+            for key in sorted({key for _, values in rows for key in values}):
+                series[key] = [[x, _round(number(values.get(key)) or 0.0)] for x, values in rows]
+        else:
+            for x, values in rows:
+                for key, y in values.items():
+                    value = number(y)
+                    if value is not None:
+                        series.setdefault(key, []).append([x, _round(value)])
+        if series:
+            charts.append(
+                {
+                    "id": chart,
+                    "title": panel.title,
+                    "money": panel.money,
+                    "names": list(series),
+                    "series": list(series.values()),
+                }
+            )
+    order = [panel.id for panel in rules.PANELS]
+    charts[1:] = sorted(charts[1:], key=lambda c: order.index(c["id"]) if c["id"] in order else len(order))
     return charts
-
-
-def _action_periods(run: _Run, rows: list[dict[str, Any]]) -> list[int]:
-    """The period of each actions.jsonl row.
-
-    ceo rows carry the day; a successful ``next_week`` is logged after the week it ends has been
-    simulated, so it belongs to the day of the row before it. cfo rows carry the month. yc rows
-    carry a clock time only: a turn ends with its successful ``sim_resume``."""
-    env = run.config.get("env")
-    out: list[int] = []
-    if env == "ceo":
-        per, day = getattr(run.rules, "per", 7), 0
-        for row in rows:
-            logged = int(_number(row.get("day")) or 0)
-            advanced = row.get("tool") == "next_week" and row.get("ok")
-            out.append((day if advanced else logged) // per)
-            day = logged
-    elif env == "cfo":
-        out = [int(_number(row.get("month")) or 0) for row in rows]
-    else:
-        turn = 0
-        for row in rows:
-            out.append(turn)
-            if row.get("tool") == "sim_resume" and row.get("ok"):
-                turn += 1
-    return out
-
-
-def _event_period(run: _Run, event: dict[str, Any], previous: int) -> int:
-    """The period of a trajectory event (events without one belong to the period before them)."""
-    env = run.config.get("env")
-    if env == "cfo" and _number(event.get("month")) is not None:
-        return int(event["month"])
-    if env == "ceo" and _number(event.get("turn")) is not None:
-        return int(event["turn"]) - 1
-    if env == "ceo" and _number(event.get("day")) is not None:
-        return int(event["day"]) // getattr(run.rules, "per", 7)
-    if env == "yc" and _number(event.get("turn")) is not None:
-        return int(event["turn"]) - 1
-    return previous
 
 
 def _one_line(fields: dict[str, Any]) -> str:
@@ -320,12 +244,12 @@ def _call(period: int, src: str, name: Any, args: Any, ok: bool, result: Any, er
 
 def _action_rows(run: _Run) -> list[dict[str, Any]]:
     """actions.jsonl as calls: tool, arguments, ok, error (no results: the env log keeps none)."""
-    rows = list(iter_jsonl(run.path / "actions.jsonl"))
+    rows = run.run.actions
     calls = []
-    for row, period in zip(rows, _action_periods(run, rows), strict=True):
+    for row, period in zip(rows, run.rules.periods.of_actions(rows), strict=True):
         ok = bool(row.get("ok"))
         call = _call(period, "env", row.get("tool"), row.get("args"), ok, None, row.get("error"))
-        call["at"] = row.get("day", row.get("time", row.get("month")))
+        call["at"] = row.get(run.rules.periods.key, row.get("day", row.get("time", row.get("month"))))
         calls.append(call)
     return calls
 
@@ -346,9 +270,9 @@ def _reply(event: dict[str, Any], texts: _Texts) -> dict[str, Any]:
     elif calls:
         out["calls"] = texts(calls)
     tokens = _dict(event.get("tokens"))
-    used = [int(_number(tokens.get(k)) or 0) for k in ("input_tokens", "output_tokens")]
+    used = [int(number(tokens.get(k)) or 0) for k in ("input_tokens", "output_tokens")]
     out["meta"] = f"{used[0]:,} in / {used[1]:,} out tokens"
-    cost = _number(event.get("cost_usd"))
+    cost = number(event.get("cost_usd"))
     if cost:
         out["meta"] += f", ${cost:.4f}"
     return out
@@ -359,9 +283,10 @@ def _trajectory(run: _Run) -> list[dict[str, Any]]:
     calls: list[dict[str, Any]] = []
     period = 0
     texts = run.texts
-    for event in iter_jsonl(run.path / "trajectory.jsonl"):
+    for event in run.run.trajectory:
         kind = str(event.get("kind"))
-        period = _event_period(run, event, period)
+        period = run.rules.periods.of_event(event, period)
+        run.events.append((period, event))
         i = event.get("i")
         if kind == "tool_call":
             ok, answer = bool(event.get("ok")), event.get("result")
@@ -377,8 +302,6 @@ def _trajectory(run: _Run) -> list[dict[str, Any]]:
             seen = event.get("dashboard") or event.get("observation")
             message["kind"] = "observation"
             message["text"] = texts(seen if seen is not None else "")
-            if kind == "reset" and run.config.get("env") == "ceo":
-                run.shown_memory.append((period, event.get("memory") or "", bool(event.get("memory_cut"))))
         else:
             rest = {k: v for k, v in event.items() if k not in ("i", "wall_s", "kind", "traceback")}
             message["text"] = texts(_one_line(rest))
@@ -389,58 +312,6 @@ def _trajectory(run: _Run) -> list[dict[str, Any]]:
 
 
 # ---------------------------------------------------------------------------- memory
-def _content(call: dict[str, Any]) -> str | None:
-    args = call.get("args")
-    content = args.get("content") if isinstance(args, dict) else None
-    return content if isinstance(content, str) else None
-
-
-def _scratchpad(calls: list[dict[str, Any]]) -> Callable[[int], str] | None:
-    """yc: the scratchpad after each period, replayed from its successful writes."""
-    kinds = ("scratchpad_write", "scratchpad_append")
-    writes = [c for c in calls if c["ok"] and c["name"] in kinds and _content(c) is not None]  # "" clears it
-    if not writes:
-        return None
-    by_period: dict[int, list[dict[str, Any]]] = {}
-    for c in writes:
-        by_period.setdefault(c["period"], []).append(c)
-    text, states = "", {}
-    for period in range(max(by_period, default=0) + 1):
-        for c in by_period.get(period, []):
-            content = _content(c) or ""
-            text = text + content if c["name"] == "scratchpad_append" else content
-        states[period] = text
-    last = max(states, default=0)
-    return lambda period: states[min(period, last)]
-
-
-def _notepad(calls: list[dict[str, Any]], config: dict[str, Any]) -> Callable[[int], str] | None:
-    """cfo: the notes after each period, replayed from successful save_note calls (oldest dropped
-    beyond the preset's ``max_notes``, as the notepad does); newest first."""
-    saves = [c for c in calls if c["ok"] and c["name"] == "save_note" and _content(c) is not None]
-    if not saves:
-        return None
-    agent = _dict(_dict(config.get("config")).get("agent"))
-    cap, shown = agent.get("max_notes"), int(agent.get("notes_shown") or 5)
-    notes: list[str] = []
-    states: dict[int, str] = {}
-    by_period: dict[int, list[dict[str, Any]]] = {}
-    for c in saves:
-        by_period.setdefault(c["period"], []).append(c)
-    saved = 0
-    for period in range(max(by_period) + 1):
-        for c in by_period.get(period, []):
-            saved += 1
-            tags = c["args"].get("tags") if isinstance(c["args"].get("tags"), list) else []
-            notes.append(f"#{saved} (month {c['period']}) [{', '.join(map(str, sorted(set(tags))))}]\n{_content(c)}")
-            if cap is not None and len(notes) > int(cap):
-                notes.pop(0)
-        head = f"{len(notes)} note(s), newest first; the {shown} newest are shown in each month's observation.\n\n"
-        states[period] = head + "\n\n".join(notes[::-1])
-    last = max(states)
-    return lambda period: states[min(period, last)]
-
-
 def _deltas(texts: list[str], cut: Callable[[str], str]) -> list[dict[str, Any]]:
     """Each memory snapshot against the one before it as the page shows it: how many characters
     it keeps from that one's start (``pre``) and end (``suf``), and the new text between
@@ -458,22 +329,6 @@ def _deltas(texts: list[str], cut: Callable[[str], str]) -> list[dict[str, Any]]
     return out
 
 
-def _shown_memory(run: _Run) -> Callable[[int], str] | None:
-    """ceo terminal runs: MEMORY.md as the harness showed it at the start of each week."""
-    if not run.shown_memory:
-        return None
-    states: dict[int, str] = {}
-    for period, text, cut in run.shown_memory:
-        states[period] = text + ("\n\n[the harness cut MEMORY.md here when it showed it]" if cut else "")
-    known = sorted(states)
-
-    def at(period: int) -> str:
-        before = [p for p in known if p <= period]
-        return states[before[-1]] if before else ""
-
-    return at
-
-
 # ---------------------------------------------------------------------------- assembly
 def _call_view(call: dict[str, Any], texts: _Texts) -> dict[str, Any]:
     view: dict[str, Any] = {"src": call["src"], "name": texts(call["name"], 200), "ok": call["ok"]}
@@ -488,45 +343,50 @@ def _call_view(call: dict[str, Any], texts: _Texts) -> dict[str, Any]:
     return view
 
 
+def _open(path: Path) -> Run:
+    """The run directory at ``path`` (ViewerError naming it if it is not one of a known env)."""
+    try:
+        run = read_run(path)
+    except RunDirError as e:
+        raise ViewerError(f"{path} is not a run directory: {str(e).removeprefix(f'{path}: ')}") from None
+    if run.spec is None:
+        raise ViewerError(
+            f"{path} is not a run directory of an env registered here: its config.json names env {run.env!r}"
+        )
+    return run
+
+
 def load_run(path: str | Path, text_cap: int = DEFAULT_TEXT_CAP) -> dict[str, Any]:
     """One run directory as the viewer's data model (see the module docstring)."""
     path = Path(path)
-    if not path.is_dir():
-        raise ViewerError(f"{path} is not a run directory: no such directory")
-    config = _read_json(path / "config.json")
-    if not isinstance(config, dict) or config.get("env") not in ENVS:
-        raise ViewerError(f"{path} is not a run directory: it has no readable config.json naming an env (ceo, yc, cfo)")
     if text_cap < 100:
         raise ViewerError(f"the text cap must be at least 100 characters, got {text_cap}")
-    env = str(config["env"])
-    rules = _env_rules(config)
-    run = _Run(path, config, rules, _Texts(text_cap))
+    record = _open(path)
+    rules = _Rules(record)
+    periods = rules.periods
+    run = _Run(record, rules, _Texts(text_cap))
     charts = _metrics_and_charts(run)
-    model_run = (path / "trajectory.jsonl").is_file()
+    model_run = record.model_run
     tool_calls = _trajectory(run) if model_run else []
-    env_calls = _action_rows(run) if (not model_run or env == "ceo") else []
+    env_calls = _action_rows(run) if (not model_run or rules.ENV_CALLS_WITH_TRAJECTORY) else []
     for call in env_calls:
         rationale = call["args"].get("rationale") if isinstance(call["args"], dict) else None
-        if call["name"] == "next_week" and call["ok"] and isinstance(rationale, str):
+        if call["ok"] and isinstance(rationale, str):
             run.at(call["period"]).messages.append({"kind": "rationale", "text": run.texts(rationale)})
-    if env == "ceo":
-        memory = _shown_memory(run)
-    elif env == "yc":
-        memory = _scratchpad(tool_calls if model_run else env_calls)
-    else:
-        memory = _notepad(tool_calls if model_run else env_calls, config)
+    replayed = [Call(c["period"], c["name"], c["args"], c["ok"]) for c in (tool_calls if model_run else env_calls)]
+    memory = rules.memory(record, replayed, run.events)
     for call in tool_calls + env_calls:
         run.at(call["period"]).actions.append(_call_view(call, run.texts))
 
     count = max(run.periods, default=0) + 1
     snapshots: list[str] = []
     index: dict[str, int] = {}
-    periods = []
+    shown = []
     for p in range(count):
         period = run.periods.get(p, _Period())
         entry: dict[str, Any] = {
-            "label": rules.label(p),
-            "x": rules.span(p),
+            "label": periods.label(p),
+            "x": periods.span(p),
             "metrics": period.metrics,
             "messages": period.messages,
             "actions": period.actions,
@@ -536,33 +396,38 @@ def load_run(path: str | Path, text_cap: int = DEFAULT_TEXT_CAP) -> dict[str, An
             entry["memory"] = index.setdefault(text, len(snapshots))
             if entry["memory"] == len(snapshots):
                 snapshots.append(text)
-        periods.append(entry)
+        shown.append(entry)
 
-    result = _read_json(path / "result.json")
-    prompt = path / "system_prompt.txt"
+    config, result = record.config, record.result
+    prompt = record.text("system_prompt.txt")
     notes = []
-    if not isinstance(result, dict):
+    if result is None:
         notes.append("no result.json: the run did not finish (or is still running)")
         result = {}
     if not model_run:
         notes.append("no trajectory.jsonl: actions only, with ok / error (the env's action log keeps no results)")
     label = " / ".join(str(config.get(k, "?")) for k in ("env", "preset", "agent")) + f" / seed {config.get('seed')}"
+    result_keys = dict.fromkeys((*RESULT_FIRST, *rules.RESULT_KEYS, *RESULT_LAST))
     data = {
         "label": label,
         "dir": path.name,
         "path": str(path),
-        "env": env,
-        "unit": rules.unit,
-        "first": rules.first,
-        "x_label": rules.x_label,
-        "memory_label": rules.memory_label,
+        "env": record.env,
+        "unit": periods.unit,
+        "first": periods.first,
+        "x_label": periods.x_label,
+        "money_key": rules.MONEY_KEY,
+        "money_metrics": dict(rules.MONEY_METRICS),
+        "key_metrics": list(rules.KEY_METRICS),
+        "memory_label": rules.MEMORY_LABEL,
+        "memory_when": rules.MEMORY_WHEN or f"at the end of the {periods.unit}",
         "model_run": model_run,
         "setup": {k: config[k] for k in ("preset", "seed", "agent", "model", "harness") if config.get(k) is not None},
-        "result": {k: result[k] for k in RESULT_KEYS if k in result},
+        "result": {k: result[k] for k in result_keys if k in result},
         "charts": charts,
-        "periods": periods,
+        "periods": shown,
         "memory": _deltas(snapshots, lambda text: run.texts(text, LONG_TEXT_CAP)) if memory is not None else None,
-        "system_prompt": run.texts(prompt.read_text(errors="replace"), LONG_TEXT_CAP) if prompt.is_file() else None,
+        "system_prompt": run.texts(prompt, LONG_TEXT_CAP) if prompt is not None else None,
         "notes": notes,
     }
     data["truncated"] = run.texts.truncated

@@ -1,4 +1,9 @@
-"""EnterpriseArena measures from a run directory: the columns of Table 2.
+"""The cfo env's report module (docs/reports.md): the columns of EnterpriseArena Table 2 from a
+run directory, its normalisation anchors and its plots.
+
+Score: ``score`` (eq 2, 0 if bankrupt). Anchors: 0 = the ``always-pass`` baseline on the
+run's world; 1 = the human experts' mean score, $152.2M (EnterpriseArena Table 2), for runs
+scored the paper's way.
 
 Per run, from result.json (the env counts them from its monthly history):
 
@@ -17,12 +22,44 @@ Per run, from result.json (the env counts them from its monthly history):
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bizbench.report.aggregate import Column
-from bizbench.report.loader import Run
+from bizbench.core.reporting import Chart, Column, metric_series
+from bizbench.core.runs import Run
 
-__all__ = ["PER_RUN", "TABLES", "run_metrics"]
+__all__ = [
+    "ANCHOR_LABELS",
+    "HUMAN_SCORE",
+    "ONE_ANCHOR",
+    "PER_RUN",
+    "SCORE_KEYS",
+    "TABLES",
+    "ZERO_ANCHOR",
+    "human_experts",
+    "plots",
+    "run_metrics",
+]
+
+#: EnterpriseArena Table 2: the two human experts' mean terminal valuation score.
+HUMAN_SCORE = 152.2e6
+SCORE_KEYS = ("score",)
+ZERO_ANCHOR = "always-pass"
+ANCHOR_LABELS = ("always-pass baseline", "human experts $152.2M")
+
+
+def human_experts(run: Run) -> tuple[float | None, str]:
+    """The one anchor: the experts' score, for runs scored as they were (eq 2 on the whole
+    company); a per-share or net-cash score (the hardened preset) is another scale: none.
+    A constant: it needs no re-created world."""
+    from bizbench.envs.cfo.config import CfoConfig, Score
+
+    if CfoConfig.model_validate(run.inner_config).score == Score():
+        return HUMAN_SCORE, ""
+    return None, "the human experts played the paper's score; this preset scores another way"
+
+
+ONE_ANCHOR = human_experts
 
 
 def _pct(num: float, den: float) -> float | None:
@@ -67,7 +104,7 @@ def run_metrics(run: Run, facts: dict[str, Any] | None = None) -> dict[str, floa
         "book_closing_pct": _pct(closings, months),
         "passes": float(passes),
         "pass_pct": _pct(passes, months),
-        "cost_usd": run.get("cost_usd"),
+        "cost_usd": run.model_cost,
     }
 
 
@@ -120,3 +157,20 @@ PER_RUN: list[Column] = [
     Column("book_closing_pct", "BC%", "{:.1f}"),
     Column("pass_pct", "Pass%", "{:.1f}"),
 ]
+
+
+# ---------------------------------------------------------------------------- plots
+ACTIONS = ("fund_raising_request", "book_closing", "pass")
+
+
+def plots(models: Mapping[str, Sequence[Run]]) -> list[Chart]:
+    """Cash by month with model means (Fig 4) and the cumulative monthly actions (Figs 2-3)."""
+    cash = metric_series(models, "month", "cash")
+    counts = {
+        action: {k: [[float(d.get("action") == action) for d in r.metrics] for r in v] for k, v in models.items()}
+        for action in ACTIONS
+    }
+    return [
+        Chart("cash", "runs", "cfo: cash by month", cash, "month", "cash ($M)", 1e6),
+        Chart("actions", "cumulative", "cfo: actions over time (EnterpriseArena Fig 2-3)", counts, "month"),
+    ]

@@ -1,4 +1,9 @@
-"""YC-Bench measures from a run directory: Table 3 (behaviour), Table 4 (cost) and Fig 4-5.
+"""The yc env's report module (docs/reports.md): YC-Bench Table 3 (behaviour), Table 4 (cost)
+and Fig 4-5 from a run directory, its normalisation anchors and its plots.
+
+Score: ``final_funds`` (the common ``score``; format-1 runs keep it only as ``final_funds``).
+Anchors: 0 = the ``do-nothing`` baseline, 1 = the ``heuristic`` baseline, both on the run's
+world.
 
 * **SP/100T** (Table 3): scratchpad writes (``scratchpad_write`` and ``scratchpad_append``,
   accepted) per 100 turns.
@@ -24,13 +29,22 @@ The hidden facts (adversarial clients, failure causes, final trust) come from re
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
+from bizbench.core.reporting import Chart, Column
+from bizbench.core.runs import Run
 from bizbench.envs.yc.evaluation import FAILURE_CAUSES
-from bizbench.report.aggregate import Column
-from bizbench.report.loader import Run
 
-__all__ = ["PER_RUN", "TABLES", "run_metrics"]
+__all__ = ["ANCHOR_LABELS", "ONE_ANCHOR", "PER_RUN", "SCORE_KEYS", "TABLES", "ZERO_ANCHOR", "plots", "run_metrics"]
+
+#: the headline score: the common ``score`` (final funds), or ``final_funds`` in format-1 runs
+SCORE_KEYS = ("score", "final_funds")
+ZERO_ANCHOR = "do-nothing"
+ONE_ANCHOR = "heuristic"
+ANCHOR_LABELS = ("do-nothing baseline", "heuristic baseline")
 
 
 def _count(run: Run, *tools: str) -> int:
@@ -62,7 +76,7 @@ def run_metrics(run: Run, facts: dict[str, Any] | None = None) -> dict[str, floa
         "cmds_per_turn": _ratio(len(run.actions) - auto, turns),
         "adversarial_pct": _ratio(adversarial, accepted, 100),
         "tasks_failed": run.get("tasks_failed"),
-        "cost_usd": run.get("cost_usd"),
+        "cost_usd": run.model_cost,
         "tokens": tokens.get("input_tokens", 0) + tokens.get("output_tokens", 0) if tokens else None,
         "runtime_min": wall / 60 if wall is not None else None,
     }
@@ -116,3 +130,36 @@ PER_RUN: list[Column] = [
     Column("cost_usd", "Cost ($)", "{:.2f}"),
     Column("tokens", "Tokens (M)", "{:.2f}", scale=1e6),
 ]
+
+
+# ---------------------------------------------------------------------------- plots
+def _days(metrics: list[dict[str, Any]]) -> list[float]:
+    """Days into the year of each turn's status line."""
+    times = [datetime.fromisoformat(d["time"]) for d in metrics]
+    if not times:
+        return []
+    start = times[0].replace(month=1, day=1, hour=0, minute=0)
+    return [(t - start).total_seconds() / 86400 for t in times]
+
+
+def plots(models: Mapping[str, Sequence[Run]]) -> list[Chart]:
+    """Funds of every run with model means (Fig 2) and final trust per client (Fig 3b)."""
+    funds = {k: [(_days(r.metrics), [d["funds_cents"] / 100 for d in r.metrics]) for r in v] for k, v in models.items()}
+    charts = [Chart("funds", "runs", "yc: funds over time", funds, "days into the year", "funds ($K)", 1e3)]
+    trust: dict[str, dict[str, float]] = {}
+    adversarial: dict[str, set[str]] = {}
+    for model, runs in models.items():
+        values: dict[str, list[float]] = defaultdict(list)
+        for r in runs:
+            for c in (r.get("evaluation") or {}).get("clients", []):
+                flagged = c.get("adversarial")  # absent for held-out worlds
+                label = c["name"] + (" (ADV)" if flagged else "")
+                values[label].append(c["trust"])
+                if flagged:
+                    adversarial.setdefault(model, set()).add(label)
+        if values:
+            trust[model] = {k: sum(v) / len(v) for k, v in values.items()}
+    if trust:
+        title = "yc: final trust per client (mean over runs; hatched = adversarial)"
+        charts.append(Chart("trust", "bars", title, trust, "trust (0-5)", top=None, highlight=adversarial))
+    return charts

@@ -1,4 +1,10 @@
-"""CEO-Bench measures from a run directory: Table 3 and the section 3.4 skill measures.
+"""The ceo env's report module (docs/reports.md): CEO-Bench Table 3 and the section 3.4 skill
+measures from a run directory, its normalisation anchors and its plots.
+
+Score: ``final_cash`` (the common ``score``; format-1 runs keep it only as ``final_cash``).
+Anchors: 0 = the ``do-nothing`` baseline on the run's world; 1 = the Appendix D upper-bound
+estimate of the run's config (:func:`bizbench.envs.ceo.upper_bound.estimate`, ``reported``;
+$2.28B on ``default``).
 
 Table 3 (per model over its runs): bankruptcies, max final cash, max and mean survival
 days, turns per week, API cost. Section 3.4 isolates skills; each is computed per run:
@@ -36,21 +42,30 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from bizbench.report.aggregate import Column
-from bizbench.report.loader import Run
+from bizbench.core.reporting import Chart, Column, metric_series, slug
+from bizbench.core.runs import Run
 
 __all__ = [
+    "ANCHOR_LABELS",
+    "ANCHOR_WORLD_OPTIONS",
+    "ONE_ANCHOR",
     "PER_RUN",
+    "SCORE_KEYS",
     "TABLES",
+    "ZERO_ANCHOR",
     "agent_texts",
     "best_channel_share",
     "competitor_event_days",
+    "plots",
     "run_metrics",
     "tool_counts",
+    "upper_bound",
+    "world_facts",
 ]
 
 _MEMO_TOOLS = {"write_file": ("content",), "edit_file": ("new",)}
@@ -234,7 +249,7 @@ def run_metrics(run: Run, facts: dict[str, Any] | None) -> dict[str, float | Non
         "bankrupt": float(bool(run.get("bankrupt"))),
         "days_survived": run.get("days_survived"),
         "turns_per_week": model_calls / weeks if model_calls is not None and weeks else None,
-        "cost_usd": run.get("cost_usd"),
+        "cost_usd": run.model_cost,
         "best_channel_pct": best_channel_share(run),
         "forecast_ape_4wk_pct": forecast_error_4wk(run),
         "competitor_days": days_to_competitor_mention(run, (facts or {}).get("competitor_event_days")),
@@ -290,3 +305,73 @@ PER_RUN: list[Column] = [
     Column("targeted_dev_pct", "Tgt dev %", "{:.1f}"),
     Column("tools_per_week", "Tools/wk", "{:.1f}"),
 ]
+
+
+# ---------------------------------------------------------------------------- score and anchors
+#: the headline score: the common ``score`` (final cash), or ``final_cash`` in format-1 runs
+SCORE_KEYS = ("score", "final_cash")
+ZERO_ANCHOR = "do-nothing"
+ANCHOR_LABELS = ("do-nothing baseline", "Appendix D upper bound")
+#: the anchor baseline writes no company.db (about 1 s for 500 days)
+ANCHOR_WORLD_OPTIONS = {"database": False}
+
+
+def upper_bound(run: Run) -> tuple[float | None, str]:
+    """The one anchor: the Appendix D upper-bound estimate of the run's own config (its
+    horizon included), a function of the config alone."""
+    from bizbench.envs.ceo.config import CeoConfig
+    from bizbench.envs.ceo.upper_bound import estimate
+
+    return float(estimate(CeoConfig.model_validate(run.inner_config)).reported), ""
+
+
+ONE_ANCHOR = upper_bound
+
+
+def world_facts(run: Run) -> dict[str, Any]:
+    """The hidden facts the measures need, from the run's re-created world: the competitor
+    event days (for "days to 'competitor'")."""
+    from bizbench.envs.ceo.config import CeoConfig
+
+    return {"competitor_event_days": competitor_event_days(CeoConfig.model_validate(run.inner_config), run.seed)}
+
+
+# ---------------------------------------------------------------------------- plots
+def _best_run(runs: Sequence[Run]) -> Run:
+    """CEO-Bench section 3.1 result selection: the richest run that avoided bankruptcy, else
+    the one that survived longest."""
+    alive = [r for r in runs if not r.get("bankrupt")]
+    if alive:
+        return max(alive, key=lambda r: r.get("final_cash") or 0.0)
+    return max(runs, key=lambda r: r.get("days_survived") or 0)
+
+
+def _customers(run: Run) -> tuple[list[float], dict[str, list[float]]]:
+    """Days and subscribers + seats of each group, from metrics.jsonl (Fig 9)."""
+    metrics = run.metrics
+    by_group = [(d.get("subscribers_by_group", {}), d.get("seats_by_group", {})) for d in metrics]
+    groups = sorted({g for subs, seats in by_group for g in (*subs, *seats)})
+    layers = {g: [subs.get(g, 0) + seats.get(g, 0) for subs, seats in by_group] for g in groups}
+    return [d["day"] for d in metrics], layers
+
+
+def plots(models: Mapping[str, Sequence[Run]]) -> list[Chart]:
+    """Cash of every run with model means (Figs 2-3), customers by group of each model's best
+    run (Fig 9) and tool calls per week (Fig 11)."""
+    cash = metric_series(models, "day", "cash")
+    charts = [Chart("cash", "runs", "ceo: cash over time", cash, "simulated day", "cash ($M)", 1e6)]
+    for model, runs in models.items():
+        best = _best_run(runs)
+        title = f"ceo: customers by group, best run of {model} (seed {best.seed})"
+        name, layers = f"customers_{slug(model)}", _customers(best)
+        charts.append(Chart(name, "stacked", title, layers, "simulated day", "subscribers + seats"))
+    usage: dict[str, dict[str, float]] = {}
+    for model, runs in models.items():
+        total: Counter[str] = Counter()
+        for r in runs:
+            weeks = (r.get("days_survived") or 0) / 7
+            if weeks:
+                total.update({k: v / weeks / len(runs) for k, v in tool_counts(r).items()})
+        usage[model] = dict(total)
+    charts.append(Chart("tools", "bars", "ceo: tool calls per week (top 10)", usage, "calls/week"))
+    return charts
