@@ -32,8 +32,8 @@ def report(
     plots: bool = typer.Option(True, "--plots/--no-plots", help="Draw the PNG plots."),
 ) -> None:
     """Tables of the papers per run and per model (mean ± 95 % CI), normalised scores, CSV, HTML and plots."""
+    from bizbench.core.runs import RunDirError
     from bizbench.report.build import build_report
-    from bizbench.report.loader import ReportInputError
     from bizbench.report.protocol import default_cache_path
 
     err = Console(stderr=True)
@@ -47,7 +47,7 @@ def report(
                 make_plots=plots,
                 on_run=lambda run: status.update(f"measuring {run.label} ..."),
             )
-    except ReportInputError as e:
+    except RunDirError as e:
         err.print(f"[red]error:[/red] {e}", soft_wrap=True)
         raise typer.Exit(2) from None
     typer.echo(result.markdown(per_run))

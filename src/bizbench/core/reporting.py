@@ -152,9 +152,11 @@ class Periods:
     key: str  # the field that numbers periods
     first: int = 0  # the number of the first period
     x_label: str = ""  # the charts' x axis (default: ``key``)
+    event_key: str = ""  # the field that numbers trajectory events (default: ``key``)
 
     def __post_init__(self) -> None:
         self.x_label = self.x_label or self.key
+        self.event_key = self.event_key or self.key
 
     def label(self, period: int) -> str:
         return f"{self.unit.capitalize()} {period + self.first}"
@@ -174,7 +176,7 @@ class Periods:
 
     def of_event(self, event: dict[str, Any], previous: int) -> int:
         """The period of a trajectory event (events without one belong to the period before them)."""
-        n = number(event.get(self.key))
+        n = number(event.get(self.event_key, event.get(self.key)))
         return previous if n is None else int(n) - self.first
 
 

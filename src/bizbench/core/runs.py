@@ -34,7 +34,7 @@ __all__ = ["Run", "RunDirError", "find_runs", "load_run"]
 
 
 class RunDirError(ValueError):
-    """A path is not a (readable) run directory; the message names it."""
+    """A run directory that cannot be read, resumed or replayed as asked (the message says why)."""
 
 
 def _read_object(path: Path) -> dict[str, Any]:

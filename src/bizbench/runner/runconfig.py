@@ -16,14 +16,11 @@ from typing import Any
 from bizbench.core.envs import get_env
 from bizbench.core.jsonio import jsonable
 from bizbench.core.rng import secret_from_env, secret_id
+from bizbench.core.runs import RunDirError
 
 __all__ = ["RunDirError", "check_secret", "config_changes", "open_recorded_env", "read_config", "recorded_config"]
 
 _LIMITS = ("max_dollars", "max_tokens", "max_turns")
-
-
-class RunDirError(ValueError):
-    """A run directory that cannot be resumed or replayed as asked (the message says why)."""
 
 
 def read_config(path: Path) -> dict[str, Any]:

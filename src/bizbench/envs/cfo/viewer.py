@@ -32,7 +32,7 @@ MEMORY_LABEL = "notes"
 
 
 def periods(run: Run) -> Periods:
-    return Periods("month", "month")
+    return Periods("month", "month", event_key="turn")  # a cfo turn is a month (format 1 events: "month")
 
 
 def series(row: dict[str, Any]) -> dict[str, dict[str, Any]]:
