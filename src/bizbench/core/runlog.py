@@ -106,8 +106,8 @@ class ResultCore(_Open):
     horizon: int
     unit: str
     tool_calls: int
-    tokens: dict[str, int] | None = None
-    cost_usd: float = 0.0
+    tokens: dict[str, int] | None = None  # None: no model was metered
+    cost_usd: float | None = None
     ended_by: str = "completed"
 
 

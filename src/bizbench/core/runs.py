@@ -156,8 +156,8 @@ class Run:
     @property
     def model_cost(self) -> float | None:
         """The run's API cost in dollars (result.json ``cost_usd``) when it metered a model; None for
-        a run that called none (a baseline, an agent class), where format 2 records 0.0 and no
-        ``tokens``: the cost is not measurable, not zero."""
+        a run that called none (a baseline, an agent class: format 2 records null), whose cost is
+        not measurable, not zero."""
         cost = self.get("cost_usd")
         if cost is None or (self.get("tokens") is None and self.get("model_calls") is None):
             return None

@@ -135,7 +135,7 @@ class Session:
             "unit": self.spec.unit,
             "tool_calls": fields.get("tool_calls", 0),
             "tokens": meter.get("tokens"),
-            "cost_usd": meter.get("cost_usd", 0.0),
+            "cost_usd": meter.get("cost_usd"),  # None: no model was metered (a baseline, an agent class)
             "ended_by": ended_by,
         }
         return {**{k: v for k, v in core.items() if k not in fields}, **fields, **meter, "ended_by": ended_by}
