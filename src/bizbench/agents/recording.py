@@ -1,14 +1,15 @@
 """Recording an LLM run: trajectory.jsonl, the exact prompt and tools, and the run's meters.
 
-Every event is one JSON line, appended and flushed as it happens (DESIGN principle 9):
-``{"i": n, "wall_s": seconds since the run began, "kind": ..., ...}``. Kinds written by the
-harnesses: ``model_call`` (request summary, reply, reasoning, tool calls, tokens, cost,
-failed attempts), ``model_error``, ``tool_call`` (name, arguments, ok, result or error),
-``feedback`` (what the harness told the model about a malformed reply), ``reset`` (memory
-wipe at a new week / month), ``turn`` (the observation a turn began with), ``auto_advance``
-and ``auto_pass`` (the harness moved time itself), ``end`` (why the run ended, with the
-run's meters). The system prompt and tool schemas go beside it (``system_prompt.txt``,
-``tools.json``).
+Every event is one JSON line, appended and flushed as it happens (docs/run-format.md):
+``{"i": n, "wall_s": seconds since the run began, "kind": ..., ...}``.
+Each is validated against its typed model (:mod:`bizbench.core.events`, listed in
+docs/run-format.md) before it is written: the shared ``model_call`` (request summary, reply,
+reasoning, tool calls, tokens, cost, failed attempts), ``model_error``, ``tool_call`` (name,
+arguments, ok, result or error) and ``feedback`` (what the harness told the model about a
+malformed reply) come from :class:`AgentRun`; the harnesses add their own (``reset``,
+``turn``, ``auto_advance``, the terminal's workspace events) and the runner the last, ``end``
+(why the run ended, with the run's meters). :func:`read_events` reads them back.
+The system prompt and tool schemas go beside it (``system_prompt.txt``, ``tools.json``).
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from bizbench.agents.models.base import ModelClient, ModelError, ModelReply, Usage
+from bizbench.core.events import Event, EventList, parse_event, read_events
 from bizbench.core.jsonio import finite, jsonable
 
-__all__ = ["AgentRun", "Limits", "Meter", "Trajectory"]
+__all__ = ["AgentRun", "Event", "EventList", "Limits", "Meter", "Trajectory", "read_events"]
 
 
 class Trajectory:
@@ -36,13 +38,15 @@ class Trajectory:
         self._start = time.perf_counter()
 
     def event(self, kind: str, **fields: Any) -> dict[str, Any]:
+        """Append one event (flushed) and return it as written.
+
+        ValueError when it is not an event of :mod:`bizbench.core.events` (an unknown kind, a
+        required field missing or of the wrong type): a bug of its writer, never of the model.
+        A value that cannot be written as strict JSON (a model's absurdly nested or over-long
+        arguments) is kept as a bounded preview string instead."""
         row = {"i": len(self.events), "wall_s": round(time.perf_counter() - self._start, 4), "kind": kind, **fields}
-        try:
-            row = finite(jsonable(row))
-            line = json.dumps(row, default=str, allow_nan=False)
-        except (RecursionError, ValueError):  # pathological model output: keep a bounded preview
-            row = {k: v if k in ("i", "wall_s", "kind") else _REPR.repr(v) for k, v in row.items()}
-            line = json.dumps(row)
+        row, line = _encode(row)
+        parse_event(row)
         self.events.append(row)
         if self._file is not None:
             self._file.write(line + "\n")
@@ -55,8 +59,38 @@ class Trajectory:
             self._file = None
 
 
-_REPR = reprlib.Repr()
+class _Preview(reprlib.Repr):
+    """A bounded repr (depth, lengths and counts cut) that also survives integers too long to print."""
+
+    def repr_int(self, x: int, level: int) -> str:
+        try:
+            return super().repr_int(x, level)
+        except ValueError:  # over the interpreter's limit of digits in str(int)
+            return f"<int of about {int(x.bit_length() * 0.30103):,} digits>"
+
+
+_REPR = _Preview()
 _REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlist, _REPR.maxdict = 6, 4000, 200, 50, 50
+
+
+def _encode(row: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """(plain JSON values, the line): numpy values made plain, NaN and infinities as strings;
+    a field that still cannot be written (absurd nesting, an integer too long to print)
+    becomes a bounded preview, the others stay as they are."""
+    try:
+        row = finite(jsonable(row))
+        return row, json.dumps(row, default=str, allow_nan=False)
+    except (RecursionError, ValueError):  # pathological model output
+        pass
+    safe: dict[str, Any] = {}
+    for key, value in row.items():
+        try:
+            value = finite(jsonable(value))
+            json.dumps(value, default=str, allow_nan=False)
+        except (RecursionError, ValueError):
+            value = _REPR.repr(value)
+        safe[key] = value
+    return safe, json.dumps(safe, default=str)
 
 
 def save_setup(run_dir: Path, system_prompt: str, tools: list[dict[str, Any]]) -> None:
