@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv browser test test-slow lint demo docs clean
+.PHONY: venv browser layers test test-slow lint demo docs clean
 
 venv: $(STAMP)
 
@@ -21,6 +21,10 @@ browser:
 		(apt-get install -y -qq chromium >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq chromium)) \
 		|| echo "could not install chromium: the browser tests will skip"; \
 	else echo "chromium is missing (install it as root: apt-get install chromium): the browser tests will skip"; fi
+
+# Imports point down only (docs/architecture.md): the import-linter contracts in pyproject.toml.
+layers: venv
+	$(BIN)/lint-imports --no-cache
 
 test: venv browser
 	$(BIN)/pytest -q -n 2
