@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 from pathlib import Path
 from typing import Any
@@ -81,11 +83,15 @@ def test_a_run_directory_is_never_reused(tmp_path: Path) -> None:
         cfo_run(tmp_path, [{"content": "x"}], turns=1)
 
 
-def test_a_harness_only_drives_its_envs(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="runs cfo, not yc"):
-        run_agent_episode("yc", ScriptedModel([{"content": "x"}]), 1, None, None, harness="react-json")
-    with pytest.raises(ValueError, match="runs yc, not cfo"):
-        run_agent_episode("cfo", ScriptedModel([{"content": "x"}]), 1, None, None, harness="cli-chat")
+def test_an_unknown_harness_or_one_that_cannot_reach_the_env_is_refused_before_the_run(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown harness 'chat'"):
+        run_agent_episode("yc", ScriptedModel([{"content": "x"}]), 1, None, tmp_path / "a", harness="chat")
+    assert not (tmp_path / "a").exists()
+    from bizbench.agents.harness import unusable
+    from bizbench.core.envs import get_env
+
+    seatless = dataclasses.replace(get_env("cfo"), seat=None)
+    assert "has none" in unusable("terminal", seatless) and unusable("react-json", seatless) == ""
 
 
 def test_a_dollar_budget_stops_a_model_without_a_price(tmp_path: Path) -> None:
