@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ENV, SEED
+from lemonade_helpers import ENV, SEED
 
 from bizbench.core.env import Env, EnvSpec
 from bizbench.core.envs import get_env, list_envs

@@ -19,7 +19,7 @@ is bizbench's (docs/envs.md). Each check builds fresh worlds of the env from its
 - ``tool_docs``: every tool and argument is described, the generated schemas and the Markdown
   reference (``bizbench tools ENV --format markdown``) match the registry, and an env's shipped
   ``docs/<id>-tools.md`` equals that output;
-- ``hidden``: nothing the env declares hidden (the seed, and :meth:`hidden_values` when the env
+- ``hidden``: nothing the env declares hidden (the seed, and ``hidden_values()`` when the env
   has it) appears in an observation, a tool result, an error or a file the env writes for the
   agent, over an episode of every baseline; ``hidden_seat``: nor in a served workspace;
 - ``replay``: a finished run (a baseline, with a refused call every turn) replays verified;
@@ -28,7 +28,8 @@ is bizbench's (docs/envs.md). Each check builds fresh worlds of the env from its
 
 ``hidden_values()`` is optional: an env that has it returns the strings and numbers that must
 never reach the agent (a string is searched case-insensitively, an integer as a whole number, a
-float by its repr and its 6 significant digits); without it only the seed is searched. The
+float as any number shown with 5 or more significant digits that is within its last digit of
+it, i.e. rounded or cut); without it only the seed is searched. The
 checks use a large, distinctive seed so that a whole-number match means a leak.
 
 From Python or pytest::
@@ -114,9 +115,20 @@ class CheckReport:
 
     def __str__(self) -> str:
         lines = [f"env {self.env!r}: {len(self.problems)} problem(s) in {', '.join(self.ran) or 'no checks'}"]
-        lines += [f"  {p}" for p in self.problems]
+        lines += _listing(self.problems)
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
+
+
+def _listing(problems: list[Problem]) -> list[str]:
+    """One line per problem, at most :data:`_PROBLEMS_PER_CHECK` of each check."""
+    lines, shown = [], dict.fromkeys((p.check for p in problems), 0)
+    for p in problems:
+        shown[p.check] += 1
+        if shown[p.check] <= _PROBLEMS_PER_CHECK:
+            lines.append(f"  {p}")
+    lines += [f"  [{c}] ... and {n - _PROBLEMS_PER_CHECK} more" for c, n in shown.items() if n > _PROBLEMS_PER_CHECK]
+    return lines
 
 
 class EnvCheckError(AssertionError):
@@ -126,7 +138,7 @@ class EnvCheckError(AssertionError):
         self.report = report
         super().__init__(
             f"env {report.env!r} breaks the Env contract (docs/envs.md) in {len(report.problems)} place(s):\n"
-            + "\n".join(f"  {p}" for p in report.problems)
+            + "\n".join(_listing(report.problems))
         )
 
 
@@ -144,11 +156,6 @@ class _Ctx:
     check: str = ""
 
     def problem(self, message: str) -> None:
-        mine = [p for p in self.report.problems if p.check == self.check]
-        if len(mine) == _PROBLEMS_PER_CHECK:
-            message = "(more problems of this check left out)"
-        elif len(mine) > _PROBLEMS_PER_CHECK:
-            return
         self.report.problems.append(Problem(self.check, message))
 
     def note(self, message: str) -> None:
@@ -737,36 +744,53 @@ def _declared_hidden(ctx: _Ctx, env: Any) -> list[str | int | float]:
     return values
 
 
-def _patterns(value: str | int | float) -> list[re.Pattern[str]]:
-    """How a hidden value would show in text."""
+_NUMBER = re.compile(r"(?<![\w.])-?\d+\.\d+(?:[eE][-+]?\d+)?(?![\w.])")
+#: a shown number with this many significant digits that is within its last digit of a hidden
+#: float is that float, rounded or cut
+_SIGNIFICANT = 5
+
+
+def _significant(token: str) -> int:
+    mantissa = re.split("[eE]", token)[0]
+    return len(mantissa.lstrip("-").replace(".", "").lstrip("0"))
+
+
+def _float_near(value: float, text: str) -> re.Match[str] | None:
+    for m in _NUMBER.finditer(text):
+        token = m.group()
+        if _significant(token) < _SIGNIFICANT:
+            continue
+        mantissa = re.split("[eE]", token)[0]
+        decimals = len(mantissa.partition(".")[2])
+        exponent = int(token[len(mantissa) + 1 :] or 0) if len(token) > len(mantissa) else 0
+        if abs(float(token) - value) <= 10.0 ** (exponent - decimals):
+            return m
+    return None
+
+
+def _search(value: str | int | float, text: str) -> re.Match[str] | None:
+    """Where a hidden value shows in ``text``: a string (any case), an integer as a whole number,
+    a float by any rendering with enough significant digits."""
     if isinstance(value, str):
-        return [re.compile(re.escape(value), re.I)] if value else []
+        return re.search(re.escape(value), text, re.I) if value else None
     if isinstance(value, int):
-        return [re.compile(rf"(?<![\d.]){value}(?![\d])")]
+        return re.search(rf"(?<![\d.]){value}(?!\d)", text)
     if not math.isfinite(value):
-        return []
-    forms = {repr(value)}
-    short = f"{value:.6g}"
-    if len(short.strip("-0.").replace(".", "")) >= 5:  # six significant digits are no accident
-        forms.add(short)
-    return [re.compile(rf"(?<![\d]){re.escape(f)}(?![\d])") for f in forms]
+        return None
+    return _float_near(value, text)
 
 
 def find_hidden(values: Iterable[str | int | float], texts: Iterable[tuple[str, str]]) -> list[str]:
-    """Where each hidden value appears among ``texts`` ((where, text) pairs): one line per leak."""
+    """Where each hidden value appears among ``texts`` ((where, text) pairs): one line per value found."""
     texts = list(texts)
     leaks = []
     for value in dict.fromkeys(values):
-        for pattern in _patterns(value):
-            for where, text in texts:
-                m = pattern.search(text)
-                if m:
-                    around = text[max(0, m.start() - 60) : m.end() + 60].replace("\n", " ")
-                    leaks.append(f"hidden {value!r} appears in {where}: ...{around}...")
-                    break
-            else:
-                continue
-            break
+        for where, text in texts:
+            m = _search(value, text)
+            if m:
+                around = text[max(0, m.start() - 60) : m.end() + 60].replace("\n", " ")
+                leaks.append(f"hidden {value!r} appears in {where}: ...{around}...")
+                break
     return leaks
 
 
