@@ -14,5 +14,6 @@ SPEC = EnvSpec(
     baselines="lemonade.baselines:TABLE",
     default_baseline="steady",
     harness="cli-chat",
-    replay=ReplayRules(),
+    # tool_calls counts refused calls too, which replay does not re-send
+    replay=ReplayRules(log_derived=frozenset({"tool_calls", "tamper_events"})),
 )
