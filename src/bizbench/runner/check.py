@@ -51,10 +51,12 @@ import json
 import math
 import os
 import re
+import runpy
 import signal
 import subprocess
 import sys
 import tempfile
+import traceback
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -211,7 +213,9 @@ def check_env(
             try:
                 CHECKS[name](ctx)
             except Exception as e:  # noqa: BLE001 - a check that cannot finish is a problem of the env
-                ctx.problem(f"the check stopped: {type(e).__name__}: {e}")
+                frame = traceback.extract_tb(e.__traceback__)[-1]
+                where = f"{Path(frame.filename).name}:{frame.lineno}"
+                ctx.problem(f"the check stopped: {type(e).__name__}: {e} (at {where})")
     if raise_errors and report.problems:
         raise EnvCheckError(report)
     return report
@@ -622,23 +626,25 @@ def check_failed_calls(ctx: _Ctx) -> None:
     env = _ready_env(ctx)
     run = ctx.path("run")
     session = Session(ctx.spec, env, run, agent="check_env")
-    sent = 0
+    before = env.state_digest()
     for label, name, args, named in bad_calls(env.registry):
-        before, logged = env.state_digest(), len(env.actions)
+        logged = len(env.actions)
         try:
             answer = session.call_tool(name, args)
         except Exception as e:  # noqa: BLE001
             ctx.problem(f"{label}: call_tool raised {type(e).__name__}: {e}")
+            before = env.state_digest()
             continue
-        sent += 1
         if answer.ok:
             ctx.problem(f"{label}: accepted ({_canonical(args)[:120]})")
         elif not isinstance(answer.error, str) or not answer.error.strip():
             ctx.problem(f"{label}: refused without an error message")
         elif named is not None and named not in answer.error:
             ctx.problem(f"{label}: the error does not name {named!r}: {answer.error[:200]}")
-        if env.state_digest() != before:
+        after = env.state_digest()
+        if after != before:
             ctx.problem(f"{label}: the state digest changed")
+            before = after
         if len(env.actions) != logged + 1 or env.actions[-1].get("ok") is not False:
             ctx.problem(f"{label}: not logged in env.actions as one refused call")
     if session.run is not None:
@@ -971,9 +977,9 @@ def _kill_after(calls: int, argv: list[str]) -> None:
 
     Session.flush = flush_then_die  # type: ignore[method-assign]
     sys.argv = ["bizbench", *argv]
-    from bizbench.entry import main
-
-    main()
+    # the command line is run as a program (as `python -m bizbench.cli` would), not imported:
+    # the runner sits below the CLI
+    runpy.run_module("bizbench.cli", run_name="__main__", alter_sys=True)
 
 
 def main(argv: list[str] | None = None) -> int:
