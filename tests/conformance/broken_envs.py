@@ -44,6 +44,15 @@ class SaltedEnv(LemonadeEnv):
         self.world.thirst = 0.5 + (hash("lemonade") % 1000) / 10_000
 
 
+class NosyEnv(LemonadeEnv):
+    """Its read-only get_status counts the reads in the world, though replay skips reads."""
+
+    def call_tool(self, name: str, args: Any) -> ToolResult:
+        if name == "get_status":
+            self.world.bought_today += 1
+        return super().call_tool(name, args)
+
+
 undocumented = ToolRegistry()
 for tool in lemonade_tools.specs():
     undocumented._tools[tool.name] = tool  # the same tools ...
@@ -58,11 +67,12 @@ class UndocumentedEnv(LemonadeEnv):
     registry = undocumented
 
 
-def spec_of(cls: type, env_id: str) -> Any:
-    return dataclasses.replace(SPEC, id=env_id, env=f"broken_envs:{cls.__name__}")
+def spec_of(cls: type, env_id: str, **changes: Any) -> Any:
+    return dataclasses.replace(SPEC, id=env_id, env=f"broken_envs:{cls.__name__}", **changes)
 
 
 LEAKY = spec_of(LeakyEnv, "lemonade-leaky")
 CARELESS = spec_of(CarelessEnv, "lemonade-careless")
 SALTED = spec_of(SaltedEnv, "lemonade-salted")
 UNDOCUMENTED = spec_of(UndocumentedEnv, "lemonade-undocumented")
+NOSY = spec_of(NosyEnv, "lemonade-nosy", replay=dataclasses.replace(SPEC.replay, resend_reads=False))

@@ -84,7 +84,21 @@ def test_a_leak_in_the_observation_is_found(broken) -> None:
 def test_a_refused_call_that_changes_the_world_or_raises_is_found(broken) -> None:
     messages = [p.message for p in env_problems(broken.CARELESS, ["failed_calls"])]
     assert any("an unknown tool: call_tool raised KeyError" in m for m in messages)
-    assert any(m.startswith("set_price: price NaN: the state digest changed") for m in messages)
+    assert any(m.startswith("set_price: price NaN: refused, but the state digest changed") for m in messages)
+
+
+def test_a_read_that_changes_the_world_is_found_when_replay_skips_reads(broken) -> None:
+    messages = [p.message for p in env_problems(broken.NOSY, ["protocol"])]
+    assert messages == ["read-only get_status changed the state digest, and replay does not re-send reads"]
+
+
+def test_random_arguments_that_crash_a_tool_are_found(broken, monkeypatch: pytest.MonkeyPatch) -> None:
+    from lemonade.tools import registry
+
+    monkeypatch.setattr(registry.spec("get_status"), "fn", lambda env: 1 / 0)
+    messages = [p.message for p in env_problems(broken.LEAKY, ["failed_calls"])]
+    crashed = "the tool crashed (internal_error: ZeroDivisionError) on {}"
+    assert any(m.startswith("get_status: random arguments") and m.endswith(crashed) for m in messages), messages
 
 
 def test_an_undescribed_tool_is_found(broken) -> None:

@@ -6,7 +6,8 @@ is bizbench's (docs/envs.md). Each check builds fresh worlds of the env from its
 
 - ``protocol``: the env is an :class:`~bizbench.core.env.Env` (every attribute of the
   protocol), its spec's presets, horizon and baselines are consistent, observations and results
-  are strict JSON, ``observation()`` changes nothing, ``advance()`` moves the world and ends the
+  are strict JSON, ``observation()`` changes nothing (nor, when replay does not re-send reads, a
+  read-only tool), ``advance()`` moves the world and ends the
   episode, the session's result has the common core (:class:`~bizbench.core.runlog.ResultCore`),
   and after the end a mutating call is refused;
 - ``determinism``: every baseline, run with the same seed in a second Python process (another
@@ -15,7 +16,9 @@ is bizbench's (docs/envs.md). Each check builds fresh worlds of the env from its
 - ``failed_calls``: bad calls generated from each tool's JSON schema (unknown tool, arguments
   not an object, a missing, an unknown, a mistyped, a non-finite, a huge or an out-of-range
   argument) are refused with an error naming the argument, never raise, are logged as refused
-  and leave the state digest unchanged; ``actions.jsonl`` stays strict JSON;
+  and leave the state digest unchanged; so does every refused call among seeded random
+  arguments for each tool, and none crashes a tool (``internal_error``); ``actions.jsonl``
+  stays strict JSON;
 - ``tool_docs``: every tool and argument is described, the generated schemas and the Markdown
   reference (``bizbench tools ENV --format markdown``) match the registry, and an env's shipped
   ``docs/<id>-tools.md`` equals that output;
@@ -50,6 +53,7 @@ import hashlib
 import json
 import math
 import os
+import random
 import re
 import runpy
 import signal
@@ -394,6 +398,14 @@ def check_protocol(ctx: _Ctx) -> None:
     rows = env.take_rows()
     if not isinstance(rows, dict) or not all(isinstance(v, list) for v in rows.values()):
         ctx.problem("take_rows() must return {log name: [rows]}")
+    if not spec.replay.resend_reads:  # replay skips reads, so a read must change nothing
+        for tool in (t for t in env.registry.specs() if not t.mutates):
+            schema = tool.parameters
+            args = {p: _valid(schema["properties"][p], schema.get("$defs", {})) for p in schema.get("required", [])}
+            env.call_tool(tool.name, args)
+            if env.state_digest() != before:
+                ctx.problem(f"read-only {tool.name} changed the state digest, and replay does not re-send reads")
+                before = env.state_digest()
     env.advance()
     if env.state_digest() == before:
         ctx.problem("advance() did not change the state digest: the world did not move")
@@ -620,6 +632,42 @@ def _ready_env(ctx: _Ctx, files: Path | None = None) -> Any:
     return env
 
 
+_WORDS = ("", "x", "S1", "none", "select 1", "DROP TABLE ledger", "../../etc/passwd", "1e309", "-1")
+
+
+def _garbage(rng: random.Random, depth: int = 0) -> Any:
+    """A random JSON-ish value: the kind of thing a confused model sends."""
+    kind = rng.randrange(9 if depth < 2 else 7)
+    if kind == 0:
+        return None
+    if kind == 1:
+        return rng.random() < 0.5
+    if kind == 2:
+        return rng.choice([0, -1, 1, 7, 2**31, 2**63, 2**70, -(2**70)])
+    if kind == 3:
+        return rng.choice([0.5, -0.0, 1e308, -1e-9, math.nan, math.inf, -math.inf])
+    if kind in (4, 5, 6):
+        return rng.choice(_WORDS)
+    if kind == 7:
+        return [_garbage(rng, depth + 1) for _ in range(rng.randrange(3))]
+    return {rng.choice(_WORDS): _garbage(rng, depth + 1) for _ in range(rng.randrange(3))}
+
+
+def _fuzz_calls(registry: Any, seed: int, per_tool: int = 8) -> list[tuple[str, str, Any]]:
+    """Random arguments for every tool (seeded: the same calls on every run)."""
+    rng = random.Random(seed)
+    calls = []
+    for spec in registry.specs():
+        keys = [p.name for p in spec.params] + ["junk", ""]
+        for n in range(per_tool):
+            if n == per_tool - 1:
+                args: Any = _garbage(rng)  # not even an object, sometimes
+            else:
+                args = {rng.choice(keys): _garbage(rng) for _ in range(rng.randrange(4))}
+            calls.append((f"{spec.name}: random arguments #{n + 1}", spec.name, args))
+    return calls
+
+
 def check_failed_calls(ctx: _Ctx) -> None:
     from bizbench.core.session import Session
 
@@ -627,7 +675,9 @@ def check_failed_calls(ctx: _Ctx) -> None:
     run = ctx.path("run")
     session = Session(ctx.spec, env, run, agent="check_env")
     before = env.state_digest()
-    for label, name, args, named in bad_calls(env.registry):
+    generated = [(label, name, args, named, True) for label, name, args, named in bad_calls(env.registry)]
+    fuzzed = [(label, name, args, None, False) for label, name, args in _fuzz_calls(env.registry, ctx.seed)]
+    for label, name, args, named, must_refuse in generated + fuzzed:
         logged = len(env.actions)
         try:
             answer = session.call_tool(name, args)
@@ -635,18 +685,23 @@ def check_failed_calls(ctx: _Ctx) -> None:
             ctx.problem(f"{label}: call_tool raised {type(e).__name__}: {e}")
             before = env.state_digest()
             continue
+        after = env.state_digest()
+        if len(env.actions) != logged + 1 or env.actions[-1].get("ok") is not answer.ok:
+            ctx.problem(f"{label}: not logged in env.actions as one call (ok={answer.ok})")
         if answer.ok:
-            ctx.problem(f"{label}: accepted ({_canonical(args)[:120]})")
-        elif not isinstance(answer.error, str) or not answer.error.strip():
+            if must_refuse:
+                ctx.problem(f"{label}: accepted ({_canonical(args)[:120]})")
+            before = after  # a random call may be a good one
+            continue
+        if not isinstance(answer.error, str) or not answer.error.strip():
             ctx.problem(f"{label}: refused without an error message")
+        elif answer.error.startswith("internal_error"):
+            ctx.problem(f"{label}: the tool crashed ({answer.error}) on {_canonical(args)[:120]}")
         elif named is not None and named not in answer.error:
             ctx.problem(f"{label}: the error does not name {named!r}: {answer.error[:200]}")
-        after = env.state_digest()
         if after != before:
-            ctx.problem(f"{label}: the state digest changed")
+            ctx.problem(f"{label}: refused, but the state digest changed ({_canonical(args)[:120]})")
             before = after
-        if len(env.actions) != logged + 1 or env.actions[-1].get("ok") is not False:
-            ctx.problem(f"{label}: not logged in env.actions as one refused call")
     if session.run is not None:
         session.run.close()
     lines = (run / "actions.jsonl").read_text().splitlines() if (run / "actions.jsonl").is_file() else []
