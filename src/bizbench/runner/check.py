@@ -30,9 +30,9 @@ is bizbench's (docs/envs.md). Each check builds fresh worlds of the env from its
   ends with the result, actions, metrics and ledger of an uninterrupted run.
 
 ``hidden_values()`` is optional: an env that has it returns the strings and numbers that must
-never reach the agent (a string is searched case-insensitively, an integer as a whole number, a
-float as any number shown with 5 or more significant digits that is within its last digit of
-it, i.e. rounded or cut); without it only the seed is searched. The
+never reach the agent (a string is searched case-insensitively where a word starts, an integer
+as a whole number, a float as any number of 5 or more significant digits that is it rounded or
+cut to them); without it only the seed is searched. The
 checks use a large, distinctive seed so that a whole-number match means a leak.
 
 From Python or pytest::
@@ -64,6 +64,7 @@ import traceback
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from decimal import ROUND_DOWN, ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -806,8 +807,8 @@ def _declared_hidden(ctx: _Ctx, env: Any) -> list[str | int | float]:
 
 
 _NUMBER = re.compile(r"(?<![\w.])-?\d+\.\d+(?:[eE][-+]?\d+)?(?![\w.])")
-#: a shown number with this many significant digits that is within its last digit of a hidden
-#: float is that float, rounded or cut
+#: a shown number with this many significant digits that is a hidden float rounded or cut to
+#: them is that float
 _SIGNIFICANT = 5
 
 
@@ -816,29 +817,33 @@ def _significant(token: str) -> int:
     return len(mantissa.lstrip("-").replace(".", "").lstrip("0"))
 
 
-def _float_near(value: float, text: str) -> re.Match[str] | None:
+def _shown_as(value: float, digits: int) -> set[float]:
+    """``value`` rounded and cut to ``digits`` significant digits."""
+    exact = Decimal(repr(value))
+    if exact == 0:
+        return {0.0}
+    quantum = Decimal(1).scaleb(exact.adjusted() - digits + 1)
+    return {float(exact.quantize(quantum, rounding=r)) for r in (ROUND_HALF_UP, ROUND_HALF_EVEN, ROUND_DOWN)}
+
+
+def _float_shown(value: float, text: str) -> re.Match[str] | None:
     for m in _NUMBER.finditer(text):
-        token = m.group()
-        if _significant(token) < _SIGNIFICANT:
-            continue
-        mantissa = re.split("[eE]", token)[0]
-        decimals = len(mantissa.partition(".")[2])
-        exponent = int(token[len(mantissa) + 1 :] or 0) if len(token) > len(mantissa) else 0
-        if abs(float(token) - value) <= 10.0 ** (exponent - decimals):
+        digits = _significant(m.group())
+        if digits >= _SIGNIFICANT and float(m.group()) in _shown_as(value, digits):
             return m
     return None
 
 
 def _search(value: str | int | float, text: str) -> re.Match[str] | None:
-    """Where a hidden value shows in ``text``: a string (any case), an integer as a whole number,
-    a float by any rendering with enough significant digits."""
+    """Where a hidden value shows in ``text``: a string (any case) where a word starts, an
+    integer as a whole number, a float rounded or cut to enough significant digits."""
     if isinstance(value, str):
-        return re.search(re.escape(value), text, re.I) if value else None
+        return re.search(rf"(?<![a-z0-9]){re.escape(value)}", text, re.I) if value else None
     if isinstance(value, int):
         return re.search(rf"(?<![\d.]){value}(?!\d)", text)
     if not math.isfinite(value):
         return None
-    return _float_near(value, text)
+    return _float_shown(value, text)
 
 
 def find_hidden(values: Iterable[str | int | float], texts: Iterable[tuple[str, str]]) -> list[str]:
