@@ -29,7 +29,7 @@ KNOWN: list[tuple[str, str, str, str]] = [
         "failed_calls",
         r"a huge (negative )?integer: the error does not name",
         "core/registry.py refuses integers beyond 64 bits before validation without naming the argument "
-        "(DESIGN principle 8; lead, issue 13)",
+        "(an error names the argument; lead, issue 13)",
     ),
     ("*", "resume", r"No such option: --horizon", "needs the generic `bizbench run --horizon` (lead, issue 13)"),
     ("*", "resume", r"does not describe a bizbench run", "needs the generic resume (lead, issue 13)"),

@@ -1,6 +1,6 @@
 """A lemonade stand: the smallest env of the Env contract, living only under ``tests/``.
 
-It proves that an env is a plug-in (DESIGN of docs/envs.md): nothing under ``src/`` names it;
+It proves that an env is a plug-in (docs/envs.md): nothing under ``src/`` names it;
 ``tests/conftest.py`` puts ``tests/plugin_env`` on the path and lists ``lemonade.spec:SPEC`` in
 ``$BIZBENCH_ENVS``, and from then on it runs through every command like ceo, yc and cfo.
 
