@@ -24,7 +24,8 @@ is bizbench's (docs/envs.md). Each check builds fresh worlds of the env from its
   ``docs/<id>-tools.md`` equals that output;
 - ``hidden``: nothing the env declares hidden (the seed, and ``hidden_values()`` when the env
   has it) appears in an observation, a tool result, an error or a file the env writes for the
-  agent, over an episode of every baseline; ``hidden_seat``: nor in a served workspace;
+  agent, over an episode of every baseline and one of the default baseline with every read-only
+  tool called before each turn; ``hidden_seat``: nor in a served workspace;
 - ``replay``: a finished run (a baseline, with a refused call every turn) replays verified;
 - ``resume``: ``bizbench run`` killed with SIGKILL half-way and finished by ``bizbench resume``
   ends with the result, actions, metrics and ledger of an uninterrupted run.
@@ -401,9 +402,7 @@ def check_protocol(ctx: _Ctx) -> None:
         ctx.problem("take_rows() must return {log name: [rows]}")
     if not spec.replay.resend_reads:  # replay skips reads, so a read must change nothing
         for tool in (t for t in env.registry.specs() if not t.mutates):
-            schema = tool.parameters
-            args = {p: _valid(schema["properties"][p], schema.get("$defs", {})) for p in schema.get("required", [])}
-            env.call_tool(tool.name, args)
+            env.call_tool(tool.name, _filler(tool))
             if env.state_digest() != before:
                 ctx.problem(f"read-only {tool.name} changed the state digest, and replay does not re-send reads")
                 before = env.state_digest()
@@ -427,8 +426,7 @@ def check_protocol(ctx: _Ctx) -> None:
     if not isinstance(points, list) or not all(len(p) == 2 for p in points):
         ctx.problem("money_points() must return [(time, dollars)]")
     for tool in (s for s in env.registry.specs() if s.mutates):
-        schema = tool.parameters
-        args = {p: _valid(schema["properties"][p], schema.get("$defs", {})) for p in schema.get("required", [])}
+        args = _filler(tool)
         done_digest = env.state_digest()
         if env.call_tool(tool.name, args).ok:
             ctx.problem(f"after the end, {tool.name}({_canonical(args)}) was accepted")
@@ -888,6 +886,34 @@ def _recording(env: Any, sink: list[tuple[str, str]], label: str) -> None:
     env.call_tool = call_tool
 
 
+def _filler(tool: Any) -> dict[str, Any]:
+    """Valid-looking values of a tool's required arguments."""
+    schema = tool.parameters
+    return {p: _valid(schema["properties"][p], schema.get("$defs", {})) for p in schema.get("required", [])}
+
+
+def _probe_reads(ctx: _Ctx, texts: list[tuple[str, str]]) -> None:
+    """The default baseline's episode with every read-only tool called before each turn, so that
+    reads no baseline makes are searched too (their answers go to ``texts``)."""
+    files = ctx.path("files-reads")
+    files.mkdir(exist_ok=True)
+    env = ctx.make(files=files)
+    _recording(env, texts, "reads")
+    reads = [(t.name, _filler(t)) for t in env.registry.specs() if not t.mutates]
+    policy = ctx.spec.baseline(ctx.spec.default_baseline).make(ctx.seed)
+    try:
+        turns = 0
+        while not env.done and turns < MAX_TURNS:
+            for name, args in reads:
+                env.call_tool(name, args)
+            policy.act(env)
+            turns += 1
+    except Exception as e:  # noqa: BLE001 - reads may spend what the baseline counted on (cfo's budget)
+        ctx.note(f"the default baseline stopped after the probing reads ({type(e).__name__}: {e})")
+    env.close()
+    texts += _files_text(files, "the agent-visible file of the reads:")
+
+
 def check_hidden(ctx: _Ctx) -> None:
     env = ctx.make()
     registry = env.registry
@@ -918,6 +944,7 @@ def check_hidden(ctx: _Ctx) -> None:
         hidden += _declared_hidden(ctx, env)
         env.close()
         texts += _files_text(files, f"the agent-visible file of {name}:")
+    _probe_reads(ctx, texts)
     env = _ready_env(ctx)
     for label, name, args, _ in bad_calls(env.registry):
         answer = env.call_tool(name, args)
