@@ -24,23 +24,6 @@ HERE = Path(__file__).resolve().parent
 
 #: (env id or "*", check, pattern of the problem, why it is expected now and who removes it)
 KNOWN: list[tuple[str, str, str, str]] = [
-    (
-        "*",
-        "failed_calls",
-        r"a huge (negative )?integer: the error does not name",
-        "core/registry.py refuses integers beyond 64 bits before validation without naming the argument "
-        "(an error names the argument; lead, issue 13)",
-    ),
-    ("*", "resume", r"No such option: --horizon", "needs the generic `bizbench run --horizon` (lead, issue 13)"),
-    ("*", "resume", r"does not describe a bizbench run", "needs the generic resume (lead, issue 13)"),
-    ("lemonade", "replay", r"does not describe a bizbench run", "needs the generic replay (lead, issue 13)"),
-    (
-        "ceo",
-        "replay",
-        r"already holds a run",
-        "runner.episode.open_session lets ceo write company.db into the run directory before the Session "
-        "checks that it is new (lead, issue 13)",
-    ),
     ("cfo", "hidden_seat", r"No module named 'bizbench.envs.cfo.sdk'", "needs cfo's seat (issue 13, seat)"),
 ]
 

@@ -23,15 +23,6 @@ from bizbench.core.unixsock import UnixHTTPConnection
 from bizbench.runner.check import VOLATILE_ACTION, find_hidden
 from bizbench.runner.episode import run_baseline
 
-REPLAY = pytest.mark.xfail(reason="needs the generic replay (lead, issue 13)", strict=False)
-RESUME = pytest.mark.xfail(
-    reason="needs the generic resume and `bizbench run --horizon` (lead, issue 13)", strict=False
-)
-SWEEP = pytest.mark.xfail(reason="needs the generic sweep (lead, issue 13)", strict=False)
-REPORT = pytest.mark.xfail(
-    reason="needs the generic report: common-core columns for an env without its own (issue 13)", strict=False
-)
-VIEW = pytest.mark.xfail(reason="needs the generic viewer: panels from the spec (issue 13)", strict=False)
 SERVE = pytest.mark.xfail(reason="needs the generic seat and `bizbench serve` (issue 13, seat)", strict=False)
 
 
@@ -51,7 +42,6 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 # ---------------------------------------------------------------------------- replay
-@REPLAY
 def test_a_finished_run_replays(finished: Path) -> None:
     from bizbench.runner.replay import replay_run
 
@@ -64,7 +54,6 @@ def test_a_finished_run_replays(finished: Path) -> None:
     assert json.loads(proc.stdout)["ok"] is True
 
 
-@REPLAY
 def test_a_doctored_result_does_not_replay(finished: Path, tmp_path: Path) -> None:
     import shutil
 
@@ -85,7 +74,6 @@ def _killed_run(out: Path, calls: int, *args: str) -> subprocess.CompletedProces
     return subprocess.run(argv, capture_output=True, text=True, timeout=300)
 
 
-@RESUME
 @pytest.mark.parametrize("when", ["first", "half", "last"])
 def test_a_killed_run_resumes_to_the_uninterrupted_result(tmp_path: Path, when: str) -> None:
     args = ("--agent", "learner", "--seed", str(SEED), "--horizon", "9")
@@ -124,7 +112,6 @@ seeds = "1-2"
 """
 
 
-@SWEEP
 def test_a_sweep_runs_every_combination_in_worker_processes(tmp_path: Path) -> None:
     out = tmp_path / "sweep"
     (tmp_path / "sweep.toml").write_text(SWEEP_FILE.format(out=out))
@@ -141,7 +128,6 @@ def test_a_sweep_runs_every_combination_in_worker_processes(tmp_path: Path) -> N
     assert again.returncode == 0 and "8 skipped" in again.stdout
 
 
-@SWEEP
 def test_a_sweep_grid_of_baseline_options_and_a_horizon(tmp_path: Path) -> None:
     out = tmp_path / "sweep"
     text = f'out = "{out}"\n[[runs]]\nenv = "lemonade"\nagents = ["steady"]\nseeds = 1\nhorizon = 5\n'
@@ -163,7 +149,6 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-@REPORT
 def test_the_report_has_the_common_core_for_an_env_without_report_measures(runs: Path, tmp_path: Path) -> None:
     out = tmp_path / "report"
     proc = bizbench("report", str(runs), "--out", str(out), "--no-anchors", "--no-plots")
@@ -175,7 +160,6 @@ def test_the_report_has_the_common_core_for_an_env_without_report_measures(runs:
     assert (out / "report.html").is_file()
 
 
-@VIEW
 def test_the_viewer_shows_a_lemonade_run(runs: Path, finished: Path, tmp_path: Path) -> None:
     proc = bizbench("view", str(finished), str(runs / "steady-1"), "-o", str(tmp_path / "view"))
     assert proc.returncode == 0, proc.stderr

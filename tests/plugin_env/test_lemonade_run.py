@@ -15,7 +15,6 @@ from bizbench.core.session import Session
 from bizbench.runner.episode import open_session, run_baseline
 
 FILES = {"config.json", "actions.jsonl", "metrics.jsonl", "tamper.jsonl", "ledger.csv", "cash.png", "result.json"}
-GENERIC_CLI = pytest.mark.xfail(reason="needs the generic `bizbench run` (lead, issue 13)", strict=False)
 
 
 def test_a_baseline_run_writes_the_run_directory(tmp_path: Path) -> None:
@@ -28,7 +27,7 @@ def test_a_baseline_run_writes_the_run_directory(tmp_path: Path) -> None:
     }  # fmt: skip
     assert set(CORE) <= set(result) and result["completed"] and result["survived"] == 10
     assert result["survived_fraction"] == 1.0 and result["score"] == result["final_cash"]
-    assert result["ended_by"] == "completed" and result["cost_usd"] == 0.0 and result["tokens"] is None
+    assert result["ended_by"] == "completed" and result["cost_usd"] is None and result["tokens"] is None
     assert outcome(out) == {k: v for k, v in json.loads(json.dumps(result)).items() if k not in VOLATILE}
     config = RunConfig.model_validate_json((out / "config.json").read_text())
     assert (config.env, config.horizon, config.unit, config.run_format) == (ENV, 10, "day", 2)
@@ -95,7 +94,6 @@ def test_a_run_directory_is_never_reused(tmp_path: Path) -> None:
         run_baseline(ENV, "idle", seed=1, horizon=2, out=tmp_path / "run")
 
 
-@GENERIC_CLI
 def test_bizbench_run_defaults_to_the_env_baseline(tmp_path: Path) -> None:
     proc = bizbench("run", ENV, "--seed", "3", "--horizon", "6", "--out", str(tmp_path / "run"))
     assert proc.returncode == 0, proc.stderr
@@ -109,7 +107,6 @@ def outcome_of_api(tmp_path: Path, agent: str, seed: int, horizon: int) -> dict:
     return outcome(tmp_path / "api")
 
 
-@GENERIC_CLI
 def test_bizbench_run_takes_a_baseline_and_a_preset(tmp_path: Path) -> None:
     args = ["--agent", "learner", "--seed", "3", "--preset", "short"]
     proc = bizbench("run", ENV, *args, "--out", str(tmp_path / "run"))
@@ -117,8 +114,7 @@ def test_bizbench_run_takes_a_baseline_and_a_preset(tmp_path: Path) -> None:
     assert outcome(tmp_path / "run")["agent"] == "learner" and outcome(tmp_path / "run")["horizon"] == 7
 
 
-@GENERIC_CLI
-@pytest.mark.parametrize("option", [["--days", "5"], ["--price-book", "cheap"], ["--no-db"]])
+@pytest.mark.parametrize("option", [["--price-book", "cheap"], ["--no-db"]])
 def test_an_option_of_another_env_is_an_error_that_names_it(tmp_path: Path, option: list[str]) -> None:
     proc = bizbench("run", ENV, "--seed", "3", *option, "--out", str(tmp_path / "run"))
     assert proc.returncode == 2 and "ceo" in proc.stderr, proc.stderr

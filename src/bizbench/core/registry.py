@@ -219,8 +219,10 @@ class ToolRegistry:
                 f"Invalid arguments for tool '{name}': arguments must be an object "
                 f"(mapping of argument name to value), got {type(args).__name__}"
             )
-        if _oversized_int(args):
-            raise ToolError(f"Invalid arguments for tool '{name}': integers must lie within +/-{MAX_INT}")
+        oversized = [key for key, value in args.items() if _oversized_int(value) or _oversized_int(key)]
+        if oversized:
+            where = ", ".join(str(k)[:60] if isinstance(k, str) else "<key>" for k in oversized)
+            raise ToolError(f"Invalid arguments for tool '{name}': {where}: integers must lie within +/-{MAX_INT}")
         try:
             inst = spec.args_model.model_validate(args)
         except pydantic.ValidationError as e:

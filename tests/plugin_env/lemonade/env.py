@@ -245,6 +245,23 @@ class LemonadeEnv:
         return self.world.done
 
     @property
+    def turn(self) -> int:
+        """Days ended (a turn is a day)."""
+        return len(self.world.history)
+
+    def system_prompt(self, harness: str) -> str:  # noqa: ARG002 - the same words in every harness
+        """The stand keeper's instructions (every harness says how to call a tool itself)."""
+        c = self.config
+        return (
+            f"You run a lemonade stand for {c.horizon_days} days. Each day, set the price of a cup (set_price) and buy "
+            "lemons (buy_lemons); end_day ends the day. Unsold lemons partly spoil overnight. Your score is "
+            "the cash you hold at the end; below zero you are bankrupt and the season is over."
+        )
+
+    def memory(self) -> str:
+        return ""
+
+    @property
     def bankrupt(self) -> bool:
         return self.world.bankrupt
 

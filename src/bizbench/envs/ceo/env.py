@@ -215,11 +215,11 @@ class CeoEnv:
         return self.turns
 
     def system_prompt(self, harness: str) -> str:
-        """The CEO's instructions (docs/instructions.md of the workspace, ref §8); outside the
-        terminal harness, without the SDK's words (the harness says how to call a tool)."""
-        from bizbench.envs.ceo.workspace import instructions
+        """The CEO's instructions (ref §8); through the SDK in the terminal harness (the paper's),
+        by tool name in any other."""
+        from bizbench.envs.ceo.prompt import system_prompt
 
-        return instructions(self.config, sdk=harness == "terminal")
+        return system_prompt(self.config, sdk=harness == "terminal")
 
     def memory(self) -> str:
         return ""
