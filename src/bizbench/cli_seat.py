@@ -18,6 +18,8 @@ from rich.console import Console
 __all__ = ["SESSION_CONTEXT", "add_session_commands", "serve"]
 
 SESSION_CONTEXT = {"allow_extra_args": True, "ignore_unknown_options": True}
+#: files of a session's record: a run directory holding one of them holds a run already
+RECORD = ("actions.jsonl", "metrics.jsonl", "result.json", "ledger.csv")
 err_console = Console(stderr=True)
 
 
@@ -45,7 +47,9 @@ def serve(
     seed: int = typer.Option(..., help="World seed (never written to the workspace)."),
     workspace: str = typer.Option(..., help="Agent workspace: receives the SDK, bin/bizbench, docs and the socket."),
     run_dir: str | None = typer.Option(
-        None, help="Run directory, new or empty (default runs/serve-<env>-<seed>; not in the workspace)."
+        None,
+        help="Run directory (default runs/serve-<env>-<seed>; not in the workspace): new, empty, or prepared by "
+        "a harness (its files are kept; no record of a session yet).",
     ),
     preset: str | None = typer.Option(None, help="Preset name (default: the env's; see `bizbench presets ENV`)."),
     horizon: int | None = typer.Option(None, help="Override the preset's horizon, in the env's unit."),
@@ -78,8 +82,15 @@ def serve(
             "the workspace path contains the seed; the sandbox shows its path to the agent "
             "(/proc/self/mountinfo). Choose another path."
         )
+    held = [name for name in RECORD if (run / name).exists()]
+    if held:
+        raise _fail(f"the run directory {run} already holds a run ({', '.join(held)}); choose another --run-dir")
     try:
-        session = open_session(env, seed, preset, run, agent="served", horizon=_horizon(spec, horizon, days))
+        h = _horizon(spec, horizon, days)
+        if run.is_dir() and any(run.iterdir()):  # a harness's run: its config.json, trajectory, serve.log ...
+            session = _attach(spec, seed, preset, run, h)
+        else:
+            session = open_session(env, seed, preset, run, agent="served", horizon=h)
     except (ValueError, FileNotFoundError) as e:
         raise _fail(str(e)) from None
     logging.basicConfig(
@@ -97,6 +108,20 @@ def serve(
     reason = server.serve(handle_signals=False)
     session.finish(ended_by=reason, agent="served")
     err_console.print(f"stopped ({reason}); run directory: {run}", markup=False, highlight=False)
+
+
+def _attach(spec: Any, seed: int, preset: str | None, run: Path, horizon: int | None) -> Any:
+    """A session whose record goes beside the files a harness already put in ``run`` (the runner's
+    config.json, which the session writes over with its own and the harness puts back; the
+    trajectory; the server's log): :func:`bizbench.runner.episode.open_session` without its
+    new-directory check."""
+    from bizbench.core.rng import secret_from_env
+    from bizbench.core.session import Session
+
+    config, digest = spec.load_config(preset)
+    preset = preset or spec.default_preset
+    env = spec.make(spec.with_horizon(config, horizon), seed, preset, digest, secret_from_env(), files=run)
+    return Session(spec, env, run, agent="served")
 
 
 def _session_command(env_id: str) -> Any:

@@ -353,6 +353,29 @@ def test_serve_cfo_refuses_days(tmp_path: Path) -> None:
     assert not (tmp_path / "ws").exists() and not (tmp_path / "run").exists()
 
 
+def test_serve_records_beside_a_harness_run_and_refuses_a_finished_one(tmp_path: Path) -> None:
+    """A harness opens the run (config.json, trajectory.jsonl, its log of serve) before serve starts:
+    the session's record goes beside its files. A directory holding a session's record is refused."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "trajectory.jsonl").write_text('{"event": "start"}\n')
+    ws, run, proc = start_server(tmp_path, "--horizon", "2", seed=EPISODE_SEED)
+    try:
+        code = "import enterprise_api as api; api.pass_(); print(api.pass_()['next']['done'])"
+        env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ws)}
+        out = subprocess.run([sys.executable, "-c", code], cwd=ws, env=env, capture_output=True, text=True, timeout=60)
+        assert out.stdout.strip() == "True", out.stderr  # not sandboxed: the SDK finds the socket in its workspace
+        assert proc.wait(60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert (run / "trajectory.jsonl").read_text() == '{"event": "start"}\n'
+    assert len(_lines(run / "actions.jsonl")) == 2 and json.loads((run / "result.json").read_text())["completed"]
+    cmd = [sys.executable, "-m", "bizbench.cli", "serve", "cfo", "--seed", "5", "--workspace", str(ws)]
+    proc2 = subprocess.run([*cmd, "--run-dir", str(run)], capture_output=True, text=True, timeout=60)
+    assert proc2.returncode == 2 and "already holds a run" in " ".join(proc2.stderr.split())
+
+
 def _host(session: Path, state: Path, *words: str) -> tuple[int, Any]:
     env = dict(os.environ, BIZBENCH_STATE_DIR=str(state))
     env.pop("BIZBENCH_SEED_SECRET", None)

@@ -3,8 +3,8 @@
 A declaration for :mod:`bizbench.core.seat`, which generates the workspace from the tool
 registry: ``enterprise_api/`` (one function per tool, memory operation and action; ``pass`` is
 ``pass_()``), ``bin/bizbench``, ``docs/`` and ``instructions.md``: the CFO's system prompt
-(paper Appendix E, :mod:`bizbench.envs.cfo.prompt`) with its reply format replaced by how to
-act from a workspace. ``bizbench serve cfo`` serves a session there, one month at a time: an
+(paper Appendix E, :mod:`bizbench.envs.cfo.prompt`) without the react-json reply format, and
+how to act from a workspace instead. ``bizbench serve cfo`` serves a session there, one month at a time: an
 action's answer carries the next month's observation (``next``), and ``observation()`` /
 ``bizbench cfo --session /workspace observation`` shows the current one.
 
@@ -39,8 +39,7 @@ The simulation runs in another process. Act through the Python SDK or the shell 
 def _instructions(config: Any, prefix: str) -> str:
     from bizbench.envs.cfo.prompt import system_prompt
 
-    rules, _, _ = system_prompt(config).partition("\n## Reply format")
-    return f"{rules.rstrip()}\n\n{HOW_TO_ACT.format(prefix=prefix)}"
+    return f"{system_prompt(config, reply_format=False).rstrip()}\n\n{HOW_TO_ACT.format(prefix=prefix)}"
 
 
 SEAT = Seat(
