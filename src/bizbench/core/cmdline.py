@@ -4,7 +4,8 @@ The words before the first flag name the tool, joined by ``_`` (``market browse`
 ``market_browse``; a word may hold underscores itself: ``fund_raising_request``, and the
 longest tool name wins). Each ``--flag value`` (or ``--flag=value``) is a parameter (dashes ->
 underscores), converted by the parameter's JSON-Schema type: integers, numbers, booleans
-(``true``/``false`` or a bare flag), lists (comma-separated, or a JSON array), objects (JSON:
+(``true``/``false`` or a bare flag), lists (comma-separated, or a JSON list when the value is
+one), objects (JSON:
 ``--predictions '{"cash_1wk": ...}'``) and strings. Validation itself stays in the registry,
 so a command and the equivalent tool call give the same answer (DESIGN principle 1).
 """
@@ -111,13 +112,21 @@ def _json(text: str, flag: str, kind: type | tuple[type, ...], what: str) -> Any
 
 def _convert(text: str, schema: Mapping[str, Any], flag: str) -> Any:
     types = _types(schema)
-    if not types and text.lstrip()[:1] in ("{", "["):  # a referenced model or an untyped value
-        return _json(text, flag, (dict, list), "a JSON object or list")
+    if not types:  # an untyped value: JSON if it reads as JSON, else the text
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
     if "object" in types and (text.lstrip()[:1] == "{" or "array" not in types):
         return _json(text, flag, dict, "a JSON object, e.g. '{\"key\": 1}'")
-    if "array" in types and text.lstrip()[:1] == "[":
-        return _json(text, flag, list, "a JSON list")
     if "array" in types:
+        if text.lstrip()[:1] == "[":  # a JSON list, if it is one (else the words between commas)
+            try:
+                value = json.loads(text)
+            except ValueError:
+                value = None
+            if isinstance(value, list):
+                return value
         arrays = [s for s in schema.get("anyOf", [schema]) if s.get("type") == "array"]
         items: dict[str, Any] = arrays[0].get("items", {}) if arrays else {}
         return [_convert(part.strip(), items, flag) for part in text.split(",") if part.strip()]

@@ -69,9 +69,13 @@ _START = "# --- seat constants:"
 _END = "# --- end of seat constants ---"
 
 
+class SeatError(RuntimeError):
+    """A served seat could not be started."""
+
+
 def render_template(source: str, constants: Mapping[str, Any], renames: Mapping[str, str] | None = None) -> str:
     """``source`` (a template module) with its block of seat constants replaced by ``constants``
-    (``NAME = repr(value)`` lines, in the template's order) and identifiers renamed."""
+    (``NAME = <literal>`` lines, in the template's order) and identifiers renamed."""
     head, sep, rest = source.partition(_START)
     block, sep2, tail = rest.partition(_END)
     if not sep or not sep2:
@@ -84,10 +88,6 @@ def render_template(source: str, constants: Mapping[str, Any], renames: Mapping[
     for old, new in (renames or {}).items():
         out = re.sub(rf"\b{re.escape(old)}\b", new, out)
     return out
-
-
-class SeatError(RuntimeError):
-    """A served seat could not be started."""
 
 
 def _literal(value: Any) -> str:
