@@ -536,103 +536,18 @@ def tools(
         sys.stdout.write(registry.markdown_docs(f"{env} tool reference"))
 
 
-@app.command()
-def serve(
-    env: str = typer.Argument(..., help="Env id (bizbench envs)."),
-    seed: int = typer.Option(..., help="World seed (never written to the workspace)."),
-    workspace: str = typer.Option(..., help="Agent workspace: receives the SDK, docs and the API socket."),
-    run_dir: str | None = typer.Option(
-        None, help="Run directory (default runs/serve-<env>-<seed>; not in the workspace)."
-    ),
-    preset: str = typer.Option("default", help="Preset name (see `bizbench presets ENV`)."),
-    port: int | None = typer.Option(None, help="Also listen on TCP 127.0.0.1:PORT (0 = a free port)."),
-    days: int | None = typer.Option(None, help="Override the preset's horizon in days (ceo; yc refuses it)."),
-) -> None:
-    """Serve an env's tools to an (isolated) agent until the episode ends or SIGINT/SIGTERM.
-
-    ceo: the novamind_api SDK in the workspace; yc: `bizbench yc --session /workspace <command>`
-    (bin/bizbench) and instructions.md.
-    """
-    import json
-    import logging
-    import re
-    import signal
-    import time
-    from pathlib import Path
-
-    from bizbench.core.server import ToolServer, connection_info
-    from bizbench.runner.rundir import write_result
-
-    sdk = _env_module(env, "sdk")
-    ws = Path(workspace).absolute()
-    run = (Path(run_dir) if run_dir else Path("runs") / f"serve-{env}-{seed}").absolute()
-    if ws == run or ws in run.parents or run in ws.parents:
-        err_console.print("[red]the run directory and the workspace must not contain each other[/red]")
-        raise typer.Exit(2)
-    if re.search(rf"(?<![0-9]){seed}(?![0-9])", str(ws)):
-        err_console.print(
-            "[red]the workspace path contains the seed; the sandbox shows its path to the agent "
-            "(/proc/self/mountinfo). Choose another path.[/red]"
-        )
-        raise typer.Exit(2)
-    ws.mkdir(parents=True, exist_ok=True)
-    run.mkdir(parents=True, exist_ok=True)
-    logging.basicConfig(
-        filename=run / "server.log", level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s"
-    )
-    try:
-        session = sdk.open_session(seed, preset, days, run)
-    except (ValueError, FileNotFoundError) as e:
-        err_console.print(f"[red]{e}[/red]")
-        raise typer.Exit(2) from None
-    sdk.write_workspace(ws, config=getattr(session, "config", None))
-    server = ToolServer(session, socket_path=sdk.socket_path(ws), port=port)
-    for sig in (signal.SIGINT, signal.SIGTERM):  # from now on a stop request ends the run cleanly
-        signal.signal(sig, lambda *_: server.request_stop())
-    server.start()
-    info = connection_info(ws, server.socket_path, server.port)
-    (ws / sdk.RUNTIME_DIR / "connection.json").write_text(json.dumps(info, indent=2) + "\n")
-    err_console.print(
-        f"serving {env} on {server.socket_path}" + (f" and 127.0.0.1:{server.port}" if port is not None else "")
-    )
-    started = time.time()
-    reason = server.serve(handle_signals=False)
-    finish = getattr(session, "finish", None)
-    if callable(finish):  # envs with a run directory of their own (same layout as `bizbench run`)
-        finish(title=f"{env} / {preset} / served / seed {seed}", ended_by=reason, agent="served")
-    else:
-        status = session.status()
-        result = {"env": env, "seed": seed, "preset": preset, "ended_by": reason, **status}
-        result["wall_seconds"] = round(time.time() - started, 3)
-        write_result(run, result)
-    err_console.print(f"stopped ({reason}); run directory: {run}", markup=False)
-
-
-@app.command(
-    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
-)
-def yc(
-    ctx: typer.Context,
-    session: str = typer.Option(..., help="Session directory (holds no hidden state)."),
-) -> None:
-    """Run one YC-Bench command on a session: `sim init --seed N [--preset P]`, then e.g. `market browse`.
-
-    Prints only JSON on stdout; an error is {"error": ...} with exit status 1.
-    """
-    from bizbench.cli_yc import run_yc_command
-
-    raise typer.Exit(run_yc_command(session, list(ctx.args)))
-
-
 # ---------------------------------------------------------------------------- many runs
 # Each command lives in its own light module (typer and rich at import; the work inside).
 from bizbench.cli_report import report  # noqa: E402
+from bizbench.cli_seat import add_session_commands, serve  # noqa: E402
 from bizbench.cli_sweep import sweep  # noqa: E402
 from bizbench.cli_view import view  # noqa: E402
 
 app.command("sweep")(sweep)
 app.command("report")(report)
 app.command("view")(view)
+app.command("serve")(serve)
+add_session_commands(app)
 
 
 def main() -> None:  # pragma: no cover - entry point convenience

@@ -1,8 +1,8 @@
 """The ``bizbench`` console script.
 
-``bizbench yc --session DIR <command>`` is answered without importing the typer CLI (it is
-called once per agent command, so start-up time matters; issue target <= 300 ms); anything
-else goes to :mod:`bizbench.cli`.
+``bizbench ENV --session DIR <command>`` (any registered env) is answered without importing
+the typer CLI (it is called once per agent command, so start-up time matters; target <= 300
+ms): :mod:`bizbench.cli_session`. Anything else goes to :mod:`bizbench.cli`.
 """
 
 from __future__ import annotations
@@ -12,19 +12,21 @@ import sys
 
 def main() -> None:
     argv = sys.argv[1:]
-    if len(argv) >= 3 and argv[0] == "yc" and argv[1].startswith("--session") and "--help" not in argv:
-        sys.exit(_yc(argv[1:]))
+    session = len(argv) >= 3 and (argv[1] == "--session" or argv[1].startswith("--session="))
+    if session and not argv[0].startswith("-") and "--help" not in argv:
+        sys.exit(_session(argv))
     from bizbench.cli import app
 
     app()
 
 
-def _yc(argv: list[str]) -> int:
-    """``--session DIR words...`` or ``--session=DIR words...``: one command, one JSON line."""
-    if argv[0] == "--session":
-        session, words = argv[1], argv[2:]
-    else:
-        session, words = argv[0].partition("=")[2], argv[1:]
-    from bizbench.cli_yc import run_yc_command
+def _session(argv: list[str]) -> int:
+    """``ENV --session DIR words...`` or ``ENV --session=DIR words...``: one command, one JSON line."""
+    from bizbench.cli_session import run_session_command, split_session_argv
 
-    return run_yc_command(session, words)
+    session, words = split_session_argv(argv[1:])
+    return run_session_command(argv[0], session, words)
+
+
+if __name__ == "__main__":  # python -m bizbench.entry: the console script without installing it
+    main()

@@ -13,7 +13,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,12 +21,15 @@ from typing import Any
 import pytest
 
 from bizbench.core.sandbox import python_in_sandbox, run_in_sandbox, sandbox_unavailable_reason
-from bizbench.envs.ceo.sdk import sandbox_options, write_workspace
+from bizbench.core.seat import launch_serve, seat_of
 from bizbench.envs.ceo.tools import registry
 
 SEED = 918273  # distinctive digits: they must never appear anywhere the agent can read
 REASON = sandbox_unavailable_reason()
 needs_sandbox = pytest.mark.skipif(REASON is not None, reason=f"no sandbox on this host: {REASON}")
+SEAT = seat_of("ceo")
+sandbox_options = SEAT.sandbox_options
+write_workspace = SEAT.write_workspace
 
 
 @dataclass
@@ -53,19 +55,8 @@ class Live:
 
 def start_server(base: Path, *extra: str) -> tuple[Path, Path, subprocess.Popen[bytes], int]:
     ws, run = base / "ws", base / "run"
-    cmd = [sys.executable, "-m", "bizbench.cli", "serve", "ceo", "--seed", str(SEED), "--workspace", str(ws)]
-    cmd += ["--run-dir", str(run), "--preset", "horizon-50", "--port", "0", *extra]
-    proc = subprocess.Popen(cmd, cwd=base, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    conn = ws / ".novamind" / "connection.json"
-    deadline = time.monotonic() + 120
-    while not (conn.exists() and (ws / ".novamind" / "api.sock").exists()):
-        if proc.poll() is not None:
-            raise AssertionError(f"serve exited: {proc.stderr.read().decode() if proc.stderr else ''}")
-        if time.monotonic() > deadline:
-            proc.kill()
-            raise AssertionError("serve did not start within 120 s")
-        time.sleep(0.1)
-    return ws, run, proc, int(json.loads(conn.read_text())["port"])
+    proc = launch_serve("ceo", SEED, ws, run, "--preset", "horizon-50", "--port", "0", *extra, cwd=base)
+    return ws, run, proc, int(json.loads(SEAT.connection_path(ws).read_text())["port"])
 
 
 @pytest.fixture(scope="module")
@@ -257,7 +248,7 @@ def test_sdk_has_every_tool_with_its_signature(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     got = json.loads(proc.stdout)
-    assert set(got) == set(registry.names()) | {"call", "game_status"}
+    assert set(got) == set(registry.names()) | {"call", "game_status", "observation"}
     for spec in registry.specs():
         fn_params = [p for p in inspect.signature(spec.fn).parameters.values()][1:]
         want = [[p.name, "POSITIONAL_OR_KEYWORD", None if p.default is p.empty else repr(p.default)] for p in fn_params]

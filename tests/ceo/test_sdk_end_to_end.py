@@ -13,9 +13,9 @@ import pytest
 from test_isolation import SEED, start_server
 
 from bizbench.core.sandbox import WORKSPACE_MOUNT, run_in_sandbox, sandbox_python, sandbox_unavailable_reason
+from bizbench.core.seat import seat_of
 from bizbench.envs.ceo.baselines import make_policy
 from bizbench.envs.ceo.env import CeoEnv
-from bizbench.envs.ceo.sdk import sandbox_options
 
 REASON = sandbox_unavailable_reason()
 WEEKS = 8
@@ -27,7 +27,7 @@ def test_sdk_rule_based_matches_in_process(tmp_path: Path) -> None:
     try:
         shutil.copy(Path(__file__).parent / "sdk_agents" / "rule_based.py", ws / "rule_based.py")
         argv = [sandbox_python(), f"{WORKSPACE_MOUNT}/rule_based.py", str(WEEKS)]
-        r = run_in_sandbox(ws, argv, 600, **sandbox_options())
+        r = run_in_sandbox(ws, argv, 600, **seat_of("ceo").sandbox_options())
         assert r.returncode == 0 and not r.timed_out, r.stderr
         served = json.loads(r.stdout.strip().splitlines()[-1])
     finally:

@@ -44,6 +44,23 @@ def task_assign(ctx: Any, task_id: str, employees: list[str], urgent: bool = Fal
 
 
 @registry.tool()
+def plan(ctx: Any, targets: dict[str, float], steps: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Objects and lists of objects come as JSON.
+
+    Args:
+        targets: Name -> value.
+        steps: Optional steps.
+    """
+    return {"targets": targets, "steps": steps}
+
+
+@registry.tool(name="pass")
+def pass_turn(ctx: Any) -> dict[str, Any]:
+    """A keyword as a tool name (cfo's ``pass``)."""
+    return {}
+
+
+@registry.tool()
 def task(ctx: Any, price: float = 1.0) -> dict[str, Any]:
     """A shorter name that shares a prefix.
 
@@ -66,6 +83,28 @@ def test_words_and_flags_become_a_tool_call() -> None:
     assert (name, args) == ("task_assign", {"task_id": "T-1", "employees": ["E1", "E2"], "urgent": True})
     assert parse_command(SCHEMAS, ["task", "--price=2.5"]) == ("task", {"price": 2.5})  # longest match wins
     assert "market browse" in command_names(SCHEMAS)
+
+
+def test_a_tool_name_may_be_one_word_with_underscores() -> None:
+    """``fund_raising_request --type equity`` as cfo's agents type it: the flags are not eaten."""
+    assert parse_command(SCHEMAS, ["market_browse", "--limit", "3"]) == ("market_browse", {"limit": 3})
+    assert parse_command(SCHEMAS, ["task_assign", "--task-id", "T", "--employees", "E"]) == (
+        "task_assign",
+        {"task_id": "T", "employees": ["E"]},
+    )
+    assert parse_command(SCHEMAS, ["pass"]) == ("pass", {})
+
+
+def test_objects_and_lists_of_objects_are_json() -> None:
+    name, args = parse_command(SCHEMAS, ["plan", "--targets", '{"a": 1.5}', "--steps", '[{"x": 1}, {"y": [2]}]'])
+    assert (name, args) == ("plan", {"targets": {"a": 1.5}, "steps": [{"x": 1}, {"y": [2]}]})
+    assert parse_command(SCHEMAS, ["task", "assign", "--task-id", "T", "--employees", '["E1", "E2"]']) == (
+        "task_assign",
+        {"task_id": "T", "employees": ["E1", "E2"]},
+    )
+    for bad, needle in (("{a: 1}", "expects a JSON object"), ("[1, 2]", "expects a JSON object")):
+        with pytest.raises(ToolError, match=needle):
+            parse_command(SCHEMAS, ["plan", "--targets", bad])
 
 
 @pytest.mark.parametrize(

@@ -279,9 +279,12 @@ def test_sandbox_tamper_reports(server: ToolServer, session: FakeSession) -> Non
 
 # ---------------------------------------------------------------------------- shell commands
 class CommandSession(FakeSession):
-    """A session that also takes shell commands (``command_schemas``)."""
+    """A session with a tool registry: it also takes shell commands, and has an observation."""
 
-    command_schemas = registry.parameter_schemas()
+    registry = registry
+
+    def observation(self) -> dict[str, Any]:
+        return {"spent": self.spent, "secret": "never in the status"}
 
 
 def command(srv: ToolServer, words: Any) -> tuple[int, Any]:
@@ -301,8 +304,26 @@ def test_command_is_parsed_by_the_server_and_run_like_a_call(tmp_path: Path) -> 
         status, reply = command(srv, ["rm", "-rf", "/"])
         assert status == 400 and reply["error"].startswith("Unknown command: rm -rf /. Commands: echo, spend")
         assert [(k, d["source"], d["command"]) for k, d in session.tamper] == [("unknown_tool", "server", "rm -rf /")]
+        assert command(srv, ["observation"])[1]["data"] == {"spent": 2.5, "secret": "never in the status"}
+        assert command(srv, ["status"])[1]["data"]["cash"] == 97.5
         status, _ = command(srv, ["finish"])
         assert status == 200 and srv.done.wait(5)  # as after /call (set once the reply is written)
+
+
+def test_status_keys_limit_what_game_status_shows(tmp_path: Path) -> None:
+    """cfo's cash costs a budgeted tool call: /game-status must not hand it out for free."""
+    session = CommandSession()
+    with ToolServer(session, socket_path=tmp_path / "api.sock", status_keys=("day",)) as srv:
+        assert request(unix(srv), "GET", "/game-status")[1]["data"] == {"day": 0, "done": False}
+        assert command(srv, ["status"])[1]["data"] == {"day": 0, "done": False}
+        assert request(unix(srv), "GET", "/observation")[1]["data"]["spent"] == 0
+        call(srv, "finish")
+        assert srv.done.wait(5)  # the server itself still sees the whole status
+
+
+def test_a_session_without_observation(server: ToolServer) -> None:
+    status, reply = request(unix(server), "GET", "/observation")
+    assert status == 404 and "no observation" in reply["error"]
 
 
 @pytest.mark.parametrize(
@@ -315,7 +336,7 @@ def test_bad_command_requests_get_clear_errors(tmp_path: Path, body: bytes) -> N
     assert status == 400 and reply["success"] is False and '{"words": ["<word>", ...]}' in reply["error"]
 
 
-def test_a_session_without_command_schemas_refuses_commands(server: ToolServer, session: FakeSession) -> None:
+def test_a_session_without_a_registry_refuses_commands(server: ToolServer, session: FakeSession) -> None:
     status, reply = command(server, ["echo", "--text", "a"])
     assert status == 400 and "no shell commands" in reply["error"] and "/call" in reply["error"]
     assert session.tamper == []
@@ -453,6 +474,19 @@ def test_generator_refuses_clashing_names() -> None:
         generate_init(reg, "fake_api", RUNTIME)
     with pytest.raises(ValueError, match="install_guard"):
         generate_init(registry, "fake_api", "def call(tool, /, **a):\n    pass\n")
+
+
+def test_a_keyword_tool_gets_a_trailing_underscore() -> None:
+    """cfo's action ``pass``: the function ``pass_()`` calls the tool ``pass``."""
+    reg = ToolRegistry()
+
+    @reg.tool(name="pass")
+    def pass_month(ctx: Any) -> None:
+        """Do nothing."""
+
+    src = generate_init(reg, "fake_api", RUNTIME)
+    assert "def pass_() -> Any:" in src and 'return _call("pass")' in src and '"pass_",' in src
+    compile(src, "fake_api/__init__.py", "exec")
 
 
 def test_signature_of_generated_function_in_process(tmp_path: Path) -> None:

@@ -350,13 +350,12 @@ def test_the_record_carries_a_digest_every_n_lines(tmp_path: Path) -> None:
 
 
 def test_a_held_out_session_needs_its_secret_to_replay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from bizbench.core.cmdsession import _replayed
-    from bizbench.envs.yc.sdk import new_env
+    from bizbench.core.cmdsession import _replayed, new_env
 
     monkeypatch.setenv("BIZBENCH_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.setenv("BIZBENCH_SEED_SECRET", "k1")
     cs = CommandSession("yc", tmp_path / "s")
-    env = new_env(5)
+    env = new_env("yc", 5)
     cs.init(env, {"preset": "default"})
     assert json.loads((cs.state_dir / "meta.json").read_text())["seed_secret_id"] == env.secret_id
     assert _replayed(cs.state_dir, repair=False)[0].state_digest() == env.state_digest()

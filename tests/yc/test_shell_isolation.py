@@ -1,5 +1,5 @@
 """Red-team tests of the hosted yc seat: `bizbench yc --session /workspace ...` in the sandbox against a live
-``bizbench serve yc`` (modelled on tests/ceo/test_isolation.py).
+``bizbench serve yc`` (modelled on tests/ceo/test_isolation.py; the seat is core.seat's, docs/seats.md).
 
 The server runs as a subprocess (seed 918273, a tmp workspace). Every command runs inside
 :func:`bizbench.core.sandbox.run_in_sandbox` as an agent's shell would, and is also applied to a
@@ -15,7 +15,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,24 +26,24 @@ from bizbench.core.cmdline import parse_command
 from bizbench.core.cmdsession import state_root
 from bizbench.core.errors import ToolError
 from bizbench.core.sandbox import run_in_sandbox, sandbox_unavailable_reason
+from bizbench.core.seat import launch_serve, open_seat, seat_of
 from bizbench.core.server import ToolServer, json_default
-from bizbench.envs.yc import _shell_client
+from bizbench.core.session import Session
 from bizbench.envs.yc.env import YcEnv
 from bizbench.envs.yc.prompt import system_prompt
-from bizbench.envs.yc.sdk import (
-    COMMAND_PREFIX,
-    ServedYcSession,
-    client_source,
-    open_session,
-    sandbox_options,
-    write_workspace,
-)
+from bizbench.runner.episode import open_session
 
 SEED = 918273  # distinctive digits: they must never appear anywhere the agent can read
 REASON = sandbox_unavailable_reason()
 needs_sandbox = pytest.mark.skipif(REASON is not None, reason=f"no sandbox on this host: {REASON}")
 SCHEMAS = YcEnv.registry.parameter_schemas()
 FORBIDDEN = ("adversar", "creep", "true_work", "multiplier", "inflat")  # words of the hidden state
+SEAT = seat_of("yc")
+COMMAND_PREFIX = SEAT.command_prefix()
+
+
+def sandbox_options() -> dict[str, Any]:
+    return SEAT.sandbox_options()
 
 
 def _plain(value: Any) -> Any:
@@ -98,19 +97,7 @@ class Live:
 
 def start_server(base: Path, *extra: str) -> tuple[Path, Path, subprocess.Popen[bytes]]:
     ws, run = base / "ws", base / "run"
-    cmd = [sys.executable, "-m", "bizbench.cli", "serve", "yc", "--seed", str(SEED), "--workspace", str(ws)]
-    cmd += ["--run-dir", str(run), *extra]
-    proc = subprocess.Popen(cmd, cwd=base, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    conn = ws / ".yc" / "connection.json"
-    deadline = time.monotonic() + 120
-    while not (conn.exists() and (ws / ".yc" / "api.sock").exists()):
-        if proc.poll() is not None:
-            raise AssertionError(f"serve exited: {proc.stderr.read().decode() if proc.stderr else ''}")
-        if time.monotonic() > deadline:
-            proc.kill()
-            raise AssertionError("serve did not start within 120 s")
-        time.sleep(0.1)
-    return ws, run, proc
+    return ws, run, launch_serve("yc", SEED, ws, run, *extra, cwd=base)
 
 
 @pytest.fixture(scope="module")
@@ -267,7 +254,11 @@ def test_seed_and_hidden_state_appear_nowhere(live: Live) -> None:
     assert "instructions" not in r.stderr and "Maximize funds" in r.stdout
     blob = "\n".join(live.replies)
     files = {p: p.read_bytes() for p in live.ws.rglob("*") if p.is_file()}  # everything in the workspace, host side
-    assert {p.relative_to(live.ws).as_posix() for p in files} >= {"bin/bizbench", "instructions.md"}
+    assert {p.relative_to(live.ws).as_posix() for p in files} >= {
+        "bin/bizbench",
+        "instructions.md",
+        "yc_api/__init__.py",
+    }
     texts = [blob, *(b.decode("utf-8", errors="replace") for b in files.values())]
     assert not [t for t in texts if str(SEED) in t]
     assert not [f for f in FORBIDDEN if any(f in t.lower() for t in texts)]
@@ -302,7 +293,7 @@ def test_the_episode_end_stops_the_server_and_writes_the_run(tmp_path: Path) -> 
             proc.kill()
     result = json.loads((run / "result.json").read_text())
     assert result["ended_by"] == "episode_end" and result["done"] is True and result["agent"] == "served"
-    assert result["seed"] == SEED and result["turns"] == result["resumes"] > 0
+    assert result["seed"] == SEED and result["resumes"] > 0 and result["completed"] == (not result["bankrupt"])
     assert {p.name for p in run.iterdir()} >= {"config.json", "actions.jsonl", "metrics.jsonl", "tamper.jsonl"}
     assert {"result.json", "ledger.csv", "cash.png"} <= {p.name for p in run.iterdir()}
     assert not (ws / ".yc" / "api.sock").exists()
@@ -312,33 +303,37 @@ def test_serve_yc_refuses_days(tmp_path: Path) -> None:
     cmd = [sys.executable, "-m", "bizbench.cli", "serve", "yc", "--seed", "5", "--days", "30"]
     cmd += ["--workspace", str(tmp_path / "ws"), "--run-dir", str(tmp_path / "run")]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 2 and "months" in proc.stderr and "ceo only" in proc.stderr
-    assert not (tmp_path / "ws" / "bin").exists()
+    message = " ".join(proc.stderr.split())
+    assert (
+        proc.returncode == 2
+        and "--days applies to envs counted in days (ceo); yc counts months: use --horizon" in message
+    )
+    assert not (tmp_path / "ws" / "bin").exists() and not (tmp_path / "run").exists()
 
 
 # ---------------------------------------------------------------------------- without a sandbox
 def test_write_workspace(tmp_path: Path) -> None:
     env = YcEnv.from_preset("default", SEED)
-    written = write_workspace(tmp_path, env.config)
+    written = SEAT.write_workspace(tmp_path, env.config)
     client, instructions = tmp_path / "bin" / "bizbench", tmp_path / "instructions.md"
-    assert written == [client, instructions] and os.access(client, os.X_OK)
-    assert client.read_text() == client_source() and client_source().startswith("#!/usr/bin/env -S python3 -I -S\n")
+    assert {client, instructions} <= set(written.files) and os.access(client, os.X_OK)
+    client_source = SEAT.client_source()
+    assert client.read_text() == client_source and client_source.startswith("#!/usr/bin/env -S python3 -I -S\n")
     assert instructions.read_text() == env.system_prompt(command_prefix=COMMAND_PREFIX)
     assert instructions.read_text() == system_prompt(env.config, "bizbench yc --session /workspace")
     text = " ".join(p.read_text() for p in tmp_path.rglob("*") if p.is_file())
     assert str(SEED) not in text and "adversar" not in text.lower()
     prompt = instructions.read_text()
     assert "bizbench yc --session /workspace sim resume" in prompt and "sim init" not in prompt
-    assert "import bizbench" not in client_source() and "from bizbench" not in client_source()
+    assert "import bizbench" not in client_source and "from bizbench" not in client_source
 
 
 @pytest.fixture
-def seat(tmp_path: Path) -> Iterator[tuple[Path, ServedYcSession, ToolServer]]:
+def seat(tmp_path: Path) -> Iterator[tuple[Path, Session, ToolServer]]:
     """A served session on the host (no sandbox): the client script against a live server in this process."""
     ws = tmp_path / "ws"
-    session = open_session(7, run_dir=tmp_path / "run")
-    write_workspace(ws, session.config)
-    with ToolServer(session, socket_path=ws / ".yc" / "api.sock") as srv:
+    session = open_session("yc", 7, out=tmp_path / "run", agent="served")
+    with open_seat(session, ws) as srv:
         yield ws, session, srv
 
 
@@ -351,7 +346,14 @@ def _client(ws: Path, *argv: str) -> tuple[int, Any]:
     return proc.returncode, json.loads(lines[0])
 
 
-def test_the_client_script(seat: tuple[Path, ServedYcSession, ToolServer], tmp_path: Path) -> None:
+def _client_module() -> Any:
+    """The rendered yc client as a module of this process."""
+    module = type(sys)("yc_shell_client")
+    exec(compile(SEAT.client_source(), "bin/bizbench", "exec"), module.__dict__)
+    return module
+
+
+def test_the_client_script(seat: tuple[Path, Session, ToolServer], tmp_path: Path) -> None:
     ws, session, srv = seat
     rc, out = _client(ws, "yc", "--session", str(ws), "employee", "list")
     assert rc == 0 and len(out["employees"]) == 8
@@ -369,24 +371,22 @@ def test_the_client_script(seat: tuple[Path, ServedYcSession, ToolServer], tmp_p
     ):
         rc, out = _client(ws, *argv)
         assert rc == 1 and needle in out["error"], (argv, out)
-    assert _shell_client.main(["yc", "--session", str(ws), "company", "status"]) == 0  # in process, too
+    assert _client_module().main(["yc", "--session", str(ws), "company", "status"]) == 0  # in process, too
     srv.stop()
     rc, out = _client(ws, "yc", "--session", str(ws), "company", "status")
     assert rc == 1 and "does not answer" in out["error"]
 
 
 def test_the_served_session_ends_with_the_year_or_bankruptcy(tmp_path: Path) -> None:
-    session = open_session(3, run_dir=tmp_path / "run")
-    assert session.status()["done"] is False and session.command_schemas == SCHEMAS
+    session = open_session("yc", 3, out=tmp_path / "run", agent="served")
+    assert session.status()["done"] is False and session.registry.parameter_schemas() == SCHEMAS
     turns = 0
     while not session.status()["done"]:
         assert session.call_tool("sim_resume", {}).ok
         turns += 1
     session.log_tamper("unknown_tool", {"command": "x"})
-    result = session.finish("t", ended_by="episode_end", agent="served")
-    assert result["turns"] == turns and (result["bankrupt"] or result["time"] == result["horizon_end"])
+    result = session.finish(ended_by="episode_end", agent="served")
+    assert result["resumes"] == turns and (result["bankrupt"] or result["time"] == result["horizon_end"])
     saved = json.loads((tmp_path / "run" / "result.json").read_text())
     assert saved["final_funds_cents"] == result["final_funds_cents"] and saved["tamper_events"] == 1
     assert len((tmp_path / "run" / "metrics.jsonl").read_text().splitlines()) == turns
-    with pytest.raises(ValueError, match="months"):
-        open_session(3, days=10)

@@ -1,10 +1,12 @@
 """Shell-style commands over a tool registry: ``task assign --task-id T --employees E1,E2``.
 
-The words before the first flag name the tool (joined by ``_``: ``market browse`` ->
-``market_browse``); each ``--flag value`` is a parameter (dashes -> underscores), converted
-by the parameter's JSON-Schema type: integers, numbers, booleans (``true``/``false`` or a
-bare flag), comma-separated lists, JSON objects (``--predictions '{"cash_1wk": ...}'``) and
-strings. Validation itself stays in the registry,
+The words before the first flag name the tool, joined by ``_`` (``market browse`` ->
+``market_browse``; a word may hold underscores itself: ``fund_raising_request``, and the
+longest tool name wins). Each ``--flag value`` (or ``--flag=value``) is a parameter (dashes ->
+underscores), converted by the parameter's JSON-Schema type: integers, numbers, booleans
+(``true``/``false`` or a bare flag), lists (comma-separated, or a JSON list when the value is
+one), objects (JSON:
+``--predictions '{"cash_1wk": ...}'``) and strings. Validation itself stays in the registry,
 so a command and the equivalent tool call give the same answer (DESIGN principle 1).
 """
 
@@ -33,13 +35,14 @@ def parse_command(schemas: Schemas, words: Sequence[str]) -> tuple[str, dict[str
     """
     words = list(words)
     head = _until_flag(words)
-    name = _longest_tool(schemas, head)
-    if name is None:
+    found = _longest_tool(schemas, head)
+    if found is None:
         raise ToolError(
             f"Unknown command: {' '.join(head) or '(none)'}. Commands: {', '.join(command_names(schemas))}",
             tamper="unknown_tool" if head else None,
         )
-    rest = words[len(name.split("_")) :]
+    name, used = found
+    rest = words[used:]
     props: Mapping[str, Any] = schemas[name].get("properties", {})
     args: dict[str, Any] = {}
     i = 0
@@ -74,11 +77,12 @@ def _until_flag(words: list[str]) -> list[str]:
     return out
 
 
-def _longest_tool(schemas: Schemas, head: list[str]) -> str | None:
+def _longest_tool(schemas: Schemas, head: list[str]) -> tuple[str, int] | None:
+    """(tool, number of words it took) of the longest tool name the first words spell."""
     for n in range(len(head), 0, -1):
         candidate = "_".join(head[:n])
         if candidate in schemas:
-            return candidate
+            return candidate, n
     return None
 
 
@@ -86,6 +90,8 @@ def _types(schema: Mapping[str, Any]) -> list[str]:
     """JSON-Schema types of a parameter, looking through ``anyOf`` (optional parameters)."""
     if "anyOf" in schema:
         return [t for s in schema["anyOf"] for t in _types(s)]
+    if "$ref" in schema:  # a referenced pydantic model: an object
+        return ["object"]
     t = schema.get("type")
     return [t] if isinstance(t, str) else list(t or [])
 
@@ -94,14 +100,33 @@ def _is_bool(schema: Mapping[str, Any]) -> bool:
     return "boolean" in _types(schema)
 
 
+def _json(text: str, flag: str, kind: type | tuple[type, ...], what: str) -> Any:
+    try:
+        value = json.loads(text)
+    except ValueError as e:
+        raise ToolError(f"--{flag} expects {what}, got '{text[:200]}' ({e}).") from None
+    if not isinstance(value, kind):
+        raise ToolError(f"--{flag} expects {what}, got '{text[:200]}'.")
+    return value
+
+
 def _convert(text: str, schema: Mapping[str, Any], flag: str) -> Any:
     types = _types(schema)
-    if "object" in types or ("$ref" in schema and not types):
+    if not types:  # an untyped value: JSON if it reads as JSON, else the text
         try:
             return json.loads(text)
         except ValueError:
-            raise ToolError(f"--{flag} expects a JSON object, e.g. '{{\"key\": 1}}', got '{text[:200]}'.") from None
+            return text
+    if "object" in types and (text.lstrip()[:1] == "{" or "array" not in types):
+        return _json(text, flag, dict, "a JSON object, e.g. '{\"key\": 1}'")
     if "array" in types:
+        if text.lstrip()[:1] == "[":  # a JSON list, if it is one (else the words between commas)
+            try:
+                value = json.loads(text)
+            except ValueError:
+                value = None
+            if isinstance(value, list):
+                return value
         arrays = [s for s in schema.get("anyOf", [schema]) if s.get("type") == "array"]
         items: dict[str, Any] = arrays[0].get("items", {}) if arrays else {}
         return [_convert(part.strip(), items, flag) for part in text.split(",") if part.strip()]

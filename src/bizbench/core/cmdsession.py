@@ -1,14 +1,15 @@
-"""Persistent shell sessions over a registry env: ``bizbench <env> --session DIR <command>``.
+"""Persistent shell sessions over any registered env: ``bizbench <env> --session DIR <command>``.
 
-For humans and trusted tools on the host. An agent gets the hosted seat instead
-(``bizbench serve yc``, :mod:`bizbench.envs.yc.sdk`): its shell runs in the sandbox and
+For humans and trusted tools on the host (docs/seats.md). An agent gets the hosted seat
+instead (``bizbench serve ENV``, :mod:`bizbench.core.seat`): its shell runs in the sandbox and
 reaches the simulator only through a socket.
 
 ``DIR`` holds only ``session.json`` (env and preset, never the seed). Everything else lives
-in a host-side directory keyed by DIR's real path (``$BIZBENCH_STATE_DIR``, default
-``~/.local/state/bizbench/sessions``):
+in a host-side directory keyed by the env and DIR's real path (``$BIZBENCH_STATE_DIR``,
+default ``~/.local/state/bizbench/sessions``):
 
-- ``meta.json``: ``{env, seed, preset, preset_hash, seed_secret_id}``, written by ``sim init``;
+- ``meta.json``: ``{env, seed, preset, preset_hash, seed_secret_id, horizon}``, written by
+  ``sim init`` (``horizon``: the ``--horizon`` override in the env's unit, or null);
 - ``commands.jsonl``: a replayable record, one JSON object a line, numbered from 0 (``n``):
   a ``start`` line (the digest of the fresh world), then every ``call`` the daemon ran
   (tool, args, ok) and every ``tamper`` entry, appended after the command ran; every
@@ -41,7 +42,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
-import importlib
 import json
 import os
 import signal
@@ -73,12 +73,14 @@ def state_root() -> Path:
     return Path(root) if root else Path.home() / ".local" / "state" / "bizbench" / "sessions"
 
 
-def new_env(env_id: str, seed: int, preset: str) -> Any:
-    """A fresh env of a registered env id (its ``sdk.new_env``)."""
+def new_env(env_id: str, seed: int, preset: str | None = None, horizon: int | None = None) -> Any:
+    """A fresh env of a registered env id (ValueError / FileNotFoundError for an unknown preset,
+    KeyError for an unknown env); with ``$BIZBENCH_SEED_SECRET`` set, its world is the held-out
+    one of that secret."""
     from bizbench.core.envs import get_env
+    from bizbench.core.rng import secret_from_env
 
-    sdk = importlib.import_module(f"{get_env(env_id).package}.sdk")
-    return sdk.new_env(seed, preset)
+    return get_env(env_id).from_preset(preset, seed, horizon, secret_from_env())
 
 
 class SessionLogError(RuntimeError):
@@ -215,13 +217,15 @@ class CommandSession:
     def log_path(self) -> Path:
         return self.state_dir / "commands.jsonl"
 
-    def init(self, env: Any, public: dict[str, Any]) -> None:
-        """Start a session from a fresh ``env`` (replacing any); ``public`` goes to DIR/session.json (no seed!)."""
+    def init(self, env: Any, public: dict[str, Any], horizon: int | None = None) -> None:
+        """Start a session from a fresh ``env`` (replacing any); ``public`` goes to DIR/session.json
+        (no seed!); ``horizon``: the override ``env`` was built with (None: the preset's)."""
         self.dir.mkdir(parents=True, exist_ok=True)
         self.state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         os.chmod(self.state_dir, 0o700)
         meta = {"env": self.env_id, "seed": env.seed, "preset": env.preset, "preset_hash": env.preset_hash}
         meta["seed_secret_id"] = env.secret_id
+        meta["horizon"] = horizon
         with self._locked():
             self.stop_daemon()
             for old in ("state.pkl", "schemas.json"):  # sessions of earlier versions
@@ -319,12 +323,17 @@ def _replayed(state_dir: Path, repair: bool) -> tuple[Any, CommandLog]:
     meta_path = state_dir / "meta.json"
     try:
         meta = json.loads(meta_path.read_text())
-        env_id, seed, preset = meta["env"], meta["seed"], meta["preset"]
+        env_id, seed, preset, horizon = meta["env"], meta["seed"], meta["preset"], meta.get("horizon")
         if not isinstance(seed, int) or not isinstance(preset, str) or not isinstance(env_id, str):
             raise TypeError("env, seed and preset must be a string, an integer and a string")
+        if horizon is not None and not isinstance(horizon, int):
+            raise TypeError("horizon must be an integer or null")
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise SessionLogError(f"meta.json is unreadable ({e})") from None
-    env = new_env(env_id, seed, preset)
+    try:
+        env = new_env(env_id, seed, preset, horizon)
+    except (KeyError, ValueError, FileNotFoundError) as e:
+        raise SessionLogError(f"the session's env cannot be built ({e})") from None
     if meta.get("preset_hash") != env.preset_hash:
         raise SessionLogError(f"the preset {preset!r} changed since the session started (its hash differs)")
     if meta.get("seed_secret_id") != env.secret_id:
@@ -345,10 +354,11 @@ class _LoggedSession:
 
     lock_free_tools: frozenset[str] = frozenset()
     logs_tool_tamper = True
+    stops_at_episode_end = False
 
     def __init__(self, state_dir: Path) -> None:
         self.env, self.log = _replayed(state_dir, repair=True)
-        self.command_schemas = self.env.registry.parameter_schemas()
+        self.registry = self.env.registry  # the server parses shell words against it
         self.lock = threading.Lock()  # calls (server call lock) and tamper reports (its tamper lock) both append
         self.checkpoint()  # lines replayed unverified (after a crash) get a digest now
         self.last_activity = time.monotonic()
@@ -370,7 +380,17 @@ class _LoggedSession:
             self.log.checkpoint(self.env)
 
     def status(self) -> dict[str, Any]:
-        return {"done": False}  # read-only commands keep working after the episode ends
+        """The env's status (the ``status`` command); the daemon serves on after the episode's
+        end, so read-only commands keep answering (``stops_at_episode_end``)."""
+        with self.lock:
+            return {**self.env.status(), "done": self.env.done}
+
+    def observation(self) -> dict[str, Any]:
+        """What a player sees at the start of a turn (the ``observation`` command). Not recorded:
+        it changes nothing a tool or the state digest depends on (yc's lists the events since the
+        last observation, counted again from the start by a restarted daemon)."""
+        with self.lock:
+            return dict(self.env.observation())
 
 
 def serve(state_dir: Path) -> None:

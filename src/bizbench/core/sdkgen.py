@@ -12,7 +12,12 @@
   directory on the sandbox's ``PYTHONPATH`` so every Python started there installs the guard.
 * ``docs/tools.md`` (the registry's Markdown reference), ``docs/tools/<tool>.json`` (name,
   description, category, mutates, JSON-schema parameters) and ``docs/README.md`` (the env's
-  instructions, if given).
+  instructions, if given);
+* ``extra_files`` at the workspace root (the seat's ``bin/bizbench`` shell client and
+  ``instructions.md``, :mod:`bizbench.core.seat`).
+
+A tool whose name is a Python keyword gets a trailing underscore as a function (cfo's ``pass``
+is ``pass_()``, PEP 8's convention) and keeps its name on the wire.
 
 The output contains nothing but the registry's public descriptions and the runtime; it
 imports nothing from bizbench and is byte-identical for the same registry.
@@ -47,7 +52,15 @@ from typing import Any
 
 from bizbench.core.registry import ToolRegistry, ToolSpec
 
-__all__ = ["SdkFiles", "generate_init", "generate_sitecustomize", "python_type", "write_sdk"]
+__all__ = [
+    "SdkFiles",
+    "function_name",
+    "generate_init",
+    "generate_sitecustomize",
+    "python_type",
+    "write_files",
+    "write_sdk",
+]
 
 REQUIRED_RUNTIME_NAMES = ("call", "install_guard")
 
@@ -161,8 +174,14 @@ def _tool_doc(spec: ToolSpec) -> str:
     return "\n\n".join(parts)
 
 
+def function_name(tool: str) -> str:
+    """The SDK function of a tool: its name, with a trailing underscore when that is a Python keyword."""
+    return f"{tool}_" if keyword.iskeyword(tool) else tool
+
+
 def _function(spec: ToolSpec, reserved: set[str]) -> str:
-    if spec.name in reserved or keyword.iskeyword(spec.name):
+    name = function_name(spec.name)
+    if name in reserved or not name.isidentifier():
         raise ValueError(f"tool name {spec.name!r} clashes with a name of the generated SDK")
     schema = spec.parameters
     props, defs = schema.get("properties", {}), schema.get("$defs", {})
@@ -175,9 +194,9 @@ def _function(spec: ToolSpec, reserved: set[str]) -> str:
             text += f" = {_literal(p.default, f'tool {spec.name}, parameter {p.name}')}"
         params.append(text)
         passed.append(f"{p.name}={p.name}")
-    head = f"def {spec.name}({', '.join(params)}) -> Any:"
+    head = f"def {name}({', '.join(params)}) -> Any:"
     if len(head) > 120 and params:
-        head = f"def {spec.name}(\n" + "".join(_param_lines(t) for t in params) + ") -> Any:"
+        head = f"def {name}(\n" + "".join(_param_lines(t) for t in params) + ") -> Any:"
     call = f'    return _call("{spec.name}"' + "".join(f", {a}" for a in passed) + ")"
     if len(call) > 120 and passed:
         call = f'    return _call(\n        "{spec.name}",\n' + "".join(f"        {a},\n" for a in passed) + "    )"
@@ -207,9 +226,9 @@ def generate_init(registry: ToolRegistry, package: str, runtime_source: str, tit
         raise ValueError(f"the runtime must define {', '.join(missing)}")
     title = title or f"{package} SDK"
     specs = registry.specs()
-    example = next((s.name for s in specs if not s.params and not s.mutates), "call")
+    example = next((function_name(s.name) for s in specs if not s.params and not s.mutates), "call")
     errors = next((n for n in exports if n.endswith("Error")), "an exception")
-    listing = "\n".join(f"    {s.name}  -- {s.description}" for s in specs)
+    listing = "\n".join(f"    {function_name(s.name)}  -- {s.description}" for s in specs)
     header = (
         f"{title}: one function per tool (generated from the tool registry; do not edit).\n\n"
         "Usage::\n\n"
@@ -234,7 +253,7 @@ def generate_init(registry: ToolRegistry, package: str, runtime_source: str, tit
         out.append(f"from ._runtime import {', '.join(exports)}")
     out += ["from ._runtime import call as _call", "from ._runtime import install_guard as _install_guard", ""]
     out += ["_install_guard()", ""]
-    names = exports + [s.name for s in specs]
+    names = exports + [function_name(s.name) for s in specs]
     out += ["__all__ = ["] + [f'    "{n}",' for n in names] + ["]", ""]
     return "\n".join(out) + "".join(f"\n\n{block}" for block in functions)
 
@@ -303,13 +322,14 @@ def _open_dir(parent_fd: int, name: str) -> int:
     raise OSError(errno.ELOOP, f"cannot make a real directory {name!r}: it keeps being replaced")
 
 
-def _write_at(dir_fd: int, name: str, text: str) -> None:
+def _write_at(dir_fd: int, name: str, text: str, mode: int = 0o644) -> None:
     """Write ``name`` in the directory atomically: a new file renamed over whatever was there."""
     data = text.encode("utf-8")
     tmp = f".{name}.{secrets.token_hex(6)}.tmp"
-    fd = os.open(tmp, _NEW_FILE_FLAGS, 0o644, dir_fd=dir_fd)
+    fd = os.open(tmp, _NEW_FILE_FLAGS, mode, dir_fd=dir_fd)
     try:
         try:
+            os.fchmod(fd, mode)  # whatever the umask
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
@@ -343,8 +363,8 @@ class _Tree:
             self._fds[parts] = _open_dir(parent, parts[-1])
         return self._fds[parts]
 
-    def write(self, parts: tuple[str, ...], text: str, written: list[Path]) -> None:
-        _write_at(self.dir(parts[:-1]), parts[-1], text)
+    def write(self, parts: tuple[str, ...], text: str, written: list[Path], mode: int = 0o644) -> None:
+        _write_at(self.dir(parts[:-1]), parts[-1], text, mode)
         written.append(self.root.joinpath(*parts))
 
     def close(self) -> None:
@@ -355,7 +375,8 @@ class _Tree:
 
 
 def _secure_runtime_dir(tree: _Tree, parts: tuple[str, ...]) -> None:
-    """``runtime_dir`` is the server's: no symlinks directly inside, owned by us, not writable by others."""
+    """``runtime_dir`` (and ``owned_dirs``) are the server's: no symlinks directly inside, owned by
+    us, not writable by others."""
     fd = tree.dir(parts)
     for name in os.listdir(fd):
         with contextlib.suppress(FileNotFoundError):
@@ -368,16 +389,44 @@ def _secure_runtime_dir(tree: _Tree, parts: tuple[str, ...]) -> None:
         os.fchmod(fd, 0o755)
 
 
+def _write_files(
+    tree: _Tree,
+    files: Sequence[tuple[tuple[str, ...], str, int]],
+    owned: Sequence[tuple[str, ...]],
+    written: list[Path],
+) -> None:
+    for parts in owned:
+        _secure_runtime_dir(tree, parts)
+    for parts, text, mode in files:
+        tree.write(parts, text, written, mode)
+
+
+def write_files(workspace: Path, files: Sequence[tuple[str, str, int]], owned_dirs: Sequence[str] = ()) -> list[Path]:
+    """Write (path relative to ``workspace``, text, mode) files the way :func:`write_sdk` does
+    (never through a symlink; ``owned_dirs`` kept like its ``runtime_dir``)."""
+    parts = [(_relative_parts(rel, "file"), text, mode) for rel, text, mode in files]
+    owned = [_relative_parts(rel, "owned dir") for rel in owned_dirs]
+    written: list[Path] = []
+    tree = _Tree(Path(workspace).absolute())
+    try:
+        _write_files(tree, parts, owned, written)
+    finally:
+        tree.close()
+    return written
+
+
 def write_sdk(
     workspace: Path,
     registry: ToolRegistry,
-    package: str = "novamind_api",
+    package: str,
     env_docs: str = "",
     *,
     runtime_source: str,
-    runtime_dir: str = ".novamind",
+    runtime_dir: str,
     title: str | None = None,
     extra_docs: Sequence[tuple[str, str]] = (),
+    extra_files: Sequence[tuple[str, str, int]] = (),
+    owned_dirs: Sequence[str] = (),
 ) -> SdkFiles:
     """Write the SDK package, the sandbox ``sitecustomize`` and the docs into ``workspace``.
 
@@ -391,11 +440,16 @@ def write_sdk(
         runtime_dir: Hidden workspace directory for the socket, ``connection.json`` and ``site/``.
         title: Human name of the API for docstrings and docs.
         extra_docs: More (relative path under docs/, text) pairs to write.
+        extra_files: (path relative to the workspace, text, mode) of more files to write.
+        owned_dirs: Workspace directories kept like ``runtime_dir`` (read-only in the sandbox:
+            no symlinks inside, owned by the writer, mode 0755), e.g. ``bin``.
     """
     if not package.isidentifier() or keyword.iskeyword(package):
         raise ValueError(f"package must be an identifier, got {package!r}")
     runtime = _relative_parts(runtime_dir, "runtime_dir")
     extras = [(_relative_parts(rel, "extra doc"), text) for rel, text in extra_docs]
+    files = [(_relative_parts(rel, "extra file"), text, mode) for rel, text, mode in extra_files]
+    owned = [_relative_parts(rel, "owned dir") for rel in owned_dirs]
     workspace = Path(workspace).absolute()
     init_source = generate_init(registry, package, runtime_source, title)
     written: list[Path] = []
@@ -421,6 +475,7 @@ def write_sdk(
             tree.write((*docs, "README.md"), env_docs.rstrip() + "\n", written)
         for parts, text in extras:
             tree.write((*docs, *parts), text, written)
+        _write_files(tree, files, owned, written)
     finally:
         tree.close()
     return SdkFiles(

@@ -10,10 +10,14 @@ are not sandboxed. Wire format (ref §6.1)::
                   |  {"success": false, "error": "<message>", "data": null}
     POST /command {"words": ["task", "accept", "--task-id", "Task-3"]}
                   -> the same answers; the words are parsed here with
-                     ``parse_command(session.command_schemas, words)`` (sessions that
-                     have no ``command_schemas`` answer an error), then run like /call
+                     ``parse_command(session.registry.parameter_schemas(), words)``
+                     (a session without a registry answers an error), then run like
+                     /call; ``observation`` and ``status`` (when no tool has that name)
+                     answer like the two GETs below
     GET  /health      -> {"success": true, "data": {"status": "ok"}}
-    GET  /game-status -> {"success": true, "data": session.status()}
+    GET  /game-status -> {"success": true, "data": session.status()}, only its
+                         ``status_keys`` when the server has some (``done`` always)
+    GET  /observation -> {"success": true, "data": session.observation()}
     POST /tamper  {"kind": "...", "detail": {...}}   (reports from the sandbox-side guard)
 
 Guarantees (DESIGN principles 3 and 8): a request body above ``max_request_bytes`` is
@@ -56,13 +60,14 @@ MAX_REQUEST_BYTES = 1_000_000
 DRAIN_LIMIT_BYTES = 64 * 1024 * 1024  # oversized bodies up to this size are read and discarded for a clean reply
 MAX_SANDBOX_REPORTS = 10_000  # /tamper reports logged per server; the rest are counted only
 MAX_COMMAND_WORDS = 1_000
-ENDPOINTS = "POST /call, POST /command, GET /health, GET /game-status"
+ENDPOINTS = "POST /call, POST /command, GET /health, GET /game-status, GET /observation"
+STATUS_WORDS = {"status": "/game-status", "observation": "/observation"}  # shell words of the GETs
 _KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,47}$")
 
 
 @runtime_checkable
 class ToolSession(Protocol):
-    """What the server needs from a session (CeoEnv implements it)."""
+    """What the server needs from a session (:class:`bizbench.core.session.Session` implements it)."""
 
     lock_free_tools: frozenset[str]
 
@@ -81,7 +86,10 @@ class ToolSession(Protocol):
 
 # Optional session attributes (looked up with getattr):
 #   logs_tool_tamper: bool - the session logs a refused call's tamper itself (the server does not)
-#   command_schemas: {tool: JSON Schema of its arguments} - enables POST /command (shell words)
+#   stops_at_episode_end: bool (default True) - False keeps serving after status()["done"]
+#       (a host-side shell session, whose read commands still answer)
+#   registry: its ToolRegistry - enables POST /command (shell words parsed against its schemas)
+#   observation(): what a player sees at a turn boundary - enables GET /observation
 
 
 def connection_info(workspace: Path, socket_path: Path | None, port: int | None) -> dict[str, Any]:
@@ -98,7 +106,13 @@ def connection_info(workspace: Path, socket_path: Path | None, port: int | None)
         "socket_relative_to": "workspace root" if sock and not Path(sock).is_absolute() else None,
         "host": "127.0.0.1" if port else None,
         "port": port,
-        "endpoints": {"call": "POST /call", "health": "GET /health", "status": "GET /game-status"},
+        "endpoints": {
+            "call": "POST /call",
+            "command": "POST /command",
+            "health": "GET /health",
+            "status": "GET /game-status",
+            "observation": "GET /observation",
+        },
     }
 
 
@@ -118,12 +132,15 @@ def _error(status: int, message: str) -> _Reply:
 class _App:
     """Transport-independent request handling shared by the Unix and TCP listeners."""
 
-    def __init__(self, session: ToolSession, max_request_bytes: int) -> None:
+    def __init__(self, session: ToolSession, max_request_bytes: int, status_keys: Any = None) -> None:
         self.session = session
         self.max_request_bytes = max_request_bytes
+        self.status_keys = None if status_keys is None else frozenset(status_keys) | {"done"}
         self.lock_free = frozenset(getattr(session, "lock_free_tools", frozenset()))
         self.session_logs_tool_tamper = bool(getattr(session, "logs_tool_tamper", False))
-        self.command_schemas: dict[str, Any] | None = getattr(session, "command_schemas", None)
+        self.stops_at_end = bool(getattr(session, "stops_at_episode_end", True))
+        registry = getattr(session, "registry", None)
+        self.command_schemas: dict[str, Any] | None = registry.parameter_schemas() if registry is not None else None
         self.call_lock = threading.Lock()
         self.tamper_lock = threading.Lock()
         self.sandbox_reports = 0
@@ -146,7 +163,16 @@ class _App:
             return 200, {"success": True, "data": {"status": "ok"}}
         if path == "/game-status":
             with self.call_lock:
-                return 200, {"success": True, "data": self.session.status()}
+                status = self.session.status()
+            if self.status_keys is not None:
+                status = {k: v for k, v in status.items() if k in self.status_keys}
+            return 200, {"success": True, "data": status}
+        if path == "/observation":
+            observe = getattr(self.session, "observation", None)
+            if observe is None:
+                raise _error(404, "This session has no observation; use /call.")
+            with self.call_lock:
+                return 200, {"success": True, "data": observe()}
         raise _error(404, f"Unknown endpoint: GET {path[:100]} (endpoints: {ENDPOINTS})")
 
     def post(self, path: str, body: bytes) -> tuple[int, dict[str, Any]]:
@@ -176,7 +202,7 @@ class _App:
     def command(self, body: bytes) -> tuple[int, dict[str, Any]]:
         """A shell command line (``{"words": [...]}``) parsed against the session's schemas, then run like /call."""
         if self.command_schemas is None:
-            raise _error(400, "This server takes no shell commands (its session has no command schemas); use /call.")
+            raise _error(400, "This server takes no shell commands (its session has no tool registry); use /call.")
         request = self.parse(body, "/command")
         words = request.get("words") if isinstance(request, dict) else None
         if (
@@ -188,6 +214,8 @@ class _App:
             raise _error(
                 400, f'Request must be a JSON object {{"words": ["<word>", ...]}} (at most {MAX_COMMAND_WORDS} words).'
             )
+        if len(words) == 1 and words[0] in STATUS_WORDS and words[0] not in self.command_schemas:
+            return self.get(STATUS_WORDS[words[0]])
         try:
             tool, args = parse_command(self.command_schemas, words)
         except ToolError as e:
@@ -204,7 +232,7 @@ class _App:
         lock = contextlib.nullcontext() if tool in self.lock_free else self.call_lock
         with lock:
             result = self.session.call_tool(tool, args)
-            done = tool not in self.lock_free and bool(self.session.status().get("done"))
+            done = self.stops_at_end and tool not in self.lock_free and bool(self.session.status().get("done"))
         if result.tamper and not self.session_logs_tool_tamper:
             detail = {"source": "server", "tool": tool, "error": preview(result.error), "args": preview(args)}
             self.tamper(result.tamper, detail)
@@ -248,7 +276,7 @@ class _App:
 class _Handler(http.server.BaseHTTPRequestHandler):
     """One HTTP exchange; replies are always JSON (HTTP/1.0, one request per connection)."""
 
-    server_version = "NovaMindAPI/1.0"
+    server_version = "bizbench/1.0"
     sys_version = ""
     timeout = 120  # seconds a client may take to send its request
 
@@ -384,10 +412,13 @@ class ToolServer:
         socket_path: Path | None = None,
         port: int | None = None,
         max_request_bytes: int = MAX_REQUEST_BYTES,
+        status_keys: Any = None,
     ) -> None:
+        """``status_keys``: the fields of ``session.status()`` that ``GET /game-status`` shows
+        (None: all); the server itself still sees them all."""
         if socket_path is None and port is None:
             raise ValueError("give a socket_path, a port, or both")
-        self.app = _App(session, max_request_bytes)
+        self.app = _App(session, max_request_bytes, status_keys)
         self.socket_path = Path(socket_path).absolute() if socket_path is not None else None
         self._want_port = port
         self._servers: list[socketserver.BaseServer] = []
@@ -491,7 +522,7 @@ class ToolServer:
         return reason
 
     def __enter__(self) -> ToolServer:
-        return self.start()
+        return self if self._servers else self.start()  # open_seat hands over a started server
 
     def __exit__(self, *exc: object) -> None:
         self.stop()

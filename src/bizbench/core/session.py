@@ -30,6 +30,10 @@ __all__ = ["Session"]
 class Session:
     """An env and its run directory (see the module docstring)."""
 
+    #: for a :class:`~bizbench.core.server.ToolServer`: the env's ``call_tool`` logs the tamper of
+    #: a refused call itself (the server must not log it twice)
+    logs_tool_tamper = True
+
     def __init__(
         self,
         spec: EnvSpec,

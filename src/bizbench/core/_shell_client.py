@@ -1,11 +1,13 @@
 #!/usr/bin/env -S python3 -I -S
-"""bizbench yc --session DIR <command> [--flag value ...]: one YC-Bench command, one JSON answer.
+"""bizbench ENV --session DIR <command> [--flag value ...]: one command of a served seat, one JSON answer.
 
-DIR is the workspace holding the session's socket (.yc/api.sock). The command's words go to
-the session server, which parses and runs them; this script prints exactly one JSON document
-on stdout and exits 0 on success, 1 on an error ({"error": "..."}). The session was created
-by the host, so there is no `sim init` here. Standard library only, and few modules of it
-(no pathlib, typing or http.client): each call pays for its imports.
+The template of every env's ``bin/bizbench`` (:mod:`bizbench.core.seat` fills in the block of
+seat constants below). DIR is the workspace holding the session's socket
+(<runtime dir>/api.sock). The command's words go to the session server, which parses and runs
+them (``POST /command``); this script prints exactly one JSON document on stdout and exits 0
+on success, 1 on an error ({"error": "..."}). The session was created by the host, so there is
+no `sim init` here. Standard library only, and few modules of it (no pathlib, typing or
+http.client): each call pays for its imports.
 """
 
 from __future__ import annotations
@@ -16,13 +18,18 @@ import socket
 import stat
 import sys
 
-RUNTIME_DIR = ".yc"
+# --- seat constants: bizbench.core.seat writes this block for each env ---
+ENV_ID = "env"
+RUNTIME_DIR = ".bizbench"
 SOCKET_NAME = "api.sock"
 TIMEOUT_S = 120.0
+EXAMPLE = "status"
+# --- end of seat constants ---
+
 UNIX_PATH_MAX = 100
 USAGE = (
-    "usage: bizbench yc --session DIR <command> [--flag value ...], DIR being the workspace that holds "
-    f"{RUNTIME_DIR}/{SOCKET_NAME} (e.g. bizbench yc --session /workspace company status)"
+    f"usage: bizbench {ENV_ID} --session DIR <command> [--flag value ...], DIR being the workspace that holds "
+    f"{RUNTIME_DIR}/{SOCKET_NAME} (e.g. bizbench {ENV_ID} --session /workspace {EXAMPLE})"
 )
 
 
@@ -75,8 +82,8 @@ def _is_socket(path: str) -> bool:
 
 
 def split_argv(argv: list[str]) -> tuple[str, list[str]]:
-    """(DIR, command words) of ``yc --session DIR words...`` or ``yc --session=DIR words...``."""
-    if len(argv) < 2 or argv[0] != "yc":
+    """(DIR, command words) of ``ENV --session DIR words...`` or ``ENV --session=DIR words...``."""
+    if len(argv) < 2 or argv[0] != ENV_ID:
         raise ValueError(USAGE)
     if argv[1] == "--session" and len(argv) >= 3:
         return argv[2], argv[3:]
@@ -94,25 +101,25 @@ def run(argv: list[str]) -> tuple[bool, object]:
     if words[:2] == ["sim", "init"]:
         return False, (
             "sim init is not available: the host created this session (its world is fixed for the run). "
-            "Go on with the other commands, e.g. 'company status'."
+            f"Go on with the other commands, e.g. '{EXAMPLE}'."
         )
     sock = os.path.join(session, RUNTIME_DIR, SOCKET_NAME)
     if not session or not _is_socket(sock):
         here = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
         if session and os.path.realpath(session) == here:  # the server has gone and removed its socket
-            return False, "The yc session server does not answer (no socket); the simulation may have ended."
-        return False, f"No yc session in '{session}': the session directory is the workspace ({here})."
+            return False, f"The {ENV_ID} session server does not answer (no socket); the simulation may have ended."
+        return False, f"No {ENV_ID} session in '{session}': the session directory is the workspace ({here})."
     try:
         raw = post(sock, "/command", {"words": words})
     except OSError as e:
         reason = e.strerror or type(e).__name__
-        return False, f"The yc session server does not answer ({reason}); the simulation may have ended."
+        return False, f"The {ENV_ID} session server does not answer ({reason}); the simulation may have ended."
     try:
         reply = json.loads(raw)
     except ValueError:
-        return False, "The yc session server sent an unreadable answer."
+        return False, f"The {ENV_ID} session server sent an unreadable answer."
     if not isinstance(reply, dict):
-        return False, "The yc session server sent an unreadable answer."
+        return False, f"The {ENV_ID} session server sent an unreadable answer."
     if reply.get("success"):
         return True, reply.get("data")
     error = str(reply.get("error") or "unknown error")

@@ -1,11 +1,13 @@
-"""NovaMind API client runtime: transport, errors and the sandbox guard.
+"""The client runtime of a generated seat SDK: transport, errors and the sandbox guard.
 
-Standard library only; it is copied unchanged into the agent's workspace as
-``novamind_api/_runtime.py`` (and, for the sandbox's ``sitecustomize``, as
-``.novamind/site/_novamind_runtime.py``). It holds no simulator code.
+Standard library only. :mod:`bizbench.core.seat` writes this template into the agent's
+workspace as ``<package>/_runtime.py`` (and, for the sandbox's ``sitecustomize``, as
+``<runtime dir>/site/_<package>_runtime.py``) with the block of seat constants below filled
+in for the env and the error class renamed (ceo: ``novamind_api``, ``NovaMindAPIError``). It
+holds no simulator code.
 
-Where the server is: ``$NOVAMIND_API_PORT`` (TCP on 127.0.0.1) if set, else the Unix socket
-``$NOVAMIND_API_SOCKET``, else ``.novamind/api.sock`` in the nearest directory above this
+Where the server is: ``$<PREFIX>_PORT`` (TCP on 127.0.0.1) if set, else the Unix socket
+``$<PREFIX>_SOCKET``, else ``<runtime dir>/api.sock`` in the nearest directory above this
 file (the workspace root).
 
 The guard (:func:`install_guard`) is best effort: it blocks imports of the simulator
@@ -25,21 +27,26 @@ import sys
 import threading
 from typing import Any
 
-__all__ = ["NovaMindAPIError", "call", "game_status"]
+__all__ = ["APIError", "call", "game_status", "observation"]
 
-ENV_PORT = "NOVAMIND_API_PORT"
-ENV_SOCKET = "NOVAMIND_API_SOCKET"
-RUNTIME_DIR = ".novamind"
+# --- seat constants: bizbench.core.seat writes this block for each env ---
+API_NAME = "bizbench API"
+PACKAGE = "bizbench_api"
+ENV_PORT = "BIZBENCH_API_PORT"
+ENV_SOCKET = "BIZBENCH_API_SOCKET"
+RUNTIME_DIR = ".bizbench"
 SOCKET_NAME = "api.sock"
+TOOL_TIMEOUTS: dict[str, float] = {}  # tools slower than TIMEOUT_S (ceo: next_week)
+# --- end of seat constants ---
+
 TIMEOUT_S = 60.0  # above the server's 30-s query limit
-TOOL_TIMEOUTS = {"next_week": 1800.0}  # simulating a week of a large market can take minutes
 BLOCKED_MODULES = ("bizbench",)  # the simulator runs in another process and is never importable
 WATCHED_ROOTS = ("/work", "/root", "/home")
 MAX_REPORTS = 20  # per process
 _UNIX_PATH_MAX = 100
 
 
-class NovaMindAPIError(Exception):
+class APIError(Exception):
     """A tool call failed; the message says why (and which argument, when one was wrong)."""
 
 
@@ -70,7 +77,7 @@ class _UnixHTTPConnection(http.client.HTTPConnection):
 
 
 def _workspace() -> str | None:
-    """The nearest directory above this file that holds ``.novamind/`` (the workspace root)."""
+    """The nearest directory above this file that holds the runtime directory (the workspace root)."""
     here = os.path.dirname(os.path.abspath(__file__))
     while True:
         if os.path.isdir(os.path.join(here, RUNTIME_DIR)):
@@ -82,14 +89,14 @@ def _workspace() -> str | None:
 
 
 def socket_path() -> str:
-    """The server's Unix socket: ``$NOVAMIND_API_SOCKET`` or ``.novamind/api.sock`` in the workspace."""
+    """The server's Unix socket: ``$<PREFIX>_SOCKET`` or ``<runtime dir>/api.sock`` in the workspace."""
     env = os.environ.get(ENV_SOCKET)
     if env:
         return env
     root = _workspace()
     if root is None or not os.path.exists(os.path.join(root, RUNTIME_DIR, SOCKET_NAME)):
-        raise NovaMindAPIError(
-            f"Cannot find the NovaMind API server: no {RUNTIME_DIR}/{SOCKET_NAME} above {__file__} "
+        raise APIError(
+            f"Cannot find the {API_NAME} server: no {RUNTIME_DIR}/{SOCKET_NAME} above {__file__} "
             f"and neither {ENV_PORT} nor {ENV_SOCKET} is set."
         )
     return os.path.join(root, RUNTIME_DIR, SOCKET_NAME)
@@ -101,7 +108,7 @@ def _connection(timeout: float) -> http.client.HTTPConnection:
         try:
             return http.client.HTTPConnection("127.0.0.1", int(port), timeout=timeout)
         except ValueError:
-            raise NovaMindAPIError(f"{ENV_PORT} must be a port number, got {port!r}") from None
+            raise APIError(f"{ENV_PORT} must be a port number, got {port!r}") from None
     return _UnixHTTPConnection(socket_path(), timeout)
 
 
@@ -123,7 +130,7 @@ def request(method: str, path: str, payload: Any = None, timeout: float = TIMEOU
         try:
             body = json.dumps(payload, default=_json_default).encode()
         except (TypeError, ValueError) as e:
-            raise NovaMindAPIError(f"Arguments must be JSON-serialisable: {e}") from None
+            raise APIError(f"Arguments must be JSON-serialisable: {e}") from None
     conn = _connection(timeout)
     try:
         headers = {"Content-Type": "application/json"} if body is not None else {}
@@ -131,34 +138,45 @@ def request(method: str, path: str, payload: Any = None, timeout: float = TIMEOU
         response = conn.getresponse()
         raw = response.read()
     except TimeoutError:
-        raise NovaMindAPIError(
-            f"No reply from the NovaMind API server within {timeout:.0f} s; the call may still complete "
-            "on the server, so check the state (e.g. get_vars()) before retrying."
+        raise APIError(
+            f"No reply from the {API_NAME} server within {timeout:.0f} s; the call may still complete "
+            "on the server, so check the state (e.g. game_status()) before retrying."
         ) from None
     except (OSError, http.client.HTTPException) as e:
-        raise NovaMindAPIError(f"Cannot reach the NovaMind API server ({type(e).__name__}: {e})") from None
+        raise APIError(f"Cannot reach the {API_NAME} server ({type(e).__name__}: {e})") from None
     finally:
         conn.close()
     try:
         return json.loads(raw)
     except ValueError:
-        raise NovaMindAPIError(f"Invalid reply from the NovaMind API server (HTTP {response.status})") from None
+        raise APIError(f"Invalid reply from the {API_NAME} server (HTTP {response.status})") from None
 
 
 def call(tool: str, /, **args: Any) -> Any:
-    """Call a tool by name; returns its ``data`` or raises :class:`NovaMindAPIError`."""
-    reply = request("POST", "/call", {"tool": tool, "args": args}, TOOL_TIMEOUTS.get(tool, TIMEOUT_S))
+    """Call a tool by name; returns its ``data`` or raises :class:`APIError`."""
+    reply = request("POST", "/call", {"tool": tool, "args": args}, max(TOOL_TIMEOUTS.get(tool, 0.0), TIMEOUT_S))
     if not isinstance(reply, dict) or not reply.get("success"):
         error = reply.get("error") if isinstance(reply, dict) else None
-        raise NovaMindAPIError(error or "The server rejected the call without a message.")
+        raise APIError(error or "The server rejected the call without a message.")
     return reply.get("data")
 
 
-def game_status() -> dict[str, Any]:
-    """Day, cash, subscribers and whether the episode is over."""
-    reply = request("GET", "/game-status")
+def _get(path: str) -> dict[str, Any]:
+    reply = request("GET", path)
+    if isinstance(reply, dict) and not reply.get("success", True):
+        raise APIError(reply.get("error") or "The server refused the request without a message.")
     data = reply.get("data") if isinstance(reply, dict) else None
     return data if isinstance(data, dict) else {}
+
+
+def game_status() -> dict[str, Any]:
+    """Where the episode stands (time elapsed, whether it is over; ceo adds cash and subscribers). Free."""
+    return _get("/game-status")
+
+
+def observation() -> dict[str, Any]:
+    """What a player sees at the start of a turn (ceo: the dashboard; cfo: the month's message). Free."""
+    return _get("/observation")
 
 
 # ---------------------------------------------------------------------------- guard
@@ -184,14 +202,14 @@ def report_tamper(kind: str, **detail: Any) -> None:
 class _EngineBlocker:
     """A meta-path finder that refuses the simulator package (and reports the attempt)."""
 
-    novamind_guard = True
+    bizbench_seat_guard = True
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
         if fullname.partition(".")[0] in BLOCKED_MODULES:
             report_tamper("import_engine", module=fullname)
             raise ModuleNotFoundError(
                 f"No module named {fullname!r}: the simulator runs in a separate process; "
-                "use novamind_api (import novamind_api as nm).",
+                f"use {PACKAGE} (import {PACKAGE}).",
                 name=fullname,
             )
         return None
@@ -240,11 +258,11 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
 def install_guard() -> None:
     """Install the import blocker and the audit hook once per process.
 
-    Importing ``novamind_api`` calls this, so it also applies to unsandboxed code that uses
+    Importing the SDK package calls this, so it also applies to unsandboxed code that uses
     the SDK: there the workspace itself is exempt from the host-path reports.
     """
     global _allowed
-    if any(getattr(f, "novamind_guard", False) for f in sys.meta_path):
+    if any(getattr(f, "bizbench_seat_guard", False) for f in sys.meta_path):
         return
     roots = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix) if p}
     workspace = _workspace()

@@ -1,0 +1,151 @@
+"""``bizbench serve ENV`` and ``bizbench ENV --session DIR <command>``: the seats of every env (docs/seats.md).
+
+Module-level imports are typer and rich only; the work is imported inside the commands.
+:func:`add_session_commands` adds one ``ENV`` command per built-in env to the typer app; the
+``bizbench`` console script answers ``ENV --session`` for every registered env, faster and
+without typer (:mod:`bizbench.entry`).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+
+__all__ = ["SESSION_CONTEXT", "add_session_commands", "serve"]
+
+SESSION_CONTEXT = {"allow_extra_args": True, "ignore_unknown_options": True}
+#: files of a session's record: a run directory holding one of them holds a run already
+RECORD = ("actions.jsonl", "metrics.jsonl", "result.json", "ledger.csv")
+err_console = Console(stderr=True)
+
+
+def _fail(message: str) -> typer.Exit:
+    err_console.print(f"[red]{message}[/red]", markup=True, highlight=False)
+    return typer.Exit(2)
+
+
+def _horizon(spec: Any, horizon: int | None, days: int | None) -> int | None:
+    """``--horizon``, or ``--days`` as its alias for envs counted in days (an error otherwise)."""
+    if days is None:
+        return horizon
+    if spec.unit != "day":
+        from bizbench.core.envs import list_envs
+
+        daily = ", ".join(s.id for s in list_envs() if s.unit == "day") or "none"
+        raise _fail(f"--days applies to envs counted in days ({daily}); {spec.id} counts {spec.unit}s: use --horizon")
+    if horizon is not None and horizon != days:
+        raise _fail("give --horizon or --days, not both")
+    return days
+
+
+def serve(
+    env: str = typer.Argument(..., help="Env id, e.g. 'cfo' (see `bizbench envs`)."),
+    seed: int = typer.Option(..., help="World seed (never written to the workspace)."),
+    workspace: str = typer.Option(..., help="Agent workspace: receives the SDK, bin/bizbench, docs and the socket."),
+    run_dir: str | None = typer.Option(
+        None,
+        help="Run directory (default runs/serve-<env>-<seed>; not in the workspace): new, empty, or prepared by "
+        "a harness (its files are kept; no record of a session yet).",
+    ),
+    preset: str | None = typer.Option(None, help="Preset name (default: the env's; see `bizbench presets ENV`)."),
+    horizon: int | None = typer.Option(None, help="Override the preset's horizon, in the env's unit."),
+    days: int | None = typer.Option(None, help="Alias of --horizon for envs counted in days (ceo)."),
+    port: int | None = typer.Option(None, help="Also listen on TCP 127.0.0.1:PORT (0 = a free port)."),
+) -> None:
+    """Serve an env's seat to an (isolated) agent until the episode ends or SIGINT/SIGTERM.
+
+    The workspace gets the env's Python SDK, `bin/bizbench` (`bizbench ENV --session /workspace
+    <command>`), docs/ and the socket; the run directory gets the record of `bizbench run`.
+    """
+    import logging
+    import signal
+
+    from bizbench.core.envs import get_env
+    from bizbench.core.seat import open_seat, seat_of
+    from bizbench.runner.episode import open_session
+
+    try:
+        spec = get_env(env)
+        seat_of(spec)
+    except (KeyError, ValueError) as e:
+        raise _fail(str(e.args[0] if isinstance(e, KeyError) else e)) from None
+    ws = Path(workspace).absolute()
+    run = (Path(run_dir) if run_dir else Path("runs") / f"serve-{env}-{seed}").absolute()
+    if ws == run or ws in run.parents or run in ws.parents:
+        raise _fail("the run directory and the workspace must not contain each other")
+    if re.search(rf"(?<![0-9]){seed}(?![0-9])", str(ws)):
+        raise _fail(
+            "the workspace path contains the seed; the sandbox shows its path to the agent "
+            "(/proc/self/mountinfo). Choose another path."
+        )
+    held = [name for name in RECORD if (run / name).exists()]
+    if held:
+        raise _fail(f"the run directory {run} already holds a run ({', '.join(held)}); choose another --run-dir")
+    try:
+        h = _horizon(spec, horizon, days)
+        if run.is_dir() and any(run.iterdir()):  # a harness's run: its config.json, trajectory, serve.log ...
+            session = _attach(spec, seed, preset, run, h)
+        else:
+            session = open_session(env, seed, preset, run, agent="served", horizon=h)
+    except (ValueError, FileNotFoundError) as e:
+        raise _fail(str(e)) from None
+    logging.basicConfig(
+        filename=run / "server.log", level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s"
+    )
+    try:
+        server = open_seat(session, ws, port)
+    except BaseException:
+        session.finish(ended_by="server_error", agent="served")
+        raise
+    for sig in (signal.SIGINT, signal.SIGTERM):  # from now on a stop request ends the run cleanly
+        signal.signal(sig, lambda *_: server.request_stop())
+    where = f"{server.socket_path}" + (f" and 127.0.0.1:{server.port}" if port is not None else "")
+    err_console.print(f"serving {env} on {where}", markup=False, highlight=False)
+    reason = server.serve(handle_signals=False)
+    session.finish(ended_by=reason, agent="served")
+    err_console.print(f"stopped ({reason}); run directory: {run}", markup=False, highlight=False)
+
+
+def _attach(spec: Any, seed: int, preset: str | None, run: Path, horizon: int | None) -> Any:
+    """A session whose record goes beside the files a harness already put in ``run`` (the runner's
+    config.json, which the session writes over with its own and the harness puts back; the
+    trajectory; the server's log): :func:`bizbench.runner.episode.open_session` without its
+    new-directory check."""
+    from bizbench.core.rng import secret_from_env
+    from bizbench.core.session import Session
+
+    config, digest = spec.load_config(preset)
+    preset = preset or spec.default_preset
+    env = spec.make(spec.with_horizon(config, horizon), seed, preset, digest, secret_from_env(), files=run)
+    return Session(spec, env, run, agent="served")
+
+
+def _session_command(env_id: str) -> Any:
+    def command(
+        ctx: typer.Context,
+        session: str = typer.Option(..., help="Session directory (holds no hidden state)."),
+    ) -> None:
+        from bizbench.cli_session import run_session_command
+
+        raise typer.Exit(run_session_command(env_id, session, list(ctx.args)))
+
+    command.__doc__ = (
+        f"Run one {env_id} command on a session: `sim init --seed N [--preset P] [--horizon H]`, then "
+        f"its tools as words (`bizbench tools {env_id}`). Prints only JSON on stdout; an error is "
+        '{"error": ...} with exit status 1.'
+    )
+    return command
+
+
+def add_session_commands(app: typer.Typer) -> None:
+    """One ``ENV --session DIR <command>`` command per built-in env, named without importing it
+    (the CLI starts light). A plug-in env's sessions go through the ``bizbench`` console script,
+    whose fast path (:mod:`bizbench.entry`) takes any registered env id."""
+    from bizbench.core.envs import BUILT_IN
+
+    for env_id in BUILT_IN:
+        app.command(env_id, context_settings=SESSION_CONTEXT)(_session_command(env_id))

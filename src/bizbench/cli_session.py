@@ -1,0 +1,74 @@
+"""``bizbench ENV --session DIR <command>``: one command of any registered env on a persistent
+host-side session (:mod:`bizbench.core.cmdsession`; docs/seats.md).
+
+For humans and trusted tools (the caller can reach the host-side state); a sandboxed agent
+gets the hosted seat of ``bizbench serve ENV`` instead (:mod:`bizbench.core.seat`). Kept free
+of typer, rich and the simulator so a shell call starts fast (see :mod:`bizbench.entry`); the
+session daemon parses the command. Prints exactly one JSON document on stdout; an error is
+``{"error": ...}`` with status 1.
+
+``sim init --seed N [--preset P] [--horizon H]`` starts (or replaces) a session; every other
+command is a tool of the env's registry as words (``core/cmdline.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from bizbench.core.cmdsession import CommandSession, new_env
+
+__all__ = ["run_session_command", "split_session_argv"]
+
+INIT_USAGE = "usage: sim init --seed N [--preset P] [--horizon H]"
+
+
+def split_session_argv(argv: list[str]) -> tuple[str, list[str]]:
+    """(DIR, command words) of ``--session DIR words...`` or ``--session=DIR words...``."""
+    if argv[0] == "--session":
+        return argv[1], argv[2:]
+    return argv[0].partition("=")[2], argv[1:]
+
+
+def run_session_command(env_id: str, session: str, words: list[str]) -> int:
+    """Run one command line on the session in ``session``; print its JSON answer; the exit status."""
+    try:
+        from bizbench.core.envs import get_env
+
+        get_env(env_id)
+        cs = CommandSession(env_id, Path(session))
+        ok, out = _init(cs, words[2:]) if words[:2] == ["sim", "init"] else cs.run(words)
+    except KeyError as e:  # an unknown env id
+        ok, out = False, str(e.args[0])
+    except (RuntimeError, OSError) as e:  # the session daemon could not be started or stopped
+        ok, out = False, str(e)
+    sys.stdout.write(json.dumps(out if ok else {"error": out}, default=str) + "\n")
+    return 0 if ok else 1
+
+
+def _init(cs: CommandSession, flags: list[str]) -> tuple[bool, Any]:
+    """`sim init --seed N [--preset P] [--horizon H]`: a new session (an existing one is replaced)."""
+    opts = dict(zip(flags[::2], flags[1::2], strict=False))
+    unknown = sorted(set(opts) - {"--seed", "--preset", "--horizon"}) + (
+        ["(odd number of words)"] if len(flags) % 2 else []
+    )
+    if unknown or "--seed" not in opts:
+        extra = f"; unexpected {', '.join(unknown)}" if unknown else ""
+        return False, INIT_USAGE + extra
+    numbers: dict[str, int | None] = {"--seed": None, "--horizon": None}
+    for flag in numbers:
+        if flag in opts:
+            try:
+                numbers[flag] = int(opts[flag])
+            except ValueError:
+                return False, f"{flag} expects an integer, got '{opts[flag]}'"
+    seed, horizon = numbers["--seed"], numbers["--horizon"]
+    assert seed is not None
+    try:
+        env = new_env(cs.env_id, seed, opts.get("--preset"), horizon)
+    except (ValueError, FileNotFoundError) as e:
+        return False, str(e)
+    cs.init(env, {"preset": env.preset, **({"horizon": horizon} if horizon is not None else {})}, horizon)
+    return True, env.observation()
