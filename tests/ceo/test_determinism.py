@@ -1,4 +1,4 @@
-"""Determinism and stream independence of the ceo world (DESIGN.md principle 4).
+"""Determinism and stream independence of the ceo world (docs/principles.md principle 4).
 
 * one seed + one policy gives byte-identical daily metrics, in separate processes;
 * market research reveals the same sequence of groups whenever the agent calls it;

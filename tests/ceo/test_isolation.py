@@ -2,7 +2,7 @@
 
 The server runs as a subprocess (``--preset horizon-50``, seed 918273, a tmp workspace);
 every attack runs inside :func:`bizbench.core.sandbox.run_in_sandbox` exactly as an agent's
-code would. DESIGN principle 3: nothing hidden (the seed above all) reaches the agent.
+code would. docs/principles.md principle 3: nothing hidden (the seed above all) reaches the agent.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Money is exact (DESIGN.md principle 7): integer-cent ledger, cash = sum of the ledger, and
+"""Money is exact (docs/principles.md principle 7): integer-cent ledger, cash = sum of the ledger, and
 each day's ledger rows recomputed independently from the settings and customer columns."""
 
 from __future__ import annotations

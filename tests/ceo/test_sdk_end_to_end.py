@@ -1,6 +1,6 @@
 """End to end through the protocol: the rule-based policy rewritten against ``novamind_api`` drives a
 live ``bizbench serve`` from inside the sandbox for 8 weeks and ends exactly where the in-process
-run ends (same seed, same actions => same world; DESIGN principles 3-4)."""
+run ends (same seed, same actions => same world; docs/principles.md principles 3-4)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The ceo tool surface and the baselines end to end.
 
-* every tool has a schema and a description (DESIGN.md principle 1);
+* every tool has a schema and a description (docs/principles.md principle 1);
 * errors are answers and change nothing (principle 8);
 * hidden state stays hidden (principle 3);
 * the baselines give the same result through the runner, by hand and through the CLI.

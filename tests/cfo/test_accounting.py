@@ -1,5 +1,5 @@
 """Double-entry ledger and statements of the cfo env (paper section 3.3 ``book_closing``; 3.4
-"accrual-based and cash-based ledgers ... GAAP/ASC"; DESIGN principle 7: exact integer cents).
+"accrual-based and cash-based ledgers ... GAAP/ASC"; docs/principles.md principle 7: exact integer cents).
 
 A random-but-valid lending month (accruals, next-month collections with charge-offs, net-30
 payables, originations and fees, random financing, and a few unusual but valid entries) is

@@ -5,7 +5,7 @@ tests/yc/test_shell_isolation.py and tests/ceo/test_isolation.py).
 The server runs as a subprocess, as an outside agent's would. Every command runs inside
 :func:`bizbench.core.sandbox.run_in_sandbox` and is also applied to a mirror env in this process: the
 served world must answer exactly like the mirror, and the mirror's hidden state (the seed, the
-held-out secret, the macro path's future) is what must not leak (DESIGN principle 3).
+held-out secret, the macro path's future) is what must not leak (docs/principles.md principle 3).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ The server runs as a subprocess (seed 918273, a tmp workspace). Every command ru
 :func:`bizbench.core.sandbox.run_in_sandbox` as an agent's shell would, and is also applied to a
 mirror env in this process: each answer must equal the mirror's, so the served world is the
 mirror's world and the mirror's hidden state (adversarial clients, true work) is what must not
-leak. DESIGN principle 3: nothing hidden (the seed above all) reaches the agent.
+leak. docs/principles.md principle 3: nothing hidden (the seed above all) reaches the agent.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The command registry (paper Appendix A, Table 1): every command present with its flags, JSON answers,
 bad calls answered with errors that name the argument and change nothing, and no hidden state in any
-answer or error (DESIGN principles 1, 3, 8)."""
+answer or error (docs/principles.md principles 1, 3, 8)."""
 
 from __future__ import annotations
 

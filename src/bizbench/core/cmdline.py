@@ -7,7 +7,7 @@ underscores), converted by the parameter's JSON-Schema type: integers, numbers, 
 (``true``/``false`` or a bare flag), lists (comma-separated, or a JSON list when the value is
 one), objects (JSON:
 ``--predictions '{"cash_1wk": ...}'``) and strings. Validation itself stays in the registry,
-so a command and the equivalent tool call give the same answer (DESIGN principle 1).
+so a command and the equivalent tool call give the same answer (docs/principles.md principle 1).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The Env contract: what every bizbench world implements, and the spec that plugs it in.
 
 Everything above ``envs/`` (runner, agents, report, viewer, CLI, interfaces) talks to an env
-only through :class:`Env` and its :class:`EnvSpec` (DESIGN principle 10; docs/architecture.md),
+only through :class:`Env` and its :class:`EnvSpec` (docs/principles.md principle 10; docs/architecture.md),
 never by its name. The words follow Gymnasium and tau2-bench where they fit:
 
 - an env is built from a preset config and a seed (and the held-out secret) by

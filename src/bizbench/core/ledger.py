@@ -1,4 +1,4 @@
-"""Exact money: integer cents and an append-only ledger (DESIGN principle 7).
+"""Exact money: integer cents and an append-only ledger (docs/principles.md principle 7).
 
 Amounts are signed: income is positive, costs are negative. ``balance_cents`` always equals
 ``start_cents + sum(row.cents for row in rows)``; it is maintained incrementally.

@@ -1,4 +1,4 @@
-"""Preset TOML files validated by pydantic config models (DESIGN principle 5).
+"""Preset TOML files validated by pydantic config models (docs/principles.md principle 5).
 
 An env package ``bizbench.envs.X`` keeps its presets in ``presets/<name>.toml``. A preset
 may start with ``extends = "other"``: the base preset is loaded first (recursively) and the

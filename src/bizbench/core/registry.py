@@ -1,4 +1,4 @@
-"""The tool registry: a tool is defined once (DESIGN principle 1).
+"""The tool registry: a tool is defined once (docs/principles.md principle 1).
 
 An env declares each tool as a typed Python function whose first parameter is the context
 object (a session or world handle; not part of the schema) and whose other parameters are
@@ -20,7 +20,7 @@ its Google-style ``Args:`` section the per-argument descriptions::
 From the registry come JSON schemas, OpenAI and Anthropic tool lists, Markdown docs and a
 safe :meth:`ToolRegistry.call` that validates arguments (strictly: no "5" for a number,
 no ``true`` for an integer, no NaN) and turns every failure into an error answer
-(DESIGN principle 8). Use ``Literal[...]`` for enumerations, ``Annotated[float,
+(docs/principles.md principle 8). Use ``Literal[...]`` for enumerations, ``Annotated[float,
 Field(ge=0)]`` for ranges.
 """
 

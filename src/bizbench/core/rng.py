@@ -1,4 +1,4 @@
-"""Named, independent random streams derived from one integer seed (DESIGN principle 4).
+"""Named, independent random streams derived from one integer seed (docs/principles.md principle 4).
 
 Every stochastic component draws from its own stream, keyed by a stable name::
 

@@ -1,4 +1,4 @@
-"""Generate an env's agent-side Python SDK and docs from its tool registry (DESIGN principle 1).
+"""Generate an env's agent-side Python SDK and docs from its tool registry (docs/principles.md principle 1).
 
 :func:`write_sdk` writes into the agent's workspace:
 

@@ -1,4 +1,4 @@
-"""An env's seat: what an agent outside the simulator gets in its workspace (DESIGN principles 1, 3).
+"""An env's seat: what an agent outside the simulator gets in its workspace (docs/principles.md principles 1, 3).
 
 A seat is generated from the env's tool registry and a short declaration, a :class:`Seat`
 that the env's seat module (``EnvSpec.seat``, e.g. ``bizbench.envs.cfo.sdk``) exports as

@@ -19,8 +19,15 @@ are not sandboxed. Wire format (ref §6.1)::
                          ``status_keys`` when the server has some (``done`` always)
     GET  /observation -> {"success": true, "data": session.observation()}
     POST /tamper  {"kind": "...", "detail": {...}}   (reports from the sandbox-side guard)
+    POST /advance {}  with header ``X-Bizbench-Control: <token>``: the host ends the turn the
+                  env's default way (``session.advance()``; the terminal harness's auto-advance)
+                  -> {"success": true, "data": {"status": <full status>, "tool_calls": n}}
+                  (n: the tool calls the env counted for it). Only a server given a
+                  ``control_token`` answers it; a missing or wrong token gets 403 and a
+                  ``control_refused`` tamper entry. ``bizbench serve`` writes its token to the
+                  run directory (``control.token``), never to the workspace.
 
-Guarantees (DESIGN principles 3 and 8): a request body above ``max_request_bytes`` is
+Guarantees (docs/principles.md principles 3 and 8): a request body above ``max_request_bytes`` is
 refused before it is parsed; malformed JSON, a bad envelope or an unknown tool get a clear
 error; an unexpected exception returns ``{"error": "internal_error", "request_id": ...}``
 with the details only in the server log; suspicious requests go to the session's tamper
@@ -32,6 +39,7 @@ the seed or the config: it only relays what the session's tools return.
 from __future__ import annotations
 
 import contextlib
+import hmac
 import http.server
 import json
 import logging
@@ -52,7 +60,7 @@ from bizbench.core.jsonio import json_default, preview
 from bizbench.core.registry import ToolResult
 from bizbench.core.unixsock import short_unix_path
 
-__all__ = ["MAX_REQUEST_BYTES", "ToolServer", "ToolSession", "connection_info", "json_default"]
+__all__ = ["CONTROL_HEADER", "MAX_REQUEST_BYTES", "ToolServer", "ToolSession", "connection_info", "json_default"]
 
 logger = logging.getLogger("bizbench.server")
 
@@ -61,6 +69,7 @@ DRAIN_LIMIT_BYTES = 64 * 1024 * 1024  # oversized bodies up to this size are rea
 MAX_SANDBOX_REPORTS = 10_000  # /tamper reports logged per server; the rest are counted only
 MAX_COMMAND_WORDS = 1_000
 ENDPOINTS = "POST /call, POST /command, GET /health, GET /game-status, GET /observation"
+CONTROL_HEADER = "X-Bizbench-Control"
 STATUS_WORDS = {"status": "/game-status", "observation": "/observation"}  # shell words of the GETs
 _KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,47}$")
 
@@ -132,8 +141,11 @@ def _error(status: int, message: str) -> _Reply:
 class _App:
     """Transport-independent request handling shared by the Unix and TCP listeners."""
 
-    def __init__(self, session: ToolSession, max_request_bytes: int, status_keys: Any = None) -> None:
+    def __init__(
+        self, session: ToolSession, max_request_bytes: int, status_keys: Any = None, control_token: str | None = None
+    ) -> None:
         self.session = session
+        self.control_token = control_token
         self.max_request_bytes = max_request_bytes
         self.status_keys = None if status_keys is None else frozenset(status_keys) | {"done"}
         self.lock_free = frozenset(getattr(session, "lock_free_tools", frozenset()))
@@ -175,13 +187,15 @@ class _App:
                 return 200, {"success": True, "data": observe()}
         raise _error(404, f"Unknown endpoint: GET {path[:100]} (endpoints: {ENDPOINTS})")
 
-    def post(self, path: str, body: bytes) -> tuple[int, dict[str, Any]]:
+    def post(self, path: str, body: bytes, control: str | None = None) -> tuple[int, dict[str, Any]]:
         if path == "/call":
             return self.call(body)
         if path == "/command":
             return self.command(body)
         if path == "/tamper":
             return self.report(body)
+        if path == "/advance":
+            return self.advance(control)
         raise _error(404, f"Unknown endpoint: POST {path[:100]} (endpoints: {ENDPOINTS})")
 
     def call(self, body: bytes) -> tuple[int, dict[str, Any]]:
@@ -241,6 +255,37 @@ class _App:
             return 200, {"success": True, "data": result.data}
         return 400, {"success": False, "error": result.error or "error", "data": None}
 
+    def advance(self, control: str | None) -> tuple[int, dict[str, Any]]:
+        """The host ends the turn the env's default way (the control token proves it is the host)."""
+        token = self.control_token
+        if token is None or control is None or not hmac.compare_digest(control.encode(), token.encode()):
+            self.tamper("control_refused", {"source": "server", "path": "/advance", "token_sent": control is not None})
+            raise _error(403, "Only the host may advance the simulation; end the turn with the env's own tools.")
+        advance = getattr(self.session, "advance", None)
+        if advance is None:
+            raise _error(400, "This session cannot be advanced by the host.")
+        with self.call_lock:
+            before = self._tool_calls()
+            if not self.session.status().get("done"):
+                advance()
+            status = self.session.status()
+            after = self._tool_calls()
+        self.local.ended = self.stops_at_end and bool(status.get("done"))
+        counted = after - before if before is not None and after is not None else None
+        return 200, {"success": True, "data": {"status": status, "tool_calls": counted}}
+
+    def _tool_calls(self) -> int | None:
+        """The tool calls the session's env counts (None when it does not say)."""
+        result = getattr(self.session, "result", None)
+        if result is None:
+            return None
+        try:
+            value = result().get("tool_calls")
+        except Exception:  # noqa: BLE001 - a count is a nicety, never a failure
+            logger.exception("could not count the tool calls")
+            return None
+        return value if isinstance(value, int) else None
+
     def report(self, body: bytes) -> tuple[int, dict[str, Any]]:
         request = self.parse(body, "/tamper")
         kind = request.get("kind") if isinstance(request, dict) else None
@@ -294,7 +339,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.respond(lambda: self.app.get(self.path))
 
     def do_POST(self) -> None:  # noqa: N802
-        self.respond(lambda: self.app.post(self.path, self.read_body()))
+        self.respond(lambda: self.app.post(self.path, self.read_body(), self.headers.get(CONTROL_HEADER)))
 
     def read_body(self) -> bytes:
         if self.headers.get("Transfer-Encoding"):
@@ -413,12 +458,14 @@ class ToolServer:
         port: int | None = None,
         max_request_bytes: int = MAX_REQUEST_BYTES,
         status_keys: Any = None,
+        control_token: str | None = None,
     ) -> None:
         """``status_keys``: the fields of ``session.status()`` that ``GET /game-status`` shows
-        (None: all); the server itself still sees them all."""
+        (None: all); the server itself still sees them all. ``control_token``: the secret of
+        ``POST /advance`` (None: nobody may advance through the server)."""
         if socket_path is None and port is None:
             raise ValueError("give a socket_path, a port, or both")
-        self.app = _App(session, max_request_bytes, status_keys)
+        self.app = _App(session, max_request_bytes, status_keys, control_token)
         self.socket_path = Path(socket_path).absolute() if socket_path is not None else None
         self._want_port = port
         self._servers: list[socketserver.BaseServer] = []

@@ -1,4 +1,4 @@
-"""The Session: any env, wrapped so that everything done to it is recorded (DESIGN principle 9).
+"""The Session: any env, wrapped so that everything done to it is recorded (docs/principles.md principle 9).
 
 Whoever drives an env — a baseline, a model harness, a served seat, a user's agent class —
 drives it through a :class:`Session`. The session passes every call to the env and, as each
@@ -115,7 +115,14 @@ class Session:
         """The env's status with the contract's words (for servers and progress bars)."""
         env = self.env
         own = env.status() if hasattr(env, "status") else {}
-        return {**own, "elapsed": env.elapsed, "unit": self.spec.unit, "done": env.done, "bankrupt": env.bankrupt}
+        return {
+            **own,
+            "turn": env.turn,
+            "elapsed": env.elapsed,
+            "unit": self.spec.unit,
+            "done": env.done,
+            "bankrupt": env.bankrupt,
+        }
 
     # ------------------------------------------------------------------ the end
     def result(self, ended_by: str | None = None, meter: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:

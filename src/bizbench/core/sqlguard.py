@@ -285,7 +285,7 @@ class SqlGuard:
             return self._query(sql, timeout, rows)
         except ToolError:
             raise
-        except Exception as exc:  # never let anything else out (DESIGN principle 8)
+        except Exception as exc:  # never let anything else out (docs/principles.md principle 8)
             logger.exception("sqlguard: unexpected failure")
             raise ToolError(f"The query could not be run ({type(exc).__name__}).") from None
         finally:

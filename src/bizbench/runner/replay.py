@@ -7,7 +7,7 @@ accepted). Replay checks that the recorded world config is the named preset's as
 accepted calls in order, whoever made them (a baseline, a model through a harness, a user's
 agent class or an outside agent on a served seat):
 
-- a refused call changed nothing (DESIGN principle 8) and is not sent again;
+- a refused call changed nothing (docs/principles.md principle 8) and is not sent again;
 - the env's replay rules (:class:`bizbench.core.env.ReplayRules`) say whether an accepted
   read-only call (``mutates=False``, e.g. ceo ``query``) is sent again (it must be where a read
   spends a budget, as in cfo) and which logged name is the env's turn end (ceo ``next_turn``);

@@ -3,7 +3,7 @@
 A run directory is an event log (docs/run-format.md): config.json fixes the world (env,
 preset, seed, the full config) and the agent (baseline and its options, or the model string,
 sampling, harness and limits), and trajectory.jsonl holds every model reply received. Since
-the world is deterministic (DESIGN principle 4), resuming re-executes the run from its first
+the world is deterministic (docs/principles.md principle 4), resuming re-executes the run from its first
 step on a fresh world:
 
 - the files of the killed attempt move to ``attempts/<n>/`` (nothing is deleted);

@@ -39,7 +39,7 @@ message.
 
 ``context_turns`` and ``auto_advance_after`` default to the preset's ``[harness]`` values
 (yc: ``history_turns``, ``auto_advance_turns``: 20 and 5 in ``default``; 20 and 5 for an env
-without them), so a preset describes the whole run (DESIGN principle 5); an explicit value
+without them), so a preset describes the whole run (docs/principles.md principle 5); an explicit value
 (``--context-turns``) overrides it, and the prompt then states the harness's numbers.
 """
 

@@ -1,7 +1,7 @@
 """Typed configuration of the NovaMind (CEO-Bench) world.
 
 Every constant of the simulation lives in a preset TOML file (``presets/*.toml``) and is
-validated by these pydantic models (DESIGN.md principle 5). Field docstrings name the
+validated by these pydantic models (docs/principles.md principle 5). Field docstrings name the
 paper equation (``papers/ceo-bench.md``, Appendix A) or the reference section
 (``ref/ceo-bench-reference.md``) that the value comes from; the TOML files carry the
 values and their sources.

@@ -1,7 +1,7 @@
 """The ceo session: one world, its tools, the agent-visible database and the logs.
 
 Policies and agents act only through :meth:`CeoEnv.call` (the tool registry) and
-:meth:`CeoEnv.next_turn`; they never touch the world's hidden state (DESIGN.md principle 3).
+:meth:`CeoEnv.next_turn`; they never touch the world's hidden state (docs/principles.md principle 3).
 With a database path the session writes the 19 agent-visible tables as the world runs
 (ref §5.1) and answers ``query``; without one (fast baseline runs) ``query`` is refused.
 """

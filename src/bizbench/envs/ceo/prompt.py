@@ -77,7 +77,9 @@ def system_prompt(config: CeoConfig, sdk: bool) -> str:
     return ROLE.format(
         how=SDK_HOW if sdk else "you act on it through its tools, named below.",
         query="`nm.query(sql)`" if sdk else "query(sql=...)",
-        next_week="`nm.next_week(rationale=..., predictions=...)`" if sdk else "next_week(rationale=..., predictions=...)",
+        next_week=(
+            "`nm.next_week(rationale=..., predictions=...)`" if sdk else "next_week(rationale=..., predictions=...)"
+        ),
         example=SDK_EXAMPLE if sdk else "",
         days=days,
         weeks=-(-days // int(config.days_per_turn)),

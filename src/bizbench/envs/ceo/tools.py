@@ -1,4 +1,4 @@
-"""The ceo agent's tools, defined once (DESIGN.md principle 1; ref §6.2).
+"""The ceo agent's tools, defined once (docs/principles.md principle 1; ref §6.2).
 
 Each tool is a typed function of the :class:`~bizbench.envs.ceo.env.CeoEnv` it acts on.
 Validation happens before any change, so a rejected call changes nothing (principle 8).

@@ -49,6 +49,6 @@ SEAT = Seat(
     runtime_dir=".enterprise",
     error="EnterpriseAPIError",
     instructions=_instructions,
-    status_keys=("month", "elapsed", "unit", "done", "bankrupt"),
+    status_keys=("month", "turn", "elapsed", "unit", "done", "bankrupt"),
     example="observation",
 )

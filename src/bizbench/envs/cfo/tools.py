@@ -3,7 +3,7 @@
 Tool names are the original's (the paper's descriptive names in brackets in each
 docstring). Category ``tool`` calls count against the monthly budget and cost 5,000 each in
 the score (eq 2); ``memory`` calls are free; an ``action`` ends the month. A bad call raises
-a ToolError naming the argument and changes nothing (DESIGN principle 8); a refused action
+a ToolError naming the argument and changes nothing (docs/principles.md principle 8); a refused action
 (e.g. a second pending fundraising request) does not use up the month.
 """
 

@@ -2,7 +2,7 @@
 
 Agents, baselines and harnesses act only through :meth:`YcEnv.call` / :meth:`YcEnv.call_tool`
 (the tool registry, paper Appendix A) and read the per-turn :meth:`YcEnv.status_summary`
-(paper section 3 "Observations"); they never touch the world's hidden state (DESIGN.md
+(paper section 3 "Observations"); they never touch the world's hidden state (docs/principles.md,
 principle 3). It implements the Env contract of :mod:`bizbench.core.env` (time unit: the
 month of the paper's one-year horizon). The env does no I/O: it keeps its action log, tamper
 log and per-turn metrics rows in memory for the session to persist; shell sessions

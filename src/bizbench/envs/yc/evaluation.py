@@ -6,7 +6,7 @@ share), the final trust per client (Fig 3b) and why each failed task failed (Fig
 adversarial clients, understaffing, poorly matched or overloaded employees). The world
 knows these; :func:`evaluation` writes them into result.json once the run is over, where
 ``bizbench report`` reads them. result.json is written after the episode and is not in the
-agent's workspace, so the agent never sees them (DESIGN principle 3).
+agent's workspace, so the agent never sees them (docs/principles.md principle 3).
 
 Failure causes, checked in this order for each failed task (the first that applies):
 

@@ -1,4 +1,4 @@
-"""The YC-Bench commands, defined once (paper Appendix A, Table 1; DESIGN principle 1).
+"""The YC-Bench commands, defined once (paper Appendix A, Table 1; docs/principles.md principle 1).
 
 Each command of Table 1 (and the prompt's ``scratchpad read``) is a typed function of the
 :class:`~bizbench.envs.yc.env.YcEnv` it acts on. Names join the command's words with

@@ -1,4 +1,4 @@
-"""What the agent sees: JSON-able views of the world (paper Table 1 "Effect" column; DESIGN principle 3).
+"""What the agent sees: JSON-able views of the world (paper Table 1 "Effect" column; docs/principles.md principle 3).
 
 Every agent-visible dict is built here, so this module is the whole surface to check for
 hidden state. Never shown: whether a client is adversarial, a task's scope-creep factor,

@@ -23,6 +23,12 @@ def _readme(config: Any) -> str:
     return (_HERE / "README.md").read_text(encoding="utf-8")
 
 
+def _instructions(config: Any, prefix: str) -> str:  # noqa: ARG001 - the ceo prompt names the SDK itself
+    from bizbench.envs.ceo.prompt import system_prompt
+
+    return system_prompt(config, sdk=True)
+
+
 def _documents(config: Any) -> dict[str, str]:
     from bizbench.envs.ceo.workspace import workspace_documents
 
@@ -36,12 +42,12 @@ SEAT = Seat(
     runtime_dir=".novamind",
     error="NovaMindAPIError",
     readme=_readme,
+    instructions=_instructions,
     documents=_documents,
     tool_timeouts={"next_week": 1800.0},  # simulating a week of a large market can take minutes
     example="get_vars",
 )
 
-# the terminal harness's names (agents/harness/terminal) until it asks core.seat.seat_of("ceo")
 socket_path = SEAT.socket_path
 sandbox_options = SEAT.sandbox_options
 write_workspace = SEAT.write_workspace

@@ -2,7 +2,7 @@
 
 Random draws are consumed in a fixed pattern (one firing draw per day, and the same draws
 for every event whatever the banks hold), so the event schedule and sampled sizes are
-exogenous: they do not depend on the agent's policy (DESIGN.md principle 4).
+exogenous: they do not depend on the agent's policy (docs/principles.md principle 4).
 """
 
 from __future__ import annotations

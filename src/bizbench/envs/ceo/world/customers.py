@@ -1,4 +1,4 @@
-"""Customers as numpy columns (DESIGN.md principle 6).
+"""Customers as numpy columns (docs/principles.md principle 6).
 
 One row per sampled prospect (subscribed, lead, lost, cancelled, or dropped enterprise
 prospect). Columns grow by doubling; the daily step works on gathered index arrays and

@@ -15,7 +15,7 @@ def _customer_major_draws(rng: np.random.Generator, n: int) -> tuple[np.ndarray,
 
     Each customer consumes its own 16 consecutive draws, so the k-th prospect a group ever
     produces has the same preferences however its leads were batched into days, whatever
-    the policy did (DESIGN.md principle 4). Normals come from the Box-Muller transform.
+    the policy did (docs/principles.md principle 4). Normals come from the Box-Muller transform.
     """
     block = rng.random((n, UNIFORMS_PER_CUSTOMER))
     uniforms = block[:, :4]

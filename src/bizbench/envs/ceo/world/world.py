@@ -1,7 +1,7 @@
 """The NovaMind world: state plus the daily step in the engine's order (ref §1.2).
 
 ``World`` mutates only its own state and returns plain records; it performs no I/O and
-reads no clock (DESIGN.md principle 2). Every stochastic component draws from its own
+reads no clock (docs/principles.md principle 2). Every stochastic component draws from its own
 named stream (principle 4).
 """
 

@@ -5,7 +5,7 @@ operational records" into an income statement, a balance sheet and a cash-flow s
 "computed from the internal ledger up to timestep t"; section 3.4 says the backend keeps
 "accrual-based and cash-based ledgers" guided by GAAP/ASC. The paper gives no chart of
 accounts or statement layout, so both are ours (ref "Ours to design"); this module fixes
-them. Money is exact (DESIGN principle 7): every amount is a Python ``int`` of cents.
+them. Money is exact (docs/principles.md principle 7): every amount is a Python ``int`` of cents.
 
 Double entry
     An entry is a list of ``(account, cents)`` lines, debit positive and credit negative,

@@ -24,7 +24,7 @@ Two sources of paths:
   :func:`fit_summary` and least squares, or chosen). It lets a preset replace the one fixed
   path, a known weakness of the original (ref "Known weaknesses").
 
-Regimes are hidden state (DESIGN.md principle 3): nothing the agent reads may expose
+Regimes are hidden state (docs/principles.md principle 3): nothing the agent reads may expose
 ``MacroPath.regimes``. Month labels are anonymised as in the paper ("Jan 2xx0"; see
 :meth:`MacroPath.label`).
 """

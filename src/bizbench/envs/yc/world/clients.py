@@ -10,7 +10,7 @@ Paper section 3 "Clients" and "Adversarial clients", Table 2 ("Clients 6", "Trus
 * work required from client c is cut by 0.5 x t_c / 5 (50 % at max trust, linear);
 * exactly round(6 x 0.35) = 2 adversarial clients, chosen by the seed; after acceptance
   their tasks need at least 3x the advertised work (scope creep). Adversarial status is
-  never shown (DESIGN principle 3).
+  never shown (docs/principles.md principle 3).
 
 Trust is stored lazily as (value, as_of) so that reading it costs nothing per simulated day.
 """

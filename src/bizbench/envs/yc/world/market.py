@@ -13,7 +13,7 @@ market". For a task with required prestige p (an integer from Tri(1, 5, 1)) and 
 
 The initial pool comes from stream ``market`` and replacements from stream
 ``market_replacement`` in fixed batches, so the k-th replacement is the same task whenever
-it is drawn (DESIGN principle 4). The market is kept sorted by (reward desc, task number),
+it is drawn (docs/principles.md principle 4). The market is kept sorted by (reward desc, task number),
 the order ``market browse`` shows.
 """
 

@@ -2,7 +2,7 @@
 
 Paper section 3 (the POMDP: deterministic transitions, time advances only on ``sim
 resume``); the mechanics live in the sibling modules, one per mechanic. The world is pure:
-no I/O, no clock reads, randomness only from named streams of the seed (DESIGN principles
+no I/O, no clock reads, randomness only from named streams of the seed (docs/principles.md principles
 2 and 4). Hidden quantities (which clients are adversarial, scope-creep factors, true work)
 live here and are never returned by the agent-facing views (``views.py``).
 
