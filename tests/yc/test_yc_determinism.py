@@ -1,5 +1,6 @@
 """Determinism (docs/principles.md principle 4; ref "Known defects" 3): same seed + same commands ->
-identical final state, in separate interpreters with different hash randomisation; a different seed gives a different world."""
+identical final state, in separate interpreters with different hash randomisation; a different seed gives a
+different world."""
 
 from __future__ import annotations
 
