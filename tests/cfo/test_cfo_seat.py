@@ -417,6 +417,6 @@ def test_unknown_env_and_bad_init(tmp_path: Path) -> None:
     rc, out = _host(d, state, "observation")
     assert rc == 1 and "No cfo session" in out["error"]
     env = dict(os.environ, BIZBENCH_STATE_DIR=str(state))
-    cmd = [sys.executable, "-m", "bizbench.entry", "lemonade", "--session", str(d), "status"]
+    cmd = [sys.executable, "-m", "bizbench.entry", "nosuchenv", "--session", str(d), "status"]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60, env=env)
-    assert proc.returncode == 1 and "unknown env 'lemonade'" in json.loads(proc.stdout)["error"]
+    assert proc.returncode == 1 and "unknown env 'nosuchenv'" in json.loads(proc.stdout)["error"]
