@@ -20,6 +20,7 @@ __all__ = ["SESSION_CONTEXT", "add_session_commands", "serve"]
 SESSION_CONTEXT = {"allow_extra_args": True, "ignore_unknown_options": True}
 #: files of a session's record: a run directory holding one of them holds a run already
 RECORD = ("actions.jsonl", "metrics.jsonl", "result.json", "ledger.csv")
+
 err_console = Console(stderr=True)
 
 
@@ -96,11 +97,13 @@ def serve(
     logging.basicConfig(
         filename=run / "server.log", level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s"
     )
+    token = _control_token(run)
     try:
         server = open_seat(session, ws, port)
     except BaseException:
         session.finish(ended_by="server_error", agent="served")
         raise
+    server.app.control_token = token  # the host (a harness reading the run directory) may advance
     for sig in (signal.SIGINT, signal.SIGTERM):  # from now on a stop request ends the run cleanly
         signal.signal(sig, lambda *_: server.request_stop())
     where = f"{server.socket_path}" + (f" and 127.0.0.1:{server.port}" if port is not None else "")
@@ -108,6 +111,22 @@ def serve(
     reason = server.serve(handle_signals=False)
     session.finish(ended_by=reason, agent="served")
     err_console.print(f"stopped ({reason}); run directory: {run}", markup=False, highlight=False)
+
+
+def _control_token(run: Path) -> str:
+    """A fresh secret for ``POST /advance``, written to ``run/control.token`` (owner-only)."""
+    import os
+    import secrets
+
+    from bizbench.core.server import CONTROL_TOKEN
+
+    token = secrets.token_hex(32)
+    path = run / CONTROL_TOKEN
+    path.unlink(missing_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(token + "\n")
+    return token
 
 
 def _attach(spec: Any, seed: int, preset: str | None, run: Path, horizon: int | None) -> Any:

@@ -1,8 +1,9 @@
-"""The CEO-Bench terminal harness with a scripted model: tools, weekly wipe, MEMORY.md, git, served run.
+"""The CEO-Bench terminal harness with a scripted model: tools, a wipe per turn, MEMORY.md, git, served runs
+of ceo, yc and cfo, and the host-only auto-advance.
 
 Tests that run bash need the agent sandbox and are skipped without it; everything else (the
-file tools, path checks, MEMORY.md cut, malformed replies, the weekly call cap, limits, a
-served run directory) runs against a live ``bizbench serve ceo`` without the sandbox.
+file tools, path checks, MEMORY.md cut, malformed replies, the turn's call cap, limits, a
+served run directory) runs against a live ``bizbench serve ENV`` without the sandbox.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from typing import Any
 import pytest
 
 from bizbench.agents.harness.terminal import TerminalHarness, Toolbox, Workspace, registry
-from bizbench.agents.harness.terminal.seat import CeoSeat
+from bizbench.agents.harness.terminal.seat import ServedSeat, render_observation
 from bizbench.agents.harness.terminal.workspace import MEMORY_FILE
 from bizbench.agents.models.scripted import ScriptedModel
 from bizbench.agents.recording import AgentRun, Limits, Trajectory
+from bizbench.core.envs import get_env
 from bizbench.core.errors import ToolError
 from bizbench.core.sandbox import SandboxResult, sandbox_unavailable_reason
 from bizbench.runner.agent_episode import run_agent_episode
@@ -50,7 +52,7 @@ def events(run_dir: Path) -> list[dict[str, Any]]:
 def box(tmp_path: Path) -> Toolbox:
     ws = tmp_path / "ws"
     ws.mkdir()
-    return Toolbox(Workspace(ws))
+    return Toolbox(Workspace(ws, managed=(".novamind", "bin")))
 
 
 # ---------------------------------------------------------------------------- paths
@@ -234,7 +236,7 @@ def test_three_week_episode_resets_memory_commits_and_writes_the_run_directory(t
     assert result["harness"] == "terminal" and result["model"] == "scripted"
     assert result["server_ended_by"] == "episode_end" and result["auto_advances"] == 0
     assert result["forecast_errors"]["1wk"]["scored"] == 3  # only the accepted forecasts were stored
-    assert result["harness_calls"] == 3  # one get_dashboard per week
+    assert result["harness_calls"] == 0  # the observation is a GET, not a tool call
     assert result["tool_calls"] == 3 * 4  # get_status, the refused next_week, get_status and next_week
     assert result["malformed_replies"] == 0 and result["model_calls"] == 12
 
@@ -242,7 +244,8 @@ def test_three_week_episode_resets_memory_commits_and_writes_the_run_directory(t
     assert len(agent.starts) == 3 and all(len(m) == 2 for m in agent.starts)
     for week, msgs in enumerate(agent.starts, start=1):
         system, user = msgs[0]["content"], msgs[1]["content"]
-        assert system.startswith("# Your role") and f"Week {week} of 3 begins: day {7 * (week - 1)} of 21" in user
+        assert system.startswith("# Your workspace") and "# Your role" in system
+        assert f"Turn {week} begins: day {7 * (week - 1)} of 21." in user
         assert f"=== Week {week - 1} Dashboard (Day {7 * (week - 1)}) ===" in user
         assert f"MARKER-{week - 1}" in system if week > 1 else "MEMORY.md is empty" in system
         assert "Traceback" not in json.dumps(msgs) and "weekly plan" not in json.dumps(msgs)  # no old results
@@ -258,7 +261,7 @@ def test_three_week_episode_resets_memory_commits_and_writes_the_run_directory(t
     assert kinds.count("reset") == 3 and kinds.count("advance") == 3 and kinds[-1] == "end"
     assert [r["names"] for r in rows if r["kind"] == "skipped_calls"] == [["write_file"]] * 3
     advances = [r for r in rows if r["kind"] == "advance"]
-    spans = [(a["from_day"], a["to_day"], a["auto"]) for a in advances]
+    spans = [(a["from_elapsed"], a["to_elapsed"], a["auto"]) for a in advances]
     assert spans == [(0, 7, False), (7, 14, False), (14, 21, False)]
     # git: one commit at day 0 and one per week, in the run's workspace.bundle
     clone = tmp_path / "clone"
@@ -275,12 +278,12 @@ def test_three_week_episode_resets_memory_commits_and_writes_the_run_directory(t
 
     for name in ("trajectory.jsonl", "system_prompt.txt", "tools.json", "result.json", "config.json", "company.db"):
         assert (out / name).exists(), name
-    assert (out / "system_prompt.txt").read_text() == TerminalHarness(days=21).system_prompt(
-        CeoSeat(SEED, PRESET, days=21)
+    assert (out / "system_prompt.txt").read_text() == TerminalHarness().system_prompt(
+        ServedSeat(get_env("ceo"), SEED, PRESET, horizon=21)
     )
     assert [t["name"] for t in json.loads((out / "tools.json").read_text())] == registry.names()
     config = json.loads((out / "config.json").read_text())
-    assert config["harness"] == "terminal" and config["model"] == "scripted" and config["horizon_days"] == 21
+    assert config["harness"] == "terminal" and config["model"] == "scripted" and config["horizon"] == 21
     on_disk = json.loads((out / "result.json").read_text())
     assert on_disk["final_cash"] == result["final_cash"] and on_disk["ended_by"] == "completed"
     assert "stopped (episode_end)" in (out / "serve.log").read_text()
@@ -291,7 +294,9 @@ def _git_env() -> dict[str, str]:
     return {"PATH": os.environ["PATH"], "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
 
 
-def run_seat(model: Any, days: int = 14, limits: Limits | None = None, **options: Any) -> tuple[CeoSeat, AgentRun, str]:
+def run_seat(
+    model: Any, days: int = 14, limits: Limits | None = None, **options: Any
+) -> tuple[ServedSeat, AgentRun, str]:
     """The harness on a live served seat without a run directory; the server is always stopped."""
     harness = TerminalHarness(days=days, **options)
     seat = harness.open_env("ceo", SEED, PRESET)
@@ -329,8 +334,8 @@ def test_malformed_replies_get_feedback_count_toward_the_cap_and_auto_advance() 
     assert len(answers) == 4 and all(a.startswith(("Error:", "Your reply had no tool call")) for a in answers)
     assert "ended by the harness after 5 tool calls" in seen[5][1]["content"]  # week 2 is told why
     result = seat.result(agent="scripted", ended_by=ended)
-    assert result["auto_advances"] == 2 and result["harness_calls"] == 4 and result["tool_calls"] == 0
-    assert all(v["scored"] == 0 for v in result["forecast_errors"].values())  # placeholders are not scored
+    assert result["auto_advances"] == 2 and result["harness_calls"] == 2 and result["tool_calls"] == 0
+    assert all(v["scored"] == 0 for v in result["forecast_errors"].values())  # no forecast was recorded
 
 
 def test_limits_end_the_run_cleanly() -> None:
@@ -361,7 +366,7 @@ def test_a_dead_server_ends_the_run_with_server_error() -> None:
         seat.close()
     assert [e for e in run.trajectory.events if e["kind"] == "server_error"]
     result = seat.result(ended_by="server_error")
-    assert result["final_cash"] == seat.config.start_cash and result["server_ended_by"] == "server_error"
+    assert result["server_ended_by"] == "server_error" and result["survived"] == 0
 
 
 def test_open_env_and_workspace_paths() -> None:
@@ -373,10 +378,16 @@ def test_open_env_and_workspace_paths() -> None:
     finally:
         seat.close()
     assert not seat.workspace.root.exists()
-    with pytest.raises(ValueError, match="ceo env"):
-        harness.open_env("cfo", 1, None)
+    with pytest.raises(ValueError, match="counts months: use horizon"):
+        harness.open_env("cfo", 1, None)  # days is for envs counted in days
+    with pytest.raises(ValueError, match="disagree"):
+        harness.open_env("ceo", 1, None, horizon=7)
+    seat = TerminalHarness().open_env("cfo", SEED, None, horizon=3)
+    assert (
+        seat.horizon_value == 3 and seat.unit == "month" and "bizbench cfo --session /workspace" in seat.instructions()
+    )
     with pytest.raises(ValueError, match="contains the seed"):
-        CeoSeat(SEED, PRESET, workspace=Path(f"/tmp/ws-{SEED}"))
+        ServedSeat(get_env("ceo"), SEED, PRESET, workspace=Path(f"/tmp/ws-{SEED}"))
 
 
 def test_git_commits_with_its_own_identity_and_ignores_planted_repositories(box: Toolbox, tmp_path: Path) -> None:
@@ -421,10 +432,100 @@ def test_a_killed_terminal_run_resumes_to_the_same_result(tmp_path: Path) -> Non
     shutil.copytree(done, killed)
     (killed / "result.json").unlink()
     lines = (killed / "trajectory.jsonl").read_text().splitlines(keepends=True)
-    second_week = next(i for i, line in enumerate(lines) if '"kind": "reset"' in line and '"day": 7' in line)
+    second_week = next(i for i, line in enumerate(lines) if '"kind": "reset"' in line and '"elapsed": 7' in line)
     (killed / "trajectory.jsonl").write_text("".join(lines[: second_week + 3]))
     result = resume_run(killed, model=ScriptedModel(WeeklyAgent()))
     expected = json.loads((done / "result.json").read_text())
     for key in ("final_cash", "days_survived", "forecast_errors", "tool_calls", "model_calls", "turns", "ended_by"):
         assert result[key] == expected[key], key
     assert read_jsonl(killed / "resume.jsonl")[0]["replies_reused"] >= 4
+
+
+# ---------------------------------------------------------------------------- any env with a seat
+SHELL_TURN_END = {"cfo": "bizbench cfo --session /workspace pass", "yc": "bizbench yc --session /workspace sim resume"}
+
+
+@needs_sandbox
+@pytest.mark.parametrize("env_id", ["yc", "cfo"])
+def test_the_terminal_harness_plays_yc_and_cfo(env_id: str, tmp_path: Path) -> None:
+    """Three turns through the env's shell client from the sandbox; the record replays."""
+    from bizbench.runner.replay import replay_run
+
+    reply = call("bash", command=SHELL_TURN_END[env_id])
+    seen: list[list[dict[str, Any]]] = []
+
+    def model(messages: list[dict[str, Any]], tools: Any) -> dict[str, Any]:
+        seen.append(list(messages))
+        return reply
+
+    out = tmp_path / "run"
+    result = run_agent_episode(
+        env_id, ScriptedModel(model), SEED, None, out, "terminal", Limits(max_turns=3), horizon=3
+    )
+    assert result["ended_by"] == "completed" and result["survived"] == 3 and result["turns"] == 3
+    assert result["env"] == env_id and result["harness"] == "terminal" and result["auto_advances"] == 0
+    assert result["server_ended_by"] == "episode_end" and result["harness_calls"] == 0
+    for name in ("trajectory.jsonl", "system_prompt.txt", "tools.json", "result.json", "config.json", "actions.jsonl"):
+        assert (out / name).exists(), name
+    assert not (out / "control.token").exists()  # removed with the server
+    config = json.loads((out / "config.json").read_text())
+    assert config["env"] == env_id and config["horizon"] == 3 and config["harness"] == "terminal"
+    prompt = (out / "system_prompt.txt").read_text()
+    assert prompt.startswith("# Your workspace") and SHELL_TURN_END[env_id].rsplit(" ", 1)[0] in prompt
+    # each turn starts afresh with the observation (a GET, not a tool call)
+    assert len(seen) == 3 and all(len(m) == 2 for m in seen)
+    assert [m[1]["content"].splitlines()[0] for m in seen] == [
+        f"Turn {t} begins: {get_env(env_id).unit} {t - 1} of 3." for t in (1, 2, 3)
+    ]
+    rows = events(out)
+    assert [r["kind"] for r in rows].count("reset") == 3
+    assert [(a["from_elapsed"], a["to_elapsed"]) for a in rows if a["kind"] == "advance"] == [(0, 1), (1, 2), (2, 3)]
+    assert all(r["observation"] for r in rows if r["kind"] == "reset")
+    assert replay_run(out).ok
+
+
+@needs_sandbox
+def test_only_the_host_can_advance(tmp_path: Path) -> None:
+    """POST /advance needs the control token in the run directory: the agent's attempt from the
+    sandbox (without it, or with a guess) gets 403 and a tamper entry, and the month stays."""
+    probe = (
+        "python - <<'PY'\nimport os, socket\n"
+        "for extra in (b'', b'X-Bizbench-Control: guess\\r\\n'):\n"
+        "    s = socket.socket(socket.AF_UNIX); s.connect(os.environ['ENTERPRISE_API_SOCKET'])\n"
+        "    s.sendall(b'POST /advance HTTP/1.0\\r\\nContent-Length: 2\\r\\n' + extra + b'\\r\\n{}')\n"
+        "    print(s.recv(65536).decode().split()[1])\n"
+        "print(sorted(os.listdir('/workspace')))\nPY"
+    )
+    replies = [call("bash", command=probe), call("bash", command=SHELL_TURN_END["cfo"])]
+    out = tmp_path / "run"
+    result = run_agent_episode(
+        "cfo", ScriptedModel(replies), SEED, None, out, "terminal", Limits(max_turns=1), horizon=3
+    )
+    assert result["ended_by"] == "max_turns" and result["survived"] == 1
+    said = next(r for r in events(out) if r["kind"] == "tool_call")["result"]
+    assert said.splitlines()[:2] == ["403", "403"] and "control.token" not in said
+    tamper = [json.loads(line) for line in (out / "tamper.jsonl").read_text().splitlines()]
+    assert [t["kind"] for t in tamper] == ["control_refused", "control_refused"]
+    actions = [json.loads(line) for line in (out / "actions.jsonl").read_text().splitlines()]
+    assert [a["tool"] for a in actions] == ["pass"]  # only the agent's own turn end
+
+
+def test_the_harness_auto_advances_any_env_through_the_host_endpoint() -> None:
+    """Without the sandbox: at the call cap the harness ends cfo's month (its default: pass)."""
+    harness = TerminalHarness(max_calls_per_week=1)
+    seat = harness.open_env("cfo", SEED, None, horizon=2)
+    run = AgentRun(ScriptedModel(lambda m, t: call("glob_files", pattern="docs/*")), Trajectory(None))
+    try:
+        assert harness.run(seat, run) == "completed"
+    finally:
+        seat.stop()
+    assert [e["kind"] for e in run.trajectory.events].count("auto_advance") == 2
+    result = seat.result(ended_by="completed")
+    assert result["auto_advances"] == 2 and result["harness_calls"] == 2 and result["tool_calls"] == 0
+    assert result["survived"] == 2
+
+
+def test_observations_are_rendered_readably() -> None:
+    text = render_observation({"day": 7, "cash": 1.5, "dashboard": "=== Week 1 ===\nline two\n"})
+    assert text == '{\n "day": 7,\n "cash": 1.5\n}\n\n=== Week 1 ===\nline two'
+    assert render_observation({"month": 2}) == '{\n "month": 2\n}'

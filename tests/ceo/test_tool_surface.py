@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bizbench.envs.ceo.baselines import make_policy
@@ -63,13 +62,6 @@ def test_every_reference_tool_and_at_least_30() -> None:
     assert len(names) >= 30
 
 
-def test_every_tool_has_a_description_and_documented_arguments() -> None:
-    for spec in registry.specs():
-        assert spec.description, spec.name
-        for p in spec.params:
-            assert p.description, f"{spec.name}.{p.name} has no description"
-
-
 # ---------------------------------------------------------------------------- garbage in, nothing changes
 JSON = st.recursive(
     st.none()
@@ -94,18 +86,3 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> CeoEnv:
         env.next_turn()
     return env
 
-
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(data=st.data())
-def test_garbage_is_refused_and_changes_nothing(played: CeoEnv, data: st.DataObject) -> None:
-    name = data.draw(st.sampled_from(registry.names() + ["no_such_tool", ""]), label="tool")
-    params = [p.name for p in registry.spec(name).params] if name in registry else []
-    keys = st.sampled_from([*params, "junk", ""]) if params else st.sampled_from(["junk", "", "x"])
-    args = data.draw(st.one_of(st.dictionaries(keys, JSON, max_size=4), JSON), label="args")
-    before = played.state_digest()
-    result = played.call_tool(name, args)
-    assert result.ok in (True, False)
-    if not result.ok:
-        assert isinstance(result.error, str) and result.error
-        assert "internal_error" not in result.error, result.error
-        assert played.state_digest() == before, f"{name}({args!r}) failed but changed state"

@@ -386,4 +386,4 @@ def test_terminal_events_validate(tmp_path: Path) -> None:
     assert result["ended_by"] == "completed", kinds
     expected = {"workspace", "reset", "model_call", "feedback", "tool_call", "skipped_calls", "auto_advance", "advance"}
     assert expected <= set(kinds)
-    assert all(e.day is not None and e.turn for e in events if isinstance(e, ev.ModelCallEvent))
+    assert all(e.elapsed is not None and e.turn for e in events if isinstance(e, ev.ModelCallEvent))

@@ -1,8 +1,8 @@
 """Every harness on the lemonade plug-in, with scripted models (offline), and a user's agent class.
 
 terminal, cli-chat and react-json each drive any env (issue 13): here an env none of them was
-written for. Until the harnesses look envs up by their spec these tests xfail (lead and helpers,
-issue 13); they must then pass unchanged.
+written for. The terminal harness serves its env from a seat and lemonade declares none
+(``seat=None``): it is refused with a clear ValueError before anything runs.
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ from bizbench.agents.models.scripted import ScriptedModel
 from bizbench.agents.recording import Limits
 from bizbench.core.sandbox import sandbox_unavailable_reason
 
-TERMINAL = pytest.mark.xfail(reason="needs the terminal harness on any env with a seat (issue 13)", strict=False)
-HARNESSES = [pytest.param("terminal", marks=TERMINAL), "cli-chat", "react-json"]
+HARNESSES = ["cli-chat", "react-json"]  # terminal: test_the_terminal_harness_needs_a_seat
 DAYS = 4
 
 
@@ -59,6 +58,18 @@ def test_bizbench_run_with_a_scripted_model(harness: str | None, tmp_path: Path)
     proc = bizbench(*args, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     check_run(tmp_path / "run", harness or "cli-chat")
+
+
+def test_the_terminal_harness_needs_a_seat(tmp_path: Path) -> None:
+    from bizbench.runner.agent_episode import run_agent_episode
+
+    with pytest.raises(ValueError, match="terminal harness serves its env from a seat, and lemonade has none"):
+        run_agent_episode(ENV, ScriptedModel(scripted_day), SEED, "short", tmp_path / "run", "terminal")
+    assert not (tmp_path / "run").exists()
+    script = scripted_file(tmp_path / "day.jsonl", "cli-chat", DAYS)
+    args = ["run", ENV, "--model", f"scripted:{script}", "--seed", "5", "--harness", "terminal"]
+    proc = bizbench(*args, "--out", str(tmp_path / "cli"), cwd=tmp_path)
+    assert proc.returncode != 0 and "has none" in proc.stderr and not (tmp_path / "cli").exists()
 
 
 def test_a_user_agent_class(tmp_path: Path) -> None:

@@ -104,8 +104,9 @@ class _Clocked(_Event):
     """An event of the shared writers (:class:`~bizbench.agents.recording.AgentRun`): the harness
     adds its clock."""
 
-    turn: int | None = Field(None, description="the turn (terminal: the week)")
-    day: int | None = Field(None, description="the simulated day (terminal)")
+    turn: int | None = Field(None, description="the turn")
+    elapsed: int | None = Field(None, description="the elapsed count of the env's unit at the turn's start (terminal)")
+    day: int | None = Field(None, description="the simulated day (terminal runs before it drove every env)")
     time: str | int | None = Field(
         None, description="cli-chat: the simulated time (yc: ISO; other envs: the elapsed count of the env's unit)"
     )
@@ -161,20 +162,20 @@ class FeedbackEvent(_Clocked):
 
 
 class ResetEvent(_Event):
-    """A fresh context: react-json at every turn, terminal at every week."""
+    """A fresh context: react-json and terminal at every turn."""
 
     kind: Literal["reset"] = "reset"
-    turn: int | None = Field(None, description="the turn (terminal: the week)")
-    elapsed: int | None = Field(None, description="the elapsed count of the env's unit (react-json)")
-    observation: dict[str, Any] | None = Field(None, description="the turn's observation (react-json)")
+    turn: int | None = Field(None, description="the turn")
+    elapsed: int | None = Field(None, description="the elapsed count of the env's unit")
+    observation: dict[str, Any] | None = Field(None, description="the turn's observation")
     month: int | None = Field(None, description="the month (react-json runs before it drove every env)")
-    day: int | None = Field(None, description="the first day of the week (terminal)")
+    day: int | None = Field(None, description="the first day of the week (terminal runs before it drove every env)")
     memory: str | None = Field(None, description="MEMORY.md as shown, cut to the limit (terminal)")
     memory_chars: int | None = Field(None, description="the length of the whole file (terminal)")
     memory_cut: bool | None = Field(None, description="whether it was cut (terminal)")
     memory_problem: str | None = Field(None, description="why the file could not be used (terminal)")
-    dashboard: str | None = Field(None, description="the week's dashboard (terminal)")
-    note: str | None = Field(None, description="what the harness told the model about the last week (terminal)")
+    dashboard: str | None = Field(None, description="the week's dashboard (terminal runs before it drove every env)")
+    note: str | None = Field(None, description="what the harness told the model about the last turn (terminal)")
 
 
 class TurnEvent(_Event):
@@ -197,8 +198,9 @@ class AutoAdvanceEvent(_Event):
     time_before: str | int | None = Field(None, description="the simulated time before (cli-chat; as in `turn`)")
     time: str | int | None = Field(None, description="the simulated time after (cli-chat)")
     reason: str | None = Field(None, description="why the turn was ended (react-json)")
-    day: int | None = Field(None, description="the day the week began (terminal)")
-    calls: int | None = Field(None, description="the week's calls (terminal)")
+    elapsed: int | None = Field(None, description="the elapsed count of the env's unit at the turn's start (terminal)")
+    day: int | None = Field(None, description="the day the week began (terminal runs before it drove every env)")
+    calls: int | None = Field(None, description="the turn's calls (terminal)")
     error: Any = Field(None, description="why the seat refused, when not ok (terminal)")
     result: Any = Field(None, description="what sim resume returned (cli-chat runs before it drove every env)")
 
@@ -241,7 +243,8 @@ class WorkspaceEvent(_Event):
     """terminal: the workspace committed at the start and when the run ends."""
 
     kind: Literal["workspace"] = "workspace"
-    day: int
+    elapsed: int | None = Field(None, description="the elapsed count of the env's unit")
+    day: int | None = Field(None, description="the simulated day (terminal runs before it drove every env)")
     commit: str | None = Field(description="the git commit, or null when git failed")
     workspace: str | None = Field(None, description="the workspace folder (at the start)")
     run_dir: str | None = Field(None, description="the served seat's run directory (at the start)")
@@ -249,24 +252,27 @@ class WorkspaceEvent(_Event):
 
 
 class AdvanceEvent(_Event):
-    """terminal: a week ended (by next_week or the harness)."""
+    """terminal: a turn ended (by the agent's tools or the harness)."""
 
     kind: Literal["advance"] = "advance"
-    from_day: int
-    to_day: int
+    from_elapsed: int | None = Field(None, description="the elapsed count of the env's unit before")
+    to_elapsed: int | None = Field(None, description="the elapsed count after")
+    from_day: int | None = Field(None, description="the day before (terminal runs before it drove every env)")
+    to_day: int | None = Field(None, description="the day after (idem)")
     turn: int
     calls: int
-    auto: bool = Field(description="whether the harness ended the week")
+    auto: bool = Field(description="whether the harness ended the turn")
     commit: str | None
-    cash: float | None
+    cash: float | None = Field(None, description="ceo's cash after (terminal runs before it drove every env)")
     done: bool
 
 
 class SkippedCallsEvent(_Event):
-    """terminal: calls of a reply left unexecuted because the week had changed or its cap was reached."""
+    """terminal: calls of a reply left unexecuted because the turn had changed or its cap was reached."""
 
     kind: Literal["skipped_calls"] = "skipped_calls"
-    day: int
+    elapsed: int | None = Field(None, description="the elapsed count of the env's unit at the turn's start")
+    day: int | None = Field(None, description="the day (terminal runs before it drove every env)")
     turn: int
     names: list[str]
     reason: str
@@ -276,7 +282,8 @@ class CommitFailedEvent(_Event):
     """terminal: a git commit of the workspace failed; the run goes on."""
 
     kind: Literal["commit_failed"] = "commit_failed"
-    day: int
+    elapsed: int | None = Field(None, description="the elapsed count of the env's unit")
+    day: int | None = Field(None, description="the day (terminal runs before it drove every env)")
     subject: str
     error: str
 

@@ -60,7 +60,15 @@ from bizbench.core.jsonio import json_default, preview
 from bizbench.core.registry import ToolResult
 from bizbench.core.unixsock import short_unix_path
 
-__all__ = ["CONTROL_HEADER", "MAX_REQUEST_BYTES", "ToolServer", "ToolSession", "connection_info", "json_default"]
+__all__ = [
+    "CONTROL_HEADER",
+    "CONTROL_TOKEN",
+    "MAX_REQUEST_BYTES",
+    "ToolServer",
+    "ToolSession",
+    "connection_info",
+    "json_default",
+]
 
 logger = logging.getLogger("bizbench.server")
 
@@ -70,6 +78,7 @@ MAX_SANDBOX_REPORTS = 10_000  # /tamper reports logged per server; the rest are 
 MAX_COMMAND_WORDS = 1_000
 ENDPOINTS = "POST /call, POST /command, GET /health, GET /game-status, GET /observation"
 CONTROL_HEADER = "X-Bizbench-Control"
+CONTROL_TOKEN = "control.token"  # the file in the run directory (never the workspace) holding the token
 STATUS_WORDS = {"status": "/game-status", "observation": "/observation"}  # shell words of the GETs
 _KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,47}$")
 

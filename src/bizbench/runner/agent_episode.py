@@ -76,7 +76,7 @@ def run_agent_episode(
         "limits": vars(limits or Limits()),
     }
     if hasattr(h, "open_env"):  # the harness serves the env from its own process, which writes the record
-        env: Any = h.open_env(env_id, seed, preset)
+        env: Any = h.open_env(env_id, seed, preset, horizon)
         rundir = RunDir(out, _served_config(spec, env, seed, model_name, meta)) if out is not None else None
     else:
         env = open_session(env_id, seed, preset, out, model_name, horizon, **meta)

@@ -38,10 +38,16 @@ which scripts to run. The harness commits the workspace to git at every new turn
 """
 
 
-def system_prompt(instructions: str, *, memory_chars: int, max_calls: int, bash_timeout_s: float, output_limit: int) -> str:
+def system_prompt(
+    instructions: str, *, memory_chars: int, max_calls: int, bash_timeout_s: float, output_limit: int
+) -> str:
     """The run's system prompt (saved as system_prompt.txt); MEMORY.md is appended each turn."""
     return WORKSPACE.format(
-        memory=memory_chars, timeout=bash_timeout_s, output=output_limit, cap=max_calls, instructions=instructions.strip()
+        memory=memory_chars,
+        timeout=bash_timeout_s,
+        output=output_limit,
+        cap=max_calls,
+        instructions=instructions.strip(),
     )
 
 

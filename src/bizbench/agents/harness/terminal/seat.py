@@ -1,27 +1,33 @@
-"""The ceo seat of the terminal harness: ``bizbench serve ceo`` in its own process.
+"""The served seat of the terminal harness: ``bizbench serve ENV`` in its own process, for any env with a seat.
 
-:class:`CeoSeat` is what :func:`bizbench.runner.agent_episode.run_agent_episode` gets back
+:class:`ServedSeat` is what :func:`bizbench.runner.agent_episode.run_agent_episode` gets back
 from ``TerminalHarness.open_env``: ``preset``, ``preset_hash``, ``config`` (for
-config.json), ``done``, ``result(**extra)`` and ``close()``. The simulator runs as
-``python -m bizbench.cli serve ceo --seed N --workspace WS --run-dir RUN --preset P``
-(DESIGN principle 3): the agent reaches it only through the SDK socket in its workspace,
-and the harness talks to the same server from the host (``GET /game-status``, ``POST
-/call`` for the dashboard and an auto-advance).
+config.json), ``done``, ``result(**extra)`` and ``close()``. The env is found by its spec
+(:func:`bizbench.core.envs.get_env`) and its seat by :func:`bizbench.core.seat.seat_of`;
+the simulator runs as ``bizbench serve ENV --seed N --workspace WS --run-dir RUN --preset P
+[--horizon H]`` (:func:`bizbench.core.seat.launch_serve`, DESIGN principle 3). The agent
+reaches it only through the seat in its workspace (the SDK, ``bin/bizbench``); the harness
+talks to the same server from the host: ``GET /game-status`` (where the run stands, its
+``turn``), ``GET /observation`` (the turn's observation; not a tool call) and ``POST
+/advance`` (the env's default turn end), which only the host may use: it sends the control
+token that ``bizbench serve`` wrote to the run directory (``control.token``), never to the
+workspace.
 
 - **Workspace.** A fresh temporary directory (``bizbench-ws-*``), never inside the run
   directory and without the seed's digits in its path (the sandbox shows the path to the
   agent). It is removed at the end, after its git history is saved as
   ``workspace.bundle`` in the run directory (``keep_workspace=True`` keeps it).
 - **Run directory.** The served session writes the run directory itself (actions.jsonl,
-  metrics.jsonl, company.db, tamper.jsonl, server.log, ledger.csv, result.json, cash.png),
-  so a killed run loses nothing. :meth:`start` gets the runner's directory: serve starts
-  after the runner wrote config.json there, and the runner's config.json is put back once
-  serve has written its own (adding serve's ``horizon_days``). Without a run directory
-  (``out=None``) a temporary one is used and removed.
+  metrics.jsonl, tamper.jsonl, server.log, ledger.csv, result.json, cash.png and the env's
+  own logs), so a killed run loses nothing. :meth:`start` gets the runner's directory: serve
+  starts after the runner wrote config.json there, and the runner's config.json is put back
+  once serve has written its own. Without a run directory (``out=None``) a temporary one is
+  used and removed.
 - **Result.** :meth:`result` stops the server (it stops by itself at the episode's end),
-  reads the served result.json and merges the runner's fields. The harness's own calls
-  (a ``get_dashboard`` per week, auto-advances) are taken out of ``tool_calls`` and counted
-  in ``harness_calls``; weeks the harness advanced are left out of ``forecast_errors``.
+  reads the served result.json and merges the runner's fields. The tool calls the env
+  counted for the harness's auto-advances are taken out of ``tool_calls``;
+  ``harness_calls`` counts the harness's requests that changed the world (the
+  auto-advances, also in ``auto_advances``).
 """
 
 from __future__ import annotations
@@ -32,9 +38,7 @@ import json
 import re
 import shutil
 import signal
-import sqlite3
 import subprocess
-import sys
 import tempfile
 import time
 import weakref
@@ -42,15 +46,17 @@ from pathlib import Path
 from typing import Any
 
 from bizbench.agents.harness.terminal.workspace import Workspace
+from bizbench.core.seat import BIN_DIR, Seat, launch_serve, seat_of
+from bizbench.core.seat import SeatError as _LaunchError
+from bizbench.core.server import CONTROL_HEADER, CONTROL_TOKEN
 from bizbench.core.unixsock import UnixHTTPConnection
 
-__all__ = ["CeoSeat", "SeatError"]
+__all__ = ["SERVED_FILES", "SeatError", "ServedSeat", "render_observation"]
 
 START_TIMEOUT_S = 180.0
-STATUS_TIMEOUT_S = 1900.0  # /game-status waits for a running next_week (the SDK allows 30 min)
+STATUS_TIMEOUT_S = 1900.0  # /game-status waits for a running turn end (the SDK allows 30 min)
 CALL_TIMEOUT_S = 1900.0
-FINISH_TIMEOUT_S = 900.0  # the server writes company.db, ledger.csv and the plot when it stops
-HORIZONS = ("cash_1wk", "cash_4wk", "cash_12wk", "cash_26wk")
+FINISH_TIMEOUT_S = 900.0  # the server writes its last files (ledger, plot, env logs) when it stops
 SERVED_FILES = (
     "actions.jsonl",
     "metrics.jsonl",
@@ -93,49 +99,68 @@ def _terminate(proc: subprocess.Popen[bytes]) -> None:
             proc.wait()
 
 
-class CeoSeat:
-    """A served ceo session with a workspace, driven by the terminal harness."""
+def render_observation(data: Any) -> str:
+    """An observation for the model: multi-line strings (ceo's dashboard) as they are, the rest as JSON."""
+    if isinstance(data, str):
+        return data
+    if not isinstance(data, dict):
+        return json.dumps(data, indent=1, default=str)
+    texts = {k: v for k, v in data.items() if isinstance(v, str) and "\n" in v}
+    rest = {k: v for k, v in data.items() if k not in texts}
+    parts = [json.dumps(rest, indent=1, default=str)] if rest else []
+    parts += [text.rstrip() for text in texts.values()]
+    return "\n\n".join(parts)
 
-    env_id = "ceo"
+
+class ServedSeat:
+    """A served session of any env with a seat, with a workspace, driven by the terminal harness."""
 
     def __init__(
         self,
+        spec: Any,
         seed: int,
-        preset: str = "default",
-        days: int | None = None,
+        preset: str | None = None,
+        horizon: int | None = None,
         workspace: Path | None = None,
         keep_workspace: bool = False,
     ) -> None:
-        from bizbench.envs.ceo.config import load_config
-
-        config, preset_hash = load_config(preset)
-        if days is not None:
-            config = config.model_copy(update={"horizon_days": int(days)})
+        self.spec = spec
+        self.env_id: str = spec.id
+        self.seat: Seat = seat_of(spec)
+        preset = preset or spec.default_preset
+        config, preset_hash = spec.load_config(preset)
+        self.config = spec.with_horizon(config, horizon)
+        self.horizon_value = spec.horizon_of(self.config)
+        self.unit: str = spec.unit
         self.seed = seed
         self.preset = preset
         self.preset_hash = preset_hash
-        self.config = config
-        self.days = days
+        self.horizon = horizon
         if workspace is not None and _seed_in(str(Path(workspace).absolute()), seed):
             raise ValueError("the workspace path contains the seed, which the sandbox would show the agent")
         self._own_workspace = workspace is None
-        self._workspace = Workspace(Path(workspace)) if workspace is not None else None
+        self._workspace = self._make_workspace(Path(workspace)) if workspace is not None else None
         self.keep_workspace = keep_workspace or workspace is not None
         self.run_dir: Path | None = None
         self._temp_run = False
         self.proc: subprocess.Popen[bytes] | None = None
+        self._token: str | None = None
         self._finalizer: weakref.finalize | None = None  # type: ignore[type-arg]
         self.harness_calls = 0
-        self.auto_advanced_days: list[int] = []
-        self.last_status: dict[str, Any] = {"day": 0, "cash": config.start_cash, "done": False, "bankrupt": False}
+        self.harness_tool_calls = 0  # of the env's tool_calls, those the auto-advances made
+        self.auto_advances = 0
+        self.last_status: dict[str, Any] = {"turn": 0, "elapsed": 0, "done": False, "bankrupt": False}
         self.closed = False
+
+    def _make_workspace(self, root: Path) -> Workspace:
+        return Workspace(root, managed=(self.seat.runtime_dir, BIN_DIR))
 
     # ------------------------------------------------------------------ life cycle
     @property
     def workspace(self) -> Workspace:
         """The agent's workspace (a fresh directory is made on first use)."""
         if self._workspace is None:
-            self._workspace = Workspace(fresh_workspace(self.seed))
+            self._workspace = self._make_workspace(fresh_workspace(self.seed))
         return self._workspace
 
     @property
@@ -144,12 +169,19 @@ class CeoSeat:
 
     @property
     def socket(self) -> Path:
-        from bizbench.envs.ceo.sdk import socket_path
+        return self.seat.socket_path(Path(self.workspace.real_root))
 
-        return socket_path(self.workspace.root)
+    def instructions(self) -> str:
+        """The env's instructions for an agent in this seat (they name the seat's shell prefix)."""
+        if self.seat.instructions is None:
+            raise SeatError(f"the seat of {self.env_id} declares no instructions for a seated agent")
+        return self.seat.instructions(self.config, self.seat.command_prefix())
+
+    def sandbox_options(self) -> dict[str, Any]:
+        return self.seat.sandbox_options()
 
     def start(self, run_dir: Path | None = None) -> None:
-        """Start ``bizbench serve ceo`` writing ``run_dir`` (a temporary one when None)."""
+        """Start ``bizbench serve ENV`` writing ``run_dir`` (a temporary one when None)."""
         if self.proc is not None:
             raise SeatError("the seat is already started")
         if run_dir is None:
@@ -161,35 +193,24 @@ class CeoSeat:
         run.mkdir(parents=True, exist_ok=True)
         self.run_dir = run
         runner_config = _read_json(run / "config.json")
-        cmd = [sys.executable, "-m", "bizbench.cli", "serve", "ceo", "--seed", str(self.seed)]
-        cmd += ["--workspace", str(ws), "--run-dir", str(run), "--preset", self.preset]
-        if self.days is not None:
-            cmd += ["--days", str(int(self.days))]
-        with (run / "serve.log").open("ab") as log:
-            self.proc = subprocess.Popen(cmd, cwd=run, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+        args = ["--preset", self.preset]
+        if self.horizon is not None:
+            args += ["--horizon", str(int(self.horizon))]
+        try:
+            with (run / "serve.log").open("ab") as log:
+                self.proc = launch_serve(
+                    self.env_id, self.seed, ws, run, *args, log=log, cwd=run, timeout_s=START_TIMEOUT_S
+                )
+        except _LaunchError as e:
+            said = (run / "serve.log").read_text(errors="replace")[-2000:].strip()
+            raise SeatError(f"{e}{': ' + said if said else ''}") from None
         self._finalizer = weakref.finalize(self, _terminate, self.proc)
-        self._wait_ready()
+        try:
+            self._token = (run / CONTROL_TOKEN).read_text().strip()
+        except OSError:
+            self._token = None  # auto-advance then fails with a clear error
         if runner_config is not None:  # serve wrote its own config.json; the runner's is the run's
-            served = _read_json(run / "config.json") or {}
-            merged = {**runner_config, "horizon_days": served.get("horizon_days", self.config.horizon_days)}
-            (run / "config.json").write_text(json.dumps(merged, indent=2) + "\n")
-
-    def _wait_ready(self) -> None:
-        assert self.proc is not None and self.run_dir is not None
-        conn = Path(self.workspace.real_root) / ".novamind" / "connection.json"
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
-            if self.proc.poll() is not None:
-                log = (self.run_dir / "serve.log").read_text(errors="replace")[-2000:]
-                raise SeatError(f"bizbench serve ceo exited with code {self.proc.returncode}: {log.strip()}")
-            if conn.exists() and self.socket.exists():
-                with contextlib.suppress(OSError, http.client.HTTPException, ValueError):
-                    if self._request("GET", "/health", timeout=5.0).get("success"):
-                        return
-            if time.monotonic() > deadline:
-                _terminate(self.proc)
-                raise SeatError(f"bizbench serve ceo did not start within {START_TIMEOUT_S:.0f} s")
-            time.sleep(0.02)
+            (run / "config.json").write_text(json.dumps(runner_config, indent=2) + "\n")
 
     def stop(self, timeout_s: float = FINISH_TIMEOUT_S) -> None:
         """Stop the server (SIGTERM unless the episode already ended) and wait for its files."""
@@ -213,6 +234,8 @@ class CeoSeat:
         self.stop()
         if self._finalizer is not None:
             self._finalizer.detach()
+        if self.run_dir is not None:
+            (self.run_dir / CONTROL_TOKEN).unlink(missing_ok=True)  # useless once the server is gone
         if self._workspace is not None and self.run_dir is not None and not self._temp_run:
             self._workspace.bundle(self.run_dir / "workspace.bundle")
         if self._workspace is not None and self._own_workspace and not self.keep_workspace:
@@ -221,19 +244,27 @@ class CeoSeat:
             shutil.rmtree(self.run_dir, ignore_errors=True)
 
     # ------------------------------------------------------------------ the server
-    def _request(self, method: str, path: str, payload: Any = None, timeout: float = CALL_TIMEOUT_S) -> Any:
+    def _request(
+        self,
+        method: str,
+        path: str,
+        payload: Any = None,
+        timeout: float = CALL_TIMEOUT_S,
+        headers: dict[str, str] | None = None,
+    ) -> Any:
         body = json.dumps(payload).encode() if payload is not None else None
         conn = UnixHTTPConnection(self.socket, timeout)
         try:
-            headers = {"Content-Type": "application/json"} if body is not None else {}
-            conn.request(method, path, body=body, headers=headers)
+            sent = {"Content-Type": "application/json"} if body is not None else {}
+            conn.request(method, path, body=body, headers={**sent, **(headers or {})})
             raw = conn.getresponse().read()
         finally:
             conn.close()
         return json.loads(raw)
 
     def status(self) -> dict[str, Any]:
-        """Day, cash, subscribers, done, bankrupt (read from result.json once the server has ended)."""
+        """The served status (at least turn, elapsed, done, bankrupt); read from result.json
+        once the server has ended."""
         deadline = time.monotonic() + 10.0
         while True:
             try:
@@ -249,100 +280,63 @@ class CeoSeat:
                     continue
                 return self._status_after_exit()
         data = reply.get("data") if isinstance(reply, dict) else None
-        if not isinstance(data, dict):
-            raise SeatError(f"unexpected /game-status reply: {str(reply)[:200]}")
+        if not isinstance(data, dict) or "turn" not in data:
+            raise SeatError(f"unexpected /game-status reply (it must hold the turn): {str(reply)[:200]}")
         self.last_status = data
         return data
 
     def _status_after_exit(self) -> dict[str, Any]:
         """The server stopped listening: the episode ended (or it was stopped). Where did it end?
 
-        While the server still writes its files (company.db, ledger.csv, the plot), the last
-        line of metrics.jsonl says where the run stands; once it has exited, result.json does.
-        """
+        The server exits once it has written its files; result.json then says where the run
+        stands (the turn moved on: the last turn was ended)."""
         assert self.proc is not None
-        if self.proc.poll() is None:
-            last = self._last_metrics()
-            if last is not None:
-                cash = float(last.get("cash", 0.0))
-                self.last_status = {
-                    "day": int(last["day"]),
-                    "cash": cash,
-                    "subscribers": last.get("subscribers"),
-                    "done": True,
-                    "bankrupt": cash < 0,
-                }
-                return self.last_status
-            try:
-                self.proc.wait(FINISH_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                raise SeatError("the served simulator did not exit after it stopped listening") from None
+        try:
+            self.proc.wait(FINISH_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            raise SeatError("the served simulator did not exit after it stopped listening") from None
         served = self._served_result()
         if served is None:
             raise SeatError(f"the served simulator exited with code {self.proc.returncode} and wrote no result.json")
+        last = self.last_status
         self.last_status = {
-            "day": served.get("days_survived", self.last_status.get("day", 0)),
-            "cash": served.get("final_cash"),
-            "subscribers": served.get("final_subscribers"),
+            "turn": int(last.get("turn", 0)) + 1,
+            "elapsed": served.get("survived", last.get("elapsed", 0)),
             "done": True,
             "bankrupt": bool(served.get("bankrupt")),
             "server_ended_by": served.get("ended_by"),
         }
         return self.last_status
 
-    def _last_metrics(self) -> dict[str, Any] | None:
-        """The last complete line of the served metrics.jsonl (the last simulated day)."""
-        path = self.run_dir / "metrics.jsonl" if self.run_dir is not None else None
-        if path is None or not path.exists():
-            return None
-        with path.open("rb") as f:
-            f.seek(0, 2)
-            size = f.tell()
-            f.seek(max(0, size - 65536))
-            lines = f.read().splitlines()
-        for line in reversed(lines):
-            with contextlib.suppress(ValueError):
-                row = json.loads(line)
-                if isinstance(row, dict) and "day" in row:
-                    return row
-        return None
-
     @property
     def done(self) -> bool:
         return bool(self.status().get("done"))
 
-    def call(self, tool: str, args: dict[str, Any] | None = None) -> tuple[bool, Any]:
-        """One tool call made by the harness itself: (ok, data or error message)."""
-        self.harness_calls += 1
+    def observation(self) -> Any:
+        """The turn's observation (``GET /observation``: free, not a tool call)."""
         try:
-            reply = self._request("POST", "/call", {"tool": tool, "args": args or {}})
+            reply = self._request("GET", "/observation")
         except (OSError, http.client.HTTPException, ValueError) as e:
             raise SeatError(f"cannot reach the served simulator: {e}") from None
         if isinstance(reply, dict) and reply.get("success"):
-            return True, reply.get("data")
+            return reply.get("data")
+        return {"error": (reply.get("error") if isinstance(reply, dict) else None) or "observation unavailable"}
+
+    def auto_advance(self) -> tuple[bool, Any]:
+        """End the turn the env's default way (``POST /advance`` with the control token)."""
+        if self._token is None:
+            return False, f"no {CONTROL_TOKEN} in the run directory"
+        self.harness_calls += 1
+        try:
+            reply = self._request("POST", "/advance", {}, headers={CONTROL_HEADER: self._token})
+        except (OSError, http.client.HTTPException, ValueError) as e:
+            raise SeatError(f"cannot reach the served simulator: {e}") from None
+        if isinstance(reply, dict) and reply.get("success"):
+            data = reply.get("data") or {}
+            self.auto_advances += 1
+            self.harness_tool_calls += int(data.get("tool_calls") or 0)
+            return True, data
         return False, (reply.get("error") if isinstance(reply, dict) else None) or "error"
-
-    def dashboard(self) -> str:
-        """The current dashboard text (what next_week returned)."""
-        ok, data = self.call("get_dashboard")
-        if not ok:
-            return f"(dashboard unavailable: {data})"
-        return str(data.get("dashboard", "")) if isinstance(data, dict) else str(data)
-
-    def auto_advance(self, reason: str) -> tuple[bool, Any]:
-        """Advance one week without the agent's forecast (a labelled placeholder: current cash, zero width).
-
-        The API requires forecasts, so the harness sends cash-today as every forecast; these
-        weeks are listed in ``auto_advanced_days`` and left out of ``forecast_errors``.
-        """
-        status = self.status()
-        cash = float(status.get("cash") or 0.0)
-        flat = {"point": cash, "lower": cash, "upper": cash}
-        rationale = f"[auto_advance by the harness; no forecast from the agent] {reason}"
-        ok, data = self.call("next_week", {"rationale": rationale, "predictions": dict.fromkeys(HORIZONS, flat)})
-        if ok:
-            self.auto_advanced_days.append(int(status.get("day", 0)))
-        return ok, data
 
     # ------------------------------------------------------------------ result
     def _served_result(self) -> dict[str, Any] | None:
@@ -355,47 +349,24 @@ class CeoSeat:
         if served is None:  # the server died before writing it: what the harness saw last
             st = self.last_status
             served = {
-                "env": "ceo",
+                "env": self.env_id,
                 "preset": self.preset,
                 "seed": self.seed,
-                "final_cash": st.get("cash"),
                 "bankrupt": bool(st.get("bankrupt")),
-                "days_survived": st.get("day"),
-                "horizon_days": self.config.horizon_days,
+                "survived": st.get("elapsed"),
+                "horizon": self.horizon_value,
+                "unit": self.unit,
                 "ended_by": "server_error",
             }
         out: dict[str, Any] = {**served, **extra}
         out["preset_hash"] = self.preset_hash
         out["server_ended_by"] = served.get("ended_by")
         if isinstance(served.get("tool_calls"), int):
-            out["tool_calls"] = served["tool_calls"] - self.harness_calls
+            out["tool_calls"] = served["tool_calls"] - self.harness_tool_calls
         out["harness_calls"] = self.harness_calls
-        out["auto_advances"] = len(self.auto_advanced_days)
-        if self.auto_advanced_days:
-            scored = self._forecast_errors_without_auto()
-            if scored is not None:
-                out["forecast_errors"] = scored
+        out["auto_advances"] = self.auto_advances
         self.close()
         return out
-
-    def _forecast_errors_without_auto(self) -> dict[str, Any] | None:
-        from bizbench.envs.ceo.forecasts import forecast_errors
-
-        assert self.run_dir is not None
-        db, metrics_path = self.run_dir / "company.db", self.run_dir / "metrics.jsonl"
-        if not db.exists() or not metrics_path.exists():
-            return None
-        skip = set(self.auto_advanced_days)
-        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-        try:
-            con.row_factory = sqlite3.Row
-            rows = [dict(r) for r in con.execute("SELECT * FROM predictions")]
-        except sqlite3.Error:
-            return None
-        finally:
-            con.close()
-        metrics = [json.loads(line) for line in metrics_path.read_text().splitlines() if line.strip()]
-        return forecast_errors([r for r in rows if r["submit_day"] not in skip], metrics)
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:

@@ -5,9 +5,11 @@ schemas and the argument validation come from it. Each tool takes a :class:`Tool
 workspace plus the shell that runs ``bash``:
 
 - ``bash(command, timeout_s)`` runs ``bash -lc`` in the agent sandbox
-  (:func:`bizbench.core.sandbox.run_in_sandbox` with the ceo SDK's ``sandbox_options``), where
-  ``python`` imports ``novamind_api`` and nothing of bizbench; ``.git`` and ``.novamind`` are
-  read-only there. Output over 30,000 characters keeps its first and last halves, with a note.
+  (:func:`bizbench.core.sandbox.run_in_sandbox` with the env seat's ``sandbox_options``, see
+  :func:`seat_shell`), where ``python`` imports the env's SDK and nothing of bizbench and
+  ``bizbench ENV --session /workspace ...`` is the env's shell client; ``.git``, ``bin/`` and
+  the seat's runtime directory are read-only there. Output over 30,000 characters keeps its
+  first and last halves, with a note.
 - ``read_file``, ``write_file``, ``edit_file``, ``search_files`` and ``glob_files`` work
   host-side on the workspace directory through :class:`~.workspace.Workspace`, which refuses
   paths (``..``, absolute host paths, symbolic links) leading outside it. ``search_files``
@@ -44,6 +46,7 @@ __all__ = [
     "Toolbox",
     "registry",
     "sandbox_shell",
+    "seat_shell",
 ]
 
 DEFAULT_BASH_TIMEOUT_S = 1200.0  # ref §8: 1,200 s per command
@@ -61,13 +64,23 @@ _OMITTED = re.compile(r"\.\.\. \[[\d,]+ (?:characters|bytes) omitted\] \.\.\.")
 Shell = Callable[[Path, str, float, int], SandboxResult]
 
 
-def sandbox_shell(workspace: Path, command: str, timeout_s: float, output_limit: int) -> SandboxResult:
-    """``bash -lc command`` in the ceo seat's sandbox (SDK socket and runtime; ``.git`` read-only)."""
-    from bizbench.envs.ceo.sdk import sandbox_options
-
-    options = sandbox_options()
+def sandbox_shell(
+    workspace: Path, command: str, timeout_s: float, output_limit: int, options: dict[str, Any] | None = None
+) -> SandboxResult:
+    """``bash -lc command`` in the agent sandbox; ``options``: a seat's ``sandbox_options()``
+    (its SDK socket, PATH and read-only directories). ``.git`` is always read-only."""
+    options = dict(options or {})
     readonly = (*options.pop("readonly", ()), ".git")
     return run_in_sandbox(workspace, ["bash", "-lc", command], timeout_s, output_limit, readonly=readonly, **options)
+
+
+def seat_shell(options: dict[str, Any]) -> Shell:
+    """The :data:`Shell` of a served seat: :func:`sandbox_shell` with its ``sandbox_options()``."""
+
+    def shell(workspace: Path, command: str, timeout_s: float, output_limit: int) -> SandboxResult:
+        return sandbox_shell(workspace, command, timeout_s, output_limit, options)
+
+    return shell
 
 
 @dataclass
@@ -91,13 +104,13 @@ def bash(
 ) -> str:
     """Run a bash command in your workspace (/workspace) and return its output and exit code.
 
-    `python` here imports `novamind_api` (the company's SDK). Each call is a fresh shell:
-    variables and background processes do not survive it, files do. Output longer than
-    30,000 characters keeps its first and last 15,000 characters.
+    `python` here imports the simulation's SDK and `bizbench` is its shell client (see
+    docs/README.md). Each call is a fresh shell: variables and background processes do not
+    survive it, files do. Output longer than 30,000 characters keeps its first and last
+    15,000 characters.
 
     Args:
-        command: The command line, e.g. `python analysis.py` or
-            `python -c "import novamind_api as nm; print(nm.get_status())"`.
+        command: The command line, e.g. `python analysis.py` or `cat docs/README.md`.
         timeout_s: Seconds before the command is killed (default 1200, at most 1800).
     """
     try:

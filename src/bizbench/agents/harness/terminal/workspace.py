@@ -4,8 +4,9 @@ The sandbox shows the workspace to the agent at ``/workspace``; the harness reac
 same directory on the host. Everything here runs host-side (as the harness's user) on files
 the agent controls, so every path goes through :meth:`Workspace.resolve`: a path may be
 relative or start with ``/workspace``; ``..`` that leaves the workspace, absolute host paths
-and symbolic links that lead outside are refused, and the harness-managed ``.git/`` and
-``.novamind/`` are never written. Files are opened with ``O_NOFOLLOW | O_NONBLOCK`` and
+and symbolic links that lead outside are refused, and the harness-managed ``.git/`` and the
+seat's own directories (its runtime directory, ``bin/``: ``managed``) are never written.
+Files are opened with ``O_NOFOLLOW | O_NONBLOCK`` and
 must be regular files (a FIFO planted by the agent cannot block the harness).
 
 Git (ref §8 "Workspace"): the workspace is a repository committed at day 0 and at every new
@@ -34,13 +35,13 @@ from bizbench.core.sandbox import WORKSPACE_MOUNT
 __all__ = ["GIT_EMAIL", "GIT_NAME", "MEMORY_FILE", "PROTECTED", "Memory", "Workspace"]
 
 MEMORY_FILE = "MEMORY.md"
-PROTECTED = (".git", ".novamind")  # managed by the harness / the server: read-only for the agent
+PROTECTED = (".git",)  # managed by the harness: read-only for the agent (with the seat's ``managed``)
 GIT_NAME = "bizbench-harness"
 GIT_EMAIL = "harness@bizbench.invalid"
 GIT_EPOCH = 1_735_689_600  # 2025-01-01T00:00:00Z: day 0 of the commit calendar
 GIT_TIMEOUT_S = 120.0
 MAX_READ_BYTES = 20_000_000  # larger files are refused by read_file / MEMORY.md
-EXCLUDES = (".novamind/", "__pycache__/", "*.pyc", ".sandbox-code-*")
+EXCLUDES = ("__pycache__/", "*.pyc", ".sandbox-code-*")
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,11 @@ class Memory:
 class Workspace:
     """One agent workspace on the host."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, managed: tuple[str, ...] = ()) -> None:
+        """``managed``: top-level directories the server writes (the seat's runtime directory,
+        ``bin/``): refused to the file tools like ``.git`` and left out of the commits."""
+        self.managed = tuple(managed)
+        self.protected = (*PROTECTED, *self.managed)
         self.root = Path(root).absolute()
         self.real_root = os.path.realpath(self.root)
 
@@ -83,7 +88,7 @@ class Workspace:
             raise ToolError(f"{path!r} goes through a symbolic link that leads outside the workspace; refused.")
         if write:
             first = os.path.relpath(real, self.real_root).split(os.sep)[0]
-            if first in PROTECTED or real == self.real_root:
+            if first in self.protected or real == self.real_root:
                 raise ToolError(f"{path!r} is managed by the harness and cannot be written.")
         return Path(real)
 
@@ -225,7 +230,7 @@ class Workspace:
         self._git("init", "-q")
         info = Path(self.real_root) / ".git" / "info"
         info.mkdir(parents=True, exist_ok=True)
-        (info / "exclude").write_text("\n".join(EXCLUDES) + "\n")
+        (info / "exclude").write_text("\n".join((*(f"/{d}/" for d in self.managed), *EXCLUDES)) + "\n")
 
     def commit(self, message: str, day: int) -> str:
         """Commit everything (an empty commit when nothing changed); returns the commit hash.
