@@ -17,7 +17,7 @@ Printed:
 - **harness overhead per turn** = (wall time of ``TerminalHarness.run`` - time inside the
   model - time inside the tools) / model calls. This is what the harness adds to every turn:
   building messages, validating and recording calls, polling ``/game-status`` after bash, and
-  the weekly reset (dashboard, MEMORY.md, git commit) spread over the week's turns. Its
+  the weekly reset (observation, MEMORY.md, git commit) spread over the week's turns. Its
   ratio to the 50-ms target is the PASS/MISS figure; the breakdown shows the parts;
 - side by side, the **tool execution** times (median per tool): a bash call pays for the
   sandbox, a Python start and the SDK round trip, which is the agent's own work, not harness
@@ -125,7 +125,7 @@ def main() -> None:
         harness.system_prompt(seat), harness.tools(seat)  # the runner builds both before run() (imports warm)
         parts: dict[str, float] = defaultdict(float)
         timed(seat, "status", parts, "status polls")
-        timed(seat, "dashboard", parts, "dashboard")
+        timed(seat, "observation", parts, "observation")
         timed(seat, "auto_advance", parts, "auto-advance")
         timed(seat.workspace, "commit", parts, "git commit")
         timed(seat.workspace, "memory", parts, "MEMORY.md")
@@ -151,7 +151,7 @@ def main() -> None:
     print(f"wall {wall:.2f} s = model {script.model_s * 1000:.1f} ms + tools {tools_s:.2f} s + harness")
     print()
     print(f"harness overhead per turn: {overhead_ms:.2f} ms (target <= {TARGET_MS:.0f} ms)")
-    for key in ("status polls", "dashboard", "MEMORY.md", "git commit", "auto-advance"):
+    for key in ("status polls", "observation", "MEMORY.md", "git commit", "auto-advance"):
         if key in parts:
             print(f"  {key:<14} {parts[key] / calls * 1000:7.2f} ms per turn ({parts[key] * 1000:8.1f} ms in all)")
     rest = overhead_ms - sum(parts.values()) / calls * 1000
