@@ -214,6 +214,19 @@ class CeoEnv:
     def turn(self) -> int:
         return self.turns
 
+    def hidden_values(self) -> list[str | int | float]:
+        """What must never reach the agent (check_env's hidden check, docs/envs.md): the seed, a
+        sample of customers' hidden preferences and state (q_min, willingness to pay c_max, the
+        satisfaction curve's s_left/s_right, lock-in, true satisfaction), the macro multipliers and
+        the names of hidden-only columns (docs/principles.md, principle 3)."""
+        c = self.world.state.customers
+        n = min(int(c.n), 10)
+        values: list[str | int | float] = [self.seed, "q_min", "c_max", "s_left", "s_right", "lockin", "_hidden_"]
+        for name in ("q_min", "c_max", "s_left", "s_right", "lockin", "satisfaction"):
+            values += [float(v) for v in c.column(name)[:n]]
+        values += [float(v) for v in self.world.state.macro_multipliers.ravel()[:12] if float(v) != 1.0]
+        return values
+
     def system_prompt(self, harness: str) -> str:
         """The CEO's instructions (ref §8); through the SDK in the terminal harness (the paper's),
         by tool name in any other."""

@@ -318,6 +318,17 @@ class CfoEnv:
     def turn(self) -> int:
         return len(self.world.history)
 
+    def hidden_values(self) -> list[str | int | float]:
+        """What must never reach the agent (check_env's hidden check, docs/envs.md): the seed, the
+        hidden user-growth surges, today's hidden indicators (margins, growth deviation, collection
+        rate) and the words that name them (docs/principles.md, principle 3)."""
+        w = self.world
+        ind = w.indicators
+        values: list[str | int | float] = [self.seed, "surge", "user_growth_dev", "collection_rate"]
+        values += [float(s) for s in w.surges if float(s) != 0.0][:12]
+        values += [ind.gross_margin_pct, ind.ebitda_margin_pct, ind.user_growth_dev_pct, ind.collection_rate]
+        return values
+
     def memory(self) -> str:
         """The notepad's most recent notes (what the month's observation shows)."""
         return json.dumps(self.notes.recent(self.config.agent.notes_shown), indent=1) if self.notes.notes else ""

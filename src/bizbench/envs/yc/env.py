@@ -247,5 +247,15 @@ class YcEnv:
     def turn(self) -> int:
         return self.turns
 
+    def hidden_values(self) -> list[str | int | float]:
+        """What must never reach the agent (check_env's hidden check, docs/envs.md): the seed, the
+        clients' reward multipliers (the agent sees a tier band) and which are adversarial, the
+        tasks' scope creep and true work, and the words that name them (docs/principles.md, principle 3)."""
+        w = self.world
+        values: list[str | int | float] = [self.seed, "adversar", "scope_creep", "true_work"]
+        values += [c.multiplier for c in w.clients[:12]]
+        values += [t.true_work for t in list(w.tasks.values())[:12] if t.true_work]
+        return values
+
     def memory(self) -> str:
         return self.world.scratchpad
