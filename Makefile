@@ -26,7 +26,7 @@ browser:
 layers: venv
 	$(BIN)/lint-imports --no-cache
 
-test: venv browser
+test: venv browser layers
 	$(BIN)/pytest -q -n 2
 
 test-slow: venv

@@ -18,18 +18,9 @@ CONTRACTS = {
     c["id"]: c for c in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
 }
 
-#: Contracts broken on the base of this branch, with every violation `lint-imports` reports
-#: (file:line). Each is being removed by the issue-13 work that owns the module; delete the entry
-#: when the contract is kept (strict=False: a kept contract does not fail the xfail).
-KNOWN_BROKEN = {
-    "layers": "envs import report: src/bizbench/envs/yc/sdk.py:176 (bizbench.report.plots)",
-    "envs-by-registry": (
-        "agents and cli import env packages by name instead of through the registry: "
-        "src/bizbench/agents/harness/terminal/prompt.py:88 (envs.ceo.workspace), terminal/seat.py:109 "
-        "(envs.ceo.config), terminal/seat.py:147 (envs.ceo.sdk), terminal/seat.py:382 (envs.ceo.forecasts), "
-        "terminal/tools.py:66 (envs.ceo.sdk); src/bizbench/cli_yc.py:42 (envs.yc.sdk)"
-    ),
-}
+#: Contracts known to be broken, each with the violations `lint-imports` reports (file:line), while
+#: the work that removes them is under way: an xfail (strict=False). Empty: every contract holds.
+KNOWN_BROKEN: dict[str, str] = {}
 
 
 def _lint_imports() -> str:
