@@ -58,26 +58,15 @@ class StandKeeper:
 
 
 #: One day of a scripted model in each harness's own words: shell commands (cli-chat), JSON
-#: blocks (react-json), a bash call to the served seat's socket (terminal).
+#: blocks (react-json), a bash call of the seat's shell client (terminal).
 COMMANDS = ["set price --price 1.2", "buy lemons --units 30", "end day"]
 BLOCKS = [
     {"type": "tool", "name": "set_price", "params": {"price": 1.2}},
     {"type": "tool", "name": "buy_lemons", "params": {"units": 30}},
     {"type": "action", "name": "end_day", "params": {}},
 ]
-SOCKET_CALLS = """python3 - <<'PY'
-import json, pathlib, socket, http.client
-info = json.loads(next(pathlib.Path('/workspace').rglob('connection.json')).read_text())
-path = str(pathlib.Path('/workspace') / info['socket']) if info.get('socket_relative_to') else info['socket']
-class Conn(http.client.HTTPConnection):
-    def connect(self):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(path)
-for tool, args in [('set_price', {'price': 1.2}), ('buy_lemons', {'units': 30}), ('end_day', {})]:
-    c = Conn('localhost', timeout=30)
-    c.request('POST', '/call', json.dumps({'tool': tool, 'args': args}), {'Content-Type': 'application/json'})
-    print(c.getresponse().read().decode())
-PY"""
+SHELL = "bizbench lemonade --session /workspace"
+SOCKET_CALLS = f"{SHELL} set price --price 1.2 && {SHELL} buy lemons --units 30 && {SHELL} end day"
 
 
 def scripted_day(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> dict[str, Any]:

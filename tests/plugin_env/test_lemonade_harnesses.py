@@ -1,8 +1,8 @@
 """Every harness on the lemonade plug-in, with scripted models (offline), and a user's agent class.
 
 terminal, cli-chat and react-json each drive any env (issue 13): here an env none of them was
-written for. The terminal harness serves its env from a seat and lemonade declares none
-(``seat=None``): it is refused with a clear ValueError before anything runs.
+written for. The terminal harness serves it from the seat lemonade declares (lemonade/seat.py:
+one declaration; bizbench generates the SDK and the shell client).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from bizbench.agents.models.scripted import ScriptedModel
 from bizbench.agents.recording import Limits
 from bizbench.core.sandbox import sandbox_unavailable_reason
 
-HARNESSES = ["cli-chat", "react-json"]  # terminal: test_the_terminal_harness_needs_a_seat
+HARNESSES = ["terminal", "cli-chat", "react-json"]
 DAYS = 4
 
 
@@ -58,18 +58,6 @@ def test_bizbench_run_with_a_scripted_model(harness: str | None, tmp_path: Path)
     proc = bizbench(*args, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     check_run(tmp_path / "run", harness or "cli-chat")
-
-
-def test_the_terminal_harness_needs_a_seat(tmp_path: Path) -> None:
-    from bizbench.runner.agent_episode import run_agent_episode
-
-    with pytest.raises(ValueError, match="terminal harness serves its env from a seat, and lemonade has none"):
-        run_agent_episode(ENV, ScriptedModel(scripted_day), SEED, "short", tmp_path / "run", "terminal")
-    assert not (tmp_path / "run").exists()
-    script = scripted_file(tmp_path / "day.jsonl", "cli-chat", DAYS)
-    args = ["run", ENV, "--model", f"scripted:{script}", "--seed", "5", "--harness", "terminal"]
-    proc = bizbench(*args, "--out", str(tmp_path / "cli"), cwd=tmp_path)
-    assert proc.returncode != 0 and "has none" in proc.stderr and not (tmp_path / "cli").exists()
 
 
 def test_a_user_agent_class(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ SPEC = EnvSpec(
     baselines="lemonade.baselines:TABLE",
     default_baseline="steady",
     harness="cli-chat",
+    seat="lemonade.seat",
     # tool_calls counts refused calls too, which replay does not re-send
     replay=ReplayRules(log_derived=frozenset({"tool_calls", "tamper_events"})),
 )
