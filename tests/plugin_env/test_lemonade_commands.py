@@ -24,7 +24,6 @@ from bizbench.runner.check import VOLATILE_ACTION, find_hidden
 from bizbench.runner.episode import run_baseline
 
 
-
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One finished lemonade run with refused calls in its log (the common input of these tests)."""
