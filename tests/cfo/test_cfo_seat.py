@@ -41,7 +41,7 @@ needs_sandbox = pytest.mark.skipif(REASON is not None, reason=f"no sandbox on th
 SEAT = seat_of("cfo")
 SPEC = get_env("cfo")
 SCHEMAS = registry.parameter_schemas()
-PUBLIC_STATUS = {"month", "elapsed", "unit", "done", "bankrupt"}
+PUBLIC_STATUS = {"month", "turn", "elapsed", "unit", "done", "bankrupt"}
 
 # The agent: a greedy-equity CFO written against the SDK ($20M of equity whenever nothing is
 # pending, else pass), after a look around at month 0. It prints one JSON line.
@@ -245,7 +245,7 @@ def test_commands_answer_like_the_mirror(live: Live) -> None:
     assert live.cfo("observation")[1]["tool_budget_left"] == budget - 3  # the refused calls cost nothing
     rc, status = live.cfo("status")
     month = live.mirror.world.month
-    assert rc == 0 and status == {"month": month, "elapsed": month, "unit": "month", "done": False, "bankrupt": False}
+    assert rc == 0 and status == {"month": month, "turn": month, "elapsed": month, "unit": "month", "done": False, "bankrupt": False}
     rc, moved = live.cfo("pass")
     assert rc == 0 and moved["next"]["current_month"] == month + 1
     assert "future" in live.cfo("check_market_data", "--data-type", "economic", "--end-month", "7")[1]["error"]

@@ -24,7 +24,6 @@ HERE = Path(__file__).resolve().parent
 
 #: (env id or "*", check, pattern of the problem, why it is expected now and who removes it)
 KNOWN: list[tuple[str, str, str, str]] = [
-    ("cfo", "hidden_seat", r"No module named 'bizbench.envs.cfo.sdk'", "needs cfo's seat (issue 13, seat)"),
 ]
 
 

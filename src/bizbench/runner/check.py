@@ -959,11 +959,12 @@ def check_hidden_seat(ctx: _Ctx) -> None:
     if ctx.spec.seat is None:
         ctx.note("the env declares no seat")
         return
-    seat = ctx.spec.module("seat")
+    from bizbench.core.seat import seat_of
+
     env = ctx.make()
     ws = ctx.path("workspace")
     ws.mkdir(exist_ok=True)
-    seat.write_workspace(ws, config=env.config)
+    seat_of(ctx.spec).write_workspace(ws, env.config, env.registry)
     texts = _files_text(ws, "the workspace file")
     if not texts:
         ctx.problem("the seat wrote no file into the workspace")
