@@ -245,7 +245,8 @@ def test_commands_answer_like_the_mirror(live: Live) -> None:
     assert live.cfo("observation")[1]["tool_budget_left"] == budget - 3  # the refused calls cost nothing
     rc, status = live.cfo("status")
     month = live.mirror.world.month
-    assert rc == 0 and status == {"month": month, "turn": month, "elapsed": month, "unit": "month", "done": False, "bankrupt": False}
+    expected = {"month": month, "turn": month, "elapsed": month, "unit": "month", "done": False, "bankrupt": False}
+    assert rc == 0 and status == expected
     rc, moved = live.cfo("pass")
     assert rc == 0 and moved["next"]["current_month"] == month + 1
     assert "future" in live.cfo("check_market_data", "--data-type", "economic", "--end-month", "7")[1]["error"]
