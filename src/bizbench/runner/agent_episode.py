@@ -66,7 +66,7 @@ def run_agent_episode(
     # A replay reports the recorded model, so a verified replay ends with the same result.json.
     model_name = getattr(model, "recorded_name", None) or model.name
     h = make_harness(harness_name, **(harness_options or {}))
-    meta = {
+    meta: dict[str, Any] = {
         "model": model.name,
         "model_spec": model_spec,
         "prices": prices,
