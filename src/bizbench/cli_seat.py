@@ -88,10 +88,8 @@ def serve(
         raise _fail(f"the run directory {run} already holds a run ({', '.join(held)}); choose another --run-dir")
     try:
         h = _horizon(spec, horizon, days)
-        if run.is_dir() and any(run.iterdir()):  # a harness's run: its config.json, trajectory, serve.log ...
-            session = _attach(spec, seed, preset, run, h)
-        else:
-            session = open_session(env, seed, preset, run, agent="served", horizon=h)
+        attach = run.is_dir() and any(run.iterdir())  # a harness's run: its config.json, trajectory, serve.log ...
+        session = open_session(env, seed, preset, run, agent="served", horizon=h, attach=attach)
     except (ValueError, FileNotFoundError) as e:
         raise _fail(str(e)) from None
     logging.basicConfig(
@@ -127,20 +125,6 @@ def _control_token(run: Path) -> str:
     with os.fdopen(fd, "w") as f:
         f.write(token + "\n")
     return token
-
-
-def _attach(spec: Any, seed: int, preset: str | None, run: Path, horizon: int | None) -> Any:
-    """A session whose record goes beside the files a harness already put in ``run`` (the runner's
-    config.json, which the session writes over with its own and the harness puts back; the
-    trajectory; the server's log): :func:`bizbench.runner.episode.open_session` without its
-    new-directory check."""
-    from bizbench.core.rng import secret_from_env
-    from bizbench.core.session import Session
-
-    config, digest = spec.load_config(preset)
-    preset = preset or spec.default_preset
-    env = spec.make(spec.with_horizon(config, horizon), seed, preset, digest, secret_from_env(), files=run)
-    return Session(spec, env, run, agent="served")
 
 
 def _session_command(env_id: str) -> Any:

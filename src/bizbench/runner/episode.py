@@ -23,13 +23,17 @@ def open_session(
     horizon: int | None = None,
     config: Any = None,
     world_options: dict[str, Any] | None = None,
+    attach: bool = False,
     **meta: Any,
 ) -> Session:
     """A fresh env of ``env_id`` in a Session writing ``out``. ``config`` (a recorded config, as
     resume and replay rebuild a world) replaces the preset's; ``horizon`` overrides its horizon;
-    ``world_options`` are the env's own (ceo ``database``), recorded in config.json."""
+    ``world_options`` are the env's own (ceo ``database``), recorded in config.json. ``out`` must
+    be new or empty, unless ``attach``: then the record goes beside the files a harness already
+    put there (a served terminal run: the runner's config.json, trajectory and server log)."""
     spec = get_env(env_id)
-    require_new(out)
+    if not attach:
+        require_new(out)
     preset = preset or spec.default_preset
     if config is None:
         config, preset_hash = spec.load_config(preset)

@@ -254,8 +254,9 @@ class CeoEnv:
 
     def take_rows(self) -> dict[str, list[dict[str, Any]]]:
         """The metrics rows (one per simulated day) produced since the last call."""
-        rows = self.world.metrics[self._metrics_taken :]
-        self._metrics_taken = len(self.world.metrics)
+        end = len(self.world.metrics)  # first: a day appended meanwhile is taken next time, not lost
+        rows = self.world.metrics[self._metrics_taken : end]
+        self._metrics_taken = end
         return {"metrics": rows}
 
     def ledger_rows(self) -> list[Any]:
