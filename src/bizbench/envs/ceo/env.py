@@ -56,7 +56,7 @@ class CeoEnv:
         self.preset = preset
         self.preset_hash = preset_hash
         self.secret_id = secret_id(secret)
-        self.world = world if world is not None else World(config, world_entropy(seed, secret))
+        self.world = world if world is not None else World(config, world_entropy(seed, secret), *social_llm(config))
         self.actions: list[dict[str, Any]] = []  # every tool call and turn, for replay
         self.overrides: list[dict[str, Any]] = []  # the agent-visible config_overrides log
         self.predictions: list[dict[str, Any]] = []  # next_week forecasts (ref §6.3)
@@ -270,6 +270,23 @@ class CeoEnv:
 
     def log_override(self, tool: str, settings: dict[str, Any]) -> None:
         self.overrides.append({"day": self.world.day, "tool_name": tool, "settings": settings})
+
+
+def social_llm(config: CeoConfig) -> tuple[Any, Any]:
+    """(post judge, post writer) to inject when the preset asks for an LLM ([social] judge or writer
+    = "llm", ref §4.12-4.13): an OpenAI-compatible client (key from ``OPENAI_API_KEY``); None
+    for the world's deterministic defaults."""
+    if "llm" not in (config.social.judge, config.social.writer):
+        return None, None
+    import openai
+
+    from bizbench.envs.ceo.world.judge import LlmJudge
+    from bizbench.envs.ceo.world.posttext import LlmPostWriter
+
+    client = openai.OpenAI(base_url=config.social.llm_base_url)
+    judge = LlmJudge(client, config.social.llm_model) if config.social.judge == "llm" else None
+    writer = LlmPostWriter(client, config.social.llm_model) if config.social.writer == "llm" else None
+    return judge, writer
 
 
 _READ_AFTER_END = frozenset({"query", "get_vars", "get_dashboard", "get_status", "describe_tables"})

@@ -82,9 +82,12 @@ def competitor_event_days(config: Any, seed: int) -> list[int]:
     does). So stepping only that mechanic over the horizon gives the run's event days."""
     from bizbench.core.rng import secret_from_env, world_entropy
     from bizbench.envs.ceo.world import competitor
+    from bizbench.envs.ceo.world.judge import RuleJudge
+    from bizbench.envs.ceo.world.posttext import TEMPLATE_WRITER
     from bizbench.envs.ceo.world.world import World
 
-    world = World(config, world_entropy(seed, secret_from_env()))
+    # the competitor's schedule does not depend on the posts' judge or writer: the deterministic ones
+    world = World(config, world_entropy(seed, secret_from_env()), RuleJudge(), TEMPLATE_WRITER)
     state, rng = world.state, world.streams.get("competitor")
     for day in range(1, config.horizon_days + 1):
         state.day = day

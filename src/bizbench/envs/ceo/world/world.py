@@ -446,24 +446,17 @@ class World:
         }
 
 
-def _llm_client(config: CeoConfig) -> Any:
-    """An OpenAI-compatible client for the optional social-media LLM (key from OPENAI_API_KEY)."""
-    import openai
-
-    return openai.OpenAI(base_url=config.social.llm_base_url)
-
-
 def default_judge(config: CeoConfig) -> judge.PostJudge:
-    """The preset's agent-post judge: the deterministic RuleJudge, or an LLM (ref §4.13)."""
+    """The agent-post judge when none is injected: the deterministic RuleJudge (ref §4.13); a
+    preset whose judge is an LLM needs it injected (:class:`bizbench.envs.ceo.env.CeoEnv` does)."""
     if config.social.judge == "llm":
-        return judge.LlmJudge(_llm_client(config), config.social.llm_model)
+        raise ValueError("this preset judges posts with an LLM ([social] judge = 'llm'): inject post_judge")
     return judge.RuleJudge()
 
 
 def default_writer(config: CeoConfig) -> Any:
-    """The preset's post writer: templates, or an LLM that falls back to them (ref §4.12)."""
+    """The post writer when none is injected: the templates (ref §4.12); a preset whose writer is
+    an LLM needs it injected (:class:`bizbench.envs.ceo.env.CeoEnv` does)."""
     if config.social.writer == "llm":
-        from bizbench.envs.ceo.world.posttext import LlmPostWriter
-
-        return LlmPostWriter(_llm_client(config), config.social.llm_model)
+        raise ValueError("this preset writes posts with an LLM ([social] writer = 'llm'): inject writer")
     return feed.posttext.TEMPLATE_WRITER
