@@ -22,7 +22,7 @@ from typing import Any
 
 from bizbench.core.env import Env, EnvSpec
 from bizbench.core.errors import ToolResult
-from bizbench.core.runlog import RunDir, action_record
+from bizbench.core.runlog import ActionRecord, ResultCore, RunDir, action_record
 
 __all__ = ["Session"]
 
@@ -106,7 +106,10 @@ class Session:
             rows = env.take_rows()
             if self.run is None:
                 return
-            self.run.append("actions", [action_record(a) for a in actions])
+            records = [action_record(a) for a in actions]
+            for record in records:
+                ActionRecord.model_validate(record)  # the run log's model: a malformed row is a bug, not data
+            self.run.append("actions", records)
             self.run.append("tamper", tamper)
             for name, log in rows.items():
                 self.run.append(name, log)
@@ -149,7 +152,9 @@ class Session:
             "cost_usd": meter.get("cost_usd"),  # None: no model was metered (a baseline, an agent class)
             "ended_by": ended_by,
         }
-        return {**{k: v for k, v in core.items() if k not in fields}, **fields, **meter, "ended_by": ended_by}
+        result = {**{k: v for k, v in core.items() if k not in fields}, **fields, **meter, "ended_by": ended_by}
+        ResultCore.model_validate({"env": self.spec.id, "preset": env.preset, "seed": env.seed, **result})
+        return result
 
     def finish(
         self, ended_by: str | None = None, meter: dict[str, Any] | None = None, title: str = "", **extra: Any
