@@ -140,22 +140,3 @@ def test_discoverable_enterprise_groups_use_individual_engagement(state, params,
         likes += [p["likes"] for p in sample_posts(state, params, rng, _cands(de, np.ones(5)))]
     assert min(likes) < 5
 
-
-def test_the_world_builds_no_llm_client_its_env_injects_the_presets_judge_and_writer(monkeypatch) -> None:
-    """The world stays pure: a preset whose posts are judged and written by an LLM needs them
-    injected (a clear error otherwise); CeoEnv builds and injects them."""
-    import pytest
-
-    from bizbench.envs.ceo.config import load_config
-    from bizbench.envs.ceo.env import CeoEnv
-    from bizbench.envs.ceo.world.judge import LlmJudge
-    from bizbench.envs.ceo.world.posttext import LlmPostWriter
-    from bizbench.envs.ceo.world.world import World
-
-    config, _ = load_config("default")
-    llm = config.model_copy(update={"social": config.social.model_copy(update={"judge": "llm", "writer": "llm"})})
-    with pytest.raises(ValueError, match="inject post_judge"):
-        World(llm, 1)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")  # the client is built, never called here
-    env = CeoEnv(llm.model_copy(update={"horizon_days": 7}), 1, database=False)
-    assert isinstance(env.world.judge, LlmJudge) and isinstance(env.world.feed.writer, LlmPostWriter)

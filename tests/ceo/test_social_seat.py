@@ -89,11 +89,17 @@ def test_post_validation() -> None:
     assert env.world.state.agent_posts == []
 
 
-def test_llm_writer_and_judge_are_preset_options(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-used")
+def test_llm_writer_and_judge_are_preset_options_that_the_env_injects(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The world builds no client (it stays pure): it refuses an LLM preset without them; CeoEnv injects them."""
+    from bizbench.envs.ceo.env import CeoEnv
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key-not-used")  # the client is built, never called here
     config, _ = load_config("default")
     social = config.social.model_copy(update={"judge": "llm", "writer": "llm"})
-    world = World(config.model_copy(update={"social": social}), 1)
+    llm = config.model_copy(update={"social": social, "horizon_days": 7})
+    with pytest.raises(ValueError, match="inject post_judge"):
+        World(llm, 1)
+    world = CeoEnv(llm, 1, database=False).world
     assert type(world.judge).__name__ == "LlmJudge"
     assert type(world.feed.writer).__name__ == "LlmPostWriter"
     default = World(config, 1)
