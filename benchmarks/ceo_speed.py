@@ -123,7 +123,7 @@ def bench_market(customers: int, days: int, seed: int) -> None:
     times = []
     for k in range(days):
         t = time.perf_counter()
-        # Customer posts are sampled on a turn's last day only (ref §1.3), as in a real turn.
+        # Customer posts are sampled on a turn's last day only (reference-notes §1.3), as in a real turn.
         m = world.step_day(sample_posts=k == days - 1)  # type: ignore[attr-defined]
         times.append(time.perf_counter() - t)
         print(f"    day {m['day']:>3}               {times[-1]:,.2f} s  "

@@ -3,7 +3,7 @@
 Mechanic tests build tiny worlds by hand: a :class:`WorldState` of the default preset, a few
 customers appended as column values, settings arrays set directly, then one mechanic call.
 Expected values are computed in the tests with plain ``math`` from the spec
-(``papers/ceo-bench.md`` Appendix A and ``ref/ceo-bench-reference.md``), never with the
+(the CEO-Bench paper Appendix A and ``ref/ceo-bench-reference.md``), never with the
 module's own helpers.
 
 ``FakeRng`` replaces a numpy Generator with scripted draws so a stochastic mechanic can be
@@ -38,7 +38,7 @@ GROUP_IDS = (
     + tuple(f"D_E{i:02d}" for i in range(1, 11))
 )
 G = {gid: i for i, gid in enumerate(GROUP_IDS)}
-WEEKLY = (1.0, 1.1, 1.15, 1.1, 1.0, 0.6, 0.6)  # ref §2.6
+WEEKLY = (1.0, 1.1, 1.15, 1.1, 1.0, 0.6, 0.6)  # reference-notes §2.6
 
 
 class FakeRng:
@@ -158,5 +158,5 @@ def gidx() -> dict[str, int]:
 
 @pytest.fixture(scope="session")
 def weekly() -> tuple[float, ...]:
-    """W(d) by d mod 7 (ref §2.6), typed out independently of the preset."""
+    """W(d) by d mod 7 (reference-notes §2.6), typed out independently of the preset."""
     return WEEKLY

@@ -1,4 +1,4 @@
-"""The weekly dashboard (ref §6.4), next_week's forecasts (§6.3) and the negotiation inbox (§4.23)."""
+"""The weekly dashboard (reference-notes §6.4), next_week's forecasts (§6.3) and the negotiation inbox (§4.23)."""
 
 from __future__ import annotations
 

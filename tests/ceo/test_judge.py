@@ -1,4 +1,4 @@
-"""The agent-post judge (paper eq 27; ref §4.13). These tests fail for a constant judge: the
+"""The agent-post judge (paper eq 27; reference-notes §4.13). These tests fail for a constant judge: the
 score must depend on what each group truly lived through, on the post's quality, on
 repetition, on replies and on hostility, and stay deterministic and inside [-1, 1]."""
 

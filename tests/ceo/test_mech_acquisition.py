@@ -1,4 +1,4 @@
-"""Lead generation: saturation, calendar, expected leads (paper eq 28-29; ref §2.6, §3.3)."""
+"""Lead generation: saturation, calendar, expected leads (paper eq 28-29; reference-notes §2.6, §3.3)."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def test_monthly_factor(state, day, factor):
 
 
 def test_expected_leads_hand_computed(state, params, gidx):
-    """Eq 28 / ref §3.3 for day 29 (W = 1.1, Mo = 1.10):
+    """Eq 28 / reference-notes §3.3 for day 29 (W = 1.1, Mo = 1.10):
     lambda_S1 = R D W Mo M_lead A Z (spend L / 1000 + sum_h N_h NET[h][S1]).
     Spend: $200 on content_marketing (L = 320.3613); referral from S1 itself (500 subs,
     NET 29/1000) and S3 (1000 subs, NET 6.24/1000); the undiscovered D_S01 (1000 subs) is no

@@ -1,4 +1,4 @@
-"""Billing decisions, payments and involuntary churn (paper eq 6, 18-19; ref §4.7, §4.22)."""
+"""Billing decisions, payments and involuntary churn (paper eq 6, 18-19; reference-notes §4.7, §4.22)."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def _sub(state, add_customer, **kw):
 
 
 def test_plan_choice_max_surplus_among_acceptable(billing_world, params, add_customer, fake_rng):
-    """Eq 6 / ref §4.22: evaluate A, B, C with (Del + RB + TB) F - IP - AP against Q_req(price);
+    """Eq 6 / reference-notes §4.22: evaluate A, B, C with (Del + RB + TB) F - IP - AP against Q_req(price);
     pick the acceptable plan with the largest surplus; C (price 110 > c_max 100) is not
     acceptable even though Q_req = q_max is below its quality."""
     state, delivered, q_shift, c_drift = billing_world
@@ -117,7 +117,7 @@ def test_cancel_when_no_plan_acceptable_and_skips(billing_world, params, add_cus
 
 
 def test_involuntary_churn_draw(billing_world, params, add_customer, fake_rng):
-    """Eq 19 / ref §4.22: with probability mu_{g,m} the customer is cancelled as involuntary
+    """Eq 19 / reference-notes §4.22: with probability mu_{g,m} the customer is cancelled as involuntary
     before the plan review (no voluntary evaluation for them)."""
     state, delivered, q_shift, c_drift = billing_world
     a = _sub(state, add_customer)

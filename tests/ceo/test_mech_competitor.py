@@ -1,4 +1,4 @@
-"""Competitor events: window, firing, boosts, adaptive catch-up (paper eq 32-36; ref §4.16)."""
+"""Competitor events: window, firing, boosts, adaptive catch-up (paper eq 32-36; reference-notes §4.16)."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def test_firing_probability_and_min_interval(state, params, fake_rng):
 
 
 def test_stationary_boost_applied_with_kappa(state, params, fake_rng):
-    """Eq 34 / ref §4.16: B = clip(LogNormal(-4.5559, 1.2), B_min, B_max) * ramp(d);
+    """Eq 34 / reference-notes §4.16: B = clip(LogNormal(-4.5559, 1.2), B_min, B_max) * ramp(d);
     global q-drift += B; each group q-drift += kappa_g B. A small bank loses (u H < B)."""
     state.day = 300
     state.bank_global = 0.01                      # u H = 0.35 * 0.01 = 0.0035 < B
@@ -88,7 +88,7 @@ def test_boost_clipping(state, params, fake_rng):
 
 
 def test_adaptive_branch_consumes_u_times_bank(state, params, fake_rng):
-    """Eq 35 / ref §4.16: u ~ U(0.2, 0.5); F = u H; if F > B_sample then B = F and
+    """Eq 35 / reference-notes §4.16: u ~ U(0.2, 0.5); F = u H; if F > B_sample then B = F and
     H <- (1 - u) H."""
     state.day = 200
     state.bank_global = 1.0
@@ -101,7 +101,7 @@ def test_adaptive_branch_consumes_u_times_bank(state, params, fake_rng):
 
 
 def test_targeted_drain(state, params, fake_rng, gidx):
-    """Eq 36 / ref §4.16: for each group with H_g > 0, v ~ U(0, 0.1), q-drift_g += v H_g,
+    """Eq 36 / reference-notes §4.16: for each group with H_g > 0, v ~ U(0, 0.1), q-drift_g += v H_g,
     H_g <- (1 - v) H_g; groups without a bank get nothing beyond kappa B."""
     state.day = 300
     s1, s3 = gidx["S1"], gidx["S3"]

@@ -1,4 +1,4 @@
-"""Daily costs, ad revenue and the ledger (paper eq 14, 43-44; ref §4.18, §4.24)."""
+"""Daily costs, ad revenue and the ledger (paper eq 14, 43-44; reference-notes §4.18, §4.24)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def _rows(state, day):
 
 
 def test_each_category_equals_settings(state, params, add_customer):
-    """Eq 43 / ref §4.24: capacity_cost(tier) + sum_p usage_p unit_cost(tier_p) + ops + dev +
+    """Eq 43 / reference-notes §4.24: capacity_cost(tier) + sum_p usage_p unit_cost(tier_p) + ops + dev +
     advertising (sum over (channel, group)); each booked as its own negative ledger row."""
     state.day = 5
     s = state.settings
@@ -55,7 +55,7 @@ def test_capacity_cost_by_tier(state, params, tier, cost):
 
 
 def test_ad_revenue(state, params, add_customer, gidx):
-    """Eq 14 / ref §4.18: daily ad revenue = sum_i rho_i a_i seats_i, a = ln(1 + 9 s)/ln 10."""
+    """Eq 14 / reference-notes §4.18: daily ad revenue = sum_i rho_i a_i seats_i, a = ln(1 + 9 s)/ln 10."""
     state.day = 3
     state.settings.ads_global = 0.5
     idx = np.array([

@@ -1,4 +1,4 @@
-"""Participation curve Q_req(C) and its inverse C_max(Q) (paper eq 5, 40; ref §4.2, §4.23)."""
+"""Participation curve Q_req(C) and its inverse C_max(Q) (paper eq 5, 40; reference-notes §4.2, §4.23)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def sig(z: float) -> float:
 
 
 def q_req_hand(price: float, c_max: float = C_MAX, s_l: float = S_L, s_r: float = S_R) -> float:
-    """ref §4.2 typed out: piecewise two-sigmoid, centres 0.25/0.75, k = 10, cap at c_max."""
+    """reference-notes §4.2 typed out: piecewise two-sigmoid, centres 0.25/0.75, k = 10, cap at c_max."""
     if price > c_max:
         return Q_MAX
     x = price / c_max
@@ -42,7 +42,7 @@ def _cmax(cfg, qualities):
 
 
 def test_required_quality_piecewise_branches(cfg):
-    """Eq 5 in the engine form (ref §4.2): left sigmoid for x < 0.5, right for x >= 0.5,
+    """Eq 5 in the engine form (reference-notes §4.2): left sigmoid for x < 0.5, right for x >= 0.5,
     q_max above the budget."""
     got = _req(cfg, [0.0, 10.0, 25.0, 49.99, 50.0, 80.0, 100.0, 100.01, 500.0])
     # hand values
@@ -73,7 +73,7 @@ def test_required_quality_is_monotone_in_price(cfg):
 
 
 def test_max_acceptable_price_hand_inverse(cfg):
-    """Eq 40 / ref §4.23: C_max(Q) = largest C in [0, c_max] with Q_req(C) <= Q.
+    """Eq 40 / reference-notes §4.23: C_max(Q) = largest C in [0, c_max] with Q_req(C) <= Q.
 
     Inverting the sigmoid by hand: Q at the centre of either half gives x = 0.25 / 0.75.
     Q below Q_req(0) gives 0; Q at or above Q_req(c_max) gives c_max; a Q inside the jump

@@ -1,4 +1,4 @@
-"""Development spend and R&D projects (paper eq 11-12; ref §4.19-4.20, Appendix A3)."""
+"""Development spend and R&D projects (paper eq 11-12; reference-notes §4.19-4.20, Appendix A3)."""
 
 from __future__ import annotations
 

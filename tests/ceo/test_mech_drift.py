@@ -1,4 +1,4 @@
-"""Market and individual preference drift (paper eq 4 drift term; ref §2.5, §4.17)."""
+"""Market and individual preference drift (paper eq 4 drift term; reference-notes §2.5, §4.17)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def test_group_drift_adds_rate_times_30(state, params, gidx):
     assert state.c_drift_group[gidx["S1"]] == pytest.approx(2 * 0.001 * 30)
     assert state.c_drift_group[gidx["E1"]] == pytest.approx(2 * -0.0005 * 30)
     assert state.q_drift_group[gidx["S1"]] == 0.0
-    assert state.q_drift_global == 0.0                   # global rate is 0 (ref §4.17)
+    assert state.q_drift_global == 0.0                   # global rate is 0 (reference-notes §4.17)
 
 
 def test_individual_drift_compounds_over_30_days(state, params, add_customer, gidx):

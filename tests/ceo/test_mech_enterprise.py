@@ -1,4 +1,4 @@
-"""Enterprise negotiation (paper eq 39-42; ref §4.7 negotiation/trigger variants, §4.22-4.23)."""
+"""Enterprise negotiation (paper eq 39-42; reference-notes §4.7 negotiation/trigger variants, §4.22-4.23)."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def _offer_and_reply(state, params, fake_rng, book, c, offers, delivered, q_shif
 
 
 def test_counter_offer_first_turn(ent, params, fake_rng):
-    """Eq 39-41 / ref §4.23: no positive surplus -> counter = C_max(Q) (1 - (1 - f) 0.7^t),
+    """Eq 39-41 / reference-notes §4.23: no positive surplus -> counter = C_max(Q) (1 - (1 - f) 0.7^t),
     rounded to cents, with t = 1 (the agent's first message is turn 1 of a new_lead thread).
     Q = 0.65 for plan B: C_max = 100 (0.75 + ln(0.2)/10) = 58.906."""
     state, c, delivered, q_shift, c_drift = ent
@@ -87,7 +87,7 @@ def test_counter_offer_first_turn(ent, params, fake_rng):
 
 
 def test_accept_best_positive_offer(ent, params, fake_rng):
-    """Eq 39 / ref §4.23: the best offering by surplus is accepted if surplus > 0; a new lead
+    """Eq 39 / reference-notes §4.23: the best offering by surplus is accepted if surplus > 0; a new lead
     becomes a subscriber at the agreed price, relationship +0.10, start day = deal day,
     budget snapshot = undrifted c_max, usage rate sampled x seats."""
     state, c, delivered, q_shift, c_drift = ent
@@ -238,7 +238,7 @@ def test_existing_customer_timeout_cancels(ent, params, fake_rng):
 @pytest.mark.parametrize("case", ["new_lead_second_offer", "churn_prevention_first_offer",
                                   "renegotiation_first_offer"])
 def test_counter_offer_uses_thread_turn_number(ent, params, fake_rng, case):
-    """Eq 41 / ref §4.23: counter = C_max (1 - (1 - f) 0.7^t), t = thread turn number of the
+    """Eq 41 / reference-notes §4.23: counter = C_max (1 - (1 - f) 0.7^t), t = thread turn number of the
     agent's latest message: 3 for a new lead's second offer, 2 for the first reply on a
     churn-prevention thread (system 0, customer 1), 0 for an agent-opened renegotiation."""
     state, c, delivered, q_shift, c_drift = ent

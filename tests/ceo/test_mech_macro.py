@@ -1,4 +1,4 @@
-"""Macro PMI process, multipliers and lagged publication (paper eq 37-38; ref §4.15)."""
+"""Macro PMI process, multipliers and lagged publication (paper eq 37-38; reference-notes §4.15)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def pmi_step_hand(pmi: float, day: int, shock: float) -> float:
 
 def test_pmi_step_with_zero_shock_is_deterministic_formula(state, fake_rng):
     """Eq 37: with a zero shock one step equals the deterministic OU update."""
-    assert state.pmi == 49.37  # ref §1.1 initial PMI
+    assert state.pmi == 49.37  # reference-notes §1.1 initial PMI
     state.day = 10
     step_pmi(state, fake_rng(normal=[0.0]))
     assert state.pmi == pytest.approx(pmi_step_hand(49.37, 10, 0.0), abs=1e-12)
@@ -40,7 +40,7 @@ def test_pmi_step_with_zero_shock_is_deterministic_formula(state, fake_rng):
 
 
 def test_pmi_bounds(state, fake_rng):
-    """Eq 37 / ref §4.15: PMI is clipped to [30, 70]."""
+    """Eq 37 / reference-notes §4.15: PMI is clipped to [30, 70]."""
     state.day = 274
     state.pmi = 69.9
     step_pmi(state, fake_rng(normal=[10.0]))  # +4 points
@@ -51,7 +51,7 @@ def test_pmi_bounds(state, fake_rng):
 
 
 def test_macro_multipliers(state, params, gidx):
-    """Eq 38 / ref §4.15: M = max(0.5, 1 + beta (PMI - 50) / 50), neutral 50 (not 49.37)."""
+    """Eq 38 / reference-notes §4.15: M = max(0.5, 1 + beta (PMI - 50) / 50), neutral 50 (not 49.37)."""
     state.pmi = 55.0
     update_multipliers(state, params)
     m = state.macro_multipliers

@@ -1,4 +1,4 @@
-"""Promotions and in-app ad strength at every scope (paper eq 7, 13; ref §4.18, §4.21)."""
+"""Promotions and in-app ad strength at every scope (paper eq 7, 13; reference-notes §4.18, §4.21)."""
 
 from __future__ import annotations
 

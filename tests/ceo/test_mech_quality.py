@@ -1,4 +1,4 @@
-"""Delivered and perceived quality terms (paper eq 10, 13, 15; ref §4.4, §4.6, §4.7, §4.18)."""
+"""Delivered and perceived quality terms (paper eq 10, 13, 15; reference-notes §4.4, §4.6, §4.7, §4.18)."""
 
 from __future__ import annotations
 
@@ -18,11 +18,11 @@ from bizbench.envs.ceo.world.quality import (
 
 
 def test_delivered_quality(cfg):
-    """Eq 10 / ref §4.6: Del_{g,p} = (0.20 + b_shared + b_g) * m_tier(p); the group bonus is
+    """Eq 10 / reference-notes §4.6: Del_{g,p} = (0.20 + b_shared + b_g) * m_tier(p); the group bonus is
     multiplied by the tier multiplier too."""
     bonus_group = np.zeros(26)
     bonus_group[2] = 0.1
-    tiers = np.array([0.6, 0.9, 1.1])  # tiers 1, 3, 5 (ref §4.1)
+    tiers = np.array([0.6, 0.9, 1.1])  # tiers 1, 3, 5 (reference-notes §4.1)
     got = delivered_quality(0.2, 0.05, bonus_group, tiers)
     assert got.shape == (26, 3)
     assert got[0] == pytest.approx([0.25 * 0.6, 0.25 * 0.9, 0.25 * 1.1])

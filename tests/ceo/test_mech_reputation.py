@@ -1,4 +1,4 @@
-"""Group reputation: daily update, spillover, cancellation damage (paper eq 22-25; ref §4.11)."""
+"""Group reputation: daily update, spillover, cancellation damage (paper eq 22-25; reference-notes §4.11)."""
 
 from __future__ import annotations
 

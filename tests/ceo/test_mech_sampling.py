@@ -1,4 +1,4 @@
-"""Per-customer sampling from group distributions (paper eq 4; ref §2.1), statistically."""
+"""Per-customer sampling from group distributions (paper eq 4; reference-notes §2.1), statistically."""
 
 from __future__ import annotations
 

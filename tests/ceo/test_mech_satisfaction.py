@@ -1,4 +1,4 @@
-"""Daily satisfaction EMA (paper eq 16-17; ref §4.7 daily variant, §4.8)."""
+"""Daily satisfaction EMA (paper eq 16-17; reference-notes §4.7 daily variant, §4.8)."""
 
 from __future__ import annotations
 

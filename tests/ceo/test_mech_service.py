@@ -1,4 +1,4 @@
-"""Service health: overload, outages, latency and the quality penalty (paper eq 9-10; ref §4.5)."""
+"""Service health: overload, outages, latency and the quality penalty (paper eq 9-10; reference-notes §4.5)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Customer post sampling (paper eq 26) and the agent-post lead multiplier (eq 27;
-ref §4.12-4.13)."""
+reference-notes §4.12-4.13)."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def test_social_multiplier_clipped(state, params, gidx):
 
 
 def test_subscriber_weight_hand_computed(state, params, add_customer, gidx):
-    """Eq 26 / ref §4.12: w = (1 + 10|S|)(1 + 20 S^2 if S < 0)(2 influencer)(1.5 if tenure <=
+    """Eq 26 / reference-notes §4.12: w = (1 + 10|S|)(1 + 20 S^2 if S < 0)(2 influencer)(1.5 if tenure <=
     30)(1 + 20|dS| if |dS| >= 0.02)(1 + 5k) seats, k = today's events (overload, outage, issue,
     quota)."""
     state.day = 40

@@ -1,4 +1,4 @@
-"""Support issues: resolution pools, relationship, generation (paper eq 20-21; ref §4.9-4.10)."""
+"""Support issues: resolution pools, relationship, generation (paper eq 20-21; reference-notes §4.9-4.10)."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ def test_targeted_pool_mean_has_no_base(state, params, add_customer, fake_rng, g
 
 
 def test_issue_probability_cases(state, params, add_customer, fake_rng, gidx):
-    """Eq 20 / ref §4.9: P = clip((0.01 + 0.15 (1 - S_prev) + 0.25 1[outage]) seats, 0, 0.4)."""
+    """Eq 20 / reference-notes §4.9: P = clip((0.01 + 0.15 (1 - S_prev) + 0.25 1[outage]) seats, 0, 0.4)."""
     s1, e1 = gidx["S1"], gidx["E1"]
     cases = [  # (group, seats, S_prev)
         (s1, 1, 0.5), (s1, 1, -1.0), (s1, 1, -3.0), (e1, 3, 0.9), (e1, 100, 0.9), (s1, 1, 2.0),

@@ -1,4 +1,4 @@
-"""Demand surges (paper eq 30; ref §4.14)."""
+"""Demand surges (paper eq 30; reference-notes §4.14)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Daily usage under per-day quotas (paper eq 8; ref §2.6, §4.3)."""
+"""Daily usage under per-day quotas (paper eq 8; reference-notes §2.6, §4.3)."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def test_compute_usage_round_min_rate_times_w_quota(state, add_customer):
 
 
 def test_compute_usage_follows_weekly_cycle(state, add_customer, weekly):
-    """Eq 8 / ref §4.3: the same rate gives r W(d) on each day of the week."""
+    """Eq 8 / reference-notes §4.3: the same rate gives r W(d) on each day of the week."""
     state.settings.quotas[:] = [1e9, 1e9, 1e9]
     idx = np.array([add_customer(state, group=0, plan=0, usage_rate=1000.0)])
     got = []

@@ -159,7 +159,7 @@ def test_daily_ledger_rows_recomputed_independently() -> None:
             rows = ledger.rows[n0:]
             assert all(r.day == d for r in rows)
             totals: dict[str, int] = defaultdict(int)
-            for r in rows:  # targeted spend is a second operations/development row (ref §4.24)
+            for r in rows:  # targeted spend is a second operations/development row (reference-notes §4.24)
                 totals[r.category + ("_targeted" if r.note == "targeted" else "")] += r.cents
 
             active = np.flatnonzero(cust.status == SUBSCRIBED)

@@ -1,4 +1,4 @@
-"""Template text of the social feed (ref §4.12; paper §2.3, eq 26): the text must reflect the
+"""Template text of the social feed (reference-notes §4.12; paper §2.3, eq 26): the text must reflect the
 author's true cause, speak in the group's voice, vary, fit in 280 characters, be
 deterministic for a seeded generator and never carry digits (hidden values) except the
 public PMI in macro posts."""
@@ -22,7 +22,7 @@ GROUPS = {g.id: g for g in CONFIG.groups}
 IND_IDS = [g.id for g in CONFIG.groups if g.kind == "IND"]
 ENT_IDS = [g.id for g in CONFIG.groups if g.kind == "ENT"]
 
-# Words a reader needs to see to know the cause (ref §4.12: text given the event context).
+# Words a reader needs to see to know the cause (reference-notes §4.12: text given the event context).
 CAUSE_WORDS = {
     "outage": r"outage|down\b|offline|downtime|unavailable|crashed",
     "overload": r"slow|lag|sluggish|times out|overloaded|waiting game|response times",

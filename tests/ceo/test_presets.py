@@ -107,16 +107,16 @@ def test_reference_spot_values(default: CeoConfig) -> None:
     ids = default.group_ids
     net, rep = default.referral_per_1000, default.reputation_spillover
     s1, s2, e3 = _group(default, "S1"), _group(default, "S2"), _group(default, "E3")
-    # ref §3.1
+    # reference-notes §3.1
     assert s1.channel_leads["content_marketing"] == 320.3613
     assert _group(default, "D_E10").channel_leads["content_marketing"] == 0.1209
-    # ref Appendix A1 (x1000) and A2
+    # reference-notes Appendix A1 (x1000) and A2
     assert net[ids.index("S1")][ids.index("S1")] == 29
     assert net[ids.index("D_E10")][ids.index("D_E10")] == 0.333
     assert net[ids.index("D_E01")][ids.index("D_E08")] == 0.0175
     assert rep[ids.index("D_E10")][ids.index("D_E10")] == 2
     assert rep[ids.index("S3")][ids.index("S1")] == 0.4
-    # ref Appendix A3, §4.5, §4.1
+    # reference-notes Appendix A3, §4.5, §4.1
     assert default.rnd_tiers[19].cost == 25e6
     assert default.rnd_tiers[19].duration_sd == 1120
     assert default.rnd_tiers[0].cost == 166_667
@@ -125,7 +125,7 @@ def test_reference_spot_values(default: CeoConfig) -> None:
     assert default.capacity_tiers[0].capacity == 50_000
     assert default.model_tiers[4].cost_per_unit == 0.030
     assert default.model_tiers[4].quality == 1.10
-    # ref §2.2-2.5
+    # reference-notes §2.2-2.5
     assert (e3.seats_min, e3.seats_max) == (200, 2000)
     assert (e3.reply_delay_mu, e3.max_turns_mu) == (21, 14)
     assert _group(default, "D_E01").beta_lead == -0.45
@@ -135,7 +135,7 @@ def test_reference_spot_values(default: CeoConfig) -> None:
     assert _group(default, "S3").drift_q == 0.000625
     assert (s1.negotiation_rate_mu, s1.reply_delay_mu, s1.max_turns_mu) == (0.3, 5, 2)
     assert _group(default, "D_E09").seats_max == 350
-    # ref §4.25
+    # reference-notes §4.25
     assert [lv.cost for lv in default.research.levels] == [60_000, 175_000, 350_000, 700_000]
 
 

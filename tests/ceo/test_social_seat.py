@@ -1,5 +1,5 @@
 """Social media through the seat: agent posts, the judge's view of each group's real 14 days,
-viral replies, the public feed, and the optional LLM writer/judge (ref §4.12-4.13; eq 26-27)."""
+viral replies, the public feed, and the optional LLM writer/judge (reference-notes §4.12-4.13; eq 26-27)."""
 
 from __future__ import annotations
 

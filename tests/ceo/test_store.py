@@ -1,4 +1,4 @@
-"""The agent-visible database of the ceo env (ref §5.1-5.3) and its persona text.
+"""The agent-visible database of the ceo env (reference-notes §5.1-5.3) and its persona text.
 
 One module-scoped session runs six weeks of the rule-based baseline (Appendix B) with a
 few extra tool calls so that every table gets rows (ads strength, research, R&D, posts,

@@ -1,5 +1,5 @@
 """The ceo tool surface: every reference tool, one registry, generated docs, and garbage-proof tools
-(ref §6.2; docs/principles.md principles 1 and 8)."""
+(reference-notes §6.2; docs/principles.md principles 1 and 8)."""
 
 from __future__ import annotations
 

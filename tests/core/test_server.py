@@ -515,7 +515,7 @@ def _snapshot(root: Path) -> dict[str, tuple[bytes, int, int]]:
 
 
 def test_write_sdk_never_follows_planted_symlinks(tmp_path: Path) -> None:
-    """A previous agent owned the workspace; root regenerates the SDK there (ref: /tmp/rev/symlink_ws.py)."""
+    """A previous agent owned the workspace; root regenerates the SDK there."""
     ws, host = tmp_path / "ws", tmp_path / "host"
     for d in ("tools_dir", "pkg_dir", "runtime_dir"):
         (host / d).mkdir(parents=True)

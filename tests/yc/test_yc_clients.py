@@ -42,7 +42,7 @@ def test_exactly_two_adversaries_drawn_from_the_seed() -> None:
         for c in clients:
             lo, hi = (1.0, 2.5) if c.adversarial else (0.7, 2.5)
             assert lo <= c.multiplier <= hi
-    assert len(sets) > 6 and len(names) > 6  # the world changes with the seed (ref defect 6)
+    assert len(sets) > 6 and len(names) > 6  # the world changes with the seed (reference-notes defect 6)
 
 
 def test_trust_decays_per_day_and_gates_and_cuts_work() -> None:

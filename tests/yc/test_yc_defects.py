@@ -1,4 +1,4 @@
-"""The reference implementation's known defects are absent (ref "Known defects" 1, 2, 4; 3 is in
+"""The reference implementation's known defects are absent (reference-notes "Known defects" 1, 2, 4; 3 is in
 test_yc_determinism.py and 5 in test_yc_prompt.py).
 
 World: Wed 2025-01-01 09:00; Emp_1..Emp_3 have training rates 1, 2, 3 (6 units/hour together).

@@ -1,4 +1,4 @@
-"""Determinism (docs/principles.md principle 4; ref "Known defects" 3): same seed + same commands ->
+"""Determinism (docs/principles.md principle 4; reference-notes "Known defects" 3): same seed + same commands ->
 identical final state, in separate interpreters with different hash randomisation; a different seed gives a
 different world."""
 

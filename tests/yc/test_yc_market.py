@@ -1,4 +1,4 @@
-"""The market (section 3 "Tasks and domains"; Table 2 "Market", "Distributions"; ref "Tasks and market").
+"""The market (section 3 "Tasks and domains"; Table 2 "Market", "Distributions"; reference-notes "Tasks and market").
 
 reward = Tri($2K, $12K, $5K) x (1 + 0.3 (p - 1)) x client multiplier (x 1.1^... for trust-gated tasks),
 work = Tri(400, 1500, 800) x (1 + 0.3 (p - 1)), p = int(Tri(1, 5, 1)), 30 % trust-gated at trust 2-4.

@@ -1,4 +1,4 @@
-"""Monthly payroll (section 3 "Simulation Clock"; ref "Clock": first business day of each month at 09:00,
+"""Monthly payroll (section 3 "Simulation Clock"; reference-notes "Clock": first business day of each month at 09:00,
 the start month excluded, processed before other events at the same instant)."""
 
 from __future__ import annotations

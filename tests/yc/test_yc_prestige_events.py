@@ -1,5 +1,5 @@
 """Prestige (Table 2 "Prestige [1, 10], decay 0"; "Cancel penalty 1.5 x delta") and the event order
-(ref "Known defects" 3: a total order by (time, kind priority, task number))."""
+(reference-notes "Known defects" 3: a total order by (time, kind priority, task number))."""
 
 from __future__ import annotations
 

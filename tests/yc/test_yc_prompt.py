@@ -1,4 +1,4 @@
-"""The agent's prompt matches the world (ref "Known defects" 5): every command it names exists and parses
+"""The agent's prompt matches the world (reference-notes "Known defects" 5): every command it names exists and parses
 into a valid call, every command is named, and every number it states comes from the preset."""
 
 from __future__ import annotations

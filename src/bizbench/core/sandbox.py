@@ -1,4 +1,4 @@
-"""Run an agent's commands in a Linux-namespace sandbox (docs/principles.md principle 3, ref §8).
+"""Run an agent's commands in a Linux-namespace sandbox (docs/principles.md principle 3, reference-notes §8).
 
 :func:`run_in_sandbox` runs ``argv`` with new mount, PID, IPC, UTS and network namespaces
 (no network at all: the tool server is reached through its Unix socket inside the

@@ -3,7 +3,7 @@
 Standard library only (``http.server`` + ``socketserver``, one thread per request). The
 server listens on a Unix domain socket inside the agent's workspace (bind-mounted into the
 sandbox, which has no network) and optionally on TCP ``127.0.0.1:PORT`` for agents that
-are not sandboxed. Wire format (ref §6.1)::
+are not sandboxed. Wire format (reference-notes §6.1)::
 
     POST /call    {"tool": name, "args": {...}}
                   -> {"success": true, "data": ...}

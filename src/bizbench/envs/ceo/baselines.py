@@ -42,7 +42,7 @@ class DoNothing:
         return None
 
 
-# Appendix B / Table 4 search space (ref §7.1).
+# Appendix B / Table 4 search space (reference-notes §7.1).
 PRICE_BOOKS: dict[str, dict[str, tuple[float, int, float]]] = {
     "cheap": {"A": (8.0, 1, 50_000), "B": (18.0, 2, 200_000), "C": (40.0, 3, 1_000_000)},
     "mid": {"A": (12.0, 1, 60_000), "B": (25.0, 2, 250_000), "C": (55.0, 4, 1_200_000)},
@@ -58,7 +58,7 @@ CASH_FLOORS = (100_000.0, 300_000.0)
 
 @dataclass
 class RuleBased:
-    """The rule-based baseline of Appendix B (ref §7.1), reading the fixed day-0 channel table.
+    """The rule-based baseline of Appendix B (reference-notes §7.1), reading the fixed day-0 channel table.
 
     Defaults are the paper's best configuration: mid / S1 only / heavy / $100K floor.
     """
@@ -196,7 +196,7 @@ def make_policy(name: str, seed: int = 0, **options: Any) -> Policy:
 @dataclass
 class WeekByWeek:
     """A policy as the Env contract plays it: act, then end the turn; the final partial week is
-    stepped one day at a time (ref §7.1 step 7)."""
+    stepped one day at a time (reference-notes §7.1 step 7)."""
 
     policy: Policy
 

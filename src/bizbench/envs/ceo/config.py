@@ -2,7 +2,7 @@
 
 Every constant of the simulation lives in a preset TOML file (``presets/*.toml``) and is
 validated by these pydantic models (docs/principles.md principle 5). Field docstrings name the
-paper equation (``papers/ceo-bench.md``, Appendix A) or the reference section
+paper equation (the CEO-Bench paper, Appendix A) or the reference section
 (``ref/ceo-bench-reference.md``) that the value comes from; the TOML files carry the
 values and their sources.
 """
@@ -29,7 +29,7 @@ class _Strict(BaseModel):
 
 
 class IndividualDrift(_Strict):
-    """Per-day individual drift rates, compounded over 30 days (ref §2.5, §4.17)."""
+    """Per-day individual drift rates, compounded over 30 days (reference-notes §2.5, §4.17)."""
 
     c_max: float = 0.0
     q_bias: float = 0.0
@@ -38,7 +38,7 @@ class IndividualDrift(_Strict):
 
 
 class GroupParams(_Strict):
-    """One customer group (ref §2.2-2.5; paper eq 4 sampling distributions)."""
+    """One customer group (reference-notes §2.2-2.5; paper eq 4 sampling distributions)."""
 
     id: str
     name: str
@@ -91,21 +91,21 @@ class GroupParams(_Strict):
 
 
 class ModelTier(_Strict):
-    """Model tier: cost per usage unit and quality multiplier m (ref §4.1)."""
+    """Model tier: cost per usage unit and quality multiplier m (reference-notes §4.1)."""
 
     cost_per_unit: float = Field(ge=0)
     quality: float = Field(gt=0)
 
 
 class CapacityTier(_Strict):
-    """Capacity tier: units/day and fixed cost per day (ref §4.5, eq 9)."""
+    """Capacity tier: units/day and fixed cost per day (reference-notes §4.5, eq 9)."""
 
     capacity: float = Field(gt=0)
     cost_per_day: float = Field(ge=0)
 
 
 class RndTier(_Strict):
-    """R&D tier (ref Appendix A3, eq 12)."""
+    """R&D tier (reference-notes Appendix A3, eq 12)."""
 
     name: str
     cost: float = Field(gt=0)
@@ -116,7 +116,7 @@ class RndTier(_Strict):
 
 
 class CustomerSampling(_Strict):
-    """Group-independent sampling rules (ref §2.1, eq 4)."""
+    """Group-independent sampling rules (reference-notes §2.1, eq 4)."""
 
     steep_left_scale: float = 1.0
     steep_left_shift: float = 0.2
@@ -138,7 +138,7 @@ class CustomerSampling(_Strict):
 
 
 class Curve(_Strict):
-    """Participation curve Q_req (eq 5; engine form: piecewise two-sigmoid, ref §4.2)."""
+    """Participation curve Q_req (eq 5; engine form: piecewise two-sigmoid, reference-notes §4.2)."""
 
     k: float = 10.0
     theta_left: float = 0.25
@@ -148,7 +148,7 @@ class Curve(_Strict):
 
 
 class Quality(_Strict):
-    """Delivered and perceived quality (eq 10, 11, 15; ref §4.6-4.7, §4.19)."""
+    """Delivered and perceived quality (eq 10, 11, 15; reference-notes §4.6-4.7, §4.19)."""
 
     base: float = 0.20
     dev_beta: float = 0.0045
@@ -167,14 +167,14 @@ class Quality(_Strict):
 
 
 class Usage(_Strict):
-    """Usage model (eq 8; ref §4.3)."""
+    """Usage model (eq 8; reference-notes §4.3)."""
 
     rate_sd_fraction: float = 0.2
     weekly_factors: tuple[float, ...] = (1.0, 1.1, 1.15, 1.1, 1.0, 0.6, 0.6)
 
 
 class Service(_Strict):
-    """Service health: overload, outages, latency (eq 9; ref §4.5)."""
+    """Service health: overload, outages, latency (eq 9; reference-notes §4.5)."""
 
     outage_base: float = 0.03
     outage_ops_scale: float = 500.0
@@ -191,7 +191,7 @@ class Service(_Strict):
 
 
 class Satisfaction(_Strict):
-    """Satisfaction EMA (eq 16-17; ref §4.8). ``new_weight`` = 1 - lambda_S."""
+    """Satisfaction EMA (eq 16-17; reference-notes §4.8). ``new_weight`` = 1 - lambda_S."""
 
     new_weight: float = Field(default=0.1, gt=0, le=1)
     initial: float = 0.5
@@ -199,7 +199,7 @@ class Satisfaction(_Strict):
 
 
 class Support(_Strict):
-    """Support issues and resolution pools (eq 20-21; ref §4.9-4.10)."""
+    """Support issues and resolution pools (eq 20-21; reference-notes §4.9-4.10)."""
 
     base_rate: float = 0.01
     satisfaction_rate: float = 0.15
@@ -213,7 +213,7 @@ class Support(_Strict):
 
 
 class Reputation(_Strict):
-    """Reputation, cancellation damage and spillover (eq 22-25; ref §4.11)."""
+    """Reputation, cancellation damage and spillover (eq 22-25; reference-notes §4.11)."""
 
     initial: float = 0.5
     positive_rate: float = 0.0005
@@ -230,7 +230,7 @@ class Reputation(_Strict):
 
 
 class Acquisition(_Strict):
-    """Leads: channels, referrals, calendar, saturation (eq 28-29; ref §3)."""
+    """Leads: channels, referrals, calendar, saturation (eq 28-29; reference-notes §3)."""
 
     lead_cost: float = 0.5
     ad_reference_spend: float = 1000.0
@@ -241,7 +241,7 @@ class Acquisition(_Strict):
 
 
 class Social(_Strict):
-    """Customer post sampling (eq 26) and agent-post lead multiplier (eq 27; ref §4.12-4.13)."""
+    """Customer post sampling (eq 26) and agent-post lead multiplier (eq 27; reference-notes §4.12-4.13)."""
 
     max_posts: int = 5
     extremity_weight: float = 10.0
@@ -270,7 +270,7 @@ class Social(_Strict):
 
 
 class Surges(_Strict):
-    """Demand surges (eq 30; ref §4.14)."""
+    """Demand surges (eq 30; reference-notes §4.14)."""
 
     enabled: bool = True
     daily_probability: float = 0.005
@@ -287,7 +287,7 @@ class GroupResearchLevel(_Strict):
 
 
 class Research(_Strict):
-    """Market discovery and group research (eq 31; ref §4.25)."""
+    """Market discovery and group research (eq 31; reference-notes §4.25)."""
 
     market_cost: float = 25_000.0
     market_success_prob: float = 0.30
@@ -296,7 +296,7 @@ class Research(_Strict):
 
 
 class Competitor(_Strict):
-    """Competitor events, stationary + adaptive catch-up (eq 32-36; ref §4.16)."""
+    """Competitor events, stationary + adaptive catch-up (eq 32-36; reference-notes §4.16)."""
 
     enabled: bool = True
     grace_days: int = 60
@@ -315,7 +315,7 @@ class Competitor(_Strict):
 
 
 class Macro(_Strict):
-    """Macro PMI process and multipliers (eq 37-38; ref §4.15)."""
+    """Macro PMI process and multipliers (eq 37-38; reference-notes §4.15)."""
 
     initial: float = 49.37
     mean: float = 49.37
@@ -332,7 +332,7 @@ class Macro(_Strict):
 
 
 class Drift(_Strict):
-    """Market and individual preference drift (eq 4 drift term; ref §4.17)."""
+    """Market and individual preference drift (eq 4 drift term; reference-notes §4.17)."""
 
     period_days: int = 30
     first_day: int = 90
@@ -341,7 +341,7 @@ class Drift(_Strict):
 
 
 class Enterprise(_Strict):
-    """Enterprise negotiation (eq 39-42; ref §4.23)."""
+    """Enterprise negotiation (eq 39-42; reference-notes §4.23)."""
 
     max_offers: int = 3
     reply_deadline_days: int = 7

@@ -1,8 +1,8 @@
-"""The weekly dashboard text that ``next_week`` returns (ref §6.4).
+"""The weekly dashboard text that ``next_week`` returns (reference-notes §6.4).
 
 Built only from what the agent may see: public counts, its own settings, delivered quality
 (the engine prints it), its posts' views and the inbox. Other notifications stay in the
-``notifications`` table, which the agent has to query (ref §6.4 last paragraph).
+``notifications`` table, which the agent has to query (reference-notes §6.4 last paragraph).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 
 def week_number(day: int) -> int:
-    """W = floor((D + 6) / 7) (ref §6.4)."""
+    """W = floor((D + 6) / 7) (reference-notes §6.4)."""
     return (day + 6) // 7
 
 

@@ -3,7 +3,7 @@
 Policies and agents act only through :meth:`CeoEnv.call` (the tool registry) and
 :meth:`CeoEnv.next_turn`; they never touch the world's hidden state (docs/principles.md principle 3).
 With a database path the session writes the 19 agent-visible tables as the world runs
-(ref §5.1) and answers ``query``; without one (fast baseline runs) ``query`` is refused.
+(reference-notes §5.1) and answers ``query``; without one (fast baseline runs) ``query`` is refused.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ class CeoEnv:
         self.world = world if world is not None else World(config, world_entropy(seed, secret), *social_llm(config))
         self.actions: list[dict[str, Any]] = []  # every tool call and turn, for replay
         self.overrides: list[dict[str, Any]] = []  # the agent-visible config_overrides log
-        self.predictions: list[dict[str, Any]] = []  # next_week forecasts (ref §6.3)
+        self.predictions: list[dict[str, Any]] = []  # next_week forecasts (reference-notes §6.3)
         self.rationales: list[dict[str, Any]] = []
         self.market_research_log: list[dict[str, Any]] = []
         self.tamper: list[dict[str, Any]] = []
@@ -203,7 +203,7 @@ class CeoEnv:
 
     # ------------------------------------------------------------------ the Env contract
     def observation(self) -> dict[str, Any]:
-        """What the CEO sees at the start of a week: the dashboard (ref §6.4) and the status."""
+        """What the CEO sees at the start of a week: the dashboard (reference-notes §6.4) and the status."""
         return {**self.status(), "dashboard": self.dashboard()}
 
     @property
@@ -228,7 +228,7 @@ class CeoEnv:
         return values
 
     def system_prompt(self, harness: str) -> str:
-        """The CEO's instructions (ref §8); through the SDK in the terminal harness (the paper's),
+        """The CEO's instructions (reference-notes §8); through the SDK in the terminal harness (the paper's),
         by tool name in any other."""
         from bizbench.envs.ceo.prompt import system_prompt
 
@@ -274,7 +274,7 @@ class CeoEnv:
 
 def social_llm(config: CeoConfig) -> tuple[Any, Any]:
     """(post judge, post writer) to inject when the preset asks for an LLM ([social] judge or writer
-    = "llm", ref §4.12-4.13): an OpenAI-compatible client (key from ``OPENAI_API_KEY``); None
+    = "llm", reference-notes §4.12-4.13): an OpenAI-compatible client (key from ``OPENAI_API_KEY``); None
     for the world's deterministic defaults."""
     if "llm" not in (config.social.judge, config.social.writer):
         return None, None
@@ -294,6 +294,6 @@ _READ_AFTER_END = frozenset({"query", "get_vars", "get_dashboard", "get_status",
 
 def public_channel_table(config: CeoConfig) -> dict[str, dict[str, float]]:
     """The day-0 leads per $1,000/day table of the six groups known at the start, published to
-    agents as documentation (Appendix B). The live table drifts monthly and stays hidden (ref §3.2).
+    agents as documentation (Appendix B). The live table drifts monthly and stays hidden (reference-notes §3.2).
     """
     return {g.id: {c: g.channel_leads[c] for c in CHANNELS} for g in config.groups if not g.discoverable}

@@ -1,4 +1,4 @@
-"""Scoring the agent's cash forecasts (CEO-Bench section 3.4 "forecasting"; ref §6.3).
+"""Scoring the agent's cash forecasts (CEO-Bench section 3.4 "forecasting"; reference-notes §6.3).
 
 Every ``next_week`` stores a point and an interval for cash 1, 4, 12 and 26 weeks ahead.
 Once the simulation reaches a forecast's target day it can be scored: the absolute

@@ -1,4 +1,4 @@
-"""Persona text of customers for the agent-visible ``customers`` table (ref §5.1).
+"""Persona text of customers for the agent-visible ``customers`` table (reference-notes §5.1).
 
 The engine fills the persona columns from LLM persona templates (hidden tables
 ``customer_personas``, ``group_characteristics``, §5.2). bizbench writes them from fixed

@@ -1,4 +1,4 @@
-"""The CEO's instructions (CEO-Bench section 3.1 and ref §8 "Key prompt rules", in our words):
+"""The CEO's instructions (CEO-Bench section 3.1 and reference-notes §8 "Key prompt rules", in our words):
 the role, the goal, how a week works, the rules of the world, then the simulator's own
 instructions (docs/instructions.md of the workspace).
 

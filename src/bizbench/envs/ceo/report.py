@@ -15,7 +15,7 @@ days, turns per week, API cost. Section 3.4 isolates skills; each is computed pe
   ``set_targeted_ad_spend`` calls in actions.jsonl (the ledger books advertising as one
   total): a call's daily table holds from the day it is made until the next call or the
   run's end. The best channel is the one with the most expected leads per $1,000 in the
-  run's config (ref §3.1, ``channel_leads``); the table's later +-5 % noise (ref §3.2) is
+  run's config (reference-notes §3.1, ``channel_leads``); the table's later +-5 % noise (reference-notes §3.2) is
   not tracked.
 * **4-week forecast error** ("Seeing into the future", Fig 12b): the mean absolute
   percentage error of the ``cash_4wk`` point forecasts submitted in the first four weeks
@@ -77,7 +77,7 @@ def competitor_event_days(config: Any, seed: int) -> list[int]:
     """The days competitor events fire in the run's world (hidden; for the adaptation measure).
 
     The event draws come from the world's own ``competitor`` stream, one uniform draw per day
-    plus a fixed number per event (ref §4.16), and whether an event fires depends only on the
+    plus a fixed number per event (reference-notes §4.16), and whether an event fires depends only on the
     day and the previous event: the timing does not depend on what the agent did (the size
     does). So stepping only that mechanic over the horizon gives the run's event days."""
     from bizbench.core.rng import secret_from_env, world_entropy

@@ -79,7 +79,7 @@ CREATE TABLE service_day (
 
 -- One row per day on which a price, tier, quota, spend or capacity setting changed.
 -- The engine writes 0 into spend_advertising and the ad_spend_<channel> columns (legacy
--- columns, ref §5.1); bizbench fills them with the total $/day on each channel (summed
+-- columns, reference-notes §5.1); bizbench fills them with the total $/day on each channel (summed
 -- over groups) and their sum, so the agent's ad budget history is queryable.
 CREATE TABLE config_history (
     day INTEGER PRIMARY KEY,

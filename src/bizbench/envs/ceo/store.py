@@ -11,7 +11,7 @@ Writing (the session calls these; every write is incremental):
 - ``record_settings(env)`` after a tool call that may change settings: a ``config_history``
   row for the current day when a price, tier, quota, spend, capacity or channel ad total
   changed (one row per day, replaced within the day). A row of day D applies from day D+1
-  (ref §1.2 step 1).
+  (reference-notes §1.2 step 1).
 - ``record_day(env)`` after every simulated day: the day's service, channel, issue, usage
   and ad-revenue data, plus everything ``record_turn`` writes.
 - ``record_turn(env)``: whatever the world or the session appended since the last call
@@ -78,11 +78,11 @@ __all__ = ["CeoStore", "describe_tables", "visible_tables", "HIDDEN_TABLES", "ST
 logger = logging.getLogger(__name__)
 
 SCHEMA_PATH = Path(__file__).with_name("schema.sql")
-WINDOW_DAYS = 30  # daily_usage / ads_revenue keep days d-29 .. d (ref §5.1 "last ~30 days")
+WINDOW_DAYS = 30  # daily_usage / ads_revenue keep days d-29 .. d (reference-notes §5.1 "last ~30 days")
 LAZY_TABLES = ("customers", "subscriptions", "issues", "daily_usage", "ads_revenue")
 _LAZY_RE = re.compile(r"\b(customers|subscriptions|issues|daily_usage|ads_revenue)\b", re.IGNORECASE)
 
-# Columns the engine keeps in visible tables but strips from answers (ref §5.1). bizbench
+# Columns the engine keeps in visible tables but strips from answers (reference-notes §5.1). bizbench
 # never writes them; they are listed so naming one is refused as hidden, not as a typo.
 STRIPPED_COLUMNS: dict[str, tuple[str, ...]] = {
     "customers": (
@@ -102,7 +102,7 @@ STRIPPED_COLUMNS: dict[str, tuple[str, ...]] = {
     "ads_revenue": ("sensitivity", "seat_count"),
 }  # fmt: skip
 
-# Hidden tables (ref §5.2), blocked by name.
+# Hidden tables (reference-notes §5.2), blocked by name.
 HIDDEN_TABLES: tuple[str, ...] = (
     "customer_state", "group_reputation", "reputation_history", "group_awareness", "global_state",
     "group_parameters", "competitor_events", "events", "pending_group_research", "api_costs",
@@ -174,7 +174,7 @@ _NULL = np.array(None, dtype=object)
 _OPS_RESOLVED = np.array("ops_resolved", dtype=object)
 assert len(_SOURCE_TEXT) == SOURCE_ORGANIC + 1 and _SOURCE_TEXT[SOURCE_NETWORK] == "network"
 assert {"status", "plan", "seats", "start_day", "end_day"} <= set(CUSTOMER_COLUMNS)
-_CLOSED_REASONS = ("accepted", "agent_rejected")  # other dead threads keep closed=0 (ref §5.1)
+_CLOSED_REASONS = ("accepted", "agent_rejected")  # other dead threads keep closed=0 (reference-notes §5.1)
 _VISIBLE_POST_KEYS = ("post_id", "day", "content", "reply_to_agent_post_id", "source_group_id")
 
 
@@ -191,7 +191,7 @@ def _schema_info() -> dict[str, list[tuple[str, str]]]:
 
 
 def visible_tables() -> dict[str, list[str]]:
-    """The 19 agent-visible tables and their columns (ref §5.1)."""
+    """The 19 agent-visible tables and their columns (reference-notes §5.1)."""
     return {t: [c for c, _ in cols] for t, cols in _schema_info().items()}
 
 
@@ -347,14 +347,14 @@ class _Accounts:
         self.any_dirty = False
 
     def _upsert_subscriptions(self, conn: sqlite3.Connection, idx: np.ndarray) -> None:
-        """One row per customer that became a lead (ref §5.1); subscription_id = customer_id + 1."""
+        """One row per customer that became a lead (reference-notes §5.1); subscription_id = customer_id + 1."""
         c = self.cols
         plan = c["plan"][idx].astype(np.int64)
         ent = self.is_ent[c["group"][idx].astype(np.int64)]
         start = c["start_day"][idx].astype(np.int64)
         no_plan = np.where(ent, _PENDING, _NULL)  # an enterprise lead's plan reads 'pending'
         plan_text = np.where(plan >= 0, _PLAN_TEXT[np.clip(plan, 0, len(PLANS) - 1)], no_plan)
-        months = np.where(start >= 0, 1, -1)  # contracts are always one month (ref §4.23)
+        months = np.where(start >= 0, 1, -1)  # contracts are always one month (reference-notes §4.23)
         contract_end = np.where(ent & (start >= 0), start + 30, -1)
         conn.executemany(
             "INSERT OR REPLACE INTO subscriptions VALUES "
@@ -380,7 +380,7 @@ class _Accounts:
 
 
 class _Issues:
-    """``issues``: one issue per customer, open until resolved, ids in open order (ref §4.9).
+    """``issues``: one issue per customer, open until resolved, ids in open order (reference-notes §4.9).
 
     The world's daily (opened, resolved) customer arrays update the store's own issue
     arrays; ``write`` inserts new issues, closes resolved ones and refreshes ``days_open``
@@ -608,7 +608,7 @@ class CeoStore:
 
     # ------------------------------------------------------------------ public: reading
     def query(self, sql: str, timeout_s: float = 30.0, max_rows: int = 5000) -> dict[str, Any]:
-        """Run one read-only SELECT (ref §5.3); every error is a :class:`ToolError`."""
+        """Run one read-only SELECT (reference-notes §5.3); every error is a :class:`ToolError`."""
         if isinstance(sql, str):
             named = sorted({m.lower() for m in _LAZY_RE.findall(sql)})
             if named:
@@ -752,7 +752,7 @@ class CeoStore:
         )
 
     def _write_macro(self, st: Any) -> None:
-        """Readings published by today (visible_day <= day), dated by publication (ref §4.15)."""
+        """Readings published by today (visible_day <= day), dated by publication (reference-notes §4.15)."""
         readings = st.macro_readings
         k = self._marks.get("macro", 0)
         rows = []
@@ -801,7 +801,7 @@ class CeoStore:
                 self._conn.execute("INSERT OR REPLACE INTO agent_social_media_posts VALUES (?,?,?,?,?,?,?,?,?)", row)
 
     def _agent_post_row(self, post: Any) -> tuple[Any, ...]:
-        """Judged effect and views per discovered group; NULL until judged (ref §4.13)."""
+        """Judged effect and views per discovered group; NULL until judged (reference-notes §4.13)."""
         effect = views_by_group = views = None
         if post.scores is not None and post.views is not None:
             seen = np.flatnonzero(np.asarray(post.views) > 0)
@@ -813,7 +813,7 @@ class CeoStore:
         return (post.post_id, post.day, post.content, post.reply_to, effect, views, views_by_group, comments, reasoning)
 
     def _write_threads(self, w: Any) -> None:
-        """New turns of every live thread; closed/close_reason follow the thread (ref §5.1)."""
+        """New turns of every live thread; closed/close_reason follow the thread (reference-notes §5.1)."""
         threads = w.book.threads
         start, _ = self._take("threads", threads)
         self._live_threads.extend(range(start, len(threads)))
@@ -875,7 +875,7 @@ class CeoStore:
         )
 
     def _write_channels(self, w: Any) -> None:
-        """Rows for each (day, channel, group) with spend or attributed leads (ref §5.1)."""
+        """Rows for each (day, channel, group) with spend or attributed leads (reference-notes §5.1)."""
         _, entries = self._take("channels", w.channel_log)
         rows = []
         for day, spend, leads in entries:
@@ -895,7 +895,7 @@ class CeoStore:
             self._issues.capture(int(day), opened, np.asarray(resolved, dtype=np.int64), groups, int(cust.n))
 
     def _capture_usage(self, st: Any) -> None:
-        """Today's units of every account active at the usage step (ref §1.2 step 5): subscribed
+        """Today's units of every account active at the usage step (reference-notes §1.2 step 5): subscribed
         before today and still subscribed, or churned today."""
         cust, d = st.customers, int(st.day)
         started = (cust.start_day >= 0) & (cust.start_day < d)

@@ -1,9 +1,9 @@
-"""The ceo agent's tools, defined once (docs/principles.md principle 1; ref §6.2).
+"""The ceo agent's tools, defined once (docs/principles.md principle 1; reference-notes §6.2).
 
 Each tool is a typed function of the :class:`~bizbench.envs.ceo.env.CeoEnv` it acts on.
 Validation happens before any change, so a rejected call changes nothing (principle 8).
 Settings take effect from the next simulated day. Map-valued setters replace the whole
-map; ``{}`` clears it; an omitted argument leaves its setting unchanged (ref §6.1).
+map; ``{}`` clears it; an omitted argument leaves its setting unchanged (reference-notes §6.1).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ Unit = Annotated[float, Field(ge=0, le=1)]
 
 # ---------------------------------------------------------------------------- helpers
 def _group(env: CeoEnv, group_id: str, what: str = "group") -> int:
-    """Index of a targetable group: the six initial groups plus discovered ones (ref §6.1)."""
+    """Index of a targetable group: the six initial groups plus discovered ones (reference-notes §6.1)."""
     ids = env.config.group_ids
     if group_id not in ids:
         raise ToolError(f"Unknown {what} '{group_id}'. Known groups: {', '.join(env.known_group_ids())}")
@@ -97,7 +97,7 @@ def _plan_prices(A: float | None, B: float | None, C: float | None) -> dict[int,
 
 
 def _set_given(settings: Any, **values: Any) -> None:
-    """Apply the settings that were given; an omitted (None) argument leaves its setting (ref §6.1)."""
+    """Apply the settings that were given; an omitted (None) argument leaves its setting (reference-notes §6.1)."""
     for name, value in values.items():
         if value is not None:
             setattr(settings, name, value)
@@ -122,7 +122,7 @@ def _map_by_group(env: CeoEnv, arr: np.ndarray) -> dict[str, float]:
 
 
 def _require_cash(env: CeoEnv, what: str, cost: float) -> None:
-    """Lump-sum purchases are refused when cash is below their cost (ref §1.4)."""
+    """Lump-sum purchases are refused when cash is below their cost (reference-notes §1.4)."""
     cash = env.world.state.ledger.cash
     if cash < cost:
         raise ToolError(f"Insufficient cash: {what} costs ${cost:,.2f}, cash is ${cash:,.2f}.")
@@ -608,7 +608,7 @@ class EnterpriseOffer(BaseModel):
 
 
 class EnterpriseDeal(BaseModel):
-    """Offers to one enterprise customer (only the first 3 are considered; ref §4.23)."""
+    """Offers to one enterprise customer (only the first 3 are considered; reference-notes §4.23)."""
 
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
     customer_id: int
@@ -748,7 +748,7 @@ def get_enterprise_thread(env: CeoEnv, thread_id: int) -> dict[str, Any]:
 
 
 def _public_status(status: str) -> str:
-    """open, accepted, agent_rejected, or ended (a timeout, ghosting or churn: why is hidden; ref §5.1)."""
+    """open, accepted, agent_rejected, or ended (a timeout, ghosting or churn: why is hidden; reference-notes §5.1)."""
     return status if status in ("open", "accepted", "agent_rejected") else "ended"
 
 
@@ -890,7 +890,7 @@ def get_dashboard(env: CeoEnv) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------- turn
 class Forecast(BaseModel):
-    """A cash forecast with a 95 % interval: lower <= point <= upper (ref §6.3)."""
+    """A cash forecast with a 95 % interval: lower <= point <= upper (reference-notes §6.3)."""
 
     model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
     point: float
@@ -907,7 +907,7 @@ class Forecast(BaseModel):
 
 
 class Predictions(BaseModel):
-    """Cash forecasts 1, 4, 12 and 26 weeks ahead (ref §6.3: exactly these four keys)."""
+    """Cash forecasts 1, 4, 12 and 26 weeks ahead (reference-notes §6.3: exactly these four keys)."""
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     cash_1wk: Forecast

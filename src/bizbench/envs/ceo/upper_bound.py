@@ -1,6 +1,6 @@
 """Upper-bound final-cash estimate of CEO-Bench, computed from a preset (paper Appendix D).
 
-The paper (``papers/ceo-bench.md``, Appendix D) calibrates the benchmark's headroom with an
+The paper (the CEO-Bench paper, Appendix D) calibrates the benchmark's headroom with an
 accounting estimate rather than a simulated strategy:
 
 * eq 45  R = sum_g N_g p_g sum_{t in B} r_g(t)       revenue over billing days B = {30, ..., 480}
@@ -19,7 +19,7 @@ F = 0.49); it is :class:`UpperBoundAssumptions`.
 
 Documented choices (the paper does not spell them out):
 
-* **N_g** (maximum attainable customers): the group's base market cap (ref §2.3; no cap
+* **N_g** (maximum attainable customers): the group's base market cap (reference-notes §2.3; no cap
   growth, as the paper's $1.93B individual revenue implies). Individual groups count
   accounts; enterprise groups count accounts x mean seats ``(seats_min + seats_max) / 2``.
   ``enterprise_seats="max"`` uses seats_max; that is what reproduces the paper's compute,
@@ -28,11 +28,11 @@ Documented choices (the paper does not spell them out):
   per seat for enterprise). The curve's hard cap C <= c_max is ignored (about half of a
   group's sampled customers have c_max below the mean); that loss, involuntary churn's
   revenue gap, macro WTP and negotiation discounts are what the friction F stands for.
-* **mu_g, sigma_g** (eq 49): the participation curve (ref §4.2) at x = p_g / c_max_mu with
+* **mu_g, sigma_g** (eq 49): the participation curve (reference-notes §4.2) at x = p_g / c_max_mu with
   the group's mean q_min and q_range, averaged over the steepness distributions of ref
   §2.1: mu_g = q_min_mu + share(x) q_range_mu, sigma_g = sqrt(q_min_sd^2 +
   share(x)^2 q_range_sd^2). At x = 1 the share is ~0.9995, so mu_g ~ q_max.
-* **Quality and drift paths** (ref §1.2 order, §4.16, §4.17, §4.19, §4.20) are expected
+* **Quality and drift paths** (reference-notes §1.2 order, §4.16, §4.17, §4.19, §4.20) are expected
   values, day by day: shared quality gains the deterministic global-dev term and each R&D
   tier's expected gain E[max(0.001, N)] on its expected completion day
   start + E[max(30, int N)]; competitor events fire with the mean-interval probability,
@@ -41,9 +41,9 @@ Documented choices (the paper does not spell them out):
   field), so the adaptive catch-up turns most shared quality into global drift; every
   event adds kappa_g B to group drift and drains the targeted banks by E[v] H_g into it;
   group q-drift rates add every 30 days from day 90. d_g(t) = global + group q-drift (both
-  shift q_min and q_max, ref §4.17). Individual drift is per customer and left out, like
+  shift q_min and q_max, reference-notes §4.17). Individual drift is per customer and left out, like
   the paper (``individual_drift=True`` scales mu_g, sigma_g by its compounded q_bias).
-* **l(t)** = 0.08 E[overload] + 0.20 P(outage) at full retention (ref §4.5), averaged over
+* **l(t)** = 0.08 E[overload] + 0.20 P(outage) at full retention (reference-notes §4.5), averaged over
   the weekly usage factors; constant in t.
 * **Defaults** are ``targeted_sizing="retention"`` and ``enterprise_seats="max"``: together
   they keep r_g(t) ~ 1 for every group and billing day, as the paper's check states, and
@@ -62,7 +62,7 @@ Documented choices (the paper does not spell them out):
   capacity, global development and operations ($500 + $0.001 per subscriber, subscribers
   counted in N_g units, i.e. seats for enterprise) over the horizon; R&D = each started
   tier's cost once. Leads per account = integral_0^f dx / (1 - x^e) (saturation
-  D = 1 - (N/cap)^e of ref §3.3, filling f = 0.95 of the cap) plus one replacement per
+  D = 1 - (N/cap)^e of reference-notes §3.3, filling f = 0.95 of the cap) plus one replacement per
   expected involuntary churn per billing cycle; every lead costs $0.50 (lead acquisition)
   and is bought at the group's best day-0 channel at the initial reputation and the mean
   calendar factors (advertising; free referral leads are not credited). Market research:
@@ -79,7 +79,7 @@ import numpy as np
 
 from bizbench.envs.ceo.config import CeoConfig, GroupParams
 
-# ref §4.20: R&D duration max(30, int(N(mu, sd))) and gain max(0.001, N(mu, sd)); engine
+# reference-notes §4.20: R&D duration max(30, int(N(mu, sd))) and gain max(0.001, N(mu, sd)); engine
 # constants that the preset does not carry.
 RND_MIN_DURATION_DAYS = 30
 RND_MIN_GAIN = 0.001
@@ -115,8 +115,8 @@ TABLE5_LABELS: tuple[str, ...] = (
 class UpperBoundAssumptions:
     """Operating plan of Appendix D "Parameter choices" plus the documented sizing rules."""
 
-    model_tier: int = 3  # T3 inference for every plan: m = 0.90 (ref §4.1)
-    capacity_tier: int = 7  # T7 capacity (ref §4.5)
+    model_tier: int = 3  # T3 inference for every plan: m = 0.90 (reference-notes §4.1)
+    capacity_tier: int = 7  # T7 capacity (reference-notes §4.5)
     global_dev_per_day: float = 40_000.0
     targeted_sizing: Literal["eq48", "retention"] = "retention"
     targeted_multiplier: float = 3.0  # T_g = 3 T_g^(0) (eq 48)
@@ -255,12 +255,12 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
 
 
 def _steepness(scale: float, shift: float, bounds: tuple[float, float]) -> np.ndarray:
-    """Quantile grid of clip(Exp(scale) + shift, lo, hi) (ref §2.1)."""
+    """Quantile grid of clip(Exp(scale) + shift, lo, hi) (reference-notes §2.1)."""
     return np.clip(-scale * np.log1p(-_U) + shift, *bounds)
 
 
 def _threshold_share(cfg: CeoConfig, x: float) -> float:
-    """E over steepness of (Q_req - q_min) / q_range at price ratio x (ref §4.2)."""
+    """E over steepness of (Q_req - q_min) / q_range at price ratio x (reference-notes §4.2)."""
     if x > 1.0:
         return 1.0
     c, s = cfg.curve, cfg.sampling
@@ -272,7 +272,7 @@ def _threshold_share(cfg: CeoConfig, x: float) -> float:
 
 
 def _rnd_schedule(cfg: CeoConfig, a: UpperBoundAssumptions) -> dict[int, float]:
-    """Expected completion day -> expected gain of the started tiers (ref §4.20)."""
+    """Expected completion day -> expected gain of the started tiers (reference-notes §4.20)."""
     done: dict[int, float] = {}
     for tier in a.rnd_tiers:
         spec = cfg.rnd_tiers[tier - 1]
@@ -285,7 +285,7 @@ def _rnd_schedule(cfg: CeoConfig, a: UpperBoundAssumptions) -> dict[int, float]:
 
 
 def _event_probability(cfg: CeoConfig) -> np.ndarray:
-    """Expected number of competitor events on each day 0..horizon (ref §4.16).
+    """Expected number of competitor events on each day 0..horizon (reference-notes §4.16).
 
     An event fires with probability 1/interval unless one fired within the blocking window
     of ceil(min_interval) - 1 days; at most one event fits in that window, so the blocked
@@ -304,7 +304,7 @@ def _event_probability(cfg: CeoConfig) -> np.ndarray:
 
 
 def _simulate(cfg: CeoConfig, a: UpperBoundAssumptions, target_gain: np.ndarray, last_dev_day: int) -> _Paths:
-    """Expected quality and drift paths, one day at a time in engine order (ref §1.2).
+    """Expected quality and drift paths, one day at a time in engine order (reference-notes §1.2).
 
     Steps used: 3 (start-of-day cache), 6 (R&D completions), 8 (group drift), 11
     (competitor event: adaptive catch-up, kappa share, targeted drains), 13 (development).
@@ -439,7 +439,7 @@ def estimate(config: CeoConfig, assumptions: UpperBoundAssumptions | None = None
         scale = (1.0 + rate[None, :]) ** (dr.period_days * applied[:, None])
     mu_t, sigma_t = mu[None, :] * scale, sigma[None, :] * scale
 
-    # Full-retention load and the service penalty l(t) (ref §4.3, §4.5).
+    # Full-retention load and the service penalty l(t) (reference-notes §4.3, §4.5).
     units = float(customers @ np.array([g.usage_mu for g in groups]))
     weekly = np.array(cfg.usage.weekly_factors)
     svc = cfg.service

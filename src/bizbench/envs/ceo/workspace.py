@@ -1,4 +1,4 @@
-"""Public documents placed in the agent's workspace (ref §8 workspace; paper §2.3, Appendix B).
+"""Public documents placed in the agent's workspace (reference-notes §8 workspace; paper §2.3, Appendix B).
 
 Everything here is what the published benchmark documents for the operator: the rules, the
 tool reference (generated from the registry) and the day-0 channel table. Nothing hidden.
@@ -100,7 +100,7 @@ def workspace_documents(config: CeoConfig) -> dict[str, str]:
 
 
 def tables_markdown() -> str:
-    """docs/tables.md: the 19 agent-visible tables with their columns (ref §5.1)."""
+    """docs/tables.md: the 19 agent-visible tables with their columns (reference-notes §5.1)."""
     from bizbench.envs.ceo.store import describe_tables
 
     out = ["# Company database", "", "Query with `nm.query(sql)`: one read-only SELECT, at most 5,000 rows.", ""]

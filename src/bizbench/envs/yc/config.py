@@ -1,7 +1,7 @@
 """Typed configuration of the YC-Bench world.
 
 Every constant lives in a preset TOML file (``presets/*.toml``) validated by these pydantic
-models (docs/principles.md principle 5). Sources: ``papers/yc-bench.txt`` (section 3, Table 1 in
+models (docs/principles.md principle 5). Sources: the YC-Bench paper (section 3, Table 1 in
 Appendix A, Table 2 in Appendix B, the prompt in Appendix C) and
 ``ref/yc-bench-reference.md`` (facts read off the public reference implementation). The
 default preset is the paper's Table 2; ``reference.toml`` switches to the reference

@@ -1,6 +1,6 @@
 """The agent's system prompt (paper Appendix C), generated from the preset and the tool registry.
 
-The original prompt disagrees with its world in places (ref "Known defects" 5): it says a
+The original prompt disagrees with its world in places (reference-notes "Known defects" 5): it says a
 failure costs "no reward" while the world also charges 35 % of the reward, and that ``sim
 resume`` "requires active tasks". Here every number comes from the config and every command
 line from the registry (``bizbench.core.cmdline`` syntax), and tests parse every command

@@ -5,7 +5,7 @@ hidden state. Never shown: whether a client is adversarial, a task's scope-creep
 its true work or absolute progress, a client's exact reward multiplier (only its tier),
 the seed and the random streams. An accepted task keeps showing the requirement the market
 advertised; its progress is the completed share of the true work, so scope creep shows up
-only as progress slower than the assigned throughput predicts (ref "Known defects" 1).
+only as progress slower than the assigned throughput predicts (reference-notes "Known defects" 1).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The CEO-Bench terminal harness (paper section 3.1; ref §8), for any env with a seat: a workspace, a wipe per turn.
+"""The CEO-Bench terminal harness (paper section 3.1; reference-notes §8), for any env with a seat:
+a workspace, a wipe per turn.
 
 The agent works in a Linux workspace with six tools (:mod:`.tools`: bash, read_file,
 write_file, edit_file, search_files, glob_files). The simulator runs in its own process
@@ -57,7 +58,7 @@ __all__ = ["MEMORY_FILE", "SeatError", "ServedSeat", "TerminalHarness", "Toolbox
 
 logger = logging.getLogger(__name__)
 
-MEMORY_CHARS = 40_000  # ref §8: MEMORY.md is cut at 40,000 characters
+MEMORY_CHARS = 40_000  # reference-notes §8: MEMORY.md is cut at 40,000 characters
 MAX_CALLS_PER_WEEK = 200
 NO_TOOL_CALL = (
     "Your reply had no tool call. Act with a tool (bash, read_file, write_file, edit_file, search_files, "

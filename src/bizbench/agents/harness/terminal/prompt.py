@@ -1,7 +1,7 @@
 """The terminal harness's system prompt: CEO-Bench's harness rules in our own words, for any env.
 
 Sources: CEO-Bench section 3.1 (a Linux working directory, bash and file tools, context
-refreshed each turn from the system prompt and an agent-editable memory file) and ref §8
+refreshed each turn from the system prompt and an agent-editable memory file) and reference-notes §8
 "Key prompt rules" (memory is wiped each turn; no tampering). The env's own instructions
 (``env.system_prompt("terminal")``: how it is played through its seat from the workspace)
 follow the workspace rules.

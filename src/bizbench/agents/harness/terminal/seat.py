@@ -5,7 +5,7 @@ from ``TerminalHarness.open_env``: ``preset``, ``preset_hash``, ``config`` (for
 config.json), ``done``, ``result(**extra)`` and ``close()``. The env is found by its spec
 (:func:`bizbench.core.envs.get_env`) and its seat by :func:`bizbench.core.seat.seat_of`;
 the simulator runs as ``bizbench serve ENV --seed N --workspace WS --run-dir RUN --preset P
-[--horizon H]`` (:func:`bizbench.core.seat.launch_serve`, DESIGN principle 3). The agent
+[--horizon H]`` (:func:`bizbench.core.seat.launch_serve`, docs/principles.md principle 3). The agent
 reaches it only through the seat in its workspace (the SDK, ``bin/bizbench``); the harness
 talks to the same server from the host: ``GET /game-status`` (where the run stands, its
 ``turn``), ``GET /observation`` (the turn's observation; not a tool call) and ``POST

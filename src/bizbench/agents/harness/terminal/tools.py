@@ -1,6 +1,6 @@
-"""The six tools of the terminal harness (CEO-Bench section 3.1; ref §8 "Tools").
+"""The six tools of the terminal harness (CEO-Bench section 3.1; reference-notes §8 "Tools").
 
-Defined once as typed functions in :data:`registry` (DESIGN principle 1): the model's tool
+Defined once as typed functions in :data:`registry` (docs/principles.md principle 1): the model's tool
 schemas and the argument validation come from it. Each tool takes a :class:`Toolbox`, the
 workspace plus the shell that runs ``bash``:
 
@@ -49,13 +49,13 @@ __all__ = [
     "seat_shell",
 ]
 
-DEFAULT_BASH_TIMEOUT_S = 1200.0  # ref §8: 1,200 s per command
+DEFAULT_BASH_TIMEOUT_S = 1200.0  # reference-notes §8: 1,200 s per command
 MAX_BASH_TIMEOUT_S = 1800.0  # the SDK waits up to 30 min for next_week
-OUTPUT_LIMIT = 30_000  # ref §8: longer output keeps the first 15K and last 15K characters
+OUTPUT_LIMIT = 30_000  # reference-notes §8: longer output keeps the first 15K and last 15K characters
 READ_LINES = 2000
 LINE_CHARS = 2000
 SEARCH_TIMEOUT_S = 30.0
-MAX_SEARCH_FILES = 100  # ref §8
+MAX_SEARCH_FILES = 100  # reference-notes §8
 MAX_SEARCH_MATCHES = 200
 MAX_GLOB_RESULTS = 200
 _OMITTED = re.compile(r"\.\.\. \[[\d,]+ (?:characters|bytes) omitted\] \.\.\.")

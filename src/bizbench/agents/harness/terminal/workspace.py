@@ -9,7 +9,7 @@ seat's own directories (its runtime directory, ``bin/``: ``managed``) are never 
 Files are opened with ``O_NOFOLLOW | O_NONBLOCK`` and
 must be regular files (a FIFO planted by the agent cannot block the harness).
 
-Git (ref §8 "Workspace"): the workspace is a repository committed at day 0 and at every new
+Git (reference-notes §8 "Workspace"): the workspace is a repository committed at day 0 and at every new
 simulated week. Git runs on the host with the harness's own identity and no user or system
 configuration (``GIT_CONFIG_GLOBAL=/dev/null``, ``GIT_CONFIG_NOSYSTEM=1``); ``.git`` is
 mounted read-only in the sandbox and refused by the file tools, so the agent cannot plant

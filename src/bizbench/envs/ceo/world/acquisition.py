@@ -1,4 +1,4 @@
-"""Lead generation and conversion (eq 28-29; ref §2.6, §3.2-3.4)."""
+"""Lead generation and conversion (eq 28-29; reference-notes §2.6, §3.2-3.4)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ class LeadsDay:
 
 
 def monthly_factor(state: WorldState, day: int) -> float:
-    """Mo(d): 1.15 on days 1-3 of the 30-day month, 1.10 on days 28-30 (ref §2.6)."""
+    """Mo(d): 1.15 on days 1-3 of the 30-day month, 1.10 on days 28-30 (reference-notes §2.6)."""
     a = state.config.acquisition
     m = day % 30 + 1
     if m <= 3:
@@ -44,7 +44,7 @@ def saturation(counts: np.ndarray, caps: np.ndarray, exponent: float) -> np.ndar
 
 
 def channel_noise(state: WorldState, rng: np.random.Generator) -> None:
-    """Monthly random walk of the live channel table: v <- max(0, v + N(0, 0.05 v)) (ref §3.2)."""
+    """Monthly random walk of the live channel table: v <- max(0, v + N(0, 0.05 v)) (reference-notes §3.2)."""
     frac = state.config.acquisition.channel_noise_fraction
     v = state.channel_leads
     state.channel_leads = np.maximum(0.0, v + rng.normal(0.0, 1.0, v.shape) * frac * v)
@@ -88,7 +88,7 @@ def generate_leads(
     social: np.ndarray,
     surge: float,
 ) -> LeadsDay:
-    """Poisson leads per discovered group, source attribution, then conversion (eq 29; ref §3.3-3.4)."""
+    """Poisson leads per discovered group, source attribution, then conversion (eq 29; reference-notes §3.3-3.4)."""
     lam, channel, network = expected_leads(state, params, counts, social, surge)
     leads = rng_leads.poisson(lam)
     channel_leads = np.zeros((params.n_groups, N_CHANNELS), dtype=np.int64)
@@ -134,7 +134,7 @@ def _lead_preferences(state: WorldState, group: int, cols: dict[str, np.ndarray]
 
 
 def _offered_quality(state: WorldState, group: int, demand: np.ndarray, delivered: np.ndarray) -> np.ndarray:
-    """Del_{g,p} F(quota_p, u seats) for each plan, shape [n, 3] (ref §3.4)."""
+    """Del_{g,p} F(quota_p, u seats) for each plan, shape [n, 3] (reference-notes §3.4)."""
     quotas = state.settings.quotas
     return np.stack([delivered[group, p] * quota_factor(quotas[p], demand) for p in range(N_PLANS)], 1)
 
@@ -148,7 +148,7 @@ def _convert_individuals(
     delivered: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each lead picks the plan with the largest positive surplus (else A) and subscribes if
-    C <= c_max and q U(0.8, 1.1) >= Q_req(C) (ref §3.4, eq 6)."""
+    C <= c_max and q U(0.8, 1.1) >= Q_req(C) (reference-notes §3.4, eq 6)."""
     cfg = state.config
     n = len(cols["group"])
     c_max, q_min, q_max = _lead_preferences(state, group, cols)
@@ -190,7 +190,7 @@ def _convert_individuals(
 
 
 def _enterprise_gate(state: WorldState, group: int, cols: dict[str, np.ndarray], delivered: np.ndarray) -> np.ndarray:
-    """An enterprise prospect becomes a lead if some plan's quality clears Q_req(0) (ref §3.4);
+    """An enterprise prospect becomes a lead if some plan's quality clears Q_req(0) (reference-notes §3.4);
     otherwise it is dropped silently (a customer row with no subscription)."""
     cfg = state.config
     c_max, q_min, q_max = _lead_preferences(state, group, cols)

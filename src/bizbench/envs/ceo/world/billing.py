@@ -1,4 +1,4 @@
-"""Billing: involuntary churn, plan choice / switching, and payments (eq 6, 7, 18, 19; ref §4.22)."""
+"""Billing: involuntary churn, plan choice / switching, and payments (eq 6, 7, 18, 19; reference-notes §4.22)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def involuntary_rates(params: Params, rng: np.random.Generator) -> np.ndarray:
 
 
 def due_today(state: WorldState, active: np.ndarray) -> np.ndarray:
-    """Active subscriptions whose billing anchor (start day mod 30) is today (ref §4.22)."""
+    """Active subscriptions whose billing anchor (start day mod 30) is today (reference-notes §4.22)."""
     return active[state.customers.billing_mod[active] == state.day % 30]
 
 
@@ -51,7 +51,7 @@ def plan_values(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Perceived quality, effective price and acceptability of each plan, shape [n, 3].
 
-    Billing-decision variant of ref §4.7: (Del + RB + TB) F - IP - AP with the global and
+    Billing-decision variant of reference-notes §4.7: (Del + RB + TB) F - IP - AP with the global and
     group ad strength, no service penalty; price = [list - ongoing promotion]+ (eq 7);
     budget = c_max + c-drift (floor 15), times the macro WTP multiplier when ``with_macro``.
     """
@@ -97,7 +97,7 @@ def billing_decisions(
     q_shift: np.ndarray,
     c_drift_group: np.ndarray,
 ) -> BillingDecisions:
-    """Anchor-day review of individual subscribers (ref §4.22, step 16).
+    """Anchor-day review of individual subscribers (reference-notes §4.22, step 16).
 
     1. Involuntary churn with the month's group rate (eq 19); no reputation damage. With
        ``fixes.enterprise_involuntary_churn`` enterprise accounts face it too at their
@@ -170,7 +170,7 @@ def take_payments(
     Enterprises pay the agreed per-seat price (first bill) or [listed - promo]+, times
     whole seats, and nothing while a churn-prevention thread is open (``suspended``).
     Afterwards the usage rate is redrawn and prices, promotion, budget snapshot and seats
-    are re-stored (ref §4.22).
+    are re-stored (reference-notes §4.22).
     """
     cfg = state.config
     cust = state.customers

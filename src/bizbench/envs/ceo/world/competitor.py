@@ -1,4 +1,4 @@
-"""Competitor events: stationary shocks plus adaptive catch-up (eq 32-36; ref §4.16).
+"""Competitor events: stationary shocks plus adaptive catch-up (eq 32-36; reference-notes §4.16).
 
 Random draws are consumed in a fixed pattern (one firing draw per day, and the same draws
 for every event whatever the banks hold), so the event schedule and sampled sizes are
@@ -52,7 +52,7 @@ def maybe_fire(state: WorldState, params: Params, rng: np.random.Generator) -> d
     drained = np.where(has_bank, v * state.bank_group, 0.0)
     state.q_drift_group += drained
     state.bank_group -= drained
-    # Application: shift every customer's curve up (eq 35-36 text; ref §4.16).
+    # Application: shift every customer's curve up (eq 35-36 text; reference-notes §4.16).
     state.q_drift_global += boost
     state.q_drift_group += params.kappa * boost
     state.last_competitor_day = d
@@ -73,7 +73,7 @@ def maybe_fire(state: WorldState, params: Params, rng: np.random.Generator) -> d
 
 
 def severity(boost: float) -> str:
-    """Severity wording used by competitor posts (ref §4.12, §4.16)."""
+    """Severity wording used by competitor posts (reference-notes §4.12, §4.16)."""
     if boost < 0.03:
         return "minor"
     if boost < 0.10:

@@ -1,4 +1,4 @@
-"""Daily costs, ad revenue and the cash ledger (eq 14, 43-44; ref §4.24)."""
+"""Daily costs, ad revenue and the cash ledger (eq 14, 43-44; reference-notes §4.24)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from bizbench.envs.ceo.world.state import N_PLANS, WorldState
 
 
 def ad_revenue_by_customer(state: WorldState, active: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(customers, effective ad load a_i, revenue rho_i a_i seats_i) of today's earners (eq 14; ref §4.18)."""
+    """(customers, effective ad load a_i, revenue rho_i a_i seats_i) of today's earners (eq 14;
+    reference-notes §4.18)."""
     empty = (np.empty(0, dtype=np.int64), np.empty(0), np.empty(0))
     if not ads_active(state.settings) or len(active) == 0:
         return empty
@@ -31,7 +32,7 @@ def usage_by_plan(state: WorldState, active: np.ndarray) -> np.ndarray:
 def book_daily_costs(
     state: WorldState, params: Params, active: np.ndarray, units_by_plan: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Book eq 43's recurring terms as ledger rows, one per category (ref §4.24 table).
+    """Book eq 43's recurring terms as ledger rows, one per category (reference-notes §4.24 table).
 
     Lead costs and lump-sum research are booked where they happen; ad revenue here.
     Returns today's per-customer ad revenue (for the agent-visible ``ads_revenue`` table).

@@ -1,6 +1,6 @@
 """Participation curve: the quality a customer requires at a price (eq 5, 40).
 
-The engine form (ref §4.2) is a piecewise two-sigmoid: below half the budget the left
+The engine form (reference-notes §4.2) is a piecewise two-sigmoid: below half the budget the left
 sigmoid (centre 0.25) spans the lower half of the quality range, above it the right
 sigmoid (centre 0.75) spans the upper half; above the budget the requirement is q_max.
 """
@@ -13,7 +13,7 @@ from bizbench.envs.ceo.config import Curve
 
 
 def sigmoid(z: np.ndarray) -> np.ndarray:
-    """1 / (1 + e^-z) with z clamped to [-500, 500] (ref notation)."""
+    """1 / (1 + e^-z) with z clamped to [-500, 500] (reference-notes notation)."""
     return 1.0 / (1.0 + np.exp(-np.clip(z, -500.0, 500.0)))
 
 
@@ -26,7 +26,7 @@ def required_quality(
     s_right: np.ndarray,
     curve: Curve,
 ) -> np.ndarray:
-    """Q_req(C) of eq 5 in the engine's piecewise form (ref §4.2)."""
+    """Q_req(C) of eq 5 in the engine's piecewise form (reference-notes §4.2)."""
     price = np.asarray(price, dtype=np.float64)
     x = price / c_max
     half = (q_max - q_min) / 2.0
@@ -47,7 +47,7 @@ def max_acceptable_price(
 ) -> np.ndarray:
     """C_max(Q) of eq 40: the largest price in [0, c_max] with Q_req(price) <= Q.
 
-    Bisection with ``curve.counter_bisection_steps`` steps (ref §4.23); 0 when even a
+    Bisection with ``curve.counter_bisection_steps`` steps (reference-notes §4.23); 0 when even a
     free product does not clear the floor.
     """
     quality = np.asarray(quality, dtype=np.float64)

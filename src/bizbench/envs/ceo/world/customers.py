@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-# Subscription status codes (ref §5.1 subscriptions.status).
+# Subscription status codes (reference-notes §5.1 subscriptions.status).
 NONE, LEAD, SUBSCRIBED, CANCELLED, LOST = 0, 1, 2, 3, 4
 
-# Acquisition sources: channel index 0..4, then these (ref §3.3 source attribution).
+# Acquisition sources: channel index 0..4, then these (reference-notes §3.3 source attribution).
 SOURCE_NETWORK, SOURCE_ORGANIC = 5, 6
 
 # Churn reasons (hidden column).
@@ -26,7 +26,7 @@ COLUMNS: dict[str, tuple[Any, Any]] = {
     "group": (np.int16, 0),
     "created_day": (np.int32, 0),
     "source": (np.int8, SOURCE_ORGANIC),
-    # sampled preferences (eq 4; ref §2.1); drifted in place for subscribers (ref §4.17)
+    # sampled preferences (eq 4; reference-notes §2.1); drifted in place for subscribers (reference-notes §4.17)
     "s_left": (np.float64, 1.0),
     "s_right": (np.float64, 1.0),
     "c_max": (np.float64, 15.0),
@@ -107,5 +107,5 @@ class Customers:
         return idx
 
     def active(self) -> np.ndarray:
-        """Indices of active subscriptions (status subscribed, ref §5.1)."""
+        """Indices of active subscriptions (status subscribed, reference-notes §5.1)."""
         return np.flatnonzero(self.column("status") == SUBSCRIBED)

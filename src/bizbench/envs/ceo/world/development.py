@@ -1,4 +1,4 @@
-"""Development spend and R&D projects (eq 11-12; ref §4.19-4.20)."""
+"""Development spend and R&D projects (eq 11-12; reference-notes §4.19-4.20)."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def start_project(state: WorldState, rng: np.random.Generator, tier: int) -> Rnd
 
 
 def complete_projects(state: WorldState) -> list[RndProject]:
-    """Projects due today add their gain to b_shared and to the bank H (eq 12; ref §4.20)."""
+    """Projects due today add their gain to b_shared and to the bank H (eq 12; reference-notes §4.20)."""
     done = []
     for p in state.rnd_projects:
         if not p.completed and state.day >= p.completion_day:

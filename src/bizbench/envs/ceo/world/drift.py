@@ -1,8 +1,8 @@
 """Market drift: group accumulators, individual drift, and reading drifted preferences.
 
-Eq 4 adds accumulated market drift to each customer's sampled parameters; ref §4.17 gives
+Eq 4 adds accumulated market drift to each customer's sampled parameters; reference-notes §4.17 gives
 the engine's schedule (every 30 days from day 90) and rates. The engine adds drift that
-predates a customer's creation twice (ref §4.7); with ``fixes.drift_counted_once`` the
+predates a customer's creation twice (reference-notes §4.7); with ``fixes.drift_counted_once`` the
 stored values exclude drift and every read adds the current accumulator once, as eq 4
 intends (docs/calibration.md).
 """
@@ -22,14 +22,14 @@ def is_drift_day(day: int, state: WorldState) -> bool:
 
 
 def apply_group_drift(state: WorldState, params: Params) -> None:
-    """q_g += rate_q * 30 and c_g += rate_c * 30 (ref §4.17 group drift)."""
+    """q_g += rate_q * 30 and c_g += rate_c * 30 (reference-notes §4.17 group drift)."""
     period = state.config.drift.period_days
     state.q_drift_group += params.drift_q * period
     state.c_drift_group += params.drift_c * period
 
 
 def apply_individual_drift(state: WorldState, params: Params, idx: np.ndarray) -> None:
-    """Compound per-day rates over 30 days on subscribed customers ``idx`` (ref §4.17)."""
+    """Compound per-day rates over 30 days on subscribed customers ``idx`` (reference-notes §4.17)."""
     cfg = state.config.drift
     cust = state.customers
     g = cust.group[idx]
@@ -49,12 +49,12 @@ def quality_band(cust: Customers, idx: np.ndarray, shift: np.ndarray) -> tuple[n
 
 
 def drifted_c_max(cust: Customers, idx: np.ndarray, c_drift_group: np.ndarray, floor: float) -> np.ndarray:
-    """Current c_max + group c-drift, floored (ref §4.7 billing and trigger variants)."""
+    """Current c_max + group c-drift, floored (reference-notes §4.7 billing and trigger variants)."""
     return np.maximum(floor, cust.c_max[idx] + c_drift_group[cust.group[idx]])
 
 
 def satisfaction_c_max(cust: Customers, idx: np.ndarray, c_drift_group: np.ndarray, floor: float) -> np.ndarray:
-    """Budget in the daily-satisfaction read: the billing snapshot when set (ref §4.7)."""
+    """Budget in the daily-satisfaction read: the billing snapshot when set (reference-notes §4.7)."""
     snap = cust.effective_c_max[idx]
     base = np.where(np.isnan(snap), cust.c_max[idx], snap)
     return np.maximum(floor, base + c_drift_group[cust.group[idx]])
@@ -63,7 +63,7 @@ def satisfaction_c_max(cust: Customers, idx: np.ndarray, c_drift_group: np.ndarr
 def billing_snapshot_c_max(
     cust: Customers, idx: np.ndarray, c_drift_group: np.ndarray, floor: float, drift_once: bool
 ) -> np.ndarray:
-    """The ``effective_c_max`` stored at billing (ref §4.22).
+    """The ``effective_c_max`` stored at billing (reference-notes §4.22).
 
     The engine stores c_max + c-drift and adds c-drift again on read; the fix stores the
     customer's own c_max so the read adds the group drift once.

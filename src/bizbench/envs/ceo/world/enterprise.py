@@ -1,4 +1,4 @@
-"""Enterprise negotiation threads, offer evaluation and counter-offers (eq 39-42; ref §4.23).
+"""Enterprise negotiation threads, offer evaluation and counter-offers (eq 39-42; reference-notes §4.23).
 
 Threads are few, so they are small Python objects; the customers they concern are rows of
 the customer columns.
@@ -86,7 +86,7 @@ class EnterpriseBook:
         self.open_by_customer.pop(thread.customer, None)
 
     def suspended_customers(self) -> np.ndarray:
-        """Accounts whose payment is suspended: an open churn-prevention thread (ref §4.22)."""
+        """Accounts whose payment is suspended: an open churn-prevention thread (reference-notes §4.22)."""
         return np.array([c for c, t in self.open_by_customer.items() if t.kind == CHURN_PREVENTION], dtype=np.int64)
 
 
@@ -107,7 +107,7 @@ def negotiation_quality(
     delivered: np.ndarray,
     lead: bool,
 ) -> np.ndarray:
-    """Perceived quality of offered plans, clipped to [-1, 1] (eq 39 Q_perc; ref §4.7).
+    """Perceived quality of offered plans, clipped to [-1, 1] (eq 39 Q_perc; reference-notes §4.7).
 
     Demand uses W = 1 and no quota limit for leads (no usage rate yet); new leads apply
     their sticky U(0.8, 1.1) impression noise. The engine's tenure term is always zero here
@@ -186,7 +186,7 @@ def evaluate_offers(
 def send_offers(
     state: WorldState, rng: np.random.Generator, book: EnterpriseBook, customer: int, offers: list[tuple[int, float]]
 ) -> Thread:
-    """Agent offer: reply on the open thread or open a renegotiation (ref §4.23, eq 42 delay).
+    """Agent offer: reply on the open thread or open a renegotiation (reference-notes §4.23, eq 42 delay).
 
     The caller validates the customer and offers. A reply later than one day after the
     customer's last message costs 0.02 relationship per extra day.
@@ -211,7 +211,7 @@ def send_offers(
 
 
 def reject(state: WorldState, book: EnterpriseBook, customer: int) -> Thread:
-    """Agent rejects: the thread closes; a new lead is lost, a customer stays (ref §4.23)."""
+    """Agent rejects: the thread closes; a new lead is lost, a customer stays (reference-notes §4.23)."""
     thread = book.open_by_customer[customer]
     thread.add_turn("agent", state.day, "Declined.")
     book.close(thread, "agent_rejected")
@@ -324,7 +324,7 @@ def _open_customer_threads(
     out: EnterpriseDay,
 ) -> None:
     """Churn-prevention when the current deal's surplus is negative; plan-change when another
-    plan is >10 % better and a U < 0.3 draw passes (ref §4.23 thread types)."""
+    plan is >10 % better and a U < 0.3 draw passes (reference-notes §4.23 thread types)."""
     cfg = state.config
     cust = state.customers
     subs = np.flatnonzero((cust.status == SUBSCRIBED) & params.is_ent[cust.group])

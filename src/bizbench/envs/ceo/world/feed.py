@@ -1,4 +1,4 @@
-"""The public social feed: customer, competitor, macro and reply posts with their text (ref §4.12-4.13).
+"""The public social feed: customer, competitor, macro and reply posts with their text (reference-notes §4.12-4.13).
 
 The world decides who posts, why and with which sentiment (``social.py``); this module
 numbers the posts, writes their text through a :class:`~bizbench.envs.ceo.world.posttext`
@@ -66,7 +66,7 @@ class Feed:
             self.add(day, "customer", text, r["group_id"], **hidden)
 
     def competitor_post(self, day: int, severity: str, noisy_boost: float) -> None:
-        """One observer post about the open competitor event (ref §4.12 competitor posts)."""
+        """One observer post about the open competitor event (reference-notes §4.12 competitor posts)."""
         rng = self.streams.get("feed/competitor")
         name = posttext.COMPETITORS[int(rng.integers(len(posttext.COMPETITORS)))]
         persona = posttext.PERSONAS[int(rng.integers(len(posttext.PERSONAS)))]
@@ -74,7 +74,7 @@ class Feed:
         self.add(day, "competitor", text, severity=severity, noisy_boost=noisy_boost, competitor=name)
 
     def macro_posts(self, day: int, published_today: list[dict[str, Any]], latest: dict[str, Any] | None) -> None:
-        """A post per PMI reading published today, plus the observer's batch chatter (ref §4.12)."""
+        """A post per PMI reading published today, plus the observer's batch chatter (reference-notes §4.12)."""
         rng = self.streams.get("feed/macro")
         for reading in published_today:
             self.add(day, "macro", self.writer.macro_post(rng, reading), trend=reading["pmi_trend"])
@@ -88,7 +88,7 @@ class Feed:
         self.next_macro_batch_day = day + int(rng.integers(lo, hi + 1))
 
     def viral_reply(self, day: int, group_index: int, score: float, agent_post: Any, author: int | None) -> int:
-        """A customer's public reply to a viral agent post (|e| >= 0.6; ref §4.13)."""
+        """A customer's public reply to a viral agent post (|e| >= 0.6; reference-notes §4.13)."""
         group = self.config.groups[group_index]
         text = self.writer.viral_reply(self.streams.get("feed/replies"), group, score, agent_post.content)
         post = self.add(

@@ -1,9 +1,9 @@
-"""Judging the agent's social posts, one verdict per discovered group (paper eq 27; ref §4.13).
+"""Judging the agent's social posts, one verdict per discovered group (paper eq 27; reference-notes §4.13).
 
 The world calls a judge once per agent post, the day after it was posted. For each
 discovered group g the judge returns e_g in [-1, 1]; ``social.py`` turns e_g into views and,
 when |e_g| >= 0.6, into the lead multiplier A_g of eq 27. The engine asks an LLM; its
-offline path has no judge at all (ref §4.13: "a non-LLM judge is not provided"), so this
+offline path has no judge at all (reference-notes §4.13: "a non-LLM judge is not provided"), so this
 module supplies a deterministic one, ``RuleJudge``, and an optional ``LlmJudge``.
 
 ``RuleJudge`` reads the post once (``analyze``) and scores it against what each group truly
@@ -1013,7 +1013,7 @@ class RuleJudge:
 
     @staticmethod
     def _reply(post: PostAnalysis, replied: PostAnalysis, remedy_level: float) -> tuple[float, str]:
-        """Credit for answering a customer post (ref §4.13: the original post is an input)."""
+        """Credit for answering a customer post (reference-notes §4.13: the original post is an input)."""
         complaint = [t for t in replied.addressed() if t not in ("competitor", "product")]
         denied = [t for t in complaint if post.topics[t].denial]
         if denied:
@@ -1074,7 +1074,7 @@ def describe_experience(exp: GroupExperience) -> str:
 
 
 class LlmJudge:
-    """Per-group LLM judging as in the engine (ref §4.13): one chat call per discovered group
+    """Per-group LLM judging as in the engine (reference-notes §4.13): one chat call per discovered group
     at temperature 0.3 and max_tokens 100, asking for ``SCORE: <x>`` and ``REASON: ...``.
 
     ``client`` is any OpenAI-compatible object (``.chat.completions.create``). A failed call
@@ -1132,7 +1132,7 @@ class LlmJudge:
                     max_tokens=self.max_tokens,
                 )
                 verdict = parse_verdict(resp.choices[0].message.content or "")
-            except Exception:  # noqa: BLE001 - any failure scores 0 (ref §4.13)
+            except Exception:  # noqa: BLE001 - any failure scores 0 (reference-notes §4.13)
                 verdict = None
             out[gid] = verdict if verdict is not None else Verdict(0.0, "judge unavailable")
         return out

@@ -1,4 +1,4 @@
-"""Macroeconomic PMI process, group multipliers and lagged publication (eq 37-38; ref §4.15)."""
+"""Macroeconomic PMI process, group multipliers and lagged publication (eq 37-38; reference-notes §4.15)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def update_multipliers(state: WorldState, params: Params) -> None:
 
 
 def trend_label(value: float) -> str:
-    """Published trend label (ref §4.15)."""
+    """Published trend label (reference-notes §4.15)."""
     if value >= 58:
         return "strong_expansion"
     if value >= 52:
@@ -42,7 +42,7 @@ def trend_label(value: float) -> str:
 
 
 def cycle_phase(value: float, change: float) -> str:
-    """Published cycle phase (ref §4.15)."""
+    """Published cycle phase (reference-notes §4.15)."""
     if value >= 52 and change <= 0:
         return "peak"
     if change < 0:
@@ -53,7 +53,7 @@ def cycle_phase(value: float, change: float) -> str:
 
 
 def close_measurement(state: WorldState) -> dict[str, Any] | None:
-    """Close a 30-day PMI window on days 1, 31, 61, ... (ref §4.15).
+    """Close a 30-day PMI window on days 1, 31, 61, ... (reference-notes §4.15).
 
     The reading is the window mean rounded to 0.1 and becomes visible ``publication_delay``
     days later (``visible_day``); the agent never sees the daily PMI.

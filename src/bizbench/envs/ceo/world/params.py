@@ -12,7 +12,7 @@ import numpy as np
 
 from bizbench.envs.ceo.config import CeoConfig
 
-# Columns of the macro multiplier matrix (eq 38; ref §2.5).
+# Columns of the macro multiplier matrix (eq 38; reference-notes §2.5).
 MACRO_LEAD, MACRO_WTP, MACRO_DEAL, MACRO_SEAT = 0, 1, 2, 3
 
 
@@ -45,7 +45,7 @@ class Params:
     influencer: np.ndarray
     referral: np.ndarray  # leads per source subscriber per day [source, target]
     spillover: np.ndarray  # W_rep [source, target]
-    support_scale: np.ndarray  # resolutions per dollar (ref §4.9)
+    support_scale: np.ndarray  # resolutions per dollar (reference-notes §4.9)
     tier_cost: np.ndarray  # index 0..4 = tier 1..5
     tier_quality: np.ndarray
     capacity_units: np.ndarray
@@ -101,5 +101,5 @@ class Params:
         return self.config.group_ids.index(group_id)
 
     def market_cap(self, day: int) -> np.ndarray:
-        """cap_g(d) = base_cap_g (1 + growth_g d / 365), linear (eq 29; ref §2.3)."""
+        """cap_g(d) = base_cap_g (1 + growth_g d / 365), linear (eq 29; reference-notes §2.3)."""
         return self.base_cap * (1.0 + self.cap_growth * day / 365.0)

@@ -1,6 +1,6 @@
 """Text of the public social feed: customer, competitor, macro and viral-reply posts.
 
-The world decides *who* posts, with which sentiment and why (paper eq 26, §2.3; ref §4.12);
+The world decides *who* posts, with which sentiment and why (paper eq 26, §2.3; reference-notes §4.12);
 this module turns those facts into short, varied, in-voice text. Everything here is pure:
 each function takes a numpy ``Generator`` and the facts, and returns a string of at most
 280 characters. No hidden quantity (satisfaction, willingness to pay, competitor boost)
@@ -13,7 +13,7 @@ an optional closer (always a cancellation closer for churned authors) and an opt
 hashtag, so a thousand posts are not a handful of strings.
 
 ``LlmPostWriter`` is an optional OpenAI-compatible writer for the same four kinds of text
-(ref §4.12: the engine asks an LLM first and falls back to templates). It always draws the
+(reference-notes §4.12: the engine asks an LLM first and falls back to templates). It always draws the
 template first, so the world's random streams advance identically with and without an LLM.
 """
 
@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from bizbench.envs.ceo.world.macro import trend_label as trend_of  # ref §4.15 labels, defined once
+from bizbench.envs.ceo.world.macro import trend_label as trend_of  # reference-notes §4.15 labels, defined once
 
 MAX_CHARS = 280
 SENTIMENTS = ("positive", "neutral", "negative")
@@ -538,7 +538,7 @@ def clip_text(text: str, limit: int = MAX_CHARS) -> str:
 
 
 # --------------------------------------------------------------------------------------
-# Customer posts (ref §4.12)
+# Customer posts (reference-notes §4.12)
 # --------------------------------------------------------------------------------------
 
 _PRODUCT = ("NovaMind", "NovaMind", "the NovaMind app", "@NovaMind", "this AI tool", "NovaMind's assistant")
@@ -868,7 +868,7 @@ def customer_post(
     plan: str | None = None,
     churned: bool = False,
 ) -> str:
-    """A customer's public post (ref §4.12 template path; eq 26 chooses the author).
+    """A customer's public post (reference-notes §4.12 template path; eq 26 chooses the author).
 
     ``events`` are the author's true recent experiences (``EVENTS`` vocabulary); the text is
     about the most salient one (``main_cause``) and may name a second one. A churned author
@@ -920,7 +920,7 @@ def customer_post(
 
 
 # --------------------------------------------------------------------------------------
-# Competitor posts (ref §4.12: 5 names, 7 viewpoint personas, 5+ templates per severity)
+# Competitor posts (reference-notes §4.12: 5 names, 7 viewpoint personas, 5+ templates per severity)
 # --------------------------------------------------------------------------------------
 
 
@@ -1006,7 +1006,7 @@ _COMP_CORES: dict[str, tuple[str, ...]] = {
 
 
 def competitor_post(rng: np.random.Generator, severity: str, competitor: str, persona: str) -> str:
-    """A neutral-sentiment post about a competitor's launch (ref §4.12).
+    """A neutral-sentiment post about a competitor's launch (reference-notes §4.12).
 
     The wording carries the severity label (minor update ... game-changing launch) but never
     the boost itself. ``persona`` is a key of ``COMPETITOR_PERSONAS``; others get no framing.
@@ -1022,7 +1022,7 @@ def competitor_post(rng: np.random.Generator, severity: str, competitor: str, pe
 
 
 # --------------------------------------------------------------------------------------
-# Macro posts by the market observer (ref §4.12 external posts, §4.15 labels)
+# Macro posts by the market observer (reference-notes §4.12 external posts, §4.15 labels)
 # --------------------------------------------------------------------------------------
 
 _TREND_WORDS = {
@@ -1074,7 +1074,7 @@ _TREND_IMPLICATIONS = {
 
 
 def macro_post(rng: np.random.Generator, reading: Mapping[str, Any]) -> str:
-    """The observer's post on a published PMI reading (ref §4.12, §4.15).
+    """The observer's post on a published PMI reading (reference-notes §4.12, §4.15).
 
     ``reading`` has ``pmi_value``, ``pmi_trend`` and ``cycle_phase`` (all public once
     published); the published value is the only number in any post of this module.
@@ -1162,7 +1162,7 @@ _CHATTER_TAILS = ("", "", "Anyone else seeing this?", "Thoughts?", "#economy", "
 
 
 def macro_chatter(rng: np.random.Generator, trend: str) -> str:
-    """One post of the observer's batch on the economy (ref §4.12), consistent with ``trend``."""
+    """One post of the observer's batch on the economy (reference-notes §4.12), consistent with ``trend``."""
     pool = _CHATTER.get(trend, _CHATTER["neutral"])
     opener = _pick(rng, _CHATTER_OPENERS)
     core = _pick(rng, pool)
@@ -1173,7 +1173,7 @@ def macro_chatter(rng: np.random.Generator, trend: str) -> str:
 
 
 # --------------------------------------------------------------------------------------
-# Viral replies (ref §4.13: a customer of a group with |e| >= 0.6 replies)
+# Viral replies (reference-notes §4.13: a customer of a group with |e| >= 0.6 replies)
 # --------------------------------------------------------------------------------------
 
 _REPLY_TOPICS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -1313,7 +1313,7 @@ def reply_topic(text: str) -> str:
 
 
 def viral_reply(rng: np.random.Generator, group: GroupLike, score: float, agent_post: str) -> str:
-    """A customer of ``group`` replying to a viral agent post (ref §4.13); positive when
+    """A customer of ``group`` replying to a viral agent post (reference-notes §4.13); positive when
     ``score`` > 0, else negative. Mentions the post's topic, never the score."""
     tone = "positive" if score > 0 else "negative"
     voice = voice_of(group)
@@ -1417,7 +1417,7 @@ def _llm_text(client: Any, model: str, prompt: str, temperature: float, max_toke
 
 
 class LlmPostWriter:
-    """Feed text from an OpenAI-compatible chat client (ref §4.12 LLM path), off by default.
+    """Feed text from an OpenAI-compatible chat client (reference-notes §4.12 LLM path), off by default.
 
     ``client`` is anything with ``.chat.completions.create(model=, messages=, temperature=,
     max_tokens=)``. Every method first draws the template text (so the caller's random stream

@@ -1,4 +1,4 @@
-"""Promotions and in-app ad strength at every scope (eq 7, 13; ref §4.18, §4.21)."""
+"""Promotions and in-app ad strength at every scope (eq 7, 13; reference-notes §4.18, §4.21)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def ongoing_promotion(s: Settings, idx: np.ndarray, groups: np.ndarray, plans: n
 
 
 def lead_promotion(s: Settings, group: int, sources: np.ndarray) -> np.ndarray:
-    """First-bill lead promotion: global + group + channel + channel-group (eq 7; ref §4.21).
+    """First-bill lead promotion: global + group + channel + channel-group (eq 7; reference-notes §4.21).
 
     Channel terms apply only to leads attributed to that channel, not to network or organic.
     """
@@ -47,7 +47,7 @@ def lead_promotion(s: Settings, group: int, sources: np.ndarray) -> np.ndarray:
 
 def ad_strength(s: Settings, idx: np.ndarray, groups: np.ndarray, include_customer: bool) -> np.ndarray:
     """s_i = clip(global + group + customer, 0, 1) (eq 13; the customer term only in
-    daily satisfaction and ad revenue, ref §4.18)."""
+    daily satisfaction and ad revenue, reference-notes §4.18)."""
     strength = s.ads_global + s.ads_by_group[groups]
     if include_customer:
         strength = strength + per_customer(s.ads_by_customer, idx)

@@ -1,8 +1,8 @@
-"""Delivered and perceived quality (eq 10, 15; ref §4.4, §4.6, §4.7).
+"""Delivered and perceived quality (eq 10, 15; reference-notes §4.4, §4.6, §4.7).
 
 The perceived-quality formula has one variant per context (daily satisfaction, billing
 decision, enterprise trigger, negotiation, new lead); each caller passes the terms that
-apply, as listed in ref §4.7.
+apply, as listed in reference-notes §4.7.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from bizbench.envs.ceo.config import Quality
 def delivered_quality(
     base: float, bonus_shared: float, bonus_group: np.ndarray, tier_multipliers: np.ndarray
 ) -> np.ndarray:
-    """Del_{g,p} = (q0 + b_shared + b_g) * m_tier(p), shape [group, plan] (eq 10, ref §4.6).
+    """Del_{g,p} = (q0 + b_shared + b_g) * m_tier(p), shape [group, plan] (eq 10, reference-notes §4.6).
 
     The service penalty of eq 10 is applied per context (daily satisfaction only).
     """
@@ -24,7 +24,7 @@ def delivered_quality(
 
 
 def quota_factor(quota: np.ndarray, demand: np.ndarray) -> np.ndarray:
-    """F(quota, demand) = clip(quota / demand, 0, 1), 1 when demand <= 0 (ref §4.4)."""
+    """F(quota, demand) = clip(quota / demand, 0, 1), 1 when demand <= 0 (reference-notes §4.4)."""
     quota = np.maximum(np.asarray(quota, dtype=np.float64), 0.0)
     demand = np.asarray(demand, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -33,18 +33,18 @@ def quota_factor(quota: np.ndarray, demand: np.ndarray) -> np.ndarray:
 
 
 def relationship_bonus(relationship: np.ndarray, q: Quality) -> np.ndarray:
-    """RB = 0.9 (r - 0.5) (eq 15 beta_r term; ref §4.7)."""
+    """RB = 0.9 (r - 0.5) (eq 15 beta_r term; reference-notes §4.7)."""
     return q.relationship_weight * (relationship - q.relationship_neutral)
 
 
 def tenure_bonus(days_subscribed: np.ndarray, q: Quality) -> np.ndarray:
-    """TB = 0.05 ln(1 + t/30) for t > 0, else 0 (eq 15 beta_d term; ref §4.7)."""
+    """TB = 0.05 ln(1 + t/30) for t > 0, else 0 (eq 15 beta_d term; reference-notes §4.7)."""
     t = np.maximum(np.asarray(days_subscribed, dtype=np.float64), 0.0)
     return np.where(t > 0, q.tenure_weight * np.log1p(t / q.tenure_scale), 0.0)
 
 
 def effective_ad_load(strength: np.ndarray) -> np.ndarray:
-    """a = ln(1 + 9 s) / ln 10 with s clipped to [0, 1] (eq 13; ref §4.18)."""
+    """a = ln(1 + 9 s) / ln 10 with s clipped to [0, 1] (eq 13; reference-notes §4.18)."""
     s = np.clip(strength, 0.0, 1.0)
     return np.log1p(9.0 * s) / np.log(10.0)
 
@@ -59,6 +59,6 @@ def perceived_quality(
     q: Quality,
     service_penalty: float = 0.0,
 ) -> np.ndarray:
-    """Q_perc = (Del - svc + RB + TB) * F - IP - AP (eq 15 in the engine form, ref §4.7)."""
+    """Q_perc = (Del - svc + RB + TB) * F - IP - AP (eq 15 in the engine form, reference-notes §4.7)."""
     positive = delivered - service_penalty + relationship_bonus(relationship, q) + tenure_bonus(tenure_days, q)
     return positive * quota_f - q.issue_penalty * issue_days - ad_penalty

@@ -1,4 +1,4 @@
-"""Group reputation: daily satisfaction impact, spillover and cancellation damage (eq 22-25; ref §4.11)."""
+"""Group reputation: daily satisfaction impact, spillover and cancellation damage (eq 22-25; reference-notes §4.11)."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def cancellation_damage(
     satisfaction: np.ndarray | None,
     start_counts: np.ndarray,
 ) -> None:
-    """Event damage of eq 24, no spillover (ref §4.11).
+    """Event damage of eq 24, no spillover (reference-notes §4.11).
 
     Individual cancellation: 0.000375 (0.5 + U) (1 + 20 min(S,0)^2) log2 N'/N'; enterprise
     timeout or ghost (``satisfaction`` None): the same without the satisfaction factor. N'

@@ -1,4 +1,4 @@
-"""Market discovery and group research with delays and noise (eq 31; ref §4.25).
+"""Market discovery and group research with delays and noise (eq 31; reference-notes §4.25).
 
 Market-research outcomes come from their own stream with a fixed number of draws per
 attempt, so the sequence of discovered groups is the same whenever the agent calls it.
@@ -46,7 +46,7 @@ def queue_group_research(state: WorldState, group: int, level: int) -> PendingGr
 
 
 def take_snapshot(state: WorldState, params: Params, group: int) -> None:
-    """Store what group insights reveal: the group's drifted means at this day (ref §4.25)."""
+    """Store what group insights reveal: the group's drifted means at this day (reference-notes §4.25)."""
     grp = state.config.groups[group]
     state.insight_snapshots[group] = {
         "day": state.day,
@@ -68,7 +68,7 @@ def complete_group_research(state: WorldState, params: Params) -> list[PendingGr
 
 
 def insight_noise(state: WorldState, group: int) -> float:
-    """Multiplicative noise half-width of the group's current info level (ref §4.25)."""
+    """Multiplicative noise half-width of the group's current info level (reference-notes §4.25)."""
     level = int(state.info_level[group])
     if level <= 1:
         return state.config.research.level1_noise
@@ -76,7 +76,7 @@ def insight_noise(state: WorldState, group: int) -> float:
 
 
 def group_insights(state: WorldState, params: Params, group: int) -> dict[str, Any]:
-    """Noisy estimates of a discovered group's parameters (ref §4.25 get_group_insights).
+    """Noisy estimates of a discovered group's parameters (reference-notes §4.25 get_group_insights).
 
     Noise is U(-p, p) multiplicative, seeded by (seed, group, level, snapshot day) so repeated
     calls agree; the hidden seed never leaves the world.

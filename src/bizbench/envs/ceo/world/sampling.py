@@ -1,4 +1,4 @@
-"""Sampling new customers from their group's distributions (eq 4; ref §2.1)."""
+"""Sampling new customers from their group's distributions (eq 4; reference-notes §2.1)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def sample_customers(
 
     Stored q_min and c_max exclude market drift when ``fixes.drift_counted_once`` (the read
     adds it, eq 4); the engine bakes the creation-day drift in and adds it again on every
-    read (ref §4.7).
+    read (reference-notes §4.7).
     """
     s = state.config.sampling
     grp = state.config.groups[group]

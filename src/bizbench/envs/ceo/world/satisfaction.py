@@ -1,4 +1,4 @@
-"""Daily satisfaction EMA of every active subscriber (eq 16-17; ref §4.7-4.8)."""
+"""Daily satisfaction EMA of every active subscriber (eq 16-17; reference-notes §4.7-4.8)."""
 
 from __future__ import annotations
 
@@ -24,10 +24,10 @@ def update_satisfaction(
 ) -> np.ndarray:
     """S <- (1 - w) S + w (Q_perc - Q_req(C)) with w = 0.1; returns S before the update.
 
-    Daily variant of ref §4.7: the stored effective price (per seat), the billing snapshot
+    Daily variant of reference-notes §4.7: the stored effective price (per seat), the billing snapshot
     of the budget plus group c-drift, the service penalty, relationship, tenure, open-issue
     days, quota factor with today's demand r_i W(d), and the ad load including the
-    per-customer strength. Uses start-of-day quality and drift (ref §1.2 step 3). The update
+    per-customer strength. Uses start-of-day quality and drift (reference-notes §1.2 step 3). The update
     is elementwise, so it runs in blocks of customers with identical results.
     """
     parts = [

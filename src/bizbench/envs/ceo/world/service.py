@@ -1,4 +1,4 @@
-"""Capacity, overload, outages and service health (eq 9; ref §4.5)."""
+"""Capacity, overload, outages and service health (eq 9; reference-notes §4.5)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ class ServiceDay:
     error_rate: float
 
     def quality_penalty(self, overload_penalty: float, outage_penalty: float) -> float:
-        """svc = 0.08 o + 0.20 1[outage], the delivered-quality loss of eq 10 (ref §4.5)."""
+        """svc = 0.08 o + 0.20 1[outage], the delivered-quality loss of eq 10 (reference-notes §4.5)."""
         return overload_penalty * self.overload + outage_penalty * float(self.outage)
 
 

@@ -1,4 +1,4 @@
-"""Customer social-post sampling (eq 26) and the agent-post lead multiplier (eq 27; ref §4.12-4.13).
+"""Customer social-post sampling (eq 26) and the agent-post lead multiplier (eq 27; reference-notes §4.12-4.13).
 
 The world decides who posts, why (``author_events``), with which sentiment, and the
 hidden engagement; ``feed.py`` turns these records into public posts with text.
@@ -16,7 +16,7 @@ from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.state import AgentPost, WorldState
 from bizbench.envs.ceo.world.usage import weekly_factor
 
-# (threshold, P(positive), P(neutral), P(negative)) by satisfaction bucket (ref §4.12).
+# (threshold, P(positive), P(neutral), P(negative)) by satisfaction bucket (reference-notes §4.12).
 SENTIMENT_BUCKETS = (
     (0.2, 0.70, 0.25, 0.05),
     (0.05, 0.40, 0.50, 0.10),
@@ -37,7 +37,7 @@ class PostCandidates:
 def subscriber_weights(
     state: WorldState, params: Params, active: np.ndarray, overload: bool, outage: bool
 ) -> np.ndarray:
-    """w_i of eq 26 in the engine form (ref §4.12): extremity, negativity, influencer, new
+    """w_i of eq 26 in the engine form (reference-notes §4.12): extremity, negativity, influencer, new
     customer, satisfaction change, today's events (overload, outage, open issue, quota), seats."""
     so = state.config.social
     cust = state.customers
@@ -58,7 +58,7 @@ def subscriber_weights(
 
 
 def over_quota(state: WorldState, active: np.ndarray) -> np.ndarray:
-    """Whether each active subscriber's demand today exceeds its plan's daily quota (ref §4.4)."""
+    """Whether each active subscriber's demand today exceeds its plan's daily quota (reference-notes §4.4)."""
     cust = state.customers
     return cust.usage_rate[active] * weekly_factor(state, state.day) > state.settings.quotas[cust.plan[active]]
 
@@ -69,7 +69,7 @@ def author_events(
     """The true causes behind a sampled author's post, in the vocabulary of ``posttext``.
 
     ``outage``/``overload`` say whether the service had one during the turn. Prices compare the
-    author's stored price with the current list price of their plan (ref §4.22).
+    author's stored price with the current list price of their plan (reference-notes §4.22).
     """
     cust = state.customers
     events = []
@@ -102,7 +102,7 @@ def sample_posts(
     state: WorldState, params: Params, rng: np.random.Generator, cands: PostCandidates
 ) -> list[dict[str, Any]]:
     """Up to 5 authors without replacement, probability proportional to weight, then sentiment
-    by satisfaction bucket (churned authors are negative) and hidden engagement (ref §4.12)."""
+    by satisfaction bucket (churned authors are negative) and hidden engagement (reference-notes §4.12)."""
     so = state.config.social
     n = len(cands.customers)
     if n == 0:
@@ -158,7 +158,7 @@ def judge_posts(
     rng: np.random.Generator,
     verdicts: Callable[[AgentPost], Mapping[str, tuple[float, str]]],
 ) -> list[AgentPost]:
-    """Score posts made before today per discovered group and draw their views (ref §4.13 views formula).
+    """Score posts made before today per discovered group and draw their views (reference-notes §4.13 views formula).
 
     ``verdicts(post)`` returns ``{group_id: (score, reason)}``; scores are clipped to [-1, 1].
     """
@@ -187,7 +187,7 @@ def judge_posts(
 
 def social_multiplier(state: WorldState, params: Params, day: int) -> np.ndarray:
     """A_g = clip(1 + sum sgn(e) ((|e| - 0.6)/0.4) 0.25 2^(-age/3), 0.75, 1.25) over posts
-    with |e| >= 0.6 and day <= d (eq 27; ref §4.13)."""
+    with |e| >= 0.6 and day <= d (eq 27; reference-notes §4.13)."""
     so = state.config.social
     total = np.zeros(params.n_groups)
     for post in state.agent_posts:

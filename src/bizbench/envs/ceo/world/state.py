@@ -1,6 +1,6 @@
 """World state of the NovaMind simulation: settings the agent controls and hidden state.
 
-``Settings`` holds every control of the agent seat (ref §6.2), as arrays indexed by group,
+``Settings`` holds every control of the agent seat (reference-notes §6.2), as arrays indexed by group,
 plan and channel. ``WorldState`` holds everything else: customers (numpy columns), the
 per-group arrays, the quality banks, macro, competitor, research and the ledger.
 """
@@ -22,7 +22,7 @@ N_CHANNELS = len(CHANNELS)
 
 @dataclass
 class Settings:
-    """The agent's controls. Map-valued tools replace whole maps (ref §6.1)."""
+    """The agent's controls. Map-valued tools replace whole maps (reference-notes §6.1)."""
 
     n_groups: int
     prices: np.ndarray = field(default_factory=lambda: np.zeros(N_PLANS))
@@ -72,7 +72,7 @@ class Settings:
 
 @dataclass
 class RndProject:
-    """One R&D invocation (ref §4.20, eq 12)."""
+    """One R&D invocation (reference-notes §4.20, eq 12)."""
 
     project_id: str
     tier: int

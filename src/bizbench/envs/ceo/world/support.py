@@ -1,4 +1,4 @@
-"""Support issues: resolution pools, then new issues (eq 20-21; ref §4.9-4.10)."""
+"""Support issues: resolution pools, then new issues (eq 20-21; reference-notes §4.9-4.10)."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def run_support(
     global pool has base 2.0 and per-dollar rates 0.6 (individual) / 0.1 (enterprise);
     targeted pools (by group, plan, group-plan, customer) have no base and take only the
     still-unresolved. A fix within 1 or 2 days and no outage lifts the relationship by
-    0.40 / 0.30; every unresolved day costs 0.01 (ref §4.10).
+    0.40 / 0.30; every unresolved day costs 0.01 (reference-notes §4.10).
     Generation (eq 20): P = clip((0.01 + 0.15 (1 - S_prev) + 0.25 1[outage]) seats, 0, 0.4).
     """
     sp = state.config.support

@@ -1,4 +1,4 @@
-"""Demand surges: temporary lead multipliers (eq 30; ref §4.14)."""
+"""Demand surges: temporary lead multipliers (eq 30; reference-notes §4.14)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from bizbench.envs.ceo.world.state import Surge, WorldState
 
 
 def roll_surges(state: WorldState, rng: np.random.Generator, first_day: int, days: int) -> list[Surge]:
-    """Roll a surge for each coming day, before the days are simulated (ref §4.14).
+    """Roll a surge for each coming day, before the days are simulated (reference-notes §4.14).
 
     Each roll consumes three draws whether or not it fires. A surge rolled for day s lasts
     U{3..10} days from s with multiplier 2 + 6U. The engine never checks the start day, so

@@ -1,4 +1,4 @@
-"""Daily usage under per-day plan quotas (eq 8; ref §4.3)."""
+"""Daily usage under per-day plan quotas (eq 8; reference-notes §4.3)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from bizbench.envs.ceo.world.state import WorldState
 
 
 def weekly_factor(state: WorldState, day: int) -> float:
-    """W(d) by d mod 7: leads and usage follow the same weekly cycle (ref §2.6)."""
+    """W(d) by d mod 7: leads and usage follow the same weekly cycle (reference-notes §2.6)."""
     factors = state.config.usage.weekly_factors
     return factors[day % len(factors)]
 
 
 def draw_usage_rate(rng: np.random.Generator, demand: np.ndarray, seats: np.ndarray, sd_fraction: float) -> np.ndarray:
-    """r_i = max(0, N(u_i, 0.2 u_i)) x seats, drawn at signup and at each billing (ref §4.3)."""
+    """r_i = max(0, N(u_i, 0.2 u_i)) x seats, drawn at signup and at each billing (reference-notes §4.3)."""
     return np.maximum(0.0, rng.normal(demand, sd_fraction * demand)) * seats
 
 
@@ -22,7 +22,7 @@ def compute_usage(state: WorldState, active: np.ndarray) -> np.ndarray:
     """U_i = round(min(r_i W(d), quota_plan)) for the active subscriptions (eq 8).
 
     The engine's quota is a per-day cap per subscription, not a billing-period allowance
-    (ref §4.3); the billing-period usage is still accumulated (hidden).
+    (reference-notes §4.3); the billing-period usage is still accumulated (hidden).
     """
     cust = state.customers
     w = weekly_factor(state, state.day)

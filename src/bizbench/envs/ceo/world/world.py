@@ -1,4 +1,4 @@
-"""The NovaMind world: state plus the daily step in the engine's order (ref §1.2).
+"""The NovaMind world: state plus the daily step in the engine's order (reference-notes §1.2).
 
 ``World`` mutates only its own state and returns plain records; it performs no I/O and
 reads no clock (docs/principles.md principle 2). Every stochastic component draws from its own
@@ -62,7 +62,7 @@ class World:
         self.feed.writer = writer if writer is not None else default_writer(config)
         self.group_streams = [self.streams.get(f"customers/{g.id}") for g in config.groups]
         self.state.ledger.post(0, "initial_funding", to_cents(config.start_cash))
-        for g in np.flatnonzero(self.state.discovered):  # day-0 insight snapshots (ref §1.1)
+        for g in np.flatnonzero(self.state.discovered):  # day-0 insight snapshots (reference-notes §1.1)
             research.take_snapshot(self.state, self.params, int(g))
         self.service_history: list[service.ServiceDay] = []
         self.metrics: list[dict[str, Any]] = []
@@ -111,7 +111,7 @@ class World:
     ) -> list[dict[str, Any]]:
         """Simulate one agent turn: roll surges for the coming days, then step each day.
 
-        Customer social posts are sampled only on the turn's last day (ref §1.3).
+        Customer social posts are sampled only on the turn's last day (reference-notes §1.3).
         ``on_day`` sees each day's metrics as soon as the day is stepped (the session's store).
         """
         days = self.config.days_per_turn if days is None else days
@@ -127,7 +127,7 @@ class World:
         return out
 
     def step_day(self, sample_posts: bool = True) -> dict[str, Any]:
-        """One simulated day in the engine's order (ref §1.2, steps 1-24)."""
+        """One simulated day in the engine's order (reference-notes §1.2, steps 1-24)."""
         st, p, cfg, rs = self.state, self.params, self.config, self.streams
         st.day += 1
         d = st.day
@@ -293,7 +293,7 @@ class World:
         self.feed.customer_posts(self.state.day, records)
 
     def _competitor_posts(self, rng: np.random.Generator) -> None:
-        """Two posts a day while an event's window is open, with a noisy size (ref §4.12)."""
+        """Two posts a day while an event's window is open, with a noisy size (reference-notes §4.12)."""
         c = self.config.competitor
         open_events = [e for e in self.state.competitor_events if e["post_end_day"] >= self.state.day]
         if not open_events:
@@ -308,7 +308,7 @@ class World:
         return self.judge(post.content, self.judge_context(post))
 
     def judge_context(self, post: AgentPost) -> judge.JudgeContext:
-        """What each discovered group truly lived through in the last 14 days (ref §4.13 inputs)."""
+        """What each discovered group truly lived through in the last 14 days (reference-notes §4.13 inputs)."""
         st, p, cfg = self.state, self.params, self.config
         window = cfg.social.experience_window_days
         first = st.day - window + 1
@@ -361,7 +361,7 @@ class World:
         )
 
     def _after_judging(self, post: AgentPost, active: np.ndarray) -> None:
-        """Viral replies and the ``social_media`` notification of a judged post (ref §4.13)."""
+        """Viral replies and the ``social_media`` notification of a judged post (reference-notes §4.13)."""
         assert post.scores is not None and post.views is not None
         so = self.config.social
         rng = self.streams.get("viral_replies")
@@ -447,7 +447,7 @@ class World:
 
 
 def default_judge(config: CeoConfig) -> judge.PostJudge:
-    """The agent-post judge when none is injected: the deterministic RuleJudge (ref §4.13); a
+    """The agent-post judge when none is injected: the deterministic RuleJudge (reference-notes §4.13); a
     preset whose judge is an LLM needs it injected (:class:`bizbench.envs.ceo.env.CeoEnv` does)."""
     if config.social.judge == "llm":
         raise ValueError("this preset judges posts with an LLM ([social] judge = 'llm'): inject post_judge")
@@ -455,7 +455,7 @@ def default_judge(config: CeoConfig) -> judge.PostJudge:
 
 
 def default_writer(config: CeoConfig) -> Any:
-    """The post writer when none is injected: the templates (ref §4.12); a preset whose writer is
+    """The post writer when none is injected: the templates (reference-notes §4.12); a preset whose writer is
     an LLM needs it injected (:class:`bizbench.envs.ceo.env.CeoEnv` does)."""
     if config.social.writer == "llm":
         raise ValueError("this preset writes posts with an LLM ([social] writer = 'llm'): inject writer")

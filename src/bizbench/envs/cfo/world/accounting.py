@@ -4,7 +4,7 @@ EnterpriseArena (paper section 3.3, ``book_closing``) consolidates "all accumula
 operational records" into an income statement, a balance sheet and a cash-flow statement
 "computed from the internal ledger up to timestep t"; section 3.4 says the backend keeps
 "accrual-based and cash-based ledgers" guided by GAAP/ASC. The paper gives no chart of
-accounts or statement layout, so both are ours (ref "Ours to design"); this module fixes
+accounts or statement layout, so both are ours (reference-notes "Ours to design"); this module fixes
 them. Money is exact (docs/principles.md principle 7): every amount is a Python ``int`` of cents.
 
 Double entry

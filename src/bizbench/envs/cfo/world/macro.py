@@ -22,7 +22,7 @@ Two sources of paths:
   credit spread; VIX spikes and P/E, P/S fall in recessions. Every constant lives in
   :class:`MacroGeneratorConfig` with the place its value came from (fitted on the paper path by
   :func:`fit_summary` and least squares, or chosen). It lets a preset replace the one fixed
-  path, a known weakness of the original (ref "Known weaknesses").
+  path, a known weakness of the original (reference-notes "Known weaknesses").
 
 Regimes are hidden state (docs/principles.md principle 3): nothing the agent reads may expose
 ``MacroPath.regimes``. Month labels are anonymised as in the paper ("Jan 2xx0"; see

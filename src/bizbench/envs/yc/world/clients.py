@@ -1,7 +1,7 @@
 """Clients: reward multipliers, trust, and the hidden adversaries with their scope creep.
 
 Paper section 3 "Clients" and "Adversarial clients", Table 2 ("Clients 6", "Trust",
-"Adversarial"); trust formulas from the reference (ref "Clients, trust, adversaries"):
+"Adversarial"); trust formulas from the reference (reference-notes "Clients, trust, adversaries"):
 
 * trust t in [0, 5], one value per client, starting at 0;
 * a success for client c: t_c += 1.6 (1 - t_c / 5)^1.5 (capped at 5);

@@ -2,7 +2,7 @@
 
 Paper section 3 "Employees and productivity" and Table 2 ("Employees 8", "Salary Tiers",
 "Salary bump 1%/task"); boost distribution and rate cap from the reference
-(ref "Company and employees"). Everything an employee has is visible to the agent
+(reference-notes "Company and employees"). Everything an employee has is visible to the agent
 (``employee list`` shows names, tiers, salaries and productivity, Table 1).
 """
 

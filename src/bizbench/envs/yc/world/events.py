@@ -1,4 +1,4 @@
-"""A deterministic event queue (ref "Known defects" 3: the original ordered simultaneous events
+"""A deterministic event queue (reference-notes "Known defects" 3: the original ordered simultaneous events
 by random UUIDs).
 
 Events are totally ordered by ``(time, priority, ref, sub, version)``: time in minutes; the

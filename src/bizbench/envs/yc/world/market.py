@@ -1,6 +1,6 @@
 """The task marketplace: 200 tasks at the start, each accepted task replaced by a new draw.
 
-Paper section 3 "Tasks and domains"; Table 2 "Market" and "Distributions"; ref "Tasks and
+Paper section 3 "Tasks and domains"; Table 2 "Market" and "Distributions"; reference-notes "Tasks and
 market". For a task with required prestige p (an integer from Tri(1, 5, 1)) and client c:
 
 * reward  = Tri($2K, $12K, $5K) x (1 + 0.30 (p - 1)) x multiplier(c)

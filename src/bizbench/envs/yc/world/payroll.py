@@ -1,4 +1,4 @@
-"""Monthly payroll (paper section 3 "Simulation Clock"; Table 2; ref "Clock").
+"""Monthly payroll (paper section 3 "Simulation Clock"; Table 2; reference-notes "Clock").
 
 Payroll is charged on the first business day of each month at 09:00, the start month
 excluded by default (11 payrolls in a one-year run from 2025-01-01). It is the sum of the

@@ -2,7 +2,7 @@
 
 Prestige lies in [1, 10] per domain and does not decay. A task may be accepted only when the
 company's prestige in its domain is at least the task's required prestige. Each task carries a
-prestige delta (ref: 0.35 x Beta(1.2, 2.8), drawn with the task and shown in the market):
+prestige delta (reference-notes: 0.35 x Beta(1.2, 2.8), drawn with the task and shown in the market):
 
 * success: prestige += delta;
 * failure: prestige -= fail_prestige_factor x delta (1 x in the default preset, CHOSEN);

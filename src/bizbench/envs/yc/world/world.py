@@ -267,7 +267,7 @@ class YcWorld:
     def resume(self) -> list[dict[str, Any]]:
         """Advance to the next event and process every event at that instant; returns their records.
 
-        Always moves the clock forward (ref "Known defects" 2): the horizon event is queued
+        Always moves the clock forward (reference-notes "Known defects" 2): the horizon event is queued
         until the end, so with nothing active the clock jumps to the next payroll, deadline
         or the horizon."""
         self._require_running()
