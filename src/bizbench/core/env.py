@@ -42,7 +42,7 @@ from bizbench.core.errors import ToolResult
 if TYPE_CHECKING:
     from bizbench.core.ledger import LedgerRow
 
-__all__ = ["Baseline", "Env", "EnvSpec", "Policy", "ReplayRules", "Unit"]
+__all__ = ["Baseline", "Env", "EnvBase", "EnvSpec", "Policy", "ReplayRules", "Unit"]
 
 Unit = Literal["day", "turn", "month"]
 
@@ -105,6 +105,28 @@ class Env(Protocol):
     def money_points(self) -> list[tuple[Any, float]]: ...
 
     def close(self) -> None: ...
+
+
+class EnvBase:
+    """What every env's constructor and acting share: its identity (config, seed, preset and hash,
+    the held-out secret's fingerprint), the in-memory action and tamper logs, and call by name."""
+
+    def _begin(self, config: Any, seed: int, preset: str, preset_hash: str, secret: str | None) -> int:
+        """Set the env's identity and empty logs; returns the world's entropy (core/rng.py)."""
+        from bizbench.core.rng import secret_id, world_entropy
+
+        self.config = config
+        self.seed = seed
+        self.preset = preset
+        self.preset_hash = preset_hash
+        self.secret_id = secret_id(secret)
+        self.actions: list[dict[str, Any]] = []  # every call, accepted and refused, for the Session
+        self.tamper: list[dict[str, Any]] = []
+        return world_entropy(seed, secret)
+
+    def call(self, name: str, **args: Any) -> ToolResult:
+        """Call a tool by name; failures come back as ``ToolResult(ok=False, error=...)``."""
+        return self.call_tool(name, args)  # type: ignore[attr-defined]
 
 
 class Policy(Protocol):

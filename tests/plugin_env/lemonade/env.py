@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bizbench.core.env import EnvBase
 from bizbench.core.ledger import Ledger, LedgerRow
 from bizbench.core.registry import ToolError, ToolResult
-from bizbench.core.rng import RngStreams, secret_id, world_entropy
+from bizbench.core.rng import RngStreams
 from lemonade.config import WEATHERS, LemonadeConfig, Weather
 from lemonade.tools import registry
 
@@ -154,7 +155,7 @@ class LemonadeWorld:
         }
 
 
-class LemonadeEnv:
+class LemonadeEnv(EnvBase):
     """A lemonade stand for one seed, behind its tools."""
 
     registry = registry
@@ -169,20 +170,10 @@ class LemonadeEnv:
         secret: str | None = None,
         files: Path | None = None,  # noqa: ARG002 - the contract's; the stand keeps no agent-visible files
     ) -> None:
-        self.config = config
-        self.seed = seed
-        self.preset = preset
-        self.preset_hash = preset_hash
-        self.secret_id = secret_id(secret)
-        self.world = LemonadeWorld(config, world_entropy(seed, secret))
-        self.actions: list[dict[str, Any]] = []
-        self.tamper: list[dict[str, Any]] = []
+        self.world = LemonadeWorld(config, self._begin(config, seed, preset, preset_hash, secret))
         self._days_taken = 0  # days whose metrics row was handed to the session
 
     # ------------------------------------------------------------------ acting
-    def call(self, name: str, **args: Any) -> ToolResult:
-        return self.call_tool(name, args)
-
     def call_tool(self, name: str, args: Any) -> ToolResult:
         """One call (never raises): a refused call changes nothing; every call is logged."""
         day = self.world.day

@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from bizbench.core.env import EnvBase
 from bizbench.core.registry import ToolResult
-from bizbench.core.rng import secret_id, world_entropy
 from bizbench.core.server import preview
 from bizbench.envs.ceo.config import CHANNELS, CeoConfig, load_config
 from bizbench.envs.ceo.dashboard import weekly_dashboard
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from bizbench.envs.ceo.store import CeoStore
 
 
-class CeoEnv:
+class CeoEnv(EnvBase):
     """A seeded NovaMind company driven through tools, one week per turn."""
 
     env_id = "ceo"
@@ -51,18 +51,12 @@ class CeoEnv:
     ) -> None:
         """``files``: where the agent-visible ``company.db`` goes (unless ``database`` is False);
         ``db_path`` names the database file directly; ``world`` reuses a built world (benchmarks)."""
-        self.config = config
-        self.seed = seed
-        self.preset = preset
-        self.preset_hash = preset_hash
-        self.secret_id = secret_id(secret)
-        self.world = world if world is not None else World(config, world_entropy(seed, secret), *social_llm(config))
-        self.actions: list[dict[str, Any]] = []  # every tool call and turn, for replay
+        entropy = self._begin(config, seed, preset, preset_hash, secret)
+        self.world = world if world is not None else World(config, entropy, *social_llm(config))
         self.overrides: list[dict[str, Any]] = []  # the agent-visible config_overrides log
         self.predictions: list[dict[str, Any]] = []  # next_week forecasts (reference-notes §6.3)
         self.rationales: list[dict[str, Any]] = []
         self.market_research_log: list[dict[str, Any]] = []
-        self.tamper: list[dict[str, Any]] = []
         self.last_week: list[dict[str, Any]] = []
         self._metrics_taken = 0  # days whose metrics row was handed to the session
         self.turns = 0  # turns ended (next_week or next_turn)
@@ -86,10 +80,6 @@ class CeoEnv:
         return cls(config, seed, preset, digest, **kwargs)
 
     # ------------------------------------------------------------------ agent interface
-    def call(self, name: str, **args: Any) -> ToolResult:
-        """Call a tool by name; failures come back as ``ToolResult(ok=False, error=...)``."""
-        return self.call_tool(name, args)
-
     def call_tool(self, name: str, args: Any) -> ToolResult:
         """Call a tool with an argument mapping (the server's entry point); logs suspicious failures."""
         if self.done and name not in _READ_AFTER_END:

@@ -17,9 +17,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from bizbench.core.env import EnvBase
 from bizbench.core.ledger import LedgerRow, to_cents
 from bizbench.core.registry import ToolError, ToolResult
-from bizbench.core.rng import secret_id, world_entropy
 from bizbench.envs.cfo import records
 from bizbench.envs.cfo.config import CfoConfig, load_config
 from bizbench.envs.cfo.notes import Notepad
@@ -29,7 +29,7 @@ from bizbench.envs.cfo.world.world import CfoWorld
 __all__ = ["CfoEnv"]
 
 
-class CfoEnv:
+class CfoEnv(EnvBase):
     """An EnterpriseArena company for one seed."""
 
     registry = registry
@@ -44,18 +44,11 @@ class CfoEnv:
         secret: str | None = None,
         files: Path | None = None,  # noqa: ARG002 - the contract's; cfo keeps no agent-visible files
     ) -> None:
-        self.config = config
-        self.seed = seed
-        self.preset = preset
-        self.preset_hash = preset_hash
-        self.secret_id = secret_id(secret)
-        self.world = CfoWorld(config, world_entropy(seed, secret))
+        self.world = CfoWorld(config, self._begin(config, seed, preset, preset_hash, secret))
         self.notes = Notepad(config.agent)
         self.budget_used = 0
         self.tool_calls = 0  # budgeted calls over the episode (N_tools of eq 2)
         self.memory_calls = 0
-        self.actions: list[dict[str, Any]] = []
-        self.tamper: list[dict[str, Any]] = []
         self._events: list[dict[str, Any]] = []  # what settled last month, for the observation
         self._months_taken = 0  # months whose metrics row was handed to the session
         self._closings_taken = 0  # book closings whose statements were handed to the session
@@ -70,9 +63,6 @@ class CfoEnv:
         return cls(config, seed, preset, digest, secret)
 
     # ------------------------------------------------------------------ agent interface
-    def call(self, name: str, **args: Any) -> ToolResult:
-        return self.call_tool(name, args)
-
     def call_tool(self, name: str, args: Any) -> ToolResult:
         """Validate, budget and run one call; failures change nothing and never raise."""
         month = self.world.month

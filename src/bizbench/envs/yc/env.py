@@ -17,9 +17,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from bizbench.core.env import EnvBase
 from bizbench.core.ledger import LedgerRow
 from bizbench.core.registry import ToolResult
-from bizbench.core.rng import secret_id, world_entropy
 from bizbench.envs.yc import views
 from bizbench.envs.yc.config import YcConfig, load_config
 from bizbench.envs.yc.evaluation import evaluation
@@ -30,7 +30,7 @@ from bizbench.envs.yc.world.world import YcWorld
 __all__ = ["YcEnv"]
 
 
-class YcEnv:
+class YcEnv(EnvBase):
     """A YC-Bench company for one seed: commands in, JSON out."""
 
     registry = registry
@@ -45,14 +45,7 @@ class YcEnv:
         secret: str | None = None,
         files: Path | None = None,  # noqa: ARG002 - the contract's; yc keeps no agent-visible files
     ) -> None:
-        self.config = config
-        self.seed = seed
-        self.preset = preset
-        self.preset_hash = preset_hash
-        self.secret_id = secret_id(secret)
-        self.world = YcWorld(config, world_entropy(seed, secret))
-        self.actions: list[dict[str, Any]] = []  # every tool call, for replay
-        self.tamper: list[dict[str, Any]] = []
+        self.world = YcWorld(config, self._begin(config, seed, preset, preset_hash, secret))
         self._events_seen = 0  # world.log entries already reported by status_summary
         self._metrics: list[dict[str, Any]] = []  # one row per turn (successful sim resume), not yet taken
         self._metrics_events = 0  # world.log entries already in a metrics row
@@ -70,10 +63,6 @@ class YcEnv:
         return cls(config, seed, preset, digest, secret)
 
     # ------------------------------------------------------------------ agent interface
-    def call(self, name: str, **args: Any) -> ToolResult:
-        """Call a tool by name; failures come back as ``ToolResult(ok=False, error=...)``."""
-        return self.call_tool(name, args)
-
     def call_tool(self, name: str, args: Any) -> ToolResult:
         """Call a tool with an argument mapping (the server's and the shell's entry point)."""
         w = self.world
