@@ -324,6 +324,7 @@ def _run_agent(
         _fail(str(e))
     _print_result(f"{spec.id} / {preset} / {result.get('agent')} / seed {seed}", result, spec.unit)
     _print_files(out_dir)
+    _exit_if_crashed(result)
 
 
 #: result fields shown after a run, in order (those a result has)
@@ -332,6 +333,7 @@ _SHOWN = (
     "final_cash",
     "bankrupt",
     "completed",
+    "incomplete_reason",
     "survived",
     "ended_by",
     "tool_calls",
@@ -353,6 +355,25 @@ def _print_result(title: str, result: dict[str, Any], unit: str = "") -> None:
         label = f"survived ({unit}s of {result.get('horizon')})" if key == "survived" and unit else key
         table.add_row(label, f"${v:,.2f}" if key in _MONEY and isinstance(v, int | float) else str(v))
     console.print(table)
+
+
+def _exit_if_crashed(result: dict[str, Any]) -> None:
+    """Say when a run ended before its horizon; exit 1 when the agent's side crashed (the run is
+    written, and counted by `bizbench report` as a failed run: docs/reports.md)."""
+    from bizbench.core.runlog import CRASHED, ended_early
+
+    why = ended_early(result)
+    if why is None:
+        return
+    crashed = result.get("ended_by") in CRASHED
+    err_console.print(
+        f"incomplete run ({why}); bizbench report counts it as a failed run",
+        style="red" if crashed else "yellow",
+        markup=False,
+        soft_wrap=True,
+    )
+    if crashed:
+        raise typer.Exit(1)
 
 
 def _print_files(out_dir: Any) -> None:
@@ -393,6 +414,7 @@ def resume(run_dir: str = typer.Argument(..., help="The run directory of a kille
             markup=False,
             soft_wrap=True,
         )
+    _exit_if_crashed(result)
 
 
 @app.command()

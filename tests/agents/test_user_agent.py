@@ -77,4 +77,22 @@ def test_the_cli_runs_a_user_agent(agents_module: str, tmp_path: Path) -> None:
 def test_early_returns_and_crashes_are_named(agents_module: str, tmp_path: Path, cls: str, ended_by: str) -> None:
     result = run_user_agent("cfo", f"{agents_module}:{cls}", 3, None, tmp_path / "run")
     assert result["ended_by"] == ended_by and result["months_survived"] == 1
-    assert json.loads((tmp_path / "run" / "result.json").read_text())["ended_by"] == ended_by
+    written = json.loads((tmp_path / "run" / "result.json").read_text())
+    assert written["ended_by"] == ended_by and written["completed"] is False
+    assert written["incomplete_reason"] == f"{ended_by}: the run ended after 1 of {written['horizon']} months, before its horizon"
+
+
+def test_a_finished_run_has_no_incomplete_reason(agents_module: str, tmp_path: Path) -> None:
+    result = run_user_agent("cfo", f"{agents_module}:ClosingCfo", 3, None, tmp_path / "run", horizon=6)
+    assert result["completed"] is True and result["incomplete_reason"] is None
+
+
+@pytest.mark.parametrize(("cls", "exit_code"), [("Crasher", 1), ("Quitter", 0)])
+def test_the_cli_exits_non_zero_when_the_agent_crashed_and_says_the_run_is_incomplete(
+    agents_module: str, tmp_path: Path, cls: str, exit_code: int
+) -> None:
+    out = tmp_path / "cli-run"
+    r = CliRunner().invoke(app, ["run", "cfo", "--agent", f"my_agents:{cls}", "--seed", "2", "--out", str(out)])
+    assert r.exit_code == exit_code, r.output
+    assert "incomplete run" in r.output and "counts it as a failed run" in r.output
+    assert json.loads((out / "result.json").read_text())["completed"] is False  # the run is still written

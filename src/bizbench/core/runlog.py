@@ -37,11 +37,13 @@ __all__ = [
     "MAX_LOGGED_ARGS",
     "RESUMING",
     "RUN_FORMAT",
+    "CRASHED",
     "ActionRecord",
     "ResultCore",
     "RunConfig",
     "RunDir",
     "action_record",
+    "ended_early",
     "read_result",
     "require_new",
     "write_result",
@@ -100,6 +102,7 @@ class ResultCore(_Open):
     final_cash: float  # dollars
     bankrupt: bool
     completed: bool  # reached the horizon
+    incomplete_reason: str | None = None  # why a run that is neither completed nor bankrupt ended early
     survived: int  # in the env's unit
     survived_fraction: float
     score: float
@@ -109,6 +112,28 @@ class ResultCore(_Open):
     tokens: dict[str, int] | None = None  # None: no model was metered
     cost_usd: float | None = None
     ended_by: str = "completed"
+
+
+#: ``ended_by`` values that mean the agent's side crashed (its code, its harness, its model or
+#: the seat's server): the run is written, incomplete, and the command that ran it exits 1.
+CRASHED = frozenset({"agent_error", "harness_error", "model_error", "server_error"})
+
+
+def ended_early(result: dict[str, Any]) -> str | None:
+    """Why a finished run did not reach its natural end (its horizon, or bankruptcy), or None.
+
+    A run that stopped early (an agent error, a turn or dollar limit, an agent that returned)
+    is a failed run, never a score of the company it left behind: the report counts it so
+    (docs/reports.md "Runs that ended early"). Format-1 runs, which lack ``completed``, are
+    judged by their ``ended_by``."""
+    if result.get("bankrupt"):
+        return None
+    completed = result.get("completed")
+    if completed is None:
+        completed = result.get("ended_by", "completed") in ("completed", "bankrupt")
+    if completed:
+        return None
+    return str(result.get("incomplete_reason") or f"ended by {result.get('ended_by', 'unknown')}")
 
 
 def action_record(row: dict[str, Any]) -> dict[str, Any]:

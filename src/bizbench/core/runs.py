@@ -29,6 +29,7 @@ from typing import Any
 from bizbench.core.env import EnvSpec
 from bizbench.core.envs import get_env
 from bizbench.core.jsonio import read_jsonl
+from bizbench.core.runlog import ended_early
 
 __all__ = ["Run", "RunDirError", "find_runs", "load_run"]
 
@@ -144,6 +145,11 @@ class Run:
     @property
     def finished(self) -> bool:
         return self.result is not None
+
+    @property
+    def ended_early(self) -> str | None:
+        """Why this finished run stopped before its natural end, or None (see :func:`~bizbench.core.runlog.ended_early`)."""
+        return None if self.result is None else ended_early(self.result)
 
     @property
     def label(self) -> str:

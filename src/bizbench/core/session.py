@@ -137,16 +137,18 @@ class Session:
         if ended_by is None:
             ended_by = "bankrupt" if env.bankrupt else "completed" if completed else "incomplete"
         meter = meter or {}
+        unit = self.spec.unit
         fields = env.result(**extra)
         core = {
             "final_cash": env.cash(),
             "bankrupt": env.bankrupt,
             "completed": completed,
+            "incomplete_reason": None if completed or env.bankrupt else _why_early(ended_by, survived, horizon, unit),
             "survived": survived,
             "survived_fraction": round(survived / horizon, 6) if horizon else 0.0,
             "score": env.score(),
             "horizon": horizon,
-            "unit": self.spec.unit,
+            "unit": unit,
             "tool_calls": fields.get("tool_calls", 0),
             "tokens": meter.get("tokens"),
             "cost_usd": meter.get("cost_usd"),  # None: no model was metered (a baseline, an agent class)
@@ -181,3 +183,8 @@ class Session:
             self.run.close()
             write_result(self.run.path, result)
             return result
+
+
+def _why_early(ended_by: str, survived: int, horizon: int, unit: str) -> str:
+    """result.json's ``incomplete_reason``: what ended the run, and where."""
+    return f"{ended_by}: the run ended after {survived} of {horizon} {unit}s, before its horizon"

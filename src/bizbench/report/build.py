@@ -41,6 +41,11 @@ from bizbench.report.tables import Table, aggregate_table, html_page, per_run_ta
 __all__ = ["Measured", "Report", "build_report", "env_titles"]
 
 
+#: The column every env's first table and per-run table gain: runs that ended before their
+#: horizon without going bankrupt, each scored as a failed run (protocol.FAILED_SCORE).
+ENDED_EARLY = Column("ended_early", "Ended early", "{:.0f}", "sum", "failed runs (docs/reports.md)")
+
+
 def env_titles() -> dict[str, str]:
     """The registered envs in the registry's order, with their report section titles."""
     return {spec.id: f"{spec.id}: {spec.title}" for spec in list_envs()}
@@ -86,6 +91,9 @@ def _measure(run: Run, module: Any, cache: AnchorCache | None) -> Measured:
     anchors = anchors_for(run, cache)
     metrics = dict(module.run_metrics(run, facts))
     metrics["score"] = score(run)
+    if run.ended_early:  # a failed run: its score columns say so, never the cash it left behind
+        metrics.update({key: metrics["score"] for key in module.SCORE_KEYS if key in metrics})
+    metrics[ENDED_EARLY.key] = float(run.ended_early is not None)
     metrics["normalised"] = normalise(metrics["score"], anchors)
     return Measured(run, metrics, anchors)
 
@@ -99,7 +107,8 @@ def _env_tables(env: str, title: str, module: Any, rows: list[Measured]) -> list
 
     ranked = sorted(groups.items(), key=mean_score, reverse=True)
     out = []
-    for name, heading, columns in module.TABLES:
+    for index, (name, heading, columns) in enumerate(module.TABLES):
+        columns = [*columns, ENDED_EARLY] if index == 0 else columns
         summaries = [(key, len(ms), aggregate([m.metrics for m in ms], columns)) for key, ms in ranked]
         notes = ["mean ± 95 % Student-t half-width over runs; n = runs in the group; – = not measurable"]
         out.append(aggregate_table(heading, f"{env}_{name}", columns, summaries, notes))
@@ -107,7 +116,7 @@ def _env_tables(env: str, title: str, module: Any, rows: list[Measured]) -> list
         out.append(_anchor_table(env, title, module.ANCHOR_LABELS, rows))
     runs = sorted(rows, key=lambda m: (m.run.preset, m.run.agent, m.run.seed, str(m.run.path)))
     cells = [([m.run.agent, str(m.run.seed), str(m.run.get("ended_by", "")), str(m.run.path)], m.metrics) for m in runs]
-    out.append(per_run_table(f"{title}: every run", f"{env}_runs", module.PER_RUN, cells))
+    out.append(per_run_table(f"{title}: every run", f"{env}_runs", [*module.PER_RUN, ENDED_EARLY], cells))
     return out
 
 

@@ -48,6 +48,7 @@ from bizbench.core.runs import Run
 from bizbench.report import common
 
 __all__ = [
+    "FAILED_SCORE",
     "AnchorCache",
     "Anchors",
     "anchors_for",
@@ -76,12 +77,22 @@ def _score_of(module: ReportModule, result: dict[str, Any]) -> float | None:
     return None
 
 
+#: The headline score of a run that ended before its horizon (an agent error, a turn or dollar
+#: limit): a failed run is a company worth nothing, never the cash it left behind. EnterpriseArena
+#: (eq 2) scores a failed company 0; CEO-Bench and YC-Bench end a company whose cash falls below 0,
+#: so 0 is the most a failed run could have kept. docs/reports.md "Runs that ended early".
+FAILED_SCORE = 0.0
+
+
 def score(run: Run) -> float | None:
-    """The env's headline score from result.json (None if unfinished or the env is unknown)."""
+    """The env's headline score from result.json (None if unfinished or the env is unknown;
+    :data:`FAILED_SCORE` for a run that ended early)."""
     try:
         module = report_module(run.env)
     except KeyError:
         return None
+    if run.ended_early:
+        return FAILED_SCORE
     return _score_of(module, run.result or {})
 
 

@@ -36,7 +36,7 @@ from bizbench.runner.runconfig import RunDirError, check_secret, config_changes,
 __all__ = ["ReplayReport", "replay_run"]
 
 #: core fields that are the meters of whoever drove the run, not the world's
-_DRIVER_FIELDS = frozenset({"tokens", "cost_usd", "ended_by"})
+_DRIVER_FIELDS = frozenset({"tokens", "cost_usd", "ended_by", "incomplete_reason"})
 
 
 @dataclass

@@ -93,6 +93,7 @@ RESULT_FIELDS = (
     "final_cash",
     "final_funds",
     "bankrupt",
+    "completed",
     "ended_by",
     "days_survived",
     "months_survived",
