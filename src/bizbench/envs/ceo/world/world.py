@@ -68,7 +68,8 @@ class World:
         self.metrics: list[dict[str, Any]] = []
         self.notifications: list[dict[str, Any]] = []
         self.channel_log: list[tuple[int, np.ndarray, np.ndarray]] = []  # (day, spend, leads)
-        self.issue_log: list[tuple[int, np.ndarray, np.ndarray]] = []  # (day, opened, resolved)
+        # (day, opened, resolved, closed because the customer left)
+        self.issue_log: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = []
         self.price_log: list[tuple[int, np.ndarray]] = []  # (first day in force, list prices)
         self.churn_log: list[tuple[int, np.ndarray]] = []  # (day, cancellations by group)
         self.ad_revenue_today = costs.ad_revenue_by_customer(self.state, np.empty(0, dtype=np.int64))
@@ -175,7 +176,6 @@ class World:
         s_before = satisfaction.update_satisfaction(st, active, delivered, q_shift, c_drift, svc_penalty)
         # 15. support
         sup = support.run_support(st, p, rs.get("support"), active, s_before, svc.outage)
-        self.issue_log.append((d, sup.opened, sup.resolved))
         # 16. billing decisions
         dec = billing.billing_decisions(
             st, p, rs.get("billing"), self.involuntary_rates(d // 30), active, delivered, q_shift, c_drift
@@ -200,6 +200,8 @@ class World:
             self.notify("large_customer_message", f"Enterprise customer {c} opened a thread")
         for c in ent.countered:
             self.notify("large_customer_message", f"Enterprise customer {c} sent a counter-offer")
+        # 17b. the open issues of customers who left today are closed (support.close_churned_issues)
+        self.issue_log.append((d, sup.opened, sup.resolved, support.close_churned_issues(st)))
         # 18. reputation and customer posts
         active = cust.active()
         reputation.daily_update(st, p, active)
