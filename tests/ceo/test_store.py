@@ -352,6 +352,12 @@ def test_visible_columns_and_hints(session: CeoEnv) -> None:
     assert db(session).query("SELECT seat_count FROM subscriptions LIMIT 1")["row_count"] == 1
     r = db(session).query("SELECT * FROM subscriptions WHERE status = 'active'")
     assert r["row_count"] == 0 and "'subscribed'" in r["hint"]
+    r = db(session).query("SELECT COUNT(*) AS n FROM subscriptions WHERE status = 'active'")
+    assert r["rows"] == [{"n": 0}] and "subscriptions.status" in r["hint"] and "'subscribed'" in r["hint"]
+    join = "SELECT COUNT(*) AS n FROM issues i JOIN subscriptions s USING (customer_id) WHERE i.status = 'open' AND "
+    assert "hint" not in db(session).query(join + "s.status = 'subscribed'")
+    r = db(session).query(join + "s.status = 'active'")
+    assert "subscriptions.status" in r["hint"] and "issues.status" not in r["hint"]
     with pytest.raises(ToolError) as err:
         db(session).query("SELECT statuz FROM subscriptions")
     assert err.value.tamper is None and "first_billing_done" in str(err.value)
