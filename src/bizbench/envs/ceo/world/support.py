@@ -117,11 +117,12 @@ def close_churned_issues(state: WorldState) -> np.ndarray:
     Resolution (eq 21) draws only from subscribers, and a cancelled or lost customer never
     subscribes again, so an issue left open at churn would stay open forever: the engine's
     ``issues`` table keeps them (reference-notes §4.9), and a 500-day run ended with tens of
-    thousands of open issues and no subscriber. The world closes them on the churn day
-    instead. Only churned customers are touched, and their issue days are read by no
-    mechanic, so no figure of the simulation moves; the agent's ``issues`` table shows the
-    closure as status ``closed``, resolution ``customer_churned`` (docs/calibration.md,
-    "Where we depart from the engine").
+    thousands of open issues and no subscriber. The world closes them at the end of the churn
+    day instead (after the day's cancellation posts, which may tell of the issue). Only
+    churned customers are touched, and no mechanic reads their issue days on a later day, so
+    no figure of the simulation moves; the agent's ``issues`` table shows the closure as
+    status ``closed``, resolution ``customer_churned`` (docs/calibration.md, "What the agent
+    reads").
     """
     cust = state.customers
     gone = np.flatnonzero((cust.issue_days > 0) & (cust.status != SUBSCRIBED))

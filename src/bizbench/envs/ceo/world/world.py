@@ -200,8 +200,6 @@ class World:
             self.notify("large_customer_message", f"Enterprise customer {c} opened a thread")
         for c in ent.countered:
             self.notify("large_customer_message", f"Enterprise customer {c} sent a counter-offer")
-        # 17b. the open issues of customers who left today are closed (support.close_churned_issues)
-        self.issue_log.append((d, sup.opened, sup.resolved, support.close_churned_issues(st)))
         # 18. reputation and customer posts
         active = cust.active()
         reputation.daily_update(st, p, active)
@@ -243,6 +241,9 @@ class World:
         # 24. bankruptcy
         if st.ledger.balance_cents < 0:
             st.bankrupt = True
+        # 25. the open issues of customers who left today are closed at the day's end, after their
+        # cancellation posts have told of them (support.close_churned_issues)
+        self.issue_log.append((d, sup.opened, sup.resolved, support.close_churned_issues(st)))
         record = self._daily_metrics(active, svc, dec, leads, ent, n_leads)
         self.metrics.append(record)
         return record
