@@ -226,7 +226,10 @@ def note(
     [
         ({"text": "x" * 300}, "argument 'text': expected a text of at most 10 characters, got 300 characters"),
         ({"text": "x", "tags": ["a", "b", "c"]}, "argument 'tags': expected at most 2 items, got 3 items"),
-        ({"text": "x", "bands": {"a": {"low": 2, "high": 1}}}, "argument 'bands.a': need low <= high, got low=2.0, high=1.0"),
+        (
+            {"text": "x", "bands": {"a": {"low": 2, "high": 1}}},
+            "argument 'bands.a': need low <= high, got low=2.0, high=1.0",
+        ),
         ({"text": "x", "bands": {"a": {"low": 2}}}, "argument 'bands.a.high': required field is missing"),
         ({"text": "x", "weights": {"k": 1.0}}, "argument 'weights': key 'k': expected an integer, got 'k'"),
         ({"text": 5}, "argument 'text': expected a string, got 5"),

@@ -428,7 +428,11 @@ def test_after_the_server_exits_the_sdk_and_the_shell_say_the_episode_has_ended(
     assert srv.serve(handle_signals=False) == "episode_end"
     client.join(10)
     sdk_ws, sdk_env, shell = answers()
-    assert sdk_ws == sdk_env == "The episode has ended: the NovaMind API server has shut down, so no further calls are possible."
+    assert (
+        sdk_ws
+        == sdk_env
+        == "The episode has ended: the NovaMind API server has shut down, so no further calls are possible."
+    )
     assert shell == "The episode has ended: the ceo session server has shut down, so no further commands are possible."
 
     srv = ToolServer(FakeSession(), socket_path=sock).start()  # a new server forgets the old end

@@ -587,8 +587,10 @@ class SqlGuard:
                 if bad.get(table):
                     valid = ", ".join(repr(v) for v in values)
                     used = ", ".join(map(repr, bad[table]))
-                    notes.append(f"{table}.{column} takes the values {valid}; the query compared it with {used}, "
-                                 "which no row has")
+                    notes.append(
+                        f"{table}.{column} takes the values {valid}; the query compared it with {used}, "
+                        "which no row has"
+                    )
         if not notes:
             return None
         return ("No rows matched. " if empty else "Check the filter: ") + "; ".join(notes) + "."

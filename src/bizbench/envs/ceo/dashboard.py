@@ -31,7 +31,9 @@ def weekly_dashboard(env: CeoEnv, week: list[dict[str, Any]]) -> str:
     lines = [f"=== Week {week_number(st.day)} Dashboard (Day {st.day}) ==="]
     if st.bankrupt:
         # Bankruptcy ends the episode (reference-notes §1.4): say so, not only a negative cash figure.
-        lines.append(f"BANKRUPT: cash fell below $0 on day {st.day}; the company is bankrupt and the episode has ended.")
+        lines.append(
+            f"BANKRUPT: cash fell below $0 on day {st.day}; the company is bankrupt and the episode has ended."
+        )
     lines += [
         f"Cash: {dollars(st.ledger.cash)}",
         f"Individual Subscribers: {last['subscribers'] if last else 0:,}",
