@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from bizbench.envs.ceo.baselines import make_policy
 from bizbench.envs.ceo.env import CeoEnv
 from bizbench.envs.ceo.world import enterprise
 from bizbench.envs.ceo.world.customers import LEAD
@@ -32,7 +33,7 @@ def test_dashboard_layout_and_this_weeks_post() -> None:
         "Cash: $",
         "Individual Subscribers:",
         "Enterprise Subscribed Seats:",
-        "Open Issues:",
+        "Open Support Issues (subscribers with an unresolved issue at the end of day 14):",
         "This Week's Metrics:",
         "Current Config:",
         "Delivered Quality",
@@ -42,6 +43,35 @@ def test_dashboard_layout_and_this_weeks_post() -> None:
     posts = text.split("Your Social Media Posts (This Week):")[1]
     assert "#1: " in posts and "views" in posts and "Students: plan A" in posts
     assert "Prices: A $12.00, B $25.00, C $55.00" in text
+
+
+def test_open_support_issues_is_the_subscribers_backlog_and_the_week_counts_each_issue_event() -> None:
+    env = CeoEnv.from_preset("default", seed=3, horizon_days=70, database=False)
+    policy = make_policy("rule-based", 3)
+    while env.day < 63:
+        policy.act(env)
+        env.advance()
+    text = env.dashboard()
+    cust = env.world.state.customers
+    backlog = int((cust.issue_days[cust.active()] > 0).sum())
+    opened_today = len(env.world.issue_log[-1][1])
+    assert backlog > opened_today > 0  # the count is the backlog, not the day's new issues
+    assert f"unresolved issue at the end of day 63): {backlog:,}" in text
+    week = env.world.issue_log[-7:]
+    opened, resolved, closed = (sum(len(e[k]) for e in week) for k in (1, 2, 3))
+    assert opened > 0 and resolved > 0
+    assert f"Support issues: {opened:,} opened, {resolved:,} resolved, {closed:,} closed as the customer left" in text
+
+
+def test_a_bankrupt_company_s_dashboard_says_bankrupt() -> None:
+    env = CeoEnv.from_preset("default", seed=2, horizon_days=60, database=False)
+    assert "BANKRUPT" not in env.dashboard()
+    assert env.call("set_daily_spend", operations=2_000_000.0).ok
+    text = _week(env)
+    assert env.bankrupt and env.day == 1
+    lines = text.splitlines()
+    assert lines[1] == "BANKRUPT: cash fell below $0 on day 1; the company is bankrupt and the episode has ended."
+    assert lines[2].startswith("Cash: -$1,0") and "$-" not in text
 
 
 def test_first_dashboard_has_no_weekly_metrics_and_no_posts_block() -> None:

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from bizbench.envs.ceo.world.customers import SUBSCRIBED
-from bizbench.envs.ceo.world.support import run_support
+from bizbench.envs.ceo.world.customers import CANCELLED, LOST, SUBSCRIBED
+from bizbench.envs.ceo.world.support import close_churned_issues, run_support
 
 
 def _issue_customer(state, add_customer, group, days, rel=0.5, **kw):
@@ -119,3 +119,29 @@ def test_resolution_count_statistical(state, params):
         out = run_support(state, params, rng, idx, np.full(n, 0.5), False)
         total += len(out.resolved)
     assert abs(total / trials - 5.0) < 4 * math.sqrt(5.0 / trials)
+
+
+def test_a_customer_who_leaves_has_its_open_issue_closed(state, params, add_customer, fake_rng, gidx):
+    """Resolution draws only from subscribers (eq 21), so an issue left open at churn would never close:
+    close_churned_issues closes the issues of every customer no longer subscribed, and only theirs."""
+    s1 = gidx["S1"]
+    staying = _issue_customer(state, add_customer, s1, 3)
+    cancelled = _issue_customer(state, add_customer, s1, 5, status=CANCELLED, issue_open_day=2)
+    lost = _issue_customer(state, add_customer, s1, 1, status=LOST, issue_open_day=6)
+    quiet = add_customer(state, group=s1, status=CANCELLED)
+    cust = state.customers
+    cust.issue_open_day[staying] = 4
+    rel = cust.relationship.copy()
+
+    closed = close_churned_issues(state)
+
+    assert sorted(closed.tolist()) == [cancelled, lost]
+    assert list(cust.issue_days[[staying, cancelled, lost, quiet]]) == [3, 0, 0, 0]
+    assert list(cust.issue_open_day[[staying, cancelled, lost, quiet]]) == [4, -1, -1, -1]
+    assert np.array_equal(cust.relationship, rel)  # a closure is not a fix: no relationship change
+    assert len(close_churned_issues(state)) == 0  # closing twice closes nothing more
+    # the staying subscriber is still in the next day's resolution pool, alone
+    counts = np.zeros(26)
+    rng = fake_rng(poisson=[counts], random=[[]])
+    run_support(state, params, rng, np.array([staying]), np.full(1, 0.5), outage=False)
+    assert rng.poisson_lams[0][s1] == pytest.approx(2.0)

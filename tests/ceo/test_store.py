@@ -24,7 +24,7 @@ from bizbench.envs.ceo.env import CeoEnv
 from bizbench.envs.ceo.personas import PERSONA_COLUMNS, persona_columns
 from bizbench.envs.ceo.store import HIDDEN_TABLES, CeoStore, describe_tables
 from bizbench.envs.ceo.world import enterprise
-from bizbench.envs.ceo.world.customers import LEAD, NONE
+from bizbench.envs.ceo.world.customers import LEAD, NONE, SUBSCRIBED
 
 WEEKS = 6
 
@@ -144,6 +144,10 @@ def count(env: CeoEnv, table: str) -> int:
     return int(db(env).query(f"SELECT COUNT(*) AS n FROM {table}")["rows"][0]["n"])
 
 
+def count_where(env: CeoEnv, table: str, where: str) -> int:
+    return int(db(env).query(f"SELECT COUNT(*) AS n FROM {table} WHERE {where}")["rows"][0]["n"])
+
+
 def dump(path: Path) -> dict[str, list[tuple[Any, ...]]]:
     conn = sqlite3.connect(path)
     try:
@@ -252,6 +256,29 @@ def test_open_issues_match_the_world(session: CeoEnv) -> None:
     assert resolved["rows"][0]["n"] == 0
 
 
+def test_issues_of_customers_who_left_are_closed_on_their_churn_day(session: CeoEnv) -> None:
+    """world/support.py close_churned_issues: the issues table keeps no open issue of a customer who left, and
+    its open issues are exactly the dashboard's count of subscribers with an open issue."""
+    cust = session.world.state.customers
+    closed = db(session).query(
+        "SELECT customer_id, open_day, days_open, resolved_day, resolution_type FROM issues WHERE status = 'closed'",
+        max_rows=10**6,
+    )["rows"]
+    assert closed, "six weeks of the baseline lose some customers who had an open issue"
+    ids = np.array([r["customer_id"] for r in closed])
+    assert not (cust.status[ids] == SUBSCRIBED).any()
+    assert [r["resolved_day"] for r in closed] == cust.end_day[ids].tolist()
+    assert all(r["resolution_type"] == "customer_churned" for r in closed)
+    assert all(r["days_open"] == r["resolved_day"] - r["open_day"] for r in closed)
+    still_open = db(session).query(
+        "SELECT COUNT(*) AS n FROM issues i JOIN subscriptions s USING (customer_id) "
+        "WHERE i.status = 'open' AND s.status != 'subscribed'"
+    )["rows"][0]["n"]
+    assert still_open == 0
+    n_open = count_where(session, "issues", "status = 'open'")
+    assert n_open == session.world.metrics[-1]["open_issues"] > 0
+
+
 def test_config_history_totals_ad_channels(session: CeoEnv) -> None:
     rows = db(session).query("SELECT * FROM config_history ORDER BY day")["rows"]
     assert rows[0]["day"] == 0 and len({r["day"] for r in rows}) == len(rows)
@@ -325,6 +352,12 @@ def test_visible_columns_and_hints(session: CeoEnv) -> None:
     assert db(session).query("SELECT seat_count FROM subscriptions LIMIT 1")["row_count"] == 1
     r = db(session).query("SELECT * FROM subscriptions WHERE status = 'active'")
     assert r["row_count"] == 0 and "'subscribed'" in r["hint"]
+    r = db(session).query("SELECT COUNT(*) AS n FROM subscriptions WHERE status = 'active'")
+    assert r["rows"] == [{"n": 0}] and "subscriptions.status" in r["hint"] and "'subscribed'" in r["hint"]
+    join = "SELECT COUNT(*) AS n FROM issues i JOIN subscriptions s USING (customer_id) WHERE i.status = 'open' AND "
+    assert "hint" not in db(session).query(join + "s.status = 'subscribed'")
+    r = db(session).query(join + "s.status = 'active'")
+    assert "subscriptions.status" in r["hint"] and "issues.status" not in r["hint"]
     with pytest.raises(ToolError) as err:
         db(session).query("SELECT statuz FROM subscriptions")
     assert err.value.tamper is None and "first_billing_done" in str(err.value)

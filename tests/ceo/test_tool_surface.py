@@ -62,6 +62,18 @@ def test_every_reference_tool_and_at_least_30() -> None:
     assert len(names) >= 30
 
 
+def test_a_price_of_zero_is_accepted_as_at_the_start_and_a_negative_one_is_refused() -> None:
+    env = CeoEnv.from_preset("default", seed=1, horizon_days=60, database=False)
+    assert env.world.state.settings.prices.tolist() == [0.0, 0.0, 0.0]  # the game starts at 0
+    assert env.call("set_prices", A=12.0, B=25.0, C=55.0).ok
+    r = env.call("set_prices", A=0)
+    assert r.ok, r.error
+    assert r.data["current"] == {"A": 0.0, "B": 25.0, "C": 55.0}
+    r = env.call("set_prices", B=-1.0)
+    assert not r.ok and "B" in r.error
+    assert env.world.state.settings.prices.tolist() == [0.0, 25.0, 55.0]
+
+
 # ---------------------------------------------------------------------------- garbage in, nothing changes
 JSON = st.recursive(
     st.none()

@@ -3,7 +3,7 @@ import math
 from typing import Annotated, Literal
 
 import pytest
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bizbench.core.registry import ToolError, ToolRegistry, ToolResult
 
@@ -183,6 +183,64 @@ def test_int_argument_errors():
     assert "headcount" in r.error and "budget" in r.error
     r = reg.call(ctx, "allocate", ["not", "a", "dict"])  # type: ignore[arg-type]
     assert not r.ok and "must be an object" in r.error
+    assert ctx.calls == 0
+
+
+class Band(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    low: float
+    high: float
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "Band":
+        if self.low > self.high:
+            raise ValueError(f"need low <= high, got low={self.low}, high={self.high}")
+        return self
+
+
+plain = ToolRegistry()
+
+
+@plain.tool
+def note(
+    ctx: Ctx,
+    text: Annotated[str, Field(max_length=10)],
+    tags: Annotated[list[str], Field(max_length=2)] = [],  # noqa: B006 - a pydantic default, copied
+    bands: dict[str, Band] | None = None,
+    weights: dict[int, float] | None = None,
+) -> int:
+    """Keep a note.
+
+    Args:
+        text: The note.
+        tags: Labels.
+        bands: Named ranges.
+        weights: Weight per id.
+    """
+    ctx.calls += 1
+    return len(text)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ({"text": "x" * 300}, "argument 'text': expected a text of at most 10 characters, got 300 characters"),
+        ({"text": "x", "tags": ["a", "b", "c"]}, "argument 'tags': expected at most 2 items, got 3 items"),
+        (
+            {"text": "x", "bands": {"a": {"low": 2, "high": 1}}},
+            "argument 'bands.a': need low <= high, got low=2.0, high=1.0",
+        ),
+        ({"text": "x", "bands": {"a": {"low": 2}}}, "argument 'bands.a.high': required field is missing"),
+        ({"text": "x", "weights": {"k": 1.0}}, "argument 'weights': key 'k': expected an integer, got 'k'"),
+        ({"text": 5}, "argument 'text': expected a string, got 5"),
+    ],
+)
+def test_validation_messages_are_plain_words_not_pydantic_wording(args, message):
+    ctx = Ctx()
+    r = plain.call(ctx, "note", args)
+    assert r.error == f"Invalid arguments for tool 'note': {message}"
+    for pydantic_words in ("String should", "List should", "Value error", "Input should", "[key]", "Field required"):
+        assert pydantic_words not in r.error
     assert ctx.calls == 0
 
 

@@ -393,6 +393,55 @@ def test_serve_returns_after_the_ending_call_is_answered(session: FakeSession, t
     assert not (tmp_path / "api.sock").exists()
 
 
+def test_after_the_server_exits_the_sdk_and_the_shell_say_the_episode_has_ended(
+    session: FakeSession, tmp_path: Path
+) -> None:
+    from bizbench.core.seat import seat_of
+
+    seat = seat_of("ceo")
+    ws = tmp_path / "ws"
+    seat.write_workspace(ws)
+    sock = seat.socket_path(ws)
+    sdk = (
+        f"import {seat.package} as api\n"
+        "try:\n    api.call('echo', text='x')\n"
+        f"except api.{seat.error} as e:\n    print(e)\n"
+    )
+
+    def answers() -> list[str]:
+        """What the SDK says, finding the server by the workspace and by $..._SOCKET, and what the shell says."""
+        base = {"PATH": "/usr/bin:/bin"}
+        out = []
+        for env in (base, {**base, f"{seat.prefix}_SOCKET": str(sock)}):
+            proc = subprocess.run([sys.executable, "-c", sdk], cwd=ws, env=env, capture_output=True, text=True)
+            out.append(proc.stdout.strip())
+        shell = subprocess.run(
+            [sys.executable, "-I", "-S", str(ws / "bin" / "bizbench"), "ceo", "--session", str(ws), "get_vars"],
+            capture_output=True,
+            text=True,
+        )
+        out.append(json.loads(shell.stdout)["error"])
+        return out
+
+    srv = ToolServer(session, socket_path=sock).start()
+    client, _ = _in_thread(call, srv, "finish")
+    assert srv.serve(handle_signals=False) == "episode_end"
+    client.join(10)
+    sdk_ws, sdk_env, shell = answers()
+    assert (
+        sdk_ws
+        == sdk_env
+        == "The episode has ended: the NovaMind API server has shut down, so no further calls are possible."
+    )
+    assert shell == "The episode has ended: the ceo session server has shut down, so no further commands are possible."
+
+    srv = ToolServer(FakeSession(), socket_path=sock).start()  # a new server forgets the old end
+    assert not (sock.parent / "ended.json").exists()
+    srv.request_stop()
+    assert srv.serve(handle_signals=False) == "signal"
+    assert all("the run was stopped" in a and "has ended" in a for a in answers())
+
+
 # ---------------------------------------------------------------------------- SDK generation
 RUNTIME = '''"""Test runtime: records calls instead of sending them."""
 __all__ = ["APIError", "call"]

@@ -112,6 +112,21 @@ def test_enum_hint_on_empty_result(guard: SqlGuard) -> None:
     assert "hint" in guard.query("SELECT day FROM t WHERE status NOT IN ('open', 'nope') AND day > 99")
 
 
+def test_the_enum_hint_comes_with_aggregate_answers_too(guard: SqlGuard) -> None:
+    r = guard.query("SELECT COUNT(*) AS n FROM t WHERE status = 'closed'")
+    assert r["rows"] == [{"n": 0}]
+    assert r["hint"] == (
+        "Check the filter: t.status takes the values 'open', 'done'; the query compared it with 'closed', "
+        "which no row has."
+    )
+    r = guard.query("SELECT SUM(CASE WHEN x.status = 'Open' THEN 1 ELSE 0 END) AS n FROM t AS x JOIN u USING (day)")
+    assert r["rows"] == [{"n": 0}] and "'Open'" in r["hint"]
+    r = guard.query("SELECT COUNT(*) AS n FROM t WHERE 'closed' != t.status")
+    assert r["rows"] == [{"n": 20}] and "'closed'" in r["hint"]
+    assert "hint" not in guard.query("SELECT COUNT(*) AS n FROM t y WHERE y.status IN ('open', 'done')")
+    assert "hint" not in guard.query("SELECT COUNT(*) AS n FROM u WHERE 'closed' = 'closed'")
+
+
 def test_queries_from_many_threads(guard: SqlGuard) -> None:
     results: list[int] = []
 

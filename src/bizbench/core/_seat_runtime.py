@@ -36,6 +36,7 @@ ENV_PORT = "BIZBENCH_API_PORT"
 ENV_SOCKET = "BIZBENCH_API_SOCKET"
 RUNTIME_DIR = ".bizbench"
 SOCKET_NAME = "api.sock"
+ENDED_NAME = "ended.json"
 TOOL_TIMEOUTS: dict[str, float] = {}  # tools slower than TIMEOUT_S (ceo: next_week)
 # --- end of seat constants ---
 
@@ -88,6 +89,30 @@ def _workspace() -> str | None:
         here = parent
 
 
+def ended_message() -> str | None:
+    """Why no server answers, when the server said so on its way out (``ENDED_NAME`` beside its socket)."""
+    dirs = []
+    env = os.environ.get(ENV_SOCKET)
+    if env:
+        dirs.append(os.path.dirname(env))
+    root = _workspace()
+    if root is not None:
+        dirs.append(os.path.join(root, RUNTIME_DIR))
+    for d in dirs:
+        try:
+            with open(os.path.join(d, ENDED_NAME), encoding="utf-8") as f:
+                reason = json.load(f).get("reason")
+        except (OSError, ValueError, AttributeError):
+            continue
+        if reason == "episode_end":
+            return f"The episode has ended: the {API_NAME} server has shut down, so no further calls are possible."
+        return (
+            f"The episode has ended: the run was stopped and the {API_NAME} server has shut down, "
+            "so no further calls are possible."
+        )
+    return None
+
+
 def socket_path() -> str:
     """The server's Unix socket: ``$<PREFIX>_SOCKET`` or ``<runtime dir>/api.sock`` in the workspace."""
     env = os.environ.get(ENV_SOCKET)
@@ -95,6 +120,9 @@ def socket_path() -> str:
         return env
     root = _workspace()
     if root is None or not os.path.exists(os.path.join(root, RUNTIME_DIR, SOCKET_NAME)):
+        ended = ended_message()
+        if ended:
+            raise APIError(ended)
         raise APIError(
             f"Cannot find the {API_NAME} server: no {RUNTIME_DIR}/{SOCKET_NAME} above {__file__} "
             f"and neither {ENV_PORT} nor {ENV_SOCKET} is set."
@@ -143,6 +171,9 @@ def request(method: str, path: str, payload: Any = None, timeout: float = TIMEOU
             "on the server, so check the state (e.g. game_status()) before retrying."
         ) from None
     except (OSError, http.client.HTTPException) as e:
+        ended = ended_message() if isinstance(e, OSError) else None
+        if ended:
+            raise APIError(ended) from None
         raise APIError(f"Cannot reach the {API_NAME} server ({type(e).__name__}: {e})") from None
     finally:
         conn.close()

@@ -22,6 +22,7 @@ import sys
 ENV_ID = "env"
 RUNTIME_DIR = ".bizbench"
 SOCKET_NAME = "api.sock"
+ENDED_NAME = "ended.json"
 TIMEOUT_S = 120.0
 EXAMPLE = "status"
 # --- end of seat constants ---
@@ -81,6 +82,21 @@ def _is_socket(path: str) -> bool:
         return False
 
 
+def ended_message(session: str) -> str | None:
+    """Why no server answers, when the server said so on its way out (ENDED_NAME beside its socket)."""
+    try:
+        with open(os.path.join(session, RUNTIME_DIR, ENDED_NAME), encoding="utf-8") as f:
+            reason = json.load(f).get("reason")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if reason == "episode_end":
+        return f"The episode has ended: the {ENV_ID} session server has shut down, so no further commands are possible."
+    return (
+        f"The episode has ended: the run was stopped and the {ENV_ID} session server has shut down, "
+        "so no further commands are possible."
+    )
+
+
 def split_argv(argv: list[str]) -> tuple[str, list[str]]:
     """(DIR, command words) of ``ENV --session DIR words...`` or ``ENV --session=DIR words...``."""
     if len(argv) < 2 or argv[0] != ENV_ID:
@@ -104,6 +120,8 @@ def run(argv: list[str]) -> tuple[bool, object]:
             f"Go on with the other commands, e.g. '{EXAMPLE}'."
         )
     sock = os.path.join(session, RUNTIME_DIR, SOCKET_NAME)
+    if session and not _is_socket(sock) and (ended := ended_message(session)):
+        return False, ended
     if not session or not _is_socket(sock):
         here = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
         if session and os.path.realpath(session) == here:  # the server has gone and removed its socket
@@ -112,6 +130,9 @@ def run(argv: list[str]) -> tuple[bool, object]:
     try:
         raw = post(sock, "/command", {"words": words})
     except OSError as e:
+        ended = ended_message(session)
+        if ended:
+            return False, ended
         reason = e.strerror or type(e).__name__
         return False, f"The {ENV_ID} session server does not answer ({reason}); the simulation may have ended."
     try:

@@ -480,37 +480,87 @@ def _got(v: Any) -> str:
     return f"{r} ({type(v).__name__})"
 
 
+def _plain_loc(loc: tuple[Any, ...]) -> tuple[str, str | None]:
+    """(path, offending key) of an error location in the agent's words.
+
+    pydantic marks a bad dict key as ``(..., key, '[key]')`` and a union member with a tag such
+    as ``'list[str]'`` or ``'function-after[...]'``; neither is a name the agent wrote.
+    """
+    key = None
+    parts = list(loc)
+    if parts and parts[-1] == "[key]":
+        key = _got(parts[-2]) if len(parts) >= 2 else None
+        parts = parts[:-2]
+    parts = [p for p in parts if not (isinstance(p, str) and "[" in p and p.endswith("]"))]
+    return _fmt_loc(tuple(parts)), key
+
+
+def _length(value: Any) -> str:
+    try:
+        return f"{len(value):,}"
+    except TypeError:
+        return "?"
+
+
+def _plain_message(etype: str, ctx: dict[str, Any], msg: str, value: Any) -> tuple[str, str]:
+    """(what was expected, what was got) for one pydantic error, in plain words (principle 8).
+
+    Every message reaching an agent reads "expected X, got Y" in its own words: never
+    pydantic's ("String should have at most 280 characters", "Value error, ...", "Input should
+    be ..."), which names Python types and library internals.
+    """
+    got = _got(value)
+    if etype == "literal_error" or etype == "enum":
+        return f"one of {ctx.get('expected', '')}", got
+    if etype in _EXPECTED:
+        return _EXPECTED[etype], got
+    bounds = {"greater_than": ">", "greater_than_equal": ">=", "less_than": "<", "less_than_equal": "<="}
+    if etype in bounds:
+        key = {"greater_than": "gt", "greater_than_equal": "ge", "less_than": "lt", "less_than_equal": "le"}[etype]
+        return f"a value {bounds[etype]} {ctx.get(key)}", got
+    if etype == "string_too_long":
+        return f"a text of at most {ctx.get('max_length')} characters", f"{_length(value)} characters"
+    if etype == "string_too_short":
+        return f"a text of at least {ctx.get('min_length')} characters", f"{_length(value)} characters"
+    if etype == "too_long":
+        return f"at most {ctx.get('max_length')} items", f"{_length(value)} items"
+    if etype == "too_short":
+        return f"at least {ctx.get('min_length')} items", f"{_length(value)} items"
+    if etype == "string_pattern_mismatch":
+        return f"a text matching the pattern {ctx.get('pattern')}", got
+    if etype == "multiple_of":
+        return f"a multiple of {ctx.get('multiple_of')}", got
+    text = re.sub(r"^Input should be ", "", msg)
+    return text[:1].lower() + text[1:], got
+
+
 def _format_errors(err: pydantic.ValidationError, allowed: list[str]) -> list[str]:
     msgs: list[str] = []
     seen: set[str] = set()
     for e in err.errors(include_url=False):
         etype = e["type"]
         loc = tuple(e["loc"])
-        path = _fmt_loc(loc) or "(arguments)"
+        path, key = _plain_loc(loc)
+        path = path or "(arguments)"
+        ctx = e.get("ctx") or {}
         if etype == "extra_forbidden" and len(loc) == 1:
             allowed_s = ", ".join(allowed) if allowed else "none"
             msg = f"unknown argument '{path}' (allowed: {allowed_s})"
         elif etype == "missing":
-            msg = f"argument '{path}': required argument is missing"
+            what = "argument" if len(loc) == 1 else "field"
+            msg = f"argument '{path}': required {what} is missing"
         elif etype == "extra_forbidden":
             msg = f"argument '{path}': unknown field"
+        elif etype in ("value_error", "assertion_error"):
+            # a validator's own sentence (e.g. "need lower <= point <= upper, got ..."), without pydantic's prefix
+            reason = str(ctx.get("error", "")) or re.sub(r"^(Value error|Assertion failed), ", "", e["msg"])
+            msg = f"argument '{path}': {reason}"
         else:
-            ctx = e.get("ctx") or {}
-            if etype == "literal_error":
-                expected = f"one of {ctx.get('expected', '')}"
-            elif etype in _EXPECTED:
-                expected = _EXPECTED[etype]
-            elif etype == "greater_than":
-                expected = f"a value > {ctx.get('gt')}"
-            elif etype == "greater_than_equal":
-                expected = f"a value >= {ctx.get('ge')}"
-            elif etype == "less_than":
-                expected = f"a value < {ctx.get('lt')}"
-            elif etype == "less_than_equal":
-                expected = f"a value <= {ctx.get('le')}"
+            expected, got = _plain_message(etype, ctx, e["msg"], e.get("input"))
+            if key is not None:
+                msg = f"argument '{path}': key {key}: expected {expected}, got {got}"
             else:
-                expected = re.sub(r"^Input should be ", "", e["msg"])
-            msg = f"argument '{path}': expected {expected}, got {_got(e.get('input'))}"
+                msg = f"argument '{path}': expected {expected}, got {got}"
         if msg not in seen:
             seen.add(msg)
             msgs.append(msg)

@@ -13,7 +13,9 @@ that the env's seat module (``EnvSpec.seat``, e.g. ``bizbench.envs.cfo.sdk``) ex
 - ``docs/README.md`` (how to act: the SDK and the shell), ``docs/tools.md``,
   ``docs/tools/<tool>.json`` and the env's own documents; ``instructions.md`` when the env
   has instructions for a seated agent (yc, cfo: its prompt with the shell prefix);
-- ``<runtime dir>/``: the server's socket ``api.sock`` and ``connection.json``.
+- ``<runtime dir>/``: the server's socket ``api.sock`` and ``connection.json``, and
+  ``ended.json`` once the server has stopped (the SDK and the shell client then say the
+  episode has ended).
 
 :func:`open_seat` serves a :class:`~bizbench.core.session.Session` there with
 :class:`~bizbench.core.server.ToolServer` (``bizbench serve ENV``, :mod:`bizbench.cli_seat`);
@@ -168,6 +170,8 @@ class Seat:
     # ------------------------------------------------------------------ generated sources
     def runtime_source(self) -> str:
         """The SDK's client runtime: :mod:`bizbench.core._seat_runtime` filled in for this env."""
+        from bizbench.core.server import ENDED_NAME
+
         constants = {
             "API_NAME": self.title,
             "PACKAGE": self.package,
@@ -175,6 +179,7 @@ class Seat:
             "ENV_SOCKET": f"{self.prefix}_SOCKET",
             "RUNTIME_DIR": self.runtime_dir,
             "SOCKET_NAME": SOCKET_NAME,
+            "ENDED_NAME": ENDED_NAME,
             "TOOL_TIMEOUTS": dict(self.tool_timeouts),
         }
         source = (_HERE / "_seat_runtime.py").read_text(encoding="utf-8")
@@ -182,10 +187,13 @@ class Seat:
 
     def client_source(self) -> str:
         """``bin/bizbench``: :mod:`bizbench.core._shell_client` filled in for this env."""
+        from bizbench.core.server import ENDED_NAME
+
         constants = {
             "ENV_ID": self.env,
             "RUNTIME_DIR": self.runtime_dir,
             "SOCKET_NAME": SOCKET_NAME,
+            "ENDED_NAME": ENDED_NAME,
             "TIMEOUT_S": max([CLIENT_TIMEOUT_S, *self.tool_timeouts.values()]),
             "EXAMPLE": self.example,
         }

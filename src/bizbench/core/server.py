@@ -78,6 +78,9 @@ MAX_SANDBOX_REPORTS = 10_000  # /tamper reports logged per server; the rest are 
 MAX_COMMAND_WORDS = 1_000
 ENDPOINTS = "POST /call, POST /command, GET /health, GET /game-status, GET /observation"
 CONTROL_HEADER = "X-Bizbench-Control"
+#: Left beside the socket when the server stops, so a client that finds no server can say the
+#: episode has ended instead of "cannot find the socket" (``{"reason": "episode_end" | "stopped"}``).
+ENDED_NAME = "ended.json"
 CONTROL_TOKEN = "control.token"  # the file in the run directory (never the workspace) holding the token
 STATUS_WORDS = {"status": "/game-status", "observation": "/observation"}  # shell words of the GETs
 _KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,47}$")
@@ -437,6 +440,29 @@ class _TcpServer(socketserver.ThreadingTCPServer):
     app: _App
 
 
+def _mark_ended(directory: Path, reason: str) -> None:
+    """Write ``ENDED_NAME`` in the socket's directory (never through a planted link; best effort)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        dir_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        fd = os.open(ENDED_NAME, flags, 0o644, dir_fd=dir_fd)
+        with os.fdopen(fd, "w") as f:
+            f.write(json.dumps({"reason": reason}) + "\n")
+    except OSError:
+        logger.debug("could not leave %s in %s", ENDED_NAME, directory)
+    finally:
+        os.close(dir_fd)
+
+
+def _forget_ended(directory: Path) -> None:
+    """A new server for this directory: the previous one's end marker no longer holds."""
+    with contextlib.suppress(FileNotFoundError):
+        (directory / ENDED_NAME).unlink()
+
+
 def _answers(path: Path) -> bool:
     """Whether something accepts connections on the Unix socket ``path`` (a live server)."""
     probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -497,6 +523,7 @@ class ToolServer:
         try:
             if self.socket_path is not None:
                 self.socket_path.parent.mkdir(parents=True, exist_ok=True)
+                _forget_ended(self.socket_path.parent)
                 unix = _UnixServer(str(self.socket_path), _Handler, bind_and_activate=False)
                 self._activate(unix)
             if self._want_port is not None:
@@ -551,9 +578,12 @@ class ToolServer:
             t.join(timeout=5)
         with self.app.idle:
             self.app.idle.wait_for(lambda: self.app.inflight == 0, timeout=grace_s)
+        stopped = bool(self._servers)
         self._servers.clear()
         self._threads.clear()
         if self.socket_path is not None:
+            if stopped:
+                _mark_ended(self.socket_path.parent, "episode_end" if self.app.done.is_set() else "stopped")
             self.socket_path.unlink(missing_ok=True)
 
     def serve(self, handle_signals: bool = True) -> str:

@@ -30,7 +30,8 @@ attempt is tagged (``ToolError.tamper``) instead of looking like a typo.
 
 Result format (chosen to match the reference, §5.3 item 8): ``{"columns": [...], "rows":
 [{column: value}, ...], "row_count": n}``, plus ``truncated``/``warning`` on overflow and a
-``hint`` when 0 rows came back after comparing an enum-like column with an invalid literal.
+``hint`` whenever the query compares an enum-like column with a literal that is not one of its
+values (an empty answer, but also an aggregate such as ``COUNT(*)`` that returns a row of 0).
 Duplicate result column names get a ``_2``, ``_3`` ... suffix so no value is lost; BLOBs are
 returned as hex strings. Each call opens its own connection, so queries may run on any
 thread while a writer commits (WAL readers see the last committed snapshot).
@@ -110,6 +111,11 @@ FETCH_BATCH = 256  # rows per fetchmany at most
 PROGRESS_STEPS = 1000  # VM instructions between deadline checks
 # Names after which a string literal is read by SQLite as a name (``FROM 'sqlite_master'``).
 _NAME_BEFORE = frozenset({"from", "join", "."})
+# Words that may follow a table name but are not its alias.
+_NOT_ALIAS = frozenset(
+    {"where", "group", "having", "window", "order", "limit", "union", "intersect", "except", "select", "values",
+     "join", "inner", "left", "right", "full", "outer", "cross", "natural", "on", "using", "as", "indexed", "not"}
+)  # fmt: skip
 # Words that end a FROM list (a comma after them no longer separates tables).
 _FROM_END = frozenset(
     {"where", "group", "having", "window", "order", "limit", "union", "intersect", "except", "select", "values"}
@@ -545,39 +551,83 @@ class SqlGuard:
                 f"Result truncated to the first {max_rows} rows. Add a LIMIT, filter with WHERE, "
                 "or aggregate (GROUP BY) to get a smaller answer."
             )
-        if not rows:
-            hint = self._enum_hint(toks, mentioned)
-            if hint:
-                out["hint"] = hint
+        hint = self._enum_hint(toks, mentioned, empty=not rows)
+        if hint:
+            out["hint"] = hint
         return out
 
-    def _enum_hint(self, toks: list[Token], mentioned: list[str]) -> str | None:
-        """When a compared literal is not a valid value of an enum-like column (§5.3 item 5/8)."""
-        notes = []
+    def _enum_hint(self, toks: list[Token], mentioned: list[str], empty: bool) -> str | None:
+        """When a compared literal is not a valid value of an enum-like column (§5.3 item 5/8).
+
+        Given with every answer, not only an empty one: ``SELECT COUNT(*) ... WHERE status =
+        'active'`` returns one row (0), and a typo'd value inside an aggregate, a CASE or a
+        != would otherwise pass silently. A qualified reference (``s.status``) is checked
+        against the table its qualifier names (directly or as an alias); an unqualified one
+        is flagged only when the value is valid for none of the mentioned tables having that
+        column, so a join never draws a hint meant for the other table.
+        """
+        aliases = _aliases(toks, mentioned)
+        by_column: dict[str, list[tuple[str, list[str]]]] = {}
         for (table, column), values in self.enums.items():
-            if table not in mentioned:
-                continue
-            bad = [lit for lit in _compared_literals(toks, column) if lit not in values]
-            if bad:
-                valid = ", ".join(repr(v) for v in values)
-                notes.append(f"{table}.{column} takes the values {valid} (the query used {', '.join(map(repr, bad))})")
-        return "No rows matched. " + "; ".join(notes) + "." if notes else None
+            if table in mentioned:
+                by_column.setdefault(column, []).append((table, values))
+        notes = []
+        for column, candidates in by_column.items():
+            bad: dict[str, list[str]] = {}
+            for qualifier, literal in _compared_literals(toks, column):
+                if qualifier is not None:
+                    owner = aliases.get(qualifier, qualifier)
+                    targets = [(t, v) for t, v in candidates if t == owner]
+                else:
+                    targets = candidates if all(literal not in v for _, v in candidates) else []
+                for table, values in targets:
+                    if literal not in values and literal not in bad.setdefault(table, []):
+                        bad[table].append(literal)
+            for table, values in candidates:
+                if bad.get(table):
+                    valid = ", ".join(repr(v) for v in values)
+                    used = ", ".join(map(repr, bad[table]))
+                    notes.append(
+                        f"{table}.{column} takes the values {valid}; the query compared it with {used}, "
+                        "which no row has"
+                    )
+        if not notes:
+            return None
+        return ("No rows matched. " if empty else "Check the filter: ") + "; ".join(notes) + "."
 
 
-def _compared_literals(toks: list[Token], column: str) -> list[str]:
-    """String literals compared with ``column`` by =, ==, !=, <>, IS, or [NOT] IN (...)."""
-    found: list[str] = []
+def _aliases(toks: list[Token], tables: list[str]) -> dict[str, str]:
+    """``alias -> table`` for ``table [AS] alias`` of the mentioned tables (any clause)."""
+    out: dict[str, str] = {}
+    n = len(toks)
+    for k, tok in enumerate(toks):
+        if tok.kind not in ("word", "qword") or tok.text not in tables:
+            continue
+        j = k + 1
+        if j < n and toks[j].kind == "word" and toks[j].text == "as":
+            j += 1
+        if j < n and toks[j].kind in ("word", "qword") and toks[j].text not in _NOT_ALIAS:
+            out[toks[j].text] = tok.text
+    return out
+
+
+def _compared_literals(toks: list[Token], column: str) -> list[tuple[str | None, str]]:
+    """(qualifier, literal) for string literals compared with ``[qualifier.]column`` by =, ==, !=, <>,
+    IS [NOT], or [NOT] IN (...), on either side of the operator."""
+    found: list[tuple[str | None, str]] = []
     n = len(toks)
     for k, tok in enumerate(toks):
         if tok.kind not in ("word", "qword") or tok.text != column:
             continue
+        qualified = k >= 2 and toks[k - 1].text == "." and toks[k - 2].kind in ("word", "qword")
+        qualifier = toks[k - 2].text if qualified else None
         j = k + 1
         if j < n and toks[j].text in ("=", "==", "!=", "<>", "is"):
             j += 1
             if j < n and toks[j].text == "not":
                 j += 1
             if j < n and toks[j].kind == "string":
-                found.append(toks[j].text)
+                found.append((qualifier, toks[j].text))
             continue
         if j < n and toks[j].text == "not":
             j += 1
@@ -585,11 +635,12 @@ def _compared_literals(toks: list[Token], column: str) -> list[str]:
             j += 2
             while j < n and toks[j].text != ")":
                 if toks[j].kind == "string":
-                    found.append(toks[j].text)
+                    found.append((qualifier, toks[j].text))
                 j += 1
-        # literal on the left: 'x' = column
-        if k >= 2 and toks[k - 1].text in ("=", "==", "!=", "<>") and toks[k - 2].kind == "string":
-            found.append(toks[k - 2].text)
+        # literal on the left: 'x' = [q.]column
+        start = k - 2 if qualified else k
+        if start >= 2 and toks[start - 1].text in ("=", "==", "!=", "<>") and toks[start - 2].kind == "string":
+            found.append((qualifier, toks[start - 2].text))
     return found
 
 

@@ -28,20 +28,41 @@ def weekly_dashboard(env: CeoEnv, week: list[dict[str, Any]]) -> str:
     w = env.world
     st = w.state
     last = w.metrics[-1] if w.metrics else None
-    lines = [
-        f"=== Week {week_number(st.day)} Dashboard (Day {st.day}) ===",
-        f"Cash: ${st.ledger.cash:,.0f}",
+    lines = [f"=== Week {week_number(st.day)} Dashboard (Day {st.day}) ==="]
+    if st.bankrupt:
+        # Bankruptcy ends the episode (reference-notes §1.4): say so, not only a negative cash figure.
+        lines.append(
+            f"BANKRUPT: cash fell below $0 on day {st.day}; the company is bankrupt and the episode has ended."
+        )
+    lines += [
+        f"Cash: {dollars(st.ledger.cash)}",
         f"Individual Subscribers: {last['subscribers'] if last else 0:,}",
         f"Enterprise Subscribed Seats: {last['enterprise_seats'] if last else 0:,}",
-        f"Open Issues: {last['open_issues'] if last else 0:,}",
+        # The end-of-day backlog of current subscribers (world.py ``open_issues``); the same
+        # count as ``SELECT COUNT(*) FROM issues WHERE status = 'open'`` (support.close_churned_issues).
+        f"Open Support Issues (subscribers with an unresolved issue at the end of day {st.day}): "
+        f"{last['open_issues'] if last else 0:,}",
     ]
     if week:
-        lines += ["", *_week_metrics(week)]
+        lines += ["", *_week_metrics(week), _week_issues(env, len(week))]
     lines += ["", *_config(env), "", *_quality(env)]
     if st.day >= 8:
         lines += ["", *_posts(env, week)]
     lines += ["", *_inbox(env, week)]
     return "\n".join(lines)
+
+
+def dollars(amount: float) -> str:
+    """Whole dollars with the sign before the symbol: ``-$1,234`` (not ``$-1,234``)."""
+    whole = round(amount)
+    return f"-${-whole:,}" if whole < 0 else f"${whole:,}"
+
+
+def _week_issues(env: CeoEnv, days: int) -> str:
+    """Support issues opened, resolved and closed (the customer left) over the turn's days (world.issue_log)."""
+    log = env.world.issue_log[-days:]
+    opened, resolved, closed = (sum(len(entry[k]) for entry in log) for k in (1, 2, 3))
+    return f"  Support issues: {opened:,} opened, {resolved:,} resolved, {closed:,} closed as the customer left"
 
 
 def _week_metrics(week: list[dict[str, Any]]) -> list[str]:

@@ -214,9 +214,9 @@ CREATE TABLE issues (
     group_id TEXT,
     open_day INTEGER,
     days_open INTEGER,
-    status TEXT,                    -- open | resolved
-    resolved_day INTEGER,
-    resolution_type TEXT            -- ops_resolved
+    status TEXT,                    -- open | resolved | closed (the customer left)
+    resolved_day INTEGER,           -- the day it was resolved or closed
+    resolution_type TEXT            -- ops_resolved | customer_churned
 );
 CREATE INDEX issues_customer ON issues (customer_id);
 CREATE INDEX issues_open_day ON issues (open_day);

@@ -127,7 +127,8 @@ ENUMS: dict[tuple[str, str], tuple[str, ...]] = {
     ("enterprise_turns", "sender"): ("system", "customer", "agent"),
     ("enterprise_turns", "thread_type"): ("new_lead", "churn_prevention", "plan_change", "renegotiation", "renewal"),
     ("enterprise_turns", "close_reason"): ("", "accepted", "agent_rejected"),
-    ("issues", "status"): ("open", "resolved"),
+    ("issues", "status"): ("open", "resolved", "closed"),
+    ("issues", "resolution_type"): ("ops_resolved", "customer_churned"),
     ("customers", "customer_type"): ("small", "large"),
     ("notifications", "type"): (
         "large_customer_message", "lead_lost", "deal_won", "research_complete", "group_research_complete",
@@ -161,7 +162,8 @@ TABLE_NOTES: dict[str, str] = {
     "ad_channel_leads": "Spend and attributed leads per day, channel and group.",
     "group_info_levels": "Discovery state and information level of all 26 groups.",
     "segment_discovery": "Your market-research attempts.",
-    "issues": "Support issues: open day, days open, status (open, resolved), resolution.",
+    "issues": "Support issues: open day, days open, status (open, resolved, or closed when the customer left), "
+    "resolution.",
     "ads_revenue": "In-app ad revenue per customer and day (ads_strength is the effective load), last 30 days.",
     "config_overrides": "Your map-valued settings (targeted spend, promotions, ads strength) as JSON, by day.",
 }
@@ -172,6 +174,7 @@ _SOURCE_TEXT = np.array([*CHANNELS, "network", "organic"], dtype=object)
 _PENDING = np.array("pending", dtype=object)
 _NULL = np.array(None, dtype=object)
 _OPS_RESOLVED = np.array("ops_resolved", dtype=object)
+_CUSTOMER_CHURNED = np.array("customer_churned", dtype=object)
 assert len(_SOURCE_TEXT) == SOURCE_ORGANIC + 1 and _SOURCE_TEXT[SOURCE_NETWORK] == "network"
 assert {"status", "plan", "seats", "start_day", "end_day"} <= set(CUSTOMER_COLUMNS)
 _CLOSED_REASONS = ("accepted", "agent_rejected")  # other dead threads keep closed=0 (reference-notes §5.1)
@@ -382,9 +385,11 @@ class _Accounts:
 class _Issues:
     """``issues``: one issue per customer, open until resolved, ids in open order (reference-notes §4.9).
 
-    The world's daily (opened, resolved) customer arrays update the store's own issue
-    arrays; ``write`` inserts new issues, closes resolved ones and refreshes ``days_open``
-    (current day - open day while open, resolved day - open day once resolved).
+    The world's daily (opened, resolved, closed) customer arrays update the store's own issue
+    arrays; ``write`` inserts new issues, marks resolved ones ``resolved`` / ``ops_resolved``
+    and those of customers who left ``closed`` / ``customer_churned`` (world/support.py
+    ``close_churned_issues``), and refreshes ``days_open`` (current day - open day while
+    open, resolved day - open day once resolved or closed).
     """
 
     tables = ("issues",)
@@ -396,29 +401,45 @@ class _Issues:
         self.group = np.zeros(0, dtype=np.int16)
         self.open_day = np.zeros(0, dtype=np.int32)
         self.resolved_day = np.zeros(0, dtype=np.int32)
+        self.churned = np.zeros(0, dtype=bool)  # closed because the customer left
         self.open_of = np.zeros(0, dtype=np.int64)  # customer -> index + 1 of its open issue
         self.in_file = 0
         self.file_open = np.zeros(0, dtype=bool)  # written with status 'open'
         self.refreshed_day = -1
         self.resolved_since_write = False
 
-    def capture(self, day: int, opened: np.ndarray, resolved: np.ndarray, groups: np.ndarray, n_customers: int) -> None:
+    def capture(
+        self,
+        day: int,
+        opened: np.ndarray,
+        resolved: np.ndarray,
+        closed: np.ndarray,
+        groups: np.ndarray,
+        n_customers: int,
+    ) -> None:
+        """One day in the world's order: resolutions, new issues, then closures of customers who left."""
         self.open_of = _grow(self.open_of, n_customers)
-        which = self.open_of[resolved]
-        which = which[which > 0] - 1
-        self.resolved_day[which] = day
-        self.open_of[resolved] = 0
-        self.resolved_since_write |= len(which) > 0
+        self._close(day, resolved)
         k, m = self.count, self.count + len(opened)
         self.customer = _grow(self.customer, m)
         self.group = _grow(self.group, m)
         self.open_day = _grow(self.open_day, m)
         self.resolved_day = _grow(self.resolved_day, m, -1)
+        self.churned = _grow(self.churned, m, False)
         self.customer[k:m] = opened
         self.group[k:m] = groups
         self.open_day[k:m] = day
         self.open_of[opened] = np.arange(k + 1, m + 1)
         self.count = m
+        self.churned[self._close(day, closed)] = True
+
+    def _close(self, day: int, customers: np.ndarray) -> np.ndarray:
+        which = self.open_of[customers]
+        which = which[which > 0] - 1
+        self.resolved_day[which] = day
+        self.open_of[customers] = 0
+        self.resolved_since_write |= len(which) > 0
+        return which
 
     def pending(self, day: int) -> bool:
         return self.in_file < self.count or self.resolved_since_write or self.refreshed_day != day
@@ -427,10 +448,17 @@ class _Issues:
         k = self.in_file
         self.file_open = _grow(self.file_open, self.count, False)
         closed = np.flatnonzero(self.file_open[:k] & (self.resolved_day[:k] >= 0))
+        churned = self.churned[closed]
         conn.executemany(
-            "UPDATE issues SET status = 'resolved', resolved_day = ?1, days_open = ?1 - open_day, "
-            "resolution_type = 'ops_resolved' WHERE issue_id = ?2",
-            zip(self.resolved_day[closed].tolist(), (closed + 1).tolist(), strict=True),
+            "UPDATE issues SET status = ?3, resolved_day = ?1, days_open = ?1 - open_day, "
+            "resolution_type = ?4 WHERE issue_id = ?2",
+            zip(
+                self.resolved_day[closed].tolist(),
+                (closed + 1).tolist(),
+                np.where(churned, "closed", "resolved").tolist(),
+                np.where(churned, _CUSTOMER_CHURNED, _OPS_RESOLVED).tolist(),
+                strict=True,
+            ),
         )
         self.file_open[closed] = False
         if self.refreshed_day != day and self.file_open[:k].any():
@@ -446,9 +474,9 @@ class _Issues:
                 self.group_ids[self.group[new].astype(np.int64)].tolist(),
                 self.open_day[new].tolist(),
                 (np.where(is_open, day, resolved) - self.open_day[new]).tolist(),
-                np.where(is_open, "open", "resolved").tolist(),
+                np.where(is_open, "open", np.where(self.churned[new], "closed", "resolved")).tolist(),
                 resolved.tolist(),
-                np.where(is_open, _NULL, _OPS_RESOLVED).tolist(),
+                np.where(is_open, _NULL, np.where(self.churned[new], _CUSTOMER_CHURNED, _OPS_RESOLVED)).tolist(),
                 strict=True,
             ),
         )
@@ -889,10 +917,17 @@ class CeoStore:
     def _capture_issues(self, w: Any) -> None:
         cust = w.state.customers
         _, entries = self._take("issues", w.issue_log)
-        for day, opened, resolved in entries:
+        for day, opened, resolved, closed in entries:
             opened = np.asarray(opened, dtype=np.int64)
             groups = cust.group[opened]
-            self._issues.capture(int(day), opened, np.asarray(resolved, dtype=np.int64), groups, int(cust.n))
+            self._issues.capture(
+                int(day),
+                opened,
+                np.asarray(resolved, dtype=np.int64),
+                np.asarray(closed, dtype=np.int64),
+                groups,
+                int(cust.n),
+            )
 
     def _capture_usage(self, st: Any) -> None:
         """Today's units of every account active at the usage step (reference-notes §1.2 step 5): subscribed

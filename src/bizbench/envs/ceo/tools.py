@@ -30,6 +30,10 @@ Channel = Literal["social_media", "search_ads", "linkedin", "content_marketing",
 MAX_DOLLARS = 1e9  # a sanity ceiling on any price, promotion or daily spend (no real setting comes near)
 NonNegative = Annotated[float, Field(ge=0, le=MAX_DOLLARS)]
 Price = Annotated[float, Field(gt=0, le=MAX_DOLLARS)]
+# A plan's list price may be 0, the price every plan has on day 0 (a free plan); the engine
+# refuses 0 (reference-notes §6.2), which left an agent unable to return to the start's prices
+# (docs/calibration.md, "What the agent reads").
+ListPrice = Annotated[float, Field(ge=0, le=MAX_DOLLARS)]
 Quota = Annotated[float, Field(ge=0, le=1e12)]
 Unit = Annotated[float, Field(ge=0, le=1)]
 
@@ -137,16 +141,16 @@ def _charge(env: CeoEnv, category: str, cost: float, note: str) -> None:
 @registry.tool(category="pricing")
 def set_prices(
     env: CeoEnv,
-    A: Price | None = None,
-    B: Price | None = None,
-    C: Price | None = None,
+    A: ListPrice | None = None,
+    B: ListPrice | None = None,
+    C: ListPrice | None = None,
 ) -> dict[str, Any]:
     """Set monthly list prices of plans A, B, C (per seat for enterprise deals).
 
     Args:
-        A: New monthly price of plan A in dollars (> 0); omit to keep.
-        B: New monthly price of plan B in dollars (> 0); omit to keep.
-        C: New monthly price of plan C in dollars (> 0); omit to keep.
+        A: New monthly price of plan A in dollars (>= 0; 0, the starting price, makes it free); omit to keep.
+        B: New monthly price of plan B in dollars (>= 0; 0, the starting price, makes it free); omit to keep.
+        C: New monthly price of plan C in dollars (>= 0; 0, the starting price, makes it free); omit to keep.
     """
     given = _plan_prices(A, B, C)
     for i, v in given.items():

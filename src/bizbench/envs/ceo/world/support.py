@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bizbench.envs.ceo.world.customers import SUBSCRIBED
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.promotions import per_customer
 from bizbench.envs.ceo.world.state import WorldState
@@ -108,3 +109,23 @@ def run_support(
     cust.issue_days[opened] = 1
     cust.issue_open_day[opened] = state.day
     return SupportDay(opened=opened, resolved=resolved)
+
+
+def close_churned_issues(state: WorldState) -> np.ndarray:
+    """Close the open issue of every customer who is no longer subscribed; returns those customers.
+
+    Resolution (eq 21) draws only from subscribers, and a cancelled or lost customer never
+    subscribes again, so an issue left open at churn would stay open forever: the engine's
+    ``issues`` table keeps them (reference-notes §4.9), and a 500-day run ended with tens of
+    thousands of open issues and no subscriber. The world closes them at the end of the churn
+    day instead (after the day's cancellation posts, which may tell of the issue). Only
+    churned customers are touched, and no mechanic reads their issue days on a later day, so
+    no figure of the simulation moves; the agent's ``issues`` table shows the closure as
+    status ``closed``, resolution ``customer_churned`` (docs/calibration.md, "What the agent
+    reads").
+    """
+    cust = state.customers
+    gone = np.flatnonzero((cust.issue_days > 0) & (cust.status != SUBSCRIBED))
+    cust.issue_days[gone] = 0
+    cust.issue_open_day[gone] = -1
+    return gone

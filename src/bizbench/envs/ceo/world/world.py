@@ -68,7 +68,8 @@ class World:
         self.metrics: list[dict[str, Any]] = []
         self.notifications: list[dict[str, Any]] = []
         self.channel_log: list[tuple[int, np.ndarray, np.ndarray]] = []  # (day, spend, leads)
-        self.issue_log: list[tuple[int, np.ndarray, np.ndarray]] = []  # (day, opened, resolved)
+        # (day, opened, resolved, closed because the customer left)
+        self.issue_log: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = []
         self.price_log: list[tuple[int, np.ndarray]] = []  # (first day in force, list prices)
         self.churn_log: list[tuple[int, np.ndarray]] = []  # (day, cancellations by group)
         self.ad_revenue_today = costs.ad_revenue_by_customer(self.state, np.empty(0, dtype=np.int64))
@@ -175,7 +176,6 @@ class World:
         s_before = satisfaction.update_satisfaction(st, active, delivered, q_shift, c_drift, svc_penalty)
         # 15. support
         sup = support.run_support(st, p, rs.get("support"), active, s_before, svc.outage)
-        self.issue_log.append((d, sup.opened, sup.resolved))
         # 16. billing decisions
         dec = billing.billing_decisions(
             st, p, rs.get("billing"), self.involuntary_rates(d // 30), active, delivered, q_shift, c_drift
@@ -241,6 +241,9 @@ class World:
         # 24. bankruptcy
         if st.ledger.balance_cents < 0:
             st.bankrupt = True
+        # 25. the open issues of customers who left today are closed at the day's end, after their
+        # cancellation posts have told of them (support.close_churned_issues)
+        self.issue_log.append((d, sup.opened, sup.resolved, support.close_churned_issues(st)))
         record = self._daily_metrics(active, svc, dec, leads, ent, n_leads)
         self.metrics.append(record)
         return record
