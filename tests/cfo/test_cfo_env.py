@@ -413,6 +413,18 @@ def test_hardened_counts_cash_net_of_debt() -> None:
     assert env.score_dollars() < before
 
 
+def test_the_result_shows_debt_outstanding_and_the_score_net_of_debt() -> None:
+    env = env_at(6)  # the paper preset: eq 2 counts cash gross
+    ok(env, "pass")
+    env.world.tranches.append(Tranche(10_000_000_00, 0.07, 1, 200))  # due after the horizon
+    r = env.result()
+    assert r["debt_outstanding"] == 10_000_000
+    assert r["score_net_of_debt"] == pytest.approx(r["score"] - 10_000_000)
+    hardened = env_at(6, "hardened")
+    ok(hardened, "pass")
+    assert hardened.result()["score_net_of_debt"] == hardened.result()["score"]  # hardened already nets it
+
+
 def test_a_debt_rate_stays_finite_when_book_equity_is_gone(monkeypatch: pytest.MonkeyPatch) -> None:
     env = env_at(2)
     monkeypatch.setattr(env.world, "book_equity_cents", lambda: -1)

@@ -207,12 +207,16 @@ class CfoEnv(EnvBase):
         return {"month": w.month, "cash_cents": w.cash_cents, "done": w.done, "bankrupt": w.bankrupt}
 
     # ------------------------------------------------------------------ score and result
-    def score_dollars(self) -> float:
-        """Eq 2: Rev_TTM x 5 + Cash_T - 5,000 x N_tools; 0 if cash went below 0 (section 3.5)."""
+    def score_dollars(self, net_of_debt: bool | None = None) -> float:
+        """Eq 2: Rev_TTM x 5 + Cash_T - 5,000 x N_tools; 0 if cash went below 0 (section 3.5).
+        ``net_of_debt`` counts Cash_T less the debt still owed whatever the preset's ``score.cash``
+        (the report shows it beside the paper's score: a loan repaid after the horizon would
+        otherwise count in full)."""
         w, s = self.world, self.config.score
         if w.bankrupt:
             return 0.0
-        cash = w.cash_cents - (w.debt_cents if s.cash == "net" else 0)
+        net = s.cash == "net" if net_of_debt is None else net_of_debt
+        cash = w.cash_cents - (w.debt_cents if net else 0)
         score = w.revenue_ttm_cents() / 100 * s.revenue_multiple + cash / 100 - s.tool_penalty_dollars * self.tool_calls
         if s.basis == "per_share":
             score *= self.config.company.shares_outstanding / w.shares
@@ -257,6 +261,7 @@ class CfoEnv(EnvBase):
             "equity_raised": records.dollars(raised["equity"]),
             "debt_raised": records.dollars(raised["debt"]),
             "debt_outstanding": records.dollars(w.debt_cents),
+            "score_net_of_debt": self.score_dollars(net_of_debt=True),
             "fundraising_attempts": len(w.attempts),
             "fundraising_successes": sum(a.success for a in attempts),
             "peak_cash": records.dollars(max(cash)),
