@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -423,6 +425,18 @@ def test_the_result_shows_debt_outstanding_and_the_score_net_of_debt() -> None:
     hardened = env_at(6, "hardened")
     ok(hardened, "pass")
     assert hardened.result()["score_net_of_debt"] == hardened.result()["score"]  # hardened already nets it
+
+
+def test_ledger_csv_names_cfos_columns_and_units(tmp_path: Path) -> None:
+    from bizbench.runner.episode import run_baseline
+
+    run_baseline("cfo", "one-raise", 3, None, 4, tmp_path / "run")
+    with (tmp_path / "run" / "ledger.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0]) == ["month", "account", "amount_usd_debit_positive", "cash_flow_category", "memo"]
+    cash = sum(float(r["amount_usd_debit_positive"]) for r in rows if r["account"] == "cash")
+    result = json.loads((tmp_path / "run" / "result.json").read_text())
+    assert cash == pytest.approx(result["final_cash"] - 15_000_000)  # the cash lines move cash from the opening $15M
 
 
 def test_a_debt_rate_stays_finite_when_book_equity_is_gone(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -34,6 +34,8 @@ class CfoEnv(EnvBase):
 
     registry = registry
     env_id = "cfo"
+    #: ledger.csv's columns: the general ledger's lines (:meth:`ledger_rows`), in dollars
+    ledger_header = ("month", "account", "amount_usd_debit_positive", "cash_flow_category", "memo")
 
     def __init__(
         self,
