@@ -278,7 +278,19 @@ class CfoEnv(EnvBase):
         }
 
     def monthly_metrics(self, start: int = 0) -> list[dict[str, Any]]:
-        """One row per simulated month from ``start`` (hidden truth; for the run directory, never the agent)."""
+        """One row per simulated month from ``start`` (hidden truth; for the run directory, never the agent):
+        the month's action, cash and book, the debt outstanding, and the fundraising request made
+        (``raise_requested``) and settled (``raise_settled``) in the month, "" when none."""
+        asked = {a.month: a for a in self.world.attempts}
+
+        def settled(events: list[dict[str, Any]]) -> str:
+            for e in events:
+                if e["kind"] == "fundraising_result":
+                    outcome = f"received ${e['received_cents'] / 1e8:,.1f}M" if e["success"] else "failed"
+                    ask = f"{e['type']} ${e['requested_cents'] / 1e8:,.1f}M"
+                    return f"{ask} asked in month {e['requested_month']}: {outcome}"
+            return ""
+
         return [
             {
                 "month": r.month,
@@ -289,6 +301,10 @@ class CfoEnv(EnvBase):
                 "user_growth_pct": round(r.user_growth_pct, 4),
                 "borrowers": round(r.borrowers, 1),
                 "debt": records.dollars(r.debt_cents),
+                "raise_requested": f"{asked[r.month].kind} ${asked[r.month].requested_cents / 1e8:,.1f}M"
+                if r.action == "fund_raising_request"
+                else "",
+                "raise_settled": settled(r.events),
             }
             for r in self.world.history[start:]
         ]

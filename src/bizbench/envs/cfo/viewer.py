@@ -25,7 +25,17 @@ __all__ = [
 MONEY_NAME = "cash"
 MONEY_KEY = "cash"
 MONEY_METRICS = {"cash": 1, "revenue": 1, "originations": 1, "debt": 1}
-KEY_METRICS = ("action", "cash", "revenue", "originations", "borrowers", "debt", "user_growth_pct")
+KEY_METRICS = (
+    "action",
+    "raise_requested",
+    "raise_settled",
+    "cash",
+    "debt",
+    "revenue",
+    "originations",
+    "borrowers",
+    "user_growth_pct",
+)
 RESULT_KEYS = ("score", "final_cash", "bankrupt", "months_survived")
 PANELS = (Panel("flows", "Monthly revenue and originations ($)", money=True), Panel("book", "Borrowers"))
 MEMORY_LABEL = "notes"
