@@ -167,6 +167,7 @@ class ReactJsonHarness:
                 malformed += 1  # a refused call is still a call of the turn's budget (section 3.2)
             messages.append({"role": "user", "content": answer})
         return self._close(env, run, turn, f"{self.max_replies_per_turn} replies without ending the turn")
+
     @staticmethod
     def _call(block: dict[str, Any]) -> tuple[Any, Any]:
         """(tool name, arguments) of a block, whatever their types."""
