@@ -247,6 +247,10 @@ def test_a_cfo_month_shows_its_raise_the_outcome_and_the_debt(tmp_path: Path) ->
     settled = [p["metrics"]["raise_settled"] for p in data["periods"] if p["metrics"]["raise_settled"]]
     assert len(settled) == 1 and settled[0].startswith("equity $20.0M asked in month 0: ")
     assert {"raise_requested", "raise_settled", "debt"} <= set(data["key_metrics"])
+    cash = data["charts"][0]
+    marks = {m[0]: m[2] for m in cash["markers"]}
+    assert marks[0] == "asked: equity $20.0M" and any(m.startswith("settled: equity $20.0M") for m in marks.values())
+    assert all([x, y] in cash["series"][0] for x, y, _ in cash["markers"])  # each mark sits on the cash line
 
 
 def test_a_long_agent_name_wraps_inside_its_column() -> None:

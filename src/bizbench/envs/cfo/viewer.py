@@ -1,5 +1,6 @@
-"""The cfo env's viewer module (docs/viewer.md): a run cut into months (numbered from 0), cash,
-revenue and originations, borrowers, and the notepad replayed."""
+"""The cfo env's viewer module (docs/viewer.md): a run cut into months (numbered from 0), cash
+with each raise asked and settled marked on it, revenue and originations, borrowers, and the
+notepad replayed."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ __all__ = [
     "MONEY_NAME",
     "PANELS",
     "RESULT_KEYS",
+    "markers",
     "memory",
     "periods",
     "series",
@@ -43,6 +45,16 @@ MEMORY_LABEL = "notes"
 
 def periods(run: Run) -> Periods:
     return Periods("month", "month", event_key="turn")  # a cfo turn is a month (format 1 events: "month")
+
+
+def markers(row: dict[str, Any]) -> list[str]:
+    """A month's fundraising on the cash chart: the request made and the one settled."""
+    marks = []
+    if row.get("raise_requested"):
+        marks.append(f"asked: {row['raise_requested']}")
+    if row.get("raise_settled"):
+        marks.append(f"settled: {row['raise_settled']}")
+    return marks
 
 
 def series(row: dict[str, Any]) -> dict[str, dict[str, Any]]:
