@@ -31,7 +31,8 @@ def memory(operation: str, **fields: Any) -> dict[str, Any]:
     [
         ('x ```json\n{"type": "tool", "name": "a", "params": {}}\n``` y', {"type": "tool", "name": "a", "params": {}}),
         ('bare {"type": "action", "name": "pass", "params": {"type": "inner"}} end', "pass"),
-        ('two {"type": "tool", "name": "a"} then {"type": "action", "name": "b"}', "b"),
+        ('two {"type": "tool", "name": "a"} then {"type": "action", "name": "b"}', None),
+        ('```json\n{"type": "tool", "name": "a"}\n``` and {"type": "action", "name": "b"}', None),
         ("no block here", None),
         ('{"type": broken', None),
         ('{"name": "no type"}', None),
@@ -100,6 +101,39 @@ def test_tools_use_the_budget_and_errors_go_back_to_the_model() -> None:
     assert "unknown data_type" in seen[2][-1]["content"]
     assert "still pending" in seen[4][-1]["content"] and env.world.history[0].action == "fund_raising_request"
     assert env.world.history[1].action == "pass"
+
+
+def test_a_reply_with_two_json_blocks_gets_feedback_and_runs_neither() -> None:
+    two = {
+        "content": "First I check the cash.\n"
+        + json.dumps({"type": "tool", "name": "check_cash_in_bank", "params": {}})
+        + "\nThen I close the books.\n```json\n"
+        + json.dumps({"type": "action", "name": "book_closing", "params": {}})
+        + "\n```"
+    }
+    seen: list[list[dict[str, Any]]] = []
+
+    def model(messages: list[dict[str, Any]], tools: Any) -> Any:
+        seen.append(list(messages))
+        return two if len(seen) == 1 else block("action", "pass")
+
+    env, run = run_months(model, months=1)
+    assert "2 JSON blocks" in seen[1][-1]["content"] and "nothing was run" in seen[1][-1]["content"]
+    assert env.tool_calls == 0 and [r.action for r in env.world.history] == ["pass"]
+    assert run.meter.malformed == 1 and not env.actions[:-1]  # the one call made is the pass
+
+
+def test_calls_refused_at_run_time_use_the_turns_budget() -> None:
+    """25 retrievals of an unknown file in one month: each is refused by the env and uses one
+    call of the month's 20, so the month closes with pass when the budget is spent, not at the
+    reply cap."""
+    bad = block("tool", "access_financial_docs", action="retrieve", filename="no_such_file.json")
+    env, run = run_months([bad], months=1)
+    assert env.done and [r.action for r in env.world.history] == ["pass"]
+    assert run.meter.model_calls == 20
+    assert sum(1 for a in env.actions if a["tool"] == "access_financial_docs" and not a["ok"]) == 20
+    auto = [e for e in run.trajectory.events if e["kind"] == "auto_advance"]
+    assert len(auto) == 1 and "budget" in auto[0]["reason"]
 
 
 def test_memory_only_months_are_closed_after_the_reply_cap() -> None:

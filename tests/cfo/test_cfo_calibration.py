@@ -4,6 +4,9 @@ Targets, paper preset: always-pass goes bankrupt on every seed with a mean month
 (paper: GPT-5.4's passivity dies at 43 +- 14; independent runs of the original: ~33);
 one-raise dies later; prudent-cfo survives >= 90 % of seeds with a mean score within 2x of
 the human experts' $152.2M (Table 2). The random-macro ladder must keep the same order.
+The late-leverage audit policy (issue 14) beats prudent-cfo on the paper's score, which counts
+debt repaid after the horizon in full, but not on the hardened preset recommended for new
+evaluations, nor net of its debt.
 """
 
 from __future__ import annotations
@@ -58,3 +61,24 @@ def test_blind_equity_raises_are_weaker_when_hardened() -> None:
     paper = mean(r["score"] for r in ladder("random-macro", "greedy-equity"))
     hardened = mean(r["score"] for r in ladder("hardened", "greedy-equity"))
     assert hardened < paper / 2
+
+
+def _mean_score(preset: str, agent: str, seeds: tuple[int, ...], key: str = "score") -> float:
+    return mean(run_policy(CfoEnv.from_preset(preset, s), make_policy(agent))[key] for s in seeds)
+
+
+def test_late_leverage_does_not_beat_prudent_cfo_on_the_hardened_preset() -> None:
+    seeds = (1, 2, 3)
+    assert _mean_score("hardened", "late-leverage", seeds) < _mean_score("hardened", "prudent-cfo", seeds)
+    # the weakness it audits: on the paper's score it wins, and loses once its debt is netted
+    assert _mean_score("paper", "late-leverage", seeds) > _mean_score("paper", "prudent-cfo", seeds) + 50e6
+    net = {a: _mean_score("paper", a, seeds, "score_net_of_debt") for a in ("late-leverage", "prudent-cfo")}
+    assert net["late-leverage"] < net["prudent-cfo"]
+
+
+@pytest.mark.slow
+def test_late_leverage_does_not_beat_prudent_cfo_on_the_hardened_preset_over_the_audit_seeds() -> None:
+    """The audit's seeds 1-10 and 17 (docs/calibration.md: $22.2M vs $25.8M on hardened;
+    $272.0M vs $210.5M on the paper's score)."""
+    seeds = (*range(1, 11), 17)
+    assert _mean_score("hardened", "late-leverage", seeds) < _mean_score("hardened", "prudent-cfo", seeds)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -380,12 +382,61 @@ def test_hardened_raises_are_neutral_for_the_per_share_score() -> None:
     assert env.score_dollars() == pytest.approx(before, rel=1e-6)
 
 
+def _issue_price(seed: int, preset: str, ask_month: int) -> float:
+    """Dollars a new share fetched in a $15M equity round asked for at ``ask_month``."""
+    env = env_at(seed, preset)
+    while env.world.month < ask_month:
+        ok(env, "pass")
+    ok(env, "fund_raising_request", type="equity", amount=15_000_000)
+    shares = env.world.shares
+    while env.world.pending is not None:
+        ok(env, "pass")
+    attempt = env.world.attempts[-1]
+    assert attempt.success, "the test needs a seed whose round succeeds"
+    return attempt.received_cents / 100 / (env.world.shares - shares)
+
+
+def test_a_year_one_raise_is_priced_like_a_neutral_one() -> None:
+    """Hardened prices new shares at the score's value; in year 1 the trailing revenue covers
+    only the months run so far, so it is annualised: a round asked for at month 0 (settled at
+    month 1) fetches about the price of one asked for at month 12, once the year is full."""
+    year_one, year_two = _issue_price(4, "hardened", 0), _issue_price(4, "hardened", 12)
+    assert year_one == pytest.approx(year_two, rel=0.1)
+    env = env_at(4, "hardened")
+    expected = (5 * 12 * env.world.plan.lending.revenue_cents + env.world.cash_cents) / env.world.shares
+    assert env.world.share_price_cents() == pytest.approx(expected)  # month 0: the opening plan's year
+
+
 def test_hardened_counts_cash_net_of_debt() -> None:
     env = env_at(6, "hardened")
     ok(env, "pass")
     before = env.score_dollars()
     env.world.tranches.append(Tranche(10_000_000_00, 0.07, 1, 200))
     assert env.score_dollars() < before
+
+
+def test_the_result_shows_debt_outstanding_and_the_score_net_of_debt() -> None:
+    env = env_at(6)  # the paper preset: eq 2 counts cash gross
+    ok(env, "pass")
+    env.world.tranches.append(Tranche(10_000_000_00, 0.07, 1, 200))  # due after the horizon
+    r = env.result()
+    assert r["debt_outstanding"] == 10_000_000
+    assert r["score_net_of_debt"] == pytest.approx(r["score"] - 10_000_000)
+    hardened = env_at(6, "hardened")
+    ok(hardened, "pass")
+    assert hardened.result()["score_net_of_debt"] == hardened.result()["score"]  # hardened already nets it
+
+
+def test_ledger_csv_names_cfos_columns_and_units(tmp_path: Path) -> None:
+    from bizbench.runner.episode import run_baseline
+
+    run_baseline("cfo", "one-raise", 3, None, 4, tmp_path / "run")
+    with (tmp_path / "run" / "ledger.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0]) == ["month", "account", "amount_usd_debit_positive", "cash_flow_category", "memo"]
+    cash = sum(float(r["amount_usd_debit_positive"]) for r in rows if r["account"] == "cash")
+    result = json.loads((tmp_path / "run" / "result.json").read_text())
+    assert cash == pytest.approx(result["final_cash"] - 15_000_000)  # the cash lines move cash from the opening $15M
 
 
 def test_a_debt_rate_stays_finite_when_book_equity_is_gone(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -164,7 +164,9 @@ def test_a_full_episode_from_the_sandbox(tmp_path: Path) -> None:
     assert result["survived"] == result["horizon"] == result["months_survived"] == 132
     assert result["final_cash"] == mirror.cash() and result["score"] == mirror.score() > 0
     assert result["tool_calls"] == mirror.tool_calls == 2 and result["agent"] == "served"
-    assert (run / "ledger.csv").read_text().startswith("day,category,amount") and (run / "cash.png").exists()
+    assert (run / "ledger.csv").read_text().startswith("month,account,amount_usd_debit_positive") and (
+        run / "cash.png"
+    ).exists()
     report = replay_run(run)
     assert report.ok, (report.divergence, report.mismatches)
     assert not SEAT.socket_path(ws).exists()

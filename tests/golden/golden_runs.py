@@ -22,7 +22,7 @@ HASHED = {"ceo": ("ledger.csv", "metrics.jsonl"), "yc": ("ledger.csv",), "cfo": 
 BASELINES = {
     "ceo": ("do-nothing", "random", "rule-based"),
     "yc": ("do-nothing", "random", "greedy", "heuristic"),
-    "cfo": ("always-pass", "one-raise", "greedy-equity", "greedy-debt", "prudent-cfo"),
+    "cfo": ("always-pass", "one-raise", "greedy-equity", "greedy-debt", "prudent-cfo", "late-leverage"),
 }
 SEEDS = (1, 2, 3)
 #: ceo runs of the fast set are cut at this many days (the full horizon runs in the slow set)

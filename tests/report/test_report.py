@@ -172,3 +172,22 @@ def test_a_run_that_ended_early_is_counted_as_a_failed_run_never_its_cash(runs: 
     notes = viewer.load_run(runs["yc-scripted-1"])["notes"]
     assert any(n.startswith("ended early (max_turns: ") and "failed run" in n for n in notes)
     assert not any("ended early" in n for n in viewer.load_run(runs["yc-heuristic-1"])["notes"])
+
+
+def test_the_cfo_tables_show_the_debt_the_score_net_of_it_and_a_legend_under_them(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    from bizbench.report.build import build_report
+
+    report = build_report([runs["cfo-prudent-1"], runs["cfo-greedy-equity-1"]], tmp_path, None, anchors=False)
+    text = report.markdown()
+    capital = text.split("### EnterpriseArena Table 2: overall performance and capital", 1)[1].split("###", 1)[0]
+    assert "| Score net ($M) | Debt.Out ($M) |" in capital
+    legend = [line for line in capital.splitlines() if line.startswith("- Columns: ")]
+    assert len(legend) == 1 and "Surv.% = " in legend[0] and "Debt.Out ($M) = debt principal" in legend[0]
+    every = text.split("every run", 1)[1]
+    assert "- Columns: " in every and "Score net ($M) = " in every
+    result = json.loads((runs["cfo-prudent-1"] / "result.json").read_text())
+    row = {r["agent"]: r for r in _read_csv(tmp_path / "cfo_table2_capital.csv")}["prudent-cfo"]
+    assert float(row["Debt.Out ($M)"]) == pytest.approx(result["debt_outstanding"] / 1e6, rel=1e-5)
+    assert float(row["Score net ($M)"]) == pytest.approx(result["score_net_of_debt"] / 1e6, rel=1e-5)

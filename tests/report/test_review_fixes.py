@@ -23,10 +23,10 @@ from bizbench.runner.replay import replay_run
 PASS = {"content": '{"type": "action", "name": "pass", "params": {}}'}
 
 
-def test_a_cfo_run_cut_short_by_a_limit_has_no_survival_figure(tmp_path: Path) -> None:
+def test_a_cfo_run_cut_short_by_a_limit_is_a_failed_run_that_did_not_survive(tmp_path: Path) -> None:
     run_agent_episode("cfo", ScriptedModel([PASS]), 5, "paper", tmp_path / "r", None, Limits(max_turns=5))
     values = metrics_cfo.run_metrics(load_run(tmp_path / "r"))
-    assert values["survival_pct"] is None and values["months"] == 5
+    assert values["survival_pct"] == 0.0 and values["months"] == 5
     run_baseline("cfo", "prudent-cfo", 1, "paper", out=tmp_path / "full")
     assert metrics_cfo.run_metrics(load_run(tmp_path / "full"))["survival_pct"] == 100.0
 

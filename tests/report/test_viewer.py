@@ -235,3 +235,29 @@ def test_odd_records_never_break_the_page(tmp_path: Path) -> None:
     assert period["metrics"]["open_tasks"] == "[1]" and data["charts"][0]["series"] == [[]]
     assert data["memory"] is None  # content 5 is no scratchpad text
     assert "index.html" in str(write_viewer([run], tmp_path / "v"))
+
+
+def test_a_cfo_month_shows_its_raise_the_outcome_and_the_debt(tmp_path: Path) -> None:
+    from bizbench.runner.episode import run_baseline
+
+    run_baseline("cfo", "one-raise", 3, None, 8, tmp_path / "run")
+    data = load_run(tmp_path / "run")
+    first = data["periods"][0]["metrics"]
+    assert first["raise_requested"] == "equity $20.0M" and "debt" in first
+    settled = [p["metrics"]["raise_settled"] for p in data["periods"] if p["metrics"]["raise_settled"]]
+    assert len(settled) == 1 and settled[0].startswith("equity $20.0M asked in month 0: ")
+    assert {"raise_requested", "raise_settled", "debt"} <= set(data["key_metrics"])
+    cash = data["charts"][0]
+    marks = {m[0]: m[2] for m in cash["markers"]}
+    assert marks[0] == "asked: equity $20.0M" and any(m.startswith("settled: equity $20.0M") for m in marks.values())
+    assert all([x, y] in cash["series"][0] for x, y, _ in cash["markers"])  # each mark sits on the cash line
+
+
+def test_a_long_agent_name_wraps_inside_its_column() -> None:
+    """The run titles above the month columns (the agent's or model's name) wrap instead of
+    widening their column."""
+    from importlib import resources
+
+    css = resources.files("bizbench.report").joinpath("viewer_template.html").read_text()
+    h2 = re.search(r"^h2 \{([^}]*)\}", css, re.M)
+    assert h2 is not None and "overflow-wrap: anywhere" in h2.group(1) and "min-width: 0" in h2.group(1)

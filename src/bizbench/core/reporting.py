@@ -234,7 +234,9 @@ class ViewerModule(Protocol):
     ``periods(run)``: how the run is cut. ``MONEY_NAME`` ("cash", "funds"), ``MONEY_KEY`` (its
     metrics field) and ``MONEY_METRICS`` (metrics in money, with the divisor to dollars: 100 for
     cents). ``KEY_METRICS``: shown first in the period's table. ``PANELS`` and ``series(row)``:
-    the other charts and each one's values in a metrics row. ``RESULT_KEYS``: the result.json
+    the other charts and each one's values in a metrics row. ``markers(row)``: the labels of the
+    events of a metrics row's period marked on the money chart (cfo: a raise asked or settled).
+    ``RESULT_KEYS``: the result.json
     fields of the run card. ``MEMORY_LABEL`` / ``MEMORY_WHEN`` and ``memory(run, calls,
     events)``: the agent's memory file in each period. ``ENV_CALLS_WITH_TRAJECTORY``: list
     actions.jsonl beside a model run's trajectory calls (a harness whose own tools are not the
@@ -263,6 +265,8 @@ class ViewerModule(Protocol):
     def periods(self, run: Run) -> Periods: ...
 
     def series(self, row: dict[str, Any]) -> dict[str, dict[str, Any]]: ...
+
+    def markers(self, row: dict[str, Any]) -> list[str]: ...
 
     def memory(
         self, run: Run, calls: list[Call], events: list[tuple[int, dict[str, Any]]]

@@ -24,6 +24,7 @@ import csv
 import hashlib
 import json
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -31,6 +32,9 @@ from pydantic import BaseModel, ConfigDict
 
 from bizbench.core.jsonio import jsonable, preview, read_json, write_json
 from bizbench.core.rng import secret_from_env, secret_id
+
+#: ledger.csv's columns, unless the env names its own (``Env.ledger_header``)
+LEDGER_HEADER = ("day", "category", "amount", "group", "note")
 
 __all__ = [
     "ATTEMPTS",
@@ -211,11 +215,12 @@ class RunDir:
                 f.write(json.dumps(jsonable(row), default=str) + "\n")
             f.flush()
 
-    def write_ledger(self, rows: list[Any]) -> None:
-        """ledger.csv: day (the env's time unit), category, amount in dollars, group, note."""
+    def write_ledger(self, rows: list[Any], header: Sequence[str] | None = None) -> None:
+        """ledger.csv: day (the env's time unit), category, amount in dollars, group, note; an
+        env whose rows mean something else names its columns (``Env.ledger_header``)."""
         with (self.path / "ledger.csv").open("w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["day", "category", "amount", "group", "note"])
+            w.writerow(list(header or LEDGER_HEADER))
             for row in rows:
                 w.writerow([row.day, row.category, f"{row.cents / 100:.2f}", row.group, row.note])
 

@@ -177,7 +177,7 @@ class Session:
             from bizbench.core.plots import plot_money
             from bizbench.core.runlog import write_result
 
-            self.run.write_ledger(self.env.ledger_rows())
+            self.run.write_ledger(self.env.ledger_rows(), getattr(self.env, "ledger_header", None))
             title = title or f"{self.spec.id} / {self.env.preset} / {self.agent} / seed {self.env.seed}"
             plot_money(self.env.money_points(), self.run.path / "cash.png", self.spec.unit, title)
             self.run.close()

@@ -44,6 +44,7 @@ __all__ = ["Measured", "Report", "build_report", "env_titles"]
 #: The column every env's first table and per-run table gain: runs that ended before their
 #: horizon without going bankrupt, each scored as a failed run (protocol.FAILED_SCORE).
 ENDED_EARLY = Column("ended_early", "Ended early", "{:.0f}", "sum", "failed runs (docs/reports.md)")
+ENDED_EARLY_MEANS = "runs that stopped before their horizon without going bankrupt, each scored 0 as a failed run"
 
 
 def env_titles() -> dict[str, str]:
@@ -98,6 +99,13 @@ def _measure(run: Run, module: Any, cache: AnchorCache | None) -> Measured:
     return Measured(run, metrics, anchors)
 
 
+def _legend(module: Any, columns: Sequence[Column]) -> list[str]:
+    """The column legend printed under a table: the env's ``LEGEND`` (column key -> meaning)."""
+    legend = {ENDED_EARLY.key: ENDED_EARLY_MEANS, **getattr(module, "LEGEND", {})}
+    lines = [f"{c.label} = {legend[c.key]}" for c in columns if c.key in legend]
+    return ["Columns: " + "; ".join(lines) + "."] if lines else []
+
+
 def _env_tables(env: str, title: str, module: Any, rows: list[Measured]) -> list[Table]:
     groups = group_runs(rows, lambda m: m.run.group_key)
 
@@ -111,12 +119,15 @@ def _env_tables(env: str, title: str, module: Any, rows: list[Measured]) -> list
         columns = [*columns, ENDED_EARLY] if index == 0 else columns
         summaries = [(key, len(ms), aggregate([m.metrics for m in ms], columns)) for key, ms in ranked]
         notes = ["mean ± 95 % Student-t half-width over runs; n = runs in the group; – = not measurable"]
+        notes += _legend(module, columns)
         out.append(aggregate_table(heading, f"{env}_{name}", columns, summaries, notes))
     if module.ZERO_ANCHOR is not None:
         out.append(_anchor_table(env, title, module.ANCHOR_LABELS, rows))
     runs = sorted(rows, key=lambda m: (m.run.preset, m.run.agent, m.run.seed, str(m.run.path)))
     cells = [([m.run.agent, str(m.run.seed), str(m.run.get("ended_by", "")), str(m.run.path)], m.metrics) for m in runs]
-    out.append(per_run_table(f"{title}: every run", f"{env}_runs", [*module.PER_RUN, ENDED_EARLY], cells))
+    per_run = [*module.PER_RUN, ENDED_EARLY]
+    out.append(per_run_table(f"{title}: every run", f"{env}_runs", per_run, cells))
+    out[-1].notes = _legend(module, per_run)
     return out
 
 

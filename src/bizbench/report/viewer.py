@@ -119,6 +119,10 @@ class _Defaults:
         return {}
 
     @staticmethod
+    def markers(row: dict[str, Any]) -> list[str]:
+        return []
+
+    @staticmethod
     def memory(run: Run, calls: list[Call], events: list[tuple[int, dict[str, Any]]]) -> Callable[[int], str] | None:
         return None
 
@@ -188,6 +192,7 @@ def _metrics_and_charts(run: _Run) -> list[dict[str, Any]]:
     rules = run.rules
     divisor = rules.MONEY_METRICS.get(rules.MONEY_KEY, 1)
     cash: list[list[float]] = []
+    marks: list[list[Any]] = []  # [x, money, label] of each event the env marks on the money chart
     panels = {panel.id: panel for panel in rules.PANELS}
     points: dict[str, list[tuple[float, dict[str, Any]]]] = {}  # panel -> (x, {series: value}) per row
     for row in run.run.metrics:
@@ -198,12 +203,13 @@ def _metrics_and_charts(run: _Run) -> list[dict[str, Any]]:
         money = number(row.get(rules.MONEY_KEY))
         if money is not None:
             cash.append([x, _round(money / divisor)])
+            marks += [[x, _round(money / divisor), run.texts(label)] for label in rules.markers(row)]
         for chart, values in rules.series(row).items():
             points.setdefault(chart, []).append((x, values))
         run.at(period).metrics = _flat_metrics(row, run.texts)
     name = str(rules.MONEY_NAME)
     charts: list[dict[str, Any]] = [
-        {"id": "cash", "title": f"{name.capitalize()} ($)", "money": True, "series": [cash]}
+        {"id": "cash", "title": f"{name.capitalize()} ($)", "money": True, "series": [cash], "markers": marks}
     ]
     for chart, rows in points.items():
         panel = panels.get(chart, Panel(chart, chart))

@@ -5,10 +5,13 @@ observation (cfo: the 5 latest notes included, Appendix E "Memory Tools"). Every
 end with one JSON block, bare or fenced with ```json: ``{"type": "tool", "name", "params"}``,
 ``{"type": "action", "name", "params"}`` or ``{"type": "memory", "operation": <a tool>, ...}``
 (cfo's ``save_note`` / ``recall_notes``); each names a tool of the env's registry. A tool
-result or an error goes back as the next user message. A reply without a valid block, or
-whose block names an unknown tool or invalid arguments, gets one line of feedback and, in an
-env with a tool budget (the observation's ``tool_budget_left``), counts toward it; when the
-budget is spent the turn ends the env's default way (``env.advance()``: cfo ``pass``). A turn
+result or an error goes back as the next user message. A reply without a valid block, with
+more than one block (the harness will not guess which one was meant: none is run), or whose
+block names an unknown tool or invalid arguments, gets one line of feedback. In an env with a
+tool budget (the observation's ``tool_budget_left``) every reply that makes no accepted call
+(those, and a call the env refuses at run time, e.g. an unknown filename) uses one call of
+the turn's budget, as the paper counts every call (section 3.2); when the budget is spent the
+turn ends the env's default way (``env.advance()``: cfo ``pass``). A turn
 also ends that way after ``max_replies_per_turn`` replies (ours: a model that only takes
 notes would otherwise never end the run). Both rules are stated in the system prompt; in an
 env whose paper harness this is not, the harness also states the reply format.
@@ -24,32 +27,46 @@ from bizbench.agents.recording import AgentRun
 from bizbench.core.envs import get_env
 from bizbench.core.errors import ToolError
 
-__all__ = ["ReactJsonHarness", "extract_block"]
+__all__ = ["ReactJsonHarness", "extract_block", "extract_blocks"]
 
 NO_BLOCK = 'No valid JSON block found. End your reply with one, e.g. {"type": "tool", "name": "<tool>", "params": {}}.'
+MANY_BLOCKS = (
+    "Your reply has {n} JSON blocks; nothing was run. End your reply with exactly one block: the one call you mean."
+)
 #: Bounded work on pathological replies: a bare block is looked for from at most this many failed starts.
 MAX_FAILED_STARTS = 64
 _FENCED = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.S)
 
 
-def extract_block(text: str) -> dict[str, Any] | None:
-    """The last JSON object in ``text``: a fenced ```json block first, else the last bare one."""
-    for block in reversed(_FENCED.findall(text)):
-        parsed = _object(block)
+def extract_blocks(text: str) -> list[dict[str, Any]]:
+    """Every JSON block of ``text`` in order: each fenced ```json object, and each bare
+    top-level object with a ``"type"`` outside the fences (objects nested in a block are part
+    of it, not blocks)."""
+    blocks: list[tuple[int, dict[str, Any]]] = []
+    for match in _FENCED.finditer(text):
+        parsed = _object(match.group(1))
         if parsed is not None:
-            return parsed
+            blocks.append((match.start(), parsed))
+    outside = _FENCED.sub(lambda m: " " * len(m.group(0)), text)  # same offsets, fences blanked
     decoder = json.JSONDecoder()
-    found, pos, failures = None, 0, 0
-    while (start := text.find("{", pos)) != -1 and failures < MAX_FAILED_STARTS:
+    pos, failures = 0, 0
+    while (start := outside.find("{", pos)) != -1 and failures < MAX_FAILED_STARTS:
         try:
-            obj, end = decoder.raw_decode(text, start)
+            obj, end = decoder.raw_decode(outside, start)
         except (ValueError, RecursionError):
             pos, failures = start + 1, failures + 1
             continue
         if isinstance(obj, dict) and "type" in obj:
-            found = obj  # a top-level block: objects nested in it are skipped
+            blocks.append((start, obj))
         pos = end
-    return found
+    return [obj for _, obj in sorted(blocks, key=lambda b: b[0])]
+
+
+def extract_block(text: str) -> dict[str, Any] | None:
+    """The one JSON block of ``text``; None when it has none or more than one (see
+    :func:`extract_blocks`)."""
+    blocks = extract_blocks(text)
+    return blocks[0] if len(blocks) == 1 else None
 
 
 def _object(text: str) -> dict[str, Any] | None:
@@ -82,8 +99,9 @@ class ReactJsonHarness:
         """The env's prompt, this harness's rules, and the turn's lines (placeholders in the saved copy)."""
         rules = (
             "\n## Harness rules\n"
-            "- A reply without a valid JSON block, or whose block names an unknown tool or invalid "
-            "arguments, gets one line of feedback and uses one call of the turn's tool budget, if any.\n"
+            "- A reply without exactly one valid JSON block, or whose block names an unknown tool or invalid "
+            "arguments, gets one line of feedback; it, and a call refused with an error, uses one call of the "
+            "turn's tool budget, if any.\n"
             f"- After {self.max_replies_per_turn} replies in a turn without ending it, the harness ends the turn.\n"
         )
         prompt = env.system_prompt(self.name)
@@ -132,19 +150,24 @@ class ReactJsonHarness:
             if reply is None:
                 return False
             messages.append({"role": "assistant", "content": reply.content})
-            block = extract_block(reply.content)
-            problem = NO_BLOCK if block is None else self._malformed(env, block)
+            blocks = extract_blocks(reply.content)
+            if len(blocks) == 1:
+                problem = self._malformed(env, blocks[0])
+            else:
+                problem = MANY_BLOCKS.format(n=len(blocks)) if blocks else NO_BLOCK
             if problem is not None:
                 malformed += 1
                 run.feedback(problem, turn=turn)
                 messages.append({"role": "user", "content": problem})
                 continue
-            assert block is not None
-            answer = self._apply(env, run, block, turn)
+            accepted, answer = self._apply(env, run, blocks[0], turn)
             if env.done or env.turn != turn:
                 return True
+            if not accepted:
+                malformed += 1  # a refused call is still a call of the turn's budget (section 3.2)
             messages.append({"role": "user", "content": answer})
         return self._close(env, run, turn, f"{self.max_replies_per_turn} replies without ending the turn")
+
     @staticmethod
     def _call(block: dict[str, Any]) -> tuple[Any, Any]:
         """(tool name, arguments) of a block, whatever their types."""
@@ -165,14 +188,14 @@ class ReactJsonHarness:
             return f"Error: {e}"
         return None
 
-    def _apply(self, env: Any, run: AgentRun, block: dict[str, Any], turn: int) -> str:
-        """Run one well-formed block; the text that goes back to the model."""
+    def _apply(self, env: Any, run: AgentRun, block: dict[str, Any], turn: int) -> tuple[bool, str]:
+        """Run one well-formed block; whether the env accepted it, and the text that goes back to the model."""
         name, args = self._call(block)
         result = env.call_tool(name, args)
         run.tool(name, args, result.ok, result.data if result.ok else result.error, turn=turn, type=block["type"])
         if not result.ok:
-            return f"Error: {result.error}"
-        return "Result:\n" + json.dumps(result.data, indent=1, default=str)
+            return False, f"Error: {result.error}"
+        return True, "Result:\n" + json.dumps(result.data, indent=1, default=str)
 
     def _close(self, env: Any, run: AgentRun, turn: int, why: str) -> bool:
         run.trajectory.event("auto_advance", turn=turn, reason=why)

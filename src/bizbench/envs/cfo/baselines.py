@@ -10,6 +10,10 @@ score like anyone's.
 - ``prudent-cfo``: closes the books most months, reads the statements every few months,
   estimates its runway from the cash burned since the last reading, and raises ahead of it:
   debt while leverage is low, equity sized to a quarter of its estimated valuation.
+- ``late-leverage``: an audit policy, not a CFO (issue 14): equity of about a quarter of the
+  valuation whenever nothing is pending, and from month 100 debt up to eq 3's free leverage
+  of 0.5, whose 36-month bullets fall due after the horizon. It shows what the paper's score
+  (eq 2, cash counted gross) rewards; docs/calibration.md compares it with prudent-cfo.
 """
 
 from __future__ import annotations
@@ -139,12 +143,52 @@ class PrudentCfo:
             _act(env, "fund_raising_request", type="equity", amount=round(self.equity_share * value, -5))
 
 
+@dataclass
+class LateLeverage:
+    """Raises equity of ``equity_share`` of its estimated enterprise value whenever nothing is
+    pending (the opening $90M, $105M of shares less $15M of cash, scaled by the market's P/S
+    multiple since month 0, one ``check_market_data`` call) and never reads the books, until
+    ``leverage_from - 1``, when it closes them; from ``leverage_from`` on it reads the latest
+    statements whenever nothing is pending and borrows up to ``target_leverage`` of book
+    equity (eq 3: no penalty up to L = 0.5), raising equity again once leverage is there. A
+    loan settled after month ``horizon - maturity`` is repaid after the horizon, so eq 2 counts
+    it in full as cash (docs/cfo-model.md "Known limits")."""
+
+    equity_share: float = 0.24
+    leverage_from: int = 100
+    target_leverage: float = 0.5
+    min_debt: float = 1_000_000.0
+    _closed: int = field(default=-1, repr=False)
+
+    def __call__(self, env: CfoEnv, obs: dict[str, Any]) -> None:
+        t = obs["current_month"]
+        pending = obs["pending_request"] is not None
+        if t >= self.leverage_from - 1 and (pending or t == self.leverage_from - 1 or self._closed < 0):
+            _act(env, "book_closing")
+            self._closed = t - 1  # the statements cover the months before this one
+            return
+        if pending:
+            _act(env, "pass")
+            return
+        if t >= self.leverage_from:
+            name = f"financial_statements_month_{self._closed}.json"
+            bs = _act(env, "access_financial_docs", action="retrieve", filename=name)["content"]["balance_sheet"]
+            ask = self.target_leverage * bs["total_equity"] - bs["liabilities"]["debt"]
+            if ask >= self.min_debt:
+                _act(env, "fund_raising_request", type="debt", amount=round(ask, -5))
+                return
+        ps = _act(env, "check_market_data", data_type="ps_ratio")["series"]["ps_ratio"]["values"]
+        value = 90_000_000.0 * ps[-1] / ps[0]
+        _act(env, "fund_raising_request", type="equity", amount=round(self.equity_share * value, -5))
+
+
 BASELINES: dict[str, Callable[[], Policy]] = {
     "always-pass": lambda: always_pass,
     "one-raise": lambda: one_raise,
     "greedy-equity": lambda: _greedy("equity"),
     "greedy-debt": lambda: _greedy("debt"),
     "prudent-cfo": PrudentCfo,
+    "late-leverage": LateLeverage,
 }
 
 

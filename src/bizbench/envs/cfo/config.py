@@ -111,7 +111,7 @@ class Equity(_Strict):
     #: Size factor (the paper: "approval ... depend[s] on ... firm-specific characteristics"):
     #: 1 up to size_free x enterprise value, falling linearly to 0 at size_zero x enterprise value.
     size_free: float = Field(default=0.25, ge=0)
-    size_zero: float = Field(default=1.0, gt=0)
+    size_zero: float = Field(default=0.6, gt=0)
     #: CHOSEN (hardened): investors' diligence needs books closed within this many months (0 = off).
     diligence_months: int = Field(default=0, ge=0)
     diligence_penalty: float = Field(default=0.5, ge=0, le=1)

@@ -34,6 +34,8 @@ class CfoEnv(EnvBase):
 
     registry = registry
     env_id = "cfo"
+    #: ledger.csv's columns: the general ledger's lines (:meth:`ledger_rows`), in dollars
+    ledger_header = ("month", "account", "amount_usd_debit_positive", "cash_flow_category", "memo")
 
     def __init__(
         self,
@@ -207,12 +209,16 @@ class CfoEnv(EnvBase):
         return {"month": w.month, "cash_cents": w.cash_cents, "done": w.done, "bankrupt": w.bankrupt}
 
     # ------------------------------------------------------------------ score and result
-    def score_dollars(self) -> float:
-        """Eq 2: Rev_TTM x 5 + Cash_T - 5,000 x N_tools; 0 if cash went below 0 (section 3.5)."""
+    def score_dollars(self, net_of_debt: bool | None = None) -> float:
+        """Eq 2: Rev_TTM x 5 + Cash_T - 5,000 x N_tools; 0 if cash went below 0 (section 3.5).
+        ``net_of_debt`` counts Cash_T less the debt still owed whatever the preset's ``score.cash``
+        (the report shows it beside the paper's score: a loan repaid after the horizon would
+        otherwise count in full)."""
         w, s = self.world, self.config.score
         if w.bankrupt:
             return 0.0
-        cash = w.cash_cents - (w.debt_cents if s.cash == "net" else 0)
+        net = s.cash == "net" if net_of_debt is None else net_of_debt
+        cash = w.cash_cents - (w.debt_cents if net else 0)
         score = w.revenue_ttm_cents() / 100 * s.revenue_multiple + cash / 100 - s.tool_penalty_dollars * self.tool_calls
         if s.basis == "per_share":
             score *= self.config.company.shares_outstanding / w.shares
@@ -257,6 +263,7 @@ class CfoEnv(EnvBase):
             "equity_raised": records.dollars(raised["equity"]),
             "debt_raised": records.dollars(raised["debt"]),
             "debt_outstanding": records.dollars(w.debt_cents),
+            "score_net_of_debt": self.score_dollars(net_of_debt=True),
             "fundraising_attempts": len(w.attempts),
             "fundraising_successes": sum(a.success for a in attempts),
             "peak_cash": records.dollars(max(cash)),
@@ -271,7 +278,19 @@ class CfoEnv(EnvBase):
         }
 
     def monthly_metrics(self, start: int = 0) -> list[dict[str, Any]]:
-        """One row per simulated month from ``start`` (hidden truth; for the run directory, never the agent)."""
+        """One row per simulated month from ``start`` (hidden truth; for the run directory, never the agent):
+        the month's action, cash and book, the debt outstanding, and the fundraising request made
+        (``raise_requested``) and settled (``raise_settled``) in the month, "" when none."""
+        asked = {a.month: a for a in self.world.attempts}
+
+        def settled(events: list[dict[str, Any]]) -> str:
+            for e in events:
+                if e["kind"] == "fundraising_result":
+                    outcome = f"received ${e['received_cents'] / 1e8:,.1f}M" if e["success"] else "failed"
+                    ask = f"{e['type']} ${e['requested_cents'] / 1e8:,.1f}M"
+                    return f"{ask} asked in month {e['requested_month']}: {outcome}"
+            return ""
+
         return [
             {
                 "month": r.month,
@@ -282,6 +301,10 @@ class CfoEnv(EnvBase):
                 "user_growth_pct": round(r.user_growth_pct, 4),
                 "borrowers": round(r.borrowers, 1),
                 "debt": records.dollars(r.debt_cents),
+                "raise_requested": f"{asked[r.month].kind} ${asked[r.month].requested_cents / 1e8:,.1f}M"
+                if r.action == "fund_raising_request"
+                else "",
+                "raise_settled": settled(r.events),
             }
             for r in self.world.history[start:]
         ]

@@ -8,6 +8,10 @@ scored the paper's way.
 Per run, from result.json (the env counts them from its monthly history):
 
 * **Score** (eq 2, $M): Rev_TTM x 5 + cash - 5,000 x tool calls, 0 if cash ever fell below 0.
+* **Score net** ($M): the same with the cash net of the debt still owed at the end, beside
+  the paper's score: a loan repaid after the horizon counts in full in eq 2 (the hardened
+  preset's own score is already net, so there the two agree).
+* **Debt.Out** ($M): debt principal still owed at the end.
 * **Surv.%**: 100 if the run survived all months, else 0 (the mean over runs is the rate).
 * **Mon.**: months survived.
 * **Eq.R / Debt.R / Tot.R** ($M): equity, debt and total capital received.
@@ -31,6 +35,7 @@ from bizbench.core.runs import Run
 __all__ = [
     "ANCHOR_LABELS",
     "HUMAN_SCORE",
+    "LEGEND",
     "ONE_ANCHOR",
     "PER_RUN",
     "SCORE_KEYS",
@@ -67,14 +72,15 @@ def _pct(num: float, den: float) -> float | None:
 
 
 def _survival(run: Run) -> float | None:
-    """100 when the run played every month without going bankrupt, 0 when it went bankrupt,
-    None when it stopped early for another reason (a turn or dollar limit): not measurable."""
+    """EnterpriseArena Table 2 survival: 100 when the run played every month without going
+    bankrupt, 0 when it went bankrupt or ended early (an agent error, a turn or dollar limit: a
+    failed run, docs/reports.md "Runs that ended early")."""
     bankrupt, played, total = run.get("bankrupt"), run.get("months_survived"), run.get("months_total")
     if bankrupt is None or played is None or total is None:
         return None
-    if bankrupt:
+    if bankrupt or run.ended_early:
         return 0.0
-    return 100.0 if played >= total else None
+    return 100.0 if played >= total else 0.0
 
 
 def run_metrics(run: Run, facts: dict[str, Any] | None = None) -> dict[str, float | None]:
@@ -89,6 +95,8 @@ def run_metrics(run: Run, facts: dict[str, Any] | None = None) -> dict[str, floa
     tools = run.get("tool_calls")
     return {
         "score": run.get("score"),
+        "score_net_of_debt": run.get("score_net_of_debt"),
+        "debt_outstanding": run.get("debt_outstanding"),
         "survival_pct": _survival(run),
         "months": run.get("months_survived"),
         "equity_raised": equity,
@@ -117,6 +125,8 @@ TABLES: list[tuple[str, str, list[Column]]] = [
         [
             Column("score", "Score ($M)", _M, "mean", "Table 2, eq 2", 1e6),
             Column("normalised", "Normalised score", "{:.3f}", "mean", "protocol"),
+            Column("score_net_of_debt", "Score net ($M)", _M, "mean", "eq 2, cash net of debt", 1e6),
+            Column("debt_outstanding", "Debt.Out ($M)", _M, "mean", "", 1e6),
             Column("survival_pct", "Surv.%", "{:.0f}", "mean", "Table 2"),
             Column("months", "Mon.", "{:.0f}", "mean", "Table 2"),
             Column("equity_raised", "Eq.R ($M)", _M, "mean", "Table 2", 1e6),
@@ -146,6 +156,8 @@ TABLES: list[tuple[str, str, list[Column]]] = [
 PER_RUN: list[Column] = [
     Column("score", "Score ($M)", _M, scale=1e6),
     Column("normalised", "Norm.", "{:.3f}"),
+    Column("score_net_of_debt", "Score net ($M)", _M, scale=1e6),
+    Column("debt_outstanding", "Debt.Out ($M)", _M, scale=1e6),
     Column("months", "Mon.", "{:.0f}"),
     Column("total_raised", "Tot.R ($M)", _M, scale=1e6),
     Column("fr_success_pct", "FR%", "{:.0f}"),
@@ -157,6 +169,30 @@ PER_RUN: list[Column] = [
     Column("book_closing_pct", "BC%", "{:.1f}"),
     Column("pass_pct", "Pass%", "{:.1f}"),
 ]
+
+#: What each column's label means, printed under the tables (``bizbench report``).
+LEGEND: dict[str, str] = {
+    "score": "eq 2: Rev_TTM x 5 + cash - $5,000 x tool calls; 0 if cash fell below 0",
+    "normalised": "0 = always-pass on the run's world, 1 = the human experts' $152.2M (paper scoring only)",
+    "score_net_of_debt": "eq 2 with the cash net of the debt still owed at the end",
+    "debt_outstanding": "debt principal still owed at the end",
+    "survival_pct": "runs that played every month without cash below 0",
+    "months": "months survived",
+    "equity_raised": "equity received",
+    "debt_raised": "debt received",
+    "total_raised": "equity + debt received",
+    "fr_success_pct": "successful fundraising requests / requests (one still pending counts as not successful)",
+    "peak_cash": "highest month-end cash",
+    "final_cash": "cash at the end",
+    "low_cash": "lowest month-end cash",
+    "tools_per_month": "budgeted tool calls per month played",
+    "fr_attempt_pct": "months whose action was a fundraising request",
+    "fr_success_action_pct": "months whose request later succeeded",
+    "book_closing_pct": "months whose action was book_closing",
+    "passes": "months whose action was pass",
+    "pass_pct": "months whose action was pass, as a share",
+    "cost_usd": "model API cost",
+}
 
 
 # ---------------------------------------------------------------------------- plots

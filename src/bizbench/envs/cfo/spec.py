@@ -18,5 +18,5 @@ SPEC = EnvSpec(
     seat="bizbench.envs.cfo.sdk",
     report="bizbench.envs.cfo.report",
     viewer="bizbench.envs.cfo.viewer",
-    replay=ReplayRules(),
+    replay=ReplayRules(added_later=frozenset({"score_net_of_debt"})),
 )

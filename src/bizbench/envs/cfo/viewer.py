@@ -1,5 +1,6 @@
-"""The cfo env's viewer module (docs/viewer.md): a run cut into months (numbered from 0), cash,
-revenue and originations, borrowers, and the notepad replayed."""
+"""The cfo env's viewer module (docs/viewer.md): a run cut into months (numbered from 0), cash
+with each raise asked and settled marked on it, revenue and originations, borrowers, and the
+notepad replayed."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ __all__ = [
     "MONEY_NAME",
     "PANELS",
     "RESULT_KEYS",
+    "markers",
     "memory",
     "periods",
     "series",
@@ -25,7 +27,17 @@ __all__ = [
 MONEY_NAME = "cash"
 MONEY_KEY = "cash"
 MONEY_METRICS = {"cash": 1, "revenue": 1, "originations": 1, "debt": 1}
-KEY_METRICS = ("action", "cash", "revenue", "originations", "borrowers", "debt", "user_growth_pct")
+KEY_METRICS = (
+    "action",
+    "raise_requested",
+    "raise_settled",
+    "cash",
+    "debt",
+    "revenue",
+    "originations",
+    "borrowers",
+    "user_growth_pct",
+)
 RESULT_KEYS = ("score", "final_cash", "bankrupt", "months_survived")
 PANELS = (Panel("flows", "Monthly revenue and originations ($)", money=True), Panel("book", "Borrowers"))
 MEMORY_LABEL = "notes"
@@ -33,6 +45,16 @@ MEMORY_LABEL = "notes"
 
 def periods(run: Run) -> Periods:
     return Periods("month", "month", event_key="turn")  # a cfo turn is a month (format 1 events: "month")
+
+
+def markers(row: dict[str, Any]) -> list[str]:
+    """A month's fundraising on the cash chart: the request made and the one settled."""
+    marks = []
+    if row.get("raise_requested"):
+        marks.append(f"asked: {row['raise_requested']}")
+    if row.get("raise_settled"):
+        marks.append(f"settled: {row['raise_settled']}")
+    return marks
 
 
 def series(row: dict[str, Any]) -> dict[str, dict[str, Any]]:

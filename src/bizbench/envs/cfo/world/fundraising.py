@@ -6,7 +6,7 @@ An attempt succeeds with probability p = p_macro x m_company:
   times a size factor (ours): the paper says approval, amount and cost depend on
   "firm-specific characteristics", so asking for more than a quarter of the enterprise
   value (the operations, cash excluded, so raised cash cannot lift the next ceiling) lowers
-  the odds linearly to zero at the whole value;
+  the odds linearly to zero at 60 % of it (the preset's ``size_zero``);
 - debt: p_macro from SOFR, m_company = max(0, 1 - 1.5 max(0, L - 0.5)) (eq 3) with L the
   pro-forma debt-to-equity ratio (the request included), so leverage bounds the amount.
 

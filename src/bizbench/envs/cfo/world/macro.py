@@ -242,13 +242,15 @@ class MacroPath:
     def label(self, month: int) -> str:
         """Anonymised date of ``month``, as in the paper's "Jan 2xx0" (section 3.4).
 
-        Scheme: month-of-year name, then ``2xx`` followed by the 0-based year index of the
-        episode: months 0-11 are "Jan 2xx0".."Dec 2xx0", month 12 is "Jan 2xx1", month 131 is
-        "Dec 2xx10". Every path starts in January, so the month names carry seasonality but
-        the year never reveals the calendar (no label contains a real year such as 2015).
+        Scheme: month-of-year name, then a four-character year: ``2``, the 0-based year index
+        of the episode, and ``x`` filling the middle: months 0-11 are "Jan 2xx0".."Dec 2xx0",
+        month 12 is "Jan 2xx1", month 131 (year 10) is "Dec 2x10". Every path starts in
+        January, so the month names carry seasonality but the year never reveals the calendar
+        (no label contains a real year such as 2015).
         """
         t = self._check_month(month)
-        return f"{_MONTHS[t % 12]} 2xx{t // 12}"
+        year = str(t // 12)
+        return f"{_MONTHS[t % 12]} 2{year.rjust(3, 'x')}"
 
 
 def _regimes_from_spans(spans: Sequence[tuple[int, int, int]], months: int) -> np.ndarray:

@@ -159,11 +159,12 @@ class CfoWorld:
 
     def share_price_cents(self) -> float:
         """Price of a new share: market (EV + cash - debt) or, in presets that score per share,
-        the score's own value (eq 2 with net cash), so that a raise at that price is neutral."""
+        the score's own value (eq 2 with net cash, the revenue annualised in year 1), so that a
+        raise at that price is neutral."""
         if self.config.fundraising.equity.share_pricing == "market":
             value = self.enterprise_value_cents() + self.cash_cents - self.debt_cents
         else:
-            value = round(self.config.score.revenue_multiple * self.revenue_ttm_cents()) + self.cash_cents
+            value = round(self.config.score.revenue_multiple * self.revenue_annualised_cents()) + self.cash_cents
             value -= self.debt_cents
         return max(value, 1) / self.shares
 
@@ -301,6 +302,17 @@ class CfoWorld:
     # ------------------------------------------------------------------ score (eq 2)
     def revenue_ttm_cents(self) -> int:
         return self.ledger.revenue_ttm(self.month - 1) if self.month else 0
+
+    def revenue_annualised_cents(self) -> int:
+        """Eq 2's Rev_TTM on a full year: the trailing revenue of the ``n < 12`` months run so far
+        x 12 / n, and before any month the opening plan's month x 12. In year 1 the trailing
+        twelve months are partly empty, so a share priced on them would be priced on a fraction
+        of the revenue the horizon's score counts (a year-1 raise would dilute at about half the
+        value of a year-2 one); annualised, a raise is priced as the score values the company."""
+        months = min(self.month, 12)
+        if months == 0:
+            return 12 * self.plan.lending.revenue_cents
+        return (self.revenue_ttm_cents() * 12 + months // 2) // months
 
     def snapshot(self) -> dict[str, Any]:
         """Everything (hidden state included) for digests and determinism tests."""
