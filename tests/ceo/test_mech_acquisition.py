@@ -204,7 +204,7 @@ def test_enterprise_leads_never_exceed_the_market_across_days(state, params, gid
     state.settings.ad_spend[e3, CHANNELS.index("linkedin")] = 1e9
     delivered = np.zeros((26, 3))
     delivered[e3] = [1.5, 1.5, 1.5]                      # every prospect clears the gate
-    for k, status in enumerate([LEAD, SUBSCRIBED, LOST, CANCELLED] * 32 + [LEAD, LEAD]):
+    for status in [LEAD, SUBSCRIBED, LOST, CANCELLED] * 32 + [LEAD, LEAD]:
         add_customer(state, group=e3, status=status, seats=10.0)
     for _ in range(50):
         add_customer(state, group=e3, status=NONE, seats=10.0)

@@ -11,6 +11,7 @@ from bizbench.envs.ceo.world.billing import take_payments
 from bizbench.envs.ceo.world.customers import CANCELLED, LEAD, LOST, SUBSCRIBED
 from bizbench.envs.ceo.world.enterprise import (
     CHURN_PREVENTION,
+    DECLINE_TEXT,
     NEW_LEAD,
     EnterpriseBook,
     evaluate_offers,
@@ -276,3 +277,77 @@ def test_enterprise_accepts_above_budget_when_quality_exceeds_q_max(ent, params,
     verdict, plan, price = evaluate_offers(state, params, book.open_by_customer[c], delivered,
                                            q_shift, c_drift)
     assert (verdict, plan, price) == ("accept", 2, 150.0)
+
+
+W_B = c_max_of_q_right(0.65)  # plan B's willingness C_max(Q = 0.65) of the ent fixture: $58.906
+
+
+@pytest.mark.parametrize(("price", "verdict"), [
+    (1.0, "accept"), (0.5 * W_B, "accept"), (W_B - 0.01, "accept"),
+    (W_B + 0.01, "counter"), (1.5 * W_B, "counter"), (99.0, "counter"), (500.0, "counter"),
+])
+def test_an_offer_below_the_customers_willingness_is_accepted_and_one_above_is_countered(
+        ent, params, fake_rng, price, verdict):
+    """The acceptance curve (docs/calibration.md "Enterprise acceptance curve"; CEO-Bench eq 39-41):
+    surplus 0.65 - Q_req(C) > 0 exactly when C < C_max(0.65) = $58.906, so offers below that
+    willingness are accepted at the offered price, and any offer above it is countered at the same
+    eq 41 price whatever its size: 58.906 (1 - 0.2 x 0.7^1) = $50.66."""
+    state, c, delivered, q_shift, c_drift = ent
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    send_offers(state, fake_rng(normal=[0.0]), book, c, [(1, price)])
+    got = evaluate_offers(state, params, book.open_by_customer[c], delivered, q_shift, c_drift)
+    if verdict == "accept":
+        assert got == ("accept", 1, price)
+    else:
+        assert got == ("counter", 1, 50.66)
+
+
+def test_counters_rise_toward_willingness_until_the_customer_stops_replying(ent, params, fake_rng):
+    """Eq 41 with gamma = 0.7 and f = 0.8 (reference-notes §4.23): an agent that keeps offering $90 on
+    plan B to a lead with 6 maximum turns hears counters at turns 1, 3 and 5 of
+    C_max (1 - 0.2 x 0.7^t) = $50.66, $54.86, $56.93 (each closer to the $58.906 willingness);
+    its fourth offer is turn 7 >= 6, so the customer stops replying and the lead is lost
+    (the paper: "if the configured maximum turn count is exceeded, the customer stops responding")."""
+    state, c, delivered, q_shift, c_drift = ent
+    state.customers.max_turns[c] = 6
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    counters = []
+    for _ in range(3):
+        out = _offer_and_reply(state, params, fake_rng, book, c, [(1, 90.0)], delivered, q_shift, c_drift)
+        assert out.countered == [c]
+        counters.append(book.open_by_customer[c].turns[-1]["offer"]["price"])
+    assert counters == pytest.approx([W_B * (1 - 0.2 * 0.7 ** t) for t in (1, 3, 5)], abs=0.006)
+    assert counters == [50.66, 54.86, 56.93] and counters[-1] < W_B
+    out = _offer_and_reply(state, params, fake_rng, book, c, [(1, 90.0)], delivered, q_shift, c_drift)
+    assert out.lost_leads == [c] and out.declined == []
+    assert book.threads[0].status == "ghosted" and book.threads[0].turns[-1]["sender"] == "agent"
+
+
+def test_accepting_the_customers_counter_closes_the_deal(ent, params, fake_rng):
+    """The counter is below the willingness (f < 1), so offering it back is accepted (eq 39-41)."""
+    state, c, delivered, q_shift, c_drift = ent
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    _offer_and_reply(state, params, fake_rng, book, c, [(1, 90.0)], delivered, q_shift, c_drift)
+    counter = book.open_by_customer[c].turns[-1]["offer"]["price"]
+    out = _offer_and_reply(state, params, fake_rng, book, c, [(1, counter)], delivered, q_shift, c_drift,
+                           process_rng=fake_rng(normal=[0.0], random=[[0.9]]))
+    assert out.won == [c] and state.customers.listed_price[c] == counter == 50.66
+
+
+def test_a_lead_that_no_price_can_satisfy_says_so_and_is_lost(ent, params, fake_rng):
+    """Eq 40 has no price when Q < Q_req(0) (0.30 < 0.3 + 0.3 sig(-2.5) = 0.3228): the engine's counter
+    is 0 and the customer ghosts silently (reference-notes §4.23); here it replies that no price
+    works at that quality, and the lead is lost with the same consequences."""
+    state, c, delivered, q_shift, c_drift = ent
+    delivered[E1] = [0.2, 0.25, 0.3]
+    assert 0.3 < q_req(0.0)
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    out = _offer_and_reply(state, params, fake_rng, book, c, [(0, 1.0), (2, 0.01)], delivered, q_shift, c_drift)
+    assert out.declined == [c] and out.lost_leads == [c] and out.countered == []
+    thread = book.threads[0]
+    assert thread.turns[-1]["sender"] == "customer" and thread.turns[-1]["text"] == DECLINE_TEXT
+    assert state.customers.status[c] == LOST and c not in book.open_by_customer

@@ -32,7 +32,7 @@ class LeadsDay:
     lost: np.ndarray  # individual leads that did not subscribe
     enterprise_leads: np.ndarray  # enterprise prospects that became leads (need a thread)
     expected: np.ndarray  # lambda_g
-    dropped_quota: np.ndarray  # per group: enterprise prospects a plan's quality would win but no such plan's quota covers
+    dropped_quota: np.ndarray  # per group: enterprise prospects some plan would win but for its quota
     dropped_quality: np.ndarray  # per group: enterprise prospects no plan's quality wins, whatever the quota
 
 

@@ -195,7 +195,8 @@ class World:
         for c in ent.won:
             self.notify("deal_won", f"Deal closed with customer {c}")
         for c in ent.lost_leads:
-            self.notify("lead_lost", f"Lead lost: customer {c}")
+            why = " (declined: no price works for them at the quality they see)" if c in ent.declined else ""
+            self.notify("lead_lost", f"Lead lost: customer {c}{why}")
         for c in ent.opened:
             self.notify("large_customer_message", f"Enterprise customer {c} opened a thread")
         for c in ent.countered:
