@@ -351,3 +351,47 @@ def test_a_lead_that_no_price_can_satisfy_says_so_and_is_lost(ent, params, fake_
     thread = book.threads[0]
     assert thread.turns[-1]["sender"] == "customer" and thread.turns[-1]["text"] == DECLINE_TEXT
     assert state.customers.status[c] == LOST and c not in book.open_by_customer
+
+
+# ---------------------------------------------------------------------------- the agent's view of threads
+def _env_with_leads(n: int):
+    from bizbench.envs.ceo.env import CeoEnv
+
+    env = CeoEnv.from_preset("default", seed=3, horizon_days=60)
+    st = env.world.state
+    g = env.config.group_ids.index("E1")
+    ids = st.customers.append(n, {"group": np.full(n, g), "status": np.full(n, LEAD), "seats": np.full(n, 40.0)})
+    for c in ids:
+        env.world.book.open_thread(int(c), NEW_LEAD, st.day, "New enterprise lead.")
+    return env, [int(c) for c in ids]
+
+
+def test_list_enterprise_threads_pages_past_500_with_an_offset():
+    """1,203 open threads: pages of 500 from offset 0, 500 and 1,000 hold every thread once, newest
+    first, and next_offset says where the next page starts (null on the last)."""
+    env, ids = _env_with_leads(1203)
+    seen, offset, pages = [], 0, []
+    while offset is not None:
+        r = env.call("list_enterprise_threads", limit=500, offset=offset)
+        assert r.ok, r.error
+        assert r.data["total"] == 1203 and r.data["offset"] == offset
+        seen += [t["customer_id"] for t in r.data["threads"]]
+        pages.append(len(r.data["threads"]))
+        offset = r.data["next_offset"]
+    assert pages == [500, 500, 203]
+    assert seen == ids[::-1]
+    assert env.call("list_enterprise_threads", offset=5000).data == {
+        "threads": [], "total": 1203, "offset": 5000, "next_offset": None}
+    bad = env.call("list_enterprise_threads", offset=-1)
+    assert not bad.ok and "offset" in bad.error
+
+
+def test_an_unknown_thread_id_is_explained_when_there_are_no_threads():
+    """The error names the argument and what exists, never "threads are numbered 1-0"."""
+    env, _ = _env_with_leads(0)
+    r = env.call("get_enterprise_thread", thread_id=1)
+    assert not r.ok and r.error == "Unknown thread_id 1: there are no negotiation threads yet."
+    env, _ = _env_with_leads(1)
+    assert env.call("get_enterprise_thread", thread_id=2).error == "Unknown thread_id 2; the only thread id is 1."
+    env, _ = _env_with_leads(3)
+    assert env.call("get_enterprise_thread", thread_id=0).error == "Unknown thread_id 0; thread ids run from 1 to 3."
