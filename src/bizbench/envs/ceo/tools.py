@@ -637,6 +637,9 @@ def send_enterprise_deal(
     """Offer up to 3 (plan, price per seat per month) options to each of several enterprise customers.
 
     Replies on the customer's open thread, or opens a renegotiation with a subscribed account.
+    The customer takes the offer it values most if its price is below what it will pay for that
+    plan's quality; otherwise it counters, each round closer to its limit, and stops replying
+    after its maximum number of rounds (offering its counter back closes the deal).
     Sending again before the customer answers replaces your offer and restarts their wait.
     Contracts are one month. Replying more than a day after the customer's last message costs
     relationship. Every deal is checked before any is sent: one bad deal rejects the call.
@@ -695,8 +698,8 @@ def list_enterprise_threads(
 ) -> dict[str, Any]:
     """Negotiation threads, newest first, with the latest message and the reply deadline.
 
-    One page at a time: ``total`` counts every matching thread; page on with
-    offset = offset + limit while ``next_offset`` is not null.
+    One page at a time: `total` counts every matching thread; page on with
+    offset = offset + limit while `next_offset` is not null.
 
     Args:
         status: "open" (default), "awaiting_response" (your move; reply by reply_by_day) or "all"
