@@ -150,7 +150,7 @@ def test_enterprise_gate(state, params, gidx):
     cols = {
         "group": np.full(n, e1), "c_max": np.full(n, 100.0), "q_min": np.array([0.3, 0.5]),
         "q_max": np.array([0.9, 0.95]), "s_left": np.ones(n), "s_right": np.ones(n),
-        "usage_demand": np.full(n, 50.0), "seats": np.full(n, 100.0),
+        "usage_demand": np.full(n, 50.0), "seats": np.full(n, 100.0), "deal_noise": np.ones(n),
     }
     floor0 = 0.3 + 0.3 * _sig(-2.5)                      # Q_req(0) for the first: 0.3228
     assert 0.4 >= floor0 and 0.4 < 0.5
@@ -176,12 +176,42 @@ def test_a_prospect_dropped_at_the_gate_is_counted_by_its_cause(state, params, g
         "group": np.full(3, e1), "c_max": np.full(3, 100.0), "q_min": np.array([0.3, 0.5, 0.3]),
         "q_max": np.array([0.9, 0.95, 0.9]), "s_left": np.ones(3), "s_right": np.ones(3),
         "usage_demand": np.array([50.0, 50.0, 5.0]), "seats": np.array([100.0, 100.0, 1.0]),
+        "deal_noise": np.ones(3),
     }
     assert 0.4 * 1_000 / 5_000 < 0.3 + 0.3 * _sig(-2.5) <= 0.4 < 0.5 + 0.225 * _sig(-2.5)
     gated = _enterprise_gate(state, e1, cols, delivered)
     assert gated.leads.tolist() == [2]
     assert (gated.dropped_quota, gated.dropped_quality) == (1, 1)
     assert state.customers.status.tolist() == [NONE, NONE, LEAD]
+
+
+@pytest.mark.parametrize("fixed", [True, False])
+def test_the_enterprise_gate_admits_only_leads_some_price_can_win(state, params, gidx, fixed):
+    """Negotiation reads a new lead's quality clipped to [-1, 1] and times its sticky impression
+    noise (reference-notes §4.7). With the group's best plan at Del = 1.2: firm 0 (Q_req(0) =
+    1.0 + 0.25 sig(-2.5) = 1.019, noise 1.0) negotiates at 1.0 < 1.019 (the clip); firm 1
+    (Q_req(0) = 0.9 + 0.2 sig(-2.5) = 0.915, noise 0.8) at 0.8 < 0.915 (the noise); firm 2 (as
+    firm 1, noise 1.0) at 1.0 >= 0.915. The engine's gate (Del F, unclipped, no noise;
+    ``fixes.enterprise_gate_as_negotiation = false``) admits all three, though firms 0 and 1
+    could only ghost; ours admits firm 2 and counts the others as quality drops."""
+    e1 = gidx["E1"]
+    state.config = state.config.model_copy(
+        update={"fixes": state.config.fixes.model_copy(update={"enterprise_gate_as_negotiation": fixed})})
+    state.settings.quotas[:] = [1e9, 1e9, 1e9]
+    delivered = np.zeros((26, 3))
+    delivered[e1] = [0.3, 1.2, 0.4]
+    cols = {
+        "group": np.full(3, e1), "c_max": np.full(3, 100.0), "q_min": np.array([1.0, 0.9, 0.9]),
+        "q_max": np.array([1.5, 1.3, 1.3]), "s_left": np.ones(3), "s_right": np.ones(3),
+        "usage_demand": np.full(3, 1.0), "seats": np.full(3, 10.0), "deal_noise": np.array([1.0, 0.8, 1.0]),
+    }
+    floors = [1.0 + 0.25 * _sig(-2.5), 0.9 + 0.2 * _sig(-2.5)]
+    assert 1.0 < floors[0] <= 1.2 and 0.8 < floors[1] <= 1.0
+    gated = _enterprise_gate(state, e1, cols, delivered)
+    if fixed:
+        assert gated.leads.tolist() == [2] and (gated.dropped_quota, gated.dropped_quality) == (0, 2)
+    else:
+        assert gated.leads.tolist() == [0, 1, 2]
 
 
 def _leads_of_a_day(state, params, delivered):

@@ -395,3 +395,21 @@ def test_an_unknown_thread_id_is_explained_when_there_are_no_threads():
     assert env.call("get_enterprise_thread", thread_id=2).error == "Unknown thread_id 2; the only thread id is 1."
     env, _ = _env_with_leads(3)
     assert env.call("get_enterprise_thread", thread_id=0).error == "Unknown thread_id 0; thread ids run from 1 to 3."
+
+
+@pytest.mark.parametrize("fixed", [True, False])
+def test_the_counter_falls_on_an_offered_plan_some_price_can_win(ent, params, fake_rng, fixed):
+    """Plan A at $0.01 (Q = 0.30 < Q_req(0) = 0.3228: willingness 0) has the best surplus (-0.023)
+    next to plan B at $99 (0.65 - 0.90); the engine counters on A, whose counter is 0, so the lead
+    is lost (reference-notes §4.23; ``fixes.enterprise_counter_on_a_winnable_plan = false``);
+    ours counters on B at eq 41's $50.66."""
+    state, c, delivered, q_shift, c_drift = ent
+    state.config = state.config.model_copy(
+        update={"fixes": state.config.fixes.model_copy(update={"enterprise_counter_on_a_winnable_plan": fixed})})
+    delivered[E1] = [0.3, 0.65, 0.8]
+    assert 0.3 - q_req(0.01) > 0.65 - q_req(99.0) and 0.3 < q_req(0.0)
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    send_offers(state, fake_rng(normal=[0.0]), book, c, [(0, 0.01), (1, 99.0)])
+    got = evaluate_offers(state, params, book.open_by_customer[c], delivered, q_shift, c_drift)
+    assert got == (("counter", 1, 50.66) if fixed else ("decline", 0, 0.0))

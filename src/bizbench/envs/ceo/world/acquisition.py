@@ -72,9 +72,12 @@ def open_market(state: WorldState, params: Params, day: int) -> np.ndarray:
     a cancelled account (a lost or cancelled customer never returns, reference-notes §3.4) is
     no longer a prospect, so the enterprise leads of all days together never exceed the
     market. A prospect dropped at the gate (``_enterprise_gate``) engages nothing and may come
-    back. Individual groups keep the per-day cap (their saturation is eq 29's D_g).
+    back. Individual groups keep the per-day cap (their saturation is eq 29's D_g). With
+    ``fixes.enterprise_market_finite`` off, every group keeps the per-day cap (the engine).
     """
     cap = params.market_cap(day)
+    if not state.config.fixes.enterprise_market_finite:
+        return cap
     cust = state.customers
     engaged = cust.status[: cust.n] != NONE  # ENGAGED: every status but a gate-dropped prospect's
     taken = np.bincount(cust.group[: cust.n][engaged], minlength=params.n_groups)
@@ -255,13 +258,24 @@ def _enterprise_gate(state: WorldState, group: int, cols: dict[str, np.ndarray],
     the agent (docs/ceo-seat.md, "Enterprise deals"): ``quota`` when some plan's delivered quality
     alone would clear the bar but the quota it grants is below the firm's daily usage x seats,
     ``quality`` when no plan would clear it even with an unlimited quota.
+
+    With ``fixes.enterprise_gate_as_negotiation`` the quality is read as the negotiation reads a
+    new lead's (``negotiation_quality``: clipped to [-1, 1], times the firm's sticky impression
+    noise U(0.8, 1.1); reference-notes §4.7), so every lead can be won at some price; the engine
+    reads Del F unclipped and without noise, and admits leads whose only possible reply is a
+    ghost (docs/calibration.md, "Enterprise acceptance curve").
     """
     cfg = state.config
     c_max, q_min, q_max = _lead_preferences(state, group, cols)
     quality = _offered_quality(state, group, cols["usage_demand"] * cols["seats"], delivered)
+    unlimited_quality = np.broadcast_to(delivered[group][None, :], quality.shape)
+    if cfg.fixes.enterprise_gate_as_negotiation:
+        noise = cols["deal_noise"][:, None]
+        quality = np.clip(quality, -1.0, 1.0) * noise
+        unlimited_quality = np.clip(unlimited_quality, -1.0, 1.0) * noise
     floor = required_quality(np.zeros(len(c_max)), c_max, q_min, q_max, cols["s_left"], cols["s_right"], cfg.curve)
     gate = (quality >= floor[:, None]).any(axis=1)
-    unlimited = (delivered[group][None, :] >= floor[:, None]).any(axis=1)
+    unlimited = (unlimited_quality >= floor[:, None]).any(axis=1)
     idx = state.customers.append(len(c_max), cols)
     leads = idx[gate]
     state.customers.status[leads] = LEAD

@@ -168,7 +168,10 @@ def evaluate_offers(
     maximum turns stops replying ("ghost", the paper's rule). A customer whose willingness is 0
     for every offered plan (Q < Q_req(0): no price justifies the quality) gets a counter <= 0,
     which the engine turns into a silent ghost (reference-notes §4.23); here it says so
-    ("decline", same consequences as a ghost), the paper being silent on the case.
+    ("decline", same consequences as a ghost), the paper being silent on the case. The engine
+    counters on the best-surplus offer even when that plan's willingness is 0 and another offered
+    plan's is not; with ``fixes.enterprise_counter_on_a_winnable_plan`` the counter then falls to
+    the offered plan with the highest willingness.
     """
     cust = state.customers
     c = thread.customer
@@ -183,8 +186,10 @@ def evaluate_offers(
     best = int(np.argmax(surplus))
     if surplus[best] > 0:
         return "accept", int(plans[best]), float(prices[best])
-    c_max, q_min, q_max, s_left, s_right = (a[best : best + 1] for a in args)
-    ceiling = max_acceptable_price(q[best : best + 1], c_max, q_min, q_max, s_left, s_right, state.config.curve)[0]
+    ceilings = max_acceptable_price(q, *args, state.config.curve)
+    if ceilings[best] <= 0 and state.config.fixes.enterprise_counter_on_a_winnable_plan:
+        best = int(np.argmax(ceilings))
+    ceiling = ceilings[best]
     f = cust.offer_factor[c]
     counter = round(float(ceiling * (1.0 - (1.0 - f) * state.config.enterprise.counter_decay**thread.agent_turn)), 2)
     if counter <= 0:
