@@ -277,3 +277,19 @@ def test_the_agent_is_told_why_enterprise_prospects_did_not_open_talks():
     notes = [n["message"] for n in env.call("get_notifications", type="large_customer_message", since_day=2)
              .data["notifications"]]
     assert notes and all(m.startswith("New enterprise lead: customer ") for m in notes)
+
+
+def test_the_engine_lets_enterprise_leads_pass_the_market_over_the_days(state, params, gidx, add_customer):
+    """``fixes.enterprise_market_finite = false`` (the engine, reference-notes §3.3): with all 136 E3
+    firms already engaged, the day's prospects are still capped only at the day's whole market."""
+    e3 = gidx["E3"]
+    state.config = state.config.model_copy(
+        update={"fixes": state.config.fixes.model_copy(update={"enterprise_market_finite": False})})
+    state.day = 10
+    state.reputation[:] = 1.0
+    state.settings.ad_spend[e3, CHANNELS.index("linkedin")] = 1e9
+    for _ in range(136):
+        add_customer(state, group=e3, status=SUBSCRIBED, seats=10.0)
+    delivered = np.zeros((26, 3))
+    day = _leads_of_a_day(state, params, delivered)
+    assert day.expected[e3] == pytest.approx(136 * (1 + 0.1 * 10 / 365))

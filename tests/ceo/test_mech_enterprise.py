@@ -413,3 +413,62 @@ def test_the_counter_falls_on_an_offered_plan_some_price_can_win(ent, params, fa
     send_offers(state, fake_rng(normal=[0.0]), book, c, [(0, 0.01), (1, 99.0)])
     got = evaluate_offers(state, params, book.open_by_customer[c], delivered, q_shift, c_drift)
     assert got == (("counter", 1, 50.66) if fixed else ("decline", 0, 0.0))
+
+
+# ---------------------------------------------------------------------------- a simple seller closes deals
+class _SimpleSeller:
+    """The Appendix B rule-based policy plus a plain enterprise playbook, through the tools only:
+    quotas that cover a firm's usage (the gate), targeted development for E1, and every thread
+    awaiting a reply answered the same day: a counter is offered back as it stands, anything else
+    gets plan C at $30 and plan B at $18 per seat."""
+
+    def __init__(self):
+        from bizbench.envs.ceo.baselines import make_policy
+
+        self.core = make_policy("rule-based")
+
+    def act(self, env):
+        self.core.act(env)
+        assert env.call("set_usage_quotas", A=60_000.0, B=250_000.0, C=5_000_000.0).ok
+        assert env.call("set_targeted_dev_spend", targeted_spend={"S1": 6_000.0, "E1": 3_000.0}).ok
+        deals, offset = [], 0
+        while offset is not None:
+            page = env.call("list_enterprise_threads", status="awaiting_response", limit=500, offset=offset).data
+            for t in page["threads"]:
+                last = t["last_message"]
+                if last["sender"] == "customer" and last["offer"]:
+                    offers = [{"plan": last["offer"]["plan"], "price_per_seat": last["offer"]["price"]}]
+                else:
+                    offers = [{"plan": "C", "price_per_seat": 30.0}, {"plan": "B", "price_per_seat": 18.0}]
+                deals.append({"customer_id": t["customer_id"], "offerings": offers})
+            offset = page["next_offset"]
+        if deals:
+            r = env.call("send_enterprise_deal", deals=deals)
+            assert r.ok, r.error
+
+
+def test_a_simple_policy_closes_enterprise_deals_that_pay():
+    """Through the agent's tools only, on seed 1 over the first 126 days: leads open threads, counters come
+    back, offering them back closes deals (a deal_won notification each, a DEAL CLOSED turn), and
+    the won accounts pay per seat (subscription_payment rows of the E groups)."""
+    from bizbench.envs.ceo.env import CeoEnv
+
+    env = CeoEnv.from_preset("default", seed=1, horizon_days=500)
+    seller = _SimpleSeller()
+    while env.world.state.day < 120:
+        seller.act(env)
+        env.next_turn()
+    threads = env.call("list_enterprise_threads", status="all", limit=500).data["threads"]
+    accepted = [t for t in threads if t["status"] == "accepted"]
+    won = env.call("get_notifications", type="deal_won", limit=1000).data["notifications"]
+    assert len(accepted) == len(won) >= 10
+    assert all(t["last_message"]["text"].startswith("[DEAL CLOSED]") for t in accepted)
+    countered_then_won = [
+        t for t in accepted
+        if any(m["sender"] == "customer" and m["offer"]
+               for m in env.call("get_enterprise_thread", thread_id=t["thread_id"]).data["messages"])
+    ]
+    assert countered_then_won
+    paid = sum(r.cents for r in env.world.state.ledger.rows
+               if r.category == "subscription_payment" and r.group in ("E1", "E2", "E3"))
+    assert paid > 0
