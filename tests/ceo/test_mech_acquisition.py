@@ -12,10 +12,11 @@ from bizbench.envs.ceo.world.acquisition import (
     _convert_individuals,
     _enterprise_gate,
     expected_leads,
+    generate_leads,
     monthly_factor,
     saturation,
 )
-from bizbench.envs.ceo.world.customers import LEAD, LOST, NONE, SOURCE_ORGANIC
+from bizbench.envs.ceo.world.customers import CANCELLED, LEAD, LOST, NONE, SOURCE_ORGANIC, SUBSCRIBED
 
 
 def test_saturation():
@@ -149,11 +150,146 @@ def test_enterprise_gate(state, params, gidx):
     cols = {
         "group": np.full(n, e1), "c_max": np.full(n, 100.0), "q_min": np.array([0.3, 0.5]),
         "q_max": np.array([0.9, 0.95]), "s_left": np.ones(n), "s_right": np.ones(n),
-        "usage_demand": np.full(n, 50.0), "seats": np.full(n, 100.0),
+        "usage_demand": np.full(n, 50.0), "seats": np.full(n, 100.0), "deal_noise": np.ones(n),
     }
     floor0 = 0.3 + 0.3 * _sig(-2.5)                      # Q_req(0) for the first: 0.3228
     assert 0.4 >= floor0 and 0.4 < 0.5
-    leads = _enterprise_gate(state, e1, cols, delivered)
-    assert leads.tolist() == [0]
+    gated = _enterprise_gate(state, e1, cols, delivered)
+    assert gated.leads.tolist() == [0]
+    assert (gated.dropped_quota, gated.dropped_quality) == (0, 1)
     assert state.customers.status.tolist() == [LEAD, NONE]
     assert state.customers.billing_mod[0] == 12
+
+
+def test_a_prospect_dropped_at_the_gate_is_counted_by_its_cause(state, params, gidx):
+    """Ref §3.4 gate, with the cause the agent is told (docs/ceo-seat.md): prospect 0 would pass on
+    plan C (0.4 >= Q_req(0) = 0.3228) but C's quota 1,000 covers only a fifth of its 50 x 100
+    usage, so F = 0.2 -> dropped for quota; prospect 1 (Q_req(0) = 0.5228) passes on no plan
+    even with an unlimited quota -> dropped for quality; prospect 2 needs only 1 seat x 5 = 5
+    units -> a lead."""
+    e1 = gidx["E1"]
+    state.day = 12
+    state.settings.quotas[:] = [1_000.0, 1_000.0, 1_000.0]
+    delivered = np.zeros((26, 3))
+    delivered[e1] = [0.3, 0.35, 0.4]
+    cols = {
+        "group": np.full(3, e1), "c_max": np.full(3, 100.0), "q_min": np.array([0.3, 0.5, 0.3]),
+        "q_max": np.array([0.9, 0.95, 0.9]), "s_left": np.ones(3), "s_right": np.ones(3),
+        "usage_demand": np.array([50.0, 50.0, 5.0]), "seats": np.array([100.0, 100.0, 1.0]),
+        "deal_noise": np.ones(3),
+    }
+    assert 0.4 * 1_000 / 5_000 < 0.3 + 0.3 * _sig(-2.5) <= 0.4 < 0.5 + 0.225 * _sig(-2.5)
+    gated = _enterprise_gate(state, e1, cols, delivered)
+    assert gated.leads.tolist() == [2]
+    assert (gated.dropped_quota, gated.dropped_quality) == (1, 1)
+    assert state.customers.status.tolist() == [NONE, NONE, LEAD]
+
+
+@pytest.mark.parametrize("fixed", [True, False])
+def test_the_enterprise_gate_admits_only_leads_some_price_can_win(state, params, gidx, fixed):
+    """Negotiation reads a new lead's quality clipped to [-1, 1] and times its sticky impression
+    noise (reference-notes §4.7). With the group's best plan at Del = 1.2: firm 0 (Q_req(0) =
+    1.0 + 0.25 sig(-2.5) = 1.019, noise 1.0) negotiates at 1.0 < 1.019 (the clip); firm 1
+    (Q_req(0) = 0.9 + 0.2 sig(-2.5) = 0.915, noise 0.8) at 0.8 < 0.915 (the noise); firm 2 (as
+    firm 1, noise 1.0) at 1.0 >= 0.915. The engine's gate (Del F, unclipped, no noise;
+    ``fixes.enterprise_gate_as_negotiation = false``) admits all three, though firms 0 and 1
+    could only ghost; ours admits firm 2 and counts the others as quality drops."""
+    e1 = gidx["E1"]
+    state.config = state.config.model_copy(
+        update={"fixes": state.config.fixes.model_copy(update={"enterprise_gate_as_negotiation": fixed})})
+    state.settings.quotas[:] = [1e9, 1e9, 1e9]
+    delivered = np.zeros((26, 3))
+    delivered[e1] = [0.3, 1.2, 0.4]
+    cols = {
+        "group": np.full(3, e1), "c_max": np.full(3, 100.0), "q_min": np.array([1.0, 0.9, 0.9]),
+        "q_max": np.array([1.5, 1.3, 1.3]), "s_left": np.ones(3), "s_right": np.ones(3),
+        "usage_demand": np.full(3, 1.0), "seats": np.full(3, 10.0), "deal_noise": np.array([1.0, 0.8, 1.0]),
+    }
+    floors = [1.0 + 0.25 * _sig(-2.5), 0.9 + 0.2 * _sig(-2.5)]
+    assert 1.0 < floors[0] <= 1.2 and 0.8 < floors[1] <= 1.0
+    gated = _enterprise_gate(state, e1, cols, delivered)
+    if fixed:
+        assert gated.leads.tolist() == [2] and (gated.dropped_quota, gated.dropped_quality) == (0, 2)
+    else:
+        assert gated.leads.tolist() == [0, 1, 2]
+
+
+def _leads_of_a_day(state, params, delivered):
+    rngs = [np.random.default_rng(100 + g) for g in range(26)]
+    return generate_leads(state, params, np.random.default_rng(1), np.random.default_rng(2), rngs,
+                          np.zeros(26), delivered, np.ones(26), 1.0)
+
+
+def test_enterprise_leads_never_exceed_the_market_across_days(state, params, gidx, add_customer):
+    """Eq 29's cap as a finite list of firms (CEO-Bench Appendix D): E3's market on day 10 is
+    floor(136 (1 + 0.1 x 10 / 365)) = 136 firms. 130 of them are already engaged (leads,
+    customers, lost leads, cancelled accounts); 50 gate-dropped prospects engage nothing. A
+    LinkedIn budget worth ~50,000 prospects a day then brings exactly the 6 firms left, on the
+    next days none, whatever the budget, until the market's linear growth adds its 137th firm
+    on day 27 (136 x 0.1 x 27 / 365 = 1.006)."""
+    e3 = gidx["E3"]
+    state.day = 10
+    state.reputation[:] = 1.0
+    state.settings.quotas[:] = [1e12, 1e12, 1e12]
+    state.settings.ad_spend[e3, CHANNELS.index("linkedin")] = 1e9
+    delivered = np.zeros((26, 3))
+    delivered[e3] = [1.5, 1.5, 1.5]                      # every prospect clears the gate
+    for status in [LEAD, SUBSCRIBED, LOST, CANCELLED] * 32 + [LEAD, LEAD]:
+        add_customer(state, group=e3, status=status, seats=10.0)
+    for _ in range(50):
+        add_customer(state, group=e3, status=NONE, seats=10.0)
+    assert math.floor(136 * (1 + 0.1 * 10 / 365)) == 136
+    day = _leads_of_a_day(state, params, delivered)
+    assert day.expected[e3] == 6.0 and day.leads[e3] == 6
+    assert len(day.enterprise_leads) == 6
+    for d in (11, 12, 26):
+        state.day = d
+        day = _leads_of_a_day(state, params, delivered)
+        assert day.leads[e3] == 0 and len(day.enterprise_leads) == 0
+    state.day = 27
+    assert _leads_of_a_day(state, params, delivered).leads[e3] == 1
+    engaged = (state.customers.group == e3) & (state.customers.status != NONE)
+    assert engaged.sum() == 137
+
+
+def test_the_agent_is_told_why_enterprise_prospects_did_not_open_talks():
+    """The engine drops gate-failing prospects silently (reference-notes §3.4); here one notification
+    per group and day names the count and the cause (docs/ceo-seat.md "Enterprise deals"):
+    with quotas at 0 and a product good enough, every E1 prospect is a quota drop; with ample
+    quotas they become leads and nothing is said about drops."""
+    from bizbench.envs.ceo.env import CeoEnv
+
+    env = CeoEnv.from_preset("default", seed=5, horizon_days=30)
+    st = env.world.state
+    e1 = env.config.group_ids.index("E1")
+    st.bonus_group[e1] = 2.0                              # every plan's quality clears any E1 floor
+    assert env.call("set_targeted_ad_spend", targeted_spend={"linkedin": {"E1": 200_000.0}}).ok
+    assert env.call("set_usage_quotas", A=0.0, B=0.0, C=0.0).ok
+    env.next_turn(1)
+    notes = [n["message"] for n in env.call("get_notifications", type="large_customer_message").data["notifications"]]
+    prospects = int(env.world.state.customers.n)
+    assert prospects > 0 and notes == [
+        f"{prospects} enterprise prospect(s) from E1 did not open talks: {prospects} need a larger daily usage "
+        "quota than any plan whose quality suits them grants (the quota must cover usage per seat x seats)."
+    ]
+    assert env.call("set_usage_quotas", A=1e12, B=1e12, C=1e12).ok
+    env.next_turn(1)
+    notes = [n["message"] for n in env.call("get_notifications", type="large_customer_message", since_day=2)
+             .data["notifications"]]
+    assert notes and all(m.startswith("New enterprise lead: customer ") for m in notes)
+
+
+def test_the_engine_lets_enterprise_leads_pass_the_market_over_the_days(state, params, gidx, add_customer):
+    """``fixes.enterprise_market_finite = false`` (the engine, reference-notes §3.3): with all 136 E3
+    firms already engaged, the day's prospects are still capped only at the day's whole market."""
+    e3 = gidx["E3"]
+    state.config = state.config.model_copy(
+        update={"fixes": state.config.fixes.model_copy(update={"enterprise_market_finite": False})})
+    state.day = 10
+    state.reputation[:] = 1.0
+    state.settings.ad_spend[e3, CHANNELS.index("linkedin")] = 1e9
+    for _ in range(136):
+        add_customer(state, group=e3, status=SUBSCRIBED, seats=10.0)
+    delivered = np.zeros((26, 3))
+    day = _leads_of_a_day(state, params, delivered)
+    assert day.expected[e3] == pytest.approx(136 * (1 + 0.1 * 10 / 365))

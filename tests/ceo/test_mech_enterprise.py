@@ -11,6 +11,7 @@ from bizbench.envs.ceo.world.billing import take_payments
 from bizbench.envs.ceo.world.customers import CANCELLED, LEAD, LOST, SUBSCRIBED
 from bizbench.envs.ceo.world.enterprise import (
     CHURN_PREVENTION,
+    DECLINE_TEXT,
     NEW_LEAD,
     EnterpriseBook,
     evaluate_offers,
@@ -276,3 +277,198 @@ def test_enterprise_accepts_above_budget_when_quality_exceeds_q_max(ent, params,
     verdict, plan, price = evaluate_offers(state, params, book.open_by_customer[c], delivered,
                                            q_shift, c_drift)
     assert (verdict, plan, price) == ("accept", 2, 150.0)
+
+
+W_B = c_max_of_q_right(0.65)  # plan B's willingness C_max(Q = 0.65) of the ent fixture: $58.906
+
+
+@pytest.mark.parametrize(("price", "verdict"), [
+    (1.0, "accept"), (0.5 * W_B, "accept"), (W_B - 0.01, "accept"),
+    (W_B + 0.01, "counter"), (1.5 * W_B, "counter"), (99.0, "counter"), (500.0, "counter"),
+])
+def test_an_offer_below_the_customers_willingness_is_accepted_and_one_above_is_countered(
+        ent, params, fake_rng, price, verdict):
+    """The acceptance curve (docs/calibration.md "Enterprise acceptance curve"; CEO-Bench eq 39-41):
+    surplus 0.65 - Q_req(C) > 0 exactly when C < C_max(0.65) = $58.906, so offers below that
+    willingness are accepted at the offered price, and any offer above it is countered at the same
+    eq 41 price whatever its size: 58.906 (1 - 0.2 x 0.7^1) = $50.66."""
+    state, c, delivered, q_shift, c_drift = ent
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    send_offers(state, fake_rng(normal=[0.0]), book, c, [(1, price)])
+    got = evaluate_offers(state, params, book.open_by_customer[c], delivered, q_shift, c_drift)
+    if verdict == "accept":
+        assert got == ("accept", 1, price)
+    else:
+        assert got == ("counter", 1, 50.66)
+
+
+def test_counters_rise_toward_willingness_until_the_customer_stops_replying(ent, params, fake_rng):
+    """Eq 41 with gamma = 0.7 and f = 0.8 (reference-notes §4.23): an agent that keeps offering $90 on
+    plan B to a lead with 6 maximum turns hears counters at turns 1, 3 and 5 of
+    C_max (1 - 0.2 x 0.7^t) = $50.66, $54.86, $56.93 (each closer to the $58.906 willingness);
+    its fourth offer is turn 7 >= 6, so the customer stops replying and the lead is lost
+    (the paper: "if the configured maximum turn count is exceeded, the customer stops responding")."""
+    state, c, delivered, q_shift, c_drift = ent
+    state.customers.max_turns[c] = 6
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    counters = []
+    for _ in range(3):
+        out = _offer_and_reply(state, params, fake_rng, book, c, [(1, 90.0)], delivered, q_shift, c_drift)
+        assert out.countered == [c]
+        counters.append(book.open_by_customer[c].turns[-1]["offer"]["price"])
+    assert counters == pytest.approx([W_B * (1 - 0.2 * 0.7 ** t) for t in (1, 3, 5)], abs=0.006)
+    assert counters == [50.66, 54.86, 56.93] and counters[-1] < W_B
+    out = _offer_and_reply(state, params, fake_rng, book, c, [(1, 90.0)], delivered, q_shift, c_drift)
+    assert out.lost_leads == [c] and out.declined == []
+    assert book.threads[0].status == "ghosted" and book.threads[0].turns[-1]["sender"] == "agent"
+
+
+def test_accepting_the_customers_counter_closes_the_deal(ent, params, fake_rng):
+    """The counter is below the willingness (f < 1), so offering it back is accepted (eq 39-41)."""
+    state, c, delivered, q_shift, c_drift = ent
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    _offer_and_reply(state, params, fake_rng, book, c, [(1, 90.0)], delivered, q_shift, c_drift)
+    counter = book.open_by_customer[c].turns[-1]["offer"]["price"]
+    out = _offer_and_reply(state, params, fake_rng, book, c, [(1, counter)], delivered, q_shift, c_drift,
+                           process_rng=fake_rng(normal=[0.0], random=[[0.9]]))
+    assert out.won == [c] and state.customers.listed_price[c] == counter == 50.66
+
+
+def test_a_lead_that_no_price_can_satisfy_says_so_and_is_lost(ent, params, fake_rng):
+    """Eq 40 has no price when Q < Q_req(0) (0.30 < 0.3 + 0.3 sig(-2.5) = 0.3228): the engine's counter
+    is 0 and the customer ghosts silently (reference-notes §4.23); here it replies that no price
+    works at that quality, and the lead is lost with the same consequences."""
+    state, c, delivered, q_shift, c_drift = ent
+    delivered[E1] = [0.2, 0.25, 0.3]
+    assert 0.3 < q_req(0.0)
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    out = _offer_and_reply(state, params, fake_rng, book, c, [(0, 1.0), (2, 0.01)], delivered, q_shift, c_drift)
+    assert out.declined == [c] and out.lost_leads == [c] and out.countered == []
+    thread = book.threads[0]
+    assert thread.turns[-1]["sender"] == "customer" and thread.turns[-1]["text"] == DECLINE_TEXT
+    assert state.customers.status[c] == LOST and c not in book.open_by_customer
+
+
+# ---------------------------------------------------------------------------- the agent's view of threads
+def _env_with_leads(n: int):
+    from bizbench.envs.ceo.env import CeoEnv
+
+    env = CeoEnv.from_preset("default", seed=3, horizon_days=60)
+    st = env.world.state
+    g = env.config.group_ids.index("E1")
+    ids = st.customers.append(n, {"group": np.full(n, g), "status": np.full(n, LEAD), "seats": np.full(n, 40.0)})
+    for c in ids:
+        env.world.book.open_thread(int(c), NEW_LEAD, st.day, "New enterprise lead.")
+    return env, [int(c) for c in ids]
+
+
+def test_list_enterprise_threads_pages_past_500_with_an_offset():
+    """1,203 open threads: pages of 500 from offset 0, 500 and 1,000 hold every thread once, newest
+    first, and next_offset says where the next page starts (null on the last)."""
+    env, ids = _env_with_leads(1203)
+    seen, offset, pages = [], 0, []
+    while offset is not None:
+        r = env.call("list_enterprise_threads", limit=500, offset=offset)
+        assert r.ok, r.error
+        assert r.data["total"] == 1203 and r.data["offset"] == offset
+        seen += [t["customer_id"] for t in r.data["threads"]]
+        pages.append(len(r.data["threads"]))
+        offset = r.data["next_offset"]
+    assert pages == [500, 500, 203]
+    assert seen == ids[::-1]
+    assert env.call("list_enterprise_threads", offset=5000).data == {
+        "threads": [], "total": 1203, "offset": 5000, "next_offset": None}
+    bad = env.call("list_enterprise_threads", offset=-1)
+    assert not bad.ok and "offset" in bad.error
+
+
+def test_an_unknown_thread_id_is_explained_when_there_are_no_threads():
+    """The error names the argument and what exists, never "threads are numbered 1-0"."""
+    env, _ = _env_with_leads(0)
+    r = env.call("get_enterprise_thread", thread_id=1)
+    assert not r.ok and r.error == "Unknown thread_id 1: there are no negotiation threads yet."
+    env, _ = _env_with_leads(1)
+    assert env.call("get_enterprise_thread", thread_id=2).error == "Unknown thread_id 2; the only thread id is 1."
+    env, _ = _env_with_leads(3)
+    assert env.call("get_enterprise_thread", thread_id=0).error == "Unknown thread_id 0; thread ids run from 1 to 3."
+
+
+@pytest.mark.parametrize("fixed", [True, False])
+def test_the_counter_falls_on_an_offered_plan_some_price_can_win(ent, params, fake_rng, fixed):
+    """Plan A at $0.01 (Q = 0.30 < Q_req(0) = 0.3228: willingness 0) has the best surplus (-0.023)
+    next to plan B at $99 (0.65 - 0.90); the engine counters on A, whose counter is 0, so the lead
+    is lost (reference-notes §4.23; ``fixes.enterprise_counter_on_a_winnable_plan = false``);
+    ours counters on B at eq 41's $50.66."""
+    state, c, delivered, q_shift, c_drift = ent
+    state.config = state.config.model_copy(
+        update={"fixes": state.config.fixes.model_copy(update={"enterprise_counter_on_a_winnable_plan": fixed})})
+    delivered[E1] = [0.3, 0.65, 0.8]
+    assert 0.3 - q_req(0.01) > 0.65 - q_req(99.0) and 0.3 < q_req(0.0)
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    send_offers(state, fake_rng(normal=[0.0]), book, c, [(0, 0.01), (1, 99.0)])
+    got = evaluate_offers(state, params, book.open_by_customer[c], delivered, q_shift, c_drift)
+    assert got == (("counter", 1, 50.66) if fixed else ("decline", 0, 0.0))
+
+
+# ---------------------------------------------------------------------------- a simple seller closes deals
+class _SimpleSeller:
+    """The Appendix B rule-based policy plus a plain enterprise playbook, through the tools only:
+    quotas that cover a firm's usage (the gate), targeted development for E1, and every thread
+    awaiting a reply answered the same day: a counter is offered back as it stands, anything else
+    gets plan C at $30 and plan B at $18 per seat."""
+
+    def __init__(self):
+        from bizbench.envs.ceo.baselines import make_policy
+
+        self.core = make_policy("rule-based")
+
+    def act(self, env):
+        self.core.act(env)
+        assert env.call("set_usage_quotas", A=60_000.0, B=250_000.0, C=5_000_000.0).ok
+        assert env.call("set_targeted_dev_spend", targeted_spend={"S1": 6_000.0, "E1": 3_000.0}).ok
+        deals, offset = [], 0
+        while offset is not None:
+            page = env.call("list_enterprise_threads", status="awaiting_response", limit=500, offset=offset).data
+            for t in page["threads"]:
+                last = t["last_message"]
+                if last["sender"] == "customer" and last["offer"]:
+                    offers = [{"plan": last["offer"]["plan"], "price_per_seat": last["offer"]["price"]}]
+                else:
+                    offers = [{"plan": "C", "price_per_seat": 30.0}, {"plan": "B", "price_per_seat": 18.0}]
+                deals.append({"customer_id": t["customer_id"], "offerings": offers})
+            offset = page["next_offset"]
+        if deals:
+            r = env.call("send_enterprise_deal", deals=deals)
+            assert r.ok, r.error
+
+
+def test_a_simple_policy_closes_enterprise_deals_that_pay():
+    """Through the agent's tools only, on seed 1 over the first 126 days: leads open threads, counters come
+    back, offering them back closes deals (a deal_won notification each, a DEAL CLOSED turn), and
+    the won accounts pay per seat (subscription_payment rows of the E groups)."""
+    from bizbench.envs.ceo.env import CeoEnv
+
+    env = CeoEnv.from_preset("default", seed=1, horizon_days=500)
+    seller = _SimpleSeller()
+    while env.world.state.day < 120:
+        seller.act(env)
+        env.next_turn()
+    threads = env.call("list_enterprise_threads", status="all", limit=500).data["threads"]
+    accepted = [t for t in threads if t["status"] == "accepted"]
+    won = env.call("get_notifications", type="deal_won", limit=1000).data["notifications"]
+    assert len(accepted) == len(won) >= 10
+    assert all(t["last_message"]["text"].startswith("[DEAL CLOSED]") for t in accepted)
+    countered_then_won = [
+        t for t in accepted
+        if any(m["sender"] == "customer" and m["offer"]
+               for m in env.call("get_enterprise_thread", thread_id=t["thread_id"]).data["messages"])
+    ]
+    assert countered_then_won
+    paid = sum(r.cents for r in env.world.state.ledger.rows
+               if r.category == "subscription_payment" and r.group in ("E1", "E2", "E3"))
+    assert paid > 0

@@ -368,6 +368,9 @@ class EngineFixes(_Strict):
     tenure_in_negotiation: bool = True
     enterprise_involuntary_churn: bool = True
     surge_starts_on_roll_day: bool = True
+    enterprise_market_finite: bool = True
+    enterprise_gate_as_negotiation: bool = True
+    enterprise_counter_on_a_winnable_plan: bool = True
 
 
 class CeoConfig(_Strict):

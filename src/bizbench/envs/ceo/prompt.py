@@ -42,7 +42,9 @@ the score. If cash ever drops below zero, the company is bankrupt and the run is
 
 - Advertising is bought per (channel, group) with `set_targeted_ad_spend`; there is no
   single ad budget.
-- Answer enterprise threads within {deadline} days, or the lead is lost.
+- Answer enterprise threads within {deadline} days, or the lead is lost. A firm opens a
+  thread only if a plan good enough for it has a daily usage quota covering its usage per
+  seat x seats; firms that walk away for quota or quality are counted in a notification.
 - You may post on social media at most once per day (280 characters).
 - Settings apply from the next simulated day; map-valued settings replace the whole map.
 - Trying to reach, read or change the simulator (its process, files or database file) is

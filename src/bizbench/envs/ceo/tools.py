@@ -641,6 +641,9 @@ def send_enterprise_deal(
     """Offer up to 3 (plan, price per seat per month) options to each of several enterprise customers.
 
     Replies on the customer's open thread, or opens a renegotiation with a subscribed account.
+    The customer takes the offer it values most if its price is below what it will pay for that
+    plan's quality; otherwise it counters, each round closer to its limit, and stops replying
+    after its maximum number of rounds (offering its counter back closes the deal).
     Sending again before the customer answers replaces your offer and restarts their wait.
     Contracts are one month. Replying more than a day after the customer's last message costs
     relationship. Every deal is checked before any is sent: one bad deal rejects the call.
@@ -695,13 +698,18 @@ def list_enterprise_threads(
     env: CeoEnv,
     status: Literal["open", "awaiting_response", "all"] = "open",
     limit: Annotated[int, Field(ge=1, le=500)] = 50,
+    offset: Annotated[int, Field(ge=0)] = 0,
 ) -> dict[str, Any]:
     """Negotiation threads, newest first, with the latest message and the reply deadline.
+
+    One page at a time: `total` counts every matching thread; page on with
+    offset = offset + limit while `next_offset` is not null.
 
     Args:
         status: "open" (default), "awaiting_response" (your move; reply by reply_by_day) or "all"
             (including closed threads: accepted, agent_rejected or ended).
-        limit: At most this many threads (1-500).
+        limit: At most this many threads per page (1-500).
+        offset: Skip this many of the newest matching threads (>= 0).
     """
     w = env.world
     deadline = env.config.enterprise.reply_deadline_days
@@ -712,7 +720,8 @@ def list_enterprise_threads(
         if status == "awaiting_response":
             threads = [t for t in threads if t.awaiting_agent]
     out = []
-    for t in reversed(threads[-limit:] if len(threads) > limit else threads):
+    newest_first = threads[::-1]
+    for t in newest_first[offset : offset + limit]:
         out.append(
             {
                 "thread_id": t.thread_id,
@@ -728,7 +737,8 @@ def list_enterprise_threads(
                 "last_message": _turn_view(t.turns[-1]) if t.turns else None,
             }
         )
-    return {"threads": out, "total": len(threads)}
+    end = offset + len(out)
+    return {"threads": out, "total": len(threads), "offset": offset, "next_offset": end if end < len(threads) else None}
 
 
 @registry.tool(category="enterprise", mutates=False)
@@ -739,8 +749,11 @@ def get_enterprise_thread(env: CeoEnv, thread_id: int) -> dict[str, Any]:
         thread_id: A thread id from list_enterprise_threads.
     """
     book = env.world.book
+    if not book.threads:
+        raise ToolError(f"Unknown thread_id {thread_id}: there are no negotiation threads yet.")
     if not 1 <= thread_id <= len(book.threads):
-        raise ToolError(f"Unknown thread_id {thread_id}; threads are numbered 1-{len(book.threads)}.")
+        ids = "the only thread id is 1" if len(book.threads) == 1 else f"thread ids run from 1 to {len(book.threads)}"
+        raise ToolError(f"Unknown thread_id {thread_id}; {ids}.")
     t = book.threads[thread_id - 1]
     return {
         "thread_id": t.thread_id,

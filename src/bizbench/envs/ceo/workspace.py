@@ -41,8 +41,17 @@ company is bankrupt and the run ends.
   The live values drift every month.
 - Quality comes from development spend (global or targeted per group), R&D projects and the
   model tier serving each plan; capacity must keep up with usage or service degrades.
-- Enterprise leads negotiate: answer their threads within {deadline} days with up to 3
-  (plan, price per seat) offers, or they are lost. Replying late costs goodwill.
+- Enterprise firms negotiate. A prospect firm opens talks (a `new_lead` thread) only if one
+  of your plans has good enough quality for it at some price and that plan's daily usage
+  quota covers the firm's whole usage (usage per seat x seats); otherwise it walks away,
+  and a `large_customer_message` notification says how many did and why (quota or quality).
+  Each firm is one of a finite market: a firm already a lead, a customer, lost or gone
+  does not come back as a new lead.
+- Answer a thread within {deadline} days with up to 3 (plan, price per seat) offers, or the
+  lead is lost. An offer below what the firm will pay for that plan's quality is accepted;
+  above it the firm counters, each round closer to its limit, and stops replying after its
+  maximum number of rounds. Offering its counter back closes the deal. Sending again
+  before it answers replaces your offer and restarts its wait. Replying late costs goodwill.
 - Customers talk about you in public posts (`get_social_posts`). You may post once per turn
   (280 characters); groups that find a post compelling send more leads for a few days.
 - The economy moves in cycles (PMI readings are published monthly) and competitors launch

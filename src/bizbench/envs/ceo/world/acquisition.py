@@ -7,7 +7,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from bizbench.envs.ceo.world.curve import required_quality
-from bizbench.envs.ceo.world.customers import LEAD, LOST, SOURCE_NETWORK, SOURCE_ORGANIC, SUBSCRIBED
+from bizbench.envs.ceo.world.customers import (
+    CANCELLED,
+    LEAD,
+    LOST,
+    NONE,
+    SOURCE_NETWORK,
+    SOURCE_ORGANIC,
+    SUBSCRIBED,
+)
 from bizbench.envs.ceo.world.params import MACRO_LEAD, Params
 from bizbench.envs.ceo.world.promotions import lead_promotion, ongoing_promotion
 from bizbench.envs.ceo.world.quality import quota_factor
@@ -24,6 +32,8 @@ class LeadsDay:
     lost: np.ndarray  # individual leads that did not subscribe
     enterprise_leads: np.ndarray  # enterprise prospects that became leads (need a thread)
     expected: np.ndarray  # lambda_g
+    dropped_quota: np.ndarray  # per group: enterprise prospects some plan would win but for its quota
+    dropped_quality: np.ndarray  # per group: enterprise prospects no plan's quality wins, whatever the quota
 
 
 def monthly_factor(state: WorldState, day: int) -> float:
@@ -50,12 +60,42 @@ def channel_noise(state: WorldState, rng: np.random.Generator) -> None:
     state.channel_leads = np.maximum(0.0, v + rng.normal(0.0, 1.0, v.shape) * frac * v)
 
 
+ENGAGED = (LEAD, SUBSCRIBED, CANCELLED, LOST)
+
+
+def open_market(state: WorldState, params: Params, day: int) -> np.ndarray:
+    """Prospects a group can still send on ``day``: the market cap less, for enterprise groups, the firms
+    already engaged.
+
+    An enterprise market is a finite list of cap_g(d) firms (CEO-Bench Appendix D counts N_g
+    firms per enterprise group; eq 29's cap). A firm that is a lead, a customer, a lost lead or
+    a cancelled account (a lost or cancelled customer never returns, reference-notes §3.4) is
+    no longer a prospect, so the enterprise leads of all days together never exceed the
+    market. A prospect dropped at the gate (``_enterprise_gate``) engages nothing and may come
+    back. Individual groups keep the per-day cap (their saturation is eq 29's D_g). With
+    ``fixes.enterprise_market_finite`` off, every group keeps the per-day cap (the engine).
+    """
+    cap = params.market_cap(day)
+    if not state.config.fixes.enterprise_market_finite:
+        return cap
+    cust = state.customers
+    engaged = cust.status[: cust.n] != NONE  # ENGAGED: every status but a gate-dropped prospect's
+    taken = np.bincount(cust.group[: cust.n][engaged], minlength=params.n_groups)
+    return np.where(params.is_ent, np.maximum(0.0, np.floor(cap) - taken), cap)
+
+
 def expected_leads(
-    state: WorldState, params: Params, counts: np.ndarray, social: np.ndarray, surge: float
+    state: WorldState,
+    params: Params,
+    counts: np.ndarray,
+    social: np.ndarray,
+    surge: float,
+    room: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """lambda_g = R D W Mo M_lead A Z (sum_c x_cg L_cg / 1000 + sum_h N_h NET[h,g]) (eq 28).
 
-    Returns (lambda, channel part [g, c], network part [g]) for discovered groups only.
+    Returns (lambda, channel part [g, c], network part [g]) for discovered groups only, each
+    lambda at most ``room`` (``open_market``; the whole market cap when not given).
     """
     a = state.config.acquisition
     d = state.day
@@ -72,8 +112,9 @@ def expected_leads(
         * surge
     )
     lam = np.where(disc, np.maximum(0.0, factor * (channel.sum(axis=1) + network)), 0.0)
-    # Guard, never binding in play: no group sends more leads in a day than its whole market.
-    lam = np.minimum(lam, params.market_cap(d))
+    # No group sends more prospects than it has left: the day's market cap for individual
+    # groups, the firms not yet engaged for enterprise groups (open_market).
+    lam = np.minimum(lam, params.market_cap(d) if room is None else room)
     return lam, channel, network
 
 
@@ -88,11 +129,18 @@ def generate_leads(
     social: np.ndarray,
     surge: float,
 ) -> LeadsDay:
-    """Poisson leads per discovered group, source attribution, then conversion (eq 29; reference-notes §3.3-3.4)."""
-    lam, channel, network = expected_leads(state, params, counts, social, surge)
-    leads = rng_leads.poisson(lam)
+    """Poisson leads per discovered group, source attribution, then conversion (eq 29; reference-notes §3.3-3.4).
+
+    A group's realised prospects never exceed its open market (``open_market``), so the
+    enterprise market cap holds across days.
+    """
+    room = open_market(state, params, state.day)
+    lam, channel, network = expected_leads(state, params, counts, social, surge, room)
+    leads = np.minimum(rng_leads.poisson(lam), room.astype(np.int64))
     channel_leads = np.zeros((params.n_groups, N_CHANNELS), dtype=np.int64)
     new_subs, lost, ent_leads = [], [], []
+    dropped_quota = np.zeros(params.n_groups, dtype=np.int64)
+    dropped_quality = np.zeros(params.n_groups, dtype=np.int64)
     for g in np.flatnonzero(leads):
         weights = np.append(channel[g], network[g])
         total = weights.sum()
@@ -106,7 +154,9 @@ def generate_leads(
         cols = sample_customers(group_streams[g], state, params, int(g), int(leads[g]))
         cols["source"] = sources
         if params.is_ent[g]:
-            ent_leads.append(_enterprise_gate(state, int(g), cols, delivered))
+            gated = _enterprise_gate(state, int(g), cols, delivered)
+            ent_leads.append(gated.leads)
+            dropped_quota[g], dropped_quality[g] = gated.dropped_quota, gated.dropped_quality
         else:
             subs, gone = _convert_individuals(state, params, rng_conversion, int(g), cols, delivered)
             new_subs.append(subs)
@@ -119,6 +169,8 @@ def generate_leads(
         lost=np.concatenate(lost) if lost else empty,
         enterprise_leads=np.concatenate(ent_leads) if ent_leads else empty,
         expected=lam,
+        dropped_quota=dropped_quota,
+        dropped_quality=dropped_quality,
     )
 
 
@@ -189,16 +241,43 @@ def _convert_individuals(
     return subs, gone
 
 
-def _enterprise_gate(state: WorldState, group: int, cols: dict[str, np.ndarray], delivered: np.ndarray) -> np.ndarray:
-    """An enterprise prospect becomes a lead if some plan's quality clears Q_req(0) (reference-notes §3.4);
-    otherwise it is dropped silently (a customer row with no subscription)."""
+@dataclass
+class Gate:
+    """The enterprise gate's outcome for one group's prospects of a day."""
+
+    leads: np.ndarray  # customer indices that became leads
+    dropped_quota: int  # dropped, but some plan would pass with a quota covering usage x seats
+    dropped_quality: int  # dropped: no plan passes even with an unlimited quota
+
+
+def _enterprise_gate(state: WorldState, group: int, cols: dict[str, np.ndarray], delivered: np.ndarray) -> Gate:
+    """An enterprise prospect becomes a lead if some plan's quality Del_{g,p} F(quota_p, u seats) clears
+    Q_req(0) (reference-notes §3.4); otherwise it is dropped (a customer row with no subscription).
+
+    The engine drops prospects silently; here the drops are counted by cause so the world can tell
+    the agent (docs/ceo-seat.md, "Enterprise deals"): ``quota`` when some plan's delivered quality
+    alone would clear the bar but the quota it grants is below the firm's daily usage x seats,
+    ``quality`` when no plan would clear it even with an unlimited quota.
+
+    With ``fixes.enterprise_gate_as_negotiation`` the quality is read as the negotiation reads a
+    new lead's (``negotiation_quality``: clipped to [-1, 1], times the firm's sticky impression
+    noise U(0.8, 1.1); reference-notes §4.7), so every lead can be won at some price; the engine
+    reads Del F unclipped and without noise, and admits leads whose only possible reply is a
+    ghost (docs/calibration.md, "Enterprise acceptance curve").
+    """
     cfg = state.config
     c_max, q_min, q_max = _lead_preferences(state, group, cols)
     quality = _offered_quality(state, group, cols["usage_demand"] * cols["seats"], delivered)
+    unlimited_quality = np.broadcast_to(delivered[group][None, :], quality.shape)
+    if cfg.fixes.enterprise_gate_as_negotiation:
+        noise = cols["deal_noise"][:, None]
+        quality = np.clip(quality, -1.0, 1.0) * noise
+        unlimited_quality = np.clip(unlimited_quality, -1.0, 1.0) * noise
     floor = required_quality(np.zeros(len(c_max)), c_max, q_min, q_max, cols["s_left"], cols["s_right"], cfg.curve)
     gate = (quality >= floor[:, None]).any(axis=1)
+    unlimited = (unlimited_quality >= floor[:, None]).any(axis=1)
     idx = state.customers.append(len(c_max), cols)
     leads = idx[gate]
     state.customers.status[leads] = LEAD
     state.customers.billing_mod[leads] = state.day % 30
-    return leads
+    return Gate(leads, int((~gate & unlimited).sum()), int((~gate & ~unlimited).sum()))

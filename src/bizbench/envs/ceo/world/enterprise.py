@@ -22,6 +22,7 @@ from bizbench.envs.ceo.world.state import WorldState
 from bizbench.envs.ceo.world.usage import draw_usage_rate, weekly_factor
 
 NEW_LEAD, CHURN_PREVENTION, PLAN_CHANGE, RENEGOTIATION = "new_lead", "churn_prevention", "plan_change", "renegotiation"
+DECLINE_TEXT = "We are ending these talks: at the quality we see, no price on the plans offered works for us."
 
 
 @dataclass
@@ -47,7 +48,7 @@ class Thread:
     next_reply_day: int | None = None
     offers: list[tuple[int, float]] = field(default_factory=list)
     agent_turn: int = 0  # turn number of the agent's latest message in the thread
-    status: str = "open"  # open, accepted, agent_rejected, timeout, ghosted, customer_churned
+    status: str = "open"  # open, accepted, agent_rejected, timeout, ghosted, declined, customer_churned
     message_ids: MessageIds = field(default_factory=MessageIds, repr=False, compare=False)  # shared by the book
 
     def add_turn(self, sender: str, day: int, text: str, offer: Any = None) -> None:
@@ -97,6 +98,7 @@ class EnterpriseDay:
     churned: list[int] = field(default_factory=list)  # timeout or ghost churns (damage + posts)
     countered: list[int] = field(default_factory=list)
     opened: list[int] = field(default_factory=list)
+    declined: list[int] = field(default_factory=list)  # said no price works at the quality they see
 
 
 def negotiation_quality(
@@ -155,11 +157,21 @@ def evaluate_offers(
     q_shift: np.ndarray,
     c_drift: np.ndarray,
 ) -> tuple[str, int, float]:
-    """Customer's reply to the agent's offers: ("accept"|"counter"|"ghost", plan, price).
+    """Customer's reply to the agent's offers: ("accept"|"counter"|"ghost"|"decline", plan, price).
 
-    Surplus = Q_perc - Q_req(price) (eq 39; one-month contracts, so no lock-in term). The best
-    positive offer is accepted; otherwise the counter is C_max(Q) (1 - (1 - f) 0.7^t) (eq 40-41),
-    and a customer past its maximum turns, or with a counter <= 0, stops replying.
+    The acceptance curve (docs/calibration.md, "Enterprise acceptance curve"). Surplus =
+    Q_perc - Q_req(price) (CEO-Bench eq 39; one-month contracts, so no lock-in term), so an offer
+    is accepted exactly when its price is below the customer's willingness C_max(Q) (eq 40) for
+    that plan, or when Q exceeds q_max (then any price is). Otherwise the best offer is countered
+    at C_max(Q) (1 - (1 - f) 0.7^t) (eq 41: f ~ N(0.75, 0.05) clipped to [0.5, 0.95], t the
+    thread turn of the agent's latest message; reference-notes §4.23). A customer past its
+    maximum turns stops replying ("ghost", the paper's rule). A customer whose willingness is 0
+    for every offered plan (Q < Q_req(0): no price justifies the quality) gets a counter <= 0,
+    which the engine turns into a silent ghost (reference-notes §4.23); here it says so
+    ("decline", same consequences as a ghost), the paper being silent on the case. The engine
+    counters on the best-surplus offer even when that plan's willingness is 0 and another offered
+    plan's is not; with ``fixes.enterprise_counter_on_a_winnable_plan`` the counter then falls to
+    the offered plan with the highest willingness.
     """
     cust = state.customers
     c = thread.customer
@@ -174,12 +186,14 @@ def evaluate_offers(
     best = int(np.argmax(surplus))
     if surplus[best] > 0:
         return "accept", int(plans[best]), float(prices[best])
-    c_max, q_min, q_max, s_left, s_right = (a[best : best + 1] for a in args)
-    ceiling = max_acceptable_price(q[best : best + 1], c_max, q_min, q_max, s_left, s_right, state.config.curve)[0]
+    ceilings = max_acceptable_price(q, *args, state.config.curve)
+    if ceilings[best] <= 0 and state.config.fixes.enterprise_counter_on_a_winnable_plan:
+        best = int(np.argmax(ceilings))
+    ceiling = ceilings[best]
     f = cust.offer_factor[c]
     counter = round(float(ceiling * (1.0 - (1.0 - f) * state.config.enterprise.counter_decay**thread.agent_turn)), 2)
     if counter <= 0:
-        return "ghost", -1, 0.0
+        return "decline", int(plans[best]), 0.0
     return "counter", int(plans[best]), counter
 
 
@@ -299,7 +313,10 @@ def process_day(
             thread.next_reply_day = None
             out.countered.append(c)
         else:
-            book.close(thread, "ghosted")
+            if verdict == "decline":
+                thread.add_turn("customer", d, DECLINE_TEXT)
+                out.declined.append(c)
+            book.close(thread, "declined" if verdict == "decline" else "ghosted")
             if thread.kind == NEW_LEAD:
                 state.customers.status[c] = LOST
                 out.lost_leads.append(c)

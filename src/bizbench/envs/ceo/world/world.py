@@ -195,7 +195,8 @@ class World:
         for c in ent.won:
             self.notify("deal_won", f"Deal closed with customer {c}")
         for c in ent.lost_leads:
-            self.notify("lead_lost", f"Lead lost: customer {c}")
+            why = " (declined: no price works for them at the quality they see)" if c in ent.declined else ""
+            self.notify("lead_lost", f"Lead lost: customer {c}{why}")
         for c in ent.opened:
             self.notify("large_customer_message", f"Enterprise customer {c} opened a thread")
         for c in ent.countered:
@@ -221,6 +222,7 @@ class World:
         for c in leads.enterprise_leads:
             self.book.open_thread(int(c), enterprise.NEW_LEAD, d, "New enterprise lead.")
             self.notify("large_customer_message", f"New enterprise lead: customer {int(c)}")
+        self._notify_dropped_prospects(leads)
         n_leads = int(leads.leads.sum())
         if n_leads:
             st.ledger.post(
@@ -294,6 +296,30 @@ class World:
             plan = int(cust.plan[r["customer"]])
             r["plan"] = PLANS[plan] if plan >= 0 else None
         self.feed.customer_posts(self.state.day, records)
+
+    def _notify_dropped_prospects(self, leads: acquisition.LeadsDay) -> None:
+        """One notification per enterprise group whose prospects did not open talks today, by cause.
+
+        The engine drops them silently (reference-notes §3.4); a sales team hears why a firm walks
+        away, so the agent is told the count and the cause (docs/ceo-seat.md, "Enterprise deals"),
+        never a firm's own usage or thresholds (docs/principles.md principle 3).
+        """
+        for g in np.flatnonzero(leads.dropped_quota + leads.dropped_quality):
+            quota, qual = int(leads.dropped_quota[g]), int(leads.dropped_quality[g])
+            parts = []
+            if quota:
+                parts.append(
+                    f"{quota} need a larger daily usage quota than any plan whose quality suits them grants "
+                    "(the quota must cover usage per seat x seats)"
+                )
+            if qual:
+                parts.append(f"{qual} found no plan's quality good enough at any price")
+            self.notify(
+                "large_customer_message",
+                f"{quota + qual} enterprise prospect(s) from {self.config.groups[g].id} did not open talks: "
+                + "; ".join(parts)
+                + ".",
+            )
 
     def _competitor_posts(self, rng: np.random.Generator) -> None:
         """Two posts a day while an event's window is open, with a noisy size (reference-notes §4.12)."""
