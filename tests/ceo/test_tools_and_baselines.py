@@ -80,8 +80,7 @@ def played_env() -> CeoEnv:
 
 
 BAD_CALLS: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
-    ("set_prices", {"A": -5.0}, ("'A'", "> 0")),
-    ("set_prices", {"A": 0.0}, ("'A'", "> 0")),
+    ("set_prices", {"A": -5.0}, ("'A'", ">= 0")),
     ("set_prices", {}, ("at least one",)),
     ("set_model_tiers", {"A": 0}, ("'A'", ">= 1")),
     ("set_model_tiers", {"B": 6}, ("'B'", "<= 5")),
