@@ -23,7 +23,7 @@ from bizbench.core.registry import ToolResult
 from bizbench.envs.yc import views
 from bizbench.envs.yc.config import YcConfig, load_config
 from bizbench.envs.yc.evaluation import evaluation
-from bizbench.envs.yc.tools import registry
+from bizbench.envs.yc.tools import registry, registry_for
 from bizbench.envs.yc.world.tasks import ACTIVE, CANCELLED, FAILED, SUCCEEDED
 from bizbench.envs.yc.world.world import YcWorld
 
@@ -46,6 +46,7 @@ class YcEnv(EnvBase):
         files: Path | None = None,  # noqa: ARG002 - the contract's; yc keeps no agent-visible files
     ) -> None:
         self.world = YcWorld(config, self._begin(config, seed, preset, preset_hash, secret))
+        self.registry = registry_for(config)  # descriptions state this config's limits and fees
         self._events_seen = 0  # world.log entries already reported by status_summary
         self._metrics: list[dict[str, Any]] = []  # one row per turn (successful sim resume), not yet taken
         self._metrics_events = 0  # world.log entries already in a metrics row
