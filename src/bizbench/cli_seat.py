@@ -17,7 +17,8 @@ from rich.console import Console
 
 __all__ = ["SESSION_CONTEXT", "add_session_commands", "serve"]
 
-SESSION_CONTEXT = {"allow_extra_args": True, "ignore_unknown_options": True}
+#: the words (``--help`` too) go to the session, which answers every one with JSON
+SESSION_CONTEXT = {"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []}
 #: files of a session's record: a run directory holding one of them holds a run already
 RECORD = ("actions.jsonl", "metrics.jsonl", "result.json", "ledger.csv")
 
@@ -130,15 +131,16 @@ def _control_token(run: Path) -> str:
 def _session_command(env_id: str) -> Any:
     def command(
         ctx: typer.Context,
-        session: str = typer.Option(..., help="Session directory (holds no hidden state)."),
+        session: str | None = typer.Option(None, help="Session directory (holds no hidden state)."),
     ) -> None:
-        from bizbench.cli_session import run_session_command
+        from bizbench.cli_session import run_session_command  # no --session: a JSON error too
 
         raise typer.Exit(run_session_command(env_id, session, list(ctx.args)))
 
     command.__doc__ = (
         f"Run one {env_id} command on a session: `sim init --seed N [--preset P] [--horizon H]`, then "
-        f"its tools as words (`bizbench tools {env_id}`). Prints only JSON on stdout; an error is "
+        f"its tools as words (`bizbench tools {env_id}`; `help`, `rules`, `sim result`). Prints only JSON on "
+        "stdout; an error is "
         '{"error": ...} with exit status 1.'
     )
     return command

@@ -362,3 +362,100 @@ def test_a_held_out_session_needs_its_secret_to_replay(tmp_path: Path, monkeypat
     monkeypatch.setenv("BIZBENCH_SEED_SECRET", "k2")
     with pytest.raises(SessionLogError, match="SEED_SECRET"):
         _replayed(cs.state_dir, repair=False)
+
+
+def _entry(state: Path, *argv: str) -> tuple[int, Any]:
+    """The console script's answer (``bizbench.entry``, the fast path agents call)."""
+    env = dict(os.environ, BIZBENCH_STATE_DIR=str(state))
+    proc = subprocess.run(
+        [sys.executable, "-m", "bizbench.entry", *argv], capture_output=True, text=True, timeout=60, env=env
+    )
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 1, proc.stdout + proc.stderr  # one JSON document, never a usage screen
+    return proc.returncode, json.loads(lines[0])
+
+
+def test_help_lists_every_command_and_gives_one_commands_flags_as_json(session: tuple[Path, Path]) -> None:
+    d, state = session
+    for answer in (_yc(d, state, "help"), _entry(state, "yc", "--session", str(d), "help")):
+        assert answer[0] == 0
+        listed = [c["command"] for c in answer[1]["commands"]]
+        assert {"task accept", "scratchpad write", "help [COMMAND]", "rules", "sim result"} <= set(listed)
+    by_help = _entry(state, "yc", "--session", str(d), "help", "task", "cancel")
+    by_flag = _entry(state, "yc", "--session", str(d), "task", "cancel", "--task-id", "Task-1", "--help")
+    assert by_help == by_flag == _yc(d, state, "task", "cancel", "--help")  # the typer path gives JSON too
+    rc, out = by_help
+    assert rc == 0 and out["command"] == "task cancel" and "35 %" in out["description"]
+    assert [f["flag"] for f in out["flags"]] == ["--task-id", "--reason"]
+    rc, out = _entry(state, "yc", "--session", str(d), "help", "fly")
+    assert rc == 1 and "Unknown command: fly" in out["error"]
+
+
+def test_rules_are_the_seats_instructions_with_the_sessions_prefix(session: tuple[Path, Path]) -> None:
+    d, state = session
+    rc, out = _yc(d, state, "rules")
+    assert rc == 0 and "You are the CEO of an AI services startup" in out["rules"]
+    assert f"`bizbench yc --session {d} market browse`" in out["rules"]
+
+
+def test_the_unknown_command_list_names_sim_init_and_the_session_commands(session: tuple[Path, Path]) -> None:
+    d, state = session
+    rc, out = _yc(d, state, "fly", "away")
+    assert rc == 1
+    for command in ("sim init --seed N", "sim result", "help [COMMAND]", "rules", "task accept"):
+        assert command in out["error"]
+
+
+def test_a_missing_session_directory_is_a_json_error(tmp_path: Path) -> None:
+    for argv in (("yc", "task", "list"), ("yc", "--session"), ("yc", "--session="), ("yc",)):
+        rc, out = _entry(tmp_path, *argv)
+        assert rc == 1 and "--session DIR is missing" in out["error"], argv
+    proc = subprocess.run([sys.executable, "-m", "bizbench.cli", "yc", "task", "list"], capture_output=True, text=True,
+                          timeout=60, env=dict(os.environ, BIZBENCH_STATE_DIR=str(tmp_path)))  # fmt: skip
+    assert proc.returncode == 1 and "--session DIR is missing" in json.loads(proc.stdout)["error"]
+
+
+def test_a_flag_given_twice_is_refused_naming_it_and_changes_nothing(session: tuple[Path, Path]) -> None:
+    d, state = session
+    before = _yc(d, state, "scratchpad", "read")[1]
+    rc, out = _yc(d, state, "scratchpad", "write", "--content", "a", "--content", "b")
+    assert rc == 1 and "--content is given twice" in out["error"]
+    assert _yc(d, state, "scratchpad", "read")[1] == before
+    rc, out = _yc(d, state, "sim", "init", "--seed", "1", "--seed", "2")
+    assert rc == 1 and "--seed is given twice" in out["error"]
+    assert _yc(d, state, "scratchpad", "read")[1] == before  # the session was not replaced
+
+
+@pytest.mark.parametrize(
+    ("flags", "needle"),
+    [
+        (("--seed", "9" * 30), "--seed must lie within +/-9223372036854775807"),
+        (("--seed", "1", "--horizon", "9" * 30), "--horizon must lie within +/-9223372036854775807"),
+        (("--seed", "1", "--horizon", "999999"), "--horizon must be a whole number of months from 1 to 120"),
+    ],
+)
+def test_sim_init_names_the_flag_of_an_out_of_range_integer(
+    tmp_path: Path, flags: tuple[str, ...], needle: str
+) -> None:
+    rc, out = _entry(tmp_path / "host", "yc", "--session", str(tmp_path / "agent"), "sim", "init", *flags)
+    assert rc == 1 and needle in out["error"]
+    assert not (tmp_path / "agent" / "session.json").exists()
+
+
+def test_sim_result_prints_the_fields_result_json_would(tmp_path: Path) -> None:
+    from bizbench.runner.episode import open_session
+
+    d, state = tmp_path / "agent", tmp_path / "host"
+    assert _yc(d, state, "sim", "init", "--seed", str(SEED))[0] == 0
+    assert _yc(d, state, "scratchpad", "write", "--content", "note")[0] == 0
+    rc, result = _yc(d, state, "sim", "result")
+    _stop(d, state)
+    run = open_session("yc", SEED, None, tmp_path / "run", agent="session")
+    run.call("scratchpad_write", content="note")
+    run.finish(agent="session")
+    written = json.loads((tmp_path / "run" / "result.json").read_text())
+    assert rc == 0 and set(result) == set(written)
+    volatile = {"wall_seconds", "provenance"}
+    assert {k: v for k, v in result.items() if k not in volatile} == {
+        k: v for k, v in written.items() if k not in volatile
+    }

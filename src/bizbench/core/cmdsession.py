@@ -8,8 +8,9 @@ reaches the simulator only through a socket.
 in a host-side directory keyed by the env and DIR's real path (``$BIZBENCH_STATE_DIR``,
 default ``~/.local/state/bizbench/sessions``):
 
-- ``meta.json``: ``{env, seed, preset, preset_hash, seed_secret_id, horizon}``, written by
-  ``sim init`` (``horizon``: the ``--horizon`` override in the env's unit, or null);
+- ``meta.json``: ``{env, seed, preset, preset_hash, seed_secret_id, horizon, dir}``, written by
+  ``sim init`` (``horizon``: the ``--horizon`` override in the env's unit, or null; ``dir``:
+  DIR, for the command prefix of ``rules``);
 - ``commands.jsonl``: a replayable record, one JSON object a line, numbered from 0 (``n``):
   a ``start`` line (the digest of the fresh world), then every ``call`` the daemon ran
   (tool, args, ok) and every ``tamper`` entry, appended after the command ran; every
@@ -226,6 +227,7 @@ class CommandSession:
         meta = {"env": self.env_id, "seed": env.seed, "preset": env.preset, "preset_hash": env.preset_hash}
         meta["seed_secret_id"] = env.secret_id
         meta["horizon"] = horizon
+        meta["dir"] = str(self.dir)
         with self._locked():
             self.stop_daemon()
             for old in ("state.pkl", "schemas.json"):  # sessions of earlier versions
@@ -350,14 +352,19 @@ def _replayed(state_dir: Path, repair: bool) -> tuple[Any, CommandLog]:
 
 # ---------------------------------------------------------------------- daemon side
 class _LoggedSession:
-    """The daemon's session: the env in memory, every command appended to the record."""
+    """The daemon's session: the env in memory, every command appended to the record.
+
+    Besides the tools it answers ``sim result`` (``session_commands``: the result.json fields of
+    the session so far) and lists ``sim init``, which the client answers (``client_commands``)."""
 
     lock_free_tools: frozenset[str] = frozenset()
     logs_tool_tamper = True
     stops_at_episode_end = False
+    client_commands = {"sim init --seed N [--preset P] [--horizon H]": "start (or replace) this session"}
 
     def __init__(self, state_dir: Path) -> None:
         self.env, self.log = _replayed(state_dir, repair=True)
+        self.session_commands = {"sim result": ("the session's result.json fields, as of now", self.result)}
         self.registry = self.env.registry  # the server parses shell words against it
         self.lock = threading.Lock()  # calls (server call lock) and tamper reports (its tamper lock) both append
         self.checkpoint()  # lines replayed unverified (after a crash) get a digest now
@@ -385,6 +392,18 @@ class _LoggedSession:
         with self.lock:
             return {**self.env.status(), "done": self.env.done}
 
+    def result(self) -> dict[str, Any]:
+        """``sim result``: the fields result.json would hold if the session ended now (the
+        Session's common core, the env's fields, ``agent`` "session" and the provenance);
+        ``wall_seconds`` is null: a host session's calls span many processes. Not recorded: it
+        changes nothing. Only a host session answers it (its evaluation holds hidden facts)."""
+        from bizbench.core.envs import get_env
+        from bizbench.core.provenance import provenance
+        from bizbench.core.session import Session
+
+        result = Session(get_env(self.env.env_id), self.env, agent="session").result(agent="session")
+        return {**result, "wall_seconds": None, "provenance": provenance()}
+
     def observation(self) -> dict[str, Any]:
         """What a player sees at the start of a turn (the ``observation`` command). Not recorded:
         it changes nothing a tool or the state digest depends on (yc's lists the events since the
@@ -402,7 +421,7 @@ def serve(state_dir: Path) -> None:
     except SessionLogError as e:
         print(_ERROR_MARK + str(e), file=sys.stderr, flush=True)
         sys.exit(3)
-    server = ToolServer(session, socket_path=state_dir / "api.sock")
+    server = ToolServer(session, socket_path=state_dir / "api.sock", rules=_rules(session.env, state_dir))
     server.start()
     (state_dir / "daemon.pid").write_text(str(os.getpid()))
 
@@ -427,6 +446,19 @@ def serve(state_dir: Path) -> None:
 
 
 # ---------------------------------------------------------------------- helpers
+def _rules(env: Any, state_dir: Path) -> str | None:
+    """The ``rules`` of a host session: its env's seat instructions with the session's own prefix
+    (None when the env has no seat)."""
+    from bizbench.core.seat import seat_of
+
+    try:
+        seat = seat_of(env.env_id)
+        where = json.loads((state_dir / "meta.json").read_text()).get("dir") or "DIR"
+    except (ValueError, KeyError, OSError, ImportError):
+        return None
+    return seat.rules_text(env.config, env.registry, f"bizbench {env.env_id} --session {where}")
+
+
 def _write_atomic(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
     with os.fdopen(fd, "w", encoding="utf-8") as f:

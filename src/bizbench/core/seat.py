@@ -10,7 +10,7 @@ that the env's seat module (``EnvSpec.seat``, e.g. ``bizbench.envs.cfo.sdk``) ex
 - ``bin/bizbench``: the JSON shell client, one template for every env
   (:mod:`bizbench.core._shell_client`): ``bizbench <env> --session /workspace <command words>``
   sends the words to the server's ``POST /command`` over the Unix socket;
-- ``docs/README.md`` (how to act: the SDK and the shell), ``docs/tools.md``,
+- ``docs/README.md`` (how to act: the SDK and the shell; ``help [COMMAND]`` and ``rules``), ``docs/tools.md``,
   ``docs/tools/<tool>.json`` and the env's own documents; ``instructions.md`` when the env
   has instructions for a seated agent (yc, cfo: its prompt with the shell prefix);
 - ``<runtime dir>/``: the server's socket ``api.sock`` and ``connection.json``, and
@@ -245,12 +245,21 @@ import {self.package} as api
   are JSON, and a true/false flag alone means true.
 - Every command prints one JSON document: the tool's data (exit status 0) or
   `{{"error": "..."}}` (exit status 1). A failed command changes nothing.
-- `observation` and `status` answer like the SDK's `observation()` and `game_status()`.
+- `observation` and `status` answer like the SDK's `observation()` and `game_status()`;
+  `help` lists every command, `help <command>` (or `<command> --help`) gives its flags, and
+  `rules` prints the instructions.
 - The session is this workspace, created by the host: there is no `sim init`.
 
 Reference: `docs/tools.md` (every tool, its arguments and ranges) and `docs/tools/<tool>.json`
 (the JSON schema of each tool). The SDK's source is in `{self.package}/`.
 """
+
+    def rules_text(self, config: Any, registry: ToolRegistry, prefix: str | None = None) -> str:
+        """What the shell command ``rules`` answers: ``instructions.md`` (the env's instructions
+        with the shell ``prefix``), or docs/README.md when the env declares none."""
+        if self.instructions is not None:
+            return self.instructions(config, prefix or self.command_prefix()).rstrip() + "\n"
+        return self.readme_text(config, registry)
 
     # ------------------------------------------------------------------ the workspace
     def write_workspace(self, workspace: Path, config: Any = None, registry: ToolRegistry | None = None) -> SdkFiles:
@@ -268,7 +277,7 @@ Reference: `docs/tools.md` (every tool, its arguments and ranges) and `docs/tool
         docs = dict(self.documents(config)) if self.documents is not None else {}
         files = [(CLIENT, self.client_source(), 0o755)]
         if self.instructions is not None:
-            files.append((INSTRUCTIONS, self.instructions(config, self.command_prefix()).rstrip() + "\n", 0o644))
+            files.append((INSTRUCTIONS, self.rules_text(config, registry), 0o644))
         return write_sdk(
             Path(workspace),
             registry,
@@ -329,7 +338,8 @@ def open_seat(session: Session, workspace: Path, port: int | None = None) -> Too
     ws = Path(workspace).absolute()
     seat.forget_connection(ws)  # written again once this server listens
     seat.write_workspace(ws, session.config, session.registry)
-    server = ToolServer(session, socket_path=seat.socket_path(ws), port=port, status_keys=seat.status_keys)
+    rules = seat.rules_text(session.config, session.registry)
+    server = ToolServer(session, socket_path=seat.socket_path(ws), port=port, status_keys=seat.status_keys, rules=rules)
     server.start()
     try:
         seat.write_connection(ws, connection_info(ws, server.socket_path, server.port))

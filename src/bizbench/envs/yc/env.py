@@ -17,17 +17,30 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from bizbench.core.env import EnvBase
 from bizbench.core.ledger import LedgerRow
 from bizbench.core.registry import ToolResult
 from bizbench.envs.yc import views
-from bizbench.envs.yc.config import YcConfig, load_config
+from bizbench.envs.yc.config import Clock, YcConfig, load_config
 from bizbench.envs.yc.evaluation import evaluation
 from bizbench.envs.yc.tools import registry, registry_for
 from bizbench.envs.yc.world.tasks import ACTIVE, CANCELLED, FAILED, SUCCEEDED
 from bizbench.envs.yc.world.world import YcWorld
 
 __all__ = ["YcEnv"]
+
+
+def _check_horizon(config: YcConfig) -> None:
+    """A horizon set after validation (``--horizon``: ``EnvSpec.with_horizon`` copies the config)
+    within the clock's bounds; ValueError naming ``--horizon`` otherwise (docs/principles.md principle 8)."""
+    try:
+        Clock.model_validate(config.clock.model_dump())
+    except ValidationError:
+        bound = next(m.le for m in Clock.model_fields["horizon_months"].metadata if hasattr(m, "le"))
+        got = config.clock.horizon_months
+        raise ValueError(f"--horizon must be a whole number of months from 1 to {bound}, got {got}") from None
 
 
 class YcEnv(EnvBase):
@@ -45,6 +58,7 @@ class YcEnv(EnvBase):
         secret: str | None = None,
         files: Path | None = None,  # noqa: ARG002 - the contract's; yc keeps no agent-visible files
     ) -> None:
+        _check_horizon(config)
         self.world = YcWorld(config, self._begin(config, seed, preset, preset_hash, secret))
         self.registry = registry_for(config)  # descriptions state this config's limits and fees
         self._events_seen = 0  # world.log entries already reported by status_summary
