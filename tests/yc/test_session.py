@@ -231,7 +231,9 @@ def test_the_host_state_is_a_replayable_record(recorded: tuple[Path, Path, list[
     lines = [json.loads(line) for line in _record(state).read_text().splitlines()]
     assert [e["n"] for e in lines] == list(range(len(lines)))
     assert lines[0]["kind"] == "start" and "digest" in lines[-1]  # stopping leaves a verified end
-    assert [(e["tool"], e["args"]) for e in lines if e["kind"] == "call"] == [(n, a) for n, a in calls]
+    recorded_calls = [(e["tool"], e.get("args", e.get("args_delta"))) for e in lines if e["kind"] == "call"]
+    notes = {"scratchpad_write": ["first note"]}  # an accepted write keeps its edit of the (empty) pad
+    assert recorded_calls == [(n, notes.get(n, a)) for n, a in calls]
     assert [e["tamper"] for e in lines if e["kind"] == "tamper"] == ["unknown_tool"]
 
     direct = YcEnv.from_preset("default", 12)  # the same commands in process
@@ -459,3 +461,40 @@ def test_sim_result_prints_the_fields_result_json_would(tmp_path: Path) -> None:
     assert {k: v for k, v in result.items() if k not in volatile} == {
         k: v for k, v in written.items() if k not in volatile
     }
+
+
+def test_a_scratchpad_write_is_recorded_as_its_edit_and_restores_exactly(tmp_path: Path) -> None:
+    """The record keeps what a write changed, not the whole pad each time; the restored pad is exact."""
+    d, state = tmp_path / "agent", tmp_path / "host"
+    assert _yc(d, state, "sim", "init", "--seed", str(SEED))[0] == 0
+    lines = [f"turn {i}: client {i % 7} paid late; keep Emp_{i % 8} on training {i * 37}\n" for i in range(300)]
+    notes = [
+        "".join(lines[:150]),  # the first notes, in full
+        "".join(lines[:151]),  # one line added at the end
+        "".join(lines[1:152]),  # the oldest line dropped, one added
+        "".join(lines[1:80]) + "RULE: never accept from client 3\n" + "".join(lines[81:152]),  # an edit inside
+        "short",  # replaced by something else
+    ]
+    for text in notes:
+        assert _yc(d, state, "scratchpad", "write", "--content", text)[0] == 0
+    assert _yc(d, state, "scratchpad", "write", "--content", "x" * 20_001)[0] == 1  # refused: kept as sent
+    _stop(d, state)
+    writes = [json.loads(t) for t in _record(state).read_text().splitlines() if "scratchpad_write" in t]
+    assert [("args_delta" in w, "args" in w) for w in writes] == [(True, False)] * 5 + [(False, True)]
+    sizes = [len(json.dumps(w["args_delta"])) for w in writes[:5]]
+    assert sizes[0] > len(notes[0]) and max(sizes[1:4]) < 200 < len(notes[1])  # an edit costs its own size
+    env = _load(d, state)
+    assert env.world.scratchpad == "short"
+    direct = YcEnv.from_preset("default", SEED)
+    for text in notes:
+        direct.call("scratchpad_write", content=text)
+    assert env.state_digest() == direct.state_digest()
+
+
+def test_a_malformed_scratchpad_edit_is_refused_on_restore(recorded: tuple[Path, Path, Any], tmp_path: Path) -> None:
+    d, state = _copy(recorded, tmp_path)
+    record = _record(state)
+    i = next(i for i, t in enumerate(record.read_text().splitlines()) if "args_delta" in t)
+    _edit(record, i, lambda t: t.replace('"args_delta": ["first note"]', '"args_delta": [[0, 99]]'))
+    with pytest.raises(SessionLogError, match=f"line {i + 1}: its args_delta cannot be expanded"):
+        _load(d, state)

@@ -13,7 +13,11 @@ default ``~/.local/state/bizbench/sessions``):
   DIR, for the command prefix of ``rules``);
 - ``commands.jsonl``: a replayable record, one JSON object a line, numbered from 0 (``n``):
   a ``start`` line (the digest of the fresh world), then every ``call`` the daemon ran
-  (tool, args, ok) and every ``tamper`` entry, appended after the command ran; every
+  (tool, args, ok) and every ``tamper`` entry, appended after the command ran (an accepted
+  call whose arguments the env can say shorter against the state they acted on keeps
+  ``args_delta`` instead of ``args``: the env's ``compact_args(tool, args)``, taken before
+  the call, and ``expand_args(tool, delta)`` on replay; yc's scratchpad writes keep what
+  changed, not the whole pad); every
   :data:`DIGEST_EVERY`-th line, and a ``digest`` line whenever the daemon goes idle, starts
   or stops, carries the env's ``state_digest()`` at that point;
 - ``api.sock`` + ``daemon.pid`` + ``daemon.log``: a per-session daemon that keeps the env
@@ -156,8 +160,13 @@ class CommandLog:
         self.next_n += 1
         self.undigested = 0 if "digest" in line else self.undigested + 1
 
-    def append_call(self, name: str, args: Any, result: ToolResult, env: Any) -> None:
+    def append_call(self, name: str, args: Any, result: ToolResult, env: Any, delta: Any = None) -> None:
+        """One ``call`` line; ``delta``: the env's ``compact_args`` of ``args`` (kept instead of
+        them when the call was accepted)."""
         entry: dict[str, Any] = {"kind": "call", "t": round(time.time(), 3), "tool": name, "args": args}
+        if delta is not None and result.ok:
+            del entry["args"]
+            entry["args_delta"] = delta
         entry["ok"] = result.ok
         if not result.ok:
             text = json.dumps(args, default=str)
@@ -188,7 +197,13 @@ def _apply(env: Any, entry: dict[str, Any], where: str) -> None:
         return
     if kind != "call" or not isinstance(entry.get("tool"), str):
         raise SessionLogError(f"{where} is malformed (kind {kind!r})")
-    result: ToolResult = env.call_tool(entry["tool"], entry.get("args"))
+    args = entry.get("args")
+    if "args_delta" in entry:
+        try:
+            args = env.expand_args(entry["tool"], entry["args_delta"])
+        except (AttributeError, TypeError, ValueError, IndexError) as e:
+            raise SessionLogError(f"{where}: its args_delta cannot be expanded ({e})") from None
+    result: ToolResult = env.call_tool(entry["tool"], args)
     if result.ok != entry.get("ok"):
         was = "succeeded" if entry.get("ok") else "failed"
         raise SessionLogError(f"{where}: {entry['tool']} {was} when it ran but not on replay")
@@ -373,8 +388,10 @@ class _LoggedSession:
     def call_tool(self, name: str, args: dict[str, Any]) -> ToolResult:
         with self.lock:
             self.last_activity = time.monotonic()
+            compact = getattr(self.env, "compact_args", None)
+            delta = compact(name, args) if compact is not None else None  # against the state the call acts on
             result: ToolResult = self.env.call_tool(name, args)
-            self.log.append_call(name, args, result, self.env)
+            self.log.append_call(name, args, result, self.env, delta)
         return result
 
     def log_tamper(self, kind: str, detail: dict[str, Any]) -> None:
