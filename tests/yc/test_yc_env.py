@@ -120,3 +120,20 @@ def test_the_compact_form_of_a_write_is_taken_against_the_pad_it_replaces() -> N
     assert env.expand_args("scratchpad_write", delta) == {"content": "a" * 1000 + "bc"}
     assert env.compact_args("scratchpad_append", {"content": "c"}) is None  # already only the new text
     assert env.compact_args("scratchpad_write", {"content": 5}) is None  # refused as sent
+
+
+def test_a_scratchpad_write_after_the_year_ends_is_refused_as_docs_yc_states() -> None:
+    """docs/yc.md "After the year ends": every command that changes something is refused with the quoted
+    error; the notes stay and `scratchpad read` still answers."""
+    from pathlib import Path
+
+    env = YcEnv.from_preset("default", seed=2, horizon_months=1)
+    ok(env.call("scratchpad_write", content="kept"))
+    while not env.done:
+        ok(env.call("sim_resume"))
+    message = "The simulation has ended; no further actions are accepted."
+    assert message in (Path(__file__).parents[2] / "docs" / "yc.md").read_text()
+    for name, args in (("scratchpad_write", {"content": "late"}), ("scratchpad_append", {"content": "!"})):
+        refused = env.call(name, **args)
+        assert not refused.ok and refused.error == message
+    assert ok(env.call("scratchpad_read"))["content"] == "kept"
