@@ -114,7 +114,7 @@ def _tri_cdf(x: float, low: float, mode: float, high: float) -> float:
 
 
 def test_docs_give_the_adversary_prior_of_every_client_tier() -> None:
-    """docs/yc.md's table of P(adversarial | tier): exact from the preset's distributions, and the seeds' draws agree."""
+    """docs/yc.md's table of P(adversarial | tier): exact from the preset's distributions; the draws agree."""
     import re
     from pathlib import Path
 
