@@ -67,7 +67,7 @@ def serve(
     import signal
 
     from bizbench.core.envs import get_env
-    from bizbench.core.seat import open_seat, seat_of
+    from bizbench.core.seat import SeatError, open_seat, seat_of
     from bizbench.runner.episode import open_session
 
     try:
@@ -84,6 +84,10 @@ def serve(
             "the workspace path contains the seed; the sandbox shows its path to the agent "
             "(/proc/self/mountinfo). Choose another path."
         )
+    try:
+        seat_of(spec).check_workspace(ws)  # before any run directory is made
+    except SeatError as e:
+        raise _fail(str(e)) from None
     held = [name for name in RECORD if (run / name).exists()]
     if held:
         raise _fail(f"the run directory {run} already holds a run ({', '.join(held)}); choose another --run-dir")
@@ -99,6 +103,9 @@ def serve(
     token = _control_token(run)
     try:
         server = open_seat(session, ws, port)
+    except SeatError as e:  # e.g. a user's bin/ in the workspace: refused, nothing taken over
+        session.finish(ended_by="server_error", agent="served")
+        raise _fail(str(e)) from None
     except BaseException:
         session.finish(ended_by="server_error", agent="served")
         raise

@@ -37,6 +37,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISDIR
 from typing import IO, TYPE_CHECKING, Any
 
 from bizbench.core.sandbox import WORKSPACE_MOUNT
@@ -274,6 +275,7 @@ Reference: `docs/tools.md` (every tool, its arguments and ranges) and `docs/tool
             registry = registry if registry is not None else spec.env_class.registry
             config = config if config is not None else spec.load_config()[0]
         assert registry is not None
+        self.check_workspace(workspace)
         docs = dict(self.documents(config)) if self.documents is not None else {}
         files = [(CLIENT, self.client_source(), 0o755)]
         if self.instructions is not None:
@@ -290,6 +292,28 @@ Reference: `docs/tools.md` (every tool, its arguments and ranges) and `docs/tool
             extra_files=files,
             owned_dirs=(BIN_DIR,),
         )
+
+    def check_workspace(self, workspace: Path) -> None:
+        """SeatError unless the directories the seat takes over (``bin/`` and the runtime directory:
+        links inside removed, mode 0755, read-only in the sandbox) are new or a seat's own: owned by
+        this user, holding only what a seat writes. Serving a user's folder never takes over
+        (nor chowns) a ``bin/`` or runtime directory of theirs."""
+        ours = {BIN_DIR: {"bizbench"}, self.runtime_dir: {"site", SOCKET_NAME, CONNECTION}}
+        for name, expected in ours.items():
+            path = Path(workspace).absolute() / name
+            try:
+                st = path.lstat()
+            except FileNotFoundError:
+                continue
+            advice = f"serve a new or empty workspace (or one an earlier server prepared), or move {path} away"
+            if not S_ISDIR(st.st_mode):
+                raise SeatError(f"{path} exists and is not a directory; {advice}")
+            if st.st_uid != os.geteuid():
+                raise SeatError(f"{path} belongs to uid {st.st_uid}, not to the server's user; {advice}")
+            foreign = sorted(set(os.listdir(path)) - expected)
+            if foreign:
+                shown = ", ".join(foreign[:5]) + (" ..." if len(foreign) > 5 else "")
+                raise SeatError(f"{path} holds files a seat does not write ({shown}); {advice}")
 
     def forget_connection(self, workspace: Path) -> None:
         """Remove an earlier server's ``connection.json`` (through the runtime directory's fd: a

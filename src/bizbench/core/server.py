@@ -268,7 +268,7 @@ class _App:
         try:
             if wants_help(words) and "help" not in self.command_schemas:
                 return 200, {"success": True, "data": command_help(self.registry, words, self.more_commands())}
-            tool, args = parse_command(self.command_schemas, words, list(self.more_commands()))
+            tool, args = parse_command(self.command_schemas, words, self.listed_commands())
         except ToolError as e:
             if e.tamper:
                 self.tamper(e.tamper, {"source": "server", "command": preview(" ".join(words))})
@@ -288,6 +288,13 @@ class _App:
         more.update({words: what for words, (what, _) in self.session_commands.items()})
         more.update(self.client_commands)
         return more
+
+    def listed_commands(self) -> list[str]:
+        """The commands an unknown-command error lists besides the tools: all of
+        :meth:`more_commands` for a session with commands of its own (a host session: ``sim
+        init``, ``sim result``); none for a served seat, whose error stays the registry's (its
+        docs/README.md and instructions name ``help`` and ``rules``)."""
+        return list(self.more_commands()) if self.session_commands or self.client_commands else []
 
     def dispatch(self, tool: str, args: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         """Run one tool call (from /call or /command) under the call lock and shape its answer."""
