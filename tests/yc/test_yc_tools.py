@@ -316,3 +316,22 @@ def test_the_default_tool_docs_state_the_default_presets_figures() -> None:
     assert "35 %" in registry.spec("task_accept").doc and "35 %" in registry.spec("task_cancel").description
     assert "20,000 characters" in registry.spec("scratchpad_write").description
     assert "{" not in registry.markdown_docs()  # every figure filled in
+
+
+def test_an_over_long_task_id_or_a_64_bit_overflow_is_an_error_naming_the_argument() -> None:
+    env = make_env()
+    before = env.state_digest()
+    for name in ("task_inspect", "task_accept", "task_dispatch"):
+        refused = env.call(name, task_id="Task-" + "9" * 5_000)
+        assert not refused.ok and "argument 'task_id': at most 64 characters allowed, got 5,005 characters" in (
+            refused.error or ""
+        )
+        assert len(refused.error or "") < 300  # the id is previewed, not echoed
+    for args in ({"limit": 2**63}, {"offset": -(2**70)}, {"reward_min_cents": 10**30}):
+        refused = env.call("market_browse", **args)
+        (arg,) = args
+        assert not refused.ok and f"{arg}: integers must lie within" in (refused.error or ""), refused.error
+    name, args = parse_command(registry.parameter_schemas(), ["market", "browse", "--offset", "9" * 30])
+    refused = env.call_tool(name, args)
+    assert not refused.ok and "offset: integers must lie within" in (refused.error or "")
+    assert env.state_digest() == before
