@@ -140,5 +140,10 @@ def test_help_comes_from_the_registry_and_lists_the_callers_commands() -> None:
     one = command_help(registry, ["task", "assign", "--task-id", "T", "--help"])
     assert [f["flag"] for f in one["flags"]] == ["--task-id", "--employees", "--urgent"]
     assert one["flags"][2]["default"] is False and one["read_only"] is False
+    more = {"sim init --seed N": "start a session"}
+    assert command_help(registry, ["help", "sim", "init"], more) == {
+        "command": "sim init --seed N",
+        "description": "start a session",
+    }
     with pytest.raises(ToolError, match=r"Unknown command: fly\. Commands: market browse, task assign, .*, rules$"):
         command_help(registry, ["help", "fly"], {"rules": "the rules"})

@@ -98,8 +98,9 @@ def command_help(registry: Any, words: Sequence[str], more: Mapping[str, str] | 
     found = _longest_tool(schemas, head)
     if found is None or found[1] != len(head):
         typed = " ".join(head)
-        if typed in more:
-            return {"command": typed, "description": more[typed]}
+        for usage, what in more.items():  # "sim init" names "sim init --seed N ..."
+            if usage == typed or usage.startswith(typed + " "):
+                return {"command": usage, "description": what}
         listed = ", ".join([*command_names(schemas), *more])
         raise ToolError(f"Unknown command: {typed}. Commands: {listed}")
     spec = registry.spec(found[0])
