@@ -298,7 +298,9 @@ Reference: `docs/tools.md` (every tool, its arguments and ranges) and `docs/tool
         links inside removed, mode 0755, read-only in the sandbox) are new or a seat's own: owned by
         this user, holding only what a seat writes. Serving a user's folder never takes over
         (nor chowns) a ``bin/`` or runtime directory of theirs."""
-        ours = {BIN_DIR: {"bizbench"}, self.runtime_dir: {"site", SOCKET_NAME, CONNECTION}}
+        from bizbench.core.server import ENDED_NAME
+
+        ours = {BIN_DIR: {"bizbench"}, self.runtime_dir: {"site", SOCKET_NAME, CONNECTION, ENDED_NAME}}
         for name, expected in ours.items():
             path = Path(workspace).absolute() / name
             try:
