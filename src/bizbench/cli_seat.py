@@ -17,7 +17,8 @@ from rich.console import Console
 
 __all__ = ["SESSION_CONTEXT", "add_session_commands", "serve"]
 
-SESSION_CONTEXT = {"allow_extra_args": True, "ignore_unknown_options": True}
+#: the words (``--help`` too) go to the session, which answers every one with JSON
+SESSION_CONTEXT = {"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []}
 #: files of a session's record: a run directory holding one of them holds a run already
 RECORD = ("actions.jsonl", "metrics.jsonl", "result.json", "ledger.csv")
 
@@ -66,7 +67,7 @@ def serve(
     import signal
 
     from bizbench.core.envs import get_env
-    from bizbench.core.seat import open_seat, seat_of
+    from bizbench.core.seat import SeatError, open_seat, seat_of
     from bizbench.runner.episode import open_session
 
     try:
@@ -83,6 +84,10 @@ def serve(
             "the workspace path contains the seed; the sandbox shows its path to the agent "
             "(/proc/self/mountinfo). Choose another path."
         )
+    try:
+        seat_of(spec).check_workspace(ws)  # before any run directory is made
+    except SeatError as e:
+        raise _fail(str(e)) from None
     held = [name for name in RECORD if (run / name).exists()]
     if held:
         raise _fail(f"the run directory {run} already holds a run ({', '.join(held)}); choose another --run-dir")
@@ -98,6 +103,9 @@ def serve(
     token = _control_token(run)
     try:
         server = open_seat(session, ws, port)
+    except SeatError as e:  # e.g. a user's bin/ in the workspace: refused, nothing taken over
+        session.finish(ended_by="server_error", agent="served")
+        raise _fail(str(e)) from None
     except BaseException:
         session.finish(ended_by="server_error", agent="served")
         raise
@@ -130,15 +138,16 @@ def _control_token(run: Path) -> str:
 def _session_command(env_id: str) -> Any:
     def command(
         ctx: typer.Context,
-        session: str = typer.Option(..., help="Session directory (holds no hidden state)."),
+        session: str | None = typer.Option(None, help="Session directory (holds no hidden state)."),
     ) -> None:
-        from bizbench.cli_session import run_session_command
+        from bizbench.cli_session import run_session_command  # no --session: a JSON error too
 
         raise typer.Exit(run_session_command(env_id, session, list(ctx.args)))
 
     command.__doc__ = (
         f"Run one {env_id} command on a session: `sim init --seed N [--preset P] [--horizon H]`, then "
-        f"its tools as words (`bizbench tools {env_id}`). Prints only JSON on stdout; an error is "
+        f"its tools as words (`bizbench tools {env_id}`; `help`, `rules`, `sim result`). Prints only JSON on "
+        "stdout; an error is "
         '{"error": ...} with exit status 1.'
     )
     return command

@@ -8,7 +8,9 @@ session daemon parses the command. Prints exactly one JSON document on stdout; a
 ``{"error": ...}`` with status 1.
 
 ``sim init --seed N [--preset P] [--horizon H]`` starts (or replaces) a session; every other
-command is a tool of the env's registry as words (``core/cmdline.py``).
+command is a tool of the env's registry as words (``core/cmdline.py``), ``help [COMMAND]``,
+``rules``, ``status``, ``observation`` or ``sim result``, answered by the session daemon
+(``core/server.py``). A missing ``--session`` is a JSON error too.
 """
 
 from __future__ import annotations
@@ -23,17 +25,36 @@ from bizbench.core.cmdsession import CommandSession, new_env
 __all__ = ["run_session_command", "split_session_argv"]
 
 INIT_USAGE = "usage: sim init --seed N [--preset P] [--horizon H]"
+MAX_INT64 = 2**63 - 1  # --seed and --horizon are stored and compared as 64-bit integers
+
+
+def usage(env_id: str) -> str:
+    return (
+        f"usage: bizbench {env_id} --session DIR <command> [--flag value ...]; start with "
+        f"'bizbench {env_id} --session DIR sim init --seed N', then 'help' lists the commands"
+    )
 
 
 def split_session_argv(argv: list[str]) -> tuple[str, list[str]]:
-    """(DIR, command words) of ``--session DIR words...`` or ``--session=DIR words...``."""
+    """(DIR, command words) of ``--session DIR words...`` or ``--session=DIR words...`` (DIR "" when
+    it is missing)."""
     if argv[0] == "--session":
-        return argv[1], argv[2:]
+        return (argv[1], argv[2:]) if len(argv) > 1 else ("", [])
     return argv[0].partition("=")[2], argv[1:]
 
 
-def run_session_command(env_id: str, session: str, words: list[str]) -> int:
+def answer(ok: bool, out: Any) -> int:
+    """Print one JSON document (the data, or ``{"error": ...}``); the exit status."""
+    sys.stdout.write(json.dumps(out if ok else {"error": out}, default=str) + "\n")
+    return 0 if ok else 1
+
+
+def run_session_command(env_id: str, session: str | None, words: list[str]) -> int:
     """Run one command line on the session in ``session``; print its JSON answer; the exit status."""
+    if not session or session.startswith("--"):
+        if words in (["--help"], ["help"]) or session == "--help":
+            return answer(True, {"usage": usage(env_id)})
+        return answer(False, f"--session DIR is missing; {usage(env_id)}")
     try:
         from bizbench.core.envs import get_env
 
@@ -44,12 +65,16 @@ def run_session_command(env_id: str, session: str, words: list[str]) -> int:
         ok, out = False, str(e.args[0])
     except (RuntimeError, OSError) as e:  # the session daemon could not be started or stopped
         ok, out = False, str(e)
-    sys.stdout.write(json.dumps(out if ok else {"error": out}, default=str) + "\n")
-    return 0 if ok else 1
+    return answer(ok, out)
 
 
 def _init(cs: CommandSession, flags: list[str]) -> tuple[bool, Any]:
     """`sim init --seed N [--preset P] [--horizon H]`: a new session (an existing one is replaced)."""
+    if "--help" in flags:
+        return True, {"command": "sim init", "usage": INIT_USAGE, "description": "start (or replace) this session"}
+    twice = sorted({f for f in flags[::2] if flags[::2].count(f) > 1})
+    if twice:
+        return False, f"Flag {twice[0]} is given twice in 'sim init'; give each flag once. {INIT_USAGE}"
     opts = dict(zip(flags[::2], flags[1::2], strict=False))
     unknown = sorted(set(opts) - {"--seed", "--preset", "--horizon"}) + (
         ["(odd number of words)"] if len(flags) % 2 else []
@@ -63,7 +88,9 @@ def _init(cs: CommandSession, flags: list[str]) -> tuple[bool, Any]:
             try:
                 numbers[flag] = int(opts[flag])
             except ValueError:
-                return False, f"{flag} expects an integer, got '{opts[flag]}'"
+                return False, f"{flag} expects an integer, got '{opts[flag][:100]}'"
+            if abs(numbers[flag] or 0) > MAX_INT64:
+                return False, f"{flag} must lie within +/-{MAX_INT64} (a 64-bit integer), got '{opts[flag][:100]}'"
     seed, horizon = numbers["--seed"], numbers["--horizon"]
     assert seed is not None
     try:

@@ -12,8 +12,8 @@ import sys
 
 def main() -> None:
     argv = sys.argv[1:]
-    session = len(argv) >= 3 and (argv[1] == "--session" or argv[1].startswith("--session="))
-    if session and not argv[0].startswith("-") and "--help" not in argv:
+    session = len(argv) >= 2 and (argv[1] == "--session" or argv[1].startswith("--session="))
+    if session and not argv[0].startswith("-"):  # always one JSON answer, --help included
         sys.exit(_session(argv))
     from bizbench.cli import app
 

@@ -121,3 +121,29 @@ def test_objects_and_lists_of_objects_are_json() -> None:
 def test_bad_commands_are_named(words: list[str], needle: str) -> None:
     with pytest.raises(ToolError, match=needle):
         parse_command(SCHEMAS, words)
+
+
+@pytest.mark.parametrize(
+    "words", ["task assign --task-id a --employees x --task-id b", "market browse --limit 1 --limit=2"]
+)
+def test_a_flag_given_twice_is_an_error_naming_it(words: str) -> None:
+    with pytest.raises(ToolError, match=r"--(task-id|limit) is given twice"):
+        parse_command(SCHEMAS, words.split())
+
+
+def test_help_comes_from_the_registry_and_lists_the_callers_commands() -> None:
+    from bizbench.core.cmdline import command_help, wants_help
+
+    assert wants_help(["help"]) and wants_help(["task", "assign", "--help"]) and not wants_help(["task", "assign"])
+    listing = command_help(registry, ["help"], {"rules": "the rules"})
+    assert [c["command"] for c in listing["commands"]] == [*command_names(SCHEMAS), "rules"]
+    one = command_help(registry, ["task", "assign", "--task-id", "T", "--help"])
+    assert [f["flag"] for f in one["flags"]] == ["--task-id", "--employees", "--urgent"]
+    assert one["flags"][2]["default"] is False and one["read_only"] is False
+    more = {"sim init --seed N": "start a session"}
+    assert command_help(registry, ["help", "sim", "init"], more) == {
+        "command": "sim init --seed N",
+        "description": "start a session",
+    }
+    with pytest.raises(ToolError, match=r"Unknown command: fly\. Commands: market browse, task assign, .*, rules$"):
+        command_help(registry, ["help", "fly"], {"rules": "the rules"})

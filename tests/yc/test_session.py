@@ -231,7 +231,9 @@ def test_the_host_state_is_a_replayable_record(recorded: tuple[Path, Path, list[
     lines = [json.loads(line) for line in _record(state).read_text().splitlines()]
     assert [e["n"] for e in lines] == list(range(len(lines)))
     assert lines[0]["kind"] == "start" and "digest" in lines[-1]  # stopping leaves a verified end
-    assert [(e["tool"], e["args"]) for e in lines if e["kind"] == "call"] == [(n, a) for n, a in calls]
+    recorded_calls = [(e["tool"], e.get("args", e.get("args_delta"))) for e in lines if e["kind"] == "call"]
+    notes = {"scratchpad_write": ["first note"]}  # an accepted write keeps its edit of the (empty) pad
+    assert recorded_calls == [(n, notes.get(n, a)) for n, a in calls]
     assert [e["tamper"] for e in lines if e["kind"] == "tamper"] == ["unknown_tool"]
 
     direct = YcEnv.from_preset("default", 12)  # the same commands in process
@@ -362,3 +364,137 @@ def test_a_held_out_session_needs_its_secret_to_replay(tmp_path: Path, monkeypat
     monkeypatch.setenv("BIZBENCH_SEED_SECRET", "k2")
     with pytest.raises(SessionLogError, match="SEED_SECRET"):
         _replayed(cs.state_dir, repair=False)
+
+
+def _entry(state: Path, *argv: str) -> tuple[int, Any]:
+    """The console script's answer (``bizbench.entry``, the fast path agents call)."""
+    env = dict(os.environ, BIZBENCH_STATE_DIR=str(state))
+    proc = subprocess.run(
+        [sys.executable, "-m", "bizbench.entry", *argv], capture_output=True, text=True, timeout=60, env=env
+    )
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 1, proc.stdout + proc.stderr  # one JSON document, never a usage screen
+    return proc.returncode, json.loads(lines[0])
+
+
+def test_help_lists_every_command_and_gives_one_commands_flags_as_json(session: tuple[Path, Path]) -> None:
+    d, state = session
+    for answer in (_yc(d, state, "help"), _entry(state, "yc", "--session", str(d), "help")):
+        assert answer[0] == 0
+        listed = [c["command"] for c in answer[1]["commands"]]
+        assert {"task accept", "scratchpad write", "help [COMMAND]", "rules", "sim result"} <= set(listed)
+    by_help = _entry(state, "yc", "--session", str(d), "help", "task", "cancel")
+    by_flag = _entry(state, "yc", "--session", str(d), "task", "cancel", "--task-id", "Task-1", "--help")
+    assert by_help == by_flag == _yc(d, state, "task", "cancel", "--help")  # the typer path gives JSON too
+    rc, out = by_help
+    assert rc == 0 and out["command"] == "task cancel" and "35 %" in out["description"]
+    assert [f["flag"] for f in out["flags"]] == ["--task-id", "--reason"]
+    rc, out = _entry(state, "yc", "--session", str(d), "help", "fly")
+    assert rc == 1 and "Unknown command: fly" in out["error"]
+
+
+def test_rules_are_the_seats_instructions_with_the_sessions_prefix(session: tuple[Path, Path]) -> None:
+    d, state = session
+    rc, out = _yc(d, state, "rules")
+    assert rc == 0 and "You are the CEO of an AI services startup" in out["rules"]
+    assert f"`bizbench yc --session {d} market browse`" in out["rules"]
+
+
+def test_the_unknown_command_list_names_sim_init_and_the_session_commands(session: tuple[Path, Path]) -> None:
+    d, state = session
+    rc, out = _yc(d, state, "fly", "away")
+    assert rc == 1
+    for command in ("sim init --seed N", "sim result", "help [COMMAND]", "rules", "task accept"):
+        assert command in out["error"]
+
+
+def test_a_missing_session_directory_is_a_json_error(tmp_path: Path) -> None:
+    for argv in (("yc", "task", "list"), ("yc", "--session"), ("yc", "--session="), ("yc",)):
+        rc, out = _entry(tmp_path, *argv)
+        assert rc == 1 and "--session DIR is missing" in out["error"], argv
+    proc = subprocess.run([sys.executable, "-m", "bizbench.cli", "yc", "task", "list"], capture_output=True, text=True,
+                          timeout=60, env=dict(os.environ, BIZBENCH_STATE_DIR=str(tmp_path)))  # fmt: skip
+    assert proc.returncode == 1 and "--session DIR is missing" in json.loads(proc.stdout)["error"]
+
+
+def test_a_flag_given_twice_is_refused_naming_it_and_changes_nothing(session: tuple[Path, Path]) -> None:
+    d, state = session
+    before = _yc(d, state, "scratchpad", "read")[1]
+    rc, out = _yc(d, state, "scratchpad", "write", "--content", "a", "--content", "b")
+    assert rc == 1 and "--content is given twice" in out["error"]
+    assert _yc(d, state, "scratchpad", "read")[1] == before
+    rc, out = _yc(d, state, "sim", "init", "--seed", "1", "--seed", "2")
+    assert rc == 1 and "--seed is given twice" in out["error"]
+    assert _yc(d, state, "scratchpad", "read")[1] == before  # the session was not replaced
+
+
+@pytest.mark.parametrize(
+    ("flags", "needle"),
+    [
+        (("--seed", "9" * 30), "--seed must lie within +/-9223372036854775807"),
+        (("--seed", "1", "--horizon", "9" * 30), "--horizon must lie within +/-9223372036854775807"),
+        (("--seed", "1", "--horizon", "999999"), "--horizon must be a whole number of months from 1 to 120"),
+    ],
+)
+def test_sim_init_names_the_flag_of_an_out_of_range_integer(
+    tmp_path: Path, flags: tuple[str, ...], needle: str
+) -> None:
+    rc, out = _entry(tmp_path / "host", "yc", "--session", str(tmp_path / "agent"), "sim", "init", *flags)
+    assert rc == 1 and needle in out["error"]
+    assert not (tmp_path / "agent" / "session.json").exists()
+
+
+def test_sim_result_prints_the_fields_result_json_would(tmp_path: Path) -> None:
+    from bizbench.runner.episode import open_session
+
+    d, state = tmp_path / "agent", tmp_path / "host"
+    assert _yc(d, state, "sim", "init", "--seed", str(SEED))[0] == 0
+    assert _yc(d, state, "scratchpad", "write", "--content", "note")[0] == 0
+    rc, result = _yc(d, state, "sim", "result")
+    _stop(d, state)
+    run = open_session("yc", SEED, None, tmp_path / "run", agent="session")
+    run.call("scratchpad_write", content="note")
+    run.finish(agent="session")
+    written = json.loads((tmp_path / "run" / "result.json").read_text())
+    assert rc == 0 and set(result) == set(written)
+    volatile = {"wall_seconds", "provenance"}
+    assert {k: v for k, v in result.items() if k not in volatile} == {
+        k: v for k, v in written.items() if k not in volatile
+    }
+
+
+def test_a_scratchpad_write_is_recorded_as_its_edit_and_restores_exactly(tmp_path: Path) -> None:
+    """The record keeps what a write changed, not the whole pad each time; the restored pad is exact."""
+    d, state = tmp_path / "agent", tmp_path / "host"
+    assert _yc(d, state, "sim", "init", "--seed", str(SEED))[0] == 0
+    lines = [f"turn {i}: client {i % 7} paid late; keep Emp_{i % 8} on training {i * 37}\n" for i in range(300)]
+    notes = [
+        "".join(lines[:150]),  # the first notes, in full
+        "".join(lines[:151]),  # one line added at the end
+        "".join(lines[1:152]),  # the oldest line dropped, one added
+        "".join(lines[1:80]) + "RULE: never accept from client 3\n" + "".join(lines[81:152]),  # an edit inside
+        "short",  # replaced by something else
+    ]
+    for text in notes:
+        assert _yc(d, state, "scratchpad", "write", "--content", text)[0] == 0
+    assert _yc(d, state, "scratchpad", "write", "--content", "x" * 20_001)[0] == 1  # refused: kept as sent
+    _stop(d, state)
+    writes = [json.loads(t) for t in _record(state).read_text().splitlines() if "scratchpad_write" in t]
+    assert [("args_delta" in w, "args" in w) for w in writes] == [(True, False)] * 5 + [(False, True)]
+    sizes = [len(json.dumps(w["args_delta"])) for w in writes[:5]]
+    assert sizes[0] > len(notes[0]) and max(sizes[1:4]) < 200 < len(notes[1])  # an edit costs its own size
+    env = _load(d, state)
+    assert env.world.scratchpad == "short"
+    direct = YcEnv.from_preset("default", SEED)
+    for text in notes:
+        direct.call("scratchpad_write", content=text)
+    assert env.state_digest() == direct.state_digest()
+
+
+def test_a_malformed_scratchpad_edit_is_refused_on_restore(recorded: tuple[Path, Path, Any], tmp_path: Path) -> None:
+    d, state = _copy(recorded, tmp_path)
+    record = _record(state)
+    i = next(i for i, t in enumerate(record.read_text().splitlines()) if "args_delta" in t)
+    _edit(record, i, lambda t: t.replace('"args_delta": ["first note"]', '"args_delta": [[0, 99]]'))
+    with pytest.raises(SessionLogError, match=f"line {i + 1}: its args_delta cannot be expanded"):
+        _load(d, state)

@@ -282,12 +282,12 @@ def test_the_episode_end_stops_the_server_and_writes_the_run(tmp_path: Path) -> 
         assert [json.loads(line)["done"] for line in resumes] == [False] * len(resumes)
         assert json.loads(ended)["done"] is True  # the answer of the ending call arrives, then the server stops
         error = json.loads(refused)["error"]  # from the stopping server, or none at all
-        assert "simulation has ended" in error or "does not answer" in error
+        assert any(s in error for s in ("simulation has ended", "does not answer", "The episode has ended"))
         assert proc.wait(60) == 0
         after = run_in_sandbox(
             ws, ["bizbench", "yc", "--session", "/workspace", "company", "status"], 60, **sandbox_options()
         )
-        assert after.returncode == 1 and "does not answer" in json.loads(after.stdout)["error"]
+        assert after.returncode == 1 and "The episode has ended" in json.loads(after.stdout)["error"]
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -368,14 +368,21 @@ def test_the_client_script(seat: tuple[Path, Session, ToolServer], tmp_path: Pat
         ((), "usage"),
         (("ceo", "--session", str(ws)), "usage"),
         (("yc", "--session", str(ws), "task", "accept"), "task_id"),
-        (("yc", "--session", str(ws), "--help"), "Unknown command"),
+        (("yc", "--session", str(ws), "sim", "result"), "Unknown command: sim result"),  # hidden facts: host only
     ):
         rc, out = _client(ws, *argv)
         assert rc == 1 and needle in out["error"], (argv, out)
+    rc, out = _client(ws, "yc", "--session", str(ws), "--help")
+    assert rc == 0 and {"task accept", "rules", "help [COMMAND]"} <= {c["command"] for c in out["commands"]}
+    assert "sim result" not in json.dumps(out) and "sim init" not in json.dumps(out)
+    rc, out = _client(ws, "yc", "--session", str(ws), "task", "assign", "--help")
+    assert rc == 0 and [f["flag"] for f in out["flags"]] == ["--task-id", "--employees"]
+    rc, out = _client(ws, "yc", "--session", str(ws), "rules")
+    assert rc == 0 and out["rules"] == (ws / "instructions.md").read_text()
     assert _client_module().main(["yc", "--session", str(ws), "company", "status"]) == 0  # in process, too
     srv.stop()
     rc, out = _client(ws, "yc", "--session", str(ws), "company", "status")
-    assert rc == 1 and "does not answer" in out["error"]
+    assert rc == 1 and "The episode has ended: the run was stopped" in out["error"]
 
 
 def test_the_served_session_ends_with_the_year_or_bankruptcy(tmp_path: Path) -> None:
@@ -391,3 +398,37 @@ def test_the_served_session_ends_with_the_year_or_bankruptcy(tmp_path: Path) -> 
     saved = json.loads((tmp_path / "run" / "result.json").read_text())
     assert saved["final_funds_cents"] == result["final_funds_cents"] and saved["tamper_events"] == 1
     assert len((tmp_path / "run" / "metrics.jsonl").read_text().splitlines()) == turns
+
+
+def test_the_seats_http_server_names_itself_bizbench(seat: tuple[Path, Session, ToolServer]) -> None:
+    import socket
+
+    ws, _, srv = seat
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.connect(str(srv.socket_path))
+        sock.sendall(b"GET /health HTTP/1.0\r\nHost: localhost\r\n\r\n")
+        head = sock.makefile("rb").read().split(b"\r\n\r\n")[0].decode()
+    server = next(line for line in head.splitlines() if line.lower().startswith("server:"))
+    assert server.split(":", 1)[1].strip().startswith("bizbench/") and "novamind" not in head.lower(), head
+
+
+def test_serving_a_users_folder_never_takes_over_its_bin(tmp_path: Path) -> None:
+    """A workspace whose bin/ (or runtime directory) is not a seat's own is refused: nothing is chowned,
+    chmodded or unlinked there, and no run starts."""
+    ws = tmp_path / "home"
+    (ws / "bin").mkdir(parents=True)
+    (ws / "bin" / "mytool").write_text("#!/bin/sh\n")
+    (ws / "bin" / "link").symlink_to("/usr/bin/env")
+    os.chmod(ws / "bin", 0o775)
+    owner = 4242 if os.geteuid() == 0 else os.geteuid()
+    os.chown(ws / "bin", owner, owner) if os.geteuid() == 0 else None
+    before = [(p.name, p.lstat().st_uid, p.lstat().st_mode) for p in [ws / "bin", *sorted((ws / "bin").iterdir())]]
+    cmd = [sys.executable, "-m", "bizbench.cli", "serve", "yc", "--seed", "5"]
+    cmd += ["--workspace", str(ws), "--run-dir", str(tmp_path / "run")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    message = " ".join(proc.stderr.split())
+    assert proc.returncode == 2 and "bin" in message and "serve a new or empty workspace" in message, message
+    after = [(p.name, p.lstat().st_uid, p.lstat().st_mode) for p in [ws / "bin", *sorted((ws / "bin").iterdir())]]
+    assert after == before and not (tmp_path / "run").exists() and not (ws / ".yc").exists()
+    SEAT.write_workspace(tmp_path / "fresh")  # a new workspace, then the same one again: the seat's own
+    SEAT.write_workspace(tmp_path / "fresh")

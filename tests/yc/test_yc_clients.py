@@ -101,3 +101,51 @@ def test_work_cut_is_frozen_at_acceptance() -> None:
     assert task["requirements"] == {"training": 400}  # 801 x 0.5 = 400.5 -> 400 (round half even)
     w.clients[c].set_trust(w.now, 0.0, TRUST)
     assert ok(env.call("task_inspect", task_id=tid))["requirements"] == {"training": 400}
+
+
+def _tri_cdf(x: float, low: float, mode: float, high: float) -> float:
+    if x <= low:
+        return 0.0
+    if x >= high:
+        return 1.0
+    if x <= mode:
+        return (x - low) ** 2 / ((high - low) * (mode - low))
+    return 1 - (high - x) ** 2 / ((high - low) * (high - mode))
+
+
+def test_docs_give_the_adversary_prior_of_every_client_tier() -> None:
+    """docs/yc.md's table of P(adversarial | tier): exact from the preset's distributions; the draws agree."""
+    import re
+    from pathlib import Path
+
+    import numpy as np
+
+    from bizbench.envs.yc.world.clients import draw_clients, tier_label
+
+    cfg = load_config("default")[0]
+    c = cfg.clients
+    share = c.adversarial_count / c.count
+    lo, hi = c.tier_thresholds
+    bands = dict(zip(c.tier_names, [(0.0, lo), (lo, hi), (hi, 99.0)], strict=True))
+    exact = {}
+    for tier, (a, b) in bands.items():
+        honest_p = _tri_cdf(b, *_abc(c.multiplier)) - _tri_cdf(a, *_abc(c.multiplier))
+        adv_p = _tri_cdf(b, *_abc(c.adversarial_multiplier)) - _tri_cdf(a, *_abc(c.adversarial_multiplier))
+        exact[tier] = share * adv_p / (share * adv_p + (1 - share) * honest_p)
+    docs = (Path(__file__).parents[2] / "docs" / "yc.md").read_text()
+    for tier in c.tier_names:
+        row = re.search(rf"\| {tier} \|[^|]*\|[^|]*\| ([0-9.]+) \|", docs)
+        assert row is not None, f"docs/yc.md gives no prior for the {tier} tier"
+        assert float(row.group(1)) == round(exact[tier], 2), tier
+    seen = {t: [0, 0] for t in c.tier_names}
+    for seed in range(1500):
+        for client in draw_clients(c, cfg.trust, np.random.default_rng(seed)):
+            counts = seen[tier_label(client.multiplier, c)]
+            counts[0] += 1
+            counts[1] += client.adversarial
+    for tier, (n, adversarial) in seen.items():
+        assert adversarial / n == pytest.approx(exact[tier], abs=0.03), tier
+
+
+def _abc(tri: object) -> tuple[float, float, float]:
+    return tri.low, tri.mode, tri.high  # type: ignore[attr-defined]

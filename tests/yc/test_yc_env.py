@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import pickle
 
+from hypothesis import given
+from hypothesis import strategies as st
 from yc_helpers import greedy_year, inject, make_env, ok, set_rates, start
 
 from bizbench.core.presets import list_presets
 from bizbench.envs.yc.config import load_config
-from bizbench.envs.yc.env import YcEnv
+from bizbench.envs.yc.env import YcEnv, apply_ops, edit_ops
 
 
 def test_presets_load_and_differ_where_documented() -> None:
@@ -97,3 +99,41 @@ def test_tamper_is_logged_in_memory() -> None:
     assert [t["kind"] for t in env.tamper] == ["unknown_tool", "negative_value"]
     assert env.result()["tamper_events"] == 2
     assert len(env.actions) == 2 and env.actions[0]["ok"] is False
+
+
+_TEXT = st.text(alphabet="ab\n-x", max_size=300)
+
+
+@given(old=_TEXT, head=st.integers(0, 300), tail=st.integers(0, 300), added=_TEXT, new=_TEXT)
+def test_a_scratchpad_edit_rebuilds_the_new_notes_exactly(old: str, head: int, tail: int, added: str, new: str) -> None:
+    """The host session's record of a write (``compact_args``) is exact for any old and new notes."""
+    edited = old[head : len(old) - tail] + added
+    for text in (new, edited, old + added, added + old):
+        assert apply_ops(old, edit_ops(old, text)) == text
+
+
+def test_the_compact_form_of_a_write_is_taken_against_the_pad_it_replaces() -> None:
+    env = make_env()
+    ok(env.call("scratchpad_write", content="a" * 1000 + "b"))
+    delta = env.compact_args("scratchpad_write", {"content": "a" * 1000 + "bc"})
+    assert delta == [[0, 1001], "c"]
+    assert env.expand_args("scratchpad_write", delta) == {"content": "a" * 1000 + "bc"}
+    assert env.compact_args("scratchpad_append", {"content": "c"}) is None  # already only the new text
+    assert env.compact_args("scratchpad_write", {"content": 5}) is None  # refused as sent
+
+
+def test_a_scratchpad_write_after_the_year_ends_is_refused_as_docs_yc_states() -> None:
+    """docs/yc.md "After the year ends": every command that changes something is refused with the quoted
+    error; the notes stay and `scratchpad read` still answers."""
+    from pathlib import Path
+
+    env = YcEnv.from_preset("default", seed=2, horizon_months=1)
+    ok(env.call("scratchpad_write", content="kept"))
+    while not env.done:
+        ok(env.call("sim_resume"))
+    message = "The simulation has ended; no further actions are accepted."
+    assert message in (Path(__file__).parents[2] / "docs" / "yc.md").read_text()
+    for name, args in (("scratchpad_write", {"content": "late"}), ("scratchpad_append", {"content": "!"})):
+        refused = env.call(name, **args)
+        assert not refused.ok and refused.error == message
+    assert ok(env.call("scratchpad_read"))["content"] == "kept"

@@ -281,3 +281,59 @@ def test_no_command_sequence_crashes_or_breaks_the_books(calls: list[tuple[str, 
     assert w.funds_cents == 20_000_000 + sum(row.cents for row in w.ledger.rows)
     assert len(w.market.tasks) == 200
     assert all(t.status in ("accepted", "active") for t in w.open.values())
+
+
+@pytest.mark.parametrize("limit", [20_000, 500])
+def test_the_scratchpad_limit_the_tools_describe_is_the_one_they_enforce(limit: int) -> None:
+    env = make_env(scratchpad_max_chars=limit)
+    for name in ("scratchpad_write", "scratchpad_append", "scratchpad_read"):
+        assert f"{limit:,} characters" in env.registry.spec(name).description
+    for name in ("scratchpad_write", "scratchpad_append"):
+        assert env.registry.spec(name).parameters["properties"]["content"]["maxLength"] == limit
+    assert ok(env.call("scratchpad_write", content="x" * limit))["limit"] == limit
+    refused = env.call("scratchpad_write", content="y" * (limit + 1))
+    assert not refused.ok and f"a text of at most {limit} characters" in refused.error and "'content'" in refused.error
+    refused = env.call("scratchpad_append", content="y")
+    assert not refused.ok and f"the limit is {limit:,}" in refused.error
+    assert env.world.scratchpad == "x" * limit
+
+
+@pytest.mark.parametrize("share", [0.35, 0.5, 0.0])
+def test_task_cancel_describes_the_fee_it_charges(share: float) -> None:
+    env = make_env(deadlines__cancel_fee_share=share)
+    description = env.registry.spec("task_cancel").description
+    assert (f"{share * 100:g} % of its advertised reward is charged" in description) == (share > 0)
+    assert ("no fee" in description) == (share == 0)
+    tid = inject(env.world, reward_cents=1_000_000)
+    ok(env.call("task_accept", task_id=tid))
+    before = env.world.funds_cents
+    ok(env.call("task_cancel", task_id=tid, reason="test"))
+    assert before - env.world.funds_cents == round(1_000_000 * share)
+
+
+def test_the_default_tool_docs_state_the_default_presets_figures() -> None:
+    assert "Only the 4 largest such contributions" in registry.spec("employee_list").doc
+    assert "35 %" in registry.spec("task_accept").doc and "35 %" in registry.spec("task_cancel").description
+    assert "20,000 characters" in registry.spec("scratchpad_write").description
+    assert "{" not in registry.markdown_docs()  # every figure filled in
+
+
+def test_an_over_long_task_id_or_a_64_bit_overflow_is_an_error_naming_the_argument() -> None:
+    env = make_env()
+    before = env.state_digest()
+    for name in ("task_inspect", "task_accept", "task_dispatch"):
+        refused = env.call(name, task_id="Task-" + "9" * 5_000)
+        assert (
+            not refused.ok
+            and "argument 'task_id': expected a text of at most 64 characters, got 5,005 characters"
+            in (refused.error or "")
+        )
+        assert len(refused.error or "") < 300  # the id is previewed, not echoed
+    for args in ({"limit": 2**63}, {"offset": -(2**70)}, {"reward_min_cents": 10**30}):
+        refused = env.call("market_browse", **args)
+        (arg,) = args
+        assert not refused.ok and f"{arg}: integers must lie within" in (refused.error or ""), refused.error
+    name, args = parse_command(registry.parameter_schemas(), ["market", "browse", "--offset", "9" * 30])
+    refused = env.call_tool(name, args)
+    assert not refused.ok and "offset: integers must lie within" in (refused.error or "")
+    assert env.state_digest() == before

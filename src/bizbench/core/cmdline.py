@@ -18,7 +18,9 @@ from typing import Any
 
 from bizbench.core.errors import ToolError
 
-__all__ = ["parse_command", "command_names"]
+__all__ = ["HELP_FLAGS", "command_help", "command_names", "parse_command", "wants_help"]
+
+HELP_FLAGS = ("--help",)  # after the command words: that command's help, as JSON
 
 Schemas = Mapping[str, Mapping[str, Any]]  # tool name -> JSON Schema of its arguments
 
@@ -28,17 +30,20 @@ def command_names(schemas: Schemas) -> list[str]:
     return [name.replace("_", " ") for name in schemas]
 
 
-def parse_command(schemas: Schemas, words: Sequence[str]) -> tuple[str, dict[str, Any]]:
+def parse_command(schemas: Schemas, words: Sequence[str], more: Sequence[str] = ()) -> tuple[str, dict[str, Any]]:
     """(tool name, arguments) of a command line; a ToolError naming the problem otherwise.
 
-    ``schemas`` is ``ToolRegistry.parameter_schemas()`` (or its JSON copy: no registry needed).
+    ``schemas`` is ``ToolRegistry.parameter_schemas()`` (or its JSON copy: no registry needed);
+    ``more``: the other commands the caller answers (``help``, ``sim init`` ...), listed with the
+    tools when the words name none. A flag given twice is an error naming it (never "the last wins").
     """
     words = list(words)
     head = _until_flag(words)
     found = _longest_tool(schemas, head)
     if found is None:
+        listed = ", ".join([*command_names(schemas), *more])
         raise ToolError(
-            f"Unknown command: {' '.join(head) or '(none)'}. Commands: {', '.join(command_names(schemas))}",
+            f"Unknown command: {' '.join(head) or '(none)'}. Commands: {listed}",
             tamper="unknown_tool" if head else None,
         )
     name, used = found
@@ -55,6 +60,8 @@ def parse_command(schemas: Schemas, words: Sequence[str]) -> tuple[str, dict[str
         if param not in props:
             allowed = ", ".join(f"--{p.replace('_', '-')}" for p in props) or "none"
             raise ToolError(f"Unknown flag --{key} for '{name.replace('_', ' ')}' (allowed: {allowed}).")
+        if param in args:
+            raise ToolError(f"Flag --{key} is given twice in '{name.replace('_', ' ')}'; give each flag once.")
         schema = props[param]
         if inline:
             value, i = inline, i + 1
@@ -66,6 +73,51 @@ def parse_command(schemas: Schemas, words: Sequence[str]) -> tuple[str, dict[str
             raise ToolError(f"Flag --{key} needs a value.")
         args[param] = _convert(value, schema, key)
     return name, args
+
+
+def wants_help(words: Sequence[str]) -> bool:
+    """Whether a command line asks for help: ``help [COMMAND]`` or ``COMMAND --help``."""
+    return bool(words) and (words[0] == "help" or any(w in HELP_FLAGS for w in words))
+
+
+def command_help(registry: Any, words: Sequence[str], more: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The JSON help of ``help [COMMAND]`` / ``COMMAND --help`` from a ``ToolRegistry``: every command
+    with its description, or one command's description, details and flags (docs/principles.md
+    principle 1: generated from the registry). ``more``: the caller's other commands -> what they do.
+    A ToolError when the words name no command."""
+    head = [w for w in _until_flag([w for w in words if w not in HELP_FLAGS]) if w != "help"] if words else []
+    more = dict(more or {})
+    if not head:
+        commands = [{"command": s.name.replace("_", " "), "description": s.description} for s in registry.specs()]
+        commands += [{"command": c, "description": d} for c, d in more.items()]
+        return {
+            "usage": "<command words> [--flag value ...]; 'help COMMAND' or 'COMMAND --help' for its flags",
+            "commands": commands,
+        }
+    schemas = registry.parameter_schemas()
+    found = _longest_tool(schemas, head)
+    if found is None or found[1] != len(head):
+        typed = " ".join(head)
+        for usage, what in more.items():  # "sim init" names "sim init --seed N ..."
+            if usage == typed or usage.startswith(typed + " "):
+                return {"command": usage, "description": what}
+        listed = ", ".join([*command_names(schemas), *more])
+        raise ToolError(f"Unknown command: {typed}. Commands: {listed}")
+    spec = registry.spec(found[0])
+    flags = []
+    for p in spec.params:
+        flag: dict[str, Any] = {"flag": "--" + p.name.replace("_", "-"), "type": p.type_str, "required": p.required}
+        if not p.required:
+            flag["default"] = p.default
+        flag["description"] = p.description
+        flags.append(flag)
+    out: dict[str, Any] = {"command": spec.name.replace("_", " "), "description": spec.description}
+    details = spec.doc.removeprefix(spec.description).strip()
+    if details:
+        out["details"] = details
+    out["read_only"] = not spec.mutates
+    out["flags"] = flags
+    return out
 
 
 def _until_flag(words: list[str]) -> list[str]:

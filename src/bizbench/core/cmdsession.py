@@ -8,11 +8,16 @@ reaches the simulator only through a socket.
 in a host-side directory keyed by the env and DIR's real path (``$BIZBENCH_STATE_DIR``,
 default ``~/.local/state/bizbench/sessions``):
 
-- ``meta.json``: ``{env, seed, preset, preset_hash, seed_secret_id, horizon}``, written by
-  ``sim init`` (``horizon``: the ``--horizon`` override in the env's unit, or null);
+- ``meta.json``: ``{env, seed, preset, preset_hash, seed_secret_id, horizon, dir}``, written by
+  ``sim init`` (``horizon``: the ``--horizon`` override in the env's unit, or null; ``dir``:
+  DIR, for the command prefix of ``rules``);
 - ``commands.jsonl``: a replayable record, one JSON object a line, numbered from 0 (``n``):
   a ``start`` line (the digest of the fresh world), then every ``call`` the daemon ran
-  (tool, args, ok) and every ``tamper`` entry, appended after the command ran; every
+  (tool, args, ok) and every ``tamper`` entry, appended after the command ran (an accepted
+  call whose arguments the env can say shorter against the state they acted on keeps
+  ``args_delta`` instead of ``args``: the env's ``compact_args(tool, args)``, taken before
+  the call, and ``expand_args(tool, delta)`` on replay; yc's scratchpad writes keep what
+  changed, not the whole pad); every
   :data:`DIGEST_EVERY`-th line, and a ``digest`` line whenever the daemon goes idle, starts
   or stops, carries the env's ``state_digest()`` at that point;
 - ``api.sock`` + ``daemon.pid`` + ``daemon.log``: a per-session daemon that keeps the env
@@ -155,8 +160,13 @@ class CommandLog:
         self.next_n += 1
         self.undigested = 0 if "digest" in line else self.undigested + 1
 
-    def append_call(self, name: str, args: Any, result: ToolResult, env: Any) -> None:
+    def append_call(self, name: str, args: Any, result: ToolResult, env: Any, delta: Any = None) -> None:
+        """One ``call`` line; ``delta``: the env's ``compact_args`` of ``args`` (kept instead of
+        them when the call was accepted)."""
         entry: dict[str, Any] = {"kind": "call", "t": round(time.time(), 3), "tool": name, "args": args}
+        if delta is not None and result.ok:
+            del entry["args"]
+            entry["args_delta"] = delta
         entry["ok"] = result.ok
         if not result.ok:
             text = json.dumps(args, default=str)
@@ -187,7 +197,13 @@ def _apply(env: Any, entry: dict[str, Any], where: str) -> None:
         return
     if kind != "call" or not isinstance(entry.get("tool"), str):
         raise SessionLogError(f"{where} is malformed (kind {kind!r})")
-    result: ToolResult = env.call_tool(entry["tool"], entry.get("args"))
+    args = entry.get("args")
+    if "args_delta" in entry:
+        try:
+            args = env.expand_args(entry["tool"], entry["args_delta"])
+        except (AttributeError, TypeError, ValueError, IndexError) as e:
+            raise SessionLogError(f"{where}: its args_delta cannot be expanded ({e})") from None
+    result: ToolResult = env.call_tool(entry["tool"], args)
     if result.ok != entry.get("ok"):
         was = "succeeded" if entry.get("ok") else "failed"
         raise SessionLogError(f"{where}: {entry['tool']} {was} when it ran but not on replay")
@@ -226,6 +242,7 @@ class CommandSession:
         meta = {"env": self.env_id, "seed": env.seed, "preset": env.preset, "preset_hash": env.preset_hash}
         meta["seed_secret_id"] = env.secret_id
         meta["horizon"] = horizon
+        meta["dir"] = str(self.dir)
         with self._locked():
             self.stop_daemon()
             for old in ("state.pkl", "schemas.json"):  # sessions of earlier versions
@@ -350,14 +367,19 @@ def _replayed(state_dir: Path, repair: bool) -> tuple[Any, CommandLog]:
 
 # ---------------------------------------------------------------------- daemon side
 class _LoggedSession:
-    """The daemon's session: the env in memory, every command appended to the record."""
+    """The daemon's session: the env in memory, every command appended to the record.
+
+    Besides the tools it answers ``sim result`` (``session_commands``: the result.json fields of
+    the session so far) and lists ``sim init``, which the client answers (``client_commands``)."""
 
     lock_free_tools: frozenset[str] = frozenset()
     logs_tool_tamper = True
     stops_at_episode_end = False
+    client_commands = {"sim init --seed N [--preset P] [--horizon H]": "start (or replace) this session"}
 
     def __init__(self, state_dir: Path) -> None:
         self.env, self.log = _replayed(state_dir, repair=True)
+        self.session_commands = {"sim result": ("the session's result.json fields, as of now", self.result)}
         self.registry = self.env.registry  # the server parses shell words against it
         self.lock = threading.Lock()  # calls (server call lock) and tamper reports (its tamper lock) both append
         self.checkpoint()  # lines replayed unverified (after a crash) get a digest now
@@ -366,8 +388,10 @@ class _LoggedSession:
     def call_tool(self, name: str, args: dict[str, Any]) -> ToolResult:
         with self.lock:
             self.last_activity = time.monotonic()
+            compact = getattr(self.env, "compact_args", None)
+            delta = compact(name, args) if compact is not None else None  # against the state the call acts on
             result: ToolResult = self.env.call_tool(name, args)
-            self.log.append_call(name, args, result, self.env)
+            self.log.append_call(name, args, result, self.env, delta)
         return result
 
     def log_tamper(self, kind: str, detail: dict[str, Any]) -> None:
@@ -384,6 +408,18 @@ class _LoggedSession:
         end, so read-only commands keep answering (``stops_at_episode_end``)."""
         with self.lock:
             return {**self.env.status(), "done": self.env.done}
+
+    def result(self) -> dict[str, Any]:
+        """``sim result``: the fields result.json would hold if the session ended now (the
+        Session's common core, the env's fields, ``agent`` "session" and the provenance);
+        ``wall_seconds`` is null: a host session's calls span many processes. Not recorded: it
+        changes nothing. Only a host session answers it (its evaluation holds hidden facts)."""
+        from bizbench.core.envs import get_env
+        from bizbench.core.provenance import provenance
+        from bizbench.core.session import Session
+
+        result = Session(get_env(self.env.env_id), self.env, agent="session").result(agent="session")
+        return {**result, "wall_seconds": None, "provenance": provenance()}
 
     def observation(self) -> dict[str, Any]:
         """What a player sees at the start of a turn (the ``observation`` command). Not recorded:
@@ -402,7 +438,7 @@ def serve(state_dir: Path) -> None:
     except SessionLogError as e:
         print(_ERROR_MARK + str(e), file=sys.stderr, flush=True)
         sys.exit(3)
-    server = ToolServer(session, socket_path=state_dir / "api.sock")
+    server = ToolServer(session, socket_path=state_dir / "api.sock", rules=_rules(session.env, state_dir))
     server.start()
     (state_dir / "daemon.pid").write_text(str(os.getpid()))
 
@@ -427,6 +463,19 @@ def serve(state_dir: Path) -> None:
 
 
 # ---------------------------------------------------------------------- helpers
+def _rules(env: Any, state_dir: Path) -> str | None:
+    """The ``rules`` of a host session: its env's seat instructions with the session's own prefix
+    (None when the env has no seat)."""
+    from bizbench.core.seat import seat_of
+
+    try:
+        seat = seat_of(env.env_id)
+        where = json.loads((state_dir / "meta.json").read_text()).get("dir") or "DIR"
+    except (ValueError, KeyError, OSError, ImportError):
+        return None
+    return seat.rules_text(env.config, env.registry, f"bizbench {env.env_id} --session {where}")
+
+
 def _write_atomic(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
     with os.fdopen(fd, "w", encoding="utf-8") as f:

@@ -10,7 +10,7 @@ that the env's seat module (``EnvSpec.seat``, e.g. ``bizbench.envs.cfo.sdk``) ex
 - ``bin/bizbench``: the JSON shell client, one template for every env
   (:mod:`bizbench.core._shell_client`): ``bizbench <env> --session /workspace <command words>``
   sends the words to the server's ``POST /command`` over the Unix socket;
-- ``docs/README.md`` (how to act: the SDK and the shell), ``docs/tools.md``,
+- ``docs/README.md`` (how to act: the SDK and the shell; ``help [COMMAND]`` and ``rules``), ``docs/tools.md``,
   ``docs/tools/<tool>.json`` and the env's own documents; ``instructions.md`` when the env
   has instructions for a seated agent (yc, cfo: its prompt with the shell prefix);
 - ``<runtime dir>/``: the server's socket ``api.sock`` and ``connection.json``, and
@@ -37,6 +37,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISDIR
 from typing import IO, TYPE_CHECKING, Any
 
 from bizbench.core.sandbox import WORKSPACE_MOUNT
@@ -245,12 +246,21 @@ import {self.package} as api
   are JSON, and a true/false flag alone means true.
 - Every command prints one JSON document: the tool's data (exit status 0) or
   `{{"error": "..."}}` (exit status 1). A failed command changes nothing.
-- `observation` and `status` answer like the SDK's `observation()` and `game_status()`.
+- `observation` and `status` answer like the SDK's `observation()` and `game_status()`;
+  `help` lists every command, `help <command>` (or `<command> --help`) gives its flags, and
+  `rules` prints the instructions.
 - The session is this workspace, created by the host: there is no `sim init`.
 
 Reference: `docs/tools.md` (every tool, its arguments and ranges) and `docs/tools/<tool>.json`
 (the JSON schema of each tool). The SDK's source is in `{self.package}/`.
 """
+
+    def rules_text(self, config: Any, registry: ToolRegistry, prefix: str | None = None) -> str:
+        """What the shell command ``rules`` answers: ``instructions.md`` (the env's instructions
+        with the shell ``prefix``), or docs/README.md when the env declares none."""
+        if self.instructions is not None:
+            return self.instructions(config, prefix or self.command_prefix()).rstrip() + "\n"
+        return self.readme_text(config, registry)
 
     # ------------------------------------------------------------------ the workspace
     def write_workspace(self, workspace: Path, config: Any = None, registry: ToolRegistry | None = None) -> SdkFiles:
@@ -265,10 +275,11 @@ Reference: `docs/tools.md` (every tool, its arguments and ranges) and `docs/tool
             registry = registry if registry is not None else spec.env_class.registry
             config = config if config is not None else spec.load_config()[0]
         assert registry is not None
+        self.check_workspace(workspace)
         docs = dict(self.documents(config)) if self.documents is not None else {}
         files = [(CLIENT, self.client_source(), 0o755)]
         if self.instructions is not None:
-            files.append((INSTRUCTIONS, self.instructions(config, self.command_prefix()).rstrip() + "\n", 0o644))
+            files.append((INSTRUCTIONS, self.rules_text(config, registry), 0o644))
         return write_sdk(
             Path(workspace),
             registry,
@@ -281,6 +292,30 @@ Reference: `docs/tools.md` (every tool, its arguments and ranges) and `docs/tool
             extra_files=files,
             owned_dirs=(BIN_DIR,),
         )
+
+    def check_workspace(self, workspace: Path) -> None:
+        """SeatError unless the directories the seat takes over (``bin/`` and the runtime directory:
+        links inside removed, mode 0755, read-only in the sandbox) are new or a seat's own: owned by
+        this user, holding only what a seat writes. Serving a user's folder never takes over
+        (nor chowns) a ``bin/`` or runtime directory of theirs."""
+        from bizbench.core.server import ENDED_NAME
+
+        ours = {BIN_DIR: {"bizbench"}, self.runtime_dir: {"site", SOCKET_NAME, CONNECTION, ENDED_NAME}}
+        for name, expected in ours.items():
+            path = Path(workspace).absolute() / name
+            try:
+                st = path.lstat()
+            except FileNotFoundError:
+                continue
+            advice = f"serve a new or empty workspace (or one an earlier server prepared), or move {path} away"
+            if not S_ISDIR(st.st_mode):
+                raise SeatError(f"{path} exists and is not a directory; {advice}")
+            if st.st_uid != os.geteuid():
+                raise SeatError(f"{path} belongs to uid {st.st_uid}, not to the server's user; {advice}")
+            foreign = sorted(set(os.listdir(path)) - expected)
+            if foreign:
+                shown = ", ".join(foreign[:5]) + (" ..." if len(foreign) > 5 else "")
+                raise SeatError(f"{path} holds files a seat does not write ({shown}); {advice}")
 
     def forget_connection(self, workspace: Path) -> None:
         """Remove an earlier server's ``connection.json`` (through the runtime directory's fd: a
@@ -329,7 +364,8 @@ def open_seat(session: Session, workspace: Path, port: int | None = None) -> Too
     ws = Path(workspace).absolute()
     seat.forget_connection(ws)  # written again once this server listens
     seat.write_workspace(ws, session.config, session.registry)
-    server = ToolServer(session, socket_path=seat.socket_path(ws), port=port, status_keys=seat.status_keys)
+    rules = seat.rules_text(session.config, session.registry)
+    server = ToolServer(session, socket_path=seat.socket_path(ws), port=port, status_keys=seat.status_keys, rules=rules)
     server.start()
     try:
         seat.write_connection(ws, connection_info(ws, server.socket_path, server.port))

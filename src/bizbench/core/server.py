@@ -13,7 +13,11 @@ are not sandboxed. Wire format (reference-notes §6.1)::
                      ``parse_command(session.registry.parameter_schemas(), words)``
                      (a session without a registry answers an error), then run like
                      /call; ``observation`` and ``status`` (when no tool has that name)
-                     answer like the two GETs below
+                     answer like the two GETs below; ``help [COMMAND]`` and ``COMMAND
+                     --help`` answer the registry's help (``cmdline.command_help``),
+                     ``rules`` the seat's instructions (when the server has them), and
+                     the session's own ``session_commands`` (a host session's ``sim
+                     result``) their answers
     GET  /health      -> {"success": true, "data": {"status": "ok"}}
     GET  /game-status -> {"success": true, "data": session.status()}, only its
                          ``status_keys`` when the server has some (``done`` always)
@@ -54,7 +58,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from bizbench.core.cmdline import parse_command
+from bizbench.core.cmdline import command_help, parse_command, wants_help
 from bizbench.core.errors import ToolError
 from bizbench.core.jsonio import json_default, preview
 from bizbench.core.registry import ToolResult
@@ -111,6 +115,10 @@ class ToolSession(Protocol):
 #       (a host-side shell session, whose read commands still answer)
 #   registry: its ToolRegistry - enables POST /command (shell words parsed against its schemas)
 #   observation(): what a player sees at a turn boundary - enables GET /observation
+#   session_commands: {words: (what it does, callable)} - more shell commands without flags,
+#       answered with the callable's data (a host session's "sim result")
+#   client_commands: {usage: what it does} - commands the client answers itself (listed in help
+#       and in the unknown-command error; a host session's "sim init")
 
 
 def connection_info(workspace: Path, socket_path: Path | None, port: int | None) -> dict[str, Any]:
@@ -154,9 +162,15 @@ class _App:
     """Transport-independent request handling shared by the Unix and TCP listeners."""
 
     def __init__(
-        self, session: ToolSession, max_request_bytes: int, status_keys: Any = None, control_token: str | None = None
+        self,
+        session: ToolSession,
+        max_request_bytes: int,
+        status_keys: Any = None,
+        control_token: str | None = None,
+        rules: str | None = None,
     ) -> None:
         self.session = session
+        self.rules = rules
         self.control_token = control_token
         self.max_request_bytes = max_request_bytes
         self.status_keys = None if status_keys is None else frozenset(status_keys) | {"done"}
@@ -164,7 +178,10 @@ class _App:
         self.session_logs_tool_tamper = bool(getattr(session, "logs_tool_tamper", False))
         self.stops_at_end = bool(getattr(session, "stops_at_episode_end", True))
         registry = getattr(session, "registry", None)
+        self.registry = registry
         self.command_schemas: dict[str, Any] | None = registry.parameter_schemas() if registry is not None else None
+        self.session_commands: dict[str, tuple[str, Any]] = dict(getattr(session, "session_commands", {}))
+        self.client_commands: dict[str, str] = dict(getattr(session, "client_commands", {}))
         self.call_lock = threading.Lock()
         self.tamper_lock = threading.Lock()
         self.sandbox_reports = 0
@@ -242,13 +259,42 @@ class _App:
             )
         if len(words) == 1 and words[0] in STATUS_WORDS and words[0] not in self.command_schemas:
             return self.get(STATUS_WORDS[words[0]])
+        own = self.session_commands.get(" ".join(words))
+        if own is not None and "_".join(words) not in self.command_schemas:
+            with self.call_lock:
+                return 200, {"success": True, "data": own[1]()}
+        if words == ["rules"] and self.rules is not None and "rules" not in self.command_schemas:
+            return 200, {"success": True, "data": {"rules": self.rules}}
         try:
-            tool, args = parse_command(self.command_schemas, words)
+            if wants_help(words) and "help" not in self.command_schemas:
+                return 200, {"success": True, "data": command_help(self.registry, words, self.more_commands())}
+            tool, args = parse_command(self.command_schemas, words, self.listed_commands())
         except ToolError as e:
             if e.tamper:
                 self.tamper(e.tamper, {"source": "server", "command": preview(" ".join(words))})
             raise _error(400, str(e)) from None
         return self.dispatch(tool, args)
+
+    def more_commands(self) -> dict[str, str]:
+        """The shell commands this server answers besides the tools: usage -> what it does."""
+        schemas = self.command_schemas or {}
+        more = {"help [COMMAND]": "every command, or one command's flags (also: COMMAND --help)"}
+        if self.rules is not None and "rules" not in schemas:
+            more["rules"] = "the instructions of this seat: the rules of the game"
+        if "status" not in schemas:
+            more["status"] = "where the episode stands"
+        if "observation" not in schemas and hasattr(self.session, "observation"):
+            more["observation"] = "what a player sees at the start of a turn"
+        more.update({words: what for words, (what, _) in self.session_commands.items()})
+        more.update(self.client_commands)
+        return more
+
+    def listed_commands(self) -> list[str]:
+        """The commands an unknown-command error lists besides the tools: all of
+        :meth:`more_commands` for a session with commands of its own (a host session: ``sim
+        init``, ``sim result``); none for a served seat, whose error stays the registry's (its
+        docs/README.md and instructions name ``help`` and ``rules``)."""
+        return list(self.more_commands()) if self.session_commands or self.client_commands else []
 
     def dispatch(self, tool: str, args: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         """Run one tool call (from /call or /command) under the call lock and shape its answer."""
@@ -494,13 +540,15 @@ class ToolServer:
         max_request_bytes: int = MAX_REQUEST_BYTES,
         status_keys: Any = None,
         control_token: str | None = None,
+        rules: str | None = None,
     ) -> None:
         """``status_keys``: the fields of ``session.status()`` that ``GET /game-status`` shows
         (None: all); the server itself still sees them all. ``control_token``: the secret of
-        ``POST /advance`` (None: nobody may advance through the server)."""
+        ``POST /advance`` (None: nobody may advance through the server). ``rules``: what the
+        shell command ``rules`` answers (the seat's instructions; None: no such command)."""
         if socket_path is None and port is None:
             raise ValueError("give a socket_path, a port, or both")
-        self.app = _App(session, max_request_bytes, status_keys, control_token)
+        self.app = _App(session, max_request_bytes, status_keys, control_token, rules)
         self.socket_path = Path(socket_path).absolute() if socket_path is not None else None
         self._want_port = port
         self._servers: list[socketserver.BaseServer] = []

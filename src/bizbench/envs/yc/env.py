@@ -14,26 +14,103 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from bizbench.core.env import EnvBase
 from bizbench.core.ledger import LedgerRow
-from bizbench.core.registry import ToolResult
+from bizbench.core.registry import ToolRegistry, ToolResult
 from bizbench.envs.yc import views
-from bizbench.envs.yc.config import YcConfig, load_config
+from bizbench.envs.yc.config import Clock, YcConfig, load_config
 from bizbench.envs.yc.evaluation import evaluation
-from bizbench.envs.yc.tools import registry
+from bizbench.envs.yc.tools import registry, registry_for
 from bizbench.envs.yc.world.tasks import ACTIVE, CANCELLED, FAILED, SUCCEEDED
 from bizbench.envs.yc.world.world import YcWorld
 
 __all__ = ["YcEnv"]
 
 
+_PROBE = 64  # characters of the new text looked up in the old one (notes trimmed at the front)
+_CANDIDATES = 8  # places of the probe tried
+
+
+def edit_ops(old: str, new: str) -> list[Any]:
+    """``new`` as pieces of ``old`` and new text: ``[i, j]`` copies ``old[i:j]``, a string is inserted.
+
+    One kept run at the front (the pad may have been trimmed there), what changed, one kept run at
+    the end: an append or an edit in place costs its own length, not the pad's. Exact by
+    construction (checked: otherwise the whole text)."""
+    start, a = 0, _common_prefix(old, new)
+    probe = new[:_PROBE]
+    at = old.find(probe, 1) if len(probe) == _PROBE and a < _PROBE else -1
+    for _ in range(_CANDIDATES):  # where the new text starts in the old one (the longest run wins)
+        if at < 0:
+            break
+        run = _common_prefix(old[at:], new)
+        if run > a:
+            start, a = at, run
+        at = old.find(probe, at + 1)
+    rest_old, rest_new = old[start + a :], new[a:]
+    b = _common_prefix(rest_old[::-1], rest_new[::-1])
+    ops: list[Any] = [[start, start + a]] if a else []
+    middle = rest_new[: len(rest_new) - b]
+    if middle:
+        ops.append(middle)
+    if b:
+        ops.append([len(old) - b, len(old)])
+    return ops if apply_ops(old, ops) == new else [new]
+
+
+def apply_ops(old: str, ops: Any) -> str:
+    """The text :func:`edit_ops` describes (ValueError for a malformed list)."""
+    if not isinstance(ops, list):
+        raise ValueError("an edit is a list")
+    parts = []
+    for op in ops:
+        if isinstance(op, str):
+            parts.append(op)
+        elif (
+            isinstance(op, list)
+            and len(op) == 2
+            and all(type(x) is int for x in op)
+            and 0 <= op[0] <= op[1] <= len(old)
+        ):
+            parts.append(old[op[0] : op[1]])
+        else:
+            raise ValueError(f"bad edit piece {str(op)[:60]}")
+    return "".join(parts)
+
+
+def _common_prefix(x: str, y: str) -> int:
+    return len(os.path.commonprefix([x, y]))
+
+
+def _check_horizon(config: YcConfig) -> None:
+    """A horizon set after validation (``--horizon``: ``EnvSpec.with_horizon`` copies the config)
+    within the clock's bounds; ValueError naming ``--horizon`` otherwise (docs/principles.md principle 8)."""
+    try:
+        Clock.model_validate(config.clock.model_dump())
+    except ValidationError:
+        bound = next(m.le for m in Clock.model_fields["horizon_months"].metadata if hasattr(m, "le"))
+        got = config.clock.horizon_months
+        raise ValueError(f"--horizon must be a whole number of months from 1 to {bound}, got {got}") from None
+
+
+class _Registry:
+    """``YcEnv.registry``: the default preset's on the class (``bizbench tools yc``), the env's own
+    config's on an instance (its descriptions state that config's limits and fees; not pickled)."""
+
+    def __get__(self, env: YcEnv | None, owner: type) -> ToolRegistry:
+        return registry if env is None else registry_for(env.config)
+
+
 class YcEnv(EnvBase):
     """A YC-Bench company for one seed: commands in, JSON out."""
 
-    registry = registry
+    registry = _Registry()
     env_id = "yc"
 
     def __init__(
@@ -45,6 +122,7 @@ class YcEnv(EnvBase):
         secret: str | None = None,
         files: Path | None = None,  # noqa: ARG002 - the contract's; yc keeps no agent-visible files
     ) -> None:
+        _check_horizon(config)
         self.world = YcWorld(config, self._begin(config, seed, preset, preset_hash, secret))
         self._events_seen = 0  # world.log entries already reported by status_summary
         self._metrics: list[dict[str, Any]] = []  # one row per turn (successful sim resume), not yet taken
@@ -82,6 +160,23 @@ class YcEnv(EnvBase):
         if result.tamper:
             self.log_tamper(result.tamper, {"tool": name, "error": result.error})
         return result
+
+    def compact_args(self, name: str, args: Any) -> Any:
+        """A host session's record of ``scratchpad write`` (:mod:`bizbench.core.cmdsession`): the edit
+        from the pad now to the new content (:func:`edit_ops`), not the whole pad on every write;
+        None (keep the arguments) for any other call."""
+        if name != "scratchpad_write" or not isinstance(args, dict) or set(args) != {"content"}:
+            return None
+        content = args["content"]
+        if not isinstance(content, str):
+            return None
+        return edit_ops(self.world.scratchpad, content)
+
+    def expand_args(self, name: str, delta: Any) -> dict[str, Any]:
+        """The arguments :meth:`compact_args` shortened, from the pad now (replay runs in order)."""
+        if name != "scratchpad_write":
+            raise ValueError(f"no compact form for {name!r}")
+        return {"content": apply_ops(self.world.scratchpad, delta)}
 
     def log_tamper(self, kind: str, detail: dict[str, Any]) -> None:
         """Record a suspicious attempt (unknown tool, non-finite number ...); the run goes on."""

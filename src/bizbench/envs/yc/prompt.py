@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from bizbench.envs.yc.config import YcConfig
-from bizbench.envs.yc.tools import registry
+from bizbench.envs.yc.tools import registry, registry_for
 
 __all__ = ["command_reference", "system_prompt"]
 
@@ -37,10 +37,11 @@ _EXAMPLES: dict[str, str] = {
 }
 
 
-def command_reference(prefix: str = "yc-bench") -> list[str]:
-    """``- `prefix command --flags` - description`` for every registered tool, grouped as in Table 1."""
+def command_reference(prefix: str = "yc-bench", config: YcConfig | None = None) -> list[str]:
+    """``- `prefix command --flags` - description`` for every registered tool, grouped as in Table 1
+    (descriptions of ``config``'s registry; default: the default preset's)."""
     lines: list[str] = []
-    for spec in registry.specs():
+    for spec in (registry if config is None else registry_for(config)).specs():
         example = _EXAMPLES[spec.name]
         lines.append(f"- `{prefix} {example}` - {spec.description}")
     return lines
@@ -73,7 +74,7 @@ def system_prompt(config: YcConfig, prefix: str = "yc-bench") -> str:
         else "prestige is unchanged"
     )
     cps = "/".join(str(p) for p in c.checkpoints_pct)
-    commands = "\n".join(command_reference(prefix))
+    commands = "\n".join(command_reference(prefix, config))
     text = f"""You are the CEO of an AI services startup in a business simulation. Maximize funds and prestige
 while avoiding bankruptcy. The score is your funds at the end of the simulation.
 

@@ -10,44 +10,102 @@ naming the argument and the allowed values, and changes nothing (principle 8).
 
 from __future__ import annotations
 
+import functools
+import types
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
 from bizbench.core.registry import ToolError, ToolRegistry
 from bizbench.envs.yc import views
+from bizbench.envs.yc.config import YcConfig, load_config
 
 if TYPE_CHECKING:
     from bizbench.envs.yc.env import YcEnv
 
-registry = ToolRegistry()
+__all__ = ["figures", "registry", "registry_for"]
+
+_DEFINED: list[tuple[Callable[..., Any], dict[str, Any]]] = []  # (tool function, registry options), in order
+
+
+def _tool(**options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Declare a tool; :func:`registry_for` registers it with its docstring filled in from a config."""
+
+    def add(fn: Callable[..., Any]) -> Callable[..., Any]:
+        _DEFINED.append((fn, options))
+        return fn
+
+    return add
+
+
+def _pct(share: float) -> str:
+    return f"{share * 100:g} %"
+
+
+def figures(config: YcConfig) -> dict[str, str]:
+    """The config's values the tool descriptions state, as they read there. They are the values the
+    world enforces (``YcWorld.write_scratchpad``, ``cancel``, the deadline check), so a description
+    and its check cannot disagree (docs/principles.md principles 1 and 5)."""
+    d = config.deadlines
+    cap = config.throughput.max_contributors
+    return {
+        "scratchpad_max_chars": f"{config.scratchpad_max_chars:,}",
+        "fail_penalty": _pct(d.fail_penalty_share),
+        "cancel_fee": f"{_pct(d.cancel_fee_share)} of its advertised reward is charged"
+        if d.cancel_fee_share > 0
+        else "no fee",
+        "cancel_prestige": f"{d.cancel_prestige_factor:g}",
+        "contributor_rule": f" Only the {cap} largest such contributions on a task count." if cap else "",
+    }
+
+
+def registry_for(config: YcConfig) -> ToolRegistry:
+    """The yc tools for one config: descriptions from :func:`figures`, the scratchpad's ``content``
+    bounded by the config's ``scratchpad_max_chars`` (the whole pad is bounded by the world)."""
+    return _registry(tuple(sorted(figures(config).items())), config.scratchpad_max_chars)
+
+
+@functools.lru_cache(maxsize=16)
+def _registry(figs: tuple[tuple[str, str], ...], max_chars: int) -> ToolRegistry:
+    values = dict(figs)
+    out = ToolRegistry()
+    for fn, options in _DEFINED:
+        copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+        copy.__kwdefaults__ = fn.__kwdefaults__
+        copy.__doc__ = (fn.__doc__ or "").format(**values)
+        copy.__annotations__ = {
+            k: Annotated[str, Field(max_length=max_chars)] if v == "Notes" else v for k, v in fn.__annotations__.items()
+        }
+        out.tool(copy, **options)
+    return out
+
 
 Domain = Literal["training", "inference", "research", "data_engineering"]
 Status = Literal["accepted", "active", "succeeded", "failed", "cancelled"]
 TaskId = Annotated[str, Field(min_length=1, max_length=64)]
 EmployeeIds = Annotated[list[Annotated[str, Field(min_length=1, max_length=64)]], Field(min_length=1, max_length=64)]
-MAX_TEXT = 1_000_000
+Notes = str  # the scratchpad's content: bounded per config by registry_for
 
 
 # ---------------------------------------------------------------------------- observe
-@registry.tool(category="observe", mutates=False)
+@_tool(category="observe", mutates=False)
 def company_status(env: YcEnv) -> dict[str, Any]:
     """Funds, prestige per domain, monthly payroll, runway and the current simulated time."""
     return views.company_status(env.world)
 
 
-@registry.tool(category="observe", mutates=False)
+@_tool(category="observe", mutates=False)
 def employee_list(env: YcEnv) -> dict[str, Any]:
     """Employees with tier, monthly salary and skill rate (work units per business hour) in each domain.
 
     A task's throughput is the sum of its assigned employees' rates in its domain, each
-    divided by the number of active tasks that employee is assigned to (in the default
-    preset only the 4 largest such contributions on a task count).
+    divided by the number of active tasks that employee is assigned to.{contributor_rule}
     """
     return views.employee_list(env.world)
 
 
-@registry.tool(category="observe", mutates=False)
+@_tool(category="observe", mutates=False)
 def market_browse(
     env: YcEnv,
     domain: Domain | None = None,
@@ -72,7 +130,7 @@ def market_browse(
     return views.browse(env.world, domain, reward_min_cents, limit, offset)
 
 
-@registry.tool(category="observe", mutates=False)
+@_tool(category="observe", mutates=False)
 def task_list(env: YcEnv, status: Status | None = None) -> dict[str, Any]:
     """Your accepted tasks (any status unless filtered) with status, progress and deadline.
 
@@ -84,7 +142,7 @@ def task_list(env: YcEnv, status: Status | None = None) -> dict[str, Any]:
     return {"time": w.cal.iso(w.now), "tasks": [views.task_summary(w, t) for t in tasks]}
 
 
-@registry.tool(category="observe", mutates=False)
+@_tool(category="observe", mutates=False)
 def task_inspect(env: YcEnv, task_id: TaskId) -> dict[str, Any]:
     """Details of one task: per-domain requirement and progress, deadline, assigned employees, throughput.
 
@@ -94,31 +152,31 @@ def task_inspect(env: YcEnv, task_id: TaskId) -> dict[str, Any]:
     return views.task_detail(env.world, env.world.lookup(task_id))
 
 
-@registry.tool(category="observe", mutates=False)
+@_tool(category="observe", mutates=False)
 def client_list(env: YcEnv) -> dict[str, Any]:
     """Clients with your current trust level (0-5) and their tier."""
     return views.client_list(env.world)
 
 
-@registry.tool(category="observe", mutates=False)
+@_tool(category="observe", mutates=False)
 def client_history(env: YcEnv) -> dict[str, Any]:
     """Per-client counts of succeeded, failed, cancelled and open tasks, with the success rate."""
     return views.client_history(env.world)
 
 
-@registry.tool(category="observe", mutates=False)
+@_tool(category="observe", mutates=False)
 def finance_ledger(env: YcEnv) -> dict[str, Any]:
     """Every transaction so far (rewards, penalties, payroll) with the running balance."""
     return views.finance_ledger(env.world)
 
 
 # ---------------------------------------------------------------------------- task
-@registry.tool(category="task")
+@_tool(category="task")
 def task_accept(env: YcEnv, task_id: TaskId) -> dict[str, Any]:
     """Accept a market task; its deadline starts now. Any number of tasks may be accepted.
 
-    An accepted task that is not completed by its deadline fails, dispatched or not: a share
-    of its advertised reward is charged (35 % in the default preset) and prestige drops.
+    An accepted task that is not completed by its deadline fails, dispatched or not: {fail_penalty}
+    of its advertised reward is charged and prestige drops.
 
     Args:
         task_id: A task id from 'market browse', e.g. 'Task-42'.
@@ -128,7 +186,7 @@ def task_accept(env: YcEnv, task_id: TaskId) -> dict[str, Any]:
     return views.task_summary(w, task)
 
 
-@registry.tool(category="task")
+@_tool(category="task")
 def task_assign(env: YcEnv, task_id: TaskId, employees: EmployeeIds) -> dict[str, Any]:
     """Set the employees working on an accepted or active task (replaces the previous assignment).
 
@@ -144,7 +202,7 @@ def task_assign(env: YcEnv, task_id: TaskId, employees: EmployeeIds) -> dict[str
     return out
 
 
-@registry.tool(category="task")
+@_tool(category="task")
 def task_dispatch(env: YcEnv, task_id: TaskId) -> dict[str, Any]:
     """Start work on an accepted task that has employees assigned.
 
@@ -162,9 +220,10 @@ def task_dispatch(env: YcEnv, task_id: TaskId) -> dict[str, Any]:
     }
 
 
-@registry.tool(category="task")
+@_tool(category="task")
 def task_cancel(env: YcEnv, task_id: TaskId, reason: Annotated[str, Field(max_length=2000)]) -> dict[str, Any]:
-    """Abandon an accepted or active task: no reward, prestige in its domain drops (1.5 x its prestige_delta).
+    """Abandon an accepted or active task: no reward, {cancel_fee}, and prestige in its domain drops
+    ({cancel_prestige} x its prestige_delta).
 
     Args:
         task_id: One of your accepted or active tasks, e.g. 'Task-42'.
@@ -176,7 +235,7 @@ def task_cancel(env: YcEnv, task_id: TaskId, reason: Annotated[str, Field(max_le
 
 
 # ---------------------------------------------------------------------------- sim
-@registry.tool(category="sim")
+@_tool(category="sim")
 def sim_resume(env: YcEnv) -> dict[str, Any]:
     """Advance the clock to the next event and process it: a task checkpoint (25/50/75/100 %), a deadline,
     the monthly payroll or the end of the simulation. Time always moves forward, active tasks or not."""
@@ -194,15 +253,15 @@ def sim_resume(env: YcEnv) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------- memory
-@registry.tool(category="memory", mutates=False)
+@_tool(category="memory", mutates=False)
 def scratchpad_read(env: YcEnv) -> dict[str, Any]:
-    """Your persistent notes (also shown in your instructions every turn)."""
+    """Your persistent notes (also shown in your instructions every turn; at most {scratchpad_max_chars} characters)."""
     return {"content": env.world.scratchpad, "chars": len(env.world.scratchpad)}
 
 
-@registry.tool(category="memory")
-def scratchpad_write(env: YcEnv, content: Annotated[str, Field(max_length=MAX_TEXT)]) -> dict[str, Any]:
-    """Overwrite your persistent notes.
+@_tool(category="memory")
+def scratchpad_write(env: YcEnv, content: Notes) -> dict[str, Any]:
+    """Overwrite your persistent notes (at most {scratchpad_max_chars} characters in all).
 
     Args:
         content: The new notes (replaces everything).
@@ -211,12 +270,15 @@ def scratchpad_write(env: YcEnv, content: Annotated[str, Field(max_length=MAX_TE
     return {"chars": len(text), "limit": env.config.scratchpad_max_chars}
 
 
-@registry.tool(category="memory")
-def scratchpad_append(env: YcEnv, content: Annotated[str, Field(max_length=MAX_TEXT)]) -> dict[str, Any]:
-    """Append to your persistent notes (add a newline yourself if you want one).
+@_tool(category="memory")
+def scratchpad_append(env: YcEnv, content: Notes) -> dict[str, Any]:
+    """Append to your persistent notes (add a newline yourself; at most {scratchpad_max_chars} characters in all).
 
     Args:
         content: Text to add at the end.
     """
     text = env.world.write_scratchpad(content, append=True)
     return {"chars": len(text), "limit": env.config.scratchpad_max_chars}
+
+
+registry = registry_for(load_config("default")[0])  # the default preset's (`bizbench tools yc`, docs/yc-tools.md)
