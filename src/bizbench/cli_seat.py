@@ -26,7 +26,7 @@ err_console = Console(stderr=True)
 
 
 def _fail(message: str) -> typer.Exit:
-    err_console.print(f"[red]{message}[/red]", markup=True, highlight=False)
+    err_console.print(message, style="red", markup=False, highlight=False, soft_wrap=True)
     return typer.Exit(2)
 
 
