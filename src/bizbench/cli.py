@@ -367,7 +367,8 @@ def _exit_if_crashed(result: dict[str, Any]) -> None:
         return
     crashed = result.get("ended_by") in CRASHED
     err_console.print(
-        f"incomplete run ({why}); bizbench report counts it as a failed run",
+        f"incomplete run ({why}): the score above is the company it left behind, not a result; "
+        "bizbench report counts it as a failed run (score 0)",
         style="red" if crashed else "yellow",
         markup=False,
         soft_wrap=True,

@@ -109,6 +109,8 @@ class ReportModule(Protocol):
     that scores 0. ``ONE_ANCHOR``: the baseline that scores 1, or a function of the run giving
     (reference, note why there is none). ``ANCHOR_LABELS``: how the anchors table names both.
     ``ANCHOR_WORLD_OPTIONS``: world options the anchor baselines run with (optional).
+    ``FAILED_RUN_KEYS`` (optional, default ``SCORE_KEYS``): the measures of the company's value
+    that a run which ended early shows as 0 (docs/reports.md "Runs that ended early").
     ``TABLES``: (CSV stem, title, columns) of the per-model tables; ``PER_RUN``: the columns of
     the every-run table. ``run_metrics``: one finished run's measures (``facts``: the cached
     entry of its re-created world, or None). ``plots``: the multi-run charts of the runs of

@@ -123,18 +123,24 @@ class ResultCore(_Open):
 CRASHED = frozenset({"agent_error", "harness_error", "model_error", "server_error"})
 
 
+#: format-1 ``ended_by`` values of a run that reached its natural end
+FINISHED_FORMAT_1 = frozenset({"completed", "bankrupt", "episode_end"})
+
+
 def ended_early(result: dict[str, Any]) -> str | None:
     """Why a finished run did not reach its natural end (its horizon, or bankruptcy), or None.
 
     A run that stopped early (an agent error, a turn or dollar limit, an agent that returned)
     is a failed run, never a score of the company it left behind: the report counts it so
     (docs/reports.md "Runs that ended early"). Format-1 runs, which lack ``completed``, are
-    judged by their ``ended_by``."""
+    judged by the world's own ``done`` where they kept it, else by their ``ended_by`` (a
+    format-1 served seat ended with ``episode_end``)."""
     if result.get("bankrupt"):
         return None
     completed = result.get("completed")
     if completed is None:
-        completed = result.get("ended_by", "completed") in ("completed", "bankrupt")
+        done = result.get("done")
+        completed = done if isinstance(done, bool) else result.get("ended_by", "completed") in FINISHED_FORMAT_1
     if completed:
         return None
     return str(result.get("incomplete_reason") or f"ended by {result.get('ended_by', 'unknown')}")

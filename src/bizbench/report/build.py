@@ -92,8 +92,9 @@ def _measure(run: Run, module: Any, cache: AnchorCache | None) -> Measured:
     anchors = anchors_for(run, cache)
     metrics = dict(module.run_metrics(run, facts))
     metrics["score"] = score(run)
-    if run.ended_early:  # a failed run: its score columns say so, never the cash it left behind
-        metrics.update({key: metrics["score"] for key in module.SCORE_KEYS if key in metrics})
+    if run.ended_early:  # a failed run: its value columns say so, never the cash it left behind
+        failed_keys = getattr(module, "FAILED_RUN_KEYS", module.SCORE_KEYS)
+        metrics.update({key: metrics["score"] for key in failed_keys if key in metrics})
     metrics[ENDED_EARLY.key] = float(run.ended_early is not None)
     metrics["normalised"] = normalise(metrics["score"], anchors)
     return Measured(run, metrics, anchors)

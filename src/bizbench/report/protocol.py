@@ -25,8 +25,9 @@ normalised score missing, never guessed.
 **Cache.** Anchor runs are cached in a JSON file (default
 ``$XDG_CACHE_HOME/bizbench/report-anchors.json``, i.e. ``~/.cache/bizbench/...``;
 ``bizbench report --anchor-cache PATH`` picks another), one entry per
-``env/preset/seed/config-digest/secret-id`` where the config digest is the SHA-256 of the
-run's full config (so a changed preset or horizon is a new key). Entries hold the two
+``v<scoring>/env/preset/seed/config-digest/secret-id`` where the config digest is the SHA-256
+of the run's full config (so a changed preset or horizon is a new key) and ``<scoring>`` the
+version of the scoring rules (:data:`SCORING`). Entries hold the two
 anchors and the env's facts computed from the same re-created world (the report module's
 ``world_facts``; ceo: the competitor event days). Deleting the file is always safe.
 """
@@ -44,6 +45,7 @@ from typing import Any
 from bizbench.core.envs import get_env
 from bizbench.core.jsonio import write_json
 from bizbench.core.reporting import ReportModule
+from bizbench.core.runlog import ended_early
 from bizbench.core.runs import Run
 from bizbench.report import common
 
@@ -77,23 +79,32 @@ def _score_of(module: ReportModule, result: dict[str, Any]) -> float | None:
     return None
 
 
-#: The headline score of a run that ended before its horizon (an agent error, a turn or dollar
-#: limit): a failed run is a company worth nothing, never the cash it left behind. EnterpriseArena
-#: (eq 2) scores a failed company 0; CEO-Bench and YC-Bench end a company whose cash falls below 0,
-#: so 0 is the most a failed run could have kept. docs/reports.md "Runs that ended early".
+#: The headline score of a failed run, one that went bankrupt or ended before its horizon (an
+#: agent error, a turn or dollar limit): a failed company is worth nothing, never the cash it
+#: left behind nor less than nothing. EnterpriseArena (eq 2) scores a bankrupt company 0;
+#: CEO-Bench and YC-Bench end a company when its cash falls below 0, so 0 is the most it keeps.
+#: One value for both ways of failing, so that stopping a company on its way to bankruptcy never
+#: ranks above letting it fail. docs/reports.md "Runs that ended early".
 FAILED_SCORE = 0.0
+#: The version of the scoring rules in the anchor cache's keys: entries computed under other
+#: rules (before failed runs scored FAILED_SCORE) are never reused.
+SCORING = 2
+
+
+def _headline(module: ReportModule, result: dict[str, Any]) -> float | None:
+    """A finished run's headline score: :data:`FAILED_SCORE` when it failed, else the env's."""
+    value = _score_of(module, result)  # read first: a damaged score is an error, failed or not
+    return FAILED_SCORE if result.get("bankrupt") or ended_early(result) else value
 
 
 def score(run: Run) -> float | None:
     """The env's headline score from result.json (None if unfinished or the env is unknown;
-    :data:`FAILED_SCORE` for a run that ended early)."""
+    :data:`FAILED_SCORE` for a run that went bankrupt or ended early)."""
     try:
         module = report_module(run.env)
     except KeyError:
         return None
-    if run.ended_early:
-        return FAILED_SCORE
-    return _score_of(module, run.result or {})
+    return None if run.result is None else _headline(module, run.result)
 
 
 @dataclass(frozen=True)
@@ -147,7 +158,7 @@ def _canonical(value: Any) -> str:
 
 def _key(run: Run) -> str:
     digest = hashlib.sha256(_canonical(run.inner_config).encode()).hexdigest()[:16]
-    return f"{run.env}/{run.preset}/{run.seed}/{digest}/{run.secret_id or '-'}"
+    return f"v{SCORING}/{run.env}/{run.preset}/{run.seed}/{digest}/{run.secret_id or '-'}"
 
 
 def _reproducible(run: Run) -> str:
@@ -178,7 +189,7 @@ def _compute(run: Run) -> dict[str, Any]:
 
     def baseline(name: str) -> float | None:
         result = run_baseline(run.env, name, run.seed, run.preset, config=run.inner_config, world_options=options)
-        return _score_of(module, result)
+        return _headline(module, result)
 
     zero, one = module.ZERO_ANCHOR, module.ONE_ANCHOR
     assert zero is not None and one is not None  # _reproducible: an env without anchors has no entry

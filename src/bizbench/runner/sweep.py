@@ -94,6 +94,7 @@ RESULT_FIELDS = (
     "final_funds",
     "bankrupt",
     "completed",
+    "incomplete_reason",
     "ended_by",
     "days_survived",
     "months_survived",

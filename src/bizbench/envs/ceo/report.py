@@ -149,6 +149,8 @@ def best_channel_share(run: Run) -> float | None:
     best = leads.argmax(axis=1)
     end = int(run.get("days_survived") or 0)
     tables = _ad_tables(run, ids, CHANNELS)
+    if not tables:  # never set targeted ad spend: no share to measure
+        return None
     dollars = np.zeros_like(leads)
     for (day, table), nxt in zip(tables, [t[0] for t in tables[1:]] + [end], strict=True):
         dollars += table * max(0, min(nxt, end) - day)

@@ -35,6 +35,7 @@ from bizbench.core.runs import Run
 __all__ = [
     "ANCHOR_LABELS",
     "HUMAN_SCORE",
+    "FAILED_RUN_KEYS",
     "LEGEND",
     "ONE_ANCHOR",
     "PER_RUN",
@@ -49,6 +50,8 @@ __all__ = [
 #: EnterpriseArena Table 2: the two human experts' mean terminal valuation score.
 HUMAN_SCORE = 152.2e6
 SCORE_KEYS = ("score",)
+#: what a run that ended early shows as 0: eq 2's score, the score net of debt and the end cash
+FAILED_RUN_KEYS = ("score", "score_net_of_debt", "final_cash")
 ZERO_ANCHOR = "always-pass"
 ANCHOR_LABELS = ("always-pass baseline", "human experts $152.2M")
 
