@@ -59,7 +59,9 @@ Your conversation is wiped at the start of every month. Only your notepad carrie
             "- A call refused with an error (e.g. an unknown filename, a future month) changes nothing: it uses "
             "none of the month's budget and is not counted in the score.\n"
         )
-    return text + """
+    return (
+        text
+        + """
 ## Reply format
 Reason step by step, then end your reply with one JSON block:
 - a tool: {"type": "tool", "name": "check_cash_in_bank", "params": {}}
@@ -68,3 +70,4 @@ Reason step by step, then end your reply with one JSON block:
   or {"type": "memory", "operation": "recall_notes", "query": "...", "tags": ["cash"]}
 Always explain your reasoning before the JSON block.
 """
+    )
