@@ -46,8 +46,10 @@ def test_extract_block(text: str, expected: Any) -> None:
         assert got == expected
 
 
-def run_months(script: Any, months: int = 3, seed: int = 4, max_replies: int = 50) -> tuple[CfoEnv, AgentRun]:
-    env = CfoEnv.from_preset("paper", seed, months=months)
+def run_months(
+    script: Any, months: int = 3, seed: int = 4, max_replies: int = 50, preset: str = "paper"
+) -> tuple[CfoEnv, AgentRun]:
+    env = CfoEnv.from_preset(preset, seed, months=months)
     run = AgentRun(ScriptedModel(script), Trajectory(None))
     ReactJsonHarness(max_replies_per_turn=max_replies).run(env, run)
     return env, run
@@ -134,6 +136,49 @@ def test_calls_refused_at_run_time_use_the_turns_budget() -> None:
     assert sum(1 for a in env.actions if a["tool"] == "access_financial_docs" and not a["ok"]) == 20
     auto = [e for e in run.trajectory.events if e["kind"] == "auto_advance"]
     assert len(auto) == 1 and "budget" in auto[0]["reason"]
+
+
+@pytest.mark.parametrize(
+    ("preset", "size"),
+    [("paper", 100_001), ("hardened", 2_001)],  # refused for its arguments / by the notepad at run time
+    ids=["invalid-arguments", "refused-at-run-time"],
+)
+def test_a_refused_memory_call_uses_none_of_the_tool_budget(preset: str, size: int) -> None:
+    """Memory is free (Appendix E), refused or not: 25 over-long notes in a month leave the
+    whole budget, so 20 cash checks are still answered before the budget closes the month."""
+    note = memory("save_note", content="x" * size)
+    cash = block("tool", "check_cash_in_bank")
+    env, run = run_months([note] * 25 + [cash] * 21, months=1, preset=preset)
+    assert sum(1 for a in env.actions if a["tool"] == "save_note") == (25 if preset == "hardened" else 0)
+    assert env.tool_calls == 20 and [r.action for r in env.world.history] == ["pass"]
+    auto = [e for e in run.trajectory.events if e["kind"] == "auto_advance"]
+    assert len(auto) == 1 and "budget" in auto[0]["reason"]
+
+
+def test_every_answer_states_the_budget_the_harness_enforces() -> None:
+    """The env counts accepted tool calls only (a refused call changes nothing), the harness also
+    counts refused tool calls: each answer ends with the harness's figure, so the model is never
+    told the env's larger one."""
+    replies = [
+        block("tool", "access_financial_docs", action="retrieve", filename="nope.json"),  # refused: counts
+        block("tool", "check_cash_in_bank"),  # accepted: counts
+        memory("save_note", content="x" * 100_001),  # refused memory: free
+        {"content": "no block"},  # names no tool: counts
+        memory("recall_notes"),  # accepted memory: free
+        block("action", "fund_raising_request", type="equity", amount=-1),  # refused action: free
+        block("action", "pass"),
+    ]
+    seen: list[list[dict[str, Any]]] = []
+
+    def model(messages: list[dict[str, Any]], tools: Any) -> Any:
+        seen.append(list(messages))
+        return replies[len(seen) - 1]
+
+    env, _ = run_months(model, months=1)
+    lefts = [int(m[-1]["content"].rsplit("Tool budget left this month: ", 1)[1]) for m in seen[1:]]
+    assert lefts == [19, 18, 18, 17, 17, 17]
+    assert "budgeted tool call that is refused" in seen[0][0]["content"]  # the rule is in the prompt
+    assert env.tool_calls == 1 and [r.action for r in env.world.history] == ["pass"]
 
 
 def test_memory_only_months_are_closed_after_the_reply_cap() -> None:

@@ -459,3 +459,34 @@ def test_the_company_opens_as_a_going_concern() -> None:
     ok(env, "pass")
     cf = env.world.ledger.cash_flow_statement(0, 0)
     assert cf["operating"]["interest_collected"] > 0 and cf["operating"]["operating_expenses_paid"] < 0
+
+
+# ---------------------------------------------------------------------------- refused calls, by driver
+def test_a_call_refused_at_run_time_uses_no_budget_for_an_agent_class() -> None:
+    """The env's rule for every driver but react-json: a refused call changes nothing
+    (principle 8), so 25 unknown-filename retrievals leave the month's 20 tool calls."""
+    env = env_at(4)
+    for _ in range(25):
+        before = env.state_digest()
+        r = env.call("access_financial_docs", action="retrieve", filename="no_such_file.json")
+        assert not r.ok and "unknown filename" in (r.error or "") and env.state_digest() == before
+    assert env.observation()["tool_budget_left"] == 20
+    for _ in range(20):
+        ok(env, "check_cash_in_bank")
+    assert env.world.month == 0 and env.tool_calls == 20
+    assert ok(env, "check_cash_in_bank")["month_closed_with"] == "pass"
+
+
+def test_each_driver_is_told_how_refused_calls_count() -> None:
+    """The seat's instructions state the env's rule (a refused call uses no budget); react-json's
+    prompt states the harness's (a refused tool call uses one) and not the env's, so no prompt
+    contradicts the budget its driver enforces."""
+    from bizbench.agents.harness.react_json import ReactJsonHarness
+    from bizbench.envs.cfo.sdk import _instructions as instructions
+
+    env = env_at()
+    seat = instructions(env.config, "bizbench cfo --session /workspace")
+    assert "A call refused with an error" in seat and "uses none of the month's budget" in seat
+    react = ReactJsonHarness().system_prompt(env)
+    assert "budgeted tool call that is refused with an error use one call" in react
+    assert "uses none of the month's budget" not in react

@@ -7,14 +7,20 @@ end with one JSON block, bare or fenced with ```json: ``{"type": "tool", "name",
 (cfo's ``save_note`` / ``recall_notes``); each names a tool of the env's registry. A tool
 result or an error goes back as the next user message. A reply without a valid block, with
 more than one block (the harness will not guess which one was meant: none is run), or whose
-block names an unknown tool or invalid arguments, gets one line of feedback. In an env with a
-tool budget (the observation's ``tool_budget_left``) every reply that makes no accepted call
-(those, and a call the env refuses at run time, e.g. an unknown filename) uses one call of
-the turn's budget, as the paper counts every call (section 3.2); when the budget is spent the
-turn ends the env's default way (``env.advance()``: cfo ``pass``). A turn
-also ends that way after ``max_replies_per_turn`` replies (ours: a model that only takes
-notes would otherwise never end the run). Both rules are stated in the system prompt; in an
-env whose paper harness this is not, the harness also states the reply format.
+block names an unknown tool or invalid arguments, gets one line of feedback.
+
+In an env with a tool budget (the observation's ``tool_budget_left``, which counts the
+accepted calls of the registry's ``"tool"`` category) the harness also counts, as the paper
+counts every call (section 3.2): a reply that names no tool of the registry (no block,
+several, an unknown tool), and a call of a ``"tool"``-category tool that is refused, for its
+arguments or by the env at run time (e.g. an unknown filename). A refused call of any other
+category (memory, an action) is free, as its accepted call is. The env itself does not count
+refusals (a refused call changes nothing, docs/principles.md principle 8), so after every
+call the harness tells the model the budget it enforces (``Tool budget left this <unit>:
+N``); when it is spent the turn ends the env's default way (``env.advance()``: cfo ``pass``).
+A turn also ends that way after ``max_replies_per_turn`` replies (ours: a model that only
+takes notes would otherwise never end the run). Both rules are stated in the system prompt;
+in an env whose paper harness this is not, the harness also states the reply format.
 """
 
 from __future__ import annotations
@@ -33,6 +39,9 @@ NO_BLOCK = 'No valid JSON block found. End your reply with one, e.g. {"type": "t
 MANY_BLOCKS = (
     "Your reply has {n} JSON blocks; nothing was run. End your reply with exactly one block: the one call you mean."
 )
+#: The registry category whose calls a turn's budget counts (the observation's ``tool_budget_left``):
+#: the paper's tool calls, this harness's ``"type": "tool"`` blocks. Other categories are free.
+BUDGETED = "tool"
 #: Bounded work on pathological replies: a bare block is looked for from at most this many failed starts.
 MAX_FAILED_STARTS = 64
 _FENCED = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.S)
@@ -100,8 +109,11 @@ class ReactJsonHarness:
         rules = (
             "\n## Harness rules\n"
             "- A reply without exactly one valid JSON block, or whose block names an unknown tool or invalid "
-            "arguments, gets one line of feedback; it, and a call refused with an error, uses one call of the "
-            "turn's tool budget, if any.\n"
+            "arguments, gets one line of feedback.\n"
+            "- Where there is a tool budget, a reply that names no tool (no block, several blocks, an unknown "
+            "tool) and a budgeted tool call that is refused with an error use one call of the turn's budget, "
+            "like an accepted one; a refused memory call or action uses none. Every answer ends with the "
+            "budget left.\n"
             f"- After {self.max_replies_per_turn} replies in a turn without ending it, the harness ends the turn.\n"
         )
         prompt = env.system_prompt(self.name)
@@ -139,12 +151,13 @@ class ReactJsonHarness:
             {"role": "system", "content": system},
             {"role": "user", "content": "Observation:\n" + json.dumps(obs, indent=1, default=str)},
         ]
-        malformed = 0
+        budgeted = "tool_budget_left" in obs
+        unit = get_env(env.env_id).unit
+        charged = 0  # budgeted calls the env refused and replies that named no tool: counted here only
         for _ in range(self.max_replies_per_turn):
             if env.done or env.turn != turn:
                 return True
-            left = env.observation().get("tool_budget_left") if "tool_budget_left" in obs else None
-            if left is not None and left - malformed <= 0:
+            if budgeted and self._left(env, charged) <= 0:
                 return self._close(env, run, turn, "the tool budget is spent")
             reply = run.ask(messages, None, turn=turn)
             if reply is None:
@@ -156,17 +169,37 @@ class ReactJsonHarness:
             else:
                 problem = MANY_BLOCKS.format(n=len(blocks)) if blocks else NO_BLOCK
             if problem is not None:
-                malformed += 1
+                if budgeted and (len(blocks) != 1 or self._budgeted(env, blocks[0])):
+                    charged += 1
                 run.feedback(problem, turn=turn)
-                messages.append({"role": "user", "content": problem})
+                messages.append({"role": "user", "content": problem + self._budget_line(env, charged, unit, budgeted)})
                 continue
             accepted, answer = self._apply(env, run, blocks[0], turn)
             if env.done or env.turn != turn:
                 return True
-            if not accepted:
-                malformed += 1  # a refused call is still a call of the turn's budget (section 3.2)
-            messages.append({"role": "user", "content": answer})
+            if budgeted and not accepted and self._budgeted(env, blocks[0]):
+                charged += 1  # a refused tool call is still a call of the turn's budget (section 3.2)
+            messages.append({"role": "user", "content": answer + self._budget_line(env, charged, unit, budgeted)})
         return self._close(env, run, turn, f"{self.max_replies_per_turn} replies without ending the turn")
+
+    @staticmethod
+    def _left(env: Any, charged: int) -> int:
+        """The turn's budget left as this harness enforces it: the env's count of accepted
+        budgeted calls, less the calls only the harness counts."""
+        return int(env.observation()["tool_budget_left"]) - charged
+
+    def _budget_line(self, env: Any, charged: int, unit: str, budgeted: bool) -> str:
+        """The line every answer ends with in an env with a budget: the budget the harness enforces."""
+        return f"\nTool budget left this {unit}: {max(self._left(env, charged), 0)}" if budgeted else ""
+
+    def _budgeted(self, env: Any, block: dict[str, Any]) -> bool:
+        """Whether a refused ``block`` uses one call of the budget: a call of a budgeted tool
+        (the registry's category), or a block naming no tool of the registry (it cannot be
+        known to be free)."""
+        name, _ = self._call(block)
+        if block.get("type") not in ("tool", "action", "memory") or not isinstance(name, str):
+            return True
+        return name not in env.registry or env.registry.spec(name).category == BUDGETED
 
     @staticmethod
     def _call(block: dict[str, Any]) -> tuple[Any, Any]:
@@ -176,7 +209,7 @@ class ReactJsonHarness:
         return block.get("name"), block.get("params") if block.get("params") is not None else {}
 
     def _malformed(self, env: Any, block: dict[str, Any]) -> str | None:
-        """The one line of feedback a malformed block gets (it counts toward the budget), or None."""
+        """The one line of feedback a malformed block gets, or None."""
         if block.get("type") not in ("tool", "action", "memory"):
             return 'Unknown "type": use "tool", "action" or "memory".'
         name, args = self._call(block)

@@ -12,9 +12,9 @@ Money in presets is in whole dollars; the world converts to integer cents once.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from bizbench.envs.cfo.world.macro import MacroGeneratorConfig
 
@@ -118,6 +118,21 @@ class Equity(_Strict):
     #: New shares are priced at ``market`` value (EV + cash - debt) or at the ``score``'s own value
     #: (eq 2 with net cash), which makes a raise neutral for a per-share score.
     share_pricing: Literal["market", "score"] = "market"
+    #: With ``share_pricing = "score"``: price year 1's shares on the trailing revenue annualised
+    #: (x 12 / months run; before month 1 the opening plan's month x 12) instead of eq 2's
+    #: partial Rev_TTM. The default, False, is how every config recorded before the field
+    #: existed was priced, so such a run replays as it ran (``bizbench replay``); hardened sets it.
+    annualise_year_one: bool = False
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """``annualise_year_one`` is dumped only when set: a config without it is the world
+        configs had before the field existed, so their dump, preset_hash and the config a run
+        recorded stay as they were (an old paper run still replays with no config change)."""
+        data: dict[str, Any] = handler(self)
+        if not self.annualise_year_one:
+            data.pop("annualise_year_one", None)
+        return data
 
     @model_validator(mode="after")
     def _check(self) -> Equity:

@@ -5,7 +5,11 @@ Agents, baselines and harnesses act only through :meth:`CfoEnv.call` / :meth:`Cf
 start-of-month message (Appendix E: month, date, the 5 most recent notes; plus the agent's
 own pending request and the outcomes that settled). Budget rules (section 3.2, Appendix E):
 at most ``tool_budget`` tool calls a month; memory calls are free; calling a tool with the
-budget spent closes the month with ``pass``. Score: eq 2. It implements the Env contract of
+budget spent closes the month with ``pass``. The env counts accepted tool calls only: a
+refused call changes nothing (docs/principles.md principle 8; check_env asserts the state
+digest, and replay re-sends only accepted calls), so a ``--agent module:Class`` or a seat's
+refused calls are free; the react-json harness counts refused tool calls itself and tells
+the model its own budget (docs/agents.md). Score: eq 2. It implements the Env contract of
 :mod:`bizbench.core.env` (time unit: the month); the month's metrics row and the statements of
 a book closing are handed to the session as they happen (:meth:`CfoEnv.take_rows`).
 """

@@ -53,8 +53,15 @@ Your conversation is wiped at the start of every month. Only your notepad carrie
 - There is no prescribed order: decide what you need to know, if anything, and when to act.
 """
     if not reply_format:
-        return text
-    return text + """
+        # the env's own rule (principle 8); the paper's harness (react-json) counts refused tool
+        # calls itself and states its rule below the reply format (docs/agents.md)
+        return text + (
+            "- A call refused with an error (e.g. an unknown filename, a future month) changes nothing: it uses "
+            "none of the month's budget and is not counted in the score.\n"
+        )
+    return (
+        text
+        + """
 ## Reply format
 Reason step by step, then end your reply with one JSON block:
 - a tool: {"type": "tool", "name": "check_cash_in_bank", "params": {}}
@@ -63,3 +70,4 @@ Reason step by step, then end your reply with one JSON block:
   or {"type": "memory", "operation": "recall_notes", "query": "...", "tags": ["cash"]}
 Always explain your reasoning before the JSON block.
 """
+    )

@@ -159,12 +159,14 @@ class CfoWorld:
 
     def share_price_cents(self) -> float:
         """Price of a new share: market (EV + cash - debt) or, in presets that score per share,
-        the score's own value (eq 2 with net cash, the revenue annualised in year 1), so that a
-        raise at that price is neutral."""
-        if self.config.fundraising.equity.share_pricing == "market":
+        the score's own value (eq 2 with net cash; with ``annualise_year_one`` the revenue is
+        annualised in year 1), so that a raise at that price is neutral."""
+        equity = self.config.fundraising.equity
+        if equity.share_pricing == "market":
             value = self.enterprise_value_cents() + self.cash_cents - self.debt_cents
         else:
-            value = round(self.config.score.revenue_multiple * self.revenue_annualised_cents()) + self.cash_cents
+            revenue = self.revenue_annualised_cents() if equity.annualise_year_one else self.revenue_ttm_cents()
+            value = round(self.config.score.revenue_multiple * revenue) + self.cash_cents
             value -= self.debt_cents
         return max(value, 1) / self.shares
 
