@@ -3,7 +3,7 @@
 Mechanic tests build tiny worlds by hand: a :class:`WorldState` of the default preset, a few
 customers appended as column values, settings arrays set directly, then one mechanic call.
 Expected values are computed in the tests with plain ``math`` from the spec
-(the CEO-Bench paper Appendix A and ``ref/ceo-bench-reference.md``), never with the
+(the CEO-Bench paper Appendix A and docs/reference-notes.md (CEO-Bench part)), never with the
 module's own helpers.
 
 ``FakeRng`` replaces a numpy Generator with scripted draws so a stochastic mechanic can be

@@ -1,6 +1,6 @@
 """The CEO-Bench presets load, validate and carry the reference values.
 
-Spot values are checked against ``ref/ceo-bench-reference.md`` (§2, §3.1, §4.5, Appendices
+Spot values are checked against docs/reference-notes.md (CEO-Bench part: §2, §3.1, §4.5, Appendices
 A1-A3); override presets must differ from ``default`` only in the fields they target.
 """
 

@@ -1,4 +1,4 @@
-"""The generic read-only SQL guard (ref/ceo-bench-reference.md §5.3) against attack cases.
+"""The generic read-only SQL guard (docs/reference-notes.md, ceo §5.3) against attack cases.
 
 The test database has a visible table ``t`` with a column ``h`` that is not visible, a
 visible table ``u``, and a table ``secret`` that is not visible at all; ``customer_state``

@@ -1,4 +1,4 @@
-"""Read-only SQL for agents over a SQLite file (generic; ref/ceo-bench-reference.md §5.3).
+"""Read-only SQL for agents over a SQLite file (generic; docs/reference-notes.md, ceo §5.3).
 
 An env describes what the agent may read; :class:`SqlGuard` runs one query against the
 file and returns a JSON-ready answer or raises :class:`~bizbench.core.registry.ToolError`

@@ -3,7 +3,7 @@
 Every constant of the simulation lives in a preset TOML file (``presets/*.toml``) and is
 validated by these pydantic models (docs/principles.md principle 5). Field docstrings name the
 paper equation (the CEO-Bench paper, Appendix A) or the reference section
-(``ref/ceo-bench-reference.md``) that the value comes from; the TOML files carry the
+(docs/reference-notes.md, CEO-Bench part) that the value comes from; the TOML files carry the
 values and their sources.
 """
 

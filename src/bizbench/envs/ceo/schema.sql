@@ -1,4 +1,4 @@
--- Agent-visible database of the ceo env (ref/ceo-bench-reference.md §5.1).
+-- Agent-visible database of the ceo env (docs/reference-notes.md, ceo §5.1).
 --
 -- Exactly the 19 agent-visible tables with their visible columns and SQLite types.
 -- Hidden state (§5.1 "stripped columns", §5.2 hidden tables) is never written here: the

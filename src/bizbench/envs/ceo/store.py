@@ -1,6 +1,6 @@
 """The agent-visible SQLite database of a ceo session and its read-only query interface.
 
-The file holds exactly the 19 agent-visible tables of ref/ceo-bench-reference.md §5.1
+The file holds exactly the 19 agent-visible tables of docs/reference-notes.md, ceo §5.1
 (``schema.sql``). Hidden state is never written, not even to be stripped at query time, so
 no SQL can reach it; hidden table names (§5.2) and hidden column names (§5.1 "stripped
 columns", and the world's hidden customer columns) are refused by name and tagged for the

@@ -12,7 +12,7 @@ accounting estimate rather than a simulated strategy:
 The paper prints only the result (Table 5: revenue $6.69B, costs $2,164.7M, pre-friction
 $4,526.3M, reported $2.2B). :func:`estimate` recomputes every row from a :class:`CeoConfig`,
 so a change to any preset value the accounting touches moves the estimate. Engine rules come
-from ``ref/ceo-bench-reference.md`` (section numbers below). The operating plan is the
+from docs/reference-notes.md (CEO-Bench part; section numbers below). The operating plan is the
 paper's (T3 inference, T7 capacity, $40K/day global development, eq 48 targeted development
 for every group, R&D tiers 1-10 on day 1, operations $500/day + $0.001 per subscriber,
 F = 0.49); it is :class:`UpperBoundAssumptions`.

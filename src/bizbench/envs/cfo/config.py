@@ -2,7 +2,7 @@
 
 Every constant lives in a preset TOML file (``presets/*.toml``) validated by these pydantic
 models (docs/principles.md principle 5). Sources: the EnterpriseArena paper (section 3, 4.1,
-Appendix A.1 Tables 3-5, Appendix E) and ``ref/enterprise-arena-reference.md``. The paper
+Appendix A.1 Tables 3-5, Appendix E) and docs/reference-notes.md (EnterpriseArena part). The paper
 fixes the company's opening position, the indicator noise (Table 4), the fundraising rules
 (Table 5), the tool budget and the score (eq 2); the lending book's cash-flow model is ours
 and every value of it is marked CHOSEN in the preset with its reason (docs/cfo-model.md).

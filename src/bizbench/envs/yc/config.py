@@ -3,7 +3,7 @@
 Every constant lives in a preset TOML file (``presets/*.toml``) validated by these pydantic
 models (docs/principles.md principle 5). Sources: the YC-Bench paper (section 3, Table 1 in
 Appendix A, Table 2 in Appendix B, the prompt in Appendix C) and
-``ref/yc-bench-reference.md`` (facts read off the public reference implementation). The
+docs/reference-notes.md (YC-Bench part: facts read off the public reference implementation). The
 default preset is the paper's Table 2; ``reference.toml`` switches to the reference
 implementation's knobs where they differ (top-4 throughput, tier-midpoint salary bumps).
 Values neither source gives are marked CHOSEN in the TOML and explained there.
