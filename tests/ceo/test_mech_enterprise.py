@@ -351,6 +351,25 @@ def test_a_lead_that_no_price_can_satisfy_says_so_and_is_lost(ent, params, fake_
     thread = book.threads[0]
     assert thread.turns[-1]["sender"] == "customer" and thread.turns[-1]["text"] == DECLINE_TEXT
     assert state.customers.status[c] == LOST and c not in book.open_by_customer
+    assert thread.status == "declined"
+
+
+def test_with_the_engines_flag_a_lead_that_no_price_can_satisfy_ghosts_silently(ent, params, fake_rng):
+    """``fixes.enterprise_decline_says_so = false`` (engine-bugs; reference-notes §4.23): the same lead as
+    above gets no message, its thread ends ``ghosted`` and it is not counted as declined (so the
+    lead_lost notification carries no reason); it is lost all the same."""
+    state, c, delivered, q_shift, c_drift = ent
+    state.config = state.config.model_copy(
+        update={"fixes": state.config.fixes.model_copy(update={"enterprise_decline_says_so": False})})
+    delivered[E1] = [0.2, 0.25, 0.3]
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    out = _offer_and_reply(state, params, fake_rng, book, c, [(0, 1.0), (2, 0.01)], delivered, q_shift, c_drift)
+    assert out.declined == [] and out.lost_leads == [c] and out.countered == []
+    thread = book.threads[0]
+    assert thread.status == "ghosted" and thread.turns[-1]["sender"] == "agent"
+    assert all(t["text"] != DECLINE_TEXT for t in thread.turns)
+    assert state.customers.status[c] == LOST and c not in book.open_by_customer
 
 
 # ---------------------------------------------------------------------------- the agent's view of threads

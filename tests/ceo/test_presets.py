@@ -164,6 +164,7 @@ LATER_FLAGS = (
     "enterprise_market_finite",
     "enterprise_gate_as_negotiation",
     "enterprise_counter_on_a_winnable_plan",
+    "enterprise_decline_says_so",
 )
 
 

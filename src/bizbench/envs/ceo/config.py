@@ -378,6 +378,7 @@ class EngineFixes(_Strict):
     enterprise_market_finite: bool = False
     enterprise_gate_as_negotiation: bool = False
     enterprise_counter_on_a_winnable_plan: bool = False
+    enterprise_decline_says_so: bool = False
 
 
 class CeoConfig(_Strict):

@@ -167,8 +167,9 @@ def evaluate_offers(
     thread turn of the agent's latest message; reference-notes §4.23). A customer past its
     maximum turns stops replying ("ghost", the paper's rule). A customer whose willingness is 0
     for every offered plan (Q < Q_req(0): no price justifies the quality) gets a counter <= 0,
-    which the engine turns into a silent ghost (reference-notes §4.23); here it says so
-    ("decline", same consequences as a ghost), the paper being silent on the case. The engine
+    which the engine turns into a silent ghost (reference-notes §4.23); with
+    ``fixes.enterprise_decline_says_so`` it says so ("decline", same consequences as a ghost),
+    the paper being silent on the case. The engine
     counters on the best-surplus offer even when that plan's willingness is 0 and another offered
     plan's is not; with ``fixes.enterprise_counter_on_a_winnable_plan`` the counter then falls to
     the offered plan with the highest willingness.
@@ -193,7 +194,8 @@ def evaluate_offers(
     f = cust.offer_factor[c]
     counter = round(float(ceiling * (1.0 - (1.0 - f) * state.config.enterprise.counter_decay**thread.agent_turn)), 2)
     if counter <= 0:
-        return "decline", int(plans[best]), 0.0
+        verdict = "decline" if state.config.fixes.enterprise_decline_says_so else "ghost"
+        return verdict, int(plans[best]), 0.0
     return "counter", int(plans[best]), counter
 
 
