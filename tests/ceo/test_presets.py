@@ -165,6 +165,7 @@ LATER_FLAGS = (
     "enterprise_gate_as_negotiation",
     "enterprise_counter_on_a_winnable_plan",
     "enterprise_decline_says_so",
+    "enterprise_offer_within_budget",
 )
 
 

@@ -379,6 +379,7 @@ class EngineFixes(_Strict):
     enterprise_gate_as_negotiation: bool = False
     enterprise_counter_on_a_winnable_plan: bool = False
     enterprise_decline_says_so: bool = False
+    enterprise_offer_within_budget: bool = False
 
 
 class CeoConfig(_Strict):
