@@ -131,12 +131,17 @@ def generate_leads(
 ) -> LeadsDay:
     """Poisson leads per discovered group, source attribution, then conversion (eq 29; reference-notes §3.3-3.4).
 
-    A group's realised prospects never exceed its open market (``open_market``), so the
-    enterprise market cap holds across days.
+    With ``fixes.enterprise_market_finite`` a group's realised prospects never exceed its open
+    market (``open_market``), so the enterprise market cap holds across days; the Poisson draw is
+    cut to it (for an individual group, to the day's cap, which binds only on a day its lambda
+    sits at the cap). Without it (the engine, and runs recorded before the flag) only lambda is
+    capped, at the day's market cap, and the draw is used as it comes.
     """
     room = open_market(state, params, state.day)
     lam, channel, network = expected_leads(state, params, counts, social, surge, room)
-    leads = np.minimum(rng_leads.poisson(lam), room.astype(np.int64))
+    leads = rng_leads.poisson(lam)
+    if state.config.fixes.enterprise_market_finite:
+        leads = np.minimum(leads, room.astype(np.int64))
     channel_leads = np.zeros((params.n_groups, N_CHANNELS), dtype=np.int64)
     new_subs, lost, ent_leads = [], [], []
     dropped_quota = np.zeros(params.n_groups, dtype=np.int64)
