@@ -264,11 +264,18 @@ def _enterprise_gate(state: WorldState, group: int, cols: dict[str, np.ndarray],
     alone would clear the bar but the quota it grants is below the firm's daily usage x seats,
     ``quality`` when no plan would clear it even with an unlimited quota.
 
-    With ``fixes.enterprise_gate_as_negotiation`` the quality is read as the negotiation reads a
-    new lead's (``negotiation_quality``: clipped to [-1, 1], times the firm's sticky impression
-    noise U(0.8, 1.1); reference-notes §4.7), so every lead can be won at some price; the engine
-    reads Del F unclipped and without noise, and admits leads whose only possible reply is a
-    ghost (docs/calibration.md, "Enterprise acceptance curve").
+    With ``fixes.enterprise_gate_as_negotiation`` the quality gets the negotiation's clip to
+    [-1, 1] and the firm's sticky impression noise U(0.8, 1.1) (``negotiation_quality``;
+    reference-notes §4.7); the engine reads Del F unclipped and without noise, and so admits leads
+    whose negotiation quality is below Q_req(0) from their first day (docs/calibration.md,
+    "Enterprise acceptance curve"). The gate still reads less than the negotiation does, so an
+    admitted lead is not guaranteed a price: the negotiation adds the relationship bonus
+    0.9 (r - 0.5) (0 at a new lead's r = 0.5, negative once late replies cost goodwill),
+    subtracts the in-product ad penalty and the open-issue penalty, reads F = 1 for a lead (the
+    gate reads the quota against usage x seats), and reads the drifted c_max and quality band of
+    the day of each reply (the gate, those of the day the lead arrives). A lead whose negotiation
+    quality is below Q_req(0) on a reply day gets a decline (``fixes.enterprise_decline_says_so``)
+    or, in the engine, a ghost.
     """
     cfg = state.config
     c_max, q_min, q_max = _lead_preferences(state, group, cols)
