@@ -293,3 +293,43 @@ def test_the_engine_lets_enterprise_leads_pass_the_market_over_the_days(state, p
     delivered = np.zeros((26, 3))
     day = _leads_of_a_day(state, params, delivered)
     assert day.expected[e3] == pytest.approx(136 * (1 + 0.1 * 10 / 365))
+
+
+class _ScriptedPoisson:
+    """A numpy Generator whose Poisson draw is scripted per group (the rest is the real generator's)."""
+
+    def __init__(self, draws: np.ndarray) -> None:
+        self.draws = draws
+        self.rng = np.random.default_rng(1)
+
+    def poisson(self, lam: np.ndarray) -> np.ndarray:
+        return self.draws.copy()
+
+    def __getattr__(self, name: str):
+        return getattr(self.rng, name)
+
+
+@pytest.mark.parametrize("finite", [True, False])
+def test_a_poisson_draw_above_the_market_is_cut_only_under_the_finite_market_flag(
+        state, params, gidx, finite):
+    """E3's lambda sits at its day-10 market (136 open firms; the engine's cap 136.37) and the draw
+    comes out at 150.
+    With ``fixes.enterprise_market_finite`` (default) the draw is cut to the 136 firms of the open
+    market; without it (engine-bugs, and every run recorded before the flag existed, whose
+    config.json lacks it) the draw is used as it comes, as the code those runs were recorded with
+    did, so they replay to their recorded figures (a default rule-based seed-42 run recorded
+    before: $35,684,105.66)."""
+    e3 = gidx["E3"]
+    state.config = state.config.model_copy(
+        update={"fixes": state.config.fixes.model_copy(update={"enterprise_market_finite": finite})})
+    state.day = 10
+    state.reputation[:] = 1.0
+    state.settings.ad_spend[e3, CHANNELS.index("linkedin")] = 1e9
+    draws = np.zeros(26, dtype=np.int64)
+    draws[e3] = 150
+    rngs = [np.random.default_rng(100 + g) for g in range(26)]
+    day = generate_leads(state, params, _ScriptedPoisson(draws), np.random.default_rng(2), rngs,
+                         np.zeros(26), np.zeros((26, 3)), np.ones(26), 1.0)
+    assert day.expected[e3] == (136.0 if finite else pytest.approx(136 * (1 + 0.1 * 10 / 365)))
+    assert day.leads[e3] == (136 if finite else 150)
+    assert day.dropped_quality[e3] == day.leads[e3]         # Del = 0: every prospect dropped at the gate

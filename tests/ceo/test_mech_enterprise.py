@@ -266,10 +266,12 @@ def test_counter_offer_uses_thread_turn_number(ent, params, fake_rng, case):
     assert price == round(cmax * (1 - 0.2 * 0.7 ** t), 2)
 
 
-def test_enterprise_accepts_above_budget_when_quality_exceeds_q_max(ent, params, fake_rng):
-    """Ref §4.23 + §4.2: q_max = 0.75 < Q = 0.8 (plan C) -> surplus at $150 (> c_max 100) is
-    0.8 - 0.75 = 0.05 > 0 -> accept."""
+def test_with_the_engines_flag_a_firm_above_its_q_max_accepts_a_price_above_its_budget(ent, params, fake_rng):
+    """Ref §4.23 + §4.2 (``fixes.enterprise_offer_within_budget = false``, engine-bugs): q_max = 0.75 <
+    Q = 0.8 (plan C) -> surplus at $150 (> c_max 100) is 0.8 - 0.75 = 0.05 > 0 -> accept."""
     state, c, delivered, q_shift, c_drift = ent
+    state.config = state.config.model_copy(
+        update={"fixes": state.config.fixes.model_copy(update={"enterprise_offer_within_budget": False})})
     state.customers.q_max[c] = 0.75
     book = EnterpriseBook()
     book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
@@ -301,6 +303,46 @@ def test_an_offer_below_the_customers_willingness_is_accepted_and_one_above_is_c
         assert got == ("accept", 1, price)
     else:
         assert got == ("counter", 1, 50.66)
+
+
+@pytest.mark.parametrize(("price", "verdict"), [
+    (50.0, "accept"), (100.0, "accept"), (100.01, "counter"), (1_000.0, "counter"), (1_000_000.0, "counter"),
+])
+def test_a_firm_whose_quality_exceeds_its_q_max_never_accepts_a_price_above_its_budget(
+        ent, params, fake_rng, price, verdict):
+    """Plan B delivers 0.95 > q_max = 0.9 (a lead's quality reaches this through its U(0.8, 1.1) noise).
+    The engine's surplus above the budget is Q - q_max = +0.05, so it accepts any price, $1,000,000
+    per seat too (reference-notes §4.2, §4.23). With ``fixes.enterprise_offer_within_budget`` (default)
+    a price above c_max = $100 is countered at eq 41's C_max(Q) (1 - 0.2 x 0.7^1) = 100 x 0.86 = $86.00
+    (eq 40 bounds C_max(Q) by the budget), and any price up to the budget is still accepted
+    (Q_req(100) = 0.6 + 0.3 sig(2.5) = 0.877 < 0.95)."""
+    state, c, delivered, q_shift, c_drift = ent
+    delivered[E1] = [0.4, 0.95, 0.8]
+    assert 0.95 - q_req(100.0) > 0 and 0.95 - q_req(100.01) > 0
+    results = {}
+    for fixed in (True, False):
+        state.config = state.config.model_copy(
+            update={"fixes": state.config.fixes.model_copy(update={"enterprise_offer_within_budget": fixed})})
+        book = EnterpriseBook()
+        book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+        send_offers(state, fake_rng(normal=[0.0]), book, c, [(1, price)])
+        results[fixed] = evaluate_offers(state, params, book.open_by_customer[c], delivered, q_shift, c_drift)
+    assert results[True] == (("accept", 1, price) if verdict == "accept" else ("counter", 1, 86.0))
+    assert results[False] == ("accept", 1, price)
+
+
+def test_of_several_offers_the_firm_takes_the_best_one_within_its_budget(ent, params, fake_rng):
+    """Plan B at $1,000,000 has the larger surplus (0.95 - q_max 0.9 = +0.05) but is above the $100
+    budget; plan C at $40 has 0.58 - Q_req(40) = +0.035. The firm takes plan C at $40, the best
+    offer it can pay for (the engine would take B at $1,000,000)."""
+    state, c, delivered, q_shift, c_drift = ent
+    delivered[E1] = [0.4, 0.95, 0.58]
+    assert 0 < 0.58 - q_req(40.0) < 0.95 - 0.9
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    send_offers(state, fake_rng(normal=[0.0]), book, c, [(1, 1_000_000.0), (2, 40.0)])
+    got = evaluate_offers(state, params, book.open_by_customer[c], delivered, q_shift, c_drift)
+    assert got == ("accept", 2, 40.0)
 
 
 def test_counters_rise_toward_willingness_until_the_customer_stops_replying(ent, params, fake_rng):
@@ -350,6 +392,25 @@ def test_a_lead_that_no_price_can_satisfy_says_so_and_is_lost(ent, params, fake_
     assert out.declined == [c] and out.lost_leads == [c] and out.countered == []
     thread = book.threads[0]
     assert thread.turns[-1]["sender"] == "customer" and thread.turns[-1]["text"] == DECLINE_TEXT
+    assert state.customers.status[c] == LOST and c not in book.open_by_customer
+    assert thread.status == "declined"
+
+
+def test_with_the_engines_flag_a_lead_that_no_price_can_satisfy_ghosts_silently(ent, params, fake_rng):
+    """``fixes.enterprise_decline_says_so = false`` (engine-bugs; reference-notes §4.23): the same lead as
+    above gets no message, its thread ends ``ghosted`` and it is not counted as declined (so the
+    lead_lost notification carries no reason); it is lost all the same."""
+    state, c, delivered, q_shift, c_drift = ent
+    state.config = state.config.model_copy(
+        update={"fixes": state.config.fixes.model_copy(update={"enterprise_decline_says_so": False})})
+    delivered[E1] = [0.2, 0.25, 0.3]
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    out = _offer_and_reply(state, params, fake_rng, book, c, [(0, 1.0), (2, 0.01)], delivered, q_shift, c_drift)
+    assert out.declined == [] and out.lost_leads == [c] and out.countered == []
+    thread = book.threads[0]
+    assert thread.status == "ghosted" and thread.turns[-1]["sender"] == "agent"
+    assert all(t["text"] != DECLINE_TEXT for t in thread.turns)
     assert state.customers.status[c] == LOST and c not in book.open_by_customer
 
 

@@ -156,3 +156,37 @@ def test_hashes_distinct_and_stable() -> None:
     second = {name: load_config(name)[1] for name in ALL_PRESETS}
     assert first == second
     assert len(set(first.values())) == len(ALL_PRESETS)
+
+
+# [fixes] flags added after runs were recorded (issue 14): a config.json written before a flag
+# existed lacks it, and must be rebuilt with the behaviour it was recorded with (flag off).
+LATER_FLAGS = (
+    "enterprise_market_finite",
+    "enterprise_gate_as_negotiation",
+    "enterprise_counter_on_a_winnable_plan",
+    "enterprise_decline_says_so",
+    "enterprise_offer_within_budget",
+)
+
+
+def test_a_recorded_config_without_the_later_fixes_flags_is_rebuilt_with_them_off() -> None:
+    """Replay and resume rebuild the world from config.json's ``config`` (runner/runconfig.py); a run
+    recorded before these flags existed ran without their fixes, so the rebuilt config has them False
+    (docs/principles.md principles 4 and 9; a default-preset run of seed 42 otherwise replays $8 off)."""
+    from bizbench.core.envs import get_env
+
+    recorded = load_config("default")[0].model_dump(mode="json")
+    for flag in LATER_FLAGS:
+        del recorded["fixes"][flag]
+    rebuilt = get_env("ceo").validate_config(recorded)
+    assert {flag: getattr(rebuilt.fixes, flag) for flag in LATER_FLAGS} == dict.fromkeys(LATER_FLAGS, False)
+
+
+@pytest.mark.parametrize("name", ALL_PRESETS)
+def test_every_preset_but_engine_bugs_turns_the_later_fixes_flags_on(name: str) -> None:
+    """The presets keep the behaviour they had when the flags were added: on in default and all that
+    extend it, off in engine-bugs (the engine)."""
+    fixes = load_config(name)[0].fixes
+    assert {flag: getattr(fixes, flag) for flag in LATER_FLAGS} == dict.fromkeys(LATER_FLAGS, True)
+    bugs = load_config("engine-bugs")[0].fixes
+    assert {flag: getattr(bugs, flag) for flag in LATER_FLAGS} == dict.fromkeys(LATER_FLAGS, False)

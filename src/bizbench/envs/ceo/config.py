@@ -362,15 +362,24 @@ class EngineFixes(_Strict):
     See docs/calibration.md.
 
     Each flag set to ``false`` reproduces the engine's behaviour instead.
+
+    A flag added after runs were recorded defaults to ``False`` here, the behaviour of the
+    code those runs were recorded with, so that a recorded config.json that lacks it replays
+    and resumes to its recorded result (docs/principles.md principles 4 and 9). The presets
+    that want the fix set it to ``true`` explicitly (``default.toml``, which every other
+    preset but ``engine-bugs`` inherits).
     """
 
     drift_counted_once: bool = True
     tenure_in_negotiation: bool = True
     enterprise_involuntary_churn: bool = True
     surge_starts_on_roll_day: bool = True
-    enterprise_market_finite: bool = True
-    enterprise_gate_as_negotiation: bool = True
-    enterprise_counter_on_a_winnable_plan: bool = True
+    # added for issue 14, after runs were recorded: off unless a preset turns them on
+    enterprise_market_finite: bool = False
+    enterprise_gate_as_negotiation: bool = False
+    enterprise_counter_on_a_winnable_plan: bool = False
+    enterprise_decline_says_so: bool = False
+    enterprise_offer_within_budget: bool = False
 
 
 class CeoConfig(_Strict):

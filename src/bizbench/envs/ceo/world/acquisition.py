@@ -131,12 +131,17 @@ def generate_leads(
 ) -> LeadsDay:
     """Poisson leads per discovered group, source attribution, then conversion (eq 29; reference-notes §3.3-3.4).
 
-    A group's realised prospects never exceed its open market (``open_market``), so the
-    enterprise market cap holds across days.
+    With ``fixes.enterprise_market_finite`` a group's realised prospects never exceed its open
+    market (``open_market``), so the enterprise market cap holds across days; the Poisson draw is
+    cut to it (for an individual group, to the day's cap, which binds only on a day its lambda
+    sits at the cap). Without it (the engine, and runs recorded before the flag) only lambda is
+    capped, at the day's market cap, and the draw is used as it comes.
     """
     room = open_market(state, params, state.day)
     lam, channel, network = expected_leads(state, params, counts, social, surge, room)
-    leads = np.minimum(rng_leads.poisson(lam), room.astype(np.int64))
+    leads = rng_leads.poisson(lam)
+    if state.config.fixes.enterprise_market_finite:
+        leads = np.minimum(leads, room.astype(np.int64))
     channel_leads = np.zeros((params.n_groups, N_CHANNELS), dtype=np.int64)
     new_subs, lost, ent_leads = [], [], []
     dropped_quota = np.zeros(params.n_groups, dtype=np.int64)
@@ -259,11 +264,18 @@ def _enterprise_gate(state: WorldState, group: int, cols: dict[str, np.ndarray],
     alone would clear the bar but the quota it grants is below the firm's daily usage x seats,
     ``quality`` when no plan would clear it even with an unlimited quota.
 
-    With ``fixes.enterprise_gate_as_negotiation`` the quality is read as the negotiation reads a
-    new lead's (``negotiation_quality``: clipped to [-1, 1], times the firm's sticky impression
-    noise U(0.8, 1.1); reference-notes §4.7), so every lead can be won at some price; the engine
-    reads Del F unclipped and without noise, and admits leads whose only possible reply is a
-    ghost (docs/calibration.md, "Enterprise acceptance curve").
+    With ``fixes.enterprise_gate_as_negotiation`` the quality gets the negotiation's clip to
+    [-1, 1] and the firm's sticky impression noise U(0.8, 1.1) (``negotiation_quality``;
+    reference-notes §4.7); the engine reads Del F unclipped and without noise, and so admits leads
+    whose negotiation quality is below Q_req(0) from their first day (docs/calibration.md,
+    "Enterprise acceptance curve"). The gate still reads less than the negotiation does, so an
+    admitted lead is not guaranteed a price: the negotiation adds the relationship bonus
+    0.9 (r - 0.5) (0 at a new lead's r = 0.5, negative once late replies cost goodwill),
+    subtracts the in-product ad penalty and the open-issue penalty, reads F = 1 for a lead (the
+    gate reads the quota against usage x seats), and reads the drifted c_max and quality band of
+    the day of each reply (the gate, those of the day the lead arrives). A lead whose negotiation
+    quality is below Q_req(0) on a reply day gets a decline (``fixes.enterprise_decline_says_so``)
+    or, in the engine, a ghost.
     """
     cfg = state.config
     c_max, q_min, q_max = _lead_preferences(state, group, cols)

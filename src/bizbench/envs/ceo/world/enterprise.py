@@ -162,16 +162,21 @@ def evaluate_offers(
     The acceptance curve (docs/calibration.md, "Enterprise acceptance curve"). Surplus =
     Q_perc - Q_req(price) (CEO-Bench eq 39; one-month contracts, so no lock-in term), so an offer
     is accepted exactly when its price is below the customer's willingness C_max(Q) (eq 40) for
-    that plan, or when Q exceeds q_max (then any price is). Otherwise the best offer is countered
+    that plan. The engine also accepts any price when Q exceeds q_max (Q_req is q_max above the
+    budget, reference-notes §4.2); with ``fixes.enterprise_offer_within_budget`` an offer above the
+    firm's budget c_max (drifted) is never accepted, as eq 40 bounds the willingness by the budget
+    (C_max(Q) <= c_i) and A.2's participation rule requires C <= c_i: the offer with the largest
+    positive surplus among those within the budget is accepted. Otherwise the best offer is countered
     at C_max(Q) (1 - (1 - f) 0.7^t) (eq 41: f ~ N(0.75, 0.05) clipped to [0.5, 0.95], t the
     thread turn of the agent's latest message; reference-notes §4.23). A customer past its
     maximum turns stops replying ("ghost", the paper's rule). A customer whose willingness is 0
     for every offered plan (Q < Q_req(0): no price justifies the quality) gets a counter <= 0,
-    which the engine turns into a silent ghost (reference-notes §4.23); here it says so
-    ("decline", same consequences as a ghost), the paper being silent on the case. The engine
-    counters on the best-surplus offer even when that plan's willingness is 0 and another offered
-    plan's is not; with ``fixes.enterprise_counter_on_a_winnable_plan`` the counter then falls to
-    the offered plan with the highest willingness.
+    which the engine turns into a silent ghost (reference-notes §4.23); with
+    ``fixes.enterprise_decline_says_so`` it says so ("decline", same consequences as a ghost),
+    the paper being silent on the case. The engine counters on the best-surplus offer even when
+    that plan's willingness is 0 and another offered plan's is not; with
+    ``fixes.enterprise_counter_on_a_winnable_plan`` the counter then falls to the offered plan
+    with the highest willingness.
     """
     cust = state.customers
     c = thread.customer
@@ -184,7 +189,12 @@ def evaluate_offers(
     args = _curve_args(state, c, q_shift, c_drift, len(plans))
     surplus = q - required_quality(prices, *args, state.config.curve)
     best = int(np.argmax(surplus))
-    if surplus[best] > 0:
+    if state.config.fixes.enterprise_offer_within_budget:
+        within = np.where(prices <= args[0], surplus, -np.inf)
+        pick = int(np.argmax(within))
+        if within[pick] > 0:
+            return "accept", int(plans[pick]), float(prices[pick])
+    elif surplus[best] > 0:
         return "accept", int(plans[best]), float(prices[best])
     ceilings = max_acceptable_price(q, *args, state.config.curve)
     if ceilings[best] <= 0 and state.config.fixes.enterprise_counter_on_a_winnable_plan:
@@ -193,7 +203,8 @@ def evaluate_offers(
     f = cust.offer_factor[c]
     counter = round(float(ceiling * (1.0 - (1.0 - f) * state.config.enterprise.counter_decay**thread.agent_turn)), 2)
     if counter <= 0:
-        return "decline", int(plans[best]), 0.0
+        verdict = "decline" if state.config.fixes.enterprise_decline_says_so else "ghost"
+        return verdict, int(plans[best]), 0.0
     return "counter", int(plans[best]), counter
 
 
