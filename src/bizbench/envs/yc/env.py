@@ -113,6 +113,11 @@ class YcEnv(EnvBase):
     registry = _Registry()
     env_id = "yc"
 
+    @classmethod
+    def registry_for(cls, config: YcConfig) -> ToolRegistry:
+        """The tools of ``config``: its limits and fees in the descriptions (tools.registry_for)."""
+        return registry_for(config)
+
     def __init__(
         self,
         config: YcConfig,
