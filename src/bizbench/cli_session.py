@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from bizbench.core.cmdline import echo
 from bizbench.core.cmdsession import CommandSession, new_env
 
 __all__ = ["run_session_command", "split_session_argv"]
@@ -74,13 +75,13 @@ def _init(cs: CommandSession, flags: list[str]) -> tuple[bool, Any]:
         return True, {"command": "sim init", "usage": INIT_USAGE, "description": "start (or replace) this session"}
     twice = sorted({f for f in flags[::2] if flags[::2].count(f) > 1})
     if twice:
-        return False, f"Flag {twice[0]} is given twice in 'sim init'; give each flag once. {INIT_USAGE}"
+        return False, f"Flag {echo(twice[0])} is given twice in 'sim init'; give each flag once. {INIT_USAGE}"
     opts = dict(zip(flags[::2], flags[1::2], strict=False))
     unknown = sorted(set(opts) - {"--seed", "--preset", "--horizon"}) + (
         ["(odd number of words)"] if len(flags) % 2 else []
     )
     if unknown or "--seed" not in opts:
-        extra = f"; unexpected {', '.join(unknown)}" if unknown else ""
+        extra = f"; unexpected {', '.join(echo(u) for u in unknown)}" if unknown else ""
         return False, INIT_USAGE + extra
     numbers: dict[str, int | None] = {"--seed": None, "--horizon": None}
     for flag in numbers:
@@ -88,14 +89,20 @@ def _init(cs: CommandSession, flags: list[str]) -> tuple[bool, Any]:
             try:
                 numbers[flag] = int(opts[flag])
             except ValueError:
-                return False, f"{flag} expects an integer, got '{opts[flag][:100]}'"
+                return False, f"{flag} expects an integer, got '{echo(opts[flag])}'"
             if abs(numbers[flag] or 0) > MAX_INT64:
-                return False, f"{flag} must lie within +/-{MAX_INT64} (a 64-bit integer), got '{opts[flag][:100]}'"
+                return False, f"{flag} must lie within +/-{MAX_INT64} (a 64-bit integer), got '{echo(opts[flag])}'"
     seed, horizon = numbers["--seed"], numbers["--horizon"]
     assert seed is not None
     try:
         env = new_env(cs.env_id, seed, opts.get("--preset"), horizon)
-    except (ValueError, FileNotFoundError) as e:
-        return False, str(e)
+    except ValueError as e:  # an unknown preset: its name quoted bounded
+        preset = opts.get("--preset")
+        return False, str(e).replace(preset, echo(preset)) if preset else str(e)
+    except OSError:  # a preset name no file can have (too long, a directory ...)
+        from bizbench.core.envs import get_env
+
+        known = ", ".join(get_env(cs.env_id).presets())
+        return False, f"unknown preset '{echo(opts.get('--preset') or '')}' (available: {known})"
     cs.init(env, {"preset": env.preset, **({"horizon": horizon} if horizon is not None else {})}, horizon)
     return True, env.observation()

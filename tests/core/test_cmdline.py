@@ -147,3 +147,26 @@ def test_help_comes_from_the_registry_and_lists_the_callers_commands() -> None:
     }
     with pytest.raises(ToolError, match=r"Unknown command: fly\. Commands: market browse, task assign, .*, rules$"):
         command_help(registry, ["help", "fly"], {"rules": "the rules"})
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["x" * 100_000],
+        ["market", "browse", "--" + "c" * 100_000, "1"],
+        ["market", "browse", "--limit", "9" * 50_000 + "z"],
+        ["market", "browse", "y" * 100_000],
+        ["task", "assign", "--task-id", "a", "--" + "d" * 100_000],
+    ],
+)
+def test_an_error_quotes_an_over_long_word_bounded(words: list[str]) -> None:
+    """A 100,000-character word must not come back whole into a model's context (core.jsonio.preview)."""
+    from bizbench.core.cmdline import command_help
+
+    with pytest.raises(ToolError) as caught:
+        parse_command(SCHEMAS, words)
+    assert len(str(caught.value)) < 1_000 and "chars)" in str(caught.value)
+    if len(words) == 1:
+        with pytest.raises(ToolError) as caught:
+            command_help(registry, ["help", *words])
+        assert len(str(caught.value)) < 1_000

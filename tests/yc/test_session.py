@@ -498,3 +498,12 @@ def test_a_malformed_scratchpad_edit_is_refused_on_restore(recorded: tuple[Path,
     _edit(record, i, lambda t: t.replace('"args_delta": ["first note"]', '"args_delta": [[0, 99]]'))
     with pytest.raises(SessionLogError, match=f"line {i + 1}: its args_delta cannot be expanded"):
         _load(d, state)
+
+
+@pytest.mark.parametrize(
+    "flags", [("--seed", "1", "--preset", "p" * 100_000), ("--seed", "1", "--" + "f" * 100_000, "x")]
+)
+def test_sim_init_quotes_an_over_long_word_bounded(tmp_path: Path, flags: tuple[str, ...]) -> None:
+    rc, out = _entry(tmp_path / "host", "yc", "--session", str(tmp_path / "agent"), "sim", "init", *flags)
+    assert rc == 1 and len(out["error"]) < 1_000 and "chars)" in out["error"]
+    assert not (tmp_path / "agent" / "session.json").exists()
