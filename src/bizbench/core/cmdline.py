@@ -105,9 +105,16 @@ def command_help(registry: Any, words: Sequence[str], more: Mapping[str, str] | 
     found = _longest_tool(schemas, head)
     if found is None or found[1] != len(head):
         typed = " ".join(head)
-        for usage, what in more.items():  # "sim init" names "sim init --seed N ..."
-            if usage == typed or usage.startswith(typed + " "):
-                return {"command": usage, "description": what}
+
+        def starts(command: str) -> bool:  # by whole words: "task" names "task cancel", not "tasks"
+            return command == typed or command.startswith(typed + " ")
+
+        tools = [{"command": c, "description": registry.spec(n).description} for n, c in _commands(schemas) if starts(c)]
+        others = [{"command": c, "description": d} for c, d in more.items() if starts(c)]
+        if len(tools) + len(others) == 1 and others:  # "help sim init" names "sim init --seed N ..."
+            return others[0]
+        if tools or others:  # a prefix: every command it starts ("help task", "help sim")
+            return {"usage": f"'help COMMAND' or 'COMMAND --help' for its flags", "commands": tools + others}
         listed = ", ".join([*command_names(schemas), *more])
         raise ToolError(f"Unknown command: {echo(typed)}. Commands: {listed}")
     spec = registry.spec(found[0])
@@ -119,12 +126,24 @@ def command_help(registry: Any, words: Sequence[str], more: Mapping[str, str] | 
         flag["description"] = p.description
         flags.append(flag)
     out: dict[str, Any] = {"command": spec.name.replace("_", " "), "description": spec.description}
-    details = spec.doc.removeprefix(spec.description).strip()
+    details = _details(spec.doc)
     if details:
         out["details"] = details
     out["read_only"] = not spec.mutates
     out["flags"] = flags
     return out
+
+
+def _details(doc: str) -> str:
+    """A tool's docstring after its first paragraph (the description, which may span lines)."""
+    lines = doc.strip().splitlines()
+    blank = next((i for i, line in enumerate(lines) if not line.strip()), len(lines))
+    return "\n".join(lines[blank:]).strip()
+
+
+def _commands(schemas: Schemas) -> list[tuple[str, str]]:
+    """(tool name, command words) of every tool."""
+    return [(name, name.replace("_", " ")) for name in schemas]
 
 
 def _until_flag(words: list[str]) -> list[str]:
