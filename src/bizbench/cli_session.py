@@ -16,6 +16,7 @@ command is a tool of the env's registry as words (``core/cmdline.py``), ``help [
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from bizbench.core.cmdsession import CommandSession, new_env
 __all__ = ["run_session_command", "split_session_argv"]
 
 INIT_USAGE = "usage: sim init --seed N [--preset P] [--horizon H]"
+_INTEGER = re.compile(r"-?[0-9]+")
 MAX_INT64 = 2**63 - 1  # --seed and --horizon are stored and compared as 64-bit integers
 
 
@@ -73,6 +75,7 @@ def _init(cs: CommandSession, flags: list[str]) -> tuple[bool, Any]:
     """`sim init --seed N [--preset P] [--horizon H]`: a new session (an existing one is replaced)."""
     if "--help" in flags:
         return True, {"command": "sim init", "usage": INIT_USAGE, "description": "start (or replace) this session"}
+    flags = [part for f in flags for part in (f.split("=", 1) if f.startswith("--") and "=" in f else [f])]
     twice = sorted({f for f in flags[::2] if flags[::2].count(f) > 1})
     if twice:
         return False, f"Flag {echo(twice[0])} is given twice in 'sim init'; give each flag once. {INIT_USAGE}"
@@ -86,10 +89,9 @@ def _init(cs: CommandSession, flags: list[str]) -> tuple[bool, Any]:
     numbers: dict[str, int | None] = {"--seed": None, "--horizon": None}
     for flag in numbers:
         if flag in opts:
-            try:
-                numbers[flag] = int(opts[flag])
-            except ValueError:
-                return False, f"{flag} expects an integer, got '{echo(opts[flag])}'"
+            if not _INTEGER.fullmatch(opts[flag]):  # not int(): it takes "1_0", " 7" and other scripts' digits
+                return False, f"{flag} expects an integer (digits 0-9, an optional '-'), got '{echo(opts[flag])}'"
+            numbers[flag] = int(opts[flag])
             if abs(numbers[flag] or 0) > MAX_INT64:
                 return False, f"{flag} must lie within +/-{MAX_INT64} (a 64-bit integer), got '{echo(opts[flag])}'"
     seed, horizon = numbers["--seed"], numbers["--horizon"]

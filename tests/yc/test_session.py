@@ -567,3 +567,22 @@ def test_a_bug_inside_expand_args_surfaces_instead_of_reading_as_a_bad_record(mo
     entry = {"kind": "call", "tool": "scratchpad_write", "args_delta": {"keep": 0}, "ok": True}
     with pytest.raises(AttributeError):
         _apply(env, entry, "line 2")
+
+
+@pytest.mark.parametrize("seed", ["1_0", " 7", "7 ", "\u0667", "+7", "0x7", ""])
+def test_sim_init_takes_only_ascii_digits_for_an_integer(tmp_path: Path, seed: str) -> None:
+    rc, out = _entry(tmp_path / "host", "yc", "--session", str(tmp_path / "agent"), "sim", "init", "--seed", seed)
+    assert rc == 1 and "--seed expects an integer" in out["error"]
+    assert not (tmp_path / "agent" / "session.json").exists()
+
+
+def test_sim_init_takes_flag_equals_value_like_the_tool_commands(tmp_path: Path) -> None:
+    d, state = tmp_path / "agent", tmp_path / "host"
+    rc, out = _entry(state, "yc", "--session", str(d), "sim", "init", "--seed=5", "--horizon=2")
+    try:
+        assert rc == 0 and "funds_cents" in out, out
+        assert json.loads((d / "session.json").read_text())["horizon"] == 2
+        rc, out = _entry(state, "yc", "--session", str(d), "sim", "init", "--seed=5", "--seed=6")
+        assert rc == 1 and "--seed is given twice" in out["error"]
+    finally:
+        _stop(d, state)
