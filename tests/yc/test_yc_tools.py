@@ -361,3 +361,17 @@ def test_bizbench_tools_and_the_seat_describe_the_preset_asked_for(tmp_path: Any
     assert YcEnv.registry_for(config).spec("employee_list").doc == (
         make_env(preset="all-contribute").registry.spec("employee_list").doc
     )
+
+
+def test_the_registry_is_built_once_per_config_and_bounds_only_the_declared_parameters() -> None:
+    from bizbench.envs.yc.config import load_config
+    from bizbench.envs.yc.tools import registry_for
+
+    env = make_env(preset="all-contribute")
+    assert env.registry is env.registry is registry_for(load_config("all-contribute")[0])  # no rebuild per call
+    limit = env.config.scratchpad_max_chars
+    for name in ("scratchpad_write", "scratchpad_append"):
+        schema = env.registry.spec(name).parameters["properties"]["content"]
+        assert schema["maxLength"] == limit, schema
+    reason = env.registry.spec("task_cancel").parameters["properties"]["reason"]
+    assert f'"maxLength": {limit}' not in json.dumps(reason)  # only the declared parameters take the pad's bound
