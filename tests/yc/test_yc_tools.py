@@ -363,12 +363,19 @@ def test_bizbench_tools_and_the_seat_describe_the_preset_asked_for(tmp_path: Any
     )
 
 
-def test_the_registry_is_built_once_per_config_and_bounds_only_the_declared_parameters() -> None:
+def test_the_registry_is_built_once_per_config_and_bounds_only_the_declared_parameters(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from bizbench.envs.yc import tools
     from bizbench.envs.yc.config import load_config
-    from bizbench.envs.yc.tools import registry_for
 
     env = make_env(preset="all-contribute")
-    assert env.registry is env.registry is registry_for(load_config("all-contribute")[0])  # no rebuild per call
+    assert env.registry is tools.registry_for(load_config("all-contribute")[0])
+    built: list[Any] = []
+    monkeypatch.setattr(tools, "figures", lambda config: built.append(config) or {})
+    for _ in range(3):  # every tool call reads env.registry: nothing is derived again
+        assert env.call("company_status").ok
+    assert built == []
     limit = env.config.scratchpad_max_chars
     for name in ("scratchpad_write", "scratchpad_append"):
         schema = env.registry.spec(name).parameters["properties"]["content"]
