@@ -24,7 +24,7 @@ from bizbench.envs.yc.config import YcConfig, load_config
 if TYPE_CHECKING:
     from bizbench.envs.yc.env import YcEnv
 
-__all__ = ["figures", "registry", "registry_for"]
+__all__ = ["figures", "percent", "registry", "registry_for"]
 
 _DEFINED: list[tuple[Callable[..., Any], dict[str, Any], dict[str, Callable[[YcConfig], Any]]]] = []
 # (tool function, registry options, parameter -> its type for a config), in order
@@ -43,7 +43,8 @@ def _tool(
     return add
 
 
-def _pct(share: float) -> str:
+def percent(share: float) -> str:
+    """A share as the tool descriptions and the prompt state it: 0.35 -> "35 %", 0.125 -> "12.5 %"."""
     return f"{share * 100:g} %"
 
 
@@ -55,8 +56,8 @@ def figures(config: YcConfig) -> dict[str, str]:
     cap = config.throughput.max_contributors
     return {
         "scratchpad_max_chars": f"{config.scratchpad_max_chars:,}",
-        "fail_penalty": _pct(d.fail_penalty_share),
-        "cancel_fee": f"{_pct(d.cancel_fee_share)} of its advertised reward is charged"
+        "fail_penalty": percent(d.fail_penalty_share),
+        "cancel_fee": f"{percent(d.cancel_fee_share)} of its advertised reward is charged"
         if d.cancel_fee_share > 0
         else "no fee",
         "cancel_prestige": f"{d.cancel_prestige_factor:g}",
