@@ -544,7 +544,9 @@ def _env_module(env: str, module: str) -> Any:
 def tools(
     env: str = typer.Argument(..., help="Env id (bizbench envs)."),
     fmt: str = typer.Option("markdown", "--format", help="json | markdown."),
-    preset: str | None = typer.Option(None, "--preset", help="Preset whose tools to print (default: the env's default)."),
+    preset: str | None = typer.Option(
+        None, "--preset", help="Preset whose tools to print (default: the env's default)."
+    ),
 ) -> None:
     """Print an env's tool registry for a preset (json: only a JSON list on stdout); descriptions
     state that preset's limits and fees (the env class's ``registry_for(config)``)."""

@@ -177,7 +177,9 @@ def test_help_of_a_prefix_lists_every_tool_and_command_it_starts() -> None:
 
     more = {"sim init --seed N": "start a session", "sim result": "the result so far", "rules": "the rules"}
     market = command_help(registry, ["help", "market"], more)
-    assert market["commands"] == [{"command": "market browse", "description": registry.spec("market_browse").description}]
+    assert market["commands"] == [
+        {"command": "market browse", "description": registry.spec("market_browse").description}
+    ]
     assert command_help(registry, ["help", "task"], more)["command"] == "task"  # a tool of that name: its help
     sim = command_help(registry, ["help", "sim"], more)
     assert [c["command"] for c in sim["commands"]] == ["sim init --seed N", "sim result"]

@@ -29,6 +29,7 @@ def echo(text: str) -> str:
     """A word the caller typed, as an error quotes it: bounded (core.jsonio.preview)."""
     return preview(text, ECHO_CHARS)
 
+
 Schemas = Mapping[str, Mapping[str, Any]]  # tool name -> JSON Schema of its arguments
 
 
@@ -109,12 +110,14 @@ def command_help(registry: Any, words: Sequence[str], more: Mapping[str, str] | 
         def starts(command: str) -> bool:  # by whole words: "task" names "task cancel", not "tasks"
             return command == typed or command.startswith(typed + " ")
 
-        tools = [{"command": c, "description": registry.spec(n).description} for n, c in _commands(schemas) if starts(c)]
+        tools = [
+            {"command": c, "description": registry.spec(n).description} for n, c in _commands(schemas) if starts(c)
+        ]
         others = [{"command": c, "description": d} for c, d in more.items() if starts(c)]
         if len(tools) + len(others) == 1 and others:  # "help sim init" names "sim init --seed N ..."
             return others[0]
         if tools or others:  # a prefix: every command it starts ("help task", "help sim")
-            return {"usage": f"'help COMMAND' or 'COMMAND --help' for its flags", "commands": tools + others}
+            return {"usage": "'help COMMAND' or 'COMMAND --help' for its flags", "commands": tools + others}
         listed = ", ".join([*command_names(schemas), *more])
         raise ToolError(f"Unknown command: {echo(typed)}. Commands: {listed}")
     spec = registry.spec(found[0])

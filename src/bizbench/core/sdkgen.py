@@ -428,7 +428,12 @@ def sdk_paths(
     """The paths (relative to the workspace, ``/``-separated) :func:`write_sdk` writes with these
     arguments, in its order (a seat checks them before writing: :meth:`bizbench.core.seat.Seat.check_workspace`)."""
     site = f"{runtime_dir}/site"
-    out = [f"{package}/__init__.py", f"{package}/_runtime.py", f"{site}/sitecustomize.py", f"{site}/_{package}_runtime.py"]
+    out = [
+        f"{package}/__init__.py",
+        f"{package}/_runtime.py",
+        f"{site}/sitecustomize.py",
+        f"{site}/_{package}_runtime.py",
+    ]
     out += ["docs/tools.md", *(f"docs/tools/{name}.json" for name in registry.names())]
     out += ["docs/README.md"] if env_docs else []
     out += [f"docs/{'/'.join(_relative_parts(rel, 'extra doc'))}" for rel in extra_docs]

@@ -367,7 +367,9 @@ Reference: `docs/tools.md` (every tool, its arguments and ranges) and `docs/tool
             finally:
                 os.close(fd)
 
-    def check_workspace(self, workspace: Path, config: Any = None, registry: ToolRegistry | None = None) -> dict[str, list[str]]:
+    def check_workspace(
+        self, workspace: Path, config: Any = None, registry: ToolRegistry | None = None
+    ) -> dict[str, list[str]]:
         """SeatError unless every path the seat would write is new or the seat's own: a file listed
         in ``.bizbench-seat.json`` (what an earlier write left), ``bin/`` and the runtime directory
         made by a seat (listed there too), owned by this user and holding only what a seat writes
@@ -392,9 +394,7 @@ Reference: `docs/tools.md` (every tool, its arguments and ranges) and `docs/tool
                 raise SeatError(f"{path} exists and is not a directory; {advice}")
             if st.st_uid != os.geteuid():
                 raise SeatError(f"{path} belongs to uid {st.st_uid}, not to the server's user; {advice}")
-            foreign = sorted(
-                e for e in os.listdir(path) if e not in expected and not self._stale_tmp_of(e, expected)
-            )
+            foreign = sorted(e for e in os.listdir(path) if e not in expected and not self._stale_tmp_of(e, expected))
             if foreign:
                 shown = ", ".join(foreign[:5]) + (" ..." if len(foreign) > 5 else "")
                 raise SeatError(f"{path} holds files a seat does not write ({shown}); {advice}")

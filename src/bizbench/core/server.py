@@ -55,8 +55,8 @@ import socketserver
 import threading
 import time
 import uuid
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from bizbench.core.cmdline import command_help, echo, parse_command, wants_help

@@ -67,7 +67,9 @@ def system_prompt(config: YcConfig, prefix: str = "yc-bench") -> str:
         bump = f"{percent(c.workforce.salary_bump_share)} of the midpoint of their tier's salary range"
     else:
         bump = f"{percent(c.workforce.salary_bump_share)} of their current salary"
-    cancel_fee = f" and {percent(d.cancel_fee_share)} of the advertised reward is charged" if d.cancel_fee_share > 0 else ""
+    cancel_fee = (
+        f" and {percent(d.cancel_fee_share)} of the advertised reward is charged" if d.cancel_fee_share > 0 else ""
+    )
     fail_prestige = (
         f"prestige in its domain drops by {d.fail_prestige_factor:g} x its prestige_delta"
         if d.fail_prestige_factor
