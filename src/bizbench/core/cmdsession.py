@@ -265,14 +265,14 @@ class CommandSession:
         """``help [COMMAND]``, ``COMMAND --help`` and ``rules`` before ``sim init``: the tool list is
         public, so they answer from the env class's registry for its default preset (None: the
         words need a session)."""
-        from bizbench.core.cmdline import command_help, wants_help
+        words = list(words)
+        if not (words == ["rules"] or words[:1] == ["help"] or "--help" in words):  # else: no heavy import
+            return None
+        from bizbench.core.cmdline import command_help
         from bizbench.core.envs import get_env
         from bizbench.core.errors import ToolError
         from bizbench.core.server import more_commands
 
-        words = list(words)
-        if not (words == ["rules"] or wants_help(words)):
-            return None
         spec = get_env(self.env_id)
         config = spec.load_config()[0]
         registry = spec.env_class.registry_for(config)
