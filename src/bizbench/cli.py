@@ -544,15 +544,25 @@ def _env_module(env: str, module: str) -> Any:
 def tools(
     env: str = typer.Argument(..., help="Env id (bizbench envs)."),
     fmt: str = typer.Option("markdown", "--format", help="json | markdown."),
+    preset: str | None = typer.Option(
+        None, "--preset", help="Preset whose tools to print (default: the env's default)."
+    ),
 ) -> None:
-    """Print an env's tool registry (json: only a JSON list on stdout)."""
+    """Print an env's tool registry for a preset (json: only a JSON list on stdout); descriptions
+    state that preset's limits and fees (the env class's ``registry_for(config)``)."""
     import json
     import sys
 
     if fmt not in ("json", "markdown"):
         err_console.print(f"[red]--format must be json or markdown, got {fmt!r}[/red]")
         raise typer.Exit(2)
-    registry = _env_spec(env).env_class.registry
+    spec = _env_spec(env)
+    try:
+        config = spec.load_config(preset)[0]
+    except (ValueError, FileNotFoundError) as e:
+        err_console.print(str(e), markup=False, highlight=False)
+        raise typer.Exit(2) from None
+    registry = spec.env_class.registry_for(config)
     if fmt == "json":
         sys.stdout.write(json.dumps([s.to_dict() for s in registry.specs()], indent=2) + "\n")
     else:

@@ -16,15 +16,18 @@ command is a tool of the env's registry as words (``core/cmdline.py``), ``help [
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
+from bizbench.core.cmdline import echo
 from bizbench.core.cmdsession import CommandSession, new_env
 
 __all__ = ["run_session_command", "split_session_argv"]
 
 INIT_USAGE = "usage: sim init --seed N [--preset P] [--horizon H]"
+_INTEGER = re.compile(r"-?[0-9]+")
 MAX_INT64 = 2**63 - 1  # --seed and --horizon are stored and compared as 64-bit integers
 
 
@@ -72,30 +75,36 @@ def _init(cs: CommandSession, flags: list[str]) -> tuple[bool, Any]:
     """`sim init --seed N [--preset P] [--horizon H]`: a new session (an existing one is replaced)."""
     if "--help" in flags:
         return True, {"command": "sim init", "usage": INIT_USAGE, "description": "start (or replace) this session"}
+    flags = [part for f in flags for part in (f.split("=", 1) if f.startswith("--") and "=" in f else [f])]
     twice = sorted({f for f in flags[::2] if flags[::2].count(f) > 1})
     if twice:
-        return False, f"Flag {twice[0]} is given twice in 'sim init'; give each flag once. {INIT_USAGE}"
+        return False, f"Flag {echo(twice[0])} is given twice in 'sim init'; give each flag once. {INIT_USAGE}"
     opts = dict(zip(flags[::2], flags[1::2], strict=False))
     unknown = sorted(set(opts) - {"--seed", "--preset", "--horizon"}) + (
         ["(odd number of words)"] if len(flags) % 2 else []
     )
     if unknown or "--seed" not in opts:
-        extra = f"; unexpected {', '.join(unknown)}" if unknown else ""
+        extra = f"; unexpected {', '.join(echo(u) for u in unknown)}" if unknown else ""
         return False, INIT_USAGE + extra
     numbers: dict[str, int | None] = {"--seed": None, "--horizon": None}
     for flag in numbers:
         if flag in opts:
-            try:
-                numbers[flag] = int(opts[flag])
-            except ValueError:
-                return False, f"{flag} expects an integer, got '{opts[flag][:100]}'"
+            if not _INTEGER.fullmatch(opts[flag]):  # not int(): it takes "1_0", " 7" and other scripts' digits
+                return False, f"{flag} expects an integer (digits 0-9, an optional '-'), got '{echo(opts[flag])}'"
+            numbers[flag] = int(opts[flag])
             if abs(numbers[flag] or 0) > MAX_INT64:
-                return False, f"{flag} must lie within +/-{MAX_INT64} (a 64-bit integer), got '{opts[flag][:100]}'"
+                return False, f"{flag} must lie within +/-{MAX_INT64} (a 64-bit integer), got '{echo(opts[flag])}'"
     seed, horizon = numbers["--seed"], numbers["--horizon"]
     assert seed is not None
     try:
         env = new_env(cs.env_id, seed, opts.get("--preset"), horizon)
-    except (ValueError, FileNotFoundError) as e:
-        return False, str(e)
+    except ValueError as e:  # an unknown preset: its name quoted bounded
+        preset = opts.get("--preset")
+        return False, str(e).replace(preset, echo(preset)) if preset else str(e)
+    except OSError:  # a preset name no file can have (too long, a directory ...)
+        from bizbench.core.envs import get_env
+
+        known = ", ".join(get_env(cs.env_id).presets())
+        return False, f"unknown preset '{echo(opts.get('--preset') or '')}' (available: {known})"
     cs.init(env, {"preset": env.preset, **({"horizon": horizon} if horizon is not None else {})}, horizon)
     return True, env.observation()

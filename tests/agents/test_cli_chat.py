@@ -258,3 +258,18 @@ def test_run_directory_and_replay_of_a_scripted_run(tmp_path: Path) -> None:
     assert "run_command" in (run / "system_prompt.txt").read_text()
     assert re.search(r"truncated after\s+3\s+turns", (run / "system_prompt.txt").read_text())
     assert [t["name"] for t in json.loads((run / "tools.json").read_text())] == ["run_command"]
+
+
+def test_help_is_answered_from_the_registry_not_recorded_as_tamper_or_an_action() -> None:
+    script = [
+        cmd("yc-bench help", "yc-bench task cancel --help", "yc-bench help task", "yc-bench help fly"),
+        cmd("yc-bench company status"),
+    ]
+    env, run, _, seen = play(script, max_turns=2)
+    listing, one, prefix, unknown = tool_answers(seen[1])[-4:]
+    assert "task cancel" in [c["command"] for c in listing["commands"]]
+    assert one["command"] == "task cancel" and [f["flag"] for f in one["flags"]] == ["--task-id", "--reason"]
+    assert [c["command"] for c in prefix["commands"]][0] == "task list"
+    assert "Unknown command: fly" in unknown["error"]
+    assert env.tamper == [] and [e["name"] for e in events(run, "tool_call")] == ["company_status"]
+    assert [a.get("tool") or a.get("name") for a in env.actions] == ["company_status"]

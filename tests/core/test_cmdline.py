@@ -147,3 +147,71 @@ def test_help_comes_from_the_registry_and_lists_the_callers_commands() -> None:
     }
     with pytest.raises(ToolError, match=r"Unknown command: fly\. Commands: market browse, task assign, .*, rules$"):
         command_help(registry, ["help", "fly"], {"rules": "the rules"})
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["x" * 100_000],
+        ["market", "browse", "--" + "c" * 100_000, "1"],
+        ["market", "browse", "--limit", "9" * 50_000 + "z"],
+        ["market", "browse", "y" * 100_000],
+        ["task", "assign", "--task-id", "a", "--" + "d" * 100_000],
+    ],
+)
+def test_an_error_quotes_an_over_long_word_bounded(words: list[str]) -> None:
+    """A 100,000-character word must not come back whole into a model's context (core.jsonio.preview)."""
+    from bizbench.core.cmdline import command_help
+
+    with pytest.raises(ToolError) as caught:
+        parse_command(SCHEMAS, words)
+    assert len(str(caught.value)) < 1_000 and "chars)" in str(caught.value)
+    if len(words) == 1:
+        with pytest.raises(ToolError) as caught:
+            command_help(registry, ["help", *words])
+        assert len(str(caught.value)) < 1_000
+
+
+def test_help_of_a_prefix_lists_every_tool_and_command_it_starts() -> None:
+    from bizbench.core.cmdline import command_help
+
+    more = {"sim init --seed N": "start a session", "sim result": "the result so far", "rules": "the rules"}
+    market = command_help(registry, ["help", "market"], more)
+    assert market["commands"] == [
+        {"command": "market browse", "description": registry.spec("market_browse").description}
+    ]
+    assert command_help(registry, ["help", "task"], more)["command"] == "task"  # a tool of that name: its help
+    sim = command_help(registry, ["help", "sim"], more)
+    assert [c["command"] for c in sim["commands"]] == ["sim init --seed N", "sim result"]
+    assert command_help(registry, ["sim", "result", "--help"], more) == {
+        "command": "sim result",
+        "description": "the result so far",
+    }
+    with pytest.raises(ToolError, match="Unknown command: mar"):  # whole words only
+        command_help(registry, ["help", "mar"], more)
+
+
+def test_command_help_details_leave_out_a_first_paragraph_spanning_lines() -> None:
+    from bizbench.core.cmdline import command_help
+
+    reg = ToolRegistry()
+
+    @reg.tool()
+    def long_tool(ctx: Any) -> dict[str, Any]:
+        """Do a thing whose description is long enough
+        to span two lines.
+
+        The details, only these."""
+        return {}
+
+    out = command_help(reg, ["long", "tool", "--help"])
+    assert out["details"] == "The details, only these." and "span two lines" in out["description"]
+    short = ToolRegistry()
+
+    @short.tool()
+    def brief(ctx: Any) -> dict[str, Any]:
+        """Only a description,
+        on two lines."""
+        return {}
+
+    assert "details" not in command_help(short, ["brief", "--help"])

@@ -14,7 +14,7 @@ import pytest
 
 from bizbench.core.envs import get_env, list_envs
 from bizbench.core.sdkgen import function_name
-from bizbench.core.seat import Seat, render_template, seat_of
+from bizbench.core.seat import MARKER, Seat, SeatError, render_template, seat_of
 
 SEATED = [spec.id for spec in list_envs() if spec.seat is not None]
 
@@ -119,3 +119,58 @@ def test_the_console_script_answers_any_env_without_typer_or_numpy(tmp_path: Pat
     proc = subprocess.run([sys.executable, "-c", code, str(tmp_path / "s")], capture_output=True, text=True, env=env)
     assert "LOADED [] 1" in proc.stderr, proc.stderr
     assert "No cfo session" in json.loads(proc.stdout)["error"]
+
+
+def _snapshot(root: Path) -> dict[str, tuple[int, int, bytes]]:
+    out = {}
+    for p in sorted(root.rglob("*")):
+        st = p.lstat()
+        out[p.relative_to(root).as_posix()] = (st.st_uid, st.st_mode, b"" if p.is_dir() else p.read_bytes())
+    return out
+
+
+@pytest.mark.parametrize("env_id", ["yc", "cfo"])
+def test_serving_a_users_folder_refuses_instead_of_changing_or_deleting_their_files(
+    env_id: str, tmp_path: Path
+) -> None:
+    """docs/seats.md: a user's folder is never chowned, chmodded or cleaned; the refusal names the path."""
+    seat = seat_of(env_id)
+    ws = tmp_path / "W"
+    (ws / "docs" / "tools").mkdir(parents=True)
+    (ws / seat.runtime_dir).mkdir()
+    (ws / "docs" / "tools" / "notes.json").write_text("{}")
+    (ws / "instructions.md").write_text("mine\n")
+    (ws / seat.runtime_dir).chmod(0o777)
+    before = _snapshot(ws)
+    cmd = [sys.executable, "-m", "bizbench.cli", "serve", env_id, "--seed", "5"]
+    cmd += ["--workspace", str(ws), "--run-dir", str(tmp_path / "R")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    message = " ".join(proc.stderr.split())
+    assert proc.returncode == 2 and seat.runtime_dir in message and "was not made by a seat" in message, message
+    assert _snapshot(ws) == before and not (tmp_path / "R").exists()
+    os.rmdir(ws / seat.runtime_dir)  # without the runtime dir: the user's instructions.md is named
+    if seat.instructions is not None:
+        with pytest.raises(SeatError, match="instructions.md exists and is not the seat's"):
+            seat.write_workspace(ws)
+        os.remove(ws / "instructions.md")
+    before = _snapshot(ws)
+    seat.write_workspace(ws)  # nothing of the user's in the way: their notes.json stays
+    assert (ws / "docs" / "tools" / "notes.json").read_text() == "{}"
+    assert all(_snapshot(ws)[k] == v for k, v in before.items() if k != "docs/tools" and k != "docs")
+
+
+@pytest.mark.parametrize("env_id", ["yc", "cfo"])
+def test_a_workspace_the_seat_prepared_is_served_again_even_after_a_write_cut_short(
+    env_id: str, tmp_path: Path
+) -> None:
+    seat = seat_of(env_id)
+    seat.write_workspace(tmp_path)
+    marker = json.loads((tmp_path / MARKER).read_text())
+    assert "bin/bizbench" in marker["files"] and "bin" in marker["dirs"] and seat.runtime_dir in marker["dirs"]
+    (tmp_path / "bin" / ".bizbench.0123456789ab.tmp").write_text("cut short")  # a crash mid-write
+    (tmp_path / "docs" / "tools" / "notes.json").write_text("{}")  # the agent's own file: kept
+    seat.write_workspace(tmp_path)
+    assert os.listdir(tmp_path / "bin") == ["bizbench"] and (tmp_path / "docs" / "tools" / "notes.json").exists()
+    (tmp_path / "bin" / "mytool").write_text("x")  # not a seat's file: refused
+    with pytest.raises(SeatError, match="mytool"):
+        seat.write_workspace(tmp_path)

@@ -498,3 +498,91 @@ def test_a_malformed_scratchpad_edit_is_refused_on_restore(recorded: tuple[Path,
     _edit(record, i, lambda t: t.replace('"args_delta": ["first note"]', '"args_delta": [[0, 99]]'))
     with pytest.raises(SessionLogError, match=f"line {i + 1}: its args_delta cannot be expanded"):
         _load(d, state)
+
+
+@pytest.mark.parametrize(
+    "flags", [("--seed", "1", "--preset", "p" * 100_000), ("--seed", "1", "--" + "f" * 100_000, "x")]
+)
+def test_sim_init_quotes_an_over_long_word_bounded(tmp_path: Path, flags: tuple[str, ...]) -> None:
+    rc, out = _entry(tmp_path / "host", "yc", "--session", str(tmp_path / "agent"), "sim", "init", *flags)
+    assert rc == 1 and len(out["error"]) < 1_000 and "chars)" in out["error"]
+    assert not (tmp_path / "agent" / "session.json").exists()
+
+
+def test_help_and_rules_answer_before_sim_init_from_the_public_tool_list(tmp_path: Path) -> None:
+    d, state = tmp_path / "my notes", tmp_path / "host"
+    rc, out = _entry(state, "yc", "--session", str(d), "help")
+    assert rc == 0 and {"task cancel", "sim init --seed N [--preset P] [--horizon H]"} <= {
+        c["command"] for c in out["commands"]
+    }
+    rc, out = _entry(state, "yc", "--session", str(d), "help", "task")
+    assert rc == 0 and [c["command"] for c in out["commands"]] == [
+        "task list", "task inspect", "task accept", "task assign", "task dispatch", "task cancel",
+    ]  # fmt: skip
+    rc, out = _entry(state, "yc", "--session", str(d), "help", "sim")
+    assert rc == 0 and [c["command"] for c in out["commands"]] == [
+        "sim resume", "sim result", "sim init --seed N [--preset P] [--horizon H]",
+    ]  # fmt: skip
+    rc, out = _entry(state, "yc", "--session", str(d), "task", "cancel", "--help")
+    assert rc == 0 and "35 %" in out["description"] and "details" not in out  # the description once
+    rc, out = _entry(state, "yc", "--session", str(d), "sim", "resume", "--help")
+    assert rc == 0 and "details" not in out
+    rc, out = _entry(state, "yc", "--session", str(d), "rules")
+    assert rc == 0 and f"`bizbench yc --session '{d}' market browse`" in out["rules"]  # shell-quoted
+    rc, out = _entry(state, "yc", "--session", str(d), "task", "list")
+    assert rc == 1 and "No yc session" in out["error"]
+    assert not d.exists() or not (d / "session.json").exists()
+
+
+def test_sim_result_with_a_flag_is_named_not_an_unknown_command(session: tuple[Path, Path]) -> None:
+    d, state = session
+    rc, out = _yc(d, state, "sim", "result", "--foo")
+    assert rc == 1 and "'sim result' takes no flags" in out["error"] and "Unknown command" not in out["error"]
+    rc, out = _yc(d, state, "rules", "--x")
+    assert rc == 1 and "'rules' takes no flags" in out["error"]
+
+
+def test_host_rules_of_an_env_whose_instructions_teach_the_sdk_are_a_host_session_text() -> None:
+    from bizbench.core.cmdsession import host_rules
+    from bizbench.core.envs import get_env
+
+    spec = get_env("ceo")
+    config = spec.load_config()[0]
+    text = host_rules("ceo", config, spec.env_class.registry_for(config), "/tmp/my notes")
+    assert text is not None and "only through its Python SDK" not in text
+    assert "bizbench ceo --session '/tmp/my notes' help" in text
+
+
+def test_a_bug_inside_expand_args_surfaces_instead_of_reading_as_a_bad_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bizbench.core.cmdsession import _apply, new_env
+    from bizbench.core.env import EnvBase
+
+    env = new_env("yc", 1)
+    assert EnvBase.compact_args(env, "company_status", {}) is None  # the hooks are declared with defaults
+
+    def broken(tool: str, delta: Any) -> dict[str, Any]:
+        return {"content": delta.no_such_attribute}  # a bug, not a malformed record
+
+    monkeypatch.setattr(env, "expand_args", broken)
+    entry = {"kind": "call", "tool": "scratchpad_write", "args_delta": {"keep": 0}, "ok": True}
+    with pytest.raises(AttributeError):
+        _apply(env, entry, "line 2")
+
+
+@pytest.mark.parametrize("seed", ["1_0", " 7", "7 ", "\u0667", "+7", "0x7", ""])
+def test_sim_init_takes_only_ascii_digits_for_an_integer(tmp_path: Path, seed: str) -> None:
+    rc, out = _entry(tmp_path / "host", "yc", "--session", str(tmp_path / "agent"), "sim", "init", "--seed", seed)
+    assert rc == 1 and "--seed expects an integer" in out["error"]
+    assert not (tmp_path / "agent" / "session.json").exists()
+
+
+def test_sim_init_takes_flag_equals_value_like_the_tool_commands(tmp_path: Path) -> None:
+    d, state = tmp_path / "agent", tmp_path / "host"
+    rc, out = _entry(state, "yc", "--session", str(d), "sim", "init", "--seed=5", "--horizon=2")
+    try:
+        assert rc == 0 and "funds_cents" in out, out
+        assert json.loads((d / "session.json").read_text())["horizon"] == 2
+        rc, out = _entry(state, "yc", "--session", str(d), "sim", "init", "--seed=5", "--seed=6")
+        assert rc == 1 and "--seed is given twice" in out["error"]
+    finally:
+        _stop(d, state)

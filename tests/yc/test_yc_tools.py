@@ -337,3 +337,48 @@ def test_an_over_long_task_id_or_a_64_bit_overflow_is_an_error_naming_the_argume
     refused = env.call_tool(name, args)
     assert not refused.ok and "offset: integers must lie within" in (refused.error or "")
     assert env.state_digest() == before
+
+
+def test_bizbench_tools_and_the_seat_describe_the_preset_asked_for(tmp_path: Any) -> None:
+    """docs/yc.md: descriptions come from the preset served; all-contribute counts every contribution."""
+    from typer.testing import CliRunner
+
+    from bizbench.cli import app
+    from bizbench.envs.yc.config import load_config
+    from bizbench.envs.yc.sdk import SEAT
+
+    rule = "largest such contributions"
+    default = CliRunner().invoke(app, ["tools", "yc"])
+    every = CliRunner().invoke(app, ["tools", "yc", "--preset", "all-contribute", "--format", "json"])
+    assert default.exit_code == every.exit_code == 0
+    assert rule in default.stdout and rule not in every.stdout and json.loads(every.stdout)
+    bad = CliRunner().invoke(app, ["tools", "yc", "--preset", "no-such-preset"])
+    assert bad.exit_code == 2 and "no-such-preset" in bad.output
+    config = load_config("all-contribute")[0]
+    SEAT.write_workspace(tmp_path, config)  # no registry given: the one of this config, never the default's
+    assert rule not in (tmp_path / "docs" / "tools.md").read_text()
+    assert rule not in (tmp_path / "docs" / "tools" / "employee_list.json").read_text()
+    assert YcEnv.registry_for(config).spec("employee_list").doc == (
+        make_env(preset="all-contribute").registry.spec("employee_list").doc
+    )
+
+
+def test_the_registry_is_built_once_per_config_and_bounds_only_the_declared_parameters(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from bizbench.envs.yc import tools
+    from bizbench.envs.yc.config import load_config
+
+    env = make_env(preset="all-contribute")
+    assert env.registry is tools.registry_for(load_config("all-contribute")[0])
+    built: list[Any] = []
+    monkeypatch.setattr(tools, "figures", lambda config: built.append(config) or {})
+    for _ in range(3):  # every tool call reads env.registry: nothing is derived again
+        assert env.call("company_status").ok
+    assert built == []
+    limit = env.config.scratchpad_max_chars
+    for name in ("scratchpad_write", "scratchpad_append"):
+        schema = env.registry.spec(name).parameters["properties"]["content"]
+        assert schema["maxLength"] == limit, schema
+    reason = env.registry.spec("task_cancel").parameters["properties"]["reason"]
+    assert f'"maxLength": {limit}' not in json.dumps(reason)  # only the declared parameters take the pad's bound

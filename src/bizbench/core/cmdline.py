@@ -17,10 +17,18 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bizbench.core.errors import ToolError
+from bizbench.core.jsonio import preview
 
-__all__ = ["HELP_FLAGS", "command_help", "command_names", "parse_command", "wants_help"]
+__all__ = ["ECHO_CHARS", "HELP_FLAGS", "command_help", "command_names", "parse_command", "wants_help"]
 
 HELP_FLAGS = ("--help",)  # after the command words: that command's help, as JSON
+ECHO_CHARS = 100  # an error quotes at most this much of a word the caller typed (a bounded answer)
+
+
+def echo(text: str) -> str:
+    """A word the caller typed, as an error quotes it: bounded (core.jsonio.preview)."""
+    return preview(text, ECHO_CHARS)
+
 
 Schemas = Mapping[str, Mapping[str, Any]]  # tool name -> JSON Schema of its arguments
 
@@ -43,7 +51,7 @@ def parse_command(schemas: Schemas, words: Sequence[str], more: Sequence[str] = 
     if found is None:
         listed = ", ".join([*command_names(schemas), *more])
         raise ToolError(
-            f"Unknown command: {' '.join(head) or '(none)'}. Commands: {listed}",
+            f"Unknown command: {echo(' '.join(head)) or '(none)'}. Commands: {listed}",
             tamper="unknown_tool" if head else None,
         )
     name, used = found
@@ -54,14 +62,14 @@ def parse_command(schemas: Schemas, words: Sequence[str], more: Sequence[str] = 
     while i < len(rest):
         word = rest[i]
         if not word.startswith("--") or len(word) <= 2:
-            raise ToolError(f"Unexpected '{word}' in '{name.replace('_', ' ')}': give arguments as --name value.")
+            raise ToolError(f"Unexpected '{echo(word)}' in '{name.replace('_', ' ')}': give arguments as --name value.")
         key, _, inline = word[2:].partition("=")
         param = key.replace("-", "_")
         if param not in props:
             allowed = ", ".join(f"--{p.replace('_', '-')}" for p in props) or "none"
-            raise ToolError(f"Unknown flag --{key} for '{name.replace('_', ' ')}' (allowed: {allowed}).")
+            raise ToolError(f"Unknown flag --{echo(key)} for '{name.replace('_', ' ')}' (allowed: {allowed}).")
         if param in args:
-            raise ToolError(f"Flag --{key} is given twice in '{name.replace('_', ' ')}'; give each flag once.")
+            raise ToolError(f"Flag --{echo(key)} is given twice in '{name.replace('_', ' ')}'; give each flag once.")
         schema = props[param]
         if inline:
             value, i = inline, i + 1
@@ -70,7 +78,7 @@ def parse_command(schemas: Schemas, words: Sequence[str], more: Sequence[str] = 
         elif i + 1 < len(rest):
             value, i = rest[i + 1], i + 2
         else:
-            raise ToolError(f"Flag --{key} needs a value.")
+            raise ToolError(f"Flag --{echo(key)} needs a value.")
         args[param] = _convert(value, schema, key)
     return name, args
 
@@ -98,11 +106,20 @@ def command_help(registry: Any, words: Sequence[str], more: Mapping[str, str] | 
     found = _longest_tool(schemas, head)
     if found is None or found[1] != len(head):
         typed = " ".join(head)
-        for usage, what in more.items():  # "sim init" names "sim init --seed N ..."
-            if usage == typed or usage.startswith(typed + " "):
-                return {"command": usage, "description": what}
+
+        def starts(command: str) -> bool:  # by whole words: "task" names "task cancel", not "tasks"
+            return command == typed or command.startswith(typed + " ")
+
+        tools = [
+            {"command": c, "description": registry.spec(n).description} for n, c in _commands(schemas) if starts(c)
+        ]
+        others = [{"command": c, "description": d} for c, d in more.items() if starts(c)]
+        if len(tools) + len(others) == 1 and others:  # "help sim init" names "sim init --seed N ..."
+            return others[0]
+        if tools or others:  # a prefix: every command it starts ("help task", "help sim")
+            return {"usage": "'help COMMAND' or 'COMMAND --help' for its flags", "commands": tools + others}
         listed = ", ".join([*command_names(schemas), *more])
-        raise ToolError(f"Unknown command: {typed}. Commands: {listed}")
+        raise ToolError(f"Unknown command: {echo(typed)}. Commands: {listed}")
     spec = registry.spec(found[0])
     flags = []
     for p in spec.params:
@@ -112,12 +129,24 @@ def command_help(registry: Any, words: Sequence[str], more: Mapping[str, str] | 
         flag["description"] = p.description
         flags.append(flag)
     out: dict[str, Any] = {"command": spec.name.replace("_", " "), "description": spec.description}
-    details = spec.doc.removeprefix(spec.description).strip()
+    details = _details(spec.doc)
     if details:
         out["details"] = details
     out["read_only"] = not spec.mutates
     out["flags"] = flags
     return out
+
+
+def _details(doc: str) -> str:
+    """A tool's docstring after its first paragraph (the description, which may span lines)."""
+    lines = doc.strip().splitlines()
+    blank = next((i for i, line in enumerate(lines) if not line.strip()), len(lines))
+    return "\n".join(lines[blank:]).strip()
+
+
+def _commands(schemas: Schemas) -> list[tuple[str, str]]:
+    """(tool name, command words) of every tool."""
+    return [(name, name.replace("_", " ")) for name in schemas]
 
 
 def _until_flag(words: list[str]) -> list[str]:
@@ -156,9 +185,9 @@ def _json(text: str, flag: str, kind: type | tuple[type, ...], what: str) -> Any
     try:
         value = json.loads(text)
     except ValueError as e:
-        raise ToolError(f"--{flag} expects {what}, got '{text[:200]}' ({e}).") from None
+        raise ToolError(f"--{flag} expects {what}, got '{echo(text)}' ({e}).") from None
     if not isinstance(value, kind):
-        raise ToolError(f"--{flag} expects {what}, got '{text[:200]}'.")
+        raise ToolError(f"--{flag} expects {what}, got '{echo(text)}'.")
     return value
 
 
@@ -186,16 +215,16 @@ def _convert(text: str, schema: Mapping[str, Any], flag: str) -> Any:
         try:
             return int(text)
         except ValueError:
-            raise ToolError(f"--{flag} expects an integer, got '{text}'.") from None
+            raise ToolError(f"--{flag} expects an integer, got '{echo(text)}'.") from None
     if "number" in types:
         try:
             return float(text)
         except ValueError:
-            raise ToolError(f"--{flag} expects a number, got '{text}'.") from None
+            raise ToolError(f"--{flag} expects a number, got '{echo(text)}'.") from None
     if "boolean" in types:
         if text.lower() in ("true", "1", "yes"):
             return True
         if text.lower() in ("false", "0", "no"):
             return False
-        raise ToolError(f"--{flag} expects true or false, got '{text}'.")
+        raise ToolError(f"--{flag} expects true or false, got '{echo(text)}'.")
     return text

@@ -201,7 +201,7 @@ def _apply(env: Any, entry: dict[str, Any], where: str) -> None:
     if "args_delta" in entry:
         try:
             args = env.expand_args(entry["tool"], entry["args_delta"])
-        except (AttributeError, TypeError, ValueError, IndexError) as e:
+        except (TypeError, ValueError, IndexError) as e:  # a malformed delta (a bug in the hook surfaces)
             raise SessionLogError(f"{where}: its args_delta cannot be expanded ({e})") from None
     result: ToolResult = env.call_tool(entry["tool"], args)
     if result.ok != entry.get("ok"):
@@ -254,9 +254,42 @@ class CommandSession:
     def run(self, words: Sequence[str]) -> tuple[bool, Any]:
         """Run one command line; (ok, data or error message). The daemon parses it."""
         if not self.exists:
+            public = self._public(words)
+            if public is not None:
+                return public
             return False, f"No {self.env_id} session in {self.dir}; start one with 'sim init --seed N'."
         reply = self._request("/command", {"words": list(words)})
         return (True, reply.get("data")) if reply.get("success") else (False, reply.get("error", "unknown error"))
+
+    def _public(self, words: Sequence[str]) -> tuple[bool, Any] | None:
+        """``help [COMMAND]``, ``COMMAND --help`` and ``rules`` before ``sim init``: the tool list is
+        public, so they answer from the env class's registry for its default preset (None: the
+        words need a session)."""
+        words = list(words)
+        if not (words == ["rules"] or words[:1] == ["help"] or "--help" in words):  # else: no heavy import
+            return None
+        from bizbench.core.cmdline import command_help
+        from bizbench.core.envs import get_env
+        from bizbench.core.errors import ToolError
+        from bizbench.core.server import more_commands
+
+        spec = get_env(self.env_id)
+        config = spec.load_config()[0]
+        registry = spec.env_class.registry_for(config)
+        rules = host_rules(self.env_id, config, registry, str(self.dir))
+        if words == ["rules"]:
+            return (True, {"rules": rules}) if rules is not None else None
+        commands = {words: what for words, what in _LoggedSession.session_command_descriptions.items()}
+        more = more_commands(
+            registry.parameter_schemas(),
+            rules=rules is not None,
+            session_commands=commands,
+            client_commands=_LoggedSession.client_commands,
+        )
+        try:
+            return True, command_help(registry, words, more)
+        except ToolError as e:
+            return False, str(e)
 
     def load(self) -> Any:
         """The session's env, rebuilt by replaying its record (SessionLogError if it does not check)."""
@@ -376,10 +409,11 @@ class _LoggedSession:
     logs_tool_tamper = True
     stops_at_episode_end = False
     client_commands = {"sim init --seed N [--preset P] [--horizon H]": "start (or replace) this session"}
+    session_command_descriptions = {"sim result": "the session's result.json fields, as of now"}
 
     def __init__(self, state_dir: Path) -> None:
         self.env, self.log = _replayed(state_dir, repair=True)
-        self.session_commands = {"sim result": ("the session's result.json fields, as of now", self.result)}
+        self.session_commands = {"sim result": (self.session_command_descriptions["sim result"], self.result)}
         self.registry = self.env.registry  # the server parses shell words against it
         self.lock = threading.Lock()  # calls (server call lock) and tamper reports (its tamper lock) both append
         self.checkpoint()  # lines replayed unverified (after a crash) get a digest now
@@ -388,8 +422,7 @@ class _LoggedSession:
     def call_tool(self, name: str, args: dict[str, Any]) -> ToolResult:
         with self.lock:
             self.last_activity = time.monotonic()
-            compact = getattr(self.env, "compact_args", None)
-            delta = compact(name, args) if compact is not None else None  # against the state the call acts on
+            delta = self.env.compact_args(name, args)  # EnvBase's hook, against the state the call acts on
             result: ToolResult = self.env.call_tool(name, args)
             self.log.append_call(name, args, result, self.env, delta)
         return result
@@ -464,16 +497,45 @@ def serve(state_dir: Path) -> None:
 
 # ---------------------------------------------------------------------- helpers
 def _rules(env: Any, state_dir: Path) -> str | None:
-    """The ``rules`` of a host session: its env's seat instructions with the session's own prefix
-    (None when the env has no seat)."""
+    """The ``rules`` of a host session (:func:`host_rules` with the session's directory)."""
+    try:
+        where = json.loads((state_dir / "meta.json").read_text()).get("dir") or "DIR"
+    except (ValueError, OSError):
+        where = "DIR"
+    return host_rules(env.env_id, env.config, env.registry, where)
+
+
+def host_rules(env_id: str, config: Any, registry: Any, where: str) -> str | None:
+    """The ``rules`` of a host session in ``where``: the env's seat instructions with the session's
+    own prefix (``bizbench ENV --session DIR``, DIR shell-quoted). Instructions that never name
+    that prefix (they teach the seat's SDK, e.g. "only through its Python SDK") or an env without
+    instructions get a host-session text instead. None when the env has no seat."""
+    import shlex
+
     from bizbench.core.seat import seat_of
 
     try:
-        seat = seat_of(env.env_id)
-        where = json.loads((state_dir / "meta.json").read_text()).get("dir") or "DIR"
-    except (ValueError, KeyError, OSError, ImportError):
+        seat = seat_of(env_id)
+    except (ValueError, KeyError, ImportError):
         return None
-    return seat.rules_text(env.config, env.registry, f"bizbench {env.env_id} --session {where}")
+    prefix = f"bizbench {env_id} --session {shlex.quote(where)}"
+    if seat.instructions is not None:
+        text = seat.rules_text(config, registry, prefix)
+        if prefix in text:
+            return text
+    return f"""# {seat.title}: a host session
+
+This session runs on the host and is played with shell commands, one JSON answer each:
+
+    {prefix} <command words> [--flag value ...]
+
+- `{prefix} help` lists every command; `help COMMAND` (or `COMMAND --help`) gives its
+  description and flags. The commands are the env's tools (`bizbench tools {env_id}`).
+- `observation` shows what a player sees at the start of a turn, `status` where the
+  episode stands and `sim result` its result so far.
+- A failed command is an error that names the problem and changes nothing.
+- `sim init --seed N [--preset P] [--horizon H]` starts (or replaces) the session.
+"""
 
 
 def _write_atomic(path: Path, text: str) -> None:

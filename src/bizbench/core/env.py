@@ -128,6 +128,23 @@ class EnvBase:
         """Call a tool by name; failures come back as ``ToolResult(ok=False, error=...)``."""
         return self.call_tool(name, args)  # type: ignore[attr-defined]
 
+    @classmethod
+    def registry_for(cls, config: Any) -> Any:
+        """The tool registry an env of ``config`` acts with (``bizbench tools ENV --preset P``, a
+        seat's workspace). Default: the class's ``registry``; an env whose tool descriptions or
+        bounds come from its config (yc) overrides it."""
+        return cls.registry  # type: ignore[attr-defined]
+
+    def compact_args(self, tool: str, args: dict[str, Any]) -> Any:
+        """A host session's record of a call (core/cmdsession.py): a smaller stand-in for ``args``,
+        taken before the call, or None to keep ``args`` whole (the default)."""
+        return None
+
+    def expand_args(self, tool: str, delta: Any) -> dict[str, Any]:
+        """The arguments :meth:`compact_args` stood in for, on replay. Only called for an env whose
+        ``compact_args`` returned something; the default refuses (ValueError)."""
+        raise ValueError(f"{type(self).__name__} keeps no compact record of {tool!r}")
+
 
 class Policy(Protocol):
     """A baseline: :meth:`act` plays one turn of ``env`` and ends it."""

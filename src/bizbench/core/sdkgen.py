@@ -55,6 +55,7 @@ from bizbench.core.registry import ToolRegistry, ToolSpec
 __all__ = [
     "SdkFiles",
     "function_name",
+    "sdk_paths",
     "generate_init",
     "generate_sitecustomize",
     "python_type",
@@ -415,6 +416,31 @@ def write_files(workspace: Path, files: Sequence[tuple[str, str, int]], owned_di
     return written
 
 
+def sdk_paths(
+    registry: ToolRegistry,
+    package: str,
+    *,
+    runtime_dir: str,
+    env_docs: bool = True,
+    extra_docs: Sequence[str] = (),
+    extra_files: Sequence[str] = (),
+) -> list[str]:
+    """The paths (relative to the workspace, ``/``-separated) :func:`write_sdk` writes with these
+    arguments, in its order (a seat checks them before writing: :meth:`bizbench.core.seat.Seat.check_workspace`)."""
+    site = f"{runtime_dir}/site"
+    out = [
+        f"{package}/__init__.py",
+        f"{package}/_runtime.py",
+        f"{site}/sitecustomize.py",
+        f"{site}/_{package}_runtime.py",
+    ]
+    out += ["docs/tools.md", *(f"docs/tools/{name}.json" for name in registry.names())]
+    out += ["docs/README.md"] if env_docs else []
+    out += [f"docs/{'/'.join(_relative_parts(rel, 'extra doc'))}" for rel in extra_docs]
+    out += ["/".join(_relative_parts(rel, "extra file")) for rel in extra_files]
+    return out
+
+
 def write_sdk(
     workspace: Path,
     registry: ToolRegistry,
@@ -427,6 +453,7 @@ def write_sdk(
     extra_docs: Sequence[tuple[str, str]] = (),
     extra_files: Sequence[tuple[str, str, int]] = (),
     owned_dirs: Sequence[str] = (),
+    own_schemas: Sequence[str] | None = None,
 ) -> SdkFiles:
     """Write the SDK package, the sandbox ``sitecustomize`` and the docs into ``workspace``.
 
@@ -443,6 +470,9 @@ def write_sdk(
         extra_files: (path relative to the workspace, text, mode) of more files to write.
         owned_dirs: Workspace directories kept like ``runtime_dir`` (read-only in the sandbox:
             no symlinks inside, owned by the writer, mode 0755), e.g. ``bin``.
+        own_schemas: The names under docs/tools/ an earlier write of this caller left (removed
+            when no tool has that name any more; every other file there is kept). None: every
+            ``docs/tools/*.json`` that names no tool is removed (a workspace wholly the caller's).
     """
     if not package.isidentifier() or keyword.iskeyword(package):
         raise ValueError(f"package must be an identifier, got {package!r}")
@@ -468,7 +498,8 @@ def write_sdk(
         names = set(registry.names())
         for entry in os.listdir(schema_fd):
             if entry.endswith(".json") and not entry.startswith(".") and entry[: -len(".json")] not in names:
-                _remove_entry(schema_fd, entry)
+                if own_schemas is None or entry in own_schemas:
+                    _remove_entry(schema_fd, entry)
         for spec in registry.specs():
             tree.write((*schemas, f"{spec.name}.json"), json.dumps(spec.to_dict(), indent=2) + "\n", written)
         if env_docs:

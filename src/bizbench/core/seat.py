@@ -37,11 +37,11 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from stat import S_ISDIR
+from stat import S_ISDIR, S_ISREG
 from typing import IO, TYPE_CHECKING, Any
 
 from bizbench.core.sandbox import WORKSPACE_MOUNT
-from bizbench.core.sdkgen import SdkFiles, function_name, write_files, write_sdk
+from bizbench.core.sdkgen import SdkFiles, function_name, sdk_paths, write_files, write_sdk
 
 if TYPE_CHECKING:
     from bizbench.core.env import EnvSpec
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BIN_DIR",
     "CLIENT",
+    "MARKER",
     "SOCKET_NAME",
     "Seat",
     "SeatError",
@@ -66,6 +67,9 @@ CONNECTION = "connection.json"
 BIN_DIR = "bin"  # bin/bizbench: read-only in the sandbox and first on its PATH
 CLIENT = f"{BIN_DIR}/bizbench"
 INSTRUCTIONS = "instructions.md"
+MARKER = ".bizbench-seat.json"  # what the seat wrote and the directories it made: only those are its own
+_MARKER_MAX_BYTES = 1_000_000
+_STALE_TMP = re.compile(r"^\.(?P<name>.+)\.[0-9a-f]{12}\.tmp$")  # a write cut short (core/sdkgen.py _write_at)
 CLIENT_TIMEOUT_S = 120.0  # the shell client's least wait for an answer
 _HERE = Path(__file__).resolve().parent
 _START = "# --- seat constants:"
@@ -267,21 +271,24 @@ Reference: `docs/tools.md` (every tool, its arguments and ranges) and `docs/tool
         """Write the seat into ``workspace`` (symlink-safe, :func:`bizbench.core.sdkgen.write_sdk`).
 
         ``config``: the session's (default: the env's default preset); ``registry``: the
-        session's (default: the env class's)."""
-        if registry is None or config is None:
-            from bizbench.core.envs import get_env
-
-            spec = get_env(self.env)
-            registry = registry if registry is not None else spec.env_class.registry
-            config = config if config is not None else spec.load_config()[0]
-        assert registry is not None
-        self.check_workspace(workspace)
+        session's (default: the env class's registry for ``config``, ``EnvBase.registry_for``, so
+        instructions and tools describe the same preset). Refused (SeatError, nothing written)
+        when a path it would write exists and is not the seat's own (:meth:`check_workspace`);
+        ``.bizbench-seat.json`` then lists what it wrote and the directories it made."""
+        config, registry = self._config_registry(config, registry)
+        ws = Path(workspace).absolute()
+        marker = self.check_workspace(ws, config, registry)
         docs = dict(self.documents(config)) if self.documents is not None else {}
         files = [(CLIENT, self.client_source(), 0o755)]
         if self.instructions is not None:
             files.append((INSTRUCTIONS, self.rules_text(config, registry), 0o644))
-        return write_sdk(
-            Path(workspace),
+        planned = self._paths(config, registry)
+        made = sorted({d for d in self._dirs(planned) if not (ws / d).exists() and not (ws / d).is_symlink()})
+        dirs = sorted(set(marker["dirs"]) | set(made))
+        self._write_marker(ws, sorted(set(marker["files"]) | set(planned)), dirs)  # a crash leaves them claimed
+        self._remove_stale_tmp(ws)
+        out = write_sdk(
+            ws,
             registry,
             self.package,
             self.readme_text(config, registry),
@@ -291,31 +298,123 @@ Reference: `docs/tools.md` (every tool, its arguments and ranges) and `docs/tool
             extra_docs=sorted(docs.items()),
             extra_files=files,
             owned_dirs=(BIN_DIR,),
+            own_schemas=[f.removeprefix("docs/tools/") for f in marker["files"] if f.startswith("docs/tools/")],
         )
+        self._write_marker(ws, planned, dirs)
+        return out
 
-    def check_workspace(self, workspace: Path) -> None:
-        """SeatError unless the directories the seat takes over (``bin/`` and the runtime directory:
-        links inside removed, mode 0755, read-only in the sandbox) are new or a seat's own: owned by
-        this user, holding only what a seat writes. Serving a user's folder never takes over
-        (nor chowns) a ``bin/`` or runtime directory of theirs."""
+    def _config_registry(self, config: Any, registry: ToolRegistry | None) -> tuple[Any, ToolRegistry]:
+        if registry is None or config is None:
+            from bizbench.core.envs import get_env
+
+            spec = get_env(self.env)
+            config = config if config is not None else spec.load_config()[0]
+            registry = registry if registry is not None else spec.env_class.registry_for(config)
+        assert registry is not None
+        return config, registry
+
+    def _paths(self, config: Any, registry: ToolRegistry) -> list[str]:
+        """Every path (relative to the workspace) :meth:`write_workspace` writes for ``config``."""
+        docs = sorted(self.documents(config)) if self.documents is not None else []
+        files = [CLIENT, *([INSTRUCTIONS] if self.instructions is not None else [])]
+        return sdk_paths(registry, self.package, runtime_dir=self.runtime_dir, extra_docs=docs, extra_files=files)
+
+    def _dirs(self, paths: list[str]) -> set[str]:
+        """The directories the seat's files go in (and ``bin/``, the runtime directory)."""
+        out = {BIN_DIR, self.runtime_dir}
+        for rel in paths:
+            parts = rel.split("/")[:-1]
+            out |= {"/".join(parts[: i + 1]) for i in range(len(parts))}
+        return out
+
+    def _marker(self, ws: Path) -> dict[str, list[str]]:
+        """The marker an earlier write left (empty lists when there is none); SeatError when
+        something else sits at its name."""
+        path = ws / MARKER
+        try:
+            st = path.lstat()
+        except FileNotFoundError:
+            return {"files": [], "dirs": []}
+        bad = f"{path} is not a seat's marker; serve a new or empty workspace, or move it away"
+        if not S_ISREG(st.st_mode) or st.st_size > _MARKER_MAX_BYTES or st.st_uid != os.geteuid():
+            raise SeatError(bad)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            with os.fdopen(fd, "rb") as f:
+                data = json.loads(f.read(_MARKER_MAX_BYTES + 1))
+            files, dirs = data["files"], data["dirs"]
+            if not all(isinstance(x, str) for x in [*files, *dirs]):
+                raise TypeError
+        except (OSError, ValueError, KeyError, TypeError):
+            raise SeatError(bad) from None
+        return {"files": list(files), "dirs": list(dirs)}
+
+    def _write_marker(self, ws: Path, files: list[str], dirs: list[str]) -> None:
+        data = {"written_by": "bizbench seat (docs/seats.md)", "env": self.env, "files": files, "dirs": dirs}
+        write_files(ws, [(MARKER, json.dumps(data, indent=1) + "\n", 0o644)])
+
+    def _remove_stale_tmp(self, ws: Path) -> None:
+        """A write cut short leaves ``.<name>.<hex>.tmp`` in ``bin/`` or the runtime directory: the seat's own."""
+        for name in (BIN_DIR, self.runtime_dir):
+            try:
+                fd = os.open(ws / name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            except OSError:
+                continue
+            try:
+                for entry in os.listdir(fd):
+                    if _STALE_TMP.match(entry):
+                        os.unlink(entry, dir_fd=fd)
+            finally:
+                os.close(fd)
+
+    def check_workspace(
+        self, workspace: Path, config: Any = None, registry: ToolRegistry | None = None
+    ) -> dict[str, list[str]]:
+        """SeatError unless every path the seat would write is new or the seat's own: a file listed
+        in ``.bizbench-seat.json`` (what an earlier write left), ``bin/`` and the runtime directory
+        made by a seat (listed there too), owned by this user and holding only what a seat writes
+        (and a write's stale ``.<name>.<hex>.tmp``). A user's file is never replaced, deleted,
+        chowned or chmodded: serving a user's folder is refused instead. Returns the marker."""
         from bizbench.core.server import ENDED_NAME
 
+        config, registry = self._config_registry(config, registry)
+        ws = Path(workspace).absolute()
+        advice = "serve a new or empty workspace (or one an earlier server prepared), or move it away"
+        marker = self._marker(ws)
+        files, dirs = set(marker["files"]), set(marker["dirs"])
+        planned = self._paths(config, registry)
         ours = {BIN_DIR: {"bizbench"}, self.runtime_dir: {"site", SOCKET_NAME, CONNECTION, ENDED_NAME}}
         for name, expected in ours.items():
-            path = Path(workspace).absolute() / name
+            path = ws / name
             try:
                 st = path.lstat()
             except FileNotFoundError:
                 continue
-            advice = f"serve a new or empty workspace (or one an earlier server prepared), or move {path} away"
             if not S_ISDIR(st.st_mode):
                 raise SeatError(f"{path} exists and is not a directory; {advice}")
             if st.st_uid != os.geteuid():
                 raise SeatError(f"{path} belongs to uid {st.st_uid}, not to the server's user; {advice}")
-            foreign = sorted(set(os.listdir(path)) - expected)
+            foreign = sorted(e for e in os.listdir(path) if e not in expected and not self._stale_tmp_of(e, expected))
             if foreign:
                 shown = ", ".join(foreign[:5]) + (" ..." if len(foreign) > 5 else "")
                 raise SeatError(f"{path} holds files a seat does not write ({shown}); {advice}")
+            if name not in dirs:
+                raise SeatError(f"{path} exists and was not made by a seat ({MARKER} does not list it); {advice}")
+        for d in sorted(self._dirs(planned)):
+            path = ws / d
+            if path.is_symlink() or (path.exists() and not path.is_dir()):
+                if d not in dirs:
+                    raise SeatError(f"{path} exists and is not a directory the seat made; {advice}")
+        for rel in planned:
+            path = ws / rel
+            if (path.exists() or path.is_symlink()) and rel not in files:
+                raise SeatError(f"{path} exists and is not the seat's ({MARKER} does not list it); {advice}")
+        return marker
+
+    @staticmethod
+    def _stale_tmp_of(entry: str, expected: set[str]) -> bool:
+        m = _STALE_TMP.match(entry)
+        return m is not None and m["name"] in expected
 
     def forget_connection(self, workspace: Path) -> None:
         """Remove an earlier server's ``connection.json`` (through the runtime directory's fd: a

@@ -55,10 +55,11 @@ import socketserver
 import threading
 import time
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from bizbench.core.cmdline import command_help, parse_command, wants_help
+from bizbench.core.cmdline import command_help, echo, parse_command, wants_help
 from bizbench.core.errors import ToolError
 from bizbench.core.jsonio import json_default, preview
 from bizbench.core.registry import ToolResult
@@ -143,6 +144,28 @@ def connection_info(workspace: Path, socket_path: Path | None, port: int | None)
             "observation": "GET /observation",
         },
     }
+
+
+def more_commands(
+    schemas: Mapping[str, Any],
+    *,
+    rules: bool,
+    observation: bool = True,
+    session_commands: Mapping[str, str] | None = None,
+    client_commands: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """The shell commands a server answers besides the tools (usage -> what it does), also for
+    ``help`` before a host session exists (core/cmdsession.py)."""
+    more = {"help [COMMAND]": "every command, or one command's flags (also: COMMAND --help)"}
+    if rules and "rules" not in schemas:
+        more["rules"] = "the instructions of this seat: the rules of the game"
+    if "status" not in schemas:
+        more["status"] = "where the episode stands"
+    if "observation" not in schemas and observation:
+        more["observation"] = "what a player sees at the start of a turn"
+    more.update(session_commands or {})
+    more.update(client_commands or {})
+    return more
 
 
 class _Reply(Exception):
@@ -268,6 +291,7 @@ class _App:
         try:
             if wants_help(words) and "help" not in self.command_schemas:
                 return 200, {"success": True, "data": command_help(self.registry, words, self.more_commands())}
+            self.refuse_flags_of_flagless(words)
             tool, args = parse_command(self.command_schemas, words, self.listed_commands())
         except ToolError as e:
             if e.tamper:
@@ -275,19 +299,33 @@ class _App:
             raise _error(400, str(e)) from None
         return self.dispatch(tool, args)
 
+    def refuse_flags_of_flagless(self, words: list[str]) -> None:
+        """ToolError when the first words name a command of this server that takes no flags
+        (``sim result --foo``, ``rules --x``) and more words follow: named, not "Unknown command"."""
+        head = []
+        for w in words:
+            if w.startswith("--"):
+                break
+            head.append(w)
+        schemas = self.command_schemas or {}
+        if any("_".join(head[:n]) in schemas for n in range(1, len(head) + 1)):
+            return  # a tool's words: parse_command answers
+        flagless = {*STATUS_WORDS, *self.session_commands, *(["rules"] if self.rules is not None else [])}
+        for n in range(len(head), 0, -1):
+            typed = " ".join(head[:n])
+            if typed in flagless and n < len(words):
+                extra = echo(" ".join(words[n:]))
+                raise ToolError(f"'{typed}' takes no flags or arguments (got {extra}); 'help' lists the commands.")
+
     def more_commands(self) -> dict[str, str]:
         """The shell commands this server answers besides the tools: usage -> what it does."""
-        schemas = self.command_schemas or {}
-        more = {"help [COMMAND]": "every command, or one command's flags (also: COMMAND --help)"}
-        if self.rules is not None and "rules" not in schemas:
-            more["rules"] = "the instructions of this seat: the rules of the game"
-        if "status" not in schemas:
-            more["status"] = "where the episode stands"
-        if "observation" not in schemas and hasattr(self.session, "observation"):
-            more["observation"] = "what a player sees at the start of a turn"
-        more.update({words: what for words, (what, _) in self.session_commands.items()})
-        more.update(self.client_commands)
-        return more
+        return more_commands(
+            self.command_schemas or {},
+            rules=self.rules is not None,
+            observation=hasattr(self.session, "observation"),
+            session_commands={words: what for words, (what, _) in self.session_commands.items()},
+            client_commands=self.client_commands,
+        )
 
     def listed_commands(self) -> list[str]:
         """The commands an unknown-command error lists besides the tools: all of

@@ -52,7 +52,7 @@ from typing import Any
 
 from bizbench.agents.models.base import ToolCall
 from bizbench.agents.recording import AgentRun
-from bizbench.core.cmdline import parse_command
+from bizbench.core.cmdline import command_help, parse_command, wants_help
 from bizbench.core.envs import get_env
 from bizbench.core.errors import ToolError
 from bizbench.core.jsonio import json_default, preview
@@ -234,6 +234,8 @@ class CliChatHarness:
         try:
             command = self._command_of(call, command_prefix(env))
             words = split_command(command, prefixes(env))
+            if wants_help(words) and "help" not in schemas:  # the registry's help: no env action, no tamper
+                return _dump(command_help(env.registry, words))
             name, args = parse_command(schemas, words)
         except ToolError as e:
             if e.tamper:

@@ -101,7 +101,8 @@ def _check_horizon(config: YcConfig) -> None:
 
 class _Registry:
     """``YcEnv.registry``: the default preset's on the class (``bizbench tools yc``), the env's own
-    config's on an instance (its descriptions state that config's limits and fees; not pickled)."""
+    config's on an instance (its descriptions state that config's limits and fees; not pickled;
+    tools.registry_for caches one registry per config, so an access builds nothing)."""
 
     def __get__(self, env: YcEnv | None, owner: type) -> ToolRegistry:
         return registry if env is None else registry_for(env.config)
@@ -112,6 +113,11 @@ class YcEnv(EnvBase):
 
     registry = _Registry()
     env_id = "yc"
+
+    @classmethod
+    def registry_for(cls, config: YcConfig) -> ToolRegistry:
+        """The tools of ``config``: its limits and fees in the descriptions (tools.registry_for)."""
+        return registry_for(config)
 
     def __init__(
         self,

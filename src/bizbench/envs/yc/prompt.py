@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from bizbench.envs.yc.config import YcConfig
-from bizbench.envs.yc.tools import registry, registry_for
+from bizbench.envs.yc.tools import percent, registry, registry_for
 
 __all__ = ["command_reference", "system_prompt"]
 
@@ -64,10 +64,12 @@ def system_prompt(config: YcConfig, prefix: str = "yc-bench") -> str:
         else ""
     )
     if c.workforce.salary_bump == "tier_midpoint_share":
-        bump = f"{c.workforce.salary_bump_share:.0%} of the midpoint of their tier's salary range"
+        bump = f"{percent(c.workforce.salary_bump_share)} of the midpoint of their tier's salary range"
     else:
-        bump = f"{c.workforce.salary_bump_share:.0%} of their current salary"
-    cancel_fee = f" and {d.cancel_fee_share:.0%} of the advertised reward is charged" if d.cancel_fee_share > 0 else ""
+        bump = f"{percent(c.workforce.salary_bump_share)} of their current salary"
+    cancel_fee = (
+        f" and {percent(d.cancel_fee_share)} of the advertised reward is charged" if d.cancel_fee_share > 0 else ""
+    )
     fail_prestige = (
         f"prestige in its domain drops by {d.fail_prestige_factor:g} x its prestige_delta"
         if d.fail_prestige_factor
@@ -112,7 +114,7 @@ observations.
 - **Deadlines**: a task's deadline is max({d.min_days:g}, work / {d.qty_per_day:g}) business days after you accept it.
   Success (all work done by the deadline): the reward is paid and prestige in its domain rises by its
   prestige_delta. Failure (deadline passed, whether the task was dispatched or not): no reward,
-  {d.fail_penalty_share:.0%} of the advertised reward is charged as a penalty, and {fail_prestige}.
+  {percent(d.fail_penalty_share)} of the advertised reward is charged as a penalty, and {fail_prestige}.
 - **Cancel**: `task cancel` abandons a task: no reward, prestige in its domain drops by
   {d.cancel_prestige_factor:g} x its prestige_delta{cancel_fee}.
 - **Salary bumps**: every success raises the monthly salary of every employee assigned to it by {bump}.
@@ -121,7 +123,7 @@ observations.
 - **Prestige**: per domain, {c.prestige.min:g}-{c.prestige.max:g}, no decay. A task needs prestige of at least
   its required_prestige in its domain; harder tasks pay more.
 - **Trust**: per client, 0-{c.trust.max:g}. Completing a task for a client builds trust with it (less work on its
-  future tasks, up to {c.trust.max_work_reduction:.0%} less at maximum trust, and access to trust-gated tasks).
+  future tasks, up to {percent(c.trust.max_work_reduction)} less at maximum trust, and access to trust-gated tasks).
   Each success erodes trust with every other client a little, and trust fades slowly over time.
 - **Not all clients are reliable.** Check `client history` for failure patterns.
 """

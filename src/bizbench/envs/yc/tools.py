@@ -11,7 +11,7 @@ naming the argument and the allowed values, and changes nothing (principle 8).
 from __future__ import annotations
 
 import functools
-import types
+import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -24,22 +24,27 @@ from bizbench.envs.yc.config import YcConfig, load_config
 if TYPE_CHECKING:
     from bizbench.envs.yc.env import YcEnv
 
-__all__ = ["figures", "registry", "registry_for"]
+__all__ = ["figures", "percent", "registry", "registry_for"]
 
-_DEFINED: list[tuple[Callable[..., Any], dict[str, Any]]] = []  # (tool function, registry options), in order
+_DEFINED: list[tuple[Callable[..., Any], dict[str, Any], dict[str, Callable[[YcConfig], Any]]]] = []
+# (tool function, registry options, parameter -> its type for a config), in order
 
 
-def _tool(**options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Declare a tool; :func:`registry_for` registers it with its docstring filled in from a config."""
+def _tool(
+    bounded: dict[str, Callable[[YcConfig], Any]] | None = None, **options: Any
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Declare a tool; :func:`registry_for` registers it with its docstring filled in from a config
+    and each parameter named in ``bounded`` typed by ``bounded[name](config)``."""
 
     def add(fn: Callable[..., Any]) -> Callable[..., Any]:
-        _DEFINED.append((fn, options))
+        _DEFINED.append((fn, options, dict(bounded or {})))
         return fn
 
     return add
 
 
-def _pct(share: float) -> str:
+def percent(share: float) -> str:
+    """A share as the tool descriptions and the prompt state it: 0.35 -> "35 %", 0.125 -> "12.5 %"."""
     return f"{share * 100:g} %"
 
 
@@ -51,8 +56,8 @@ def figures(config: YcConfig) -> dict[str, str]:
     cap = config.throughput.max_contributors
     return {
         "scratchpad_max_chars": f"{config.scratchpad_max_chars:,}",
-        "fail_penalty": _pct(d.fail_penalty_share),
-        "cancel_fee": f"{_pct(d.cancel_fee_share)} of its advertised reward is charged"
+        "fail_penalty": percent(d.fail_penalty_share),
+        "cancel_fee": f"{percent(d.cancel_fee_share)} of its advertised reward is charged"
         if d.cancel_fee_share > 0
         else "no fee",
         "cancel_prestige": f"{d.cancel_prestige_factor:g}",
@@ -60,32 +65,43 @@ def figures(config: YcConfig) -> dict[str, str]:
     }
 
 
+@functools.lru_cache(maxsize=32)
 def registry_for(config: YcConfig) -> ToolRegistry:
-    """The yc tools for one config: descriptions from :func:`figures`, the scratchpad's ``content``
-    bounded by the config's ``scratchpad_max_chars`` (the whole pad is bounded by the world)."""
-    return _registry(tuple(sorted(figures(config).items())), config.scratchpad_max_chars)
-
-
-@functools.lru_cache(maxsize=16)
-def _registry(figs: tuple[tuple[str, str], ...], max_chars: int) -> ToolRegistry:
-    values = dict(figs)
+    """The yc tools for one config (cached per config: a frozen, hashable model): descriptions from
+    :func:`figures`, each ``bounded`` parameter typed from the config (the scratchpad's
+    ``content`` by its ``scratchpad_max_chars``; the whole pad is bounded by the world)."""
+    values = figures(config)
     out = ToolRegistry()
-    for fn, options in _DEFINED:
-        copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
-        copy.__kwdefaults__ = fn.__kwdefaults__
-        copy.__doc__ = (fn.__doc__ or "").format(**values)
-        copy.__annotations__ = {
-            k: Annotated[str, Field(max_length=max_chars)] if v == "Notes" else v for k, v in fn.__annotations__.items()
-        }
-        out.tool(copy, **options)
+    for fn, options, bounded in _DEFINED:
+        types_ = {name: type_of(config) for name, type_of in bounded.items()}
+        out.tool(_configured(fn, (fn.__doc__ or "").format(**values), types_), **options)
     return out
+
+
+def _configured(fn: Callable[..., Any], doc: str, types_: dict[str, Any]) -> Callable[..., Any]:
+    """``fn`` as the registry reads it for one config: this docstring, these parameter types."""
+    unknown = set(types_) - set(inspect.signature(fn).parameters)
+    if unknown:
+        raise TypeError(f"tool {fn.__name__} has no parameter {', '.join(sorted(unknown))}")
+
+    @functools.wraps(fn)
+    def tool(*args: Any, **kwargs: Any) -> Any:
+        return fn(*args, **kwargs)
+
+    tool.__doc__ = doc
+    tool.__annotations__ = {**fn.__annotations__, **types_}
+    return tool
+
+
+def _notes(config: YcConfig) -> Any:
+    """The scratchpad's ``content``: at most the config's ``scratchpad_max_chars``."""
+    return Annotated[str, Field(max_length=config.scratchpad_max_chars)]
 
 
 Domain = Literal["training", "inference", "research", "data_engineering"]
 Status = Literal["accepted", "active", "succeeded", "failed", "cancelled"]
 TaskId = Annotated[str, Field(min_length=1, max_length=64)]
 EmployeeIds = Annotated[list[Annotated[str, Field(min_length=1, max_length=64)]], Field(min_length=1, max_length=64)]
-Notes = str  # the scratchpad's content: bounded per config by registry_for
 
 
 # ---------------------------------------------------------------------------- observe
@@ -259,8 +275,8 @@ def scratchpad_read(env: YcEnv) -> dict[str, Any]:
     return {"content": env.world.scratchpad, "chars": len(env.world.scratchpad)}
 
 
-@_tool(category="memory")
-def scratchpad_write(env: YcEnv, content: Notes) -> dict[str, Any]:
+@_tool(category="memory", bounded={"content": _notes})
+def scratchpad_write(env: YcEnv, content: str) -> dict[str, Any]:
     """Overwrite your persistent notes (at most {scratchpad_max_chars} characters in all).
 
     Args:
@@ -270,8 +286,8 @@ def scratchpad_write(env: YcEnv, content: Notes) -> dict[str, Any]:
     return {"chars": len(text), "limit": env.config.scratchpad_max_chars}
 
 
-@_tool(category="memory")
-def scratchpad_append(env: YcEnv, content: Notes) -> dict[str, Any]:
+@_tool(category="memory", bounded={"content": _notes})
+def scratchpad_append(env: YcEnv, content: str) -> dict[str, Any]:
     """Append to your persistent notes (add a newline yourself; at most {scratchpad_max_chars} characters in all).
 
     Args:
