@@ -79,7 +79,8 @@ def test_early_returns_and_crashes_are_named(agents_module: str, tmp_path: Path,
     assert result["ended_by"] == ended_by and result["months_survived"] == 1
     written = json.loads((tmp_path / "run" / "result.json").read_text())
     assert written["ended_by"] == ended_by and written["completed"] is False
-    assert written["incomplete_reason"] == f"{ended_by}: the run ended after 1 of {written['horizon']} months, before its horizon"
+    why = f"{ended_by}: the run ended after 1 of {written['horizon']} months, before its horizon"
+    assert written["incomplete_reason"] == why
 
 
 def test_a_finished_run_has_no_incomplete_reason(agents_module: str, tmp_path: Path) -> None:

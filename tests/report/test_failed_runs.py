@@ -67,7 +67,9 @@ def _read_csv(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-def test_a_run_that_ended_early_is_counted_as_a_failed_run_never_its_cash(runs: dict[str, Path], tmp_path: Path) -> None:
+def test_a_run_that_ended_early_is_counted_as_a_failed_run_never_its_cash(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
     early = load_run(runs["yc-scripted-1"])  # a --max-turns 12 run: its year is not over
     assert early.get("completed") is False and early.get("final_funds") > 0
     assert early.ended_early == early.get("incomplete_reason") and early.ended_early.startswith("max_turns: ")

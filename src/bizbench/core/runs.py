@@ -148,7 +148,8 @@ class Run:
 
     @property
     def ended_early(self) -> str | None:
-        """Why this finished run stopped before its natural end, or None (see :func:`~bizbench.core.runlog.ended_early`)."""
+        """Why this finished run stopped before its natural end, or None
+        (:func:`~bizbench.core.runlog.ended_early`)."""
         return None if self.result is None else ended_early(self.result)
 
     @property

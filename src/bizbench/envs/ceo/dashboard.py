@@ -61,7 +61,9 @@ def dollars(amount: float) -> str:
 def _week_issues(env: CeoEnv, days: int) -> str:
     """Support issues opened, resolved and closed (the customer left) over the turn's days (world.issue_log)."""
     log = env.world.issue_log[-days:]
-    opened, resolved, closed = (sum(len(entry[k]) for entry in log) for k in (1, 2, 3))
+    opened = sum(len(ids) for _, ids, _, _ in log)
+    resolved = sum(len(ids) for _, _, ids, _ in log)
+    closed = sum(len(ids) for _, _, _, ids in log)
     return f"  Support issues: {opened:,} opened, {resolved:,} resolved, {closed:,} closed as the customer left"
 
 
