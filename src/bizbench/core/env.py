@@ -111,6 +111,10 @@ class EnvBase:
     """What every env's constructor and acting share: its identity (config, seed, preset and hash,
     the held-out secret's fingerprint), the in-memory action and tamper logs, and call by name."""
 
+    #: ledger.csv's header, for an env whose ledger rows are not (day, category, amount, group,
+    #: note) in its own time unit (cfo: month and general-ledger account); None: that default.
+    ledger_header: tuple[str, ...] | None = None
+
     def _begin(self, config: Any, seed: int, preset: str, preset_hash: str, secret: str | None) -> int:
         """Set the env's identity and empty logs; returns the world's entropy (core/rng.py)."""
         from bizbench.core.rng import secret_id, world_entropy
