@@ -1,4 +1,5 @@
-"""The whole suite sees the lemonade stand, the plug-in env of ``tests/plugin_env`` (docs/envs.md).
+"""The whole suite sees the lemonade stand, the plug-in env of ``tests/plugin_env`` (docs/envs.md),
+and can write a user's agent module (``--agent module:Class``, docs/agents.md) with ``user_agents``.
 
 It is registered the way a user registers an env of their own, for this process and every
 process it starts (sweep workers, ``bizbench resume``, ``serve``): its directory goes on
@@ -10,7 +11,10 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 PLUGIN_DIR = str(Path(__file__).resolve().parent / "plugin_env")
 LEMONADE = "lemonade.spec:SPEC"
@@ -26,3 +30,16 @@ if PLUGIN_DIR not in sys.path:
     sys.path.insert(0, PLUGIN_DIR)
 _prepend("PYTHONPATH", PLUGIN_DIR, os.pathsep)
 _prepend("BIZBENCH_ENVS", LEMONADE, ",")
+
+
+@pytest.fixture
+def user_agents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[str, str], str]:
+    """``write(module, source)``: a user's agent module in a temporary directory on ``sys.path``;
+    returns its name for ``module:Class``."""
+
+    def write(module: str, source: str) -> str:
+        (tmp_path / f"{module}.py").write_text(source)
+        monkeypatch.syspath_prepend(str(tmp_path))
+        return module
+
+    return write

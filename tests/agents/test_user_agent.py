@@ -40,10 +40,8 @@ class Crasher:
 
 
 @pytest.fixture
-def agents_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    (tmp_path / "my_agents.py").write_text(AGENT)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    return "my_agents"
+def agents_module(user_agents) -> str:
+    return user_agents("my_agents", AGENT)
 
 
 def test_a_user_agent_runs_through_the_tools(agents_module: str, tmp_path: Path) -> None:

@@ -56,10 +56,8 @@ class CrashCfo:
 
 
 @pytest.fixture
-def agents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    (tmp_path / "failing_agents.py").write_text(AGENTS)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    return "failing_agents"
+def agents(user_agents) -> str:
+    return user_agents("failing_agents", AGENTS)
 
 
 def _read_csv(path: Path) -> list[dict[str, str]]:
