@@ -165,7 +165,7 @@ def test_a_workspace_the_seat_prepared_is_served_again_even_after_a_write_cut_sh
 ) -> None:
     seat = seat_of(env_id)
     seat.write_workspace(tmp_path)
-    marker = json.loads((tmp_path / MARKER).read_text())
+    marker = json.loads((tmp_path / seat.runtime_dir / MARKER).read_text())
     assert "bin/bizbench" in marker["files"] and "bin" in marker["dirs"] and seat.runtime_dir in marker["dirs"]
     (tmp_path / "bin" / ".bizbench.0123456789ab.tmp").write_text("cut short")  # a crash mid-write
     (tmp_path / "docs" / "tools" / "notes.json").write_text("{}")  # the agent's own file: kept
@@ -174,3 +174,14 @@ def test_a_workspace_the_seat_prepared_is_served_again_even_after_a_write_cut_sh
     (tmp_path / "bin" / "mytool").write_text("x")  # not a seat's file: refused
     with pytest.raises(SeatError, match="mytool"):
         seat.write_workspace(tmp_path)
+
+
+@pytest.mark.parametrize("env_id", ["yc", "ceo"])
+def test_the_seat_marker_lives_in_the_runtime_directory_out_of_the_agents_reach(env_id: str, tmp_path: Path) -> None:
+    seat = seat_of(env_id)
+    seat.write_workspace(tmp_path)
+    assert (tmp_path / seat.runtime_dir / MARKER).is_file() and not (tmp_path / MARKER).exists()
+    (tmp_path / MARKER).write_text('{"files": ["my_notes.md"], "dirs": []}')  # an agent's forgery: not read
+    (tmp_path / "my_notes.md").write_text("mine")
+    seat.write_workspace(tmp_path)  # served again from the real marker
+    assert (tmp_path / "my_notes.md").read_text() == "mine" and (tmp_path / MARKER).read_text().startswith('{"files"')

@@ -67,7 +67,9 @@ CONNECTION = "connection.json"
 BIN_DIR = "bin"  # bin/bizbench: read-only in the sandbox and first on its PATH
 CLIENT = f"{BIN_DIR}/bizbench"
 INSTRUCTIONS = "instructions.md"
-MARKER = ".bizbench-seat.json"  # what the seat wrote and the directories it made: only those are its own
+#: In the runtime directory (the server's, read-only in the sandbox, so an agent can neither
+#: forge nor remove it): what the seat wrote and the directories it made, only those its own.
+MARKER = ".bizbench-seat.json"
 _MARKER_MAX_BYTES = 1_000_000
 _STALE_TMP = re.compile(r"^\.(?P<name>.+)\.[0-9a-f]{12}\.tmp$")  # a write cut short (core/sdkgen.py _write_at)
 CLIENT_TIMEOUT_S = 120.0  # the shell client's least wait for an answer
@@ -274,7 +276,7 @@ Reference: `docs/tools.md` (every tool, its arguments and ranges) and `docs/tool
         session's (default: the env class's registry for ``config``, ``EnvBase.registry_for``, so
         instructions and tools describe the same preset). Refused (SeatError, nothing written)
         when a path it would write exists and is not the seat's own (:meth:`check_workspace`);
-        ``.bizbench-seat.json`` then lists what it wrote and the directories it made."""
+        ``<runtime dir>/.bizbench-seat.json`` then lists what it wrote and the directories it made."""
         config, registry = self._config_registry(config, registry)
         ws = Path(workspace).absolute()
         marker = self.check_workspace(ws, config, registry)
@@ -330,7 +332,7 @@ Reference: `docs/tools.md` (every tool, its arguments and ranges) and `docs/tool
     def _marker(self, ws: Path) -> dict[str, list[str]]:
         """The marker an earlier write left (empty lists when there is none); SeatError when
         something else sits at its name."""
-        path = ws / MARKER
+        path = ws / self.runtime_dir / MARKER
         try:
             st = path.lstat()
         except FileNotFoundError:
@@ -351,7 +353,8 @@ Reference: `docs/tools.md` (every tool, its arguments and ranges) and `docs/tool
 
     def _write_marker(self, ws: Path, files: list[str], dirs: list[str]) -> None:
         data = {"written_by": "bizbench seat (docs/seats.md)", "env": self.env, "files": files, "dirs": dirs}
-        write_files(ws, [(MARKER, json.dumps(data, indent=1) + "\n", 0o644)])
+        text = json.dumps(data, indent=1) + "\n"
+        write_files(ws, [(f"{self.runtime_dir}/{MARKER}", text, 0o644)], owned_dirs=(self.runtime_dir,))
 
     def _remove_stale_tmp(self, ws: Path) -> None:
         """A write cut short leaves ``.<name>.<hex>.tmp`` in ``bin/`` or the runtime directory: the seat's own."""
@@ -371,7 +374,7 @@ Reference: `docs/tools.md` (every tool, its arguments and ranges) and `docs/tool
         self, workspace: Path, config: Any = None, registry: ToolRegistry | None = None
     ) -> dict[str, list[str]]:
         """SeatError unless every path the seat would write is new or the seat's own: a file listed
-        in ``.bizbench-seat.json`` (what an earlier write left), ``bin/`` and the runtime directory
+        in ``<runtime dir>/.bizbench-seat.json`` (what an earlier write left), ``bin/`` and the runtime directory
         made by a seat (listed there too), owned by this user and holding only what a seat writes
         (and a write's stale ``.<name>.<hex>.tmp``). A user's file is never replaced, deleted,
         chowned or chmodded: serving a user's folder is refused instead. Returns the marker."""
@@ -379,11 +382,14 @@ Reference: `docs/tools.md` (every tool, its arguments and ranges) and `docs/tool
 
         config, registry = self._config_registry(config, registry)
         ws = Path(workspace).absolute()
-        advice = "serve a new or empty workspace (or one an earlier server prepared), or move it away"
+        advice = (
+            f"serve a new or empty workspace (or one a server prepared, with its {self.runtime_dir}/{MARKER}), "
+            "or move it away"
+        )
         marker = self._marker(ws)
         files, dirs = set(marker["files"]), set(marker["dirs"])
         planned = self._paths(config, registry)
-        ours = {BIN_DIR: {"bizbench"}, self.runtime_dir: {"site", SOCKET_NAME, CONNECTION, ENDED_NAME}}
+        ours = {BIN_DIR: {"bizbench"}, self.runtime_dir: {"site", SOCKET_NAME, CONNECTION, ENDED_NAME, MARKER}}
         for name, expected in ours.items():
             path = ws / name
             try:
