@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+import bizbench
 from bizbench.agents.harness.terminal import TerminalHarness, Toolbox, Workspace, registry
 from bizbench.agents.harness.terminal.seat import ServedSeat, render_observation
 from bizbench.agents.harness.terminal.workspace import MEMORY_FILE
@@ -178,8 +179,9 @@ def test_bash_runs_in_the_sandbox_with_timeout_and_cap(box: Toolbox) -> None:
     assert len(out) < 30_500 and "the middle was cut" in out and out.endswith("[exit code 0]")
     out = tool(box, "bash", command="echo started; sleep 30", timeout_s=1)
     assert out.startswith("started") and "timed out after 1 s" in out
-    out = tool(box, "bash", command="cat /work/main/pyproject.toml ../../etc/shadow 2>&1; echo > /etc/x 2>&1")
-    assert "No such file" in out and "[exit code" in out
+    pyproject = Path(bizbench.__file__).resolve().parents[2] / "pyproject.toml"  # the host's repository
+    out = tool(box, "bash", command=f"cat {pyproject} ../../etc/shadow 2>&1; echo > /etc/x 2>&1")
+    assert "No such file" in out and "[exit code" in out and "[project]" not in out
 
 
 # ---------------------------------------------------------------------------- served episodes

@@ -12,7 +12,7 @@ import typer
 from typer.testing import CliRunner
 
 from bizbench.cli_report import report
-from bizbench.core.runlog import ended_early
+from bizbench.core.runlog import ended_early, headline_score
 from bizbench.core.runs import load_run
 from bizbench.report import protocol, viewer
 from bizbench.report.build import build_report
@@ -105,6 +105,30 @@ def test_a_ceo_run_that_quit_is_measured_as_failed_and_never_ranks_above_a_bankr
     assert by_agent["QuitCeo"]["ended_early"] == 1.0 and by_agent["QuitCeo"]["final_cash"] == 0.0
     assert by_agent["BurnCeo"]["ended_early"] == 0.0 and by_agent["BurnCeo"]["bankrupt"] == 1.0
     assert by_agent["QuitCeo"]["score"] == by_agent["BurnCeo"]["score"] == protocol.FAILED_SCORE
+    notes = viewer.load_run(tmp_path / "burn")["notes"]
+    assert any(n.startswith("bankrupt: bizbench report counts it as a failed run") for n in notes)
+
+
+def test_a_run_that_ended_early_is_never_a_models_best_run_in_the_ceo_plots(tmp_path: Path) -> None:
+    from bizbench.core.runs import Run
+    from bizbench.envs.ceo.report import _best_run
+
+    crashed = Run(tmp_path / "a", {"env": "ceo"}, {"final_cash": 4.9e6, "completed": False, "ended_by": "agent_error"})
+    full = Run(tmp_path / "b", {"env": "ceo"}, {"final_cash": 1.2e6, "completed": True, "ended_by": "completed"})
+    assert _best_run([crashed, full]) is full
+
+
+@pytest.mark.parametrize(
+    ("result", "headline"),
+    [
+        ({"score": -3e6, "completed": True, "bankrupt": False}, 0.0),  # a cfo eq 2 below 0: never under a failure
+        ({"score": 2e6, "completed": True, "bankrupt": False}, 2e6),
+        ({"score": -4e6, "completed": False, "bankrupt": True}, 0.0),
+        ({"score": 9e6, "completed": False, "bankrupt": False, "ended_by": "max_turns"}, 0.0),
+    ],
+)
+def test_the_headline_score_of_a_finished_run_is_never_below_a_failed_one(result: dict, headline: float) -> None:
+    assert headline_score(result) == headline
 
 
 def test_a_cfo_agent_that_crashed_at_month_10_exits_1_and_every_value_column_shows_the_failure(

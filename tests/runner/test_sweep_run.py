@@ -217,6 +217,7 @@ def test_a_scripted_model_sweep_through_the_cli(tmp_path: Path) -> None:
     for row in summary.values():
         assert row["status"] == "done" and row["ended_by"] == "max_turns" and row["turns"] == "2"
         assert row["completed"] == "False"  # done, but short of its horizon: a failed run in the report
+        assert row["incomplete_reason"].startswith("max_turns: ") and row["headline_score"] == "0.0"
     result = json.loads((tmp_path / "out" / "cfo-paper-scripted-pass-seed1-r2" / "result.json").read_text())
     assert result["model"] == "scripted:pass.jsonl" and result["tokens"]["input_tokens"] == 2 * 120
     assert (tmp_path / "out" / "cfo-paper-scripted-pass-seed1-r2" / "trajectory.jsonl").is_file()

@@ -42,12 +42,14 @@ __all__ = [
     "RESUMING",
     "RUN_FORMAT",
     "CRASHED",
+    "FAILED_SCORE",
     "ActionRecord",
     "ResultCore",
     "RunConfig",
     "RunDir",
     "action_record",
     "ended_early",
+    "headline_score",
     "read_result",
     "require_new",
     "write_result",
@@ -144,6 +146,25 @@ def ended_early(result: dict[str, Any]) -> str | None:
     if completed:
         return None
     return str(result.get("incomplete_reason") or f"ended by {result.get('ended_by', 'unknown')}")
+
+
+#: The headline score of a failed run, one that went bankrupt or ended before its horizon: a
+#: failed company is worth nothing, never the cash it left behind nor less than nothing.
+#: EnterpriseArena (eq 2) scores a bankrupt company 0; CEO-Bench and YC-Bench end a company when
+#: its cash falls below 0, so 0 is the most it keeps. One value for both ways of failing, so
+#: stopping a company on its way to bankruptcy never ranks above letting it fail.
+#: docs/reports.md "Runs that ended early".
+FAILED_SCORE = 0.0
+
+
+def headline_score(result: dict[str, Any], score: float | None = None) -> float | None:
+    """The score a report ranks a finished run by: :data:`FAILED_SCORE` when it failed, else its
+    ``score`` (or the one given, e.g. a format-1 run's field), never below :data:`FAILED_SCORE`
+    (a cfo eq 2 score can fall below 0 through the tool charge or, on hardened, its debt)."""
+    value = result.get("score") if score is None else score
+    if result.get("bankrupt") or ended_early(result):
+        return FAILED_SCORE
+    return None if value is None else max(float(value), FAILED_SCORE)
 
 
 def action_record(row: dict[str, Any]) -> dict[str, Any]:

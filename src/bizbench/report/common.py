@@ -10,9 +10,21 @@ from typing import Any
 from bizbench.core.reporting import Chart, Column
 from bizbench.core.runs import Run
 
-__all__ = ["ANCHOR_LABELS", "ONE_ANCHOR", "PER_RUN", "SCORE_KEYS", "TABLES", "ZERO_ANCHOR", "plots", "run_metrics"]
+__all__ = [
+    "ANCHOR_LABELS",
+    "FAILED_RUN_KEYS",
+    "ONE_ANCHOR",
+    "PER_RUN",
+    "SCORE_KEYS",
+    "TABLES",
+    "ZERO_ANCHOR",
+    "plots",
+    "run_metrics",
+]
 
 SCORE_KEYS = ("score",)
+#: what a run that ended early shows as 0: its score and the cash it left behind
+FAILED_RUN_KEYS = ("score", "final_cash")
 ZERO_ANCHOR = None
 ONE_ANCHOR = None
 ANCHOR_LABELS = ("", "")

@@ -45,7 +45,7 @@ from typing import Any
 from bizbench.core.envs import get_env
 from bizbench.core.jsonio import write_json
 from bizbench.core.reporting import ReportModule
-from bizbench.core.runlog import ended_early
+from bizbench.core.runlog import FAILED_SCORE, headline_score
 from bizbench.core.runs import Run
 from bizbench.report import common
 
@@ -79,27 +79,20 @@ def _score_of(module: ReportModule, result: dict[str, Any]) -> float | None:
     return None
 
 
-#: The headline score of a failed run, one that went bankrupt or ended before its horizon (an
-#: agent error, a turn or dollar limit): a failed company is worth nothing, never the cash it
-#: left behind nor less than nothing. EnterpriseArena (eq 2) scores a bankrupt company 0;
-#: CEO-Bench and YC-Bench end a company when its cash falls below 0, so 0 is the most it keeps.
-#: One value for both ways of failing, so that stopping a company on its way to bankruptcy never
-#: ranks above letting it fail. docs/reports.md "Runs that ended early".
-FAILED_SCORE = 0.0
 #: The version of the scoring rules in the anchor cache's keys: entries computed under other
 #: rules (before failed runs scored FAILED_SCORE) are never reused.
 SCORING = 2
 
 
 def _headline(module: ReportModule, result: dict[str, Any]) -> float | None:
-    """A finished run's headline score: :data:`FAILED_SCORE` when it failed, else the env's."""
-    value = _score_of(module, result)  # read first: a damaged score is an error, failed or not
-    return FAILED_SCORE if result.get("bankrupt") or ended_early(result) else value
+    """A finished run's headline score (:func:`~bizbench.core.runlog.headline_score`) with the
+    env's score field; a damaged score is an error, failed run or not."""
+    return headline_score(result, _score_of(module, result))
 
 
 def score(run: Run) -> float | None:
     """The env's headline score from result.json (None if unfinished or the env is unknown;
-    :data:`FAILED_SCORE` for a run that went bankrupt or ended early)."""
+    ``FAILED_SCORE`` for a run that went bankrupt or ended early)."""
     try:
         module = report_module(run.env)
     except KeyError:

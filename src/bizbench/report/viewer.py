@@ -411,7 +411,9 @@ def load_run(path: str | Path, text_cap: int = DEFAULT_TEXT_CAP) -> dict[str, An
         notes.append("no result.json: the run did not finish (or is still running)")
         result = {}
     elif record.ended_early:
-        notes.append(f"ended early ({record.ended_early}): bizbench report counts it as a failed run")
+        notes.append(f"ended early ({record.ended_early}): bizbench report counts it as a failed run (score 0)")
+    elif result.get("bankrupt"):
+        notes.append("bankrupt: bizbench report counts it as a failed run (score 0; the papers' columns keep its cash)")
     if not model_run:
         notes.append("no trajectory.jsonl: actions only, with ok / error (the env's action log keeps no results)")
     label = " / ".join(str(config.get(k, "?")) for k in ("env", "preset", "agent")) + f" / seed {config.get('seed')}"

@@ -35,6 +35,7 @@ from typing import Any, Literal
 
 from bizbench.core.jsonio import write_json
 from bizbench.core.rng import SECRET_ENV, secret_from_env, secret_id
+from bizbench.core.runlog import headline_score
 from bizbench.runner.resume import finished
 from bizbench.runner.sweep_spec import (
     SPLIT_SEEDS,
@@ -112,6 +113,7 @@ SUMMARY_COLUMNS = (
     "seed",
     "replicate",
     *RESULT_FIELDS,
+    "headline_score",
     "error",
     "note",
     "run_dir",
@@ -223,6 +225,7 @@ class SweepState:
         row["status"] = status
         for key in RESULT_FIELDS:
             row[key] = (result or {}).get(key)
+        row["headline_score"] = headline_score(result) if result else None  # what bizbench report ranks by
         row.update(extra)
         self.spent += _cost(result)
 

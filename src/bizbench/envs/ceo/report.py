@@ -343,9 +343,10 @@ def world_facts(run: Run) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------- plots
 def _best_run(runs: Sequence[Run]) -> Run:
-    """CEO-Bench section 3.1 result selection: the richest run that avoided bankruptcy, else
-    the one that survived longest."""
-    alive = [r for r in runs if not r.get("bankrupt")]
+    """CEO-Bench section 3.1 result selection: the richest run that avoided bankruptcy and played
+    to its horizon (a run that ended early is a failed run, docs/reports.md), else the one that
+    survived longest."""
+    alive = [r for r in runs if not r.get("bankrupt") and not r.ended_early]
     if alive:
         return max(alive, key=lambda r: r.get("final_cash") or 0.0)
     return max(runs, key=lambda r: r.get("days_survived") or 0)
