@@ -17,7 +17,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +25,11 @@ import pytest
 from bizbench.core.cmdline import parse_command
 from bizbench.core.cmdsession import state_root
 from bizbench.core.envs import get_env
-from bizbench.core.errors import ToolError
 from bizbench.core.sandbox import WORKSPACE_MOUNT, run_in_sandbox, sandbox_python, sandbox_unavailable_reason
 from bizbench.core.seat import launch_serve, seat_of
-from bizbench.core.server import json_default
 from bizbench.envs.cfo.tools import registry
 from bizbench.envs.cfo.world.macro import SERIES
+from seat_mirror import SandboxedSeat
 
 SEED = 918273  # distinctive digits: they must never appear anywhere the agent can read
 EPISODE_SEED = 918274  # a world the greedy-equity CFO below survives for all 132 months (918273's fails in month 97)
@@ -70,10 +68,6 @@ while not obs["done"]:
 out["last"] = obs
 print(json.dumps(out))
 """
-
-
-def _plain(value: Any) -> Any:
-    return json.loads(json.dumps(value, default=json_default))
 
 
 def start_server(
@@ -177,63 +171,25 @@ def test_a_full_episode_from_the_sandbox(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------- hidden state
-@dataclass
-class Live:
-    ws: Path
-    run: Path
-    proc: subprocess.Popen[bytes]
-    mirror: Any = field(default_factory=lambda: SPEC.from_preset("random-macro", SEED, secret=SECRET))
-    replies: list[str] = field(default_factory=list)
-
-    def sandbox(self, argv: list[str], timeout: float = 60) -> Any:
-        r = run_in_sandbox(self.ws, argv, timeout, output_limit=10_000_000, **SEAT.sandbox_options())
-        assert not r.timed_out
-        self.replies += [r.stdout, r.stderr]
-        return r
-
-    def cfo(self, *words: str) -> tuple[int, Any]:
-        """One command in the sandbox; its answer must equal the mirror's (which runs it too)."""
-        r = self.sandbox(["bizbench", "cfo", "--session", "/workspace", *words])
-        lines = r.stdout.strip().splitlines()
-        assert len(lines) == 1 and r.stderr == "", (r.stdout, r.stderr)
-        out = json.loads(lines[0])
-        assert r.returncode == (1 if isinstance(out, dict) and set(out) == {"error"} else 0), (r.returncode, out)
-        if list(words) == ["observation"]:
-            assert out == _plain(self.mirror.observation())
-        elif words[:2] != ("sim", "init") and list(words) != ["status"]:
-            assert out == self.expected(list(words)), words
-        return r.returncode, out
-
-    def expected(self, words: list[str]) -> Any:
-        try:
-            name, args = parse_command(SCHEMAS, words)
-        except ToolError as e:
-            if e.tamper:
-                self.mirror.log_tamper(e.tamper, {})
-            return {"error": str(e)}
-        result = self.mirror.call_tool(name, args)
-        return _plain(result.data) if result.ok else {"error": result.error}
-
-
 @pytest.fixture(scope="module")
-def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxedSeat]:
     if REASON is not None:
         pytest.skip(f"no sandbox on this host: {REASON}")
     ws, run, proc = start_server(tmp_path_factory.mktemp("cfoseat"), "--preset", "random-macro", secret=SECRET)
-    yield Live(ws, run, proc)
+    yield SandboxedSeat("cfo", ws, run, proc, SPEC.from_preset("random-macro", SEED, secret=SECRET))
     proc.send_signal(signal.SIGTERM)
     proc.wait(60)
 
 
 @needs_sandbox
-def test_commands_answer_like_the_mirror(live: Live) -> None:
-    budget = live.cfo("observation")[1]["tool_budget_left"]
-    rc, cash = live.cfo("check_cash_in_bank")
+def test_commands_answer_like_the_mirror(live: SandboxedSeat) -> None:
+    budget = live.command("observation")[1]["tool_budget_left"]
+    rc, cash = live.command("check_cash_in_bank")
     assert rc == 0 and cash["cash"] > 0
-    assert live.cfo("save", "note", "--content", "watch the rates", "--tags", "macro")[0] == 0
-    assert live.cfo("recall_notes", "--query", "rates")[1]["notes"][0]["content"] == "watch the rates"
-    assert live.cfo("access_financial_docs", "--action", "list")[0] == 0
-    assert live.cfo("check_market_data", "--data-type", "debt_market")[0] == 0
+    assert live.command("save", "note", "--content", "watch the rates", "--tags", "macro")[0] == 0
+    assert live.command("recall_notes", "--query", "rates")[1]["notes"][0]["content"] == "watch the rates"
+    assert live.command("access_financial_docs", "--action", "list")[0] == 0
+    assert live.command("check_market_data", "--data-type", "debt_market")[0] == 0
     for words in (
         ("fund_raising_request", "--type", "stock", "--amount", "5"),
         ("fund_raising_request", "--type", "equity", "--amount", "-5"),
@@ -242,22 +198,22 @@ def test_commands_answer_like_the_mirror(live: Live) -> None:
         ("rm", "-rf", "/"),
         (),
     ):
-        rc, out = live.cfo(*words)
+        rc, out = live.command(*words)
         assert rc == 1 and set(out) == {"error"}, (words, out)
-    assert live.cfo("observation")[1]["tool_budget_left"] == budget - 3  # the refused calls cost nothing
-    rc, status = live.cfo("status")
+    assert live.command("observation")[1]["tool_budget_left"] == budget - 3  # the refused calls cost nothing
+    rc, status = live.command("status")
     month = live.mirror.world.month
     expected = {"month": month, "turn": month, "elapsed": month, "unit": "month", "done": False, "bankrupt": False}
     assert rc == 0 and status == expected
-    rc, moved = live.cfo("pass")
+    rc, moved = live.command("pass")
     assert rc == 0 and moved["next"]["current_month"] == month + 1
-    assert "future" in live.cfo("check_market_data", "--data-type", "economic", "--end-month", "7")[1]["error"]
+    assert "future" in live.command("check_market_data", "--data-type", "economic", "--end-month", "7")[1]["error"]
     assert any(t["kind"] == "unknown_tool" for t in _lines(live.run / "tamper.jsonl"))
     assert live.proc.poll() is None
 
 
 @needs_sandbox
-def test_the_engine_is_not_importable(live: Live) -> None:
+def test_the_engine_is_not_importable(live: SandboxedSeat) -> None:
     code = "import bizbench"
     for argv in (["python3", "-c", code], ["python3", "-I", "-c", code], ["python3", "-S", "-c", code]):
         r = live.sandbox(argv)
@@ -268,7 +224,7 @@ def test_the_engine_is_not_importable(live: Live) -> None:
 
 
 @needs_sandbox
-def test_host_run_dir_and_state_root_are_unreachable(live: Live) -> None:
+def test_host_run_dir_and_state_root_are_unreachable(live: SandboxedSeat) -> None:
     paths = [str(live.run), str(live.run / "config.json"), str(state_root()), "/work", "/home", "/proc/1/environ"]
     code = f"""
 import json, os
@@ -287,9 +243,9 @@ print(json.dumps(seen))
 
 
 @needs_sandbox
-def test_seed_secret_and_the_macro_future_appear_nowhere(live: Live) -> None:
-    live.cfo("check_market_data", "--data-type", "economic")
-    live.cfo("observation")
+def test_seed_secret_and_the_macro_future_appear_nowhere(live: SandboxedSeat) -> None:
+    live.command("check_market_data", "--data-type", "economic")
+    live.command("observation")
     cmd = (
         "ps auxww; env; id; hostname; cat /proc/self/mountinfo; "
         "for f in /proc/[0-9]*/cmdline /proc/[0-9]*/environ; do tr '\\0' ' ' < $f; echo; done; "

@@ -16,22 +16,20 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bizbench.core.cmdline import parse_command
 from bizbench.core.cmdsession import state_root
-from bizbench.core.errors import ToolError
 from bizbench.core.sandbox import run_in_sandbox, sandbox_unavailable_reason
 from bizbench.core.seat import launch_serve, open_seat, seat_of
-from bizbench.core.server import ToolServer, json_default
+from bizbench.core.server import ToolServer
 from bizbench.core.session import Session
 from bizbench.envs.yc.env import YcEnv
 from bizbench.envs.yc.prompt import system_prompt
 from bizbench.runner.episode import open_session
+from seat_mirror import SandboxedSeat
 
 SEED = 918273  # distinctive digits: they must never appear anywhere the agent can read
 REASON = sandbox_unavailable_reason()
@@ -46,44 +44,8 @@ def sandbox_options() -> dict[str, Any]:
     return SEAT.sandbox_options()
 
 
-def _plain(value: Any) -> Any:
-    return json.loads(json.dumps(value, default=json_default))
-
-
-@dataclass
-class Live:
-    ws: Path
-    run: Path
-    proc: subprocess.Popen[bytes]
-    mirror: YcEnv = field(default_factory=lambda: YcEnv.from_preset("default", SEED))
-    replies: list[str] = field(default_factory=list)
-
-    def sandbox(self, argv: list[str], timeout: float = 60) -> Any:
-        r = run_in_sandbox(self.ws, argv, timeout, output_limit=10_000_000, **sandbox_options())
-        assert not r.timed_out
-        self.replies += [r.stdout, r.stderr]
-        return r
-
-    def yc(self, *words: str) -> tuple[int, Any]:
-        """One command in the sandbox; its answer must equal the mirror's (which runs it too)."""
-        r = self.sandbox(["bizbench", "yc", "--session", "/workspace", *words])
-        lines = r.stdout.strip().splitlines()
-        assert len(lines) == 1 and r.stderr == "", (r.stdout, r.stderr)  # exactly one JSON document
-        out = json.loads(lines[0])
-        assert r.returncode == (0 if "error" not in out or set(out) != {"error"} else 1), (r.returncode, out)
-        if words[:2] != ("sim", "init"):
-            assert out == self.expected(list(words)), words
-        return r.returncode, out
-
-    def expected(self, words: list[str]) -> Any:
-        try:
-            name, args = parse_command(SCHEMAS, words)
-        except ToolError as e:
-            if e.tamper:
-                self.mirror.log_tamper(e.tamper, {})
-            return {"error": str(e)}
-        result = self.mirror.call_tool(name, args)
-        return _plain(result.data) if result.ok else {"error": result.error}
+class Live(SandboxedSeat):
+    """The yc seat served in the sandbox, with its mirror."""
 
     def read_all(self) -> list[Any]:
         """Every read-only answer (the served world's whole visible state), checked against the mirror."""
@@ -92,7 +54,7 @@ class Live:
             ["client", "list"], ["client", "history"], ["finance", "ledger"], ["scratchpad", "read"],
         ]  # fmt: skip
         words += [["task", "inspect", "--task-id", f"Task-{num}"] for num in sorted(self.mirror.world.tasks)]
-        return [self.yc(*w)[1] for w in words]
+        return [self.command(*w)[1] for w in words]
 
 
 def start_server(base: Path, *extra: str) -> tuple[Path, Path, subprocess.Popen[bytes]]:
@@ -105,7 +67,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     if REASON is not None:
         pytest.skip(f"no sandbox on this host: {REASON}")
     ws, run, proc = start_server(tmp_path_factory.mktemp("ycseat"))
-    yield Live(ws, run, proc)
+    yield Live("yc", ws, run, proc, YcEnv.from_preset("default", SEED))
     proc.send_signal(signal.SIGTERM)
     proc.wait(60)
 
@@ -117,33 +79,33 @@ def _tamper(live: Live) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------------------- it works
 @needs_sandbox
 def test_commands_work_and_persist(live: Live) -> None:
-    rc, staff = live.yc("employee", "list")
+    rc, staff = live.command("employee", "list")
     assert rc == 0 and len(staff["employees"]) == 8
     direct = live.sandbox(["bin/bizbench", "yc", "--session", "/workspace", "employee", "list"])  # not via PATH
     assert direct.returncode == 0 and json.loads(direct.stdout) == staff
-    rc, market = live.yc("market", "browse", "--limit", "3")
+    rc, market = live.command("market", "browse", "--limit", "3")
     tid = market["tasks"][0]["task_id"]
     ids = ",".join(e["employee_id"] for e in staff["employees"][:4])
-    assert live.yc("task", "accept", "--task-id", tid)[0] == 0
-    assert live.yc("task", "assign", "--task-id", tid, "--employees", ids)[0] == 0
-    assert live.yc("task", "dispatch", "--task-id", tid)[0] == 0
-    rc, resumed = live.yc("sim", "resume")
+    assert live.command("task", "accept", "--task-id", tid)[0] == 0
+    assert live.command("task", "assign", "--task-id", tid, "--employees", ids)[0] == 0
+    assert live.command("task", "dispatch", "--task-id", tid)[0] == 0
+    rc, resumed = live.command("sim", "resume")
     assert rc == 0 and resumed["time"] > resumed["previous_time"]
-    assert live.yc("scratchpad", "write", "--content", "watch client trust")[0] == 0
+    assert live.command("scratchpad", "write", "--content", "watch client trust")[0] == 0
     # a new sandbox, another working directory, bizbench from PATH and --session=: the same session
     cmd = "cd /tmp && bizbench yc --session=/workspace scratchpad read && command -v bizbench"
     r = live.sandbox(["bash", "-c", cmd])
     note, where = r.stdout.strip().splitlines()
     assert json.loads(note)["content"] == "watch client trust" and where == "/workspace/bin/bizbench"
-    assert live.yc("company", "status")[1]["time"] == resumed["time"]
-    assert tid in [t["task_id"] for t in live.yc("task", "list")[1]["tasks"]]
+    assert live.command("company", "status")[1]["time"] == resumed["time"]
+    assert tid in [t["task_id"] for t in live.command("task", "list")[1]["tasks"]]
     live.read_all()
 
 
 @needs_sandbox
 def test_sim_init_is_refused(live: Live) -> None:
     before = live.read_all()
-    rc, out = live.yc("sim", "init", "--seed", "1")
+    rc, out = live.command("sim", "init", "--seed", "1")
     assert rc == 1 and "host created this session" in out["error"]
     code = (
         "import json, socket\n"
@@ -175,7 +137,7 @@ def test_a_bad_command_gives_a_json_error_and_changes_nothing(live: Live) -> Non
         ("rm", "-rf", "/"),
         (),
     ):
-        rc, out = live.yc(*words)
+        rc, out = live.command(*words)
         assert rc == 1 and set(out) == {"error"} and out["error"], (words, out)
     bad = live.sandbox(["bizbench", "yc", "--session", "/tmp", "company", "status"])
     assert bad.returncode == 1 and "No yc session in '/tmp'" in json.loads(bad.stdout)["error"]
@@ -224,7 +186,7 @@ def test_the_workspace_is_read_only_where_it_matters(live: Live) -> None:
     cmd = "echo x > bin/bizbench; echo $?; rm -f .yc/api.sock; echo $?; touch notes.txt; echo $?"
     r = live.sandbox(["bash", "-c", cmd])
     assert r.stdout.split() == ["1", "1", "0"], r.stdout + r.stderr
-    assert live.yc("company", "status")[0] == 0
+    assert live.command("company", "status")[0] == 0
 
 
 # ---------------------------------------------------------------------------- hidden state
@@ -239,10 +201,10 @@ def test_seed_and_hidden_state_appear_nowhere(live: Live) -> None:
     tid = f"Task-{acceptable[0].num}"
     staff = ",".join(e.id for e in w.employees[-3:])
     for words in (("task", "accept", "--task-id", tid), ("task", "assign", "--task-id", tid, "--employees", staff)):
-        assert live.yc(*words)[0] == 0
-    live.yc("task", "dispatch", "--task-id", tid)
+        assert live.command(*words)[0] == 0
+    live.command("task", "dispatch", "--task-id", tid)
     for _ in range(3):
-        live.yc("sim", "resume")
+        live.command("sim", "resume")
     live.read_all()
     cmd = (
         "ps auxww; env; id; hostname; cat /proc/self/mountinfo; "
