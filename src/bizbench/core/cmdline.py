@@ -13,7 +13,7 @@ so a command and the equivalent tool call give the same answer (docs/principles.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from bizbench.core.errors import ToolError
@@ -49,11 +49,7 @@ def parse_command(schemas: Schemas, words: Sequence[str], more: Sequence[str] = 
     head = _until_flag(words)
     found = _longest_tool(schemas, head)
     if found is None:
-        listed = ", ".join([*command_names(schemas), *more])
-        raise ToolError(
-            f"Unknown command: {echo(' '.join(head)) or '(none)'}. Commands: {listed}",
-            tamper="unknown_tool" if head else None,
-        )
+        raise _unknown(" ".join(head), schemas, more, tamper="unknown_tool" if head else None)
     name, used = found
     rest = words[used:]
     props: Mapping[str, Any] = schemas[name].get("properties", {})
@@ -111,15 +107,16 @@ def command_help(registry: Any, words: Sequence[str], more: Mapping[str, str] | 
             return command == typed or command.startswith(typed + " ")
 
         tools = [
-            {"command": c, "description": registry.spec(n).description} for n, c in _commands(schemas) if starts(c)
+            {"command": c, "description": registry.spec(n).description}
+            for n, c in zip(schemas, command_names(schemas), strict=True)
+            if starts(c)
         ]
         others = [{"command": c, "description": d} for c, d in more.items() if starts(c)]
         if len(tools) + len(others) == 1 and others:  # "help sim init" names "sim init --seed N ..."
             return others[0]
         if tools or others:  # a prefix: every command it starts ("help task", "help sim")
             return {"usage": "'help COMMAND' or 'COMMAND --help' for its flags", "commands": tools + others}
-        listed = ", ".join([*command_names(schemas), *more])
-        raise ToolError(f"Unknown command: {echo(typed)}. Commands: {listed}")
+        raise _unknown(typed, schemas, more)
     spec = registry.spec(found[0])
     flags = []
     for p in spec.params:
@@ -144,9 +141,10 @@ def _details(doc: str) -> str:
     return "\n".join(lines[blank:]).strip()
 
 
-def _commands(schemas: Schemas) -> list[tuple[str, str]]:
-    """(tool name, command words) of every tool."""
-    return [(name, name.replace("_", " ")) for name in schemas]
+def _unknown(typed: str, schemas: Schemas, more: Iterable[str], tamper: str | None = None) -> ToolError:
+    """The error of words that name no command: what was typed (bounded) and every command."""
+    listed = ", ".join([*command_names(schemas), *more])
+    return ToolError(f"Unknown command: {echo(typed) or '(none)'}. Commands: {listed}", tamper=tamper)
 
 
 def _until_flag(words: list[str]) -> list[str]:
