@@ -41,7 +41,8 @@ class SaltedEnv(LemonadeEnv):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.world.thirst = 0.5 + (hash("lemonade") % 1000) / 10_000
+        # twelve digits of the hash, not three: two processes collide once in 10**12, not once in 1,000
+        self.world.thirst = 0.5 + (hash("lemonade") % 10**12) / 10**13
 
 
 class NosyEnv(LemonadeEnv):
