@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["SECRET_ENV", "RngStreams", "secret_from_env", "secret_id", "stream_for", "world_entropy"]
+__all__ = ["SECRET_ENV", "RngStreams", "secret_for_split", "secret_from_env", "secret_id", "stream_for", "world_entropy"]
 
 SECRET_ENV = "BIZBENCH_SEED_SECRET"
 
@@ -51,6 +51,20 @@ def secret_id(secret: str | None) -> str | None:
 def secret_from_env() -> str | None:
     """The evaluation secret from ``$BIZBENCH_SEED_SECRET`` (None when unset or empty)."""
     return os.environ.get(SECRET_ENV) or None
+
+
+def secret_for_split(split: str) -> str | None:
+    """The secret a world of ``split`` is drawn under (docs/sweeps.md): none for ``dev`` (the
+    public worlds, whatever the shell holds); ``$BIZBENCH_SEED_SECRET`` for ``test`` (the
+    held-out worlds), which is refused without it (ValueError)."""
+    if split == "dev":
+        return None
+    if split != "test":
+        raise ValueError(f"split must be 'dev' or 'test', got {split!r}")
+    secret = secret_from_env()
+    if secret is None:
+        raise ValueError(f"the test split plays the held-out worlds: set ${SECRET_ENV} to the benchmark's secret")
+    return secret
 
 
 def stream_for(seed: int, name: str) -> np.random.Generator:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from bizbench.core.envs import get_env
 from bizbench.core.rng import secret_from_env
@@ -24,13 +24,15 @@ def open_session(
     config: Any = None,
     world_options: dict[str, Any] | None = None,
     attach: bool = False,
+    secret: str | None | Literal["from-env"] = "from-env",
     **meta: Any,
 ) -> Session:
     """A fresh env of ``env_id`` in a Session writing ``out``. ``config`` (a recorded config, as
     resume and replay rebuild a world) replaces the preset's; ``horizon`` overrides its horizon;
     ``world_options`` are the env's own (ceo ``database``), recorded in config.json. ``out`` must
     be new or empty, unless ``attach``: then the record goes beside the files a harness already
-    put there (a served terminal run: the runner's config.json, trajectory and server log)."""
+    put there (a served terminal run: the runner's config.json, trajectory and server log).
+    ``secret``: the held-out secret the world is drawn under (default: ``$BIZBENCH_SEED_SECRET``)."""
     spec = get_env(env_id)
     if not attach:
         require_new(out)
@@ -41,7 +43,7 @@ def open_session(
         config, preset_hash = spec.validate_config(config), meta.pop("preset_hash", "")
     config = spec.with_horizon(config, horizon)
     options = dict(world_options or {})
-    env = spec.make(config, seed, preset, preset_hash, secret_from_env(), files=out, **options)
+    env = spec.make(config, seed, preset, preset_hash, secret_from_env() if secret == "from-env" else secret, files=out, **options)
     extra = {**meta, **({"world_options": options} if options else {})}
     return Session(spec, env, out, agent=agent, **extra)
 
