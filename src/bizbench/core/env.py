@@ -219,6 +219,14 @@ class EnvSpec:
     #: switches of the world's agent-visible resources, with their defaults (ceo ``database``:
     #: write company.db); :meth:`headless` turns them all off
     world_options: Mapping[str, Any] = field(default_factory=dict)
+    #: the benchmark's name as a task id (inspect-ai ``bizbench/<task>``, docs/interfaces.md);
+    #: None: the env id
+    task: str | None = None
+
+    @property
+    def task_name(self) -> str:
+        """The benchmark's task id: :attr:`task`, else the env id."""
+        return self.task or self.id
 
     # ------------------------------------------------------------------ lazy pieces
     def load(self, ref: str) -> Any:

@@ -4,6 +4,7 @@ from bizbench.core.env import EnvSpec, ReplayRules
 
 SPEC = EnvSpec(
     id="ceo",
+    task="ceo_bench",  # the paper's benchmark, as a task id (docs/interfaces.md)
     title="CEO-Bench (NovaMind SaaS)",
     description="Run a subscription AI-software company for 500 days",
     package="bizbench.envs.ceo",

@@ -4,6 +4,7 @@ from bizbench.core.env import EnvSpec, ReplayRules
 
 SPEC = EnvSpec(
     id="cfo",
+    task="enterprise_arena",  # the paper's benchmark, as a task id (docs/interfaces.md)
     title="EnterpriseArena (consumer-lending CFO)",
     description="Be the CFO of a lending company for 132 months: budgeted tools, one action a month",
     package="bizbench.envs.cfo",

@@ -4,6 +4,7 @@ from bizbench.core.env import EnvSpec, ReplayRules
 
 SPEC = EnvSpec(
     id="yc",
+    task="yc_bench",  # the paper's benchmark, as a task id (docs/interfaces.md)
     title="YC-Bench (AI services startup)",
     description="Run an AI services startup taking contract tasks for one year",
     package="bizbench.envs.yc",
