@@ -55,7 +55,11 @@ def test_nothing_the_agent_reads_names_the_seed_or_the_config(env_id: str) -> No
 def test_a_refused_call_is_an_answer_that_changes_nothing(env_id: str) -> None:
     episode = ToolEpisode(env_id, 3, horizon=2)
     before = episode.state_digest()
-    for name, args in [("no_such_tool", {}), (episode.tools()[0].name, {"no_such_argument": 1}), ("x", "not-an-object")]:
+    for name, args in [
+        ("no_such_tool", {}),
+        (episode.tools()[0].name, {"no_such_argument": 1}),
+        ("x", "not-an-object"),
+    ]:
         answer = episode.call(name, args)
         assert not answer.ok and answer.text.startswith("Error: ") and answer.error
     assert episode.state_digest() == before

@@ -26,7 +26,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["SECRET_ENV", "RngStreams", "secret_for_split", "secret_from_env", "secret_id", "stream_for", "world_entropy"]
+__all__ = [
+    "SECRET_ENV",
+    "RngStreams",
+    "secret_for_split",
+    "secret_from_env",
+    "secret_id",
+    "stream_for",
+    "world_entropy",
+]
 
 SECRET_ENV = "BIZBENCH_SEED_SECRET"
 

@@ -43,7 +43,9 @@ def open_session(
         config, preset_hash = spec.validate_config(config), meta.pop("preset_hash", "")
     config = spec.with_horizon(config, horizon)
     options = dict(world_options or {})
-    env = spec.make(config, seed, preset, preset_hash, secret_from_env() if secret == "from-env" else secret, files=out, **options)
+    env = spec.make(
+        config, seed, preset, preset_hash, secret_from_env() if secret == "from-env" else secret, files=out, **options
+    )
     extra = {**meta, **({"world_options": options} if options else {})}
     return Session(spec, env, out, agent=agent, **extra)
 
