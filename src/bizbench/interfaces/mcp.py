@@ -29,7 +29,7 @@ import os
 import signal
 import socket
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,7 +135,7 @@ class EpisodeServer:
 
     async def _call_tool(self, _ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         answer = self.episode.call(params.name, params.arguments)
-        content = [types.TextContent(text=answer.text)]
+        content: list[types.ContentBlock] = [types.TextContent(text=answer.text)]
         if self.episode.finished:
             content.append(types.TextContent(text=self._end_notice()))
         return types.CallToolResult(content=content, is_error=not answer.ok)
@@ -237,7 +237,9 @@ async def _stop_on_signal(door: EpisodeServer) -> None:
             os._exit(0)
 
 
-def serve_http(episode: ToolEpisode, port: int, host: str = "127.0.0.1", on_listen: Any = None) -> dict[str, Any]:
+def serve_http(
+    episode: ToolEpisode, port: int, host: str = "127.0.0.1", on_listen: Callable[[str], None] | None = None
+) -> dict[str, Any]:
     """Serve ``episode`` over streamable HTTP at ``http://HOST:PORT/mcp`` (port 0: a free one)
     until SIGINT/SIGTERM; clients may come and go, the episode stays. ``on_listen(url)`` is
     called once the socket listens. Returns result.json's content."""
@@ -249,6 +251,7 @@ def serve_http(episode: ToolEpisode, port: int, host: str = "127.0.0.1", on_list
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
+    sock.listen()  # a client that connects now waits until uvicorn accepts
     bound = sock.getsockname()[1]
     url = f"http://{f'[{host}]' if family == socket.AF_INET6 else host}:{bound}{HTTP_PATH}"
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
