@@ -32,7 +32,6 @@ import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -46,7 +45,7 @@ from mcp.shared.exceptions import MCPError
 
 from bizbench import __version__
 from bizbench.core.seat import seat_of
-from bizbench.interfaces.episode import Split, ToolEpisode
+from bizbench.interfaces.episode import ToolEpisode
 
 __all__ = [
     "CLIENT_DISCONNECTED",
@@ -265,29 +264,14 @@ def serve_http(
 
 
 # ---------------------------------------------------------------------------- clients
-def stdio_parameters(
-    env_id: str,
-    seed: int,
-    *,
-    preset: str | None = None,
-    horizon: int | None = None,
-    split: Split = "dev",
-    out: Path | str | None = None,
-    agent: str | None = None,
-    max_steps: int | None = None,
-) -> StdioServerParameters:
-    """How to start ``bizbench mcp ENV --seed N ...`` with this Python (and this process's
-    environment, so plug-in envs and ``$BIZBENCH_SEED_SECRET`` carry over)."""
-    options = {
-        "--preset": preset,
-        "--horizon": horizon,
-        "--split": split,
-        "--out": out,
-        "--agent": agent,
-        "--max-steps": max_steps,
-    }
+def stdio_parameters(env_id: str, seed: int, **options: Any) -> StdioServerParameters:
+    """How to start ``bizbench mcp ENV --seed N ...`` with this Python and this process's
+    environment (so plug-in envs and ``$BIZBENCH_SEED_SECRET`` carry over). ``options`` are the
+    command's by their Python names (``horizon=2``, ``out=...``, ``max_steps=5``); None leaves
+    one out."""
     args = ["-m", "bizbench.entry", "mcp", env_id, "--seed", str(seed)]
-    args += [word for flag, value in options.items() if value is not None for word in (flag, str(value))]
+    for name, value in options.items():
+        args += [f"--{name.replace('_', '-')}", str(value)] if value is not None else []
     return StdioServerParameters(command=sys.executable, args=args, env=dict(os.environ))
 
 
