@@ -1,0 +1,79 @@
+"""``bizbench mcp ENV --seed N``: one episode of any registered env as an MCP server (docs/interfaces.md).
+
+Module-level imports are typer and rich only; the MCP SDK (extra ``[mcp]``) and the env are
+imported inside the command. Over stdio nothing but the protocol is written to stdout; the
+command's own messages go to stderr.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+__all__ = ["mcp"]
+
+err_console = Console(stderr=True)
+
+
+def _fail(message: str) -> typer.Exit:
+    err_console.print(message, style="red", markup=False, highlight=False, soft_wrap=True)
+    return typer.Exit(2)
+
+
+def mcp(
+    env: str = typer.Argument(..., help="Env id, e.g. 'cfo' (see `bizbench envs`)."),
+    seed: int = typer.Option(..., help="World seed (kept in the server; the client never sees it)."),
+    preset: str | None = typer.Option(None, help="Preset name (default: the env's; see `bizbench presets ENV`)."),
+    horizon: int | None = typer.Option(None, help="Override the preset's horizon, in the env's unit."),
+    split: str = typer.Option(
+        "dev", help="dev: the public world of the seed; test: the held-out world ($BIZBENCH_SEED_SECRET)."
+    ),
+    out: Path | None = typer.Option(None, help="Run directory to record the episode in (new or empty)."),
+    agent: str = typer.Option("mcp", help="The player's name in config.json and result.json."),
+    max_steps: int | None = typer.Option(None, help="Tool calls after which the episode is cut short."),
+    http: int | None = typer.Option(
+        None, min=0, max=65535, help="Serve streamable HTTP on this port (0: a free one) instead of stdio."
+    ),
+    host: str = typer.Option("127.0.0.1", help="With --http: the address to listen on."),
+) -> None:
+    """Serve one episode of ENV as an MCP server: over stdio (default) or streamable HTTP (--http PORT).
+
+    Tools are the env's registry; resources its public documents and the observation; the
+    prompt its instructions. With --out the episode is a normal run directory (`bizbench replay`),
+    finished when the episode ends, the client disconnects (stdio) or the server stops.
+    """
+    try:
+        from bizbench.interfaces.mcp import serve_http, serve_stdio
+    except ImportError as e:
+        raise _fail(f"bizbench mcp needs the MCP SDK: pip install 'bizbench[mcp]' ({e})") from None
+    from bizbench.interfaces.episode import ToolEpisode
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    try:
+        episode = ToolEpisode(
+            env,
+            seed,
+            preset=preset,
+            horizon=horizon,
+            split=split,  # type: ignore[arg-type]  # checked by the episode
+            out=out,
+            agent=agent,
+            interface="mcp",
+            max_steps=max_steps,
+        )
+    except KeyError as e:  # an unknown env id
+        raise _fail(str(e.args[0])) from None
+    except (ValueError, FileNotFoundError) as e:  # a bad preset, seed, split, horizon or run directory
+        raise _fail(str(e)) from None
+    if http is None:
+        err_console.print(f"serving {env} over stdio", markup=False, highlight=False)
+        result = serve_stdio(episode)
+    else:
+        result = serve_http(
+            episode, http, host, on_listen=lambda url: err_console.print(f"serving {env} at {url}", markup=False)
+        )
+    where = f"; run directory: {out}" if out is not None else ""
+    err_console.print(f"stopped ({result['ended_by']}){where}", markup=False, highlight=False)
