@@ -269,7 +269,7 @@ def test_a_step_limit_ends_the_episode_and_the_call_that_reaches_it_says_so() ->
 
     first, second, third = over_mcp(EpisodeServer(episode), play)
     assert len(first) == 1 and "The episode is over (max_steps)" in second[1]
-    assert third[0] == "Error: the episode has ended; no tool can be called"
+    assert third[0] == "Error: the episode has ended; no tool can be called any more"
 
 
 def test_a_client_that_disconnects_early_leaves_an_incomplete_run_that_replays_and_reports(tmp_path: Path) -> None:

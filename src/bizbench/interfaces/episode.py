@@ -105,6 +105,8 @@ class ToolEpisode:
         self.split: Split = split
         self.max_steps = max_steps
         self.interface = interface
+        if max_steps is not None:
+            meta["max_steps"] = max_steps
         self.session: Session = open_session(
             env_id,
             seed,
@@ -115,7 +117,6 @@ class ToolEpisode:
             secret=secret_for_split(split),
             interface=interface,
             split=split,
-            **({"max_steps": max_steps} if max_steps is not None else {}),
             **meta,
         )
         self.steps = 0
@@ -154,7 +155,7 @@ class ToolEpisode:
         """One tool call, recorded; a refused call (bad name, bad arguments, a rule of the world,
         an episode already over) is an error :class:`Answer` that changes nothing."""
         if self.finished:
-            error = "the episode has ended; no tool can be called"
+            error = "the episode has ended; no tool can be called any more"
             return Answer(False, f"Error: {error}", error=error)
         result = self.session.call_tool(name, {} if args is None else args)
         self.steps += 1
@@ -207,13 +208,25 @@ class ToolEpisode:
 
     # ------------------------------------------------------------------ the end
     def finish(self, ended_by: str | None = None, **extra: Any) -> dict[str, Any]:
-        """Write the run's result (once; later calls return it): ``ended_by`` defaults to
-        completed / bankrupt, ``max_steps`` when truncated, else ``incomplete``."""
+        """Write the run's result (once; later calls return it). A world that ended ends the run
+        as it ended (completed / bankrupt), whatever ``ended_by`` says; a truncated one with
+        ``max_steps``; else with ``ended_by`` (an interface's reason: ``client_disconnected`` ...;
+        default ``incomplete``)."""
         if self._result is None:
-            if ended_by is None and self.truncated:
+            if self.terminated:
+                ended_by = None
+            elif self.truncated:
                 ended_by = "max_steps"
             self._result = self.session.finish(ended_by, agent=self.session.agent, interface=self.interface, **extra)
         return self._result
+
+    def end_notice(self) -> str:
+        """What every interface tells the agent once the episode is over (it finishes the run)."""
+        result = self.finish()
+        return (
+            f"The episode is over ({result['ended_by']}); its score is {self.score():,.2f}. "
+            "No tool can be called any more."
+        )
 
     @property
     def result(self) -> dict[str, Any] | None:

@@ -110,7 +110,7 @@ class EpisodeServer:
     def close(self, ended_by: str | None = None) -> dict[str, Any]:
         """Finish the run once (later calls return its result): as the episode ended if it has,
         else with ``ended_by`` (default: ``close_reason``)."""
-        return self.episode.finish(None if self.episode.finished else ended_by or self.close_reason)
+        return self.episode.finish(ended_by or self.close_reason)
 
     @asynccontextmanager
     async def _lifespan(self, _server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
@@ -136,15 +136,8 @@ class EpisodeServer:
         answer = self.episode.call(params.name, params.arguments)
         content: list[types.ContentBlock] = [types.TextContent(text=answer.text)]
         if self.episode.finished:
-            content.append(types.TextContent(text=self._end_notice()))
+            content.append(types.TextContent(text=self.episode.end_notice()))
         return types.CallToolResult(content=content, is_error=not answer.ok)
-
-    def _end_notice(self) -> str:
-        result = self.close()
-        return (
-            f"The episode is over ({result['ended_by']}); its score is {self.episode.score():,.2f}. "
-            "No tool can be called any more."
-        )
 
     # ------------------------------------------------------------------ resources
     def _documents(self) -> dict[str, Document]:
