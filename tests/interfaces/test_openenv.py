@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
+from websockets.sync.client import connect
 
 pytest.importorskip("openenv")
 uvicorn = pytest.importorskip("uvicorn")
@@ -144,6 +145,24 @@ def test_an_mcp_tool_client_calls_a_tool_and_gets_its_data(lemonade_url: str) ->
     assert status == json.loads(json.dumps(expected))
 
 
+def test_the_mcp_messages_of_a_session_call_the_tools_of_its_world(lemonade_url: str) -> None:
+    def rpc(ws: Any, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        params = {"name": name, "arguments": arguments}
+        ws.send(
+            json.dumps({"type": "mcp", "data": {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}})
+        )
+        return dict(json.loads(ws.recv())["data"])
+
+    with connect(lemonade_url.replace("http", "ws") + "/ws") as ws:
+        ws.send(json.dumps({"type": "reset", "data": {"seed": 2}}))
+        ws.recv()
+        status = rpc(ws, "get_status", {})
+        refused = rpc(ws, "buy_lemons", {"units": 0})
+    expected = ToolEpisode("lemonade", 2, horizon=3).call("get_status").data
+    assert status["result"]["structured_content"] == json.loads(json.dumps(expected))
+    assert "units" in refused["error"]["message"]  # openenv's /mcp handler makes an MCP error result a JSON-RPC error
+
+
 def test_the_same_seed_and_actions_give_the_in_process_state_digest(lemonade_url: str) -> None:
     actions = [("set_price", {"price": 1.5}), ("buy_lemons", {"units": 12}), ("end_day", {})]
     local = ToolEpisode("lemonade", 7, horizon=3)
@@ -229,6 +248,8 @@ def test_bad_server_options_are_errors_that_name_them(capsys: pytest.CaptureFixt
         create_app("no_such_env")
     with pytest.raises(ValueError, match="preset"):
         create_app("lemonade", preset="no_such_preset")
+    with pytest.raises(ValueError, match="max_sessions"):
+        create_app("lemonade", max_sessions=0)
     with pytest.raises(SystemExit):
         main(["lemonade", "--horizon", "0"])
     assert "horizon" in capsys.readouterr().err

@@ -265,6 +265,8 @@ def create_app(
     """The OpenEnv server of ``env`` (see the module docstring). ``out``: the root of the
     sessions' run directories (None: nothing written); ``max_sessions``: concurrent sessions.
     A bad option is a ValueError or KeyError naming it."""
+    if isinstance(max_sessions, bool) or not isinstance(max_sessions, int) or max_sessions < 1:
+        raise ValueError(f"max_sessions must be a whole number >= 1, got {max_sessions!r}")
     door = Door(env, preset, horizon, split, None if out is None else Path(out), max_steps)
     if door.out is not None:
         door.out.mkdir(parents=True, exist_ok=True)
@@ -287,7 +289,10 @@ def _structured(data: Any) -> dict[str, Any] | None:
 
 def main(argv: list[str] | None = None) -> None:
     """``python -m bizbench.interfaces.openenv ENV --port 8000``: serve ``ENV`` until interrupted."""
-    parser = argparse.ArgumentParser(prog="python -m bizbench.interfaces.openenv", description=main.__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m bizbench.interfaces.openenv",
+        description="Serve a registered env as an OpenEnv server (docs/interfaces.md) until interrupted.",
+    )
     parser.add_argument("env", help="a registered env id (`bizbench envs`)")
     parser.add_argument("--preset", default=None, help="the env's preset (default: its default preset)")
     parser.add_argument("--horizon", type=int, default=None, help="override the preset's horizon (in the env's unit)")
