@@ -50,6 +50,7 @@ from bizbench.interfaces.episode import Answer, Split, Tool, ToolEpisode
 __all__ = ["BizbenchAction", "BizbenchEnvironment", "EpisodeState", "TurnObservation", "create_app", "main"]
 
 INTERFACE = "openenv"
+NO_EPISODE = "no episode is running: reset the environment first"
 
 
 class BizbenchAction(Action):
@@ -187,13 +188,12 @@ class BizbenchEnvironment(MCPEnvironment):
     def call(self, name: str, arguments: Any) -> Answer:
         """One tool call of the running episode (an error answer when none runs)."""
         if self.episode is None:
-            error = "no episode is running: reset the environment first"
-            return Answer(False, f"Error: {error}", error=error)
+            return Answer(False, f"Error: {NO_EPISODE}", error=NO_EPISODE)
         return self.episode.call(name, arguments)
 
     def _turn(self, system_prompt: str = "") -> Observation:
         if self.episode is None:
-            return TurnObservation(text="Error: no episode is running: reset the environment first", done=True)
+            return TurnObservation(text=f"Error: {NO_EPISODE}", done=True)
         return self._scored(TurnObservation(text=self.episode.observation_text(), system_prompt=system_prompt))
 
     def _scored(self, observation: Observation) -> Observation:
