@@ -2,7 +2,7 @@
 
 Serve an env (docs/interfaces.md, OpenEnv), then train on it, or play it without TRL::
 
-    python -m bizbench.interfaces.openenv lemonade --horizon 5 --max-sessions 16 --out runs/openenv &
+    bizbench openenv lemonade --horizon 5 --max-sessions 16 --out runs/openenv &
     python examples/openenv_trl.py --url http://127.0.0.1:8000 --dry-run --episodes 3
     python examples/openenv_trl.py --url http://127.0.0.1:8000 --model Qwen/Qwen3-0.6B   # trl, vllm, a GPU
 

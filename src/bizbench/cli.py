@@ -571,7 +571,7 @@ def tools(
 
 # ---------------------------------------------------------------------------- many runs
 # Each command lives in its own light module (typer and rich at import; the work inside).
-from bizbench.cli_mcp import mcp  # noqa: E402
+from bizbench.cli_interfaces import mcp, openenv  # noqa: E402
 from bizbench.cli_report import report  # noqa: E402
 from bizbench.cli_seat import add_session_commands, serve  # noqa: E402
 from bizbench.cli_sweep import sweep  # noqa: E402
@@ -582,6 +582,7 @@ app.command("report")(report)
 app.command("view")(view)
 app.command("serve")(serve)
 app.command("mcp")(mcp)
+app.command("openenv")(openenv)
 add_session_commands(app)
 
 

@@ -1,8 +1,8 @@
 """Every registered env as an OpenEnv server (docs/interfaces.md), extra ``[openenv]``.
 
 ``create_app(env, preset=, horizon=, split=, out=, max_steps=, max_sessions=)`` is a FastAPI app
-made by openenv-core's own ``create_app``; ``python -m bizbench.interfaces.openenv ENV --port 8000``
-serves it with uvicorn. Each OpenEnv session (a WebSocket client: ``GenericEnvClient``,
+made by openenv-core's own ``create_app``; ``bizbench openenv ENV --port 8000`` serves it with
+uvicorn. Each OpenEnv session (a WebSocket client: ``GenericEnvClient``,
 ``MCPToolClient``) gets its own :class:`BizbenchEnvironment` and so its own world:
 
 - ``reset(seed=N)`` plays world N of the split (docs/sweeps.md; no seed: the next world, 0, 1,
@@ -23,7 +23,6 @@ With ``out`` each episode is a normal run directory ``out/<env>-<id>`` (``bizben
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import functools
 import itertools
@@ -47,7 +46,7 @@ from pydantic import Field
 from bizbench.core.jsonio import jsonable
 from bizbench.interfaces.episode import Answer, Split, Tool, ToolEpisode
 
-__all__ = ["BizbenchAction", "BizbenchEnvironment", "EpisodeState", "TurnObservation", "create_app", "main"]
+__all__ = ["BizbenchAction", "BizbenchEnvironment", "EpisodeState", "TurnObservation", "create_app"]
 
 INTERFACE = "openenv"
 NO_EPISODE = "no episode is running: reset the environment first"
@@ -285,40 +284,3 @@ def _structured(data: Any) -> dict[str, Any] | None:
         return None
     value = jsonable(data)
     return value if isinstance(value, dict) else {"result": value}
-
-
-def main(argv: list[str] | None = None) -> None:
-    """``python -m bizbench.interfaces.openenv ENV --port 8000``: serve ``ENV`` until interrupted."""
-    parser = argparse.ArgumentParser(
-        prog="python -m bizbench.interfaces.openenv",
-        description="Serve a registered env as an OpenEnv server (docs/interfaces.md) until interrupted.",
-    )
-    parser.add_argument("env", help="a registered env id (`bizbench envs`)")
-    parser.add_argument("--preset", default=None, help="the env's preset (default: its default preset)")
-    parser.add_argument("--horizon", type=int, default=None, help="override the preset's horizon (in the env's unit)")
-    parser.add_argument("--split", choices=["dev", "test"], default="dev", help="dev: public worlds; test: held out")
-    parser.add_argument("--out", type=Path, default=None, help="write each episode's run directory under this root")
-    parser.add_argument("--max-steps", type=int, default=None, help="truncate an episode after this many steps")
-    parser.add_argument("--max-sessions", type=int, default=8, help="concurrent sessions (one world each)")
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000)
-    args = parser.parse_args(argv)
-    try:
-        app = create_app(
-            args.env,
-            preset=args.preset,
-            horizon=args.horizon,
-            split=args.split,
-            out=args.out,
-            max_steps=args.max_steps,
-            max_sessions=args.max_sessions,
-        )
-    except (KeyError, ValueError) as e:
-        parser.error(str(e.args[0]) if isinstance(e, KeyError) else str(e))
-    import uvicorn
-
-    uvicorn.run(app, host=args.host, port=args.port)
-
-
-if __name__ == "__main__":
-    main()

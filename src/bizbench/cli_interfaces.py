@@ -1,8 +1,9 @@
-"""``bizbench mcp ENV --seed N``: one episode of any registered env as an MCP server (docs/interfaces.md).
+"""The servers of the standard interfaces (docs/interfaces.md): ``bizbench mcp ENV --seed N`` (one
+episode as an MCP server) and ``bizbench openenv ENV`` (an OpenEnv server, one world per session).
 
-Module-level imports are typer and rich only; the MCP SDK (extra ``[mcp]``) and the env are
-imported inside the command. Over stdio nothing but the protocol is written to stdout; the
-command's own messages go to stderr.
+Module-level imports are typer and rich only; each door's library (extras ``[mcp]``,
+``[openenv]``) and the env are imported inside its command. Over stdio nothing but the
+protocol is written to stdout; the commands' own messages go to stderr.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-__all__ = ["mcp"]
+__all__ = ["mcp", "openenv"]
 
 err_console = Console(stderr=True)
 
@@ -77,3 +78,41 @@ def mcp(
         )
     where = f"; run directory: {out}" if out is not None else ""
     err_console.print(f"stopped ({result['ended_by']}){where}", markup=False, highlight=False)
+
+
+def openenv(
+    env: str = typer.Argument(..., help="Env id, e.g. 'cfo' (see `bizbench envs`)."),
+    preset: str | None = typer.Option(None, help="Preset name (default: the env's; see `bizbench presets ENV`)."),
+    horizon: int | None = typer.Option(None, help="Override the preset's horizon, in the env's unit."),
+    split: str = typer.Option(
+        "dev", help="dev: the public worlds of the seeds; test: the held-out worlds ($BIZBENCH_SEED_SECRET)."
+    ),
+    out: Path | None = typer.Option(None, help="Write each episode's run directory under this root."),
+    max_steps: int | None = typer.Option(None, help="Steps after which an episode is cut short."),
+    max_sessions: int = typer.Option(8, help="Concurrent sessions (one world each)."),
+    host: str = typer.Option("127.0.0.1", help="The address to listen on."),
+    port: int = typer.Option(8000, min=0, max=65535, help="The port to listen on."),
+) -> None:
+    """Serve ENV as an OpenEnv server until interrupted: reset(seed) / step / state, the env's tools
+    over MCP, one world per session. With --out each episode is a normal run directory."""
+    try:
+        from bizbench.interfaces.openenv import create_app
+    except ImportError as e:
+        raise _fail(f"bizbench openenv needs openenv-core: pip install 'bizbench[openenv]' ({e})") from None
+    try:
+        app = create_app(
+            env,
+            preset=preset,
+            horizon=horizon,
+            split=split,  # type: ignore[arg-type]  # checked by the episode
+            out=out,
+            max_steps=max_steps,
+            max_sessions=max_sessions,
+        )
+    except KeyError as e:  # an unknown env id
+        raise _fail(str(e.args[0])) from None
+    except (ValueError, FileNotFoundError) as e:  # a bad preset, split, horizon, limit or root
+        raise _fail(str(e)) from None
+    import uvicorn
+
+    uvicorn.run(app, host=host, port=port)
