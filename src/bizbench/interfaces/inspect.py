@@ -20,8 +20,9 @@ docs/sweeps.md). Its solver, :func:`play_episode`, plays one
 ``max_steps`` (calls and turn ends) and inspect's ``message_limit`` cut a sample short; the
 episode is then recorded as ended early. The scorer, :func:`episode_score`, gives the run's
 headline score (docs/reports.md: 0 for a bankrupt company or a run cut short, never below 0)
-with the result's key figures as metadata. With ``out``, each sample writes a normal run
-directory (docs/run-format.md) that ``bizbench replay`` verifies and ``bizbench report`` reads.
+with the result's key figures, the world's state digest and the run directory as metadata.
+With ``out``, each sample writes a normal run directory (docs/run-format.md) that
+``bizbench replay`` verifies and ``bizbench report`` reads.
 """
 
 from __future__ import annotations
@@ -187,9 +188,12 @@ def play_episode(
             ended_by = "model_error"  # the env never raises: only the model's generate can
             raise
         finally:
+            digest = episode.state_digest()  # before finish, which closes the world
             result = episode.finish(ended_by)
             figures = {key: result.get(key) for key in FIGURES}
-            state.store.set(RESULT_KEY, {**figures, "run_dir": None if record is None else str(record)})
+            state.store.set(
+                RESULT_KEY, {**figures, "state_digest": digest, "run_dir": None if record is None else str(record)}
+            )
         return state
 
     return solve
