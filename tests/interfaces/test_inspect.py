@@ -34,7 +34,7 @@ import bizbench
 from bizbench.core.envs import get_env, list_envs
 from bizbench.core.runs import load_run
 from bizbench.interfaces.episode import ToolEpisode
-from bizbench.interfaces.inspect import TASKS, inspect_tools
+from bizbench.interfaces.inspect import ENDING_A_TURN, TASKS, inspect_tools
 from bizbench.report.protocol import score as report_score
 from bizbench.runner.replay import replay_run
 
@@ -164,6 +164,7 @@ def test_the_model_sees_the_envs_prompt_and_its_registry_tools_with_their_schema
     system, first_observation = played.model.seen[0][:2]
     fresh = ToolEpisode(played.env_id, SEED, horizon=HORIZON, interface="inspect")
     assert system.role == "system" and system.text.startswith(fresh.system_prompt().rstrip("\n"))
+    assert system.text.endswith(ENDING_A_TURN)  # how a reply without a tool call ends the turn
     assert first_observation.text == fresh.observation_text()
 
 
