@@ -239,9 +239,13 @@ def test_inspects_message_limit_ends_the_sample_and_the_run_records_it(tmp_path:
         ({"horizon": 0}, "horizon"),
         ({"preset": "no-such-preset"}, "no-such-preset"),
         ({"split": "prod"}, "split"),
+        ({"split": "test"}, "BIZBENCH_SEED_SECRET"),
     ],
 )
-def test_a_bad_task_argument_is_a_clear_error_naming_it(args: dict[str, Any], named: str) -> None:
+def test_a_bad_task_argument_is_a_clear_error_naming_it(
+    args: dict[str, Any], named: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("BIZBENCH_SEED_SECRET", raising=False)
     with pytest.raises(ValueError, match=named):
         TASKS[get_env(ENV_IDS[0]).task_name](**args)
 

@@ -27,6 +27,7 @@ With ``out``, each sample writes a normal run directory (docs/run-format.md) tha
 
 from __future__ import annotations
 
+from inspect import signature
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,8 @@ from inspect_ai.tool import Tool, ToolCall, ToolCallError, ToolDef, ToolError, T
 from inspect_ai.util import LimitExceededError
 
 from bizbench.core.envs import get_env, list_envs
-from bizbench.core.runlog import headline_score
+from bizbench.core.rng import secret_for_split
+from bizbench.core.runlog import ResultCore, headline_score
 from bizbench.interfaces.episode import Split, ToolEpisode
 from bizbench.runner.sweep_spec import SPLIT_SEEDS, parse_seeds
 
@@ -57,20 +59,8 @@ ENDING_A_TURN = (
     "you are then shown the next observation.\n"
 )
 
-#: The result.json fields a score carries as metadata (docs/run-format.md, the common core).
-FIGURES = (
-    "score",
-    "final_cash",
-    "bankrupt",
-    "completed",
-    "incomplete_reason",
-    "survived",
-    "survived_fraction",
-    "horizon",
-    "unit",
-    "tool_calls",
-    "ended_by",
-)
+#: The result.json fields a score carries as metadata: the common core of every env (docs/run-format.md).
+FIGURES = tuple(ResultCore.model_fields)
 
 
 # ---------------------------------------------------------------------------------- tools
@@ -238,8 +228,7 @@ def bizbench_task(
     spec = get_env(env_id)
     if seed is not None and seeds is not None:
         raise ValueError("give seed or seeds, not both")
-    if split not in SPLIT_SEEDS:
-        raise ValueError(f"split must be one of {', '.join(SPLIT_SEEDS)}, got {split!r}")
+    secret_for_split(split)  # a bad split, or the held-out one without its secret, is refused here
     spec.with_horizon(spec.load_config(preset)[0], horizon)  # a bad preset or horizon is refused here, not per sample
     chosen = parse_seeds(SPLIT_SEEDS[split] if seed is None and seeds is None else seed if seeds is None else seeds)
     dataset = MemoryDataset(
@@ -257,20 +246,14 @@ def bizbench_task(
 
 
 def _register(env_id: str, task_name: str, doc: str) -> Any:
-    """Register the task ``bizbench/<task_name>`` of ``env_id`` with inspect."""
+    """Register the task ``bizbench/<task_name>`` of ``env_id`` with inspect: :func:`bizbench_task`
+    of that env, whose arguments (``-T name=value``) inspect reads from the signature."""
 
-    def env_task(
-        seed: int | None = None,
-        seeds: int | str | list[int] | None = None,
-        preset: str | None = None,
-        horizon: int | None = None,
-        split: Split = "dev",
-        out: str | None = None,
-        max_steps: int | None = None,
-        message_limit: int | None = None,
-    ) -> Task:
-        return bizbench_task(env_id, seed, seeds, preset, horizon, split, out, max_steps, message_limit)
+    def env_task(**task_args: Any) -> Task:
+        return bizbench_task(env_id, **task_args)
 
+    every_but_env_id = list(signature(bizbench_task).parameters.values())[1:]
+    env_task.__signature__ = signature(bizbench_task).replace(parameters=every_but_env_id)  # type: ignore[attr-defined]
     env_task.__name__ = env_task.__qualname__ = task_name
     env_task.__doc__ = doc
     return task(name=task_name)(env_task)
