@@ -83,16 +83,20 @@ class ScriptedModel:
     seen: list[list[ChatMessage]]
     tools: list[ToolInfo]
 
+    parse_error: str | None = None  # the model wrote its first call's arguments as unreadable JSON
+
     def __call__(self, messages: list[ChatMessage], tools: list[ToolInfo], *_: Any) -> ModelOutput:
         self.seen.append(list(messages))
         self.tools = tools
         if len(self.seen) == 1 and self.first:
-            return reply(calls=[ToolCall(id=f"c{i}", function=n, arguments=a) for i, (n, a) in enumerate(self.first)])
+            calls = [ToolCall(id=f"c{i}", function=n, arguments=a) for i, (n, a) in enumerate(self.first)]
+            calls[0].parse_error = self.parse_error
+            return reply(calls=calls)
         return reply("I have nothing more to do this turn.")
 
 
-def scripted(calls: list[tuple[str, dict[str, Any]]]) -> tuple[ScriptedModel, Any]:
-    model = ScriptedModel(calls, [], [])
+def scripted(calls: list[tuple[str, dict[str, Any]]], parse_error: str | None = None) -> tuple[ScriptedModel, Any]:
+    model = ScriptedModel(calls, [], [], parse_error)
     return model, get_model("mockllm/model", custom_outputs=model)
 
 
@@ -209,6 +213,17 @@ def test_each_sample_records_a_run_directory_that_replay_verifies_and_the_report
     ]
     assert replay_run(run_dir).ok
     assert report_score(load_run(run_dir)) == sample.scores["episode_score"].value
+
+
+def test_a_call_with_unreadable_arguments_is_answered_with_the_parse_error_and_not_sent(tmp_path: Path) -> None:
+    env_id = ENV_IDS[0]
+    episode = ToolEpisode(env_id, SEED, horizon=HORIZON)
+    _, model = scripted([(read_tool(episode), {})], parse_error="Expecting value: line 1 column 2")
+    sample = only_sample(run_task(env_id, model, tmp_path))
+    (answer,) = [m for m in sample.messages if isinstance(m, ChatMessageTool)]
+    assert answer.error is not None and answer.error.type == "parsing"
+    assert answer.error.message == "Expecting value: line 1 column 2"
+    assert sample.scores["episode_score"].metadata["tool_calls"] == 0
 
 
 # ---------------------------------------------------------------------------------- limits and arguments
