@@ -58,6 +58,9 @@ ACTION_FORMAT = (
     "escapes (\\u00e9), as they are in what you read.\n"
 )
 
+_CALL_KEYS = frozenset({"tool", "args"})
+_ADVANCE = {"advance": True}
+_CHARSET_BYTES = CHARSET.encode()
 _OUTSIDE_CHARSET = re.compile(f"[^{re.escape(CHARSET)}]+")
 
 
@@ -90,18 +93,20 @@ def parse_action(action: Any) -> tuple[str, Any] | None:
         raise MalformedAction(f"the action is not JSON ({e}); {usage}") from None
     if not isinstance(data, dict):
         raise MalformedAction(f"the action is not a JSON object; {usage}")
-    if data == {"advance": True}:
+    tool = data.get("tool")
+    if isinstance(tool, str) and data.keys() <= _CALL_KEYS:
+        return tool, data.get("args", {})
+    if data == _ADVANCE:
         return None
-    unknown = sorted(set(data) - {"tool", "args"})
-    if unknown or not isinstance(data.get("tool"), str):
-        problem = f"unknown key(s) {', '.join(map(repr, unknown))}" if unknown else 'no "tool" name (a string)'
-        raise MalformedAction(f"the action has {problem}; {usage}")
-    return data["tool"], data.get("args", {})
+    unknown = sorted(data.keys() - _CALL_KEYS)
+    problem = f"unknown key(s) {', '.join(map(repr, unknown))}" if unknown else 'no "tool" name (a string)'
+    raise MalformedAction(f"the action has {problem}; {usage}")
 
 
 def as_text(text: str) -> str:
     """``text`` in :data:`CHARSET` (each other character as its JSON escape), cut to :data:`MAX_OBSERVATION`."""
-    text = _OUTSIDE_CHARSET.sub(lambda m: json.dumps(m.group())[1:-1], text)
+    if not text.isascii() or text.encode().translate(None, _CHARSET_BYTES):  # (a regex alone is slower)
+        text = _OUTSIDE_CHARSET.sub(lambda m: json.dumps(m.group())[1:-1], text)
     if len(text) <= MAX_OBSERVATION:
         return text
     note = f"\n[cut: the text ran to {len(text):,} characters]"
@@ -168,34 +173,40 @@ class BizbenchEnv(gymnasium.Env[str, str]):
             max_steps=self.max_steps,
         )
         self._observation = as_text(episode.observation_text())
-        info = {
-            **self._info(episode),
-            "unit": self.unit,
-            "system_prompt": episode.system_prompt().rstrip("\n") + "\n" + ACTION_FORMAT,
-            "tool_reference": episode.tool_reference(),
-        }
+        info = self._info(episode)
+        info.update(elapsed=episode.env.elapsed, horizon=episode.env.horizon, unit=self.unit)
         return self._observation, info
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        episode = self.episode
-        if episode is None:
-            raise RuntimeError("call reset() before step()")
-        turn = episode.env.turn
+        episode = self._current()
+        env = episode.env
+        turn = env.turn
         answer = self._act(episode, action)
         reward = episode.reward()
-        turn_ended = episode.env.turn != turn
-        ended = episode.finished and episode.result is None  # this step ended the episode
+        terminated, truncated = episode.terminated, episode.truncated
+        turn_ended = env.turn != turn
+        ended = (terminated or truncated) and episode.result is None  # this step ended the episode
         parts = [answer.text]
         if turn_ended or ended:
             parts.append("## Observation\n" + episode.observation_text())
-        info = {**self._info(episode), "ok": answer.ok, "error": answer.error, "turn_ended": turn_ended}
+        info = self._info(episode)
+        info.update(ok=answer.ok, error=answer.error, turn_ended=turn_ended)
         if ended:
+            info["elapsed"] = env.elapsed  # read per step only here: yc's clock takes a while to read
             info["ended_by"] = episode.finish()["ended_by"]
             parts.append(f"## The episode is over ({info['ended_by']}); score {info['score']:,.2f}")
             if episode.session.path is not None:
                 info["run_dir"] = str(episode.session.path)
         self._observation = as_text("\n\n".join(filter(None, parts)))
-        return self._observation, reward, episode.terminated, episode.truncated, info
+        return self._observation, reward, terminated, truncated, info
+
+    def system_prompt(self) -> str:
+        """The env's instructions for the current episode, with how to act (:data:`ACTION_FORMAT`)."""
+        return self._current().system_prompt().rstrip("\n") + "\n" + ACTION_FORMAT
+
+    def tool_reference(self) -> str:
+        """The env's tools (Markdown, generated from its registry): what an action can call."""
+        return self._current().tool_reference()
 
     def render(self) -> str | None:
         return self._observation if self.render_mode == "ansi" else None
@@ -205,31 +216,36 @@ class BizbenchEnv(gymnasium.Env[str, str]):
         super().close()
 
     # ------------------------------------------------------------------ the pieces
+    def _current(self) -> ToolEpisode:
+        if self.episode is None:
+            raise RuntimeError("call reset() first: no episode has begun")
+        return self.episode
+
     @staticmethod
     def _act(episode: ToolEpisode, action: Any) -> Answer:
-        """Run one action; a malformed one is an error answer that counts as a step."""
-        if episode.finished:
-            return episode.call("")  # any call now gets the episode's "has ended" answer
+        """Run one action; a malformed one is an error answer that counts as a step. Once the
+        episode has ended, every action gets the episode's own "has ended" answer."""
         try:
             call = parse_action(action)
         except MalformedAction as e:
+            if episode.finished:
+                return episode.call("")
             episode.steps += 1
             return Answer(False, f"Error: {e}", error=str(e))
-        if call is None:
-            episode.advance()
-            return Answer(True, "")
-        return episode.call(*call)
+        if call is not None:
+            return episode.call(*call)
+        if episode.finished:
+            return episode.call("")
+        episode.advance()
+        return Answer(True, "")
 
-    @staticmethod
-    def _info(episode: ToolEpisode) -> dict[str, Any]:
-        env = episode.env
+    def _info(self, episode: ToolEpisode) -> dict[str, Any]:
+        """What a trainer reads after every reset and step (never the seed or the config)."""
         return {
             "score": episode.score(),
-            "turn": env.turn,
-            "elapsed": env.elapsed,
-            "horizon": env.horizon,
+            "turn": episode.env.turn,
             "steps": episode.steps,
-            "bankrupt": bool(env.bankrupt),
+            "bankrupt": bool(episode.env.bankrupt),
         }
 
     def _new_run_dir(self) -> Path | None:

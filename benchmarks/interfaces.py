@@ -1,0 +1,210 @@
+"""Speed of the standard interfaces (docs/interfaces.md): what a door costs over the env in process.
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/interfaces.py                          # every part
+    .venv/bin/python benchmarks/interfaces.py --part steps --steps 10000
+    .venv/bin/python benchmarks/interfaces.py --part vector --vector-episodes 64
+
+(1) **Steps per second, each registered env** (``--part steps``): the same scripted episodes
+(seeds 1..E, enough for ``--steps`` steps; the preset's horizon; each turn calls every read-only
+tool that takes no argument, then ends the turn with an advance) played twice: **in process** through
+:class:`~bizbench.interfaces.episode.ToolEpisode` (the call, its reward, the observation when a
+turn ends, the result at the end: what a door hands its agent) and **through Gymnasium**
+(``gymnasium.make("bizbench/<env>-v0")``, one JSON action per ``step``). Both build the same
+worlds, so the difference is the door's own cost: JSON actions, the observation text, the info
+dict, Gymnasium's wrappers. Each side runs ``--repeat`` times, alternating; the best time counts,
+in CPU seconds of this process (other processes on a shared machine then count less). Printed:
+steps per CPU second of each and the overhead = Gymnasium time / in-process time - 1 (target <= 10 %).
+
+(2) **Vectorised episodes per second, yc and cfo** (``--part vector``): ``--vector-episodes``
+do-nothing episodes (each step ``{"advance": true}``, the preset's horizon) three ways: **one
+process** (one env, the episodes one after another), **AsyncVectorEnv on 2 workers** (two
+sub-envs, each playing half of the episodes, reset automatically) and **AsyncVectorEnv, all at
+once** (one worker process per episode). Printed: episodes/s, the ratio to one process and the
+cores used (this process and its finished workers, from getrusage; a shared machine's other load
+is not ours). The worlds differ between the ways (vector envs draw the later seeds from their
+generators), all from the same presets.
+
+(3) **MCP over stdio, per-call latency**: not measured here; :func:`mcp_call_latency` is the hook.
+
+Nothing here is a test: figures depend on the machine and its load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium
+import numpy as np
+from sweep_speed import cpu_seconds
+
+from bizbench.core.envs import list_envs
+from bizbench.interfaces.episode import ToolEpisode
+from bizbench.interfaces.gym import gym_id
+
+TARGET_OVERHEAD = 0.10
+ADVANCE = json.dumps({"advance": True})
+
+
+def turn_calls(episode: ToolEpisode) -> list[tuple[str, dict[str, Any]]]:
+    """One turn's calls: every read-only tool that takes no argument (from the env's registry)."""
+    return [(t.name, {}) for t in episode.tools() if not t.mutates and not t.input_schema.get("required")]
+
+
+def in_process(env_id: str, seeds: range) -> int:
+    """Play the scripted episodes through ToolEpisode, reading after each step what the
+    Gymnasium door reads (the reward, the end, the observation when a turn ended); returns the steps."""
+    steps = 0
+    for seed in seeds:
+        episode = ToolEpisode(env_id, seed)
+        episode.observation_text()
+        actions: list[tuple[str, dict[str, Any]] | None] = [*turn_calls(episode), None]  # None: the advance
+        ended = False
+        while not ended:
+            for action in actions:
+                turn = episode.env.turn
+                if action is None:
+                    episode.advance()
+                    text = ""
+                else:
+                    text = episode.call(*action).text
+                episode.reward()
+                ended = episode.terminated or episode.truncated
+                if ended or episode.env.turn != turn:
+                    text += episode.observation_text()
+                steps += 1
+        episode.finish()
+    return steps
+
+
+def through_gymnasium(env_id: str, seeds: range) -> int:
+    """Play the same episodes through ``gymnasium.make``; returns the steps taken."""
+    env = gymnasium.make(gym_id(env_id))
+    steps = 0
+    for seed in seeds:
+        env.reset(seed=seed)
+        calls = [json.dumps({"tool": name, "args": args}) for name, args in turn_calls(env.unwrapped.episode)]  # type: ignore[attr-defined]
+        ended = False
+        while not ended:
+            for action in [*calls, ADVANCE]:
+                _, _, terminated, truncated, _ = env.step(action)
+                ended = terminated or truncated
+                steps += 1
+    env.close()
+    return steps
+
+
+def timed(run: Callable[..., int], *args: Any, clock: Callable[[], float] = time.perf_counter) -> tuple[float, int]:
+    """(seconds of ``clock``, what ``run(*args)`` counted)."""
+    started = clock()
+    count = run(*args)
+    return clock() - started, count
+
+
+def seeds_for(env_id: str, min_steps: int) -> range:
+    """The seeds 1..E whose scripted episodes take at least ``min_steps`` steps (a warm-up run)."""
+    steps, seed = 0, 0
+    while steps < min_steps:
+        seed += 1
+        steps += in_process(env_id, range(seed, seed + 1))
+    return range(1, seed + 1)
+
+
+def steps_part(min_steps: int, repeat: int) -> None:
+    print(f"(1) steps per CPU second: scripted episodes of at least {min_steps} steps in all, best of {repeat}")
+    print(f"  {'env':<10} {'episodes':>8} {'steps':>7} {'in process':>12} {'Gymnasium':>12} {'overhead':>9}")
+    for spec in list_envs():
+        seeds = seeds_for(spec.id, min_steps)
+        times: dict[str, list[float]] = {"in process": [], "gymnasium": []}
+        for _ in range(repeat):
+            seconds, steps = timed(in_process, spec.id, seeds, clock=time.process_time)
+            times["in process"].append(seconds)
+            seconds, gym_steps = timed(through_gymnasium, spec.id, seeds, clock=time.process_time)
+            times["gymnasium"].append(seconds)
+            assert gym_steps == steps, (spec.id, gym_steps, steps)
+        direct, gym = min(times["in process"]), min(times["gymnasium"])
+        overhead = gym / direct - 1
+        verdict = "PASS" if overhead <= TARGET_OVERHEAD else "MISS"
+        print(
+            f"  {spec.id:<10} {len(seeds):>8} {steps:>7} {steps / direct:>10,.0f}/s {steps / gym:>10,.0f}/s"
+            f" {overhead:>+8.1%}  {verdict} (target <= {TARGET_OVERHEAD:.0%})"
+        )
+
+
+def one_process(env_id: str, episodes: int) -> int:
+    env = gymnasium.make(gym_id(env_id))
+    for seed in range(1, episodes + 1):
+        env.reset(seed=seed)
+        ended = False
+        while not ended:
+            _, _, terminated, truncated, _ = env.step(ADVANCE)
+            ended = terminated or truncated
+    env.close()
+    return episodes
+
+
+def vectorised(env_id: str, episodes: int, workers: int) -> int:
+    """``episodes`` episodes on an AsyncVectorEnv of ``workers`` sub-envs (reset as each ends)."""
+    envs = gymnasium.make_vec(
+        gym_id(env_id), num_envs=workers, vectorization_mode="async", vector_kwargs={"shared_memory": False}
+    )
+    envs.reset(seed=1)
+    ended = 0
+    while ended < episodes:
+        _, _, terminated, truncated, _ = envs.step([ADVANCE] * workers)
+        ended += int(np.sum(terminated | truncated))
+    envs.close()
+    return ended
+
+
+def vector_part(env_ids: list[str], episodes: int) -> None:
+    print(f"\n(2) vectorised: {episodes} do-nothing episodes, the preset's horizon")
+    print(f"  {'env':<4} {'way':<32} {'wall':>8} {'episodes/s':>11} {'ratio':>7} {'cores':>6}")
+    ways: dict[str, Callable[[str], int]] = {
+        "one process": lambda env_id: one_process(env_id, episodes),
+        "AsyncVectorEnv, 2 workers": lambda env_id: vectorised(env_id, episodes, 2),
+        f"AsyncVectorEnv, {episodes} at once": lambda env_id: vectorised(env_id, episodes, episodes),
+    }
+    for env_id in env_ids:
+        base = None
+        for label, way in ways.items():
+            cpu0, _ = cpu_seconds()
+            wall, done = timed(way, env_id)
+            cpu1, _ = cpu_seconds()
+            rate = done / wall
+            base = base or rate
+            cores = (cpu1 - cpu0) / wall
+            print(f"  {env_id:<4} {label:<32} {wall:>7.2f}s {rate:>11.1f} {rate / base:>6.2f}x {cores:>6.2f}")
+
+
+def mcp_call_latency() -> None:
+    """HOOK (the lead adds it): the per-call latency of a tool call over MCP on stdio, printed
+    beside the figures above. Not measured here."""
+    print("\n(3) MCP over stdio, per-call latency: not measured (hook: mcp_call_latency)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--part", choices=["all", "steps", "vector", "mcp"], default="all")
+    parser.add_argument(
+        "--steps", type=int, default=3000, help="steps of scripted episodes per env in part 1 (at least)"
+    )
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each side in part 1 (the best counts)")
+    parser.add_argument("--vector-envs", default="yc,cfo", help="the envs of part 2, separated by commas")
+    parser.add_argument("--vector-episodes", type=int, default=64, help="episodes of each env in part 2")
+    args = parser.parse_args()
+    if args.part in ("all", "steps"):
+        steps_part(args.steps, args.repeat)
+    if args.part in ("all", "vector"):
+        vector_part(args.vector_envs.split(","), args.vector_episodes)
+    if args.part in ("all", "mcp"):
+        mcp_call_latency()
+
+
+if __name__ == "__main__":
+    main()
