@@ -154,12 +154,8 @@ def test_a_refused_call_is_the_envs_error_and_is_recorded(env_id: str, tmp_path:
 def test_a_step_that_ends_a_turn_shows_the_new_observation() -> None:
     env = make(BANKRUPTING, horizon=5)
     obs, info = env.reset(seed=5)
-    assert json.loads(obs)["day"] == 0 and (info["turn"], info["elapsed"], info["horizon"], info["unit"]) == (
-        0,
-        0,
-        5,
-        "day",
-    )
+    assert json.loads(obs)["day"] == 0
+    assert (info["turn"], info["elapsed"], info["horizon"], info["unit"], info["steps"]) == (0, 0, 5, "day", 0)
     obs, reward, terminated, truncated, info = env.step(call("set_price", price=0.75))
     assert "## Observation" not in obs and not info["turn_ended"] and info["ok"]
     obs, reward, terminated, truncated, info = env.step(ADVANCE)
