@@ -17,14 +17,15 @@ dict, Gymnasium's wrappers. Each side runs ``--repeat`` times, alternating; the 
 in CPU seconds of this process (other processes on a shared machine then count less). Printed:
 steps per CPU second of each and the overhead = Gymnasium time / in-process time - 1 (target <= 10 %).
 
-(2) **Vectorised episodes per second, yc and cfo** (``--part vector``): ``--vector-episodes``
-do-nothing episodes (each step ``{"advance": true}``, the preset's horizon) three ways: **one
-process** (one env, the episodes one after another), **AsyncVectorEnv on 2 workers** (two
-sub-envs, each playing half of the episodes, reset automatically) and **AsyncVectorEnv, all at
-once** (one worker process per episode). Printed: episodes/s, the ratio to one process and the
-cores used (this process and its finished workers, from getrusage; a shared machine's other load
-is not ours). The worlds differ between the ways (vector envs draw the later seeds from their
-generators), all from the same presets.
+(2) **Vectorised episodes per second, yc and cfo** (``--vector-envs``, ``--part vector``):
+``--vector-episodes`` episodes of the preset's horizon, each step an action of part 1's scripted
+turn drawn at random (a read, or the advance), three ways: **one process** (one env, the episodes
+one after another), **AsyncVectorEnv on 2 workers** (two sub-envs, each reset as its episode
+ends, until the episodes have ended) and **AsyncVectorEnv, all at once** (one worker process per
+episode). The time runs from making the env to closing it. Printed: episodes/s, the ratio to one
+process, the cores used by this process and its workers (getrusage) and by other processes
+meanwhile (/proc/stat): on a shared machine the figures measure its load as much as the door. The worlds differ between the ways (vector envs draw the later
+seeds from their generators), all from the same presets.
 
 (3) **MCP over stdio, per-call latency**: not measured here; :func:`mcp_call_latency` is the hook.
 
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from collections.abc import Callable
 from typing import Any
@@ -117,6 +119,7 @@ def seeds_for(env_id: str, min_steps: int) -> range:
 
 def steps_part(min_steps: int, repeat: int) -> None:
     print(f"(1) steps per CPU second: scripted episodes of at least {min_steps} steps in all, best of {repeat}")
+    print(f"  load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     print(f"  {'env':<10} {'episodes':>8} {'steps':>7} {'in process':>12} {'Gymnasium':>12} {'overhead':>9}")
     for spec in list_envs():
         seeds = seeds_for(spec.id, min_steps)
@@ -136,50 +139,61 @@ def steps_part(min_steps: int, repeat: int) -> None:
         )
 
 
-def one_process(env_id: str, episodes: int) -> int:
+def turn_actions(env_id: str) -> list[str]:
+    """The scripted turn of part 1 as Gymnasium actions: the reads, then the advance."""
+    return [json.dumps({"tool": name, "args": args}) for name, args in turn_calls(ToolEpisode(env_id, 1))] + [ADVANCE]
+
+
+def one_process(env_id: str, episodes: int, actions: list[str]) -> int:
+    """``episodes`` episodes on one env, one after another, each step an action drawn from ``actions``."""
+    draw = np.random.default_rng(0)
     env = gymnasium.make(gym_id(env_id))
     for seed in range(1, episodes + 1):
         env.reset(seed=seed)
         ended = False
         while not ended:
-            _, _, terminated, truncated, _ = env.step(ADVANCE)
+            _, _, terminated, truncated, _ = env.step(actions[draw.integers(len(actions))])
             ended = terminated or truncated
     env.close()
     return episodes
 
 
-def vectorised(env_id: str, episodes: int, workers: int) -> int:
-    """``episodes`` episodes on an AsyncVectorEnv of ``workers`` sub-envs (reset as each ends)."""
+def vectorised(env_id: str, episodes: int, actions: list[str], workers: int) -> int:
+    """``episodes`` episodes on an AsyncVectorEnv of ``workers`` sub-envs (each reset as its episode ends)."""
+    draw = np.random.default_rng(0)
     envs = gymnasium.make_vec(
         gym_id(env_id), num_envs=workers, vectorization_mode="async", vector_kwargs={"shared_memory": False}
     )
     envs.reset(seed=1)
     ended = 0
     while ended < episodes:
-        _, _, terminated, truncated, _ = envs.step([ADVANCE] * workers)
+        _, _, terminated, truncated, _ = envs.step([actions[i] for i in draw.integers(len(actions), size=workers)])
         ended += int(np.sum(terminated | truncated))
     envs.close()
     return ended
 
 
 def vector_part(env_ids: list[str], episodes: int) -> None:
-    print(f"\n(2) vectorised: {episodes} do-nothing episodes, the preset's horizon")
-    print(f"  {'env':<4} {'way':<32} {'wall':>8} {'episodes/s':>11} {'ratio':>7} {'cores':>6}")
-    ways: dict[str, Callable[[str], int]] = {
-        "one process": lambda env_id: one_process(env_id, episodes),
-        "AsyncVectorEnv, 2 workers": lambda env_id: vectorised(env_id, episodes, 2),
-        f"AsyncVectorEnv, {episodes} at once": lambda env_id: vectorised(env_id, episodes, episodes),
+    print(f"\n(2) vectorised: {episodes} episodes of each env (each step a read or the advance, drawn at random)")
+    print(f"  {'env':<4} {'way':<32} {'wall':>8} {'episodes/s':>11} {'ratio':>7} {'cores':>6} {'others':>7}")
+    ways: dict[str, Callable[[str, list[str]], int]] = {
+        "one process": lambda env_id, actions: one_process(env_id, episodes, actions),
+        "AsyncVectorEnv, 2 workers": lambda env_id, actions: vectorised(env_id, episodes, actions, 2),
+        f"AsyncVectorEnv, {episodes} at once": lambda env_id, actions: vectorised(env_id, episodes, actions, episodes),
     }
     for env_id in env_ids:
+        actions = turn_actions(env_id)
         base = None
         for label, way in ways.items():
-            cpu0, _ = cpu_seconds()
-            wall, done = timed(way, env_id)
-            cpu1, _ = cpu_seconds()
+            ours0, busy0 = cpu_seconds()
+            wall, done = timed(way, env_id, actions)
+            ours1, busy1 = cpu_seconds()
             rate = done / wall
             base = base or rate
-            cores = (cpu1 - cpu0) / wall
-            print(f"  {env_id:<4} {label:<32} {wall:>7.2f}s {rate:>11.1f} {rate / base:>6.2f}x {cores:>6.2f}")
+            cores, others = (ours1 - ours0) / wall, (busy1 - busy0 - (ours1 - ours0)) / wall
+            print(
+                f"  {env_id:<4} {label:<32} {wall:>7.2f}s {rate:>11.1f} {rate / base:>6.2f}x {cores:>6.2f} {others:>7.2f}"
+            )
 
 
 def mcp_call_latency() -> None:
