@@ -24,8 +24,9 @@ one after another), **AsyncVectorEnv on 2 workers** (two sub-envs, each reset as
 ends, until the episodes have ended) and **AsyncVectorEnv, all at once** (one worker process per
 episode). The time runs from making the env to closing it. Printed: episodes/s, the ratio to one
 process, the cores used by this process and its workers (getrusage) and by other processes
-meanwhile (/proc/stat): on a shared machine the figures measure its load as much as the door. The worlds differ between the ways (vector envs draw the later
-seeds from their generators), all from the same presets.
+meanwhile (/proc/stat): on a shared machine the figures measure its load as much as the door.
+The worlds differ between the ways (vector envs draw the later seeds from their generators), all
+from the same presets.
 
 (3) **MCP over stdio, per-call latency**: not measured here; :func:`mcp_call_latency` is the hook.
 
@@ -191,9 +192,8 @@ def vector_part(env_ids: list[str], episodes: int) -> None:
             rate = done / wall
             base = base or rate
             cores, others = (ours1 - ours0) / wall, (busy1 - busy0 - (ours1 - ours0)) / wall
-            print(
-                f"  {env_id:<4} {label:<32} {wall:>7.2f}s {rate:>11.1f} {rate / base:>6.2f}x {cores:>6.2f} {others:>7.2f}"
-            )
+            figures = f"{wall:>7.2f}s {rate:>11.1f} {rate / base:>6.2f}x {cores:>6.2f} {others:>7.2f}"
+            print(f"  {env_id:<4} {label:<32} {figures}")
 
 
 def mcp_call_latency() -> None:
