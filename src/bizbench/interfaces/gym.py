@@ -14,9 +14,16 @@ import of its own. One episode of :class:`BizbenchEnv` is one
 - an action is one tool call as JSON text, ``{"tool": NAME, "args": {...}}``, or ``{"advance": true}``
   to end the turn the env's default way; a malformed action is an error observation that changes
   nothing (docs/principles.md principle 8) and counts as a step;
-- the reward is the change of the episode score (:meth:`ToolEpisode.reward`), so the rewards of an
-  episode sum to its score (0 for a bankrupt company);
-- ``terminated`` on bankruptcy or the horizon, ``truncated`` at ``max_steps``;
+- the reward is the change of the episode score (:meth:`ToolEpisode.reward`; the first step's
+  counts from 0, so it holds the starting score), so the rewards of an episode sum to its score
+  (0 for a bankrupt company);
+- ``terminated`` on bankruptcy or the horizon, ``truncated`` at ``max_steps`` (Gymnasium's own
+  ``max_episode_steps`` truncates too, from outside the env: the next reset ends that run);
+- ``info``: the episode ``score``, ``turn``, ``steps`` and ``bankrupt`` after every reset and step;
+  the reset adds ``elapsed``, ``horizon`` and ``unit``; a step adds ``ok``, ``error`` and
+  ``turn_ended``, and the last step of an episode ``ended_by``, ``elapsed`` and ``run_dir`` (when
+  recorded). :meth:`BizbenchEnv.system_prompt` and :meth:`BizbenchEnv.tool_reference` are what an
+  agent is told;
 - with ``record_dir``, each episode is a normal run directory under it (docs/run-format.md),
   finished as the episode ends, or by the next reset or close (``ended_by`` ``reset``/``close``).
 
@@ -192,7 +199,7 @@ class BizbenchEnv(gymnasium.Env[str, str]):
         info = self._info(episode)
         info.update(ok=answer.ok, error=answer.error, turn_ended=turn_ended)
         if ended:
-            info["elapsed"] = env.elapsed  # read per step only here: yc's clock takes a while to read
+            info["elapsed"] = env.elapsed  # read at the ends only: an env's clock may be slow to read
             info["ended_by"] = episode.finish()["ended_by"]
             parts.append(f"## The episode is over ({info['ended_by']}); score {info['score']:,.2f}")
             if episode.session.path is not None:
@@ -224,7 +231,7 @@ class BizbenchEnv(gymnasium.Env[str, str]):
     @staticmethod
     def _act(episode: ToolEpisode, action: Any) -> Answer:
         """Run one action; a malformed one is an error answer that counts as a step. Once the
-        episode has ended, every action gets the episode's own "has ended" answer."""
+        episode has ended, every action gets the episode's own "has ended" answer (a call)."""
         try:
             call = parse_action(action)
         except MalformedAction as e:
@@ -239,7 +246,8 @@ class BizbenchEnv(gymnasium.Env[str, str]):
         episode.advance()
         return Answer(True, "")
 
-    def _info(self, episode: ToolEpisode) -> dict[str, Any]:
+    @staticmethod
+    def _info(episode: ToolEpisode) -> dict[str, Any]:
         """What a trainer reads after every reset and step (never the seed or the config)."""
         return {
             "score": episode.score(),
