@@ -19,10 +19,10 @@ import of its own. One episode of :class:`BizbenchEnv` is one
   (0 for a bankrupt company);
 - ``terminated`` on bankruptcy or the horizon, ``truncated`` at ``max_steps`` (Gymnasium's own
   ``max_episode_steps`` truncates too, from outside the env: the next reset ends that run);
-- ``info``: the episode ``score``, ``turn``, ``steps`` and ``bankrupt`` after every reset and step;
-  the reset adds ``elapsed``, ``horizon`` and ``unit``; a step adds ``ok``, ``error`` and
-  ``turn_ended``, and the last step of an episode ``ended_by``, ``elapsed`` and ``run_dir`` (when
-  recorded). :meth:`BizbenchEnv.system_prompt` and :meth:`BizbenchEnv.tool_reference` are what an
+- ``info``: ``turn`` and ``steps`` after every reset and step; a step adds ``ok``, ``error`` and
+  ``turn_ended``; the reset and the last step of an episode add the episode ``score``, ``elapsed``
+  and ``bankrupt``, the reset ``horizon`` and ``unit``, the last step ``ended_by`` and ``run_dir``
+  (when recorded). :meth:`BizbenchEnv.system_prompt` and :meth:`BizbenchEnv.tool_reference` are what an
   agent is told;
 - with ``record_dir``, each episode is a normal run directory under it (docs/run-format.md),
   finished as the episode ends, or by the next reset or close (``ended_by`` ``reset``/``close``).
@@ -181,7 +181,7 @@ class BizbenchEnv(gymnasium.Env[str, str]):
         )
         self._observation = as_text(episode.observation_text())
         info = self._info(episode)
-        info.update(elapsed=episode.env.elapsed, horizon=episode.env.horizon, unit=self.unit)
+        info.update(self._standing(episode), horizon=episode.env.horizon, unit=self.unit)
         return self._observation, info
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
@@ -199,7 +199,7 @@ class BizbenchEnv(gymnasium.Env[str, str]):
         info = self._info(episode)
         info.update(ok=answer.ok, error=answer.error, turn_ended=turn_ended)
         if ended:
-            info["elapsed"] = env.elapsed  # read at the ends only: an env's clock may be slow to read
+            info.update(self._standing(episode))
             info["ended_by"] = episode.finish()["ended_by"]
             parts.append(f"## The episode is over ({info['ended_by']}); score {info['score']:,.2f}")
             if episode.session.path is not None:
@@ -249,12 +249,14 @@ class BizbenchEnv(gymnasium.Env[str, str]):
     @staticmethod
     def _info(episode: ToolEpisode) -> dict[str, Any]:
         """What a trainer reads after every reset and step (never the seed or the config)."""
-        return {
-            "score": episode.score(),
-            "turn": episode.env.turn,
-            "steps": episode.steps,
-            "bankrupt": bool(episode.env.bankrupt),
-        }
+        return {"turn": episode.env.turn, "steps": episode.steps}
+
+    @staticmethod
+    def _standing(episode: ToolEpisode) -> dict[str, Any]:
+        """Where the episode stands, read at its start and end only: an env's score or clock can
+        take a while to compute (between them, the rewards are the score's changes)."""
+        env = episode.env
+        return {"score": episode.score(), "elapsed": env.elapsed, "bankrupt": bool(env.bankrupt)}
 
     def _new_run_dir(self) -> Path | None:
         """A new, empty run directory under :attr:`record_dir` (None: no recording); the name
