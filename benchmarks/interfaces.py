@@ -31,7 +31,10 @@ meanwhile (/proc/stat): on a shared machine the figures measure its load as much
 The worlds differ between the ways (vector envs draw the later seeds from their generators), all
 from the same presets.
 
-(3) **MCP over stdio, per-call latency**: not measured here; :func:`mcp_call_latency` is the hook.
+(3) **MCP over stdio, per-call latency** (``--part mcp``, ``--mcp-calls``): a ``bizbench mcp``
+subprocess per env driven by the MCP SDK's own client; the median and 95th percentile of one
+read-tool call, from the client's send to its answer, beside the same call in process (target:
+median <= 5 ms).
 
 Nothing here is a test: figures depend on the machine and its load.
 """
@@ -55,6 +58,7 @@ from bizbench.interfaces.episode import ToolEpisode
 from bizbench.interfaces.gym import gym_id
 
 TARGET_OVERHEAD = 0.10
+TARGET_MCP_MS = 5.0
 ADVANCE = json.dumps({"advance": True})
 
 
@@ -209,10 +213,47 @@ def vector_part(env_ids: list[str], episodes: int) -> None:
             print(f"  {env_id:<4} {label:<32} {figures}")
 
 
-def mcp_call_latency() -> None:
-    """HOOK (the lead adds it): the per-call latency of a tool call over MCP on stdio, printed
-    beside the figures above. Not measured here."""
-    print("\n(3) MCP over stdio, per-call latency: not measured (hook: mcp_call_latency)")
+def mcp_call_latency(calls: int) -> None:
+    """(3) The latency of one tool call over MCP on stdio, each registered env: a ``bizbench mcp``
+    subprocess with the SDK's own client, ``calls`` calls of the env's first read-only tool that
+    takes no argument (after a warm-up call), each timed from the client's send to its answer;
+    beside it the same call in process (``ToolEpisode.call``). Printed: median and p95 in ms
+    (target: median <= 5 ms)."""
+    import anyio
+
+    from bizbench.interfaces.mcp import stdio_client
+
+    print(f"\n(3) MCP over stdio: {calls} calls of a read tool per env (target: median <= {TARGET_MCP_MS:g} ms)")
+    print(f"{'env':<10}{'tool':<22}{'in process':>14}{'MCP median':>13}{'MCP p95':>10}{'target':>9}")
+
+    async def over_mcp(env_id: str, tool: str) -> list[float]:
+        async with stdio_client(env_id, 1) as client:
+            await client.call_tool(tool, {})
+            times = []
+            for _ in range(calls):
+                start = time.perf_counter()
+                await client.call_tool(tool, {})
+                times.append(time.perf_counter() - start)
+        return times
+
+    for spec in list_envs():
+        episode = ToolEpisode(spec.id, 1)
+        tool = next((t.name for t in episode.tools() if not t.mutates and not t.input_schema.get("required")), None)
+        if tool is None:
+            print(f"{spec.id:<10}(no read-only tool without arguments)")
+            continue
+        local = []
+        for _ in range(calls):
+            start = time.perf_counter()
+            episode.call(tool, {})
+            local.append(time.perf_counter() - start)
+        remote = anyio.run(over_mcp, spec.id, tool)
+        median, p95 = (float(np.percentile(remote, q)) * 1000 for q in (50, 95))
+        verdict = "met" if median <= TARGET_MCP_MS else "MISSED"
+        print(
+            f"{spec.id:<10}{tool:<22}{float(np.median(local)) * 1000:>11.3f} ms{median:>10.3f} ms{p95:>7.3f} ms"
+            f"{verdict:>9}"
+        )
 
 
 def main() -> None:
@@ -224,13 +265,14 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="rounds of part 1 (each episode's best counts)")
     parser.add_argument("--vector-envs", default="yc,cfo", help="the envs of part 2, separated by commas")
     parser.add_argument("--vector-episodes", type=int, default=64, help="episodes of each env in part 2")
+    parser.add_argument("--mcp-calls", type=int, default=200, help="timed calls per env in part 3")
     args = parser.parse_args()
     if args.part in ("all", "steps"):
         steps_part(args.steps, args.repeat)
     if args.part in ("all", "vector"):
         vector_part(args.vector_envs.split(","), args.vector_episodes)
     if args.part in ("all", "mcp"):
-        mcp_call_latency()
+        mcp_call_latency(args.mcp_calls)
 
 
 if __name__ == "__main__":
