@@ -108,7 +108,7 @@ def test_a_bankrupt_episode_earns_nothing_in_all() -> None:
     assert run["terminated"] and run["info"]["bankrupt"] and run["info"]["ended_by"] == "bankrupt"
     assert run["info"]["score"] == 0.0 and sum(run["rewards"]) == pytest.approx(0.0, abs=1e-9)
     assert min(run["rewards"]) < 0  # the last step takes back what the company had
-    assert "## The episode is over (bankrupt); score 0.00" in run["observations"][-1]
+    assert "## The episode is over (bankrupt); its score is 0.00." in run["observations"][-1]
 
 
 @pytest.mark.parametrize(

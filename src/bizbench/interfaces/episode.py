@@ -155,19 +155,35 @@ class ToolEpisode:
         """One tool call, recorded; a refused call (bad name, bad arguments, a rule of the world,
         an episode already over) is an error :class:`Answer` that changes nothing."""
         if self.finished:
-            error = "the episode has ended; no tool can be called any more"
-            return Answer(False, f"Error: {error}", error=error)
+            return self._ended()
         result = self.session.call_tool(name, {} if args is None else args)
         self.steps += 1
         if result.ok:
             return Answer(True, render(result.data), data=result.data)
         return Answer(False, f"Error: {result.error}", error=result.error)
 
-    def advance(self) -> None:
-        """End the current turn the env's default way (ceo: the week; yc: ``sim resume``; cfo: ``pass``)."""
-        if not self.finished:
-            self.session.advance()
-            self.steps += 1
+    def advance(self) -> Answer:
+        """End the current turn the env's default way (ceo: the week; yc: ``sim resume``; cfo:
+        ``pass``): an empty answer, or the error of an episode already over."""
+        if self.finished:
+            return self._ended()
+        self.session.advance()
+        self.steps += 1
+        return Answer(True, "")
+
+    def refuse(self, error: str) -> Answer:
+        """An action an interface could not read (it never reached the env, so it is not in
+        the run's actions): an error answer that counts as a step, or the error of an episode
+        already over."""
+        if self.finished:
+            return self._ended()
+        self.steps += 1
+        return Answer(False, f"Error: {error}", error=error)
+
+    @staticmethod
+    def _ended() -> Answer:
+        error = "the episode has ended; no tool can be called any more"
+        return Answer(False, f"Error: {error}", error=error)
 
     # ------------------------------------------------------------------ where it stands
     @property

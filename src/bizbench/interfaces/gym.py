@@ -200,8 +200,8 @@ class BizbenchEnv(gymnasium.Env[str, str]):
         info.update(ok=answer.ok, error=answer.error, turn_ended=turn_ended)
         if ended:
             info.update(self._standing(episode))
+            parts.append("## " + episode.end_notice())
             info["ended_by"] = episode.finish()["ended_by"]
-            parts.append(f"## The episode is over ({info['ended_by']}); score {info['score']:,.2f}")
             if episode.session.path is not None:
                 info["run_dir"] = str(episode.session.path)
         self._observation = as_text("\n\n".join(filter(None, parts)))
@@ -231,20 +231,12 @@ class BizbenchEnv(gymnasium.Env[str, str]):
     @staticmethod
     def _act(episode: ToolEpisode, action: Any) -> Answer:
         """Run one action; a malformed one is an error answer that counts as a step. Once the
-        episode has ended, every action gets the episode's own "has ended" answer (a call)."""
+        episode has ended, every action gets the episode's own "has ended" answer."""
         try:
             call = parse_action(action)
         except MalformedAction as e:
-            if episode.finished:
-                return episode.call("")
-            episode.steps += 1
-            return Answer(False, f"Error: {e}", error=str(e))
-        if call is not None:
-            return episode.call(*call)
-        if episode.finished:
-            return episode.call("")
-        episode.advance()
-        return Answer(True, "")
+            return episode.refuse(str(e))
+        return episode.call(*call) if call is not None else episode.advance()
 
     @staticmethod
     def _info(episode: ToolEpisode) -> dict[str, Any]:
