@@ -203,14 +203,27 @@ class BizbenchEnv(vf.Env[BizbenchEnvConfig]):
                 if episode.session.run is not None:
                     trace.info["bizbench_run"] = str(episode.session.run.path)
                 segment = await interaction.turn(episode.observation_text())
-                while not segment.terminated and not episode.finished:
+                while not (segment.terminated or _stopped(trace) or episode.finished):
                     episode.advance()
                     if episode.finished:
                         break
                     segment = await interaction.turn(episode.observation_text())
                 trace.info["state_digest"] = episode.state_digest()
         finally:
-            episode.finish(_ended_by(episode, trace))
+            episode.finish(_ended_by(episode, trace), meter=_meter(trace))
+
+
+def _stopped(trace: vf.Trace) -> bool:
+    """Whether the exchange is over though its last segment answered (a limit such as
+    ``max_turns`` reached, or a failure): the env's turn is then not advanced."""
+    return trace.stop_condition is not None or bool(trace.errors)
+
+
+def _meter(trace: vf.Trace | None) -> dict[str, Any] | None:
+    """result.json's ``tokens``, as the trace counted them (the price of a model is not known here)."""
+    if trace is None:
+        return None
+    return {"tokens": {"input_tokens": trace.num_input_tokens, "output_tokens": trace.num_output_tokens}}
 
 
 def _ended_by(episode: ToolEpisode, trace: vf.Trace | None) -> str | None:
