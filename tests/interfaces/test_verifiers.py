@@ -41,7 +41,11 @@ Script = Callable[[list[Message]], Message]
 
 
 def tool_call(name: str, arguments: str = "{}") -> Message:
-    return {"role": "assistant", "content": None, "tool_calls": [{"id": "call", "type": "function", "function": {"name": name, "arguments": arguments}}]}
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": "call", "type": "function", "function": {"name": name, "arguments": arguments}}],
+    }
 
 
 def say(text: str) -> Message:
@@ -83,7 +87,13 @@ class ScriptedModel:
                 "object": "chat.completion",
                 "created": 0,
                 "model": body["model"],
-                "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}],
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": message,
+                        "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
+                    }
+                ],
                 "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
             }
         )
@@ -119,7 +129,9 @@ class ScriptedModel:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def context(self) -> vf.ModelContext:
-        return vf.ModelContext(model="scripted", client=vf.EvalClientConfig(base_url=self.base_url, api_key_var="SCRIPTED_KEY"))
+        return vf.ModelContext(
+            model="scripted", client=vf.EvalClientConfig(base_url=self.base_url, api_key_var="SCRIPTED_KEY")
+        )
 
     def tool_messages(self) -> list[str]:
         """Every tool answer the model read, once each (later requests repeat the conversation)."""
@@ -231,9 +243,11 @@ def test_a_refused_call_is_an_error_tool_message_that_changes_nothing(
     env_id = ENVS[0]
     first_tool = ToolEpisode(env_id, SEED).tools()[0].name
 
+    calls = [tool_call(UNKNOWN_TOOL), tool_call(first_tool, "{not json"), tool_call(first_tool, '{"zz_arg": 1}')]
+
     def refusals(messages: list[Message]) -> Message:
         answered = sum(m["role"] == "tool" for m in messages)
-        return [tool_call(UNKNOWN_TOOL), tool_call(first_tool, "{not json"), tool_call(first_tool, '{"zz_arg": 1}')][answered] if answered < 3 else say("Done.")
+        return calls[answered] if answered < len(calls) else say("Done.")
 
     refused = scripted(refusals)
     trace = play(load_environment(env_id, seeds=[SEED], horizon=HORIZON, out=tmp_path / "refused"), refused)
@@ -241,7 +255,9 @@ def test_a_refused_call_is_an_error_tool_message_that_changes_nothing(
     assert unknown.startswith("Error: ") and UNKNOWN_TOOL in unknown
     assert not_json.startswith("Error: ") and bad_argument.startswith("Error: ") and "zz_arg" in bad_argument
     assert trace.ok and trace.errors == []
-    actions = [json.loads(line) for line in (Path(trace.info["bizbench_run"]) / "actions.jsonl").read_text().splitlines()]
+    actions = [
+        json.loads(line) for line in (Path(trace.info["bizbench_run"]) / "actions.jsonl").read_text().splitlines()
+    ]
     assert [a["ok"] for a in actions[:3]] == [False, False, False]
 
     silent = play(load_environment(env_id, seeds=[SEED], horizon=HORIZON), scripted(never_calling))
@@ -278,7 +294,9 @@ def test_vf_eval_runs_the_plugin_and_each_rollout_is_a_run_directory_that_replay
     options = ["--env.taskset.env", ENVS[0], "--env.taskset.seeds", "[1, 2]", "--env.taskset.horizon", str(HORIZON)]
     options += ["--env.taskset.task.out", str(runs), "-m", "scripted", "--client.base-url", model.base_url]
     options += ["--client.api-key-var", "SCRIPTED_KEY", "--no-push", "--no-rich", "-o", str(out), "--run.name", "smoke"]
-    done = subprocess.run([sys.executable, "-m", "bizbench.interfaces.verifiers", *options], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "bizbench.interfaces.verifiers", *options], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr[-3000:]
 
     episodes = [json.loads(line) for line in (out / "smoke" / "traces.jsonl").read_text().splitlines()]

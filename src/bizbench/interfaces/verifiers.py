@@ -41,7 +41,8 @@ from typing import Any
 
 import verifiers.v1 as vf
 from openai import APIError, AsyncOpenAI
-from pydantic import ConfigDict, Field, NonNegativeInt, PositiveInt, model_validator
+from openai.types.chat import ChatCompletionMessageToolCallUnion
+from pydantic import ConfigDict, NonNegativeInt, PositiveInt, model_validator
 from verifiers.v1.dialects.chat import message_to_wire
 
 from bizbench.core.envs import get_env, list_envs
@@ -259,8 +260,10 @@ class ToolLoopHarness(vf.Harness[vf.HarnessConfig]):
         episode = trace.state.episode
         assert isinstance(episode, ToolEpisode), "a bizbench rollout's state holds its episode"
         system, prompt = self.resolve_prompt(data)
-        messages: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
-        messages += [{"role": "user", "content": prompt}] if isinstance(prompt, str) else map(message_to_wire, prompt or [])
+        messages: list[Any] = [{"role": "system", "content": system}] if system else []
+        messages += (
+            [{"role": "user", "content": prompt}] if isinstance(prompt, str) else map(message_to_wire, prompt or [])
+        )
         tools = episode.registry.openai_tools()
         async with AsyncOpenAI(base_url=endpoint, api_key=secret, max_retries=0) as model:
             while not episode.finished:
@@ -273,19 +276,23 @@ class ToolLoopHarness(vf.Harness[vf.HarnessConfig]):
                 if not reply.tool_calls:
                     break
                 for call in reply.tool_calls:
-                    name, arguments = (call.function.name, call.function.arguments) if call.type == "function" else (call.custom.name, call.custom.input)
-                    answer = episode.call(name, _parsed(arguments))
+                    answer = episode.call(*_called(call))
                     messages.append({"role": "tool", "tool_call_id": call.id, "content": answer.text})
         return vf.ProgramResult(exit_code=0, stdout="", stderr="")
 
 
-def _parsed(arguments: str) -> Any:
-    """A tool call's arguments as the env's registry takes them: the JSON value, or the text
-    itself when it is not JSON (the registry refuses it with its own message)."""
+def _called(call: ChatCompletionMessageToolCallUnion) -> tuple[str, Any]:
+    """A tool call's name and its arguments as the env's registry takes them: the JSON value, or
+    the text itself when it is not JSON (the registry refuses it with its own message)."""
+    name, arguments = (
+        (call.function.name, call.function.arguments)
+        if call.type == "function"
+        else (call.custom.name, call.custom.input)
+    )
     try:
-        return json.loads(arguments) if arguments.strip() else {}
+        return name, json.loads(arguments) if arguments.strip() else {}
     except json.JSONDecodeError:
-        return arguments
+        return name, arguments
 
 
 def load_environment(
@@ -303,7 +310,14 @@ def load_environment(
     model turns per rollout (None: until the world ends), each rollout a run directory under
     ``out`` (None: nothing written). Bad arguments raise a ``pydantic.ValidationError`` naming
     the field."""
-    taskset = {"id": PLUGIN_ID, "env": env, "split": split, "preset": preset, "horizon": horizon, "task": {"out": out}}
+    taskset: dict[str, Any] = {
+        "id": PLUGIN_ID,
+        "env": env,
+        "split": split,
+        "preset": preset,
+        "horizon": horizon,
+        "task": {"out": out},
+    }
     if seeds is not None:
         taskset["seeds"] = list(seeds)
     config = vf.resolve_env_config({"taskset": taskset, "agent": {"max_turns": max_turns}})
