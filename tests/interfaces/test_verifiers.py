@@ -23,6 +23,7 @@ import verifiers.v1 as vf
 from aiohttp import web
 
 from bizbench.core.envs import list_envs
+from bizbench.core.runlog import headline_score
 from bizbench.interfaces.episode import ToolEpisode
 from bizbench.interfaces.verifiers import BizbenchEnv, load_environment
 from bizbench.report.build import build_report
@@ -222,7 +223,7 @@ def test_every_registered_env_plays_a_recorded_rollout_whose_reward_is_the_episo
 
     result = result_of(trace)
     assert result["completed"] and result["interface"] == "verifiers" and result["agent"] == "scripted"
-    assert trace.reward == trace.rewards["env_score"].score == result["score"]  # the headline score (0 if bankrupt)
+    assert trace.reward == trace.rewards["env_score"].score == headline_score(result)
     assert trace.metrics["bankrupt"] == float(result["bankrupt"])
     assert replay_run(Path(trace.info["bizbench_run"])).ok
 
@@ -235,6 +236,17 @@ def test_every_registered_env_plays_a_recorded_rollout_whose_reward_is_the_episo
     seen = [(f"request {i}", json.dumps(r["messages"])) for i, r in enumerate(model.requests)]
     hidden_values = getattr(fresh.env, "hidden_values", list)
     assert find_hidden([HIDDEN_SEED, *hidden_values()], seen) == []
+
+
+def test_a_bankrupt_company_is_rewarded_zero_not_its_cash(
+    tmp_path: Path, scripted: Callable[[Script], ScriptedModel]
+) -> None:
+    # the stand pays its rent every day and sells nothing while nobody buys lemons (docs/envs.md)
+    trace = play(load_environment("lemonade", seeds=[SEED], out=tmp_path), scripted(never_calling))
+    result = result_of(trace)
+    assert result["bankrupt"] and result["final_cash"] < 0 and result["score"] < 0
+    assert trace.reward == headline_score(result) == 0.0
+    assert trace.metrics["bankrupt"] == 1.0
 
 
 def test_a_refused_call_is_an_error_tool_message_that_changes_nothing(
@@ -304,7 +316,7 @@ def test_vf_eval_runs_the_plugin_and_each_rollout_is_a_run_directory_that_replay
     assert sorted(t["task"]["data"]["seed"] for t in traces) == [1, 2]
     for trace in traces:
         run = Path(trace["info"]["bizbench_run"])
-        assert trace["rewards"]["env_score"]["score"] == json.loads((run / "result.json").read_text())["score"]
+        assert trace["rewards"]["env_score"]["score"] == headline_score(json.loads((run / "result.json").read_text()))
         assert replay_run(run).ok
     report = build_report(sorted(runs.iterdir()), tmp_path / "report", None, anchors=False, make_plots=False)
     assert len(report.measured) == 2
