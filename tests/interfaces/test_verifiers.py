@@ -25,7 +25,7 @@ from aiohttp import web
 from bizbench.core.envs import list_envs
 from bizbench.core.runlog import headline_score
 from bizbench.interfaces.episode import ToolEpisode
-from bizbench.interfaces.verifiers import BizbenchEnv, load_environment
+from bizbench.interfaces.verifiers import WORLD_ENDED, BizbenchEnv, load_environment
 from bizbench.report.build import build_report
 from bizbench.runner.check import find_hidden
 from bizbench.runner.replay import replay_run
@@ -223,6 +223,7 @@ def test_every_registered_env_plays_a_recorded_rollout_whose_reward_is_the_episo
 
     result = result_of(trace)
     assert result["completed"] and result["interface"] == "verifiers" and result["agent"] == "scripted"
+    assert trace.stop_condition == WORLD_ENDED
     assert trace.reward == trace.rewards["env_score"].score == headline_score(result)
     assert trace.metrics["bankrupt"] == float(result["bankrupt"])
     assert replay_run(Path(trace.info["bizbench_run"])).ok

@@ -59,6 +59,9 @@ PLUGIN_ID = "bizbench_verifiers"
 #: What ``interface`` config.json records for a rollout's run.
 INTERFACE = "verifiers"
 
+#: The trace's stop condition when the world ended (its horizon, or bankruptcy).
+WORLD_ENDED = "world_ended"
+
 
 class BizbenchTaskConfig(vf.TaskConfig):
     """What every rollout of the taskset shares (``--env.taskset.task.*``)."""
@@ -202,13 +205,15 @@ class BizbenchEnv(vf.Env[BizbenchEnvConfig]):
             async with agent.interaction(task.for_episode(episode)) as interaction:
                 trace = interaction.trace
                 if episode.session.run is not None:
-                    trace.info["bizbench_run"] = str(episode.session.run.path)
+                    trace.info["bizbench_run"] = str(episode.session.run.path.resolve())
                 segment = await interaction.turn(episode.observation_text())
                 while not (segment.terminated or _stopped(trace) or episode.finished):
                     episode.advance()
                     if episode.finished:
                         break
                     segment = await interaction.turn(episode.observation_text())
+                if episode.terminated:
+                    trace.stop(WORLD_ENDED)
                 trace.info["state_digest"] = episode.state_digest()
         finally:
             episode.finish(_ended_by(episode, trace), meter=_meter(trace))
