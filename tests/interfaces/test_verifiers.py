@@ -266,7 +266,8 @@ def test_a_refused_call_is_an_error_tool_message_that_changes_nothing(
     trace = play(load_environment(env_id, seeds=[SEED], horizon=HORIZON, out=tmp_path / "refused"), refused)
     unknown, not_json, bad_argument = refused.tool_messages()
     assert unknown.startswith("Error: ") and UNKNOWN_TOOL in unknown
-    assert not_json.startswith("Error: ") and bad_argument.startswith("Error: ") and "zz_arg" in bad_argument
+    assert not_json.startswith("Error: ") and "must be an object" in not_json  # the registry's words
+    assert bad_argument.startswith("Error: ") and "zz_arg" in bad_argument
     assert trace.ok and trace.errors == []
     actions = [
         json.loads(line) for line in (Path(trace.info["bizbench_run"]) / "actions.jsonl").read_text().splitlines()
@@ -275,6 +276,18 @@ def test_a_refused_call_is_an_error_tool_message_that_changes_nothing(
 
     silent = play(load_environment(env_id, seeds=[SEED], horizon=HORIZON), scripted(never_calling))
     assert trace.info["state_digest"] == silent.info["state_digest"]  # three refusals changed nothing
+
+
+def test_a_reply_whose_tool_ended_the_turn_is_not_followed_by_a_second_turn_end(
+    tmp_path: Path, scripted: Callable[[Script], ScriptedModel]
+) -> None:
+    def end_day_then_stop(messages: list[Message]) -> Message:
+        return tool_call("end_day") if messages[-1]["role"] == "user" else say("Closed for today.")
+
+    trace = play(load_environment("lemonade", seeds=[SEED], horizon=HORIZON, out=tmp_path), scripted(end_day_then_stop))
+    actions = (Path(trace.info["bizbench_run"]) / "actions.jsonl").read_text().splitlines()
+    assert [json.loads(a)["tool"] for a in actions] == ["end_day"] * HORIZON
+    assert trace.num_turns == 2 * HORIZON - 1 and trace.stop_condition == WORLD_ENDED  # no reply after the last end_day
 
 
 def test_the_same_seed_and_replies_give_the_same_world_and_another_seed_another(

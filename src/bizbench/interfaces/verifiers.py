@@ -13,7 +13,8 @@ This module is that plug-in, under the id :data:`PLUGIN_ID`, and
   :class:`~bizbench.interfaces.episode.ToolEpisode` for every rollout (a normal run
   directory under ``out`` when given one), sends the env's observation as the user turn,
   and, each time the model ends its reply without a tool call, ends the env's turn the
-  env's default way (``advance``) and sends the next observation. The rollout ends when
+  env's default way (``advance``) unless a tool of the reply ended it, and sends the next
+  observation. The rollout ends when
   the world does (its horizon, or bankruptcy) or when the model's turns run out
   (``max_turns``, verifiers' own limit).
 - **Tools.** :class:`ToolLoopHarness` runs the chat-completions tool loop in process (as
@@ -206,11 +207,14 @@ class BizbenchEnv(vf.Env[BizbenchEnvConfig]):
                 trace = interaction.trace
                 if episode.session.run is not None:
                     trace.info["bizbench_run"] = str(episode.session.run.path.resolve())
+                turn = episode.env.turn
                 segment = await interaction.turn(episode.observation_text())
                 while not (segment.terminated or _stopped(trace) or episode.finished):
-                    episode.advance()
+                    if episode.env.turn == turn:  # no tool of the reply ended the turn (the stand's end_day)
+                        episode.advance()
                     if episode.finished:
                         break
+                    turn = episode.env.turn
                     segment = await interaction.turn(episode.observation_text())
                 if episode.terminated:
                     trace.stop(WORLD_ENDED)
