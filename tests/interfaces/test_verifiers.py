@@ -1,7 +1,7 @@
 """verifiers (docs/interfaces.md): every registered env as a verifiers environment, run by verifiers' own code.
 
 Rollouts run through ``Env.serving`` + ``Env.run_episode`` (what verifiers' eval runner calls for each
-rollout) and through ``vf-eval`` itself (``python -m bizbench.interfaces.verifiers``). The model is a
+rollout) and through ``vf-eval bizbench_verifiers`` itself. The model is a
 scripted OpenAI-compatible chat-completions endpoint on 127.0.0.1 (no network): verifiers' own
 client and interception server talk to it as to any provider. Horizons are short.
 """
@@ -312,7 +312,7 @@ def test_max_turns_ends_a_rollout_whose_model_never_stops_calling_tools(
 
 
 # ---------------------------------------------------------------------------- vf-eval
-def test_vf_eval_runs_the_plugin_and_each_rollout_is_a_run_directory_that_replays_and_reports(
+def test_vf_eval_finds_the_plugin_by_its_id_and_each_rollout_is_a_run_directory_that_replays_and_reports(
     tmp_path: Path, scripted: Callable[[Script], ScriptedModel]
 ) -> None:
     model = scripted(refuse_once_per_turn)
@@ -320,9 +320,8 @@ def test_vf_eval_runs_the_plugin_and_each_rollout_is_a_run_directory_that_replay
     options = ["--env.taskset.env", ENVS[0], "--env.taskset.seeds", "[1, 2]", "--env.taskset.horizon", str(HORIZON)]
     options += ["--env.taskset.task.out", str(runs), "-m", "scripted", "--client.base-url", model.base_url]
     options += ["--client.api-key-var", "SCRIPTED_KEY", "--no-push", "--no-rich", "-o", str(out), "--run.name", "smoke"]
-    done = subprocess.run(
-        [sys.executable, "-m", "bizbench.interfaces.verifiers", *options], capture_output=True, text=True, timeout=120
-    )
+    vf_eval = str(Path(sys.executable).parent / "vf-eval")  # verifiers' own command, in a fresh process
+    done = subprocess.run([vf_eval, "bizbench_verifiers", *options], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
 
     episodes = [json.loads(line) for line in (out / "smoke" / "traces.jsonl").read_text().splitlines()]

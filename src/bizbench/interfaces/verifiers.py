@@ -34,7 +34,6 @@ trace's task data and in the run directory, which are the researcher's record.
 from __future__ import annotations
 
 import json
-import sys
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -51,10 +50,10 @@ from bizbench.core.rng import secret_for_split
 from bizbench.interfaces.episode import Split, ToolEpisode
 from bizbench.runner.sweep_spec import SPLIT_SEEDS, parse_seeds
 
-__all__ = ["PLUGIN_ID", "BizbenchEnv", "BizbenchTaskset", "ToolLoopHarness", "load_environment", "main"]
+__all__ = ["PLUGIN_ID", "BizbenchEnv", "BizbenchTaskset", "ToolLoopHarness", "load_environment"]
 
-#: The verifiers plug-in id of this module (taskset, env and harness): verifiers resolves an id
-#: to a top-level module, so importing this module registers it under that name.
+#: The verifiers plug-in id of this module's taskset, env and harness: verifiers resolves an id to
+#: a top-level module, and the package ``bizbench_verifiers`` re-exports them.
 PLUGIN_ID = "bizbench_verifiers"
 
 #: What ``interface`` config.json records for a rollout's run.
@@ -331,19 +330,3 @@ def load_environment(
         taskset["seeds"] = list(seeds)
     config = vf.resolve_env_config({"taskset": taskset, "agent": {"max_turns": max_turns}})
     return vf.load_environment(config)
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    """``python -m bizbench.interfaces.verifiers [vf-eval options]``: verifiers' ``vf-eval`` on
-    this plug-in (``--env.taskset.env ENV``, ``-m MODEL``, ``--client.base-url URL`` ...)."""
-    from verifiers.v1.cli.eval.main import main as vf_eval
-
-    vf_eval([PLUGIN_ID, *(sys.argv[1:] if argv is None else argv)])
-
-
-if __name__ == "__main__":
-    from bizbench.interfaces.verifiers import main as main_of_the_plugin
-
-    main_of_the_plugin()
-else:
-    sys.modules.setdefault(PLUGIN_ID, sys.modules[__name__])
