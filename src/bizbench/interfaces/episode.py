@@ -122,6 +122,7 @@ class ToolEpisode:
         self.steps = 0
         self._result: dict[str, Any] | None = None
         self._scored = 0.0  # the score the rewards so far add up to
+        self._final_digest: str | None = None  # taken as the run finishes (finishing closes the world)
 
     # ------------------------------------------------------------------ what the agent sees
     @property
@@ -187,6 +188,11 @@ class ToolEpisode:
 
     # ------------------------------------------------------------------ where it stands
     @property
+    def turn(self) -> int:
+        """Turns ended so far (by a tool such as ceo ``next_week`` or by :meth:`advance`)."""
+        return int(self.env.turn)
+
+    @property
     def terminated(self) -> bool:
         """The world ended: bankruptcy or the horizon."""
         return bool(self.env.done)
@@ -220,6 +226,9 @@ class ToolEpisode:
         return reward
 
     def state_digest(self) -> str:
+        """The world's digest (equal digests mean equal worlds); after :meth:`finish`, the final one."""
+        if self._final_digest is not None:
+            return self._final_digest
         return str(self.env.state_digest())
 
     # ------------------------------------------------------------------ the end
@@ -227,12 +236,14 @@ class ToolEpisode:
         """Write the run's result (once; later calls return it). A world that ended ends the run
         as it ended (completed / bankrupt), whatever ``ended_by`` says; a truncated one with
         ``max_steps``; else with ``ended_by`` (an interface's reason: ``client_disconnected`` ...;
-        default ``incomplete``)."""
+        default ``incomplete``). ``extra``: the Session's (``meter``: a model's ``tokens`` and
+        ``cost_usd``) and further result fields."""
         if self._result is None:
             if self.terminated:
                 ended_by = None
             elif self.truncated:
                 ended_by = "max_steps"
+            self._final_digest = self.state_digest()
             self._result = self.session.finish(ended_by, agent=self.session.agent, interface=self.interface, **extra)
         return self._result
 

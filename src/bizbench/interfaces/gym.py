@@ -241,7 +241,7 @@ class BizbenchEnv(gymnasium.Env[str, str]):
     @staticmethod
     def _info(episode: ToolEpisode) -> dict[str, Any]:
         """What a trainer reads after every reset and step (never the seed or the config)."""
-        return {"turn": episode.env.turn, "steps": episode.steps}
+        return {"turn": episode.turn, "steps": episode.steps}
 
     @staticmethod
     def _standing(episode: ToolEpisode) -> dict[str, Any]:

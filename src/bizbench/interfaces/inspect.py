@@ -162,14 +162,14 @@ def play_episode(
         ended_by = None
         try:
             while not episode.finished:
-                turn = episode.env.turn
+                turn = episode.turn
                 state = await generate(state, tool_calls="none")
                 calls = state.output.message.tool_calls
                 if calls:
                     state.messages.extend(answer_message(episode, call) for call in calls)
                 else:
                     episode.advance()
-                if not episode.finished and episode.env.turn != turn:
+                if not episode.finished and episode.turn != turn:
                     state.messages.append(ChatMessageUser(content=episode.observation_text()))
         except LimitExceededError as limit:
             ended_by = f"{limit.type}_limit"
@@ -178,11 +178,11 @@ def play_episode(
             ended_by = "model_error"  # the env never raises: only the model's generate can
             raise
         finally:
-            digest = episode.state_digest()  # before finish, which closes the world
             result = episode.finish(ended_by)
             figures = {key: result.get(key) for key in FIGURES}
             state.store.set(
-                RESULT_KEY, {**figures, "state_digest": digest, "run_dir": None if record is None else str(record)}
+                RESULT_KEY,
+                {**figures, "state_digest": episode.state_digest(), "run_dir": None if record is None else str(record)},
             )
         return state
 

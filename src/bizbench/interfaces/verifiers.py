@@ -206,14 +206,14 @@ class BizbenchEnv(vf.Env[BizbenchEnvConfig]):
                 trace = interaction.trace
                 if episode.session.run is not None:
                     trace.info["bizbench_run"] = str(episode.session.run.path.resolve())
-                turn = episode.env.turn
+                turn = episode.turn
                 segment = await interaction.turn(episode.observation_text())
                 while not (segment.terminated or _stopped(trace) or episode.finished):
-                    if episode.env.turn == turn:  # no tool of the reply ended the turn (the stand's end_day)
+                    if episode.turn == turn:  # no tool of the reply ended the turn (the stand's end_day)
                         episode.advance()
                     if episode.finished:
                         break
-                    turn = episode.env.turn
+                    turn = episode.turn
                     segment = await interaction.turn(episode.observation_text())
                 if episode.terminated:
                     trace.stop(WORLD_ENDED)
