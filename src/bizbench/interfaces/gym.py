@@ -190,14 +190,15 @@ class BizbenchEnv(gymnasium.Env[str, str]):
         turn = env.turn
         answer = self._act(episode, action)
         reward = episode.reward()
-        terminated, truncated = episode.terminated, episode.truncated
-        turn_ended = env.turn != turn
+        terminated = episode.terminated
+        truncated = not terminated and episode.truncated
+        now = env.turn
+        info = {"turn": now, "steps": episode.steps, "ok": answer.ok, "error": answer.error, "turn_ended": now != turn}
         ended = (terminated or truncated) and episode.result is None  # this step ended the episode
-        parts = [answer.text]
-        if turn_ended or ended:
-            parts.append("## Observation\n" + episode.observation_text())
-        info = self._info(episode)
-        info.update(ok=answer.ok, error=answer.error, turn_ended=turn_ended)
+        if now == turn and not ended:  # the common step: a call within the turn (or after the end)
+            self._observation = as_text(answer.text)
+            return self._observation, reward, terminated, truncated, info
+        parts = [answer.text, "## Observation\n" + episode.observation_text()]
         if ended:
             info.update(self._standing(episode))
             parts.append("## " + episode.end_notice())
