@@ -105,17 +105,30 @@ def test_a_bankrupt_company_scores_zero_and_its_rewards_sum_to_zero() -> None:
     assert episode.finish()["bankrupt"]
 
 
-def test_a_step_limit_truncates_the_episode_and_the_run_says_so(tmp_path: Path) -> None:
+def test_a_step_limit_truncates_the_episode_scores_it_zero_and_the_run_says_so(tmp_path: Path) -> None:
     episode = ToolEpisode("lemonade", 1, max_steps=2, out=tmp_path / "run")
     episode.call("get_status", {})
+    total = episode.reward()
+    assert total > 0  # the stand's starting cash
     episode.advance()
+    total += episode.reward()
     assert episode.truncated and episode.finished and not episode.terminated
+    assert episode.score() == 0.0 and total == pytest.approx(0.0)  # stalling never beats playing
     refused = episode.call("get_status", {})
     assert not refused.ok and "ended" in refused.text
     result = episode.finish()
     assert result["ended_by"] == "max_steps" and not result["completed"]
     assert "max_steps" in result["incomplete_reason"]
-    assert episode.finish() is result
+    assert episode.finish() is result and episode.score() == 0.0
+
+
+def test_an_episode_a_door_ends_early_scores_zero_as_the_report_counts_it() -> None:
+    episode = ToolEpisode("lemonade", 1)
+    episode.call("get_status", {})
+    assert episode.reward() > 0
+    result = episode.finish("client_disconnected")
+    assert not result["completed"] and result["ended_by"] == "client_disconnected"
+    assert episode.score() == 0.0 and episode.reward() < 0  # the last reward takes the start back
 
 
 def test_the_test_split_needs_the_secret_and_the_dev_split_ignores_it(monkeypatch: pytest.MonkeyPatch) -> None:

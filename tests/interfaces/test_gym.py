@@ -123,6 +123,7 @@ def test_a_bankrupt_episode_earns_nothing_in_all() -> None:
         "",
         123,
         None,
+        '{"tool": "get_status", "args": ' + "[" * 5000 + "]" * 5000 + "}",  # past the JSON parser's depth
     ],
 )
 def test_a_malformed_action_is_an_error_observation_that_counts_as_a_step(action: Any) -> None:
@@ -236,8 +237,9 @@ def test_every_run_replays_and_reports_and_a_reset_or_close_ends_an_unfinished_o
 def test_max_steps_truncates_and_records_why(tmp_path: Path) -> None:
     env = make(BANKRUPTING, horizon=10, max_steps=3, record_dir=tmp_path)
     env.reset(seed=13)
-    flags = [env.step(action)[2:4] for action in ("oops", call("get_status"), ADVANCE)]
-    assert flags == [(False, False), (False, False), (False, True)]
+    steps = [env.step(action) for action in ("oops", call("get_status"), ADVANCE)]
+    assert [step[2:4] for step in steps] == [(False, False), (False, False), (False, True)]
+    assert steps[0][1] > 0 and sum(step[1] for step in steps) == pytest.approx(0.0)  # cut short: worth 0
     (run,) = tmp_path.iterdir()
     result = json.loads((run / "result.json").read_text())
     assert result["ended_by"] == "max_steps" and json.loads((run / "config.json").read_text())["max_steps"] == 3

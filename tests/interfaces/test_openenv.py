@@ -229,10 +229,12 @@ def test_max_steps_truncates_and_a_closed_session_still_writes_its_run(tmp_path:
     root = tmp_path / "runs"
     with serving("lemonade", horizon=3, max_steps=2, out=root) as url:
         with client(url) as env:
-            env.reset(seed=3)
-            assert not env.step({"type": "call_tool", "tool_name": "get_status", "arguments": {}}).done
-            assert env.step(ADVANCE).done
-            assert env.state()["truncated"]
+            rewards = [env.reset(seed=3).reward]
+            first = env.step({"type": "call_tool", "tool_name": "get_status", "arguments": {}})
+            last = env.step(ADVANCE)
+            assert not first.done and last.done and env.state()["truncated"]
+            rewards += [first.reward, last.reward]
+            assert rewards[0] > 0 and sum(rewards) == pytest.approx(0.0)  # cut short: worth 0, as reported
         with client(url) as env:
             env.reset(seed=4)
             env.step(ADVANCE)

@@ -306,6 +306,7 @@ def test_max_turns_ends_a_rollout_whose_model_never_stops_calling_tools(
     assert trace.stop_condition == "max_turns" and trace.num_turns == 3 and len(model.requests) == 3
     result = result_of(trace)
     assert result["ended_by"] == "max_turns" and not result["completed"]
+    assert trace.reward == 0.0  # cut short: worth 0, as the report counts it (stalling never beats playing)
     assert result["tokens"] == {"input_tokens": trace.num_input_tokens, "output_tokens": trace.num_output_tokens}
     report = build_report([trace.info["bizbench_run"]], tmp_path / "report", None, anchors=False, make_plots=False)
     assert [m.metrics["ended_early"] for m in report.measured] == [1.0]

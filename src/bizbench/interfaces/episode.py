@@ -23,7 +23,7 @@ from typing import Any, Literal
 from bizbench.core.envs import get_env
 from bizbench.core.jsonio import json_default
 from bizbench.core.rng import secret_for_split
-from bizbench.core.runlog import headline_score
+from bizbench.core.runlog import FAILED_SCORE, headline_score
 from bizbench.core.session import Session
 from bizbench.runner.episode import open_session
 
@@ -122,7 +122,6 @@ class ToolEpisode:
         self.steps = 0
         self._result: dict[str, Any] | None = None
         self._scored = 0.0  # the score the rewards so far add up to
-        self._final_digest: str | None = None  # taken as the run finishes (finishing closes the world)
 
     # ------------------------------------------------------------------ what the agent sees
     @property
@@ -209,14 +208,18 @@ class ToolEpisode:
     def score(self) -> float:
         """The episode score so far, which the rewards of :meth:`reward` telescope to.
 
-        While the world runs: the env's score (ceo, yc: cash; cfo: eq 2). Once it has ended:
-        the headline score of docs/reports.md, 0 for a bankrupt company and never below 0, so
-        a company that fails is worth nothing, as the report counts it."""
+        While the world runs: the env's score (ceo, yc: cash; cfo: eq 2). Once the episode is
+        over: the headline score ``bizbench report`` gives its run (docs/reports.md), so one
+        episode has one score through every door: 0 for a bankrupt company, 0 for an episode
+        cut short (a step limit, a door's own limit or a disconnection: stalling never beats
+        playing), else the env's score, never below 0."""
+        if self._result is not None:
+            return float(headline_score(self._result) or FAILED_SCORE)
         env = self.env
         if env.done:
             value = headline_score({"bankrupt": env.bankrupt, "completed": not env.bankrupt, "score": env.score()})
-            return float(value or 0.0)
-        return float(env.score())
+            return float(value or FAILED_SCORE)
+        return FAILED_SCORE if self.truncated else float(env.score())
 
     def reward(self) -> float:
         """The change of :meth:`score` since the last call (the first call: since 0), so the
@@ -226,9 +229,7 @@ class ToolEpisode:
         return reward
 
     def state_digest(self) -> str:
-        """The world's digest (equal digests mean equal worlds); after :meth:`finish`, the final one."""
-        if self._final_digest is not None:
-            return self._final_digest
+        """The world's digest: equal digests mean equal worlds (still the final world's after :meth:`finish`)."""
         return str(self.env.state_digest())
 
     # ------------------------------------------------------------------ the end
@@ -243,7 +244,6 @@ class ToolEpisode:
                 ended_by = None
             elif self.truncated:
                 ended_by = "max_steps"
-            self._final_digest = self.state_digest()
             self._result = self.session.finish(ended_by, agent=self.session.agent, interface=self.interface, **extra)
         return self._result
 

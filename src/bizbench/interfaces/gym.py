@@ -98,6 +98,8 @@ def parse_action(action: Any) -> tuple[str, Any] | None:
         data = json.loads(action)
     except ValueError as e:
         raise MalformedAction(f"the action is not JSON ({e}); {usage}") from None
+    except RecursionError:
+        raise MalformedAction(f"the action is nested too deeply to read; {usage}") from None
     if not isinstance(data, dict):
         raise MalformedAction(f"the action is not a JSON object; {usage}")
     tool = data.get("tool")

@@ -47,6 +47,7 @@ from verifiers.v1.dialects.chat import message_to_wire
 
 from bizbench.core.envs import get_env, list_envs
 from bizbench.core.rng import secret_for_split
+from bizbench.core.runlog import FAILED_SCORE
 from bizbench.interfaces.episode import Split, ToolEpisode
 from bizbench.runner.sweep_spec import SPLIT_SEEDS, parse_seeds
 
@@ -120,9 +121,11 @@ class BizbenchTask(vf.Task[BizbenchData, BizbenchState, BizbenchTaskConfig]):
 
     @vf.reward
     async def env_score(self) -> float:
-        """The episode's score (docs/interfaces.md): 0 for a bankrupt company."""
+        """The episode's score (docs/interfaces.md), scored when the rollout has ended: 0 for a
+        bankrupt company, and 0 when the rollout ended before the world did (``max_turns``, an
+        error), as the report counts that run."""
         assert self.episode is not None
-        return self.episode.score()
+        return self.episode.score() if self.episode.finished else FAILED_SCORE
 
     @vf.metric
     async def world(self) -> dict[str, float]:
@@ -299,7 +302,7 @@ def _called(call: ChatCompletionMessageToolCallUnion) -> tuple[str, Any]:
     )
     try:
         return name, json.loads(arguments) if arguments.strip() else {}
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
         return name, arguments
 
 
