@@ -24,6 +24,18 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
+def _check_listen(host: str, port: int) -> None:
+    """Refuse (exit 2) an address the server could not listen on (a port in use, an unknown
+    host) before anything, such as a run directory, is made."""
+    import socket
+
+    try:
+        with socket.create_server((host, port)):
+            pass
+    except OSError as e:
+        raise _fail(f"cannot listen on {host}:{port} ({e})") from None
+
+
 def mcp(
     env: str = typer.Argument(..., help="Env id, e.g. 'cfo' (see `bizbench envs`)."),
     seed: int = typer.Option(..., help="World seed (kept in the server; the client never sees it)."),
@@ -53,6 +65,8 @@ def mcp(
     from bizbench.interfaces.episode import ToolEpisode
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    if http is not None:
+        _check_listen(host, http)
     try:
         episode = ToolEpisode(
             env,
@@ -67,7 +81,7 @@ def mcp(
         )
     except KeyError as e:  # an unknown env id
         raise _fail(str(e.args[0])) from None
-    except (ValueError, FileNotFoundError) as e:  # a bad preset, seed, split, horizon or run directory
+    except (ValueError, OSError) as e:  # a bad preset, seed, split, horizon or run directory
         raise _fail(str(e)) from None
     if http is None:
         err_console.print(f"serving {env} over stdio", markup=False, highlight=False)
@@ -99,6 +113,7 @@ def openenv(
         from bizbench.interfaces.openenv import create_app
     except ImportError as e:
         raise _fail(f"bizbench openenv needs openenv-core: pip install 'bizbench[openenv]' ({e})") from None
+    _check_listen(host, port)
     try:
         app = create_app(
             env,
@@ -111,7 +126,7 @@ def openenv(
         )
     except KeyError as e:  # an unknown env id
         raise _fail(str(e.args[0])) from None
-    except (ValueError, FileNotFoundError) as e:  # a bad preset, split, horizon, limit or root
+    except (ValueError, OSError) as e:  # a bad preset, split, horizon, limit or root
         raise _fail(str(e)) from None
     import uvicorn
 

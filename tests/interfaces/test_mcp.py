@@ -10,6 +10,7 @@ import json
 import math
 import re
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
@@ -382,6 +383,15 @@ def test_a_stopped_stdio_server_finishes_its_run_and_writes_only_the_protocol_to
 def test_a_bad_option_is_a_clear_error_naming_the_problem(argv: list[str], named: str) -> None:
     refused = CliRunner().invoke(app, argv)
     assert refused.exit_code == 2 and named in refused.output
+
+
+@pytest.mark.parametrize("command", [["mcp", "lemonade", "--seed", "1", "--http"], ["openenv", "lemonade", "--port"]])
+def test_a_port_in_use_is_a_clear_error_and_leaves_no_run_behind(command: list[str], tmp_path: Path) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        refused = CliRunner().invoke(app, [*command, str(port), "--out", str(tmp_path / "run")])
+    assert refused.exit_code == 2 and f"cannot listen on 127.0.0.1:{port}" in refused.output
+    assert not (tmp_path / "run").exists()
 
 
 def test_bizbench_mcp_without_the_sdk_says_which_extra_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
