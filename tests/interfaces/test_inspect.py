@@ -255,6 +255,9 @@ def test_inspects_message_limit_ends_the_sample_and_the_run_records_it(tmp_path:
         ({"preset": "no-such-preset"}, "no-such-preset"),
         ({"split": "prod"}, "split"),
         ({"split": "test"}, "BIZBENCH_SEED_SECRET"),
+        ({"max_steps": 0}, "max_steps"),
+        ({"max_steps": "x"}, "max_steps"),
+        ({"message_limit": -1}, "message_limit"),
     ],
 )
 def test_a_bad_task_argument_is_a_clear_error_naming_it(

@@ -99,9 +99,7 @@ class ToolEpisode:
     ) -> None:
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-        if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1):
-            raise ValueError(f"max_steps must be a whole number >= 1 or None, got {max_steps!r}")
-        self.spec = get_env(env_id)
+        self.spec = self.check_options(env_id, preset=preset, horizon=horizon, split=split, max_steps=max_steps)
         self.split: Split = split
         self.max_steps = max_steps
         self.interface = interface
@@ -122,6 +120,25 @@ class ToolEpisode:
         self.steps = 0
         self._result: dict[str, Any] | None = None
         self._scored = 0.0  # the score the rewards so far add up to
+
+    @staticmethod
+    def check_options(
+        env_id: str,
+        *,
+        preset: str | None = None,
+        horizon: int | None = None,
+        split: str = "dev",
+        max_steps: int | None = None,
+    ) -> Any:
+        """The env's spec, if an episode of these options can be played: every door checks them
+        here before its first episode (an unknown env is a KeyError; a bad preset, horizon,
+        split, a test split without its secret, or a bad step limit a ValueError naming it)."""
+        spec = get_env(env_id)
+        spec.with_horizon(spec.load_config(preset)[0], horizon)
+        secret_for_split(split)
+        if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1):
+            raise ValueError(f"max_steps must be a whole number >= 1 or None, got {max_steps!r}")
+        return spec
 
     # ------------------------------------------------------------------ what the agent sees
     @property

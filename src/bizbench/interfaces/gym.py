@@ -41,8 +41,7 @@ from typing import Any
 import gymnasium
 from gymnasium import spaces
 
-from bizbench.core.envs import get_env, list_envs
-from bizbench.core.rng import secret_for_split
+from bizbench.core.envs import list_envs
 from bizbench.interfaces.episode import Answer, Split, ToolEpisode
 
 __all__ = ["ACTION_FORMAT", "CHARSET", "BizbenchEnv", "gym_id", "parse_action", "register_envs"]
@@ -143,10 +142,8 @@ class BizbenchEnv(gymnasium.Env[str, str]):
         max_steps: int | None = None,
         render_mode: str | None = None,
     ) -> None:
-        spec = get_env(env_id)
-        config, _ = spec.load_config(preset)
-        spec.with_horizon(config, horizon)  # a bad horizon is refused here, not at the first reset
-        secret_for_split(split)  # so is an unknown split, or the test split without the secret
+        # a bad option is refused here, not at the first reset
+        spec = ToolEpisode.check_options(env_id, preset=preset, horizon=horizon, split=split, max_steps=max_steps)
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.env_id = spec.id

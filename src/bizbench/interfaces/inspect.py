@@ -40,7 +40,6 @@ from inspect_ai.tool import Tool, ToolCall, ToolCallError, ToolDef, ToolError, T
 from inspect_ai.util import LimitExceededError
 
 from bizbench.core.envs import get_env, list_envs
-from bizbench.core.rng import secret_for_split
 from bizbench.core.runlog import ResultCore, headline_score
 from bizbench.interfaces.episode import Split, ToolEpisode
 from bizbench.runner.sweep_spec import SPLIT_SEEDS, parse_seeds
@@ -225,11 +224,14 @@ def bizbench_task(
     ``horizon`` (in the env's unit) choose the world; ``split`` the public (``dev``) or held-out
     (``test``) worlds; ``out`` a root for one run directory per sample; ``max_steps`` and
     ``message_limit`` cut a sample short. A bad argument is a ValueError naming it."""
-    spec = get_env(env_id)
     if seed is not None and seeds is not None:
         raise ValueError("give seed or seeds, not both")
-    secret_for_split(split)  # a bad split, or the held-out one without its secret, is refused here
-    spec.with_horizon(spec.load_config(preset)[0], horizon)  # a bad preset or horizon is refused here, not per sample
+    # refused here, not per sample
+    spec = ToolEpisode.check_options(env_id, preset=preset, horizon=horizon, split=split, max_steps=max_steps)
+    if message_limit is not None and (
+        isinstance(message_limit, bool) or not isinstance(message_limit, int) or message_limit < 1
+    ):
+        raise ValueError(f"message_limit must be a whole number >= 1 or None, got {message_limit!r}")
     chosen = parse_seeds(SPLIT_SEEDS[split] if seed is None and seeds is None else seed if seeds is None else seeds)
     dataset = MemoryDataset(
         [Sample(input=spec.description, id=s) for s in chosen],
