@@ -119,6 +119,8 @@ class BizbenchEnvironment(MCPEnvironment):
         """A fresh world: world ``seed`` of the split (None: the server's next); a running episode ends first."""
         if kwargs:
             raise ValueError(f"reset takes seed and episode_id, not {', '.join(sorted(kwargs))}")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")  # the running episode goes on
         self._end("reset")
         run_name = f"{self.door.env}-{uuid.uuid4().hex[:12]}"
         self.episode_id = episode_id or run_name
