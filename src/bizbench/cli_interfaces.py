@@ -36,14 +36,19 @@ def _check_listen(host: str, port: int) -> None:
         raise _fail(f"cannot listen on {host}:{port} ({e})") from None
 
 
+# The options both servers take.
+ENV = typer.Argument(..., help="Env id, e.g. 'cfo' (see `bizbench envs`).")
+PRESET = typer.Option(None, help="Preset name (default: the env's; see `bizbench presets ENV`).")
+HORIZON = typer.Option(None, help="Override the preset's horizon, in the env's unit.")
+SPLIT = typer.Option("dev", help="dev: the public world of a seed; test: its held-out world ($BIZBENCH_SEED_SECRET).")
+
+
 def mcp(
-    env: str = typer.Argument(..., help="Env id, e.g. 'cfo' (see `bizbench envs`)."),
+    env: str = ENV,
     seed: int = typer.Option(..., help="World seed (kept in the server; the client never sees it)."),
-    preset: str | None = typer.Option(None, help="Preset name (default: the env's; see `bizbench presets ENV`)."),
-    horizon: int | None = typer.Option(None, help="Override the preset's horizon, in the env's unit."),
-    split: str = typer.Option(
-        "dev", help="dev: the public world of the seed; test: the held-out world ($BIZBENCH_SEED_SECRET)."
-    ),
+    preset: str | None = PRESET,
+    horizon: int | None = HORIZON,
+    split: str = SPLIT,
     out: Path | None = typer.Option(None, help="Run directory to record the episode in (new or empty)."),
     agent: str = typer.Option("mcp", help="The player's name in config.json and result.json."),
     max_steps: int | None = typer.Option(None, help="Tool calls after which the episode is cut short."),
@@ -95,12 +100,10 @@ def mcp(
 
 
 def openenv(
-    env: str = typer.Argument(..., help="Env id, e.g. 'cfo' (see `bizbench envs`)."),
-    preset: str | None = typer.Option(None, help="Preset name (default: the env's; see `bizbench presets ENV`)."),
-    horizon: int | None = typer.Option(None, help="Override the preset's horizon, in the env's unit."),
-    split: str = typer.Option(
-        "dev", help="dev: the public worlds of the seeds; test: the held-out worlds ($BIZBENCH_SEED_SECRET)."
-    ),
+    env: str = ENV,
+    preset: str | None = PRESET,
+    horizon: int | None = HORIZON,
+    split: str = SPLIT,
     out: Path | None = typer.Option(None, help="Write each episode's run directory under this root."),
     max_steps: int | None = typer.Option(None, help="Steps after which an episode is cut short."),
     max_sessions: int = typer.Option(8, help="Concurrent sessions (one world each)."),
