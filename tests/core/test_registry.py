@@ -290,3 +290,10 @@ def test_registration_errors():
 def test_decorator_returns_function_unchanged():
     ctx = Ctx()
     assert set_price(ctx, "basic", 12.0)["basic"] == 12.0
+
+
+def test_an_error_echoes_a_huge_tool_or_argument_name_cut_to_a_bounded_length():
+    unknown = reg.call(Ctx(), "f" * 1_000_000, {})
+    assert not unknown.ok and len(unknown.error) < 500 and "(1,000,000 chars)" in unknown.error
+    junk = reg.call(Ctx(), "set_price", {"tier": "pro", "price": 5.0, "k" * 100_000: 1})
+    assert not junk.ok and len(junk.error) < 500 and "unknown argument 'kkk" in junk.error

@@ -156,3 +156,12 @@ def test_a_prompt_written_in_command_lines_says_how_they_map_to_tools() -> None:
     for spec in list_envs():
         prompt = ToolEpisode(spec.id, 1, horizon=1).system_prompt()
         assert ("is a tool" in prompt) == bool(get_env(spec.id).command_prefix)
+
+
+def test_a_huge_name_from_an_agent_grows_neither_the_answer_nor_the_record(tmp_path: Path) -> None:
+    episode = ToolEpisode("lemonade", 1, out=tmp_path / "run")
+    answers = [episode.call("t" * 1_000_000, {}), episode.call("get_status", {"a" * 1_000_000: 1})]
+    assert all(not a.ok and len(a.text) < 600 for a in answers)
+    episode.finish("test")
+    assert (tmp_path / "run" / "actions.jsonl").stat().st_size < 20_000
+    assert replay_run(tmp_path / "run").ok

@@ -40,10 +40,15 @@ import pydantic
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from bizbench.core.errors import ToolError, ToolResult
+from bizbench.core.jsonio import preview
 
 __all__ = ["ToolError", "ToolRegistry", "ToolResult", "ToolSpec", "ParamDoc"]
 
 logger = logging.getLogger(__name__)
+
+#: The longest tool or argument name an error echoes back whole (longer ones are cut, with their
+#: length): what an agent sends must not make the answer or the record grow with it.
+MAX_ECHOED_NAME = 120
 
 _ARG_CONFIG = ConfigDict(
     extra="forbid",
@@ -249,7 +254,7 @@ class ToolRegistry:
         return ToolResult(ok=True, data=data)
 
     def _unknown(self, name: str) -> str:
-        return f"Unknown tool: {name} (available: {', '.join(self._tools) or 'none'})"
+        return f"Unknown tool: {preview(name, MAX_ECHOED_NAME)} (available: {', '.join(self._tools) or 'none'})"
 
 
 # ---------------------------------------------------------------------- helpers
@@ -492,7 +497,7 @@ def _plain_loc(loc: tuple[Any, ...]) -> tuple[str, str | None]:
         key = _got(parts[-2]) if len(parts) >= 2 else None
         parts = parts[:-2]
     parts = [p for p in parts if not (isinstance(p, str) and "[" in p and p.endswith("]"))]
-    return _fmt_loc(tuple(parts)), key
+    return preview(_fmt_loc(tuple(parts)), MAX_ECHOED_NAME), key
 
 
 def _length(value: Any) -> str:

@@ -65,6 +65,8 @@ ATTEMPTS = "attempts"
 RESUMING = frozenset({"config.json", ATTEMPTS, "resume.jsonl"})
 #: Bytes of a refused call's arguments (as JSON) kept verbatim; larger ones keep a digest and a preview.
 MAX_LOGGED_ARGS = 16_000
+#: The longest tool name of a refused call that actions.jsonl keeps whole (no tool's name is near it).
+MAX_LOGGED_TOOL = 200
 
 
 class _Open(BaseModel):
@@ -168,8 +170,15 @@ def headline_score(result: dict[str, Any], score: float | None = None) -> float 
 
 
 def action_record(row: dict[str, Any]) -> dict[str, Any]:
-    """An env's action row as actions.jsonl keeps it (see :class:`ActionRecord`)."""
-    if row.get("ok") or "args" not in row:
+    """An env's action row as actions.jsonl keeps it (see :class:`ActionRecord`): a refused
+    call's tool name and large arguments bounded (what an agent sends must not make the record
+    grow with it)."""
+    if row.get("ok"):
+        return row
+    tool = row.get("tool")
+    if isinstance(tool, str) and len(tool) > MAX_LOGGED_TOOL:
+        row = {**row, "tool": preview(tool, MAX_LOGGED_TOOL)}
+    if "args" not in row:
         return row
     args = row["args"]
     try:
