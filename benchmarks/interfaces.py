@@ -19,7 +19,8 @@ CPU seconds of this process (other processes on a shared machine then count less
 steps per CPU second of each and the overhead = Gymnasium time / in-process time - 1 (target
 <= 10 %).
 
-(2) **Vectorised episodes per second, yc and cfo** (``--vector-envs``, ``--part vector``):
+(2) **Vectorised episodes per second, each env of ``--vector-envs``** (default every registered env; the
+issue's figures: ``--vector-envs yc,cfo``; ``--part vector``):
 ``--vector-episodes`` episodes of the preset's horizon, each step an action of part 1's scripted
 turn drawn at random (a read, or the advance), four ways: **one process** (one env, the episodes
 one after another), **2 processes** (the episodes dealt to two processes, each with its own env),
@@ -263,14 +264,17 @@ def main() -> None:
         "--steps", type=int, default=3000, help="steps of scripted episodes per env in part 1 (at least)"
     )
     parser.add_argument("--repeat", type=int, default=5, help="rounds of part 1 (each episode's best counts)")
-    parser.add_argument("--vector-envs", default="yc,cfo", help="the envs of part 2, separated by commas")
+    parser.add_argument(
+        "--vector-envs", default=None, help="the envs of part 2, separated by commas (default: every registered env)"
+    )
     parser.add_argument("--vector-episodes", type=int, default=64, help="episodes of each env in part 2")
     parser.add_argument("--mcp-calls", type=int, default=200, help="timed calls per env in part 3")
     args = parser.parse_args()
     if args.part in ("all", "steps"):
         steps_part(args.steps, args.repeat)
     if args.part in ("all", "vector"):
-        vector_part(args.vector_envs.split(","), args.vector_episodes)
+        envs = args.vector_envs.split(",") if args.vector_envs else [spec.id for spec in list_envs()]
+        vector_part(envs, args.vector_episodes)
     if args.part in ("all", "mcp"):
         mcp_call_latency(args.mcp_calls)
 

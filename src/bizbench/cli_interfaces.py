@@ -37,7 +37,7 @@ def _check_listen(host: str, port: int) -> None:
 
 
 # The options both servers take.
-ENV = typer.Argument(..., help="Env id, e.g. 'cfo' (see `bizbench envs`).")
+ENV = typer.Argument(..., help="Env id (see `bizbench envs`).")
 PRESET = typer.Option(None, help="Preset name (default: the env's; see `bizbench presets ENV`).")
 HORIZON = typer.Option(None, help="Override the preset's horizon, in the env's unit.")
 SPLIT = typer.Option("dev", help="dev: the public world of a seed; test: its held-out world ($BIZBENCH_SEED_SECRET).")

@@ -295,17 +295,18 @@ def test_a_client_that_disconnects_early_leaves_an_incomplete_run_that_replays_a
 # ---------------------------------------------------------------------------- bizbench mcp, out of process
 def test_bizbench_mcp_over_stdio_plays_an_episode_whose_run_replays(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    turn = turn_call("cfo")
+    monthly = next(spec.id for spec in list_envs() if spec.unit == "month")  # one turn a unit of the horizon
+    turn, read = turn_call(monthly), read_calls(new_episode(monthly))[0]
 
     async def main() -> tuple[list[str], list[str]]:
-        async with stdio_client("cfo", SEED, horizon=HORIZON, out=run) as client:
+        async with stdio_client(monthly, SEED, horizon=HORIZON, out=run) as client:
             names = [t.name for t in (await client.list_tools()).tools]
-            await client.call_tool("check_cash_in_bank", {})
+            await client.call_tool(*read)
             answers = [texts(await client.call_tool(*turn)) for _ in range(HORIZON)]
             return names, answers[-1]
 
     names, last = anyio.run(main)
-    assert names == [s.name for s in new_episode("cfo").registry.specs()]
+    assert names == [s.name for s in new_episode(monthly).registry.specs()]
     assert "The episode is over (completed)" in last[1]
     result = json.loads((run / "result.json").read_text())
     assert result["ended_by"] == "completed" and result["agent"] == "mcp"

@@ -270,6 +270,6 @@ def stdio_parameters(env_id: str, seed: int, **options: Any) -> StdioServerParam
 
 def stdio_client(env_id: str, seed: int, **options: Any) -> Client:
     """An MCP SDK client on a fresh ``bizbench mcp`` subprocess (options: :func:`stdio_parameters`'):
-    ``async with stdio_client("cfo", 1) as client: await client.call_tool("pass", {})``. The
+    ``async with stdio_client(env_id, seed) as client: await client.call_tool(name, args)``. The
     server's stderr goes to this process's stderr."""
     return Client(sdk_stdio_client(stdio_parameters(env_id, seed, **options)))
