@@ -9,6 +9,8 @@ protocol is written to stdout; the commands' own messages go to stderr.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
@@ -22,6 +24,18 @@ err_console = Console(stderr=True)
 def _fail(message: str) -> typer.Exit:
     err_console.print(message, style="red", markup=False, highlight=False, soft_wrap=True)
     return typer.Exit(2)
+
+
+@contextmanager
+def _options_checked() -> Iterator[None]:
+    """Exit 2 with the message of a bad option: an unknown env (KeyError), a bad preset, seed,
+    split, horizon or limit (ValueError), a run directory that cannot be made (OSError)."""
+    try:
+        yield
+    except KeyError as e:
+        raise _fail(str(e.args[0])) from None
+    except (ValueError, OSError) as e:
+        raise _fail(str(e)) from None
 
 
 def _check_listen(host: str, port: int) -> None:
@@ -72,7 +86,7 @@ def mcp(
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if http is not None:
         _check_listen(host, http)
-    try:
+    with _options_checked():
         episode = ToolEpisode(
             env,
             seed,
@@ -84,10 +98,6 @@ def mcp(
             interface="mcp",
             max_steps=max_steps,
         )
-    except KeyError as e:  # an unknown env id
-        raise _fail(str(e.args[0])) from None
-    except (ValueError, OSError) as e:  # a bad preset, seed, split, horizon or run directory
-        raise _fail(str(e)) from None
     if http is None:
         err_console.print(f"serving {env} over stdio", markup=False, highlight=False)
         result = serve_stdio(episode)
@@ -117,7 +127,7 @@ def openenv(
     except ImportError as e:
         raise _fail(f"bizbench openenv needs openenv-core: pip install 'bizbench[openenv]' ({e})") from None
     _check_listen(host, port)
-    try:
+    with _options_checked():
         app = create_app(
             env,
             preset=preset,
@@ -127,10 +137,6 @@ def openenv(
             max_steps=max_steps,
             max_sessions=max_sessions,
         )
-    except KeyError as e:  # an unknown env id
-        raise _fail(str(e.args[0])) from None
-    except (ValueError, OSError) as e:  # a bad preset, split, horizon, limit or root
-        raise _fail(str(e)) from None
     import uvicorn
 
     uvicorn.run(app, host=host, port=port)

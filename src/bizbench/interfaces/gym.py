@@ -267,8 +267,8 @@ class BizbenchEnv(gymnasium.Env[str, str]):
 
     def _end_episode(self, ended_by: str) -> None:
         """Finish the current episode's run if no step finished it (an unfinished run: ``ended_by``)."""
-        if self.episode is not None and self.episode.result is None:
-            self.episode.finish(ended_by)
+        if self.episode is not None:
+            self.episode.finish(ended_by)  # once only; a world that ended keeps its own end
 
 
 register_envs()

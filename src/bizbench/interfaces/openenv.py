@@ -211,8 +211,8 @@ class BizbenchEnvironment(MCPEnvironment):
 
     def _end(self, ended_by: str) -> None:
         """Write the running episode's result (``ended_by`` when its world has not ended)."""
-        if self.episode is not None and self.episode.result is None:
-            self.episode.finish(None if self.episode.finished else ended_by)
+        if self.episode is not None:
+            self.episode.finish(ended_by)  # once only; a world that ended keeps its own end
 
 
 class Door:
