@@ -385,11 +385,19 @@ def _print_files(out_dir: Any) -> None:
 
 
 @app.command()
-def resume(run_dir: str = typer.Argument(..., help="The run directory of a killed run.")) -> None:
+def resume(
+    run_dir: str = typer.Argument(..., help="The run directory of a killed run."),
+    trust_agent_code: bool = typer.Option(
+        False,
+        "--trust-agent-code",
+        help="Allow resuming a run of a user's agent class (module:Class in config.json): it runs that code.",
+    ),
+) -> None:
     """Finish a killed run with the result an uninterrupted run would have (docs/run-format.md).
 
     The run is re-executed from its record on a fresh world: recorded model replies are
     reused (no paid call twice), the live model answers the rest. A finished run is left as it is.
+    A run of an agent class is resumed only with --trust-agent-code (docs/security.md).
     """
     from pathlib import Path
 
@@ -401,7 +409,7 @@ def resume(run_dir: str = typer.Argument(..., help="The run directory of a kille
         if finished(run_dir) is not None:
             console.print(f"{run_dir} is already finished; nothing to do", soft_wrap=True, markup=False)
             return
-        result = resume_run(run_dir)
+        result = resume_run(run_dir, trust_agent_code=trust_agent_code)
     except (ValueError, ResumeDivergence) as e:
         err_console.print(str(e), style="red", markup=False, soft_wrap=True)
         raise typer.Exit(2) from None

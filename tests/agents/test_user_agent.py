@@ -95,3 +95,24 @@ def test_the_cli_exits_non_zero_when_the_agent_crashed_and_says_the_run_is_incom
     assert r.exit_code == exit_code, r.output
     assert "incomplete run" in r.output and "counts it as a failed run" in r.output
     assert json.loads((out / "result.json").read_text())["completed"] is False  # the run is still written
+
+
+def test_resuming_a_run_of_an_agent_class_imports_its_code_only_when_trusted(
+    agents_module: str, user_agents, tmp_path: Path
+) -> None:
+    """Issue 16: a run directory from anyone names the module resume imports; it runs only with
+    --trust-agent-code, and a refusal moves no file."""
+    marker = tmp_path / "imported"
+    user_agents("planted", f"open({str(marker)!r}, 'w').close()\nfrom my_agents import ClosingCfo\n")
+    run = tmp_path / "killed"
+    run_user_agent("cfo", "my_agents:ClosingCfo", 4, None, run, 3)
+    config = json.loads((run / "config.json").read_text())
+    (run / "config.json").write_text(json.dumps({**config, "agent": "planted:ClosingCfo"}))
+    (run / "result.json").unlink()
+    refused = CliRunner().invoke(app, ["resume", str(run)])
+    assert refused.exit_code == 2
+    assert "planted:ClosingCfo" in refused.output and "--trust-agent-code" in refused.output
+    assert not marker.exists() and not (run / "attempts").exists()
+    trusted = CliRunner().invoke(app, ["resume", str(run), "--trust-agent-code"])
+    assert trusted.exit_code == 0, trusted.output
+    assert marker.exists() and json.loads((run / "result.json").read_text())["completed"]

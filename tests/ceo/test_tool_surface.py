@@ -98,3 +98,21 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> CeoEnv:
         env.next_turn()
     return env
 
+
+def test_queries_padded_to_100_kb_leave_a_small_record_and_a_verified_replay(tmp_path: Path) -> None:
+    """Issue 16: valid ``query`` calls carrying 100 KB of SQL comment grew actions.jsonl by 143 MB
+    in 10 s. A read replay does not send again keeps a digest of large arguments, not the SQL."""
+    from bizbench.core.envs import get_env
+    from bizbench.core.session import Session
+    from bizbench.runner.replay import replay_run
+
+    spec = get_env("ceo")
+    session = Session(spec, spec.from_preset("horizon-50", seed=5, database=True, files=tmp_path), tmp_path / "run")
+    sql = "SELECT 1 AS one -- " + "x" * 99_900
+    answers = [session.call_tool("query", {"sql": sql}) for _ in range(100)]
+    assert all(a.ok for a in answers)
+    while not session.done:
+        session.advance()
+    session.finish()
+    assert (tmp_path / "run" / "actions.jsonl").stat().st_size < 100 * 1_000
+    assert replay_run(tmp_path / "run").ok

@@ -76,7 +76,7 @@ def test_an_unfinished_run_is_resumed_when_resume_exists(tmp_path: Path, monkeyp
     (run_dir / "config.json").write_text("{}")
     calls: list[Path] = []
 
-    def resume_run(path: Path) -> dict[str, Any]:
+    def resume_run(path: Path, trust_agent_code: bool) -> dict[str, Any]:
         calls.append(Path(path))
         return {"final_funds": 1.0, "seed_secret_id": None}
 

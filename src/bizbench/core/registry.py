@@ -41,6 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from bizbench.core.errors import ToolError, ToolResult
 from bizbench.core.jsonio import preview
+from bizbench.core.limits import args_problem
 
 __all__ = ["ToolError", "ToolRegistry", "ToolResult", "ToolSpec", "ParamDoc"]
 
@@ -224,6 +225,9 @@ class ToolRegistry:
                 f"Invalid arguments for tool '{name}': arguments must be an object "
                 f"(mapping of argument name to value), got {type(args).__name__}"
             )
+        too_big = args_problem(args)
+        if too_big:
+            raise ToolError(f"Invalid arguments for tool '{name}': {too_big}", tamper="oversized_args")
         oversized = [key for key, value in args.items() if _oversized_int(value) or _oversized_int(key)]
         if oversized:
             where = ", ".join(str(k)[:60] if isinstance(k, str) else "<key>" for k in oversized)
@@ -460,16 +464,15 @@ def _fmt_loc(loc: tuple[Any, ...]) -> str:
 MAX_INT = 2**63 - 1  # larger integers are refused before validation (no tool takes one)
 
 
-def _oversized_int(value: Any, depth: int = 0) -> bool:
-    """Whether an argument holds an integer beyond 64 bits (Python would refuse to print it)."""
+def _oversized_int(value: Any) -> bool:
+    """Whether an argument holds an integer beyond 64 bits (Python would refuse to print it); the
+    arguments' depth is bounded before (:func:`~bizbench.core.limits.args_problem`)."""
     if isinstance(value, int) and not isinstance(value, bool):
         return abs(value) > MAX_INT
-    if depth > 50:
-        return False
     if isinstance(value, dict):
-        return any(_oversized_int(v, depth + 1) or _oversized_int(k, depth + 1) for k, v in value.items())
+        return any(_oversized_int(v) or _oversized_int(k) for k, v in value.items())
     if isinstance(value, list | tuple):
-        return any(_oversized_int(v, depth + 1) for v in value)
+        return any(_oversized_int(v) for v in value)
     return False
 
 

@@ -30,7 +30,8 @@ from typing import IO, Any
 
 from pydantic import BaseModel, ConfigDict
 
-from bizbench.core.jsonio import jsonable, preview, read_json, write_json
+from bizbench.core.jsonio import PREVIEW_CHARS, jsonable, preview, read_json, write_json
+from bizbench.core.limits import MAX_ARGS_BYTES
 from bizbench.core.rng import secret_from_env, secret_id
 
 #: ledger.csv's columns, unless the env names its own (``Env.ledger_header``)
@@ -50,8 +51,10 @@ __all__ = [
     "action_record",
     "ended_early",
     "headline_score",
+    "log_lines",
     "read_result",
     "require_new",
+    "tamper_record",
     "write_result",
 ]
 
@@ -63,7 +66,8 @@ RUN_FORMAT = 2
 ATTEMPTS = "attempts"
 #: What a directory being resumed holds before the run starts again.
 RESUMING = frozenset({"config.json", ATTEMPTS, "resume.jsonl"})
-#: Bytes of a refused call's arguments (as JSON) kept verbatim; larger ones keep a digest and a preview.
+#: Bytes of arguments (as JSON) a record keeps verbatim when replay does not send the call again
+#: (a refused call, an unsent read); larger ones keep a digest and a preview.
 MAX_LOGGED_ARGS = 16_000
 #: The longest tool name of a refused call that actions.jsonl keeps whole (no tool's name is near it).
 MAX_LOGGED_TOOL = 200
@@ -91,9 +95,10 @@ class RunConfig(_Open):
 class ActionRecord(_Open):
     """One line of actions.jsonl. The time field is the env's (``day``, ``time`` or ``month``).
 
-    ``args`` is the parsed arguments object as the agent sent it; for a refused call whose
-    arguments are not JSON or larger than :data:`MAX_LOGGED_ARGS` bytes it is None and
-    ``args_sha256`` / ``args_bytes`` / ``args_preview`` describe them."""
+    ``args`` is the parsed arguments object as the agent sent it; for a call replay does not send
+    again (a refused one, or a read the env's replay rules skip) whose arguments are not JSON or
+    larger than :data:`MAX_LOGGED_ARGS` bytes it is None and ``args_sha256`` / ``args_bytes`` /
+    ``args_preview`` describe them."""
 
     tool: str | None = None
     args: Any = None
@@ -169,11 +174,14 @@ def headline_score(result: dict[str, Any], score: float | None = None) -> float 
     return None if value is None else max(float(value), FAILED_SCORE)
 
 
-def action_record(row: dict[str, Any]) -> dict[str, Any]:
-    """An env's action row as actions.jsonl keeps it (see :class:`ActionRecord`): a refused
-    call's tool name and large arguments bounded (what an agent sends must not make the record
-    grow with it)."""
-    if row.get("ok"):
+def action_record(row: dict[str, Any], resent: bool = True) -> dict[str, Any]:
+    """An env's action row as actions.jsonl keeps it (see :class:`ActionRecord`). An accepted
+    call that ``bizbench replay`` sends again (``resent``) keeps its arguments whole: they are
+    within :data:`~bizbench.core.limits.MAX_ARGS_BYTES`. Any other row bounds the tool name and
+    replaces arguments larger than :data:`MAX_LOGGED_ARGS` (or not JSON, or nested too deep to
+    print) by their digest, size and preview: what an agent sends must not make the record grow
+    with it. Never raises."""
+    if row.get("ok") is True and resent:
         return row
     tool = row.get("tool")
     if isinstance(tool, str) and len(tool) > MAX_LOGGED_TOOL:
@@ -182,12 +190,12 @@ def action_record(row: dict[str, Any]) -> dict[str, Any]:
         return row
     args = row["args"]
     try:
-        text = json.dumps(jsonable(args), allow_nan=False)
+        text: str | None = json.dumps(jsonable(args), allow_nan=False)
     except (TypeError, ValueError, RecursionError):
         text = None
     if text is not None and len(text) <= MAX_LOGGED_ARGS:
         return row
-    raw = (text if text is not None else preview(args, 10**9)).encode("utf-8", "replace")
+    raw = (text if text is not None else preview(args, MAX_ARGS_BYTES)).encode("utf-8", "replace")
     return {
         **row,
         "args": None,
@@ -195,6 +203,29 @@ def action_record(row: dict[str, Any]) -> dict[str, Any]:
         "args_bytes": len(raw),
         "args_preview": preview(args, 200),
     }
+
+
+def tamper_record(row: dict[str, Any]) -> dict[str, Any]:
+    """A tamper entry as tamper.jsonl keeps it: each value that prints longer than
+    :data:`~bizbench.core.jsonio.PREVIEW_CHARS` (a tool name, an error, what was sent) cut to a
+    preview."""
+    return {key: value if _short(value) else preview(value) for key, value in row.items()}
+
+
+def _short(value: Any) -> bool:
+    if value is None or isinstance(value, bool | int | float):
+        return True
+    if isinstance(value, str):
+        return len(value) <= PREVIEW_CHARS
+    try:
+        return len(json.dumps(jsonable(value), default=str)) <= PREVIEW_CHARS
+    except (TypeError, ValueError, RecursionError):
+        return False
+
+
+def log_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The JSON lines of log rows (numpy values as plain numbers; anything else as its string)."""
+    return [json.dumps(jsonable(row), default=str) + "\n" for row in rows]
 
 
 def require_new(path: Path | None) -> None:
@@ -241,14 +272,17 @@ class RunDir:
 
     def append(self, name: str, rows: list[dict[str, Any]]) -> None:
         """Append rows to ``<name>.jsonl`` and flush, so a crash loses nothing already done."""
-        if not rows:
+        self.append_lines(name, log_lines(rows))
+
+    def append_lines(self, name: str, lines: list[str]) -> None:
+        """Append JSON lines (:func:`log_lines`) to ``<name>.jsonl`` and flush."""
+        if not lines:
             return
         with self._lock:
             f = self._files.get(name)
             if f is None:
                 f = self._files[name] = (self.path / f"{name}.jsonl").open("a")
-            for row in rows:
-                f.write(json.dumps(jsonable(row), default=str) + "\n")
+            f.writelines(lines)
             f.flush()
 
     def write_ledger(self, rows: list[Any], header: Sequence[str] | None = None) -> None:

@@ -15,6 +15,7 @@ baseline's eyes, ``status_summary`` ...) is the env's: a session stands wherever
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from pathlib import Path
@@ -22,9 +23,12 @@ from typing import Any
 
 from bizbench.core.env import Env, EnvSpec
 from bizbench.core.errors import ToolResult
-from bizbench.core.runlog import ActionRecord, ResultCore, RunDir, action_record
+from bizbench.core.limits import RunBudget
+from bizbench.core.runlog import ActionRecord, ResultCore, RunDir, action_record, log_lines, tamper_record
 
 __all__ = ["Session"]
+
+logger = logging.getLogger(__name__)
 
 
 class Session:
@@ -49,6 +53,7 @@ class Session:
         self.started = time.perf_counter()
         self._lock = threading.RLock()
         self._written = {"actions": 0, "tamper": 0}
+        self.budget = RunBudget()
         self.run: RunDir | None = None
         if run_dir is not None:
             self.run = RunDir(
@@ -81,10 +86,33 @@ class Session:
         return self.call_tool(name, args)
 
     def call_tool(self, name: str, args: Any) -> ToolResult:
-        """One tool call (never raises), recorded as it returns."""
-        result = self.env.call_tool(name, args)
+        """One tool call (never raises), recorded as it returns. Past a budget of the run
+        (:class:`~bizbench.core.limits.RunBudget`) the call is refused before the env sees it."""
+        refused = self._over_budget()
+        if refused is not None:
+            return refused
+        try:
+            result = self.env.call_tool(name, args)
+        except Exception as e:  # noqa: BLE001 - the contract says call_tool never raises; if it does, the call is still recorded
+            logger.exception("internal error in %s's call_tool(%r)", self.spec.id, name)
+            result = ToolResult(ok=False, error=f"internal_error: {type(e).__name__}")
+            self.env.actions.append({"tool": name, "args": args, "ok": False, "error": result.error})
         self.flush()
         return result
+
+    def _over_budget(self) -> ToolResult | None:
+        """The refusal of a call past the run's log or per-turn call budget (None: the call may go
+        on). The first refusal of each budget writes one tamper entry; the rest are only counted."""
+        with self._lock:
+            refusal = self.budget.refusal(self.env.turn)
+            if refusal is None:
+                return None
+            kind, error = refusal
+            self.budget.over_budget += 1
+            if self.budget.first_report(kind):
+                self.env.log_tamper(kind, {"error": error})
+                self.flush()
+            return ToolResult(ok=False, error=error)
 
     def advance(self, **args: Any) -> None:
         """End the turn the env's default way, recorded."""
@@ -96,23 +124,37 @@ class Session:
         self.flush()
 
     def flush(self) -> None:
-        """Append what the env logged since the last flush."""
+        """Append what the env logged since the last flush: tamper entries first, then the calls
+        as actions.jsonl keeps them (:func:`~bizbench.core.runlog.action_record`), which also
+        replace the env's in-memory rows (no call's large arguments stay in memory). Their bytes
+        count against the run's log budget, with or without a run directory."""
         with self._lock:
             env = self.env
-            actions = env.actions[self._written["actions"] :]
-            tamper = env.tamper[self._written["tamper"] :]
-            self._written["actions"] += len(actions)
+            start, end = self._written["actions"], len(env.actions)
+            records = [action_record(a, self._resent(a)) for a in env.actions[start:end]]
+            env.actions[start:end] = records
+            tamper = [tamper_record(t) for t in env.tamper[self._written["tamper"] :]]
+            self._written["actions"] = end
             self._written["tamper"] += len(tamper)
+            lines = {"tamper": log_lines(tamper), "actions": log_lines(records)}
+            self.budget.log_bytes += sum(len(line) for group in lines.values() for line in group)
             rows = env.take_rows()
             if self.run is None:
                 return
-            records = [action_record(a) for a in actions]
             for record in records:
                 ActionRecord.model_validate(record)  # the run log's model: a malformed row is a bug, not data
-            self.run.append("actions", records)
-            self.run.append("tamper", tamper)
+            for name, group in lines.items():
+                self.run.append_lines(name, group)
             for name, log in rows.items():
                 self.run.append(name, log)
+
+    def _resent(self, row: dict[str, Any]) -> bool:
+        """Whether ``bizbench replay`` sends this accepted call again (its arguments are then kept
+        whole): every call, unless the env's replay rules skip read-only ones."""
+        tool, registry = row.get("tool"), self.env.registry
+        if self.spec.replay.resend_reads or not isinstance(tool, str) or tool not in registry:
+            return True
+        return bool(registry.spec(tool).mutates)
 
     def status(self) -> dict[str, Any]:
         """The env's status with the contract's words (for servers and progress bars)."""
@@ -155,6 +197,8 @@ class Session:
             "ended_by": ended_by,
         }
         result = {**{k: v for k, v in core.items() if k not in fields}, **fields, **meter, "ended_by": ended_by}
+        if self.budget.over_budget:
+            result["calls_over_budget"] = self.budget.over_budget  # refused unsent and unlogged (core/limits.py)
         ResultCore.model_validate({"env": self.spec.id, "preset": env.preset, "seed": env.seed, **result})
         return result
 

@@ -678,12 +678,13 @@ def check_failed_calls(ctx: _Ctx) -> None:
     fuzzed = [(label, name, args, None, False) for label, name, args in _fuzz_calls(env.registry, ctx.seed)]
     for label, name, args, named, must_refuse in generated + fuzzed:
         logged = len(env.actions)
-        try:
-            answer = session.call_tool(name, args)
+        try:  # the env's own call_tool: the session would answer for an env that raises
+            answer = env.call_tool(name, args)
         except Exception as e:  # noqa: BLE001
             ctx.problem(f"{label}: call_tool raised {type(e).__name__}: {e}")
             before = env.state_digest()
             continue
+        session.flush()
         after = env.state_digest()
         if len(env.actions) != logged + 1 or env.actions[-1].get("ok") is not answer.ok:
             ctx.problem(f"{label}: not logged in env.actions as one call (ok={answer.ok})")

@@ -119,6 +119,9 @@ def _send_actions(env: Any, rules: ReplayRules, rows: list[dict[str, Any]], repo
         if row.get("ok") is not True or not isinstance(tool, str):
             report.actions_skipped += 1
             continue
+        if not rules.resend_reads and tool in env.registry and not env.registry.spec(tool).mutates:
+            report.actions_skipped += 1  # a read changes nothing; its record may keep only a digest
+            continue
         if not isinstance(args, dict):
             report.divergence = f"action {n} ({tool}) was accepted but its logged arguments are not an object"
             return
@@ -129,9 +132,6 @@ def _send_actions(env: Any, rules: ReplayRules, rows: list[dict[str, Any]], repo
                 return
             env.advance(**args)
             report.actions_sent += 1
-            continue
-        if not rules.resend_reads and tool in env.registry and not env.registry.spec(tool).mutates:
-            report.actions_skipped += 1
             continue
         answer = env.call_tool(tool, args)
         report.actions_sent += 1

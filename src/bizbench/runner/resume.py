@@ -45,13 +45,16 @@ def finished(path: str | Path) -> dict[str, Any] | None:
     return done
 
 
-def resume_run(path: str | Path, model: Any | None = None) -> dict[str, Any]:
+def resume_run(path: str | Path, model: Any | None = None, trust_agent_code: bool = False) -> dict[str, Any]:
     """Finish the run in ``path``; returns its result.json content.
 
     ``model`` replaces the live model client of a model run (needed when the run was started
-    from Python with a client object rather than a model string). Everything is checked
-    before a file moves: the config's fields, the secret of held-out seeds, that the preset
-    still builds the recorded world, and that no other resume holds the directory."""
+    from Python with a client object rather than a model string). A run of a user's agent class
+    (``module:Class`` in config.json) is resumed only with ``trust_agent_code``: resuming imports
+    and runs that code, and a run directory may come from anyone (docs/security.md).
+    Everything is checked before a file moves: the config's fields, the secret of held-out
+    seeds, that the preset still builds the recorded world, and that no other resume holds the
+    directory."""
     path = Path(path)
     config = read_config(path)
     done = finished(path)
@@ -59,6 +62,12 @@ def resume_run(path: str | Path, model: Any | None = None) -> dict[str, Any]:
         return done
     if config["agent"] == "served" and not config.get("harness"):
         raise RunDirError(f"{path} was served to an outside agent (bizbench serve); it cannot be resumed")
+    agent_class = not config.get("harness") and ":" in config["agent"]  # a model run's agent is its model string
+    if agent_class and not trust_agent_code:
+        raise RunDirError(
+            f"{path} is a run of the agent class {config['agent']!r}: resuming it imports and runs that code. "
+            "If you trust this run directory's config.json, resume it with --trust-agent-code"
+        )
     check_secret(path, config.get("seed_secret_id"))
     changed = config_changes(config)
     if changed:

@@ -52,16 +52,19 @@ def set_aside(path: Path) -> Path:
     raise AssertionError("unreachable")
 
 
-def continue_unfinished(path: Path) -> dict[str, Any] | None:
-    """Finish an unfinished run with ``bizbench resume``: result.json's content. A directory
-    killed before its config.json was written holds nothing to resume: it is moved aside and
-    None returned (the caller starts the run afresh)."""
+def continue_unfinished(path: Path, agent: str) -> dict[str, Any] | None:
+    """Finish an unfinished run of ``agent`` (the sweep's) with ``bizbench resume``: result.json's
+    content. The sweep names its agent classes, so the code of the one its run directory
+    records is trusted. A directory killed before its config.json was written holds nothing to
+    resume: it is moved aside and None returned (the caller starts the run afresh)."""
     if not (path / "config.json").is_file():
         set_aside(path)
         return None
+    from bizbench.core.jsonio import read_json
     from bizbench.runner.resume import resume_run
 
-    result: dict[str, Any] = resume_run(path)
+    recorded = (read_json(path / "config.json") or {}).get("agent")
+    result: dict[str, Any] = resume_run(path, trust_agent_code=recorded == agent)
     return result
 
 
@@ -128,7 +131,7 @@ def execute_job(job: dict[str, Any]) -> dict[str, Any]:
         note = ""
         result = None
         if job["resume"]:
-            result = continue_unfinished(path)
+            result = continue_unfinished(path, job["run"]["agent"])
             note = "resumed" if result is not None else "restarted (the unfinished run was moved aside)"
         if result is None:
             result = start_run(RunSpec(**job["run"]), path)

@@ -249,7 +249,8 @@ class YcConfig(_Strict):
     start_funds_dollars: int = Field(default=200_000, ge=0)
     domains: tuple[str, ...] = DOMAINS
     checkpoints_pct: tuple[int, ...] = (25, 50, 75, 100)
-    scratchpad_max_chars: int = Field(default=20_000, ge=0, le=1_000_000)
+    #: at most 200,000: a call's arguments weigh at most 256 KiB (core/limits.py, docs/security.md)
+    scratchpad_max_chars: int = Field(default=20_000, ge=0, le=200_000)
     clock: Clock = Clock()
     workforce: Workforce
     market: Market

@@ -1,0 +1,105 @@
+"""The limits of one call and of one run's record: what an agent sends can neither exhaust the
+host nor hide in the record (docs/security.md "Limits").
+
+- :func:`args_problem`: a call's arguments nested deeper than :data:`MAX_ARGS_DEPTH` or larger
+  than :data:`MAX_ARGS_BYTES` are refused before any validation (the registry's first check), by
+  a walk that never recurses and stops as soon as a limit is passed;
+- :class:`RunBudget`: a run logs at most :data:`MAX_LOG_BYTES` of action and tamper records and
+  answers at most :data:`MAX_CALLS_PER_TURN` calls in one turn. Past either, the
+  :class:`~bizbench.core.session.Session` refuses calls without sending them to the env, writes
+  one tamper entry saying why, and counts them (result.json ``calls_over_budget``).
+
+Every limit is far above what an honest agent needs (docs/security.md gives the measures).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "MAX_ARGS_BYTES",
+    "MAX_ARGS_DEPTH",
+    "MAX_CALLS_PER_TURN",
+    "MAX_LOG_BYTES",
+    "RunBudget",
+    "args_problem",
+]
+
+#: The most a call's arguments may weigh, as JSON (every tool's own text limits are below it: the
+#: longest, a ceo ``query`` or a cfo note, takes 100,000 characters).
+MAX_ARGS_BYTES = 256 * 1024
+#: The deepest a call's arguments may nest (no tool takes more than three levels).
+MAX_ARGS_DEPTH = 32
+#: The most a run's actions.jsonl and tamper.jsonl may hold together.
+MAX_LOG_BYTES = 64 * 1024 * 1024
+#: The most calls answered in one turn (a turn ends with the env's turn-ending tool or advance).
+MAX_CALLS_PER_TURN = 10_000
+
+#: JSON bytes counted for a number, a boolean or null, and for a container's brackets and commas
+_SCALAR_BYTES = 8
+
+
+def args_problem(args: Any) -> str | None:
+    """Why ``args`` are too deep or too large to be taken, or None. Walks the value with a stack
+    (never recursing, so a value nested thousands of levels, or one that contains itself, cannot
+    crash it) and stops at the first limit passed: its cost is bounded by the limits, not by
+    what was sent."""
+    size = 0
+    stack: list[tuple[Any, int]] = [(args, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            size += len(value) + 2
+        elif isinstance(value, dict | list | tuple):
+            if depth > MAX_ARGS_DEPTH:
+                return f"the arguments nest deeper than {MAX_ARGS_DEPTH} levels"
+            size += _SCALAR_BYTES
+            items = value.items() if isinstance(value, dict) else ((None, v) for v in value)
+            for key, item in items:
+                size += len(key) + 3 if isinstance(key, str) else 1  # a key and its quotes, or a comma
+                stack.append((item, depth + 1))
+                if size > MAX_ARGS_BYTES:
+                    break
+        else:
+            size += _SCALAR_BYTES
+        if size > MAX_ARGS_BYTES:
+            return f"the arguments are larger than {MAX_ARGS_BYTES:,} bytes"
+    return None
+
+
+@dataclass
+class RunBudget:
+    """What a run has logged and answered so far, against :data:`MAX_LOG_BYTES` and
+    :data:`MAX_CALLS_PER_TURN`. It counts the record's bytes and the calls, never time, so the
+    same calls meet the same refusals."""
+
+    max_log_bytes: int = MAX_LOG_BYTES
+    max_calls_per_turn: int = MAX_CALLS_PER_TURN
+    log_bytes: int = 0
+    turn: int = 0
+    calls_this_turn: int = 0
+    over_budget: int = 0  # calls refused past a budget (not sent to the env, not logged one by one)
+    reported: frozenset[str] = frozenset()  # the budgets whose tamper entry is written
+
+    def refusal(self, turn: int) -> tuple[str, str] | None:
+        """(tamper kind, error) when a call at ``turn`` must be refused, else None (the call counts)."""
+        if turn != self.turn:
+            self.turn, self.calls_this_turn = turn, 0
+        if self.log_bytes >= self.max_log_bytes:
+            return "log_budget_spent", (
+                f"this run's record is full ({self.max_log_bytes:,} bytes of calls); no further call is accepted"
+            )
+        if self.calls_this_turn >= self.max_calls_per_turn:
+            return "call_budget_spent", (
+                f"{self.max_calls_per_turn:,} calls were made this turn, the most a turn takes; end the turn"
+            )
+        self.calls_this_turn += 1
+        return None
+
+    def first_report(self, kind: str) -> bool:
+        """Whether the tamper entry of ``kind`` is still to be written (once per run and kind)."""
+        if kind in self.reported:
+            return False
+        self.reported = self.reported | {kind}
+        return True

@@ -1,0 +1,125 @@
+"""The Session: every call recorded, within the run's budgets (bizbench/core/session.py,
+docs/security.md "Limits"). Issue 16's attacks on the record, for every registered env."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bizbench.core.envs import get_env, list_envs
+from bizbench.core.limits import MAX_ARGS_BYTES
+from bizbench.core.runlog import MAX_LOGGED_ARGS
+from bizbench.core.session import Session
+
+ENVS = [spec.id for spec in list_envs()]
+
+
+def _session(env_id: str, run: Path) -> Session:
+    spec = get_env(env_id)
+    return Session(spec, spec.from_preset(seed=3, horizon=2, **spec.headless()), run, agent="attacker")
+
+
+def _read_tool(session: Session) -> str:
+    """A read-only tool that takes no required argument."""
+    return next(t.name for t in session.registry.specs() if not t.mutates and not any(p.required for p in t.params))
+
+
+def _mutating_tool(session: Session) -> str:
+    return next(t.name for t in session.registry.specs() if t.mutates and t.params)
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.is_file() else []
+
+
+@pytest.mark.parametrize("env_id", ENVS)
+def test_calls_with_huge_arguments_are_refused_recorded_small_and_logged_as_tamper(env_id: str, tmp_path: Path) -> None:
+    session = _session(env_id, tmp_path / "run")
+    tool = _read_tool(session)
+    answers = [session.call_tool(tool, {"junk": "x" * 990_000}) for _ in range(200)]
+    assert all(not a.ok and f"larger than {MAX_ARGS_BYTES:,} bytes" in (a.error or "") for a in answers)
+    assert (tmp_path / "run" / "actions.jsonl").stat().st_size < 200 * 1_000
+    tamper = _lines(tmp_path / "run" / "tamper.jsonl")
+    assert [t["kind"] for t in tamper] == ["oversized_args"] * 200
+    assert all(len(json.dumps(row)) < MAX_LOGGED_ARGS for row in session.env.actions)  # none kept in memory
+
+
+@pytest.mark.parametrize("env_id", ENVS)
+def test_arguments_nested_900_levels_are_refused_and_never_skip_the_record(env_id: str, tmp_path: Path) -> None:
+    session = _session(env_id, tmp_path / "run")
+    deep: Any = 1
+    for _ in range(900):
+        deep = [deep]
+    tool = _mutating_tool(session)
+    name = next(p.name for p in session.registry.spec(tool).params)
+    answer = session.call_tool(tool, {name: deep})
+    assert not answer.ok and "nest deeper" in (answer.error or "")
+    result = session.finish()
+    actions = _lines(tmp_path / "run" / "actions.jsonl")
+    assert actions[-1]["tool"] == tool and actions[-1]["ok"] is False and actions[-1]["args"] is None
+    assert [t["kind"] for t in _lines(tmp_path / "run" / "tamper.jsonl")] == ["oversized_args"]
+    if "tool_calls" in result:
+        assert result["tool_calls"] <= len(actions)
+
+
+@pytest.mark.parametrize("env_id", ENVS)
+def test_past_the_log_budget_calls_are_refused_unsent_with_one_tamper_entry(env_id: str, tmp_path: Path) -> None:
+    session = _session(env_id, tmp_path / "run")
+    session.budget.max_log_bytes = 5_000
+    tool = _read_tool(session)
+    answers = [session.call_tool(tool, {"junk": "y" * 2_000}) for _ in range(300)]
+    refused = [a for a in answers if "record is full" in (a.error or "")]
+    assert 0 < len(refused) < 300
+    size = (tmp_path / "run" / "actions.jsonl").stat().st_size
+    more = [session.call_tool(tool, {}) for _ in range(50)]
+    assert all(not a.ok and "record is full" in (a.error or "") for a in more)
+    assert (tmp_path / "run" / "actions.jsonl").stat().st_size == size
+    kinds = [t["kind"] for t in _lines(tmp_path / "run" / "tamper.jsonl")]
+    assert kinds.count("log_budget_spent") == 1
+    assert session.finish()["calls_over_budget"] == len(refused) + 50
+
+
+@pytest.mark.parametrize("env_id", ENVS)
+def test_past_the_calls_of_a_turn_calls_are_refused_until_the_turn_ends(env_id: str, tmp_path: Path) -> None:
+    session = _session(env_id, tmp_path / "run")
+    session.budget.max_calls_per_turn = 5
+    tool = _read_tool(session)
+    answers = [session.call_tool(tool, {}) for _ in range(8)]
+    assert [a.error is not None and "end the turn" in a.error for a in answers] == [False] * 5 + [True] * 3
+    session.advance()
+    assert "end the turn" not in (session.call_tool(tool, {}).error or "")
+    kinds = [t["kind"] for t in _lines(tmp_path / "run" / "tamper.jsonl")]
+    assert kinds.count("call_budget_spent") == 1
+    assert session.finish()["calls_over_budget"] == 3
+
+
+def test_a_call_that_crashes_the_env_is_answered_and_still_recorded(tmp_path: Path) -> None:
+    session = _session(ENVS[0], tmp_path / "run")
+
+    def crash(name: str, args: Any) -> Any:
+        raise RecursionError("deep")
+
+    session.env.call_tool = crash  # type: ignore[method-assign]
+    answer = session.call_tool("anything", {"a": 1})
+    assert not answer.ok and answer.error == "internal_error: RecursionError"
+    assert _lines(tmp_path / "run" / "actions.jsonl")[-1] == {
+        "tool": "anything",
+        "args": {"a": 1},
+        "ok": False,
+        "error": "internal_error: RecursionError",
+    }
+
+
+@pytest.mark.parametrize("env_id", ENVS)
+def test_a_rule_based_run_spends_a_small_part_of_each_budget(env_id: str, tmp_path: Path) -> None:
+    spec = get_env(env_id)
+    session = _session(env_id, tmp_path / "run")
+    policy = spec.baseline(spec.default_baseline).make(3)
+    while not session.done:
+        policy.act(session)
+    result = session.finish()
+    assert "calls_over_budget" not in result
+    assert session.budget.log_bytes < session.budget.max_log_bytes / 1_000
