@@ -148,7 +148,8 @@ class AgentProcess:
             return TIMED_OUT
         code = self.result.returncode
         if code:
-            err_console.print(f"the agent's process exited with status {code}", markup=False, highlight=False)
+            said = f"exited with status {code}" if code > 0 else f"was killed (signal {-code})"
+            err_console.print(f"the agent's process {said}", markup=False, highlight=False)
         return code if code >= 0 else 128 - code
 
 
@@ -165,7 +166,7 @@ def _kill_sandboxes() -> None:
             try:
                 if Path(f"/proc/{pid}/comm").read_text().strip() in _SANDBOX_LAUNCHERS:
                     os.killpg(pid, signal.SIGKILL)
-            except (OSError, ProcessLookupError):
+            except OSError:  # it has ended meanwhile
                 continue
 
 
