@@ -581,6 +581,7 @@ def tools(
 # Each command lives in its own light module (typer and rich at import; the work inside).
 from bizbench.cli_interfaces import mcp, openenv  # noqa: E402
 from bizbench.cli_report import report  # noqa: E402
+from bizbench.cli_sandbox import sandbox  # noqa: E402
 from bizbench.cli_seat import add_session_commands, serve  # noqa: E402
 from bizbench.cli_sweep import sweep  # noqa: E402
 from bizbench.cli_view import view  # noqa: E402
@@ -589,6 +590,7 @@ app.command("sweep")(sweep)
 app.command("report")(report)
 app.command("view")(view)
 app.command("serve")(serve)
+app.command("sandbox", context_settings={"allow_interspersed_args": False})(sandbox)  # CMD's own options stay CMD's
 app.command("mcp")(mcp)
 app.command("openenv")(openenv)
 add_session_commands(app)

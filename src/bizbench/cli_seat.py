@@ -23,6 +23,9 @@ SESSION_CONTEXT = {"allow_extra_args": True, "ignore_unknown_options": True, "he
 RECORD = ("actions.jsonl", "metrics.jsonl", "result.json", "ledger.csv")
 
 err_console = Console(stderr=True)
+#: the agent's time limit (``serve --exec-timeout``, ``sandbox --timeout``): a day, as a coding
+#: agent's whole episode runs in one process
+DEFAULT_TIMEOUT_S = 86_400.0
 
 
 def _fail(message: str) -> typer.Exit:
@@ -57,24 +60,40 @@ def serve(
     horizon: int | None = typer.Option(None, help="Override the preset's horizon, in the env's unit."),
     days: int | None = typer.Option(None, help="Alias of --horizon for envs counted in days (ceo)."),
     port: int | None = typer.Option(None, help="Also listen on TCP 127.0.0.1:PORT (0 = a free port)."),
+    exec_: str | None = typer.Option(
+        None,
+        "--exec",
+        help="The agent: a shell command line run by bash in the sandbox (workspace at /workspace, no network); "
+        "the seat ends when it exits.",
+    ),
+    exec_timeout: float = typer.Option(
+        DEFAULT_TIMEOUT_S, min=1, help="Seconds before the --exec process is killed (the run ends: agent_timeout)."
+    ),
 ) -> None:
-    """Serve an env's seat to an (isolated) agent until the episode ends or SIGINT/SIGTERM.
+    """Serve an env's seat to an agent until the episode ends, the --exec process exits, or SIGINT/SIGTERM.
 
     The workspace gets the env's Python SDK, `bin/bizbench` (`bizbench ENV --session /workspace
     <command>`), docs/ and the socket; the run directory gets the record of `bizbench run`.
+    Without --exec the agent is not isolated by this command (a warning says how to isolate it).
     """
     import logging
     import signal
 
+    from bizbench.cli_sandbox import AgentProcess, sandbox_refusal
     from bizbench.core.envs import get_env
+    from bizbench.core.runlog import CRASHED
     from bizbench.core.seat import SeatError, open_seat, seat_of
     from bizbench.runner.episode import open_session
 
     try:
         spec = get_env(env)
-        seat_of(spec)
+        seat = seat_of(spec)
     except (KeyError, ValueError) as e:
         raise _fail(str(e.args[0] if isinstance(e, KeyError) else e)) from None
+    if exec_ is not None:
+        refusal = sandbox_refusal("--exec") or (None if exec_.strip() else "--exec needs a command line")
+        if refusal:
+            raise _fail(refusal)
     ws = Path(workspace).absolute()
     run = (Path(run_dir) if run_dir else Path("runs") / f"serve-{env}-{seed}").absolute()
     if ws == run or ws in run.parents or run in ws.parents:
@@ -91,6 +110,16 @@ def serve(
     held = [name for name in RECORD if (run / name).exists()]
     if held:
         raise _fail(f"the run directory {run} already holds a run ({', '.join(held)}); choose another --run-dir")
+    if exec_ is None:
+        err_console.print(
+            f"warning: the agent is not isolated by this command: a process on the host can read {run} (hidden "
+            "figures) and this command line (the seed). Run the agent in the sandbox: add --exec CMD, or start "
+            f"each of its processes with `bizbench sandbox {ws} -- CMD...` (docs/agents.md).",
+            style="yellow",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     try:
         h = _horizon(spec, horizon, days)
         attach = run.is_dir() and any(run.iterdir())  # a harness's run: its config.json, trajectory, serve.log ...
@@ -114,9 +143,20 @@ def serve(
         signal.signal(sig, lambda *_: server.request_stop())
     where = f"{server.socket_path}" + (f" and 127.0.0.1:{server.port}" if port is not None else "")
     err_console.print(f"serving {env} on {where}", markup=False, highlight=False)
+    agent = None
+    if exec_ is not None:  # its exit ends the seat; the seat's end (episode, signal) ends it
+        agent = AgentProcess(ws, seat, ["bash", "-c", exec_], exec_timeout, on_exit=server.request_stop).start()
     reason = server.serve(handle_signals=False)
+    if agent is not None:
+        if reason != "episode_end" and agent.exited:
+            reason = agent.ended_by()
+        agent.stop()
     session.finish(ended_by=reason, agent="served")
+    if agent is not None:
+        agent.report()
     err_console.print(f"stopped ({reason}); run directory: {run}", markup=False, highlight=False)
+    if reason in CRASHED:
+        raise typer.Exit(1)
 
 
 def _control_token(run: Path) -> str:
