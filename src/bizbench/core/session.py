@@ -151,10 +151,10 @@ class Session:
     def _resent(self, row: dict[str, Any]) -> bool:
         """Whether ``bizbench replay`` sends this accepted call again (its arguments are then kept
         whole): every call, unless the env's replay rules skip read-only ones."""
+        if self.spec.replay.resend_reads or row.get("ok") is not True:
+            return True  # (a refused call is bounded whatever this says)
         tool, registry = row.get("tool"), self.env.registry
-        if self.spec.replay.resend_reads or not isinstance(tool, str) or tool not in registry:
-            return True
-        return bool(registry.spec(tool).mutates)
+        return not isinstance(tool, str) or tool not in registry or bool(registry.spec(tool).mutates)
 
     def status(self) -> dict[str, Any]:
         """The env's status with the contract's words (for servers and progress bars)."""
