@@ -102,6 +102,9 @@ MAX_REQUEST_BYTES = 1_000_000
 #: Connections open at once, over the Unix and TCP listeners together; one more is answered 503.
 #: An agent needs a few (calls are serialised; a lock-free query beside a call, the host's advance).
 MAX_CONNECTIONS = 16
+#: Connections the kernel queues until the server accepts them; past it a client's connect fails
+#: (the standard library's 5 would refuse an honest client during a burst the server refuses in microseconds).
+LISTEN_BACKLOG = 128
 #: Seconds from connecting to the end of the request's headers; an idle or slow client is dropped.
 HEADER_TIMEOUT_S = 10.0
 #: Seconds from the end of the headers to the end of the body (1 MB arrives in milliseconds locally).
@@ -627,6 +630,7 @@ class _Capped(socketserver.ThreadingMixIn):
 
     daemon_threads = True
     block_on_close = False
+    request_queue_size = LISTEN_BACKLOG
     app: _App
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
