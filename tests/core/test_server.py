@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import inspect
 import json
 import logging
 import os
+import select
 import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
@@ -440,6 +443,132 @@ def test_after_the_server_exits_the_sdk_and_the_shell_say_the_episode_has_ended(
     srv.request_stop()
     assert srv.serve(handle_signals=False) == "signal"
     assert all("the run was stopped" in a and "has ended" in a for a in answers())
+
+
+# ---------------------------------------------------------------------------- limits (issue 16)
+def _connect(srv: ToolServer) -> socket.socket:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(30)
+    s.connect(str(srv.socket_path))
+    return s
+
+
+def _until_closed(socks: list[socket.socket], within_s: float = 30) -> tuple[dict[socket.socket, bytes], int]:
+    """What the server sent on each socket it closed within a generous bound (one it kept open
+    is missing), and the most threads this process had meanwhile."""
+    received = dict.fromkeys(socks, b"")
+    still_open, closed, peak = set(socks), {}, threading.active_count()
+    deadline = time.monotonic() + within_s
+    while still_open and time.monotonic() < deadline:
+        peak = max(peak, threading.active_count())
+        for s in select.select(list(still_open), [], [], 0.05)[0]:
+            try:
+                chunk = s.recv(65536)
+            except OSError:
+                chunk = b""
+            received[s] += chunk
+            if not chunk:
+                still_open.discard(s)
+                closed[s] = received[s]
+    return closed, peak
+
+
+def _trickle_until_dropped(s: socket.socket, within_s: float = 30) -> bool:
+    """Send a byte every 0.05 s until the server closes the connection (True) or the bound passes."""
+    deadline = time.monotonic() + within_s
+    try:
+        while time.monotonic() < deadline:
+            s.send(b"X")
+            if select.select([s], [], [], 0.05)[0]:
+                while s.recv(65536):
+                    pass
+                return True
+    except OSError:  # reset or broken pipe: dropped too
+        return True
+    return False
+
+
+def test_a_flood_of_idle_connections_is_capped_refused_and_dropped(session: FakeSession, tmp_path: Path) -> None:
+    """3,000 idle connections once gave the server 3,003 threads until the sandbox exited."""
+    cap = 4
+    srv = ToolServer(session, socket_path=tmp_path / "api.sock", max_connections=cap, header_timeout_s=3).start()
+    try:
+        baseline = threading.active_count()
+        flood = [_connect(srv) for _ in range(cap + 50)]
+        status, reply = call(srv, "echo", text="x")  # while the flood holds the cap: a clear refusal
+        assert status == 503 and reply["success"] is False and reply["data"] is None
+        assert reply["error"] == "Too many open connections to the server (limit 4); close idle connections and retry."
+        answers, peak = _until_closed(flood)  # the refused at once, the idle after the header timeout
+        assert len(answers) == cap + 50, "idle connections were kept open"
+        refused = [a for a in answers.values() if a.startswith(b"HTTP/1.0 503")]
+        assert len(refused) == 50 and sorted(set(answers.values()) - set(refused)) == [b""]
+        assert peak <= baseline + cap
+        assert call(srv, "echo", text="still here")[1]["data"] == {"text": "still here"}
+        assert session.tamper == [("connection_flood", {"source": "server", "limit": cap})]  # one, not 51
+    finally:
+        srv.stop()
+
+
+def test_a_slow_loris_client_is_dropped(session: FakeSession, tmp_path: Path) -> None:
+    """A byte at a time keeps every read short; the header deadline bounds the whole request."""
+    srv = ToolServer(session, socket_path=tmp_path / "api.sock", header_timeout_s=1).start()
+    try:
+        s = _connect(srv)
+        s.sendall(b"POST /call HTTP/1.0\r\nX-Slow: ")
+        assert _trickle_until_dropped(s)
+        assert call(srv, "echo", text="ok")[0] == 200
+    finally:
+        srv.stop()
+
+
+def test_a_body_that_trickles_or_stalls_is_dropped(session: FakeSession, tmp_path: Path) -> None:
+    srv = ToolServer(session, socket_path=tmp_path / "api.sock", body_timeout_s=1).start()
+    try:
+        trickling = _connect(srv)
+        trickling.sendall(b"POST /call HTTP/1.0\r\nContent-Length: 100000\r\n\r\n")
+        assert _trickle_until_dropped(trickling)
+        stalled = _connect(srv)
+        stalled.sendall(b'POST /call HTTP/1.0\r\nContent-Length: 100\r\n\r\n{"tool": "spend"')
+        answers, _ = _until_closed([stalled])
+        head, _, body = answers[stalled].partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.0 408")
+        assert json.loads(body)["error"] == "The request body (100 bytes) did not arrive within 1 s."
+        assert session.spent == 0
+    finally:
+        srv.stop()
+
+
+def test_request_headers_past_the_head_budget_are_refused(server: ToolServer, session: FakeSession) -> None:
+    """90 headers of 2 KB each pass http.server's own limits (100 headers of 64 KB: 6.5 MB a connection)."""
+    body = json.dumps({"tool": "spend", "args": {"amount": 1}}).encode()
+    pad = b"".join(b"X-Pad-%d: %s\r\n" % (i, b"p" * 2_000) for i in range(90))
+    s = _connect(server)
+    with contextlib.suppress(OSError):  # the server may answer and close before it has all of it
+        s.sendall(b"POST /call HTTP/1.0\r\n" + pad + b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    answers, _ = _until_closed([s])
+    assert answers[s] == b"" or answers[s].startswith(b"HTTP/1.0 431")
+    assert session.spent == 0
+    assert call(server, "spend", amount=1)[1]["data"] == {"spent": 1.0}
+
+
+def test_a_long_tool_call_outlives_the_request_timeouts(session: FakeSession, tmp_path: Path) -> None:
+    """The timeouts bound reading the request, never the tool's own work (ceo's next_week may take minutes)."""
+    srv = ToolServer(session, socket_path=tmp_path / "api.sock", header_timeout_s=0.2, body_timeout_s=0.2).start()
+    try:
+        slow, out = _in_thread(call, srv, "hold")
+        assert session.started.wait(10)
+        threading.Event().wait(1.0)  # five times both timeouts
+        session.release.set()
+        slow.join(10)
+        assert out == [(200, {"success": True, "data": {"held": True}})]
+    finally:
+        srv.stop()
+
+
+def test_limits_must_be_positive(session: FakeSession, tmp_path: Path) -> None:
+    for bad in ({"max_connections": 0}, {"header_timeout_s": 0}, {"body_timeout_s": -1}):
+        with pytest.raises(ValueError, match="max_connections must be >= 1 and the timeouts > 0"):
+            ToolServer(session, socket_path=tmp_path / "api.sock", **bad)
 
 
 # ---------------------------------------------------------------------------- SDK generation

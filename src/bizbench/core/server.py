@@ -38,13 +38,28 @@ with the details only in the server log; suspicious requests go to the session's
 log. Tool calls are serialised by one lock, except the session's ``lock_free_tools`` (e.g. a
 read-only SQL query), which run beside everything else. Nothing the server sends contains
 the seed or the config: it only relays what the session's tools return.
+
+Limits (an agent in the sandbox must not exhaust the host; docs/principles.md principle 8): at
+most ``MAX_CONNECTIONS`` connections are open at once over both listeners; the accepting thread
+itself answers one past the cap 503 and closes it ``REFUSAL_GRACE_S`` later (no handler thread),
+and the first refusal writes one ``connection_flood`` tamper entry. A client has
+``HEADER_TIMEOUT_S`` from connecting to send its request line and headers (``MAX_HEAD_BYTES`` at
+most), then ``BODY_TIMEOUT_S`` to send its body: deadlines on the whole, not per read, so a client
+sending a byte at a time is dropped too. The tool's own work has no limit here (ceo's
+``next_week`` may take minutes); its reply must be taken within ``REPLY_TIMEOUT_S``. So the server
+holds at most ``MAX_CONNECTIONS`` handler threads (plus one per listener) and
+``MAX_CONNECTIONS`` requests of at most ``MAX_REQUEST_BYTES`` each, with what they parse to
+(about 20 MB for a pathological 1 MB body such as ``[[], [], ...]``).
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import hmac
+import http.client
 import http.server
+import io
 import json
 import logging
 import os
@@ -66,9 +81,14 @@ from bizbench.core.registry import ToolResult
 from bizbench.core.unixsock import short_unix_path
 
 __all__ = [
+    "BODY_TIMEOUT_S",
     "CONTROL_HEADER",
     "CONTROL_TOKEN",
+    "HEADER_TIMEOUT_S",
+    "MAX_CONNECTIONS",
+    "MAX_HEAD_BYTES",
     "MAX_REQUEST_BYTES",
+    "REPLY_TIMEOUT_S",
     "ToolServer",
     "ToolSession",
     "connection_info",
@@ -77,7 +97,27 @@ __all__ = [
 
 logger = logging.getLogger("bizbench.server")
 
+#: The largest request body read (a bigger one is refused 413 before it is parsed).
 MAX_REQUEST_BYTES = 1_000_000
+#: Connections open at once, over the Unix and TCP listeners together; one more is answered 503.
+#: An agent needs a few (calls are serialised; a lock-free query beside a call, the host's advance).
+MAX_CONNECTIONS = 16
+#: Connections the kernel queues until the server accepts them; past it a client's connect fails
+#: (the standard library's 5 would refuse an honest client during a burst the server refuses in microseconds).
+LISTEN_BACKLOG = 128
+#: Seconds from connecting to the end of the request's headers; an idle or slow client is dropped.
+HEADER_TIMEOUT_S = 10.0
+#: Seconds from the end of the headers to the end of the body (1 MB arrives in milliseconds locally).
+BODY_TIMEOUT_S = 30.0
+#: Seconds a client may take to read its reply once the tool has answered (the tool's own work is unbounded).
+REPLY_TIMEOUT_S = 120.0
+#: Seconds a refused connection stays open after its 503, for the client's request to arrive.
+REFUSAL_GRACE_S = 0.5
+#: Bytes of a refused client's request read before closing (a close with unread bytes resets the
+#: connection, and the client would lose its 503); read without waiting.
+REFUSAL_DRAIN_BYTES = 256 * 1024
+#: Bytes of request line and headers read before the body (more: 431, and the connection is closed).
+MAX_HEAD_BYTES = 128 * 1024
 DRAIN_LIMIT_BYTES = 64 * 1024 * 1024  # oversized bodies up to this size are read and discarded for a clean reply
 MAX_SANDBOX_REPORTS = 10_000  # /tamper reports logged per server; the rest are counted only
 MAX_COMMAND_WORDS = 1_000
@@ -191,11 +231,20 @@ class _App:
         status_keys: Any = None,
         control_token: str | None = None,
         rules: str | None = None,
+        *,
+        max_connections: int = MAX_CONNECTIONS,
+        header_timeout_s: float = HEADER_TIMEOUT_S,
+        body_timeout_s: float = BODY_TIMEOUT_S,
     ) -> None:
         self.session = session
         self.rules = rules
         self.control_token = control_token
         self.max_request_bytes = max_request_bytes
+        self.max_connections = max_connections
+        self.connections = threading.BoundedSemaphore(max_connections)  # one per open connection
+        self.flood_logged = False
+        self.header_timeout_s = header_timeout_s
+        self.body_timeout_s = body_timeout_s
         self.status_keys = None if status_keys is None else frozenset(status_keys) | {"done"}
         self.lock_free = frozenset(getattr(session, "lock_free_tools", frozenset()))
         self.session_logs_tool_tamper = bool(getattr(session, "logs_tool_tamper", False))
@@ -220,6 +269,20 @@ class _App:
                 self.session.log_tamper(kind, detail)
             except Exception:  # noqa: BLE001 - logging must not break serving
                 logger.exception("tamper log failed (%s)", kind)
+
+    def refusal(self) -> bytes:
+        """The whole 503 answer to a connection past the cap; the first refusal is one tamper entry."""
+        with self.tamper_lock:
+            first, self.flood_logged = not self.flood_logged, True
+        if first:
+            self.tamper("connection_flood", {"source": "server", "limit": self.max_connections})
+            logger.warning("connection cap (%d) reached: refusing connections past it", self.max_connections)
+        message = (
+            f"Too many open connections to the server (limit {self.max_connections}); close idle connections and retry."
+        )
+        body = json.dumps({"success": False, "error": message, "data": None}).encode()
+        head = b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+        return head + f"Content-Length: {len(body)}\r\n\r\n".encode() + body
 
     # ------------------------------------------------------------------ endpoints
     def get(self, path: str) -> tuple[int, dict[str, Any]]:
@@ -414,16 +477,65 @@ class _App:
         )
 
 
+class _HeadTooLarge(http.client.HTTPException):
+    """The request line and headers run past ``MAX_HEAD_BYTES`` (``http.server`` answers 431)."""
+
+
+class _RequestReader(io.RawIOBase):
+    """A connection's incoming bytes under one deadline and one byte budget for the whole request.
+
+    A socket timeout bounds each ``recv`` only; setting it to the time left before every one
+    bounds the whole read, so a client that trickles a byte at a time is dropped too.
+    """
+
+    def __init__(
+        self, raw: io.RawIOBase | io.BufferedIOBase, connection: socket.socket, timeout_s: float, budget: int
+    ) -> None:
+        super().__init__()
+        self.raw = raw
+        self.connection = connection
+        self.deadline = time.monotonic() + timeout_s
+        self.budget = budget
+
+    def extend(self, timeout_s: float, more_bytes: int) -> None:
+        """A new deadline ``timeout_s`` from now and ``more_bytes`` more to read (the body)."""
+        self.deadline = time.monotonic() + timeout_s
+        self.budget += more_bytes
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request did not arrive in time")
+        if self.budget <= 0:
+            raise _HeadTooLarge(f"request line and headers over {MAX_HEAD_BYTES:,} bytes")
+        self.connection.settimeout(left)
+        n = self.raw.readinto(memoryview(buffer)[: self.budget]) or 0
+        self.budget -= n
+        return n
+
+    def close(self) -> None:
+        self.raw.close()
+        super().close()
+
+
 class _Handler(http.server.BaseHTTPRequestHandler):
     """One HTTP exchange; replies are always JSON (HTTP/1.0, one request per connection)."""
 
     server_version = "bizbench/1.0"
     sys_version = ""
-    timeout = 120  # seconds a client may take to send its request
+    rbufsize = 0  # setup() buffers the raw socket file itself, over a _RequestReader
 
     @property
     def app(self) -> _App:
         return self.server.app  # type: ignore[attr-defined,no-any-return]
+
+    def setup(self) -> None:
+        super().setup()
+        self.reader = _RequestReader(self.rfile, self.connection, self.app.header_timeout_s, MAX_HEAD_BYTES)
+        self.rfile = io.BufferedReader(self.reader)
 
     def address_string(self) -> str:  # Unix sockets have no client address
         return str(self.client_address[0]) if isinstance(self.client_address, tuple) else "unix"
@@ -447,11 +559,18 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             length = -1
         if length < 0:
             raise _error(411, "A POST needs a valid Content-Length header.")
+        self.reader.extend(self.app.body_timeout_s, length)
         if length > self.app.max_request_bytes:
             reply = self.app.oversized(self.path, length)
             self.drain(length)
             raise reply
-        return self.rfile.read(length)
+        try:
+            return self.rfile.read(length)
+        except TimeoutError:
+            self.close_connection = True
+            raise _error(
+                408, f"The request body ({length:,} bytes) did not arrive within {self.app.body_timeout_s:g} s."
+            ) from None
 
     def drain(self, length: int) -> None:
         """Read and drop an oversized body (unparsed) so the client can read the refusal."""
@@ -493,6 +612,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             failure = {"success": False, "error": "internal_error", "request_id": request_id, "data": None}
             body = json.dumps(failure).encode()
         try:
+            self.connection.settimeout(REPLY_TIMEOUT_S)
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
@@ -502,11 +622,72 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             logger.debug("client went away before the reply (request %s)", request_id)
 
 
-class _UnixServer(socketserver.ThreadingUnixStreamServer):
+class _Capped(socketserver.ThreadingMixIn):
+    """A thread per connection up to the app's cap, shared by both listeners. The accepting
+    thread answers a connection past the cap 503 itself and closes it on one of its next polls
+    (``REFUSAL_GRACE_S`` later: the client's request has arrived and is drained, so the close
+    does not reset the answer away); at most ``max_connections`` refusals wait per listener."""
+
     daemon_threads = True
     block_on_close = False
+    request_queue_size = LISTEN_BACKLOG
     app: _App
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.refused: collections.deque[tuple[float, socket.socket]] = collections.deque()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self.app.connections.acquire(blocking=False):
+            self.refuse(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.app.connections.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.app.connections.release()
+
+    def refuse(self, connection: socket.socket) -> None:
+        """Send the 503 and the end of the stream at once, without waiting; close later."""
+        connection.setblocking(False)
+        with contextlib.suppress(OSError):
+            connection.send(self.app.refusal())
+            connection.shutdown(socket.SHUT_WR)
+        if len(self.refused) >= self.app.max_connections:
+            _close_refused(self.refused.popleft()[1])
+        self.refused.append((time.monotonic() + REFUSAL_GRACE_S, connection))
+
+    def service_actions(self) -> None:
+        """Close the refused connections whose grace is over (``serve_forever`` calls this every poll)."""
+        now = time.monotonic()
+        while self.refused and self.refused[0][0] <= now:
+            _close_refused(self.refused.popleft()[1])
+
+    def server_close(self) -> None:
+        super().server_close()
+        while self.refused:
+            _close_refused(self.refused.popleft()[1])
+
+
+def _close_refused(connection: socket.socket) -> None:
+    """Read what a refused client sent (up to ``REFUSAL_DRAIN_BYTES``, without waiting), then close."""
+    left = REFUSAL_DRAIN_BYTES
+    with contextlib.suppress(OSError):
+        while left > 0:
+            chunk = connection.recv(min(left, 65536))
+            if not chunk:
+                break
+            left -= len(chunk)
+    connection.close()
+
+
+class _UnixServer(_Capped, socketserver.UnixStreamServer):
     def server_bind(self) -> None:
         path = Path(self.server_address)  # type: ignore[arg-type]
         if path.exists() and _answers(path):
@@ -517,11 +698,8 @@ class _UnixServer(socketserver.ThreadingUnixStreamServer):
         os.chmod(path, 0o666)  # the sandboxed agent runs as another uid
 
 
-class _TcpServer(socketserver.ThreadingTCPServer):
-    daemon_threads = True
-    block_on_close = False
+class _TcpServer(_Capped, socketserver.TCPServer):
     allow_reuse_address = True
-    app: _App
 
 
 def _mark_ended(directory: Path, reason: str) -> None:
@@ -579,14 +757,29 @@ class ToolServer:
         status_keys: Any = None,
         control_token: str | None = None,
         rules: str | None = None,
+        max_connections: int = MAX_CONNECTIONS,
+        header_timeout_s: float = HEADER_TIMEOUT_S,
+        body_timeout_s: float = BODY_TIMEOUT_S,
     ) -> None:
         """``status_keys``: the fields of ``session.status()`` that ``GET /game-status`` shows
         (None: all); the server itself still sees them all. ``control_token``: the secret of
         ``POST /advance`` (None: nobody may advance through the server). ``rules``: what the
-        shell command ``rules`` answers (the seat's instructions; None: no such command)."""
+        shell command ``rules`` answers (the seat's instructions; None: no such command). The
+        limits default to the module's constants (see the module docstring)."""
         if socket_path is None and port is None:
             raise ValueError("give a socket_path, a port, or both")
-        self.app = _App(session, max_request_bytes, status_keys, control_token, rules)
+        if max_connections < 1 or header_timeout_s <= 0 or body_timeout_s <= 0:
+            raise ValueError("max_connections must be >= 1 and the timeouts > 0")
+        self.app = _App(
+            session,
+            max_request_bytes,
+            status_keys,
+            control_token,
+            rules,
+            max_connections=max_connections,
+            header_timeout_s=header_timeout_s,
+            body_timeout_s=body_timeout_s,
+        )
         self.socket_path = Path(socket_path).absolute() if socket_path is not None else None
         self._want_port = port
         self._servers: list[socketserver.BaseServer] = []
