@@ -123,3 +123,13 @@ def test_a_rule_based_run_spends_a_small_part_of_each_budget(env_id: str, tmp_pa
     result = session.finish()
     assert "calls_over_budget" not in result
     assert session.budget.log_bytes < session.budget.max_log_bytes / 1_000
+
+
+def test_a_tamper_entry_keeps_a_bounded_preview_of_what_was_sent(tmp_path: Path) -> None:
+    session = _session(ENVS[0], tmp_path / "run")
+    session.call_tool("t" * 1_000_000, {})
+    session.log_tamper("probe", {"sent": "z" * 100_000, "nested": {"k": ["v" * 10_000]}, "n": 3})
+    lines = (tmp_path / "run" / "tamper.jsonl").read_text().splitlines()
+    assert len(lines) == 2 and all(len(line) < 3_000 for line in lines)
+    probe = json.loads(lines[1])
+    assert probe["n"] == 3 and probe["sent"].endswith("(100,000 chars)")

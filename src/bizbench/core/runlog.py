@@ -71,6 +71,8 @@ RESUMING = frozenset({"config.json", ATTEMPTS, "resume.jsonl"})
 MAX_LOGGED_ARGS = 16_000
 #: The longest tool name of a refused call that actions.jsonl keeps whole (no tool's name is near it).
 MAX_LOGGED_TOOL = 200
+#: The most characters a value of a tamper entry prints to (an env's preview of what was sent fits).
+MAX_TAMPER_VALUE = 2 * PREVIEW_CHARS
 
 
 class _Open(BaseModel):
@@ -207,18 +209,17 @@ def action_record(row: dict[str, Any], resent: bool = True) -> dict[str, Any]:
 
 def tamper_record(row: dict[str, Any]) -> dict[str, Any]:
     """A tamper entry as tamper.jsonl keeps it: each value that prints longer than
-    :data:`~bizbench.core.jsonio.PREVIEW_CHARS` (a tool name, an error, what was sent) cut to a
-    preview."""
-    return {key: value if _short(value) else preview(value) for key, value in row.items()}
+    :data:`MAX_TAMPER_VALUE` characters (a tool name, an error, what was sent) cut to a preview."""
+    return {key: value if _short(value) else preview(value, MAX_TAMPER_VALUE) for key, value in row.items()}
 
 
 def _short(value: Any) -> bool:
     if value is None or isinstance(value, bool | int | float):
         return True
     if isinstance(value, str):
-        return len(value) <= PREVIEW_CHARS
+        return len(value) <= MAX_TAMPER_VALUE
     try:
-        return len(json.dumps(jsonable(value), default=str)) <= PREVIEW_CHARS
+        return len(json.dumps(jsonable(value), default=str)) <= MAX_TAMPER_VALUE
     except (TypeError, ValueError, RecursionError):
         return False
 
