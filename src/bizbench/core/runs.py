@@ -77,7 +77,7 @@ class Run:
     path: Path
     config: dict[str, Any]
     result: dict[str, Any] | None
-    _cache: dict[str, Any] = field(default_factory=dict, repr=False)  # file name -> its rows
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)  # log ("metrics", "ledger.csv") -> rows
     #: a view of part of the record (:meth:`part`): a file it was not given reads as absent
     sealed: bool = field(default=False, repr=False)
 
@@ -183,10 +183,9 @@ class Run:
 
     # ------------------------------------------------------------------ logs (lazy)
     def _jsonl(self, name: str) -> list[dict[str, Any]]:
-        file = f"{name}.jsonl"
-        if file not in self._cache:
-            self._cache[file] = [] if self.sealed else read_jsonl(self.path / file)
-        rows: list[dict[str, Any]] = self._cache[file]
+        if name not in self._cache:
+            self._cache[name] = [] if self.sealed else read_jsonl(self.path / f"{name}.jsonl")
+        rows: list[dict[str, Any]] = self._cache[name]
         return rows
 
     @property
@@ -242,9 +241,10 @@ class Run:
         result = {k: v for k, v in (self.result or {}).items() if k in fields}
         given: dict[str, Any] = {}
         for name in set(files) - {ACTIONS}:
-            given[name] = self.ledger if name == LEDGER else self._jsonl(name.removesuffix(".jsonl"))
+            key = name.removesuffix(".jsonl")  # the cache's key: the log's name, or ledger.csv
+            given[key] = self.ledger if name == LEDGER else self._jsonl(key)
         actions = self.actions
-        given[ACTIONS] = [actions[i] for i in action_lines if 0 <= i < len(actions)]
+        given["actions"] = [actions[i] for i in action_lines if 0 <= i < len(actions)]
         return Run(self.path, self.config, result, given, sealed=True)
 
 

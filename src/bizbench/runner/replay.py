@@ -164,7 +164,7 @@ def _compare_result(
 ) -> None:
     """Every result.json field the env computes from its world, present and equal."""
     report.result = fresh
-    skipped = rules.log_derived | _DRIVER_FIELDS | {"wall_seconds"}
+    skipped = rules.log_derived | _DRIVER_FIELDS | {"wall_seconds", "provenance"}
     # a format-1 run predates the common result core: the core fields its env did not compute
     # itself are left unverified there, like the env's fields added later
     added = rules.added_later | (set(fresh) - own if config.get("run_format", 1) < 2 else set())
