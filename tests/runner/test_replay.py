@@ -198,6 +198,16 @@ def test_every_file_the_report_reads_is_regenerated_and_the_rest_is_listed(runs:
     assert report.file_mismatches == {} and "tamper.jsonl" in report.files_unverified
 
 
+def test_a_format_1_run_still_verifies_and_its_logs_are_left_unverified(runs: dict[str, Path], tmp_path: Path) -> None:
+    old = copy_run(runs["cfo"], tmp_path / "old")
+    edit_json(old / "config.json", lambda c: {k: v for k, v in c.items() if k not in ("run_format", "horizon", "unit")})
+    report = replay_run(old)
+    assert report.ok, report.summary()
+    assert report.files_verified == [] and {"actions.jsonl", "metrics.jsonl", "ledger.csv"} <= set(
+        report.files_unverified
+    )
+
+
 def test_an_edited_ledger_is_caught(runs: dict[str, Path], tmp_path: Path) -> None:
     forged = copy_run(runs["yc"], tmp_path / "forged")
     lines = (forged / "ledger.csv").read_text().splitlines(keepends=True)

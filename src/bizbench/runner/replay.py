@@ -148,7 +148,8 @@ def replay_run(path: str | Path) -> ReplayReport:
         finally:
             own = set(env.result())
             fresh = jsonable(session.finish())
-        logs = {f"{name}.jsonl" for name in env.take_rows()}  # every log's name; its rows are written
+        # the name of every log of the env, even one without a line (its rows are all written now)
+        logs = {f"{name}.jsonl" for name in env.take_rows()}
         _compare_result(report, spec.replay, config, recorded, fresh, own)
         _compare_files(report, path, fresh_dir, logs, actions, config)
     return report
@@ -188,11 +189,11 @@ def _compare_files(
     config: dict[str, Any],
 ) -> None:
     """The recorded files the world writes against the ones the replay wrote: actions.jsonl's
-    re-sent lines, then every log of the env and ledger.csv whole. Format 1 wrote its logs its
-    own way (yc and cfo model runs at the end): there they are left unverified."""
-    resent = [actions[i] for i in report.actions_resent]
-    compared: dict[str, tuple[list[Line], list[Line]]] = {ACTIONS: (resent, _lines(fresh_dir / ACTIONS))}
+    re-sent lines, every log of the env and ledger.csv. Format 1 wrote its files its own way
+    (yc and cfo model runs wrote their logs at the end): there they are left unverified."""
+    compared: dict[str, tuple[list[Line], list[Line]]] = {}
     if config.get("run_format", 1) >= 2:
+        compared[ACTIONS] = ([actions[i] for i in report.actions_resent], _lines(fresh_dir / ACTIONS))
         written = {f.name for f in fresh_dir.iterdir()} - _NOT_REGENERATED - {ACTIONS}
         for name in sorted(written | logs):
             compared[name] = (_lines(path / name), _lines(fresh_dir / name))
