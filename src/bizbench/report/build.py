@@ -43,7 +43,7 @@ from bizbench.report.protocol import (
     world_facts,
 )
 from bizbench.report.tables import MARK, Group, Table, aggregate_table, html_page, per_run_table, to_markdown, write_csv
-from bizbench.runner.replay import NOT_REPLAYED, VERIFIED, Verdict, read_verdict
+from bizbench.runner.replay import NOT_REPLAYED, VERIFIED, Verdict, read_verdict, same_value
 
 __all__ = ["Measured", "Report", "build_report", "env_titles"]
 
@@ -130,13 +130,7 @@ def _unverified(
         verified, _ = _measures(part, module, cache)
     except (KeyError, TypeError, ValueError, ZeroDivisionError):  # a measure that needs what replay cannot check
         return frozenset(metrics)
-    return frozenset(key for key, value in metrics.items() if not _same(value, verified.get(key)))
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Two measures equal (NaN equals NaN: both not measurable)."""
-    both_nan = isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b)
-    return both_nan or bool(a == b)
+    return frozenset(key for key, value in metrics.items() if not same_value(value, verified.get(key)))
 
 
 def _replay_notes(measured: list[Measured]) -> list[str]:
@@ -168,7 +162,7 @@ def _env_tables(env: str, title: str, module: Any, rows: list[Measured]) -> list
     out = []
     for index, (name, heading, columns) in enumerate(module.TABLES):
         columns = [*columns, ENDED_EARLY] if index == 0 else columns
-        summaries = [
+        group_rows = [
             Group(
                 key,
                 len(ms),
@@ -180,7 +174,7 @@ def _env_tables(env: str, title: str, module: Any, rows: list[Measured]) -> list
         ]
         notes = ["mean ± 95 % Student-t half-width over runs; n = runs in the group; – = not measurable"]
         notes += [VERIFIED_MEANS, *_legend(module, columns)]
-        out.append(aggregate_table(heading, f"{env}_{name}", columns, summaries, notes))
+        out.append(aggregate_table(heading, f"{env}_{name}", columns, group_rows, notes))
     if module.ZERO_ANCHOR is not None:
         out.append(_anchor_table(env, title, module.ANCHOR_LABELS, rows))
     runs = sorted(rows, key=lambda m: (m.run.preset, m.run.agent, m.run.seed, str(m.run.path)))

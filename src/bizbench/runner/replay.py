@@ -51,7 +51,15 @@ from bizbench.core.runs import ACTIONS
 from bizbench.core.session import Session
 from bizbench.runner.runconfig import RunDirError, check_secret, config_changes, open_recorded_env, read_config
 
-__all__ = ["ReplayReport", "Verdict", "default_verdict_store", "read_verdict", "replay_run", "save_verdict"]
+__all__ = [
+    "ReplayReport",
+    "Verdict",
+    "default_verdict_store",
+    "read_verdict",
+    "replay_run",
+    "same_value",
+    "save_verdict",
+]
 
 #: core fields that are the meters of whoever drove the run, not the world's
 _DRIVER_FIELDS = frozenset({"tokens", "cost_usd", "ended_by", "incomplete_reason"})
@@ -234,7 +242,7 @@ def _first_difference(recorded: list[Line], fresh: list[dict[str, Any]]) -> str:
     line and field, and how many lines differ."""
     differing: list[str] = []
     for (number, row), again in zip(recorded, fresh, strict=False):
-        key = next((k for k in sorted(row.keys() | again.keys()) if not _same(_get(row, k), _get(again, k))), None)
+        key = next((k for k in sorted(row.keys() | again.keys()) if not same_value(_get(row, k), _get(again, k))), None)
         if key is not None:
             differing.append(
                 f"line {number}, field {key!r}: recorded {_shown(_get(row, key))}, replayed {_shown(_get(again, key))}"
@@ -256,12 +264,12 @@ def _shown(value: Any) -> str:
     return "(missing)" if value is _ABSENT else preview(value, 80)
 
 
-def _same(a: Any, b: Any) -> bool:
+def same_value(a: Any, b: Any) -> bool:
     """Parsed values identical: a bool is no number, NaN is NaN, nothing is rounded."""
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, bool) or isinstance(b, bool):
         return a is b
     if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
