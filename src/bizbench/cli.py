@@ -430,28 +430,35 @@ def resume(
 def replay(
     run_dir: str = typer.Argument(..., help="A finished run directory (a submission)."),
     json_output: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    verdicts: str | None = typer.Option(
+        None, "--verdicts", help="Where the verdict is kept for `bizbench report` (default: ~/.cache/bizbench/replays)."
+    ),
 ) -> None:
-    """Re-execute a run's recorded actions on a fresh world of its seed and check its result.
+    """Re-execute a run's recorded actions on a fresh world of its seed and check its record.
 
-    Exit 0 when the world is the preset's, every action is accepted again and the outcome
-    matches result.json; 1 when not; 2 when the directory cannot be replayed.
+    Exit 0 when the world is the preset's, every action is accepted again, the outcome matches
+    result.json and the files the world writes (metrics, the env's other logs, ledger.csv) are
+    the recorded ones; 1 when not; 2 when the directory cannot be replayed. The verdict is
+    kept (outside the run directory) for `bizbench report`.
     """
     import json
+    from pathlib import Path
 
-    from bizbench.runner.replay import replay_run
+    from bizbench.runner.replay import default_verdict_store, replay_run, save_verdict
 
     try:
         report = replay_run(run_dir)
     except ValueError as e:
         err_console.print(str(e), style="red", markup=False, soft_wrap=True)
         raise typer.Exit(2) from None
+    save_verdict(report, Path(verdicts) if verdicts else default_verdict_store())
     if json_output:
         print(json.dumps(report.summary(), default=str))
     else:
         verdict = "[green]verified[/green]" if report.ok else "[red]does not match[/red]"
         console.print(
             f"{run_dir}: {verdict} ({report.actions_sent} actions re-sent, {report.actions_skipped} not re-sent, "
-            f"{len(report.compared)} result fields compared)",
+            f"{len(report.compared)} result fields and {len(report.files_verified)} files verified)",
             soft_wrap=True,
         )
         lines = [
@@ -462,7 +469,9 @@ def replay(
         lines += [
             f"  {k}: recorded {v['recorded']!r}, replayed {v['replayed']!r}" for k, v in report.mismatches.items()
         ]
-        lines.append(f"not verifiable from the actions: {', '.join(report.unverified) or 'nothing'}")
+        lines += [f"  {name}: {why}" for name, why in report.file_mismatches.items()]
+        unverified = [*report.unverified, *report.files_unverified]
+        lines.append(f"not verifiable from the actions: {', '.join(unverified) or 'nothing'}")
         for line in lines:
             console.print(line, markup=False, soft_wrap=True)
     if not report.ok:

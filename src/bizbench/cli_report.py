@@ -30,11 +30,15 @@ def report(
         None, "--anchor-cache", help="Anchor cache file (default: ~/.cache/bizbench/report-anchors.json)."
     ),
     plots: bool = typer.Option(True, "--plots/--no-plots", help="Draw the PNG plots."),
+    verdicts: Path | None = typer.Option(  # noqa: B008
+        None, "--verdicts", help="The verdicts of `bizbench replay` (default: ~/.cache/bizbench/replays)."
+    ),
 ) -> None:
     """Tables of the papers per run and per model (mean ± 95 % CI), normalised scores, CSV, HTML and plots."""
     from bizbench.core.runs import RunDirError
     from bizbench.report.build import build_report
     from bizbench.report.protocol import default_cache_path
+    from bizbench.runner.replay import default_verdict_store
 
     err = Console(stderr=True)
     try:
@@ -46,6 +50,7 @@ def report(
                 anchors=anchors,
                 make_plots=plots,
                 on_run=lambda run: status.update(f"measuring {run.label} ..."),
+                verdicts=verdicts or default_verdict_store(),
             )
     except RunDirError as e:
         err.print(f"[red]error:[/red] {e}", soft_wrap=True)

@@ -17,7 +17,9 @@ from bizbench.core.runs import RunDirError, find_runs, load_run
 from bizbench.envs.cfo.report import HUMAN_SCORE
 from bizbench.report import protocol
 from bizbench.report.aggregate import summarise, t_quantile
+from bizbench.report.build import build_report
 from bizbench.runner.episode import run_baseline
+from bizbench.runner.replay import replay_run, save_verdict
 
 app = typer.Typer()
 app.command("report")(report)
@@ -155,8 +157,6 @@ def test_report_command_errors_name_the_path(tmp_path: Path) -> None:
 def test_the_cfo_tables_show_the_debt_the_score_net_of_it_and_a_legend_under_them(
     runs: dict[str, Path], tmp_path: Path
 ) -> None:
-    from bizbench.report.build import build_report
-
     report = build_report([runs["cfo-prudent-1"], runs["cfo-greedy-equity-1"]], tmp_path, None, anchors=False)
     text = report.markdown()
     capital = text.split("### EnterpriseArena Table 2: overall performance and capital", 1)[1].split("###", 1)[0]
@@ -169,3 +169,64 @@ def test_the_cfo_tables_show_the_debt_the_score_net_of_it_and_a_legend_under_the
     row = {r["agent"]: r for r in _read_csv(tmp_path / "cfo_table2_capital.csv")}["prudent-cfo"]
     assert float(row["Debt.Out ($M)"]) == pytest.approx(result["debt_outstanding"] / 1e6, rel=1e-5)
     assert float(row["Score net ($M)"]) == pytest.approx(result["score_net_of_debt"] / 1e6, rel=1e-5)
+
+
+def _per_run(out: Path, env: str) -> dict[str, dict[str, str]]:
+    return {Path(r["run"]).name: r for r in _read_csv(out / f"{env}_runs.csv")}
+
+
+def test_the_report_marks_every_figure_replay_did_not_verify(runs: dict[str, Path], tmp_path: Path) -> None:
+    """Issue 16, finding 3: ``cash`` set to 2,000,000 on every line of a copy's metrics.jsonl
+    moves its 4-week forecast error; replay names the file and the report marks the figure in
+    every format, while the untouched run is verified and unmarked."""
+    store = tmp_path / "verdicts"
+    honest = shutil.copytree(runs["ceo-planner-1"], tmp_path / "runs" / "honest")
+    forged = shutil.copytree(runs["ceo-planner-1"], tmp_path / "runs" / "forged")
+    rows = [json.loads(line) for line in (forged / "metrics.jsonl").read_text().splitlines()]
+    (forged / "metrics.jsonl").write_text("".join(json.dumps({**r, "cash": 2_000_000}) + "\n" for r in rows))
+    for run in (honest, forged):
+        save_verdict(replay_run(run), store)
+    out = tmp_path / "out"
+    report = build_report([tmp_path / "runs"], out, None, anchors=False, make_plots=False, verdicts=store)
+    measured = {m.run.path.name: m for m in report.measured}
+    ape = "forecast_ape_4wk_pct"
+    assert measured["forged"].metrics[ape] != measured["honest"].metrics[ape]
+    assert measured["honest"].verdict.verified and measured["honest"].unverified == frozenset()
+    assert measured["forged"].verdict.status.startswith("replay failed: metrics.jsonl: line 1, field 'cash'")
+    assert ape in measured["forged"].unverified
+    # CSV: the verdict and the unverified figures are fields
+    per_run = _per_run(out, "ceo")
+    assert (per_run["honest"]["replay"], per_run["honest"]["unverified"]) == ("verified", "")
+    assert per_run["forged"]["replay"] == "replay failed" and "4wk APE %" in per_run["forged"]["unverified"]
+    skills = _read_csv(out / "ceo_skills.csv")[0]
+    assert skills["n_verified"] == "1" and "4-week forecast error (%)" in skills["unverified"]
+    # Markdown (stdout) and HTML: the forged run's figures carry the mark, the honest run's none
+    for text in (report.markdown(), (out / "report.html").read_text()):
+        rows = [line for line in text.splitlines() if "completed" in line]  # the every-run table's rows
+        assert "†" in next(row for row in rows if "forged" in row and "replay failed" in row)
+        assert "†" not in next(row for row in rows if "honest" in row and "verified" in row)
+    # an edit after verification voids the verdict: every figure of the run is marked again
+    ledger = (honest / "ledger.csv").read_text()
+    (honest / "ledger.csv").write_text(ledger.replace("development", "marketing", 1))
+    again = build_report([honest], tmp_path / "out2", None, anchors=False, make_plots=False, verdicts=store)
+    assert again.measured[0].verdict.status == "changed since replay: ledger.csv"
+    assert again.measured[0].unverified == frozenset(again.measured[0].metrics)
+
+
+def test_a_verified_run_still_marks_the_figures_replay_cannot_check(runs: dict[str, Path], tmp_path: Path) -> None:
+    """The rule-based ceo baseline's reads are not re-sent (ceo's replay rules): the tool calls
+    a week counted from them are marked, its cash and survival are not."""
+    store = tmp_path / "verdicts"
+    assert save_verdict(replay_run(runs["ceo-rule-based-42"]), store)
+    report = build_report([runs["ceo-rule-based-42"]], tmp_path, None, anchors=False, make_plots=False, verdicts=store)
+    (m,) = report.measured
+    assert m.verdict.verified and m.unverified == {"tools_per_week"}
+    assert _per_run(tmp_path, "ceo")["ceo-rule-based-42"]["unverified"] == "Tools/wk"
+
+
+def test_a_run_never_replayed_has_every_figure_marked(runs: dict[str, Path], tmp_path: Path) -> None:
+    report = build_report([runs["cfo-prudent-1"]], tmp_path, None, anchors=False, make_plots=False)
+    (m,) = report.measured
+    assert m.verdict.status == "not replayed" and m.unverified == frozenset(m.metrics)
+    assert any("0 of 1 runs verified" in note for note in report.notes)
+    assert any("bizbench replay RUN" in note for note in report.notes)

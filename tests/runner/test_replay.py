@@ -14,7 +14,8 @@ from bizbench.agents.models.scripted import ScriptedModel
 from bizbench.cli import app
 from bizbench.runner.agent_episode import run_agent_episode
 from bizbench.runner.episode import run_baseline
-from bizbench.runner.replay import replay_run
+from bizbench.runner.replay import read_verdict, replay_run, save_verdict
+from bizbench.runner.resume import resume_run
 from bizbench.runner.runconfig import RunDirError
 
 
@@ -159,3 +160,120 @@ def test_a_malformed_config_is_a_clear_error(runs: dict[str, Path], tmp_path: Pa
         replay_run(forged)
     r = CliRunner().invoke(app, ["replay", str(forged)])
     assert r.exit_code == 2 and "Traceback" not in r.output
+
+
+# ---------------------------------------------------------------------------- the files the report reads
+def cash_or_first_number(row: dict[str, Any]) -> str:
+    """A metrics row's ``cash``, or else its first field holding a plain number."""
+    numbers = [k for k, v in row.items() if isinstance(v, int | float) and not isinstance(v, bool)]
+    return "cash" if "cash" in numbers else numbers[0]
+
+
+def edit_lines(path: Path, change: Callable[[int, dict[str, Any]], dict[str, Any]]) -> None:
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    path.write_text("".join(json.dumps(change(i, row)) + "\n" for i, row in enumerate(rows)))
+
+
+@pytest.mark.parametrize("name", ["cfo", "yc", "ceo"])
+def test_a_run_whose_metrics_were_edited_is_a_mismatch_naming_the_file_line_and_field(
+    runs: dict[str, Path], tmp_path: Path, name: str
+) -> None:
+    """The attack of issue 16 (finding 3): ``cash`` (or the first number) set to 2,000,000 on
+    every line of metrics.jsonl in a copy of a finished run, result.json and actions.jsonl untouched."""
+    forged = copy_run(runs[name], tmp_path / "forged")
+    key = cash_or_first_number(json.loads((forged / "metrics.jsonl").read_text().splitlines()[0]))
+    edit_lines(forged / "metrics.jsonl", lambda i, row: {**row, key: 2_000_000})
+    report = replay_run(forged)
+    assert not report.ok and report.mismatches == {} and "metrics.jsonl" not in report.files_verified
+    why = report.file_mismatches["metrics.jsonl"]
+    assert why.startswith(f"line 1, field {key!r}: recorded 2000000, replayed ") and "lines differ" in why
+    r = CliRunner().invoke(app, ["replay", str(forged), "--verdicts", str(tmp_path / "verdicts")])
+    assert r.exit_code == 1 and "does not match" in r.output and f"metrics.jsonl: line 1, field {key!r}" in r.output
+
+
+@pytest.mark.parametrize("name", ["cfo", "yc", "ceo"])
+def test_every_file_the_report_reads_is_regenerated_and_the_rest_is_listed(runs: dict[str, Path], name: str) -> None:
+    report = replay_run(runs[name])
+    assert {"actions.jsonl", "metrics.jsonl", "ledger.csv"} <= set(report.files_verified)
+    assert report.file_mismatches == {} and "tamper.jsonl" in report.files_unverified
+
+
+def test_a_format_1_run_still_verifies_and_its_logs_are_left_unverified(runs: dict[str, Path], tmp_path: Path) -> None:
+    old = copy_run(runs["cfo"], tmp_path / "old")
+    edit_json(old / "config.json", lambda c: {k: v for k, v in c.items() if k not in ("run_format", "horizon", "unit")})
+    report = replay_run(old)
+    assert report.ok, report.summary()
+    assert report.files_verified == [] and {"actions.jsonl", "metrics.jsonl", "ledger.csv"} <= set(
+        report.files_unverified
+    )
+
+
+def test_an_edited_ledger_is_caught(runs: dict[str, Path], tmp_path: Path) -> None:
+    forged = copy_run(runs["yc"], tmp_path / "forged")
+    lines = (forged / "ledger.csv").read_text().splitlines(keepends=True)
+    header, first = lines[0].rstrip("\r\n").split(","), lines[1].split(",")
+    amount = header.index("amount")
+    first[amount] = "1000000.00"
+    (forged / "ledger.csv").write_text("".join([lines[0], ",".join(first), *lines[2:]]))
+    report = replay_run(forged)
+    assert not report.ok and report.file_mismatches["ledger.csv"].startswith("line 2, field 'amount': recorded ")
+
+
+def test_a_deleted_log_is_caught(runs: dict[str, Path], tmp_path: Path) -> None:
+    """A missing metrics.jsonl would turn a bad figure into "not measurable"."""
+    forged = copy_run(runs["cfo"], tmp_path / "forged")
+    (forged / "statements.jsonl").unlink()
+    report = replay_run(forged)
+    assert not report.ok and report.file_mismatches["statements.jsonl"].startswith("0 lines recorded, ")
+
+
+def test_an_edited_clock_in_the_action_log_is_caught(runs: dict[str, Path], tmp_path: Path) -> None:
+    """The day of a logged call (the report dates ceo's forecasts by it) is what the replay logs."""
+    forged = copy_run(runs["ceo"], tmp_path / "forged")
+    edit_lines(forged / "actions.jsonl", lambda i, row: {**row, "day": row["day"] + 100} if i == 0 else row)
+    report = replay_run(forged)
+    assert not report.ok and report.file_mismatches["actions.jsonl"].startswith("line 1, field 'day': recorded ")
+
+
+def test_a_resumed_run_verifies(runs: dict[str, Path], tmp_path: Path) -> None:
+    """A run killed halfway and resumed (its attempt kept in attempts/) replays verified."""
+    killed = copy_run(runs["yc-model"], tmp_path / "killed")
+    for name in ("result.json", "ledger.csv", "cash.png"):
+        (killed / name).unlink()
+    for name in ("trajectory.jsonl", "actions.jsonl", "metrics.jsonl"):
+        lines = (killed / name).read_text().splitlines(keepends=True)
+        (killed / name).write_text("".join(lines[: len(lines) // 2]))
+    reply = {"content": "", "tool_calls": [{"name": "run_command", "arguments": {"command": "sim resume"}}]}
+    resume_run(killed, model=ScriptedModel([reply]))
+    assert (killed / "attempts" / "1" / "actions.jsonl").is_file()
+    report = replay_run(killed)
+    assert report.ok, report.summary()
+    assert {"actions.jsonl", "metrics.jsonl", "ledger.csv"} <= set(report.files_verified)
+
+
+# ---------------------------------------------------------------------------- the verdict
+def test_the_verdict_is_kept_outside_the_run_and_void_once_a_file_changes(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    run = copy_run(runs["cfo"], tmp_path / "run")
+    store = tmp_path / "verdicts"
+    assert read_verdict(run, store).status == "not replayed"
+    r = CliRunner().invoke(app, ["replay", str(run), "--verdicts", str(store)])
+    assert r.exit_code == 0 and "verified" in r.output
+    assert {p.name for p in run.iterdir()} == {p.name for p in runs["cfo"].iterdir()}  # nothing written into it
+    verdict = read_verdict(run, store)
+    assert verdict.verified and "metrics.jsonl" in verdict.files and "score" in verdict.result_fields
+    # a copy elsewhere (its files unchanged) has no verdict: a submission cannot bring its own
+    assert read_verdict(copy_run(run, tmp_path / "copy"), store).status == "not replayed"
+    edit_lines(run / "metrics.jsonl", lambda i, row: row if i else {**row, "cash": 2_000_000})
+    assert read_verdict(run, store).status == "changed since replay: metrics.jsonl"
+    (run / "metrics.jsonl").unlink()
+    assert read_verdict(run, store).status == "changed since replay: metrics.jsonl"
+
+
+def test_a_failed_replay_is_kept_with_its_reason(runs: dict[str, Path], tmp_path: Path) -> None:
+    forged = copy_run(runs["cfo"], tmp_path / "forged")
+    edit_lines(forged / "metrics.jsonl", lambda i, row: {**row, "cash": 2_000_000})
+    save_verdict(replay_run(forged), tmp_path / "verdicts")
+    verdict = read_verdict(forged, tmp_path / "verdicts")
+    assert not verdict.verified and verdict.status.startswith("replay failed: metrics.jsonl: line 1, field 'cash'")

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cache, cached_property
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,8 @@ from bizbench.core.jsonio import read_jsonl
 from bizbench.core.runlog import ended_early
 
 __all__ = ["Run", "RunDirError", "find_runs", "load_run"]
+
+ACTIONS, LEDGER = "actions.jsonl", "ledger.csv"
 
 
 class RunDirError(ValueError):
@@ -74,7 +77,9 @@ class Run:
     path: Path
     config: dict[str, Any]
     result: dict[str, Any] | None
-    _cache: dict[str, Any] = field(default_factory=dict, repr=False)
+    _cache: dict[str, Any] = field(default_factory=dict, repr=False)  # log ("metrics", "ledger.csv") -> rows
+    #: a view of part of the record (:meth:`part`): a file it was not given reads as absent
+    sealed: bool = field(default=False, repr=False)
 
     # ------------------------------------------------------------------ identity
     @property
@@ -179,7 +184,7 @@ class Run:
     # ------------------------------------------------------------------ logs (lazy)
     def _jsonl(self, name: str) -> list[dict[str, Any]]:
         if name not in self._cache:
-            self._cache[name] = read_jsonl(self.path / f"{name}.jsonl")
+            self._cache[name] = [] if self.sealed else read_jsonl(self.path / f"{name}.jsonl")
         rows: list[dict[str, Any]] = self._cache[name]
         return rows
 
@@ -203,14 +208,18 @@ class Run:
         """Whether a model played the run (it has a trajectory.jsonl)."""
         return (self.path / "trajectory.jsonl").is_file()
 
-    @cached_property
+    @property
     def ledger(self) -> list[dict[str, str]]:
         """ledger.csv rows as strings (day, category, amount, group, note); [] if absent."""
-        path = self.path / "ledger.csv"
-        if not path.exists():
-            return []
-        with path.open(newline="") as f:
-            return list(csv.DictReader(f))
+        if LEDGER not in self._cache:
+            path = self.path / LEDGER
+            rows = []
+            if path.exists() and not self.sealed:
+                with path.open(newline="") as f:
+                    rows = list(csv.DictReader(f))
+            self._cache[LEDGER] = rows
+        ledger: list[dict[str, str]] = self._cache[LEDGER]
+        return ledger
 
     @property
     def inner_config(self) -> dict[str, Any]:
@@ -221,7 +230,22 @@ class Run:
     def text(self, name: str) -> str | None:
         """Another file of the run as text (``system_prompt.txt`` ...), or None when absent."""
         path = self.path / name
-        return path.read_text(errors="replace") if path.is_file() else None
+        return path.read_text(errors="replace") if path.is_file() and not self.sealed else None
+
+    def part(self, result_fields: Iterable[str], files: Iterable[str], action_lines: Iterable[int]) -> Run:
+        """This run seen through part of its record: the named result.json fields, the named
+        files whole (``metrics.jsonl``, ``ledger.csv`` ...) and, of actions.jsonl, only the given
+        lines (0-based among its JSON lines); every other file reads as absent. The report
+        measures what replay verified this way (docs/reports.md "Verified figures")."""
+        fields = set(result_fields)
+        result = {k: v for k, v in (self.result or {}).items() if k in fields}
+        given: dict[str, Any] = {}
+        for name in set(files) - {ACTIONS}:
+            key = name.removesuffix(".jsonl")  # the cache's key: the log's name, or ledger.csv
+            given[key] = self.ledger if name == LEDGER else self._jsonl(key)
+        actions = self.actions
+        given["actions"] = [actions[i] for i in action_lines if 0 <= i < len(actions)]
+        return Run(self.path, self.config, result, given, sealed=True)
 
 
 def load_run(path: str | Path) -> Run:

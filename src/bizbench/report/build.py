@@ -8,6 +8,12 @@ without one gets the common result fields of :mod:`.common`), adds the normalise
 env's module asks for (PNG, :mod:`.plots`), ``report.md`` (what stdout shows) and
 ``report.html`` (one self-contained page). Sections follow the registry's order of envs.
 
+Every figure that ``bizbench replay`` did not verify is marked (:data:`.tables.MARK`): all
+of a run without a current verdict in the verdict store (never replayed, failed, or a checked
+file changed since), and of a verified run each measure its env's module computes otherwise
+from the verified part of the record alone (:meth:`~bizbench.core.runs.Run.part`), i.e. one
+that reads something replay cannot check (the trajectory, the meters, refused calls).
+
 Unfinished runs (no result.json yet) are listed under their path and left out of every
 table, plot and aggregate; they never fail the report. A run of an env not registered here,
 or whose env's report module cannot be loaded, is left out with a note. Groups are sorted by
@@ -36,7 +42,8 @@ from bizbench.report.protocol import (
     score,
     world_facts,
 )
-from bizbench.report.tables import Table, aggregate_table, html_page, per_run_table, to_markdown, write_csv
+from bizbench.report.tables import MARK, Group, Table, aggregate_table, html_page, per_run_table, to_markdown, write_csv
+from bizbench.runner.replay import NOT_REPLAYED, VERIFIED, Verdict, read_verdict, same_value
 
 __all__ = ["Measured", "Report", "build_report", "env_titles"]
 
@@ -45,6 +52,7 @@ __all__ = ["Measured", "Report", "build_report", "env_titles"]
 #: horizon without going bankrupt, each scored as a failed run (protocol.FAILED_SCORE).
 ENDED_EARLY = Column("ended_early", "Ended early", "{:.0f}", "sum", "failed runs (docs/reports.md)")
 ENDED_EARLY_MEANS = "runs that stopped before their horizon without going bankrupt, each scored 0 as a failed run"
+VERIFIED_MEANS = 'verified = runs whose record `bizbench replay` verified (docs/reports.md "Verified figures")'
 
 
 def env_titles() -> dict[str, str]:
@@ -54,11 +62,14 @@ def env_titles() -> dict[str, str]:
 
 @dataclass
 class Measured:
-    """A finished run with its measures and anchors."""
+    """A finished run with its measures and anchors, its replay verdict and the measures that
+    replay did not verify."""
 
     run: Run
     metrics: dict[str, Any]
     anchors: Anchors
+    verdict: Verdict
+    unverified: frozenset[str]
 
 
 @dataclass
@@ -87,7 +98,8 @@ def _model_label(run: Run, presets: set[str]) -> str:
     return run.agent if len(presets) <= 1 else f"{run.agent} [{run.preset}]"
 
 
-def _measure(run: Run, module: Any, cache: AnchorCache | None) -> Measured:
+def _measures(run: Run, module: Any, cache: AnchorCache | None) -> tuple[dict[str, Any], Anchors]:
+    """A run's measures (the env's, its headline and normalised score) and its anchors."""
     facts = world_facts(run, cache)
     anchors = anchors_for(run, cache)
     metrics = dict(module.run_metrics(run, facts))
@@ -97,7 +109,39 @@ def _measure(run: Run, module: Any, cache: AnchorCache | None) -> Measured:
         metrics.update({key: metrics["score"] for key in failed_keys if key in metrics})
     metrics[ENDED_EARLY.key] = float(run.ended_early is not None)
     metrics["normalised"] = normalise(metrics["score"], anchors)
-    return Measured(run, metrics, anchors)
+    return metrics, anchors
+
+
+def _measure(run: Run, module: Any, cache: AnchorCache | None, verdicts: Path | None) -> Measured:
+    metrics, anchors = _measures(run, module, cache)
+    verdict = read_verdict(run.path, verdicts)
+    return Measured(run, metrics, anchors, verdict, _unverified(run, module, cache, metrics, verdict))
+
+
+def _unverified(
+    run: Run, module: Any, cache: AnchorCache | None, metrics: dict[str, Any], verdict: Verdict
+) -> frozenset[str]:
+    """The measures replay did not verify: every one of a run it did not verify; of a verified
+    run, those that come out otherwise when measured from the verified part of its record alone."""
+    if not verdict.verified:
+        return frozenset(metrics)
+    part = run.part(verdict.result_fields, verdict.files, verdict.action_lines)
+    try:
+        verified, _ = _measures(part, module, cache)
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):  # a measure that needs what replay cannot check
+        return frozenset(metrics)
+    return frozenset(key for key, value in metrics.items() if not same_value(value, verified.get(key)))
+
+
+def _replay_notes(measured: list[Measured]) -> list[str]:
+    """What replay verified of the runs: a count, why each run that failed or changed is not
+    verified, and how to verify the rest."""
+    verified = sum(m.verdict.verified for m in measured)
+    notes = [f"replay: {verified} of {len(measured)} runs verified; {MARK} marks every figure replay did not verify"]
+    notes += [f"{m.run.path}: {m.verdict.status}" for m in measured if m.verdict.status not in (VERIFIED, NOT_REPLAYED)]
+    if any(m.verdict.status == NOT_REPLAYED for m in measured):
+        notes.append("to verify a run not replayed: `bizbench replay RUN` (plots draw every run, verified or not)")
+    return notes
 
 
 def _legend(module: Any, columns: Sequence[Column]) -> list[str]:
@@ -118,18 +162,31 @@ def _env_tables(env: str, title: str, module: Any, rows: list[Measured]) -> list
     out = []
     for index, (name, heading, columns) in enumerate(module.TABLES):
         columns = [*columns, ENDED_EARLY] if index == 0 else columns
-        summaries = [(key, len(ms), aggregate([m.metrics for m in ms], columns)) for key, ms in ranked]
+        group_rows = [
+            Group(
+                key,
+                len(ms),
+                sum(m.verdict.verified for m in ms),
+                aggregate([m.metrics for m in ms], columns),
+                frozenset().union(*(m.unverified for m in ms)),
+            )
+            for key, ms in ranked
+        ]
         notes = ["mean ± 95 % Student-t half-width over runs; n = runs in the group; – = not measurable"]
-        notes += _legend(module, columns)
-        out.append(aggregate_table(heading, f"{env}_{name}", columns, summaries, notes))
+        notes += [VERIFIED_MEANS, *_legend(module, columns)]
+        out.append(aggregate_table(heading, f"{env}_{name}", columns, group_rows, notes))
     if module.ZERO_ANCHOR is not None:
         out.append(_anchor_table(env, title, module.ANCHOR_LABELS, rows))
     runs = sorted(rows, key=lambda m: (m.run.preset, m.run.agent, m.run.seed, str(m.run.path)))
-    cells = [([m.run.agent, str(m.run.seed), str(m.run.get("ended_by", "")), str(m.run.path)], m.metrics) for m in runs]
+    cells = [(_identity(m), m.metrics, m.unverified) for m in runs]
     per_run = [*module.PER_RUN, ENDED_EARLY]
-    out.append(per_run_table(f"{title}: every run", f"{env}_runs", per_run, cells))
-    out[-1].notes = _legend(module, per_run)
+    out.append(per_run_table(f"{title}: every run", f"{env}_runs", per_run, cells, _legend(module, per_run)))
     return out
+
+
+def _identity(m: Measured) -> list[str]:
+    """A run's cells in the every-run table: agent, seed, how it ended, its replay verdict, its path."""
+    return [m.run.agent, str(m.run.seed), str(m.run.get("ended_by", "")), m.verdict.label, str(m.run.path)]
 
 
 def _anchor_table(env: str, title: str, labels: tuple[str, str], rows: list[Measured]) -> Table:
@@ -182,8 +239,10 @@ def build_report(
     anchors: bool = True,
     make_plots: bool = True,
     on_run: Callable[[Run], None] | None = None,
+    verdicts: Path | None = None,
 ) -> Report:
-    """Measure, aggregate and write everything into ``out`` (see the module docstring)."""
+    """Measure, aggregate and write everything into ``out`` (see the module docstring).
+    ``verdicts``: the store of ``bizbench replay``'s verdicts (None: no run is verified)."""
     runs = find_runs(list(paths))
     out.mkdir(parents=True, exist_ok=True)
     report = Report(f"bizbench report: {len(runs)} run{'s' if len(runs) != 1 else ''}")
@@ -203,11 +262,12 @@ def build_report(
         try:
             if on_run is not None:
                 on_run(run)
-            report.measured.append(_measure(run, module, cache))
+            report.measured.append(_measure(run, module, cache, verdicts))
         except (KeyError, TypeError, ValueError) as e:  # a hand-edited or damaged run: say so, go on
             report.notes.append(f"{run.path}: malformed ({type(e).__name__}: {e}), left out")
     for run in report.unfinished:
         report.notes.append(f"{run.path}: unfinished (no result.json yet), left out of every table")
+    report.notes += _replay_notes(report.measured)
     if not anchors:
         report.notes.append("normalised scores off (--no-anchors)")
     for env, title in titles.items():

@@ -2,7 +2,9 @@
 
 A :class:`Table` keeps two views of the same rows: the text shown (``mean ± half-width``,
 formatted) and plain numbers for CSV (value, 95 % CI bounds and n in columns of their own),
-so a spreadsheet never has to parse "1.2 ± 0.3".
+so a spreadsheet never has to parse "1.2 ± 0.3". A figure that ``bizbench replay`` did not
+verify carries :data:`MARK` in the text and is named in the CSV's ``unverified`` column
+(docs/reports.md "Verified figures").
 """
 
 from __future__ import annotations
@@ -18,7 +20,14 @@ from typing import Any
 
 from bizbench.report.aggregate import Column, Summary
 
-__all__ = ["Table", "aggregate_table", "html_page", "per_run_table", "to_markdown", "write_csv"]
+__all__ = ["MARK", "Group", "Table", "aggregate_table", "html_page", "per_run_table", "to_markdown", "write_csv"]
+
+#: the mark of a figure that ``bizbench replay`` did not verify
+MARK = "†"
+MARK_MEANS = (
+    f"{MARK} = not verified by `bizbench replay`: a run not replayed, failed or changed since, or a figure "
+    'from what replay cannot check, such as the trajectory or the meters (docs/reports.md "Verified figures")'
+)
 
 
 @dataclass
@@ -32,11 +41,33 @@ class Table:
     notes: list[str] = field(default_factory=list)
 
 
-def _cell(column: Column, s: Summary) -> str:
+@dataclass(frozen=True)
+class Group:
+    """The runs of one group of an aggregate table: its key (env, preset, agent), how many
+    runs and how many of them replay verified, one Summary per column, and the keys of the
+    columns to which some run brings a figure replay did not verify."""
+
+    key: tuple[str, ...]
+    n: int
+    verified: int
+    summaries: list[Summary]
+    unverified: frozenset[str]
+
+
+def _cell(column: Column, s: Summary, unverified: bool) -> str:
     text = column.show(s.value)
     if s.half_width is not None:
         text += " ± " + column.show(s.half_width).lstrip("-")
-    return text
+    return _marked(text, unverified)
+
+
+def _marked(text: str, unverified: bool) -> str:
+    return f"{text} {MARK}" if unverified else text
+
+
+def _unverified_labels(columns: Sequence[Column], keys: frozenset[str]) -> str:
+    """The CSV's ``unverified`` field: the labels of the columns replay did not verify."""
+    return "; ".join(c.label for c in columns if c.key in keys)
 
 
 def _scaled(column: Column, value: float | None) -> float | None:
@@ -47,38 +78,50 @@ def aggregate_table(
     title: str,
     name: str,
     columns: Sequence[Column],
-    groups: Sequence[tuple[tuple[str, ...], int, list[Summary]]],
+    groups: Sequence[Group],
     notes: Sequence[str] = (),
 ) -> Table:
-    """Rows of (group key (env, preset, agent), runs, one Summary per column); the env is
-    shown only in the CSV (a report section holds one env)."""
-    header = ["preset", "agent / model", "n", *(c.label for c in columns)]
-    csv_header = ["env", "preset", "agent", "n_runs"]
+    """One row per group; the env is shown only in the CSV (a report section holds one env)."""
+    header = ["preset", "agent / model", "n", "verified", *(c.label for c in columns)]
+    csv_header = ["env", "preset", "agent", "n_runs", "n_verified"]
     for c in columns:
         csv_header.append(c.label)
         if c.agg == "mean":
             csv_header += [f"{c.label} ci95_low", f"{c.label} ci95_high", f"{c.label} n"]
+    csv_header.append("unverified")
     rows, csv_rows = [], []
-    for key, n, summaries in groups:
-        rows.append([*key[1:], str(n), *(_cell(c, s) for c, s in zip(columns, summaries, strict=True))])
-        raw: list[Any] = [*key, n]
-        for c, s in zip(columns, summaries, strict=True):
+    for g in groups:
+        cells = [_cell(c, s, c.key in g.unverified) for c, s in zip(columns, g.summaries, strict=True)]
+        rows.append([*g.key[1:], str(g.n), str(g.verified), *cells])
+        raw: list[Any] = [*g.key, g.n, g.verified]
+        for c, s in zip(columns, g.summaries, strict=True):
             raw.append(_scaled(c, s.value))
             if c.agg == "mean":
                 raw += [_scaled(c, s.low), _scaled(c, s.high), s.n]
-        csv_rows.append(raw)
-    return Table(title, name, header, rows, csv_header, csv_rows, list(notes))
+        csv_rows.append([*raw, _unverified_labels(columns, g.unverified)])
+    marked = any(c.key in g.unverified for g in groups for c in columns)
+    return Table(title, name, header, rows, csv_header, csv_rows, [*notes, *([MARK_MEANS] if marked else [])])
 
 
 def per_run_table(
-    title: str, name: str, columns: Sequence[Column], runs: Sequence[tuple[list[str], dict[str, Any]]]
+    title: str,
+    name: str,
+    columns: Sequence[Column],
+    runs: Sequence[tuple[list[str], dict[str, Any], frozenset[str]]],
+    notes: Sequence[str] = (),
 ) -> Table:
-    """Rows of (identity cells [agent, seed, ended_by, path], metric dict)."""
-    ident = ["agent / model", "seed", "ended by", "run"]
+    """Rows of (identity cells [agent, seed, ended_by, replay verdict, path], measures, the
+    measures replay did not verify)."""
+    ident = ["agent / model", "seed", "ended by", "replay", "run"]
     header = [*ident, *(c.label for c in columns)]
-    rows = [[*cells, *(c.show(m.get(c.key)) for c in columns)] for cells, m in runs]
-    csv_rows = [[*cells, *(_scaled(c, m.get(c.key)) for c in columns)] for cells, m in runs]
-    return Table(title, name, header, rows, list(header), csv_rows)
+    rows = [[*cells, *(_marked(c.show(m.get(c.key)), c.key in bad) for c in columns)] for cells, m, bad in runs]
+    csv_rows = [
+        [*cells, *(_scaled(c, m.get(c.key)) for c in columns), _unverified_labels(columns, bad)]
+        for cells, m, bad in runs
+    ]
+    marked = any(c.key in bad for _, _, bad in runs for c in columns)
+    notes = [*notes, *([MARK_MEANS] if marked else [])]
+    return Table(title, name, header, rows, [*header, "unverified"], csv_rows, notes)
 
 
 def _md_escape(text: str) -> str:
@@ -121,7 +164,7 @@ figure { display: inline-block; margin: 0.5em; } figcaption { font-size: 0.8em; 
 img { max-width: 640px; border: 1px solid #ddd; }
 """
 
-_NUMERIC = re.compile(r"^[-–+$0-9.,% ±]+$")
+_NUMERIC = re.compile(r"^[-–+$0-9.,% ±†]+$")
 
 
 def _html_table(table: Table) -> str:

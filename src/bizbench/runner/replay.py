@@ -1,10 +1,11 @@
-"""``bizbench replay RUN``: re-execute a run's recorded actions on a fresh world and check its result.
+"""``bizbench replay RUN``: re-execute a run's recorded actions on a fresh world and check its record.
 
 A verifiable submission is a run directory: config.json (env, preset, seed, the full world
 config) and actions.jsonl (every call the agent made, in order, with whether it was
 accepted). Replay checks that the recorded world config is the named preset's as installed
 (the horizon override aside), builds a fresh world from it and the seed, and sends it the
-accepted calls in order, whoever made them (a baseline, a model through a harness, a user's
+accepted calls in order, through a :class:`~bizbench.core.session.Session` writing a
+temporary run directory, whoever made them (a baseline, a model through a harness, a user's
 agent class or an outside agent on a served seat):
 
 - a refused call changed nothing (docs/principles.md principle 8) and is not sent again;
@@ -12,37 +13,67 @@ agent class or an outside agent on a served seat):
   read-only call (``mutates=False``, e.g. ceo ``query``) is sent again (it must be where a read
   spends a budget, as in cfo) and which logged name is the env's turn end (ceo ``next_turn``);
 - every re-sent call must be accepted again;
-- every result.json field the env computes from its world must be present and equal.
+- every result.json field the env computes from its world must be present and equal;
+- every file of the record the report reads that the world writes must be what the replay
+  wrote: the env's logs (``Env.take_rows``: metrics.jsonl, cfo statements.jsonl) and
+  ledger.csv line for line, and the re-sent lines of actions.jsonl (their clock included),
+  each value parsed and compared exactly (docs/principles.md principle 4: same seed, same
+  actions, same bytes).
 
-What replay cannot verify is listed in the report (``unverified``): who made the calls (the
-agent and model names), the meters of a model run (turns, tokens, cost, ``ended_by``) and
-the counts of calls it does not re-send.
+What replay cannot verify is listed (``unverified``, ``files_unverified``): who made the calls
+(the agent and model names), the meters of a model run (turns, tokens, cost, ``ended_by``),
+the counts of calls it does not re-send, the lines of actions.jsonl it does not re-send, and
+the files no world writes (trajectory.jsonl, tamper.jsonl ...).
+
+:func:`save_verdict` keeps what replay found outside the run directory, in the verifier's own
+store (a submission cannot bring its own verdict), with the SHA-256 of every file it verified;
+:func:`read_verdict` gives the report a run's verdict, void once any of those files changed
+(docs/run-format.md "bizbench replay", docs/reports.md "Verified figures").
 """
 
 from __future__ import annotations
 
+import csv
+import hashlib
+import json
 import math
+import os
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bizbench.core.env import ReplayRules
 from bizbench.core.envs import get_env
-from bizbench.core.jsonio import jsonable, read_jsonl
+from bizbench.core.jsonio import jsonable, preview, read_json, write_json
 from bizbench.core.runlog import read_result
+from bizbench.core.runs import ACTIONS
 from bizbench.core.session import Session
 from bizbench.runner.runconfig import RunDirError, check_secret, config_changes, open_recorded_env, read_config
 
-__all__ = ["ReplayReport", "replay_run"]
+__all__ = [
+    "ReplayReport",
+    "Verdict",
+    "default_verdict_store",
+    "read_verdict",
+    "replay_run",
+    "same_value",
+    "save_verdict",
+]
 
 #: core fields that are the meters of whoever drove the run, not the world's
 _DRIVER_FIELDS = frozenset({"tokens", "cost_usd", "ended_by", "incomplete_reason"})
+#: files of the record replay checks otherwise (config.json against the preset, result.json
+#: field by field) or cannot regenerate: no world writes them, or refused calls made them
+_NOT_REGENERATED = frozenset({"config.json", "result.json", "tamper.jsonl", "cash.png"})
+#: a line of the record: its line number and its values (a JSON object, or a ledger.csv row)
+Line = tuple[int, dict[str, Any]]
 
 
 @dataclass
 class ReplayReport:
     """What the replay found: ``ok`` when the world is the preset's, every re-sent call was
-    accepted again and every outcome matched."""
+    accepted again, every outcome matched and every regenerated file is the recorded one."""
 
     path: str
     env: str
@@ -55,10 +86,33 @@ class ReplayReport:
     compared: list[str] = field(default_factory=list)
     unverified: list[str] = field(default_factory=list)
     result: dict[str, Any] = field(default_factory=dict)
+    #: files replay regenerated and found equal (actions.jsonl: its re-sent lines)
+    files_verified: list[str] = field(default_factory=list)
+    #: file -> its first difference and how many lines differ
+    file_mismatches: dict[str, str] = field(default_factory=dict)
+    #: the run's other files, which replay cannot regenerate
+    files_unverified: list[str] = field(default_factory=list)
+    #: the positions in actions.jsonl (0-based, its JSON lines) of the calls re-sent, in order
+    actions_resent: list[int] = field(default_factory=list)
+    #: SHA-256 of each file of the run as replay read it
+    digests: dict[str, str | None] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
-        return not self.config_changes and self.divergence is None and not self.mismatches
+        return not self.config_changes and self.divergence is None and not self.mismatches and not self.file_mismatches
+
+    def problem(self) -> str | None:
+        """The first reason the run is not verified (None when it is)."""
+        if self.config_changes:
+            return "the world differs from its preset in " + ", ".join(self.config_changes)
+        if self.divergence:
+            return self.divergence
+        if self.mismatches:
+            return "result.json differs in " + ", ".join(self.mismatches)
+        if self.file_mismatches:
+            name, why = next(iter(self.file_mismatches.items()))
+            return f"{name}: {why}"
+        return None
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -72,12 +126,16 @@ class ReplayReport:
             "config_changes": self.config_changes,
             "divergence": self.divergence,
             "mismatches": self.mismatches,
+            "files_verified": self.files_verified,
+            "file_mismatches": self.file_mismatches,
             "unverified": self.unverified,
+            "files_unverified": self.files_unverified,
         }
 
 
 def replay_run(path: str | Path) -> ReplayReport:
-    """Re-execute ``path``'s actions.jsonl on a fresh world and compare the outcome with result.json."""
+    """Re-execute ``path``'s actions.jsonl on a fresh world and compare the outcome with
+    result.json and the regenerated files with the recorded ones."""
     path = Path(path)
     config = read_config(path)
     recorded = read_result(path)
@@ -86,17 +144,36 @@ def replay_run(path: str | Path) -> ReplayReport:
             f"{path} has no readable result.json: only a finished run can be replayed (bizbench resume finishes it)"
         )
     spec = get_env(config["env"])
-    rules = spec.replay
     report = ReplayReport(str(path), spec.id, config["seed"], config_changes=config_changes(config))
+    report.digests = {f.name: _sha256(f) for f in sorted(path.iterdir()) if f.is_file()}
     env = open_recorded_env(config, check_secret(path, recorded.get("seed_secret_id")))
-    session = Session(spec, env)
-    try:
-        _send_actions(session, rules, read_jsonl(path / "actions.jsonl"), report)
-    finally:
-        own = set(env.result())
-        fresh = jsonable(session.finish())
+    actions = _lines(path / ACTIONS)
+    with tempfile.TemporaryDirectory(prefix="bizbench-replay-") as tmp:
+        fresh_dir = Path(tmp) / "run"
+        session = Session(spec, env, fresh_dir)
+        try:
+            _send_actions(session, spec.replay, actions, report)
+        finally:
+            own = set(env.result())
+            fresh = jsonable(session.finish())
+        # the name of every log of the env, even one without a line (its rows are all written now)
+        logs = {f"{name}.jsonl" for name in env.take_rows()}
+        _compare_result(report, spec.replay, config, recorded, fresh, own)
+        _compare_files(report, path, fresh_dir, logs, actions, config)
+    return report
+
+
+def _compare_result(
+    report: ReplayReport,
+    rules: ReplayRules,
+    config: dict[str, Any],
+    recorded: dict[str, Any],
+    fresh: dict[str, Any],
+    own: set[str],
+) -> None:
+    """Every result.json field the env computes from its world, present and equal."""
     report.result = fresh
-    skipped = rules.log_derived | _DRIVER_FIELDS | {"wall_seconds"}
+    skipped = rules.log_derived | _DRIVER_FIELDS | {"wall_seconds", "provenance"}
     # a format-1 run predates the common result core: the core fields its env did not compute
     # itself are left unverified there, like the env's fields added later
     added = rules.added_later | (set(fresh) - own if config.get("run_format", 1) < 2 else set())
@@ -109,12 +186,100 @@ def replay_run(path: str | Path) -> ReplayReport:
         elif not _equal(recorded[key], value):
             report.mismatches[key] = {"recorded": recorded[key], "replayed": value}
     report.unverified = sorted(k for k in recorded if k not in report.compared and k != "provenance")
-    return report
 
 
-def _send_actions(env: Any, rules: ReplayRules, rows: list[dict[str, Any]], report: ReplayReport) -> None:
+def _compare_files(
+    report: ReplayReport,
+    path: Path,
+    fresh_dir: Path,
+    logs: set[str],
+    actions: list[Line],
+    config: dict[str, Any],
+) -> None:
+    """The recorded files the world writes against the ones the replay wrote: actions.jsonl's
+    re-sent lines, every log of the env and ledger.csv. Format 1 wrote its files its own way
+    (yc and cfo model runs wrote their logs at the end): there they are left unverified."""
+    compared: dict[str, tuple[list[Line], list[Line]]] = {}
+    if config.get("run_format", 1) >= 2:
+        compared[ACTIONS] = ([actions[i] for i in report.actions_resent], _lines(fresh_dir / ACTIONS))
+        written = {f.name for f in fresh_dir.iterdir()} - _NOT_REGENERATED - {ACTIONS}
+        for name in sorted(written | logs):
+            compared[name] = (_lines(path / name), _lines(fresh_dir / name))
+    for name, (recorded_lines, fresh_lines) in compared.items():
+        difference = _first_difference(recorded_lines, [row for _, row in fresh_lines])
+        if difference:
+            report.file_mismatches[name] = difference
+        else:
+            report.files_verified.append(name)
+    checked = set(compared) | {"config.json", "result.json"}
+    report.files_unverified = sorted(name for name in report.digests if name not in checked)
+
+
+def _lines(path: Path) -> list[Line]:
+    """The lines of a record file as the report reads them (:mod:`bizbench.core.runs`): a
+    .jsonl log's JSON objects or ledger.csv's rows (``csv.DictReader``), each with its line
+    number; [] when the file is absent."""
+    if not path.is_file():
+        return []
+    if path.suffix == ".csv":
+        with path.open(newline="", errors="replace") as f:
+            reader = csv.DictReader(f)
+            return [(reader.line_num, dict(row)) for row in reader]
+    numbered = []
+    with path.open(errors="replace") as f:
+        for number, text in enumerate(f, 1):
+            try:
+                row = json.loads(text)
+            except ValueError:
+                continue  # skipped by the report too (core/jsonio.iter_jsonl)
+            if isinstance(row, dict):
+                numbered.append((number, row))
+    return numbered
+
+
+def _first_difference(recorded: list[Line], fresh: list[dict[str, Any]]) -> str:
+    """'' when the recorded lines hold exactly the replayed values, else the first differing
+    line and field, and how many lines differ."""
+    differing: list[str] = []
+    for (number, row), again in zip(recorded, fresh, strict=False):
+        key = next((k for k in sorted(row.keys() | again.keys()) if not same_value(_get(row, k), _get(again, k))), None)
+        if key is not None:
+            differing.append(
+                f"line {number}, field {key!r}: recorded {_shown(_get(row, key))}, replayed {_shown(_get(again, key))}"
+            )
+    parts = [f"{differing[0]} ({len(differing)} of {min(len(recorded), len(fresh))} lines differ)"] if differing else []
+    if len(recorded) != len(fresh):
+        parts.append(f"{len(recorded)} lines recorded, {len(fresh)} replayed")
+    return "; ".join(parts)
+
+
+_ABSENT = object()
+
+
+def _get(row: dict[str, Any], key: str) -> Any:
+    return row.get(key, _ABSENT)
+
+
+def _shown(value: Any) -> str:
+    return "(missing)" if value is _ABSENT else preview(value, 80)
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Parsed values identical: a bool is no number, NaN is NaN, nothing is rounded."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return bool(a == b)
+
+
+def _send_actions(env: Any, rules: ReplayRules, lines: list[Line], report: ReplayReport) -> None:
     """Send the accepted calls in order; the first one refused now is the divergence."""
-    for n, row in enumerate(rows, 1):
+    for index, (number, row) in enumerate(lines):
         tool, args = row.get("tool"), row.get("args")
         if row.get("ok") is not True or not isinstance(tool, str):
             report.actions_skipped += 1
@@ -123,20 +288,25 @@ def _send_actions(env: Any, rules: ReplayRules, rows: list[dict[str, Any]], repo
             report.actions_skipped += 1  # a read changes nothing; its record may keep only a digest
             continue
         if not isinstance(args, dict):
-            report.divergence = f"action {n} ({tool}) was accepted but its logged arguments are not an object"
+            report.divergence = (
+                f"action on line {number} ({tool}) was accepted but its logged arguments are not an object"
+            )
             return
         if tool == rules.advance_action:
             problem = _advance_problem(env, args)
             if problem:
-                report.divergence = f"action {n} ({tool}): {problem}"
+                report.divergence = f"action on line {number} ({tool}): {problem}"
                 return
             env.advance(**args)
-            report.actions_sent += 1
-            continue
-        answer = env.call_tool(tool, args)
+        else:
+            answer = env.call_tool(tool, args)
+            if not answer.ok:
+                report.divergence = (
+                    f"action on line {number} ({tool}) was accepted in the run but refused now: {answer.error}"
+                )
         report.actions_sent += 1
-        if not answer.ok:
-            report.divergence = f"action {n} ({tool}) was accepted in the run but refused now: {answer.error}"
+        report.actions_resent.append(index)
+        if report.divergence:
             return
 
 
@@ -165,3 +335,93 @@ def _equal(a: Any, b: Any) -> bool:
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=True))
     return bool(a == b)
+
+
+def _sha256(path: Path) -> str | None:
+    """The SHA-256 of a file's bytes (None when it is absent)."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except (FileNotFoundError, IsADirectoryError):
+        return None
+
+
+# ---------------------------------------------------------------------------- verdicts
+#: the version of a verdict file's layout
+VERDICT_FORMAT = 1
+VERIFIED, NOT_REPLAYED = "verified", "not replayed"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the report may take as verified of a run (:func:`read_verdict`): ``status`` is
+    ``verified`` or why not; a verified run's result.json fields, files and actions.jsonl
+    lines (0-based positions among its JSON lines) that replay regenerated."""
+
+    status: str
+    result_fields: frozenset[str] = frozenset()
+    files: frozenset[str] = frozenset()
+    action_lines: tuple[int, ...] = ()
+
+    @property
+    def verified(self) -> bool:
+        return self.status == VERIFIED
+
+    @property
+    def label(self) -> str:
+        """The status without its reason (``replay failed``, ``changed since replay`` ...)."""
+        return self.status.partition(":")[0]
+
+
+def default_verdict_store() -> Path:
+    """Where ``bizbench replay`` keeps its verdicts and ``bizbench report`` reads them:
+    ``$XDG_CACHE_HOME/bizbench/replays`` (``~/.cache/bizbench/replays``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "bizbench" / "replays"
+
+
+def _verdict_file(run: Path, store: Path) -> Path:
+    """One verdict per run directory (its absolute path), the last replay's."""
+    return store / f"{hashlib.sha256(str(run.resolve()).encode()).hexdigest()[:32]}.json"
+
+
+def save_verdict(report: ReplayReport, store: Path) -> Path:
+    """Keep what replay found of ``report.path`` in ``store``, bound to the SHA-256 of every
+    file it checked (null: absent when replayed)."""
+    run = Path(report.path)
+    checked = sorted({"config.json", "result.json", *report.files_verified, *report.file_mismatches})
+    verdict = {
+        "format": VERDICT_FORMAT,
+        "path": str(run.resolve()),
+        "ok": report.ok,
+        "problem": report.problem(),
+        "digests": {name: report.digests.get(name) for name in checked},
+        "result_fields": [k for k in report.compared if k not in report.mismatches],
+        "files": report.files_verified,
+        "action_lines": report.actions_resent if ACTIONS in report.files_verified else [],
+    }
+    store.mkdir(parents=True, exist_ok=True)
+    target = _verdict_file(run, store)
+    write_json(target, verdict)
+    return target
+
+
+def read_verdict(run: Path, store: Path | None) -> Verdict:
+    """The verdict of the last replay of ``run`` kept in ``store``: ``verified`` only when it
+    verified the run and none of the files it checked has changed since."""
+    data = read_json(_verdict_file(run, store)) if store is not None else None
+    if data is None or data.get("format") != VERDICT_FORMAT or data.get("path") != str(run.resolve()):
+        return Verdict(NOT_REPLAYED)
+    digests = data.get("digests")
+    if not isinstance(digests, dict) or not digests:
+        return Verdict(NOT_REPLAYED)
+    changed = [name for name, digest in digests.items() if _sha256(run / str(name)) != digest]
+    if changed:
+        return Verdict("changed since replay: " + ", ".join(changed))
+    if data.get("ok") is not True:
+        return Verdict(f"replay failed: {data.get('problem')}")
+    return Verdict(
+        VERIFIED,
+        frozenset(data.get("result_fields") or ()),
+        frozenset(data.get("files") or ()),
+        tuple(data.get("action_lines") or ()),
+    )
