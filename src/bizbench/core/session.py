@@ -203,10 +203,16 @@ class Session:
         return result
 
     def finish(
-        self, ended_by: str | None = None, meter: dict[str, Any] | None = None, title: str = "", **extra: Any
+        self,
+        ended_by: str | None = None,
+        meter: dict[str, Any] | None = None,
+        title: str = "",
+        plot: bool = True,
+        **extra: Any,
     ) -> dict[str, Any]:
-        """End the run: its result (returned) and, with a run directory, ledger.csv, cash.png and
-        result.json (written last: its presence means the run is finished)."""
+        """End the run: its result (returned) and, with a run directory, ledger.csv, cash.png
+        (unless not ``plot``: a replay's record is compared, never looked at) and result.json
+        (written last: its presence means the run is finished)."""
         from bizbench.core.provenance import provenance
 
         with self._lock:
@@ -223,7 +229,8 @@ class Session:
 
             self.run.write_ledger(self.env.ledger_rows(), getattr(self.env, "ledger_header", None))
             title = title or f"{self.spec.id} / {self.env.preset} / {self.agent} / seed {self.env.seed}"
-            plot_money(self.env.money_points(), self.run.path / "cash.png", self.spec.unit, title)
+            if plot:
+                plot_money(self.env.money_points(), self.run.path / "cash.png", self.spec.unit, title)
             self.run.close()
             write_result(self.run.path, result)
             return result

@@ -155,7 +155,7 @@ def replay_run(path: str | Path) -> ReplayReport:
             _send_actions(session, spec.replay, actions, report)
         finally:
             own = set(env.result())
-            fresh = jsonable(session.finish())
+            fresh = jsonable(session.finish(plot=False))
         # the name of every log of the env, even one without a line (its rows are all written now)
         logs = {f"{name}.jsonl" for name in env.take_rows()}
         _compare_result(report, spec.replay, config, recorded, fresh, own)
