@@ -7,6 +7,7 @@ is a known hidden name that does not exist in the file.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
 import time
@@ -179,7 +180,6 @@ def test_queries_from_many_threads(guard: SqlGuard) -> None:
         ("SELECT h FROM t", "hidden_column"),
         ("SELECT * FROM t", "hidden_column"),  # t's file has a non-visible column
         ("SELECT satisfaction FROM u", "hidden_column"),
-        ('SELECT "satisfaction" FROM u', "hidden_column"),
         ("SELECT 1; SELECT 2", "multiple_statements"),
         ("SELECT * FROM u; DROP TABLE t", "multiple_statements"),
         ("SELECT load_extension('x')", "forbidden_function"),
@@ -357,3 +357,81 @@ def test_string_literals_are_not_names(guard: SqlGuard, sql: str) -> None:
 )
 def test_strings_read_as_names_still_count(guard: SqlGuard, sql: str) -> None:
     assert refused(guard, sql).tamper == "schema_introspection"
+
+
+# ----------------------------------------------------------------------------- hidden names look unknown
+MADE_UP = "zq_made_up"  # a name that exists nowhere
+HIDDEN_TABLES = ["customer_state", "events", "secret"]  # two absent from the file, one in it but not visible
+HIDDEN_COLUMNS = [("t", "satisfaction"), ("t", "h"), ("u", "satisfaction")]  # t.h is in the file
+TABLE_FORMS = [
+    "SELECT * FROM {name}",
+    "SELECT COUNT(*) AS n FROM {name}",
+    "SELECT t.day FROM t JOIN {name} ON 1",
+    "SELECT x FROM main.{name}",
+    "WITH s AS (SELECT * FROM {name}) SELECT COUNT(*) AS n FROM s",
+    "SELECT * FROM {NAME}",
+]
+COLUMN_FORMS = [
+    "SELECT {name} FROM {table}",
+    "SELECT {table}.{name} FROM {table}",
+    "SELECT x.{NAME} FROM {table} AS x",
+    "SELECT COUNT(*) AS n FROM {table} WHERE {name} > 0",
+    "SELECT day FROM {table} ORDER BY {name}",
+    "SELECT {name} FROM t JOIN u USING (day)",
+]
+
+
+def outcome(guard: SqlGuard, sql: str, name: str) -> str:
+    """The answer or error text an agent sees, with ``name`` replaced by a placeholder."""
+    try:
+        seen = repr(guard.query(sql))
+    except ToolError as err:
+        seen = f"error: {err}"
+    return re.sub(re.escape(name), "<name>", seen, flags=re.IGNORECASE)
+
+
+@pytest.mark.parametrize("form", TABLE_FORMS)
+@pytest.mark.parametrize("hidden", HIDDEN_TABLES)
+def test_a_hidden_table_is_answered_like_a_made_up_one(guard: SqlGuard, form: str, hidden: str) -> None:
+    def sql(name: str) -> str:
+        return form.format(name=name, NAME=name.upper())
+
+    seen = outcome(guard, sql(hidden), hidden)
+    assert seen == outcome(guard, sql(MADE_UP), MADE_UP)
+    assert seen.startswith("error: Unknown table '<name>'. Valid tables: t, u.")
+
+
+@pytest.mark.parametrize("form", COLUMN_FORMS)
+@pytest.mark.parametrize(("table", "hidden"), HIDDEN_COLUMNS)
+def test_a_hidden_column_is_answered_like_a_made_up_one(guard: SqlGuard, form: str, table: str, hidden: str) -> None:
+    def sql(name: str) -> str:
+        return form.format(name=name, NAME=name.upper(), table=table)
+
+    assert outcome(guard, sql(hidden), hidden) == outcome(guard, sql(MADE_UP), MADE_UP)
+
+
+@pytest.mark.parametrize(("table", "hidden"), [("t", "satisfaction"), ("u", "satisfaction")])
+def test_a_double_quoted_hidden_name_is_a_string_like_any_unknown_name(guard: SqlGuard, table: str, hidden: str) -> None:
+    sql = 'SELECT "{name}" AS v FROM {table} LIMIT 1'
+    seen = outcome(guard, sql.format(name=hidden, table=table), hidden)
+    assert seen == outcome(guard, sql.format(name=MADE_UP, table=table), MADE_UP)
+    assert guard.query(sql.format(name=hidden, table=table))["rows"] == [{"v": hidden}]  # SQLite's reading
+
+
+def test_a_hidden_column_is_still_tagged_for_the_tamper_log(guard: SqlGuard) -> None:
+    for sql, tamper in [("SELECT satisfaction FROM u", "hidden_column"), ("SELECT * FROM events", "hidden_table")]:
+        assert refused(guard, sql).tamper == tamper
+    assert refused(guard, f"SELECT {MADE_UP} FROM u").tamper is None
+
+
+def test_no_error_names_a_hidden_name_the_query_did_not(guard: SqlGuard) -> None:
+    hidden = {*HIDDEN_TABLES, *(c for _, c in HIDDEN_COLUMNS)}
+    queries = [form.format(name=MADE_UP, NAME=MADE_UP, table=t) for form in COLUMN_FORMS for t in ("t", "u")]
+    queries += [form.format(name=MADE_UP, NAME=MADE_UP) for form in TABLE_FORMS]
+    queries += ["SELECT * FROM t", "WITH x AS (SELECT * FROM t) SELECT day FROM x", "SELECT day FROM t, u"]
+    for sql in queries:
+        try:
+            said = repr(guard.query(sql))
+        except ToolError as err:
+            said = str(err)
+        assert not set(re.findall(r"\w+", said.lower())) & hidden, (sql, said)
