@@ -366,11 +366,15 @@ def test_every_hidden_name_is_answered_exactly_like_a_made_up_one(session: CeoEn
     made-up name gets, and no answer names any other hidden name (docs/principles.md principle 3)."""
     visible = visible_tables()
     hidden_by_table = hidden_columns()
-    probes = [(form.format(t=name), name) for name in HIDDEN_TABLES for form in (
-        "SELECT * FROM {t}", "SELECT COUNT(*) AS n FROM {t}", "SELECT l.id FROM ledger AS l JOIN {t} ON 1"
-    )]  # fmt: skip
-    probes += [(form.format(c=name, t=table), name) for table, names in hidden_by_table.items() for name in names
-               for form in ("SELECT {c} FROM {t}", "SELECT x.{c} FROM {t} AS x", 'SELECT "{c}" AS v FROM {t} LIMIT 1')]  # fmt: skip
+    table_forms = ("SELECT * FROM {t}", "SELECT COUNT(*) AS n FROM {t}", "SELECT l.id FROM ledger AS l JOIN {t} ON 1")
+    column_forms = ("SELECT {c} FROM {t}", "SELECT x.{c} FROM {t} AS x", 'SELECT "{c}" AS v FROM {t} LIMIT 1')
+    probes = [(form.format(t=name), name) for name in HIDDEN_TABLES for form in table_forms]
+    probes += [
+        (form.format(c=name, t=table), name)
+        for table, names in hidden_by_table.items()
+        for name in names
+        for form in column_forms
+    ]
     assert len(probes) > 19 * 60  # every table, every hidden column name
     public = set(visible) | {c for cols in visible.values() for c in cols}
     secret = (set(HIDDEN_TABLES) | {c for names in hidden_by_table.values() for c in names}) - public

@@ -7,6 +7,7 @@ is a known hidden name that does not exist in the file.
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 import threading
@@ -17,8 +18,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bizbench.core import sqlguard
 from bizbench.core.registry import ToolError
-from bizbench.core.sqlguard import MAX_CONCURRENT_QUERIES, MAX_RESULT_BYTES, MAX_VALUE_BYTES, SqlGuard, tokenize
+from bizbench.core.sqlguard import (
+    MAX_CONCURRENT_QUERIES,
+    MAX_RESULT_BYTES,
+    MAX_VALUE_BYTES,
+    QUERY_HEAP_BYTES,
+    SQLITE_HEAP_LIMIT,
+    SqlGuard,
+    tokenize,
+)
 
 
 @pytest.fixture(scope="module")
@@ -331,6 +341,90 @@ def test_a_third_concurrent_query_waits_then_is_refused(guard: SqlGuard, monkeyp
     assert guard.query("SELECT 1 AS x")["rows"] == [{"x": 1}]
 
 
+# ----------------------------------------------------------------------------- temp data and work budgets
+FOREVER = "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c) "
+SPILL_ATTACKS = [  # run together, they wrote 2.7 GB of temp files in 28 s before temp data stayed in memory
+    f"{FOREVER} SELECT i FROM c ORDER BY randomblob(1000)",
+    f"{FOREVER} SELECT count(distinct randomblob(1000)) FROM c",
+]
+
+
+def open_temp_file_bytes() -> int:
+    """Bytes in the SQLite temp files this process holds open (``etilqs_*``, unlinked as they open)."""
+    total = 0
+    for fd in Path("/proc/self/fd").iterdir():
+        try:
+            if "etilqs_" in os.readlink(fd):
+                total += fd.stat().st_size
+        except OSError:
+            pass  # closed meanwhile
+    return total
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads the process's open files in /proc")
+def test_the_temp_spill_attack_writes_no_temp_file_and_stops_at_the_memory_budget(
+    guard: SqlGuard, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    budget = sqlguard._SQLITE_HEAP_USED() + 64_000_000  # 64 MB above what this process holds now
+    monkeypatch.setattr(sqlguard, "QUERY_HEAP_BYTES", budget)
+    errors: list[ToolError] = []
+    peak_temp = [0]
+    finished = threading.Event()
+
+    def watch() -> None:
+        while not finished.wait(0.02):
+            peak_temp[0] = max(peak_temp[0], open_temp_file_bytes())
+
+    def attack(sql: str) -> None:
+        errors.append(refused(guard, sql, timeout_s=10))
+
+    watcher = threading.Thread(target=watch)
+    attackers = [threading.Thread(target=attack, args=(sql,)) for sql in SPILL_ATTACKS]
+    for th in (watcher, *attackers):
+        th.start()
+    for th in attackers:
+        th.join()
+    finished.set()
+    watcher.join()
+    assert peak_temp[0] == 0  # the bound: not one byte of temp file
+    assert [e.tamper for e in errors] == ["query_memory", "query_memory"]  # the memory budget, not the 10 s
+    assert all(f"({budget // 1_000_000} MB for all running queries)" in str(e) for e in errors)
+    assert guard.query("SELECT COUNT(*) AS n FROM t")["rows"] == [{"n": 20}]
+
+
+def test_sqlite_memory_has_a_hard_limit_in_this_process(guard: SqlGuard) -> None:
+    guard.query("SELECT 1")
+    conn = sqlite3.connect(":memory:")
+    try:
+        assert 0 < conn.execute("PRAGMA hard_heap_limit").fetchone()[0] <= SQLITE_HEAP_LIMIT
+        assert sqlguard._SQLITE_HEAP_USED is not None and sqlguard._SQLITE_HEAP_USED() > 0  # it reads this SQLite
+    finally:
+        conn.close()
+    assert QUERY_HEAP_BYTES <= SQLITE_HEAP_LIMIT // 2  # the rest is the writer's headroom
+
+
+def test_an_allocation_refused_at_the_hard_heap_limit_is_a_clear_error(
+    guard: SqlGuard, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def out_of_memory(*args: object) -> None:
+        raise MemoryError  # what SQLite's SQLITE_NOMEM becomes in Python
+
+    monkeypatch.setattr(guard, "_fetch", out_of_memory)
+    err = refused(guard, "SELECT day FROM t ORDER BY note")
+    assert err.tamper == "query_memory" and "more memory than the database allows" in str(err)
+    monkeypatch.undo()
+    assert guard.query("SELECT COUNT(*) AS n FROM t")["rows"] == [{"n": 20}]
+
+
+def test_a_query_past_the_step_budget_is_stopped_with_an_error_naming_it(
+    guard: SqlGuard, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlguard, "MAX_VM_STEPS", 200_000)
+    err = refused(guard, f"{FOREVER} SELECT MAX(i) FROM c", timeout_s=30)
+    assert err.tamper == "query_steps" and "more than 200,000 SQLite steps" in str(err) and "LIMIT" in str(err)
+    assert guard.query(f"{ROWS.format(n=1000)} SELECT COUNT(*) AS n FROM r")["rows"] == [{"n": 1000}]
+
+
 @pytest.mark.parametrize(
     "sql",
     [
@@ -411,7 +505,9 @@ def test_a_hidden_column_is_answered_like_a_made_up_one(guard: SqlGuard, form: s
 
 
 @pytest.mark.parametrize(("table", "hidden"), [("t", "satisfaction"), ("u", "satisfaction")])
-def test_a_double_quoted_hidden_name_is_a_string_like_any_unknown_name(guard: SqlGuard, table: str, hidden: str) -> None:
+def test_a_double_quoted_hidden_name_is_a_string_like_any_unknown_name(
+    guard: SqlGuard, table: str, hidden: str
+) -> None:
     sql = 'SELECT "{name}" AS v FROM {table} LIMIT 1'
     seen = outcome(guard, sql.format(name=hidden, table=table), hidden)
     assert seen == outcome(guard, sql.format(name=MADE_UP, table=table), MADE_UP)

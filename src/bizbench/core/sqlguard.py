@@ -51,9 +51,9 @@ thread while a writer commits (WAL readers see the last committed snapshot).
 Tamper kinds: ``hidden_table``, ``hidden_column``, ``schema_introspection``, ``write_sql``,
 ``multiple_statements``, ``query_timeout``, ``query_steps``, ``query_memory``,
 ``forbidden_function``, ``oversized_result``; honest mistakes (syntax errors, unknown names, a
-value above the length limit, a busy guard) have ``tamper=None``. String literals are values, not names: ``SELECT 'sqlite_master'`` is
-fine; a string only counts as a name where SQLite reads it as one (after ``FROM``/``JOIN``,
-in a ``FROM`` list, next to a ``.`` or before ``(``).
+value above the length limit, a busy guard) have ``tamper=None``. String literals are values,
+not names: ``SELECT 'sqlite_master'`` is fine; a string only counts as a name where SQLite
+reads it as one (after ``FROM``/``JOIN``, in a ``FROM`` list, next to a ``.`` or before ``(``).
 """
 
 from __future__ import annotations
@@ -307,8 +307,9 @@ class SqlGuard:
     Args:
         db_path: The SQLite file (written by someone else; WAL or rollback journal).
         tables: Every table the agent may read, with its readable columns.
-        hidden_tables: Names refused as hidden (they must not exist in the file).
-        hidden_columns: Per visible table, column names that are hidden state.
+        hidden_tables: Names of hidden state (they must not exist in the file): answered like
+            unknown names, tagged ``hidden_table`` for the tamper log.
+        hidden_columns: Per visible table, column names of hidden state (likewise, ``hidden_column``).
         enums: (table, column) -> valid values, for the 0-row hint.
     """
 
@@ -570,7 +571,9 @@ class SqlGuard:
     def _unknown_column(self, name: str, mentioned: list[str], hidden: bool = False) -> ToolError:
         col = name.rsplit(".", 1)[-1].lower()
         hidden = hidden or any(col in self.hidden_columns.get(t, ()) for t in mentioned or self.tables)
-        return ToolError(f"Unknown column '{col}'. {self._valid(mentioned)}", tamper="hidden_column" if hidden else None)
+        return ToolError(
+            f"Unknown column '{col}'. {self._valid(mentioned)}", tamper="hidden_column" if hidden else None
+        )
 
     def _hidden_read(self, run: _Run, table: str, column: str) -> ToolError:
         """The authorizer's answer to a read of a table or column that is in the file but not visible:
