@@ -125,7 +125,7 @@ FETCH_BATCH = 256  # rows per fetchmany at most
 PROGRESS_STEPS = 1000  # VM instructions between budget checks
 # The heaviest legitimate query measured, a LEFT JOIN of daily_usage (3.2M rows: 100K
 # subscribers, 30 days) with issues, grouped and sorted, takes 119M steps (6 s on a 2-core
-# machine); the tests' and docs' queries take under 2M. 8x that heaviest one:
+# machine); the heaviest in the tests takes 0.5M, the docs' examples less. 8x the heaviest:
 MAX_VM_STEPS = 1_000_000_000
 # SQLite memory (process-wide, see item 6 above). The heaviest legitimate query measured
 # at 100K subscribers holds 164 MB; a world's writer keeps a 64 MB page cache.
