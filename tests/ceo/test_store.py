@@ -22,7 +22,7 @@ from bizbench.envs.ceo.baselines import make_policy
 from bizbench.envs.ceo.config import load_config
 from bizbench.envs.ceo.env import CeoEnv
 from bizbench.envs.ceo.personas import PERSONA_COLUMNS, persona_columns
-from bizbench.envs.ceo.store import HIDDEN_TABLES, CeoStore, describe_tables
+from bizbench.envs.ceo.store import HIDDEN_TABLES, CeoStore, describe_tables, hidden_columns, visible_tables
 from bizbench.envs.ceo.world import enterprise
 from bizbench.envs.ceo.world.customers import LEAD, NONE, SUBSCRIBED
 
@@ -329,7 +329,7 @@ def test_session_logs(session: CeoEnv) -> None:
         ("SELECT c_max FROM customers", "hidden_column"),
         ("SELECT satisfaction FROM customers", "hidden_column"),
         ("SELECT seat_count FROM customers", "hidden_column"),
-        ('SELECT "willingness_to_pay" FROM customers', "hidden_column"),
+        ("SELECT c.willingness_to_pay FROM customers AS c", "hidden_column"),
         ("SELECT customer_id, sentiment FROM social_media_posts", "hidden_column"),
         ("SELECT customer_id FROM social_media_posts", "hidden_column"),
         ("SELECT s.churn_reason FROM subscriptions s", "hidden_column"),
@@ -346,6 +346,46 @@ def test_refusals(session: CeoEnv, sql: str, tamper: str) -> None:
     with pytest.raises(ToolError) as err:
         db(session).query(sql)
     assert err.value.tamper == tamper
+
+
+# ----------------------------------------------------------------------------- hidden names look unknown
+MADE_UP = "zq_made_up"  # a name that exists nowhere
+
+
+def agent_sees(env: CeoEnv, sql: str, name: str) -> str:
+    """The answer or error text of ``sql``, with ``name`` replaced by a placeholder."""
+    try:
+        seen = repr(db(env).query(sql))
+    except ToolError as err:
+        seen = f"error: {err}"
+    return re.sub(re.escape(name), "<name>", seen, flags=re.IGNORECASE)
+
+
+def test_every_hidden_name_is_answered_exactly_like_a_made_up_one(session: CeoEnv) -> None:
+    """An attacker probing the store's own lists of hidden names learns nothing: each answer is the one a
+    made-up name gets, and no answer names any other hidden name (docs/principles.md principle 3)."""
+    visible = visible_tables()
+    hidden_by_table = hidden_columns()
+    table_forms = ("SELECT * FROM {t}", "SELECT COUNT(*) AS n FROM {t}", "SELECT l.id FROM ledger AS l JOIN {t} ON 1")
+    column_forms = ("SELECT {c} FROM {t}", "SELECT x.{c} FROM {t} AS x", 'SELECT "{c}" AS v FROM {t} LIMIT 1')
+    probes = [(form.format(t=name), name) for name in HIDDEN_TABLES for form in table_forms]
+    probes += [
+        (form.format(c=name, t=table), name)
+        for table, names in hidden_by_table.items()
+        for name in names
+        for form in column_forms
+    ]
+    assert len(probes) > 19 * 60  # every table, every hidden column name
+    public = set(visible) | {c for cols in visible.values() for c in cols}
+    secret = (set(HIDDEN_TABLES) | {c for names in hidden_by_table.values() for c in names}) - public
+    made_up: dict[str, str] = {}
+    for sql, name in probes:
+        template = sql.replace(name, "{}")
+        if template not in made_up:
+            made_up[template] = agent_sees(session, template.format(MADE_UP), MADE_UP)
+        seen = agent_sees(session, sql, name)
+        assert seen == made_up[template], sql
+        assert not set(re.findall(r"\w+", seen.lower())) & secret, (sql, seen)
 
 
 def test_visible_columns_and_hints(session: CeoEnv) -> None:

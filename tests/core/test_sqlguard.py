@@ -7,6 +7,8 @@ is a known hidden name that does not exist in the file.
 
 from __future__ import annotations
 
+import os
+import re
 import sqlite3
 import threading
 import time
@@ -16,8 +18,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bizbench.core import sqlguard
 from bizbench.core.registry import ToolError
-from bizbench.core.sqlguard import MAX_CONCURRENT_QUERIES, MAX_RESULT_BYTES, MAX_VALUE_BYTES, SqlGuard, tokenize
+from bizbench.core.sqlguard import (
+    MAX_CONCURRENT_QUERIES,
+    MAX_RESULT_BYTES,
+    MAX_VALUE_BYTES,
+    QUERY_HEAP_BYTES,
+    SQLITE_HEAP_LIMIT,
+    SqlGuard,
+    tokenize,
+)
 
 
 @pytest.fixture(scope="module")
@@ -179,7 +190,6 @@ def test_queries_from_many_threads(guard: SqlGuard) -> None:
         ("SELECT h FROM t", "hidden_column"),
         ("SELECT * FROM t", "hidden_column"),  # t's file has a non-visible column
         ("SELECT satisfaction FROM u", "hidden_column"),
-        ('SELECT "satisfaction" FROM u', "hidden_column"),
         ("SELECT 1; SELECT 2", "multiple_statements"),
         ("SELECT * FROM u; DROP TABLE t", "multiple_statements"),
         ("SELECT load_extension('x')", "forbidden_function"),
@@ -331,6 +341,90 @@ def test_a_third_concurrent_query_waits_then_is_refused(guard: SqlGuard, monkeyp
     assert guard.query("SELECT 1 AS x")["rows"] == [{"x": 1}]
 
 
+# ----------------------------------------------------------------------------- temp data and work budgets
+FOREVER = "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c) "
+SPILL_ATTACKS = [  # run together, they wrote 2.7 GB of temp files in 28 s before temp data stayed in memory
+    f"{FOREVER} SELECT i FROM c ORDER BY randomblob(1000)",
+    f"{FOREVER} SELECT count(distinct randomblob(1000)) FROM c",
+]
+
+
+def open_temp_file_bytes() -> int:
+    """Bytes in the SQLite temp files this process holds open (``etilqs_*``, unlinked as they open)."""
+    total = 0
+    for fd in Path("/proc/self/fd").iterdir():
+        try:
+            if "etilqs_" in os.readlink(fd):
+                total += fd.stat().st_size
+        except OSError:
+            pass  # closed meanwhile
+    return total
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads the process's open files in /proc")
+def test_the_temp_spill_attack_writes_no_temp_file_and_stops_at_the_memory_budget(
+    guard: SqlGuard, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    budget = sqlguard._SQLITE_HEAP_USED() + 64_000_000  # 64 MB above what this process holds now
+    monkeypatch.setattr(sqlguard, "QUERY_HEAP_BYTES", budget)
+    errors: list[ToolError] = []
+    peak_temp = [0]
+    finished = threading.Event()
+
+    def watch() -> None:
+        while not finished.wait(0.02):
+            peak_temp[0] = max(peak_temp[0], open_temp_file_bytes())
+
+    def attack(sql: str) -> None:
+        errors.append(refused(guard, sql, timeout_s=10))
+
+    watcher = threading.Thread(target=watch)
+    attackers = [threading.Thread(target=attack, args=(sql,)) for sql in SPILL_ATTACKS]
+    for th in (watcher, *attackers):
+        th.start()
+    for th in attackers:
+        th.join()
+    finished.set()
+    watcher.join()
+    assert peak_temp[0] == 0  # the bound: not one byte of temp file
+    assert [e.tamper for e in errors] == ["query_memory", "query_memory"]  # the memory budget, not the 10 s
+    assert all(f"({budget // 1_000_000} MB for all running queries)" in str(e) for e in errors)
+    assert guard.query("SELECT COUNT(*) AS n FROM t")["rows"] == [{"n": 20}]
+
+
+def test_sqlite_memory_has_a_hard_limit_in_this_process(guard: SqlGuard) -> None:
+    guard.query("SELECT 1")
+    conn = sqlite3.connect(":memory:")
+    try:
+        assert 0 < conn.execute("PRAGMA hard_heap_limit").fetchone()[0] <= SQLITE_HEAP_LIMIT
+        assert sqlguard._SQLITE_HEAP_USED is not None and sqlguard._SQLITE_HEAP_USED() > 0  # it reads this SQLite
+    finally:
+        conn.close()
+    assert QUERY_HEAP_BYTES <= SQLITE_HEAP_LIMIT // 2  # the rest is the writer's headroom
+
+
+def test_an_allocation_refused_at_the_hard_heap_limit_is_a_clear_error(
+    guard: SqlGuard, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def out_of_memory(*args: object) -> None:
+        raise MemoryError  # what SQLite's SQLITE_NOMEM becomes in Python
+
+    monkeypatch.setattr(guard, "_fetch", out_of_memory)
+    err = refused(guard, "SELECT day FROM t ORDER BY note")
+    assert err.tamper == "query_memory" and "more memory than the database allows" in str(err)
+    monkeypatch.undo()
+    assert guard.query("SELECT COUNT(*) AS n FROM t")["rows"] == [{"n": 20}]
+
+
+def test_a_query_past_the_step_budget_is_stopped_with_an_error_naming_it(
+    guard: SqlGuard, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlguard, "MAX_VM_STEPS", 200_000)
+    err = refused(guard, f"{FOREVER} SELECT MAX(i) FROM c", timeout_s=30)
+    assert err.tamper == "query_steps" and "more than 200,000 SQLite steps" in str(err) and "LIMIT" in str(err)
+    assert guard.query(f"{ROWS.format(n=1000)} SELECT COUNT(*) AS n FROM r")["rows"] == [{"n": 1000}]
+
+
 @pytest.mark.parametrize(
     "sql",
     [
@@ -357,3 +451,83 @@ def test_string_literals_are_not_names(guard: SqlGuard, sql: str) -> None:
 )
 def test_strings_read_as_names_still_count(guard: SqlGuard, sql: str) -> None:
     assert refused(guard, sql).tamper == "schema_introspection"
+
+
+# ----------------------------------------------------------------------------- hidden names look unknown
+MADE_UP = "zq_made_up"  # a name that exists nowhere
+HIDDEN_TABLES = ["customer_state", "events", "secret"]  # two absent from the file, one in it but not visible
+HIDDEN_COLUMNS = [("t", "satisfaction"), ("t", "h"), ("u", "satisfaction")]  # t.h is in the file
+TABLE_FORMS = [
+    "SELECT * FROM {name}",
+    "SELECT COUNT(*) AS n FROM {name}",
+    "SELECT t.day FROM t JOIN {name} ON 1",
+    "SELECT x FROM main.{name}",
+    "WITH s AS (SELECT * FROM {name}) SELECT COUNT(*) AS n FROM s",
+    "SELECT * FROM {NAME}",
+]
+COLUMN_FORMS = [
+    "SELECT {name} FROM {table}",
+    "SELECT {table}.{name} FROM {table}",
+    "SELECT x.{NAME} FROM {table} AS x",
+    "SELECT COUNT(*) AS n FROM {table} WHERE {name} > 0",
+    "SELECT day FROM {table} ORDER BY {name}",
+    "SELECT {name} FROM t JOIN u USING (day)",
+]
+
+
+def outcome(guard: SqlGuard, sql: str, name: str) -> str:
+    """The answer or error text an agent sees, with ``name`` replaced by a placeholder."""
+    try:
+        seen = repr(guard.query(sql))
+    except ToolError as err:
+        seen = f"error: {err}"
+    return re.sub(re.escape(name), "<name>", seen, flags=re.IGNORECASE)
+
+
+@pytest.mark.parametrize("form", TABLE_FORMS)
+@pytest.mark.parametrize("hidden", HIDDEN_TABLES)
+def test_a_hidden_table_is_answered_like_a_made_up_one(guard: SqlGuard, form: str, hidden: str) -> None:
+    def sql(name: str) -> str:
+        return form.format(name=name, NAME=name.upper())
+
+    seen = outcome(guard, sql(hidden), hidden)
+    assert seen == outcome(guard, sql(MADE_UP), MADE_UP)
+    assert seen.startswith("error: Unknown table '<name>'. Valid tables: t, u.")
+
+
+@pytest.mark.parametrize("form", COLUMN_FORMS)
+@pytest.mark.parametrize(("table", "hidden"), HIDDEN_COLUMNS)
+def test_a_hidden_column_is_answered_like_a_made_up_one(guard: SqlGuard, form: str, table: str, hidden: str) -> None:
+    def sql(name: str) -> str:
+        return form.format(name=name, NAME=name.upper(), table=table)
+
+    assert outcome(guard, sql(hidden), hidden) == outcome(guard, sql(MADE_UP), MADE_UP)
+
+
+@pytest.mark.parametrize(("table", "hidden"), [("t", "satisfaction"), ("u", "satisfaction")])
+def test_a_double_quoted_hidden_name_is_a_string_like_any_unknown_name(
+    guard: SqlGuard, table: str, hidden: str
+) -> None:
+    sql = 'SELECT "{name}" AS v FROM {table} LIMIT 1'
+    seen = outcome(guard, sql.format(name=hidden, table=table), hidden)
+    assert seen == outcome(guard, sql.format(name=MADE_UP, table=table), MADE_UP)
+    assert guard.query(sql.format(name=hidden, table=table))["rows"] == [{"v": hidden}]  # SQLite's reading
+
+
+def test_a_hidden_column_is_still_tagged_for_the_tamper_log(guard: SqlGuard) -> None:
+    for sql, tamper in [("SELECT satisfaction FROM u", "hidden_column"), ("SELECT * FROM events", "hidden_table")]:
+        assert refused(guard, sql).tamper == tamper
+    assert refused(guard, f"SELECT {MADE_UP} FROM u").tamper is None
+
+
+def test_no_error_names_a_hidden_name_the_query_did_not(guard: SqlGuard) -> None:
+    hidden = {*HIDDEN_TABLES, *(c for _, c in HIDDEN_COLUMNS)}
+    queries = [form.format(name=MADE_UP, NAME=MADE_UP, table=t) for form in COLUMN_FORMS for t in ("t", "u")]
+    queries += [form.format(name=MADE_UP, NAME=MADE_UP) for form in TABLE_FORMS]
+    queries += ["SELECT * FROM t", "WITH x AS (SELECT * FROM t) SELECT day FROM x", "SELECT day FROM t, u"]
+    for sql in queries:
+        try:
+            said = repr(guard.query(sql))
+        except ToolError as err:
+            said = str(err)
+        assert not set(re.findall(r"\w+", said.lower())) & hidden, (sql, said)

@@ -11,8 +11,9 @@ file and returns a JSON-ready answer or raises :class:`~bizbench.core.registry.T
 3. ``set_authorizer`` allows only SELECT, reads of the visible tables and columns (plus the
    ``json_each``/``json_tree`` table functions), non-dangerous functions and recursive CTEs;
    everything else (writes, temp tables, ATTACH, PRAGMA, schema tables) is denied.
-4. A progress handler stops a query after ``timeout_s`` seconds; at most ``max_rows`` rows
-   are returned (``max_rows + 1`` are fetched to detect truncation).
+4. A progress handler stops a query after ``timeout_s`` seconds or :data:`MAX_VM_STEPS`
+   SQLite VM steps (a budget that does not depend on the machine's speed); at most
+   ``max_rows`` rows are returned (``max_rows + 1`` are fetched to detect truncation).
 5. Memory is bounded: ``SQLITE_LIMIT_LENGTH`` caps every string/blob (and stored row) at
    :data:`MAX_VALUE_BYTES`, ``SQLITE_LIMIT_COLUMN`` caps the result columns at
    :data:`MAX_RESULT_COLUMNS` (or the widest table of the file, if wider), rows are fetched in
@@ -23,10 +24,21 @@ file and returns a JSON-ready answer or raises :class:`~bizbench.core.registry.T
    slot (up to ``min(timeout_s, QUEUE_WAIT_S)`` seconds, on top of its own ``timeout_s``) and
    is then refused with a plain "busy" error (``tamper=None``), so parallel calls cannot
    multiply the memory one query may use.
+6. Nothing reaches the disk: the connection keeps its sorts, DISTINCT/GROUP BY b-trees and
+   other temporary data in memory (``temp_store = MEMORY``; SQLite would otherwise spill them
+   to temp files without bound), and that memory is bounded twice. The progress handler
+   stops a query once SQLite's heap in this process passes :data:`QUERY_HEAP_BYTES`; and
+   SQLite's hard heap limit, :data:`SQLITE_HEAP_LIMIT`, makes any allocation beyond it fail.
+   SQLite has no memory limit per connection, so both are process-wide: the first is checked
+   only by agents' queries, and the gap between the two is the headroom the env's own writer
+   connection keeps while agents' queries fill the heap (the hard limit is a backstop for
+   where the heap cannot be read, and it only ever lowers a limit set before).
 
 Hidden tables and columns should simply not exist in the file (an env writes only visible
-data); the guard still names them in its errors as "not accessible"/"not available" so an
-attempt is tagged (``ToolError.tamper``) instead of looking like a typo.
+data). Naming one gets exactly the error of a name that does not exist ("Unknown column
+'x'. Valid columns: ..."), so an agent cannot confirm a hidden name; the error is still
+tagged (``ToolError.tamper``, which only the run's tamper log sees). A double-quoted
+unknown name is a string to SQLite (``SELECT "x"`` returns ``'x'``), hidden or made up alike.
 
 Result format (chosen to match the reference, §5.3 item 8): ``{"columns": [...], "rows":
 [{column: value}, ...], "row_count": n}``, plus ``truncated``/``warning`` on overflow and a
@@ -37,21 +49,23 @@ returned as hex strings. Each call opens its own connection, so queries may run 
 thread while a writer commits (WAL readers see the last committed snapshot).
 
 Tamper kinds: ``hidden_table``, ``hidden_column``, ``schema_introspection``, ``write_sql``,
-``multiple_statements``, ``query_timeout``, ``forbidden_function``, ``oversized_result``;
-honest mistakes (syntax errors, unknown names, a value above the length limit, a busy guard)
-have ``tamper=None``. String literals are values, not names: ``SELECT 'sqlite_master'`` is
-fine; a string only counts as a name where SQLite reads it as one (after ``FROM``/``JOIN``,
-in a ``FROM`` list, next to a ``.`` or before ``(``).
+``multiple_statements``, ``query_timeout``, ``query_steps``, ``query_memory``,
+``forbidden_function``, ``oversized_result``; honest mistakes (syntax errors, unknown names, a
+value above the length limit, a busy guard) have ``tamper=None``. String literals are values,
+not names: ``SELECT 'sqlite_master'`` is fine; a string only counts as a name where SQLite
+reads it as one (after ``FROM``/``JOIN``, in a ``FROM`` list, next to a ``.`` or before ``(``).
 """
 
 from __future__ import annotations
 
+import ctypes
+import importlib
 import logging
 import re
 import sqlite3
 import threading
 import time
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -108,7 +122,15 @@ MAX_RESULT_BYTES = 50_000_000  # about the JSON size of one answer
 MAX_CONCURRENT_QUERIES = 2  # per guard; further queries wait for a slot
 QUEUE_WAIT_S = 10.0  # longest wait for a slot (the SDK's request timeout is 60 s, a query's 30 s)
 FETCH_BATCH = 256  # rows per fetchmany at most
-PROGRESS_STEPS = 1000  # VM instructions between deadline checks
+PROGRESS_STEPS = 1000  # VM instructions between budget checks
+# The heaviest legitimate query measured, a LEFT JOIN of daily_usage (3.2M rows: 100K
+# subscribers, 30 days) with issues, grouped and sorted, takes 119M steps (6 s on a 2-core
+# machine); the heaviest in the tests takes 0.5M, the docs' examples less. 8x the heaviest:
+MAX_VM_STEPS = 1_000_000_000
+# SQLite memory (process-wide, see item 6 above). The heaviest legitimate query measured
+# at 100K subscribers holds 164 MB; a world's writer keeps a 64 MB page cache.
+QUERY_HEAP_BYTES = 512_000_000  # a running query is stopped once SQLite's heap passes this
+SQLITE_HEAP_LIMIT = 1_024_000_000  # SQLite's hard heap limit: no allocation beyond it succeeds
 # Names after which a string literal is read by SQLite as a name (``FROM 'sqlite_master'``).
 _NAME_BEFORE = frozenset({"from", "join", "."})
 # Words that may follow a table name but are not its alias.
@@ -234,16 +256,49 @@ def _name_positions(toks: list[Token]) -> set[int]:
 
 
 # ----------------------------------------------------------------------------- guard
-class _Denial:
-    """The first thing the authorizer refused, for a precise error message."""
+def _heap_reader() -> Callable[[], int] | None:
+    """``sqlite3_memory_used()`` of the SQLite that Python's ``sqlite3`` runs on, or None.
 
-    def __init__(self) -> None:
-        self.kind: str | None = None
-        self.message = ""
+    Python offers no call for it. It is looked up through the ``_sqlite3`` extension module
+    itself, so it is that module's SQLite (linked or built in), never another copy; where the
+    symbol cannot be reached (a build that hides it) only the hard heap limit bounds memory.
+    """
+    try:
+        used = ctypes.CDLL(importlib.import_module("_sqlite3").__file__).sqlite3_memory_used
+    except (OSError, AttributeError, TypeError):
+        return None
+    used.restype, used.argtypes = ctypes.c_int64, []
+    return lambda: int(used())
 
-    def set(self, kind: str, message: str) -> None:
-        if self.kind is None:
-            self.kind, self.message = kind, message
+
+_SQLITE_HEAP_USED = _heap_reader()
+
+
+class _Run:
+    """One query as SQLite's callbacks see it: what it names, its budget, and why it was stopped."""
+
+    def __init__(self, tokens: list[Token], mentioned: list[str], timeout_s: float) -> None:
+        self.named = frozenset(t.text.lower() for t in tokens if t.kind in ("word", "qword", "string"))
+        self.mentioned = mentioned  # the visible tables the text names
+        self.deadline = time.monotonic() + timeout_s
+        self.steps = 0
+        self.stopped_by: str | None = None  # "steps" | "time" | "memory"
+        self.denial: ToolError | None = None  # the first thing the authorizer refused
+
+    def refuse(self, error: ToolError) -> None:
+        if self.denial is None:
+            self.denial = error
+
+    def over_budget(self) -> int:
+        """The progress handler (every :data:`PROGRESS_STEPS` VM steps): non-zero stops the query."""
+        self.steps += PROGRESS_STEPS
+        if self.steps > MAX_VM_STEPS:
+            self.stopped_by = "steps"
+        elif time.monotonic() > self.deadline:
+            self.stopped_by = "time"
+        elif _SQLITE_HEAP_USED is not None and _SQLITE_HEAP_USED() > QUERY_HEAP_BYTES:
+            self.stopped_by = "memory"
+        return 1 if self.stopped_by else 0
 
 
 class SqlGuard:
@@ -252,8 +307,9 @@ class SqlGuard:
     Args:
         db_path: The SQLite file (written by someone else; WAL or rollback journal).
         tables: Every table the agent may read, with its readable columns.
-        hidden_tables: Names refused as hidden (they must not exist in the file).
-        hidden_columns: Per visible table, column names that are hidden state.
+        hidden_tables: Names of hidden state (they must not exist in the file): answered like
+            unknown names, tagged ``hidden_table`` for the tamper log.
+        hidden_columns: Per visible table, column names of hidden state (likewise, ``hidden_column``).
         enums: (table, column) -> valid values, for the 0-row hint.
     """
 
@@ -291,6 +347,8 @@ class SqlGuard:
             return self._query(sql, timeout, rows)
         except ToolError:
             raise
+        except MemoryError:  # an allocation failed at SQLite's hard heap limit
+            raise _out_of_memory() from None
         except Exception as exc:  # never let anything else out (docs/principles.md principle 8)
             logger.exception("sqlguard: unexpected failure")
             raise ToolError(f"The query could not be run ({type(exc).__name__}).") from None
@@ -308,16 +366,15 @@ class SqlGuard:
         names_at = _name_positions(stmt_tokens)
         self._check_text(stmt_tokens, names_at)
         mentioned = self._mentioned_tables(stmt_tokens, names_at)
-        self._check_quoted_hidden(stmt_tokens, mentioned)
-        denial = _Denial()
-        conn = self._connect(denial, timeout_s)
+        run = _Run(stmt_tokens, mentioned, timeout_s)
+        conn = self._connect(run)
         try:
             try:
                 cur = conn.execute(statement)
                 names = [d[0] for d in cur.description or ()]
                 rows = self._fetch(cur, _unique(names), max_rows)
             except sqlite3.Error as exc:
-                raise self._translate(exc, denial, mentioned, timeout_s) from None
+                raise self._translate(exc, run, timeout_s) from None
         finally:
             conn.close()
         return self._answer(names, rows, max_rows, stmt_tokens, mentioned)
@@ -388,17 +445,6 @@ class SqlGuard:
         if not (lead.kind == "word" and lead.text in ALLOWED_LEADING) and lead.text != "(":
             raise ToolError(f"Only SELECT queries are allowed (the statement starts with '{lead.text}').")
 
-    def _check_quoted_hidden(self, toks: list[Token], mentioned: list[str]) -> None:
-        """SQLite reads an unknown "double-quoted" name as a string literal; refuse hidden ones."""
-        visible = set().union(*(self._columns[t] for t in mentioned)) if mentioned else set()
-        for tok in toks:
-            if tok.kind == "qword" and tok.text not in visible:
-                if any(tok.text in self.hidden_columns.get(t, ()) for t in mentioned):
-                    raise ToolError(
-                        f"Column '{tok.text}' is not available: it is not part of the data you can query.",
-                        tamper="hidden_column",
-                    )
-
     def _mentioned_tables(self, toks: list[Token], names_at: set[int]) -> list[str]:
         seen: list[str] = []
         for k, tok in enumerate(toks):
@@ -406,13 +452,15 @@ class SqlGuard:
                 seen.append(tok.text)
         return seen
 
-    def _connect(self, denial: _Denial, timeout_s: float) -> sqlite3.Connection:
+    def _connect(self, run: _Run) -> sqlite3.Connection:
         uri = self.db_path.resolve().as_uri() + "?mode=ro"
         try:
             conn = sqlite3.connect(uri, uri=True, timeout=5.0, check_same_thread=False, isolation_level=None)
         except sqlite3.Error:
             raise ToolError("The database is not available yet.") from None
         conn.execute("PRAGMA query_only = ON")
+        conn.execute("PRAGMA temp_store = MEMORY")  # no temp file: sorts and temporary b-trees stay in the heap
+        conn.execute(f"PRAGMA hard_heap_limit = {SQLITE_HEAP_LIMIT}")  # process-wide; only ever lowers it
         conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
         try:
             # Loads the schema (before the limits: a table wider than the column limit could not be parsed).
@@ -427,12 +475,11 @@ class SqlGuard:
         widest = max((int(n or 0) for _, n in found), default=0)
         conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
         conn.setlimit(sqlite3.SQLITE_LIMIT_COLUMN, max(MAX_RESULT_COLUMNS, widest))
-        conn.set_authorizer(self._authorizer(denial, stored))
-        deadline = time.monotonic() + timeout_s
-        conn.set_progress_handler(lambda: 1 if time.monotonic() > deadline else 0, PROGRESS_STEPS)
+        conn.set_authorizer(self._authorizer(run, stored))
+        conn.set_progress_handler(run.over_budget, PROGRESS_STEPS)
         return conn
 
-    def _authorizer(self, denial: _Denial, stored: set[str]) -> Any:
+    def _authorizer(self, run: _Run, stored: set[str]) -> Any:
         """The allow-list; ``stored`` names the file's tables (other names read are CTEs/subqueries)."""
         codes = _SQLITE_CODES
         ok, deny = sqlite3.SQLITE_OK, sqlite3.SQLITE_DENY
@@ -447,47 +494,44 @@ class SqlGuard:
                 if table in TABLE_FUNCTIONS:
                     return ok
                 if table in SCHEMA_NAMES or table.startswith(("sqlite_", "pragma_")):
-                    denial.set("schema_introspection", "Schema introspection is not allowed.")
+                    run.refuse(ToolError("Schema introspection is not allowed.", tamper="schema_introspection"))
                     return deny
                 if table not in self.tables:
                     if table not in stored and db is None:
                         return ok  # COUNT(*) over a CTE or subquery names it with no column
-                    denial.set("hidden_table", f"Table '{arg1}' is not accessible.")
+                    run.refuse(self._hidden_read(run, table, ""))
                     return deny
                 if db not in (None, "main"):
-                    denial.set("hidden_table", f"Table '{arg1}' is not accessible.")
+                    run.refuse(self._hidden_read(run, table, ""))
                     return deny
                 if column and column != "rowid" and column not in self._columns[table]:
-                    denial.set("hidden_column", f"Column '{arg2}' of table '{arg1}' is not available.")
+                    run.refuse(self._hidden_read(run, table, column))
                     return deny
                 return ok
             if action == codes["function"]:
                 name = (arg2 or "").lower()
                 if name in DENIED_FUNCTIONS:
-                    denial.set("forbidden_function", f"Function '{name}' is not allowed.")
+                    run.refuse(ToolError(f"Function '{name}' is not allowed.", tamper="forbidden_function"))
                     return deny
                 return ok
             if action == codes["update"] and (arg1 or "").lower() in SCHEMA_NAMES:
                 return ok  # SQLite registering an eponymous table function; the text check bars real writes
             if action == codes["pragma"]:
-                denial.set("schema_introspection", "PRAGMA statements are not allowed.")
+                run.refuse(ToolError("PRAGMA statements are not allowed.", tamper="schema_introspection"))
             else:
-                denial.set("write_sql", "Only read-only SELECT queries are allowed.")
+                run.refuse(ToolError("Only read-only SELECT queries are allowed.", tamper="write_sql"))
             return deny
 
         return auth
 
     # ------------------------------------------------------------------ errors
-    def _translate(self, exc: sqlite3.Error, denial: _Denial, mentioned: list[str], timeout_s: float) -> ToolError:
+    def _translate(self, exc: sqlite3.Error, run: _Run, timeout_s: float) -> ToolError:
         msg = str(exc)
-        if denial.kind is not None:
-            return ToolError(denial.message, tamper=denial.kind)
+        mentioned = run.mentioned
+        if run.denial is not None:
+            return run.denial
         if "interrupted" in msg:
-            return ToolError(
-                f"The query ran longer than {timeout_s:g} s and was stopped. Narrow it: filter on day or "
-                "customer_id, aggregate with GROUP BY, or add a LIMIT.",
-                tamper="query_timeout",
-            )
+            return _stopped(run.stopped_by, timeout_s)
         if "string or blob too big" in msg:
             return ToolError(
                 f"A value in the query is longer than the {MAX_VALUE_BYTES:,}-byte limit for one string or "
@@ -517,23 +561,38 @@ class SqlGuard:
             return ToolError("Query parameters (?, :name) are not supported; write the values into the SQL.")
         return ToolError(f"SQL error: {msg}")
 
-    def _unknown_table(self, name: str) -> ToolError:
+    # A hidden name and a made-up one get the same words (only the tamper tag, which the agent
+    # never sees, differs), so no answer confirms that a hidden table or column exists.
+    def _unknown_table(self, name: str, hidden: bool = False) -> ToolError:
         bare = name.rsplit(".", 1)[-1].lower()
-        if bare in self.hidden_tables:
-            return ToolError(f"Table '{bare}' is not accessible.", tamper="hidden_table")
-        return ToolError(f"Unknown table '{name}'. Valid tables: {', '.join(sorted(self.tables))}.")
+        tamper = "hidden_table" if hidden or bare in self.hidden_tables else None
+        return ToolError(f"Unknown table '{bare}'. {self._valid()}", tamper=tamper)
 
-    def _unknown_column(self, name: str, mentioned: list[str]) -> ToolError:
+    def _unknown_column(self, name: str, mentioned: list[str], hidden: bool = False) -> ToolError:
         col = name.rsplit(".", 1)[-1].lower()
-        candidates = mentioned or list(self.tables)
-        if any(col in self.hidden_columns.get(t, ()) for t in candidates):
-            return ToolError(
-                f"Column '{col}' is not available: it is not part of the data you can query.", tamper="hidden_column"
-            )
-        listing = "; ".join(f"{t}({', '.join(self.tables[t])})" for t in mentioned)
-        if not listing:
-            return ToolError(f"Unknown column '{name}'. Valid tables: {', '.join(sorted(self.tables))}.")
-        return ToolError(f"Unknown column '{name}'. Valid columns: {listing}.")
+        hidden = hidden or any(col in self.hidden_columns.get(t, ()) for t in mentioned or self.tables)
+        return ToolError(
+            f"Unknown column '{col}'. {self._valid(mentioned)}", tamper="hidden_column" if hidden else None
+        )
+
+    def _hidden_read(self, run: _Run, table: str, column: str) -> ToolError:
+        """The authorizer's answer to a read of a table or column that is in the file but not visible:
+        the unknown-name error when the query names it, else one that names nothing hidden
+        (``SELECT *`` over such a table)."""
+        if not column and table in run.named:
+            return self._unknown_table(table, hidden=True)
+        if column and column in run.named:
+            return self._unknown_column(column, run.mentioned, hidden=True)
+        return ToolError(
+            f"The query reads data you cannot query; name the columns you need. {self._valid(run.mentioned)}",
+            tamper="hidden_column" if column else "hidden_table",
+        )
+
+    def _valid(self, mentioned: list[str] | None = None) -> str:
+        """What the agent can query: the columns of the tables the query names, else the tables."""
+        if mentioned:
+            return "Valid columns: " + "; ".join(f"{t}({', '.join(self.tables[t])})" for t in mentioned) + "."
+        return f"Valid tables: {', '.join(sorted(self.tables))}."
 
     # ------------------------------------------------------------------ answer
     def _answer(
@@ -642,6 +701,29 @@ def _compared_literals(toks: list[Token], column: str) -> list[tuple[str | None,
         if start >= 2 and toks[start - 1].text in ("=", "==", "!=", "<>") and toks[start - 2].kind == "string":
             found.append((qualifier, toks[start - 2].text))
     return found
+
+
+def _stopped(reason: str | None, timeout_s: float) -> ToolError:
+    """The error for a query the progress handler stopped (``reason`` from :class:`_Run`)."""
+    if reason == "memory":
+        return _out_of_memory()
+    narrow = "Narrow it: filter on day or customer_id, aggregate with GROUP BY, or add a LIMIT."
+    if reason == "steps":
+        return ToolError(
+            f"The query took more than {MAX_VM_STEPS:,} SQLite steps (the budget of one query) and was "
+            f"stopped. {narrow}",
+            tamper="query_steps",
+        )
+    return ToolError(f"The query ran longer than {timeout_s:g} s and was stopped. {narrow}", tamper="query_timeout")
+
+
+def _out_of_memory() -> ToolError:
+    return ToolError(
+        f"The query needed more memory than the database allows ({QUERY_HEAP_BYTES // 1_000_000} MB for all "
+        "running queries) and was stopped. Sorting, DISTINCT and GROUP BY hold their rows in memory: filter "
+        "first, sort or group fewer and shorter values, or add a LIMIT.",
+        tamper="query_memory",
+    )
 
 
 def _unique(names: list[str]) -> list[str]:
