@@ -25,6 +25,7 @@ from bizbench.core.sandbox import (
     run_in_sandbox,
     sandbox_python,
     sandbox_unavailable_reason,
+    userns_filter,
 )
 
 REASON = sandbox_unavailable_reason()
@@ -71,9 +72,10 @@ def test_plan_mounts_only_what_is_needed(tmp_path: Path) -> None:
 
 
 def test_bwrap_plan_matches_unshare_plan(tmp_path: Path) -> None:
-    argv = _bwrap_argv(_plan(tmp_path, ()), ["python3", "-c", "1"], {"HOME": "/workspace"}, "/workspace")
+    argv = _bwrap_argv(_plan(tmp_path, ()), ["python3", "-c", "1"], {"HOME": "/workspace"}, "/workspace", 9)
     for flag in ("--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--clearenv", "--proc"):
         assert flag in argv
+    assert argv[argv.index("--seccomp") + 1] == "9"
     assert argv[argv.index("--bind") + 1 : argv.index("--bind") + 3] == [str(tmp_path), WORKSPACE_MOUNT]
     assert f"--reuid={SANDBOX_UID}" in argv and argv[-3:] == ["python3", "-c", "1"]
 
@@ -316,3 +318,67 @@ def test_runs_on_one_workspace_do_not_overlap(ws: Path, backend: str) -> None:
     for th in threads:
         th.join()
     assert (ws / "log.txt").read_text().split() == ["start", "end", "start", "end"]
+
+
+# ---------------------------------------------------------------------------- issue 16: user namespaces, limits
+def test_the_seccomp_filter_is_refused_for_an_architecture_it_has_no_numbers_for() -> None:
+    assert len(userns_filter("x86_64")) == 14 * 8 and len(userns_filter("aarch64")) == 14 * 8
+    with pytest.raises(ValueError, match="no seccomp filter for architecture 'sparc'"):
+        userns_filter("sparc")
+
+
+USERNS_ATTEMPTS = [
+    "unshare -U true",
+    "unshare -Urm sh -c 'mount -t tmpfs x /tmp'",
+    "unshare -Urn true",
+    # unshare(2) and clone(2) with CLONE_NEWUSER straight from libc (the base Python has no os.unshare)
+    "python3 -c 'import ctypes,sys; sys.exit(ctypes.CDLL(None).unshare(0x10000000) == -1)'",
+    'python3 -c \'import ctypes,sys; sys.exit(ctypes.CDLL(None).syscall(56 if __import__("platform").machine()'
+    ' == "x86_64" else 220, 0x10000000 | 17, 0, 0, 0, 0) == -1)\'',
+]
+
+
+@needs_sandbox
+@pytest.mark.parametrize("attempt", USERNS_ATTEMPTS)
+def test_no_process_in_the_sandbox_can_enter_a_new_user_namespace(ws: Path, backend: str, attempt: str) -> None:
+    code, out, err = bash(ws, f"{attempt}; echo rc=$?", backend)
+    assert code == 0 and "rc=0" not in out, (out, err)
+
+
+@needs_sandbox
+def test_ordinary_work_still_runs_under_the_filter(ws: Path, backend: str) -> None:
+    script = (
+        "import subprocess, threading, multiprocessing\n"
+        "t = threading.Thread(target=print, args=('thread',)); t.start(); t.join()\n"
+        "print(subprocess.run(['sh', '-c', 'echo pipe | tr a-z A-Z'], capture_output=True, text=True).stdout.strip())\n"
+        "with multiprocessing.Pool(2) as pool: print(sum(pool.map(abs, [-1, -2])))\n"
+    )
+    (ws / "work.py").write_text(script)
+    code, out, err = bash(ws, "python3 work.py && (sleep 0.1 & wait) && echo done", backend)
+    assert code == 0 and out.split() == ["thread", "PIPE", "3", "done"], err
+
+
+@needs_sandbox
+def test_the_sandbox_sees_no_cgroup_path_of_the_host(ws: Path, backend: str) -> None:
+    code, out, _ = bash(ws, "cat /proc/self/cgroup", backend)
+    assert code == 0 and all(line.endswith(":/") for line in out.split())
+
+
+@needs_sandbox
+def test_a_memory_hog_is_killed_at_the_sandbox_limit_and_the_host_goes_on(ws: Path, backend: str) -> None:
+    hog = "python3 -c 'x = bytearray(400 << 20); print(len(x))'"
+    r = run_in_sandbox(ws, ["bash", "-c", hog], 60, backend=backend, memory_bytes=200 << 20)
+    if not r.limits.startswith("cgroup"):
+        pytest.skip(f"no cgroup here: {r.limits}")
+    assert r.returncode != 0 and "419430400" not in r.stdout
+    assert run_in_sandbox(ws, ["bash", "-c", hog], 60, backend=backend).stdout.strip() == "419430400"
+
+
+@needs_sandbox
+def test_a_fork_bomb_stops_at_the_sandbox_process_limit(ws: Path, backend: str) -> None:
+    bomb = "for i in $(seq 300); do sleep 30 & done 2>/dev/null; jobs -p | wc -l"
+    r = run_in_sandbox(ws, ["bash", "-c", bomb], 60, backend=backend, max_pids=40)
+    if not r.limits.startswith("cgroup"):
+        pytest.skip(f"no cgroup here: {r.limits}")
+    assert r.limits.endswith("40 processes") and int(r.stdout.split()[-1] if r.stdout.split() else 0) < 40
+    assert bash(ws, "echo alive", backend)[1].strip() == "alive"  # the next sandbox starts as usual

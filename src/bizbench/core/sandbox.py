@@ -31,8 +31,14 @@ init (the module source is piped to the sandbox Python, which mounts, pivots the
 drops privileges and execs ``argv``). Both build the same mount plan. This needs root
 (or bubblewrap) on the host; :func:`sandbox_unavailable_reason` says why not otherwise.
 
-Limits not enforced here: memory and CPU (use cgroups around the harness), disk use of
-the workspace; the process count is capped with ``RLIMIT_NPROC``.
+No process of the sandbox can enter a new user namespace: a seccomp filter
+(:func:`userns_filter`, installed last before the command runs, for both backends) refuses
+``clone``/``unshare`` with ``CLONE_NEWUSER`` and every other ABI's system calls, and answers
+``clone3`` ENOSYS so libc falls back to ``clone``. Where a cgroup can be made
+(:mod:`bizbench.core.cgroups`, root) the sandbox's processes together hold at most
+``memory_bytes`` (its tmpfs included) and ``max_pids`` processes, and see their own cgroup as
+the root; elsewhere only ``RLIMIT_NPROC`` caps the processes (``SandboxResult.limits`` says
+which). Not limited here: CPU time and the disk use of the workspace.
 
 This module imports only the standard library (its source doubles as the init program).
 """
@@ -74,6 +80,8 @@ SANDBOX_UID = 65534  # "nobody"
 SANDBOX_GID = 65534
 WORKSPACE_MOUNT = "/workspace"
 NPROC_LIMIT = 1024
+#: the memory of one sandbox, its tmpfs included (a cgroup's, where one can be made: core/cgroups.py)
+MEMORY_LIMIT = 8 << 30
 TMP_SIZE = "1g"
 _MAX_ARG = 100_000  # bytes; the kernel refuses single argv strings above 128 KiB
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -107,6 +115,7 @@ class SandboxResult:
     stderr: str
     timed_out: bool
     duration_s: float = 0.0
+    limits: str = ""  # the memory and process limits enforced (core/cgroups.py)
 
     @property
     def output(self) -> str:
@@ -360,6 +369,7 @@ def _unshare_argv() -> list[str]:
         "--net",
         "--ipc",
         "--uts",
+        "--cgroup",  # its cgroup is its root: /proc/self/cgroup names nothing of the host
         "--fork",
         "--kill-child=SIGKILL",
         "--propagation",
@@ -371,9 +381,13 @@ def _unshare_argv() -> list[str]:
     ]
 
 
-def _bwrap_argv(ops: list[list[str]], argv: Sequence[str], env: Mapping[str, str], cwd: str) -> list[str]:
-    """The same plan for bubblewrap (run as root; privileges dropped by setpriv inside)."""
+def _bwrap_argv(
+    ops: list[list[str]], argv: Sequence[str], env: Mapping[str, str], cwd: str, seccomp_fd: int
+) -> list[str]:
+    """The same plan for bubblewrap (run as root; privileges dropped by setpriv inside; the
+    seccomp program of :func:`userns_filter` read from ``seccomp_fd``)."""
     out = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+    out += ["--seccomp", str(seccomp_fd)]
     out += ["--die-with-parent", "--hostname", "sandbox", "--tmpfs", "/", "--clearenv"]
     for op, *args in ops:
         if op == "symlink":
@@ -409,6 +423,8 @@ def run_in_sandbox(
     readonly: Sequence[str] = (),
     cwd: str = WORKSPACE_MOUNT,
     backend: str | None = None,
+    memory_bytes: int = MEMORY_LIMIT,
+    max_pids: int = NPROC_LIMIT,
 ) -> SandboxResult:
     """Run ``argv`` inside the sandbox with ``workspace`` mounted read-write at /workspace.
 
@@ -421,6 +437,11 @@ def run_in_sandbox(
         readonly: Workspace-relative paths mounted read-only (e.g. ``.novamind``).
         cwd: Working directory inside the sandbox.
         backend: ``"bwrap"`` or ``"unshare"``; default: the first available.
+        memory_bytes: Memory of every process of the sandbox together (and its tmpfs).
+        max_pids: Processes and threads of the sandbox together.
+
+    The memory and process limits hold where a cgroup can be made (:mod:`bizbench.core.cgroups`);
+    elsewhere only ``RLIMIT_NPROC`` does. ``SandboxResult.limits`` says which.
     """
     if not argv:
         raise ValueError("argv must not be empty")
@@ -434,10 +455,14 @@ def run_in_sandbox(
     workspace = Path(workspace).absolute()
     workspace.mkdir(parents=True, exist_ok=True)
     full_env = _environment(env)
-    with _workspace_lock(workspace):  # no other sandboxed process of this workspace runs meanwhile
-        _prepare_workspace(workspace, readonly)
+    from bizbench.core.cgroups import sandbox_group  # the parent's side only: not in the init program
+
+    with _workspace_lock(workspace), sandbox_group(memory_bytes, max_pids) as group:
+        _prepare_workspace(workspace, readonly)  # no other sandboxed process of this workspace runs meanwhile
         ops = _plan(workspace, readonly)
-        return _run_plan(ops, argv, full_env, cwd, backend, timeout_s, output_limit)
+        result = _run_plan(ops, argv, full_env, cwd, backend, timeout_s, output_limit, group.procs)
+        result.limits = group.limits
+        return result
 
 
 def _run_plan(
@@ -448,13 +473,19 @@ def _run_plan(
     backend: str,
     timeout_s: float,
     output_limit: int,
+    cgroup_procs: Sequence[Path] = (),
 ) -> SandboxResult:
     with tempfile.TemporaryDirectory(prefix="bizbench-sandbox-root-") as newroot:
         status_r, status_w = os.pipe()
+        opened = [status_r, status_w]
         try:
             if backend == "bwrap":
-                cmd, program = _bwrap_argv(ops, argv, full_env, cwd), None
-                pass_fds: tuple[int, ...] = ()
+                seccomp_r, seccomp_w = os.pipe()  # bwrap installs the same filter from this fd
+                opened.append(seccomp_r)
+                with open(seccomp_w, "wb") as f:
+                    f.write(userns_filter(os.uname().machine))
+                cmd, program = _bwrap_argv(ops, argv, full_env, cwd, seccomp_r), None
+                pass_fds: tuple[int, ...] = (seccomp_r,)
                 os.write(status_w, b"ok")
             else:
                 config = {
@@ -468,11 +499,20 @@ def _run_plan(
                 cmd, pass_fds = _unshare_argv(), (status_w,)
                 source = Path(__file__).read_text(encoding="utf-8")
                 program = f"{source}\n\n_init_main({json.dumps(config)!r})\n".encode()
-            return _execute(cmd, program, pass_fds, status_r, status_w, timeout_s, output_limit)
+            return _execute(_joining(cgroup_procs, cmd), program, pass_fds, status_r, status_w, timeout_s, output_limit)
         finally:
-            for fd in (status_r, status_w):
+            for fd in opened:
                 with contextlib.suppress(OSError):
                     os.close(fd)
+
+
+def _joining(cgroup_procs: Sequence[Path], cmd: list[str]) -> list[str]:
+    """``cmd``, started by a shell that first moves itself into each cgroup (writing 0 to its
+    ``cgroup.procs``), so the sandbox and all it starts are inside from their first instruction."""
+    if not cgroup_procs:
+        return cmd
+    join = 'for f; do [ "$f" = -- ] && break; echo 0 > "$f" || exit 125; shift; done; shift; exec "$@"'
+    return ["/bin/sh", "-c", join, "sh", *map(str, cgroup_procs), "--", *cmd]
 
 
 def _execute(
@@ -564,6 +604,54 @@ def python_in_sandbox(
         script.unlink(missing_ok=True)
 
 
+# ---------------------------------------------------------------------------- seccomp
+# The filter that keeps the agent out of new user namespaces (issue 16 finding 4: inside one,
+# an unprivileged process holds every capability over its own mounts, network and netfilter,
+# the doorway of most unprivileged kernel exploits). Classic BPF over ``struct seccomp_data``
+# (linux/seccomp.h: int nr at offset 0, u32 arch at 4, u64 args[6] from 16; little-endian on
+# every architecture below, so the low 32 bits of args[0] are at 16).
+_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
+_SECCOMP_RET_ALLOW, _SECCOMP_RET_ERRNO = 0x7FFF0000, 0x00050000
+_EPERM, _ENOSYS = 1, 38
+_CLONE_NEWUSER = 0x10000000
+_X32_SYSCALL_BIT = 0x40000000  # x86_64's x32 ABI: numbers with this bit are refused outright
+#: per ``platform.machine()``: AUDIT_ARCH_* (linux/audit.h) and the numbers of clone, unshare, clone3
+_SECCOMP_ABI = {"x86_64": (0xC000003E, 56, 272, 435), "aarch64": (0xC00000B7, 220, 97, 435)}
+#: classic BPF opcodes (linux/filter.h): ld word at absolute offset, jeq/jge/jset on a constant, ret
+_LD_ABS, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
+
+
+def userns_filter(machine: str) -> bytes:
+    """The seccomp program (an array of ``struct sock_filter``) that refuses, with EPERM, clone and
+    unshare with CLONE_NEWUSER and any system call of another ABI (i386, x32), and answers
+    clone3 ENOSYS: its flags sit in memory a filter cannot read, and libc falls back to clone.
+    Everything else is allowed. ValueError on an architecture it has no numbers for (the
+    sandbox then refuses to run rather than run unfiltered)."""
+    import struct
+
+    if machine not in _SECCOMP_ABI:
+        raise ValueError(f"no seccomp filter for architecture {machine!r} (known: {', '.join(_SECCOMP_ABI)})")
+    arch, clone, unshare, clone3 = _SECCOMP_ABI[machine]
+    eperm, enosys = _SECCOMP_RET_ERRNO | _EPERM, _SECCOMP_RET_ERRNO | _ENOSYS
+    program = [  # (code, jump if true, jump if false, k); a jump skips that many instructions
+        (_LD_ABS, 0, 0, 4),  # 0: arch
+        (_JEQ, 1, 0, arch),  # 1: the native ABI -> 3
+        (_RET, 0, 0, eperm),  # 2: another ABI
+        (_LD_ABS, 0, 0, 0),  # 3: nr
+        (_JGE, 6, 0, _X32_SYSCALL_BIT),  # 4: x32 -> 11
+        (_JEQ, 7, 0, clone3),  # 5: -> 13
+        (_JEQ, 2, 0, clone),  # 6: -> 9
+        (_JEQ, 1, 0, unshare),  # 7: -> 9
+        (_RET, 0, 0, _SECCOMP_RET_ALLOW),  # 8
+        (_LD_ABS, 0, 0, 16),  # 9: the flags (low half of args[0])
+        (_JSET, 0, 1, _CLONE_NEWUSER),  # 10: CLONE_NEWUSER -> 11, else -> 12
+        (_RET, 0, 0, eperm),  # 11
+        (_RET, 0, 0, _SECCOMP_RET_ALLOW),  # 12
+        (_RET, 0, 0, enosys),  # 13
+    ]
+    return b"".join(struct.pack("=HBBI", *instruction) for instruction in program)
+
+
 # ---------------------------------------------------------------------------- init (inside)
 # Everything below runs as PID 1 of the new namespaces (unshare backend), as root, from the
 # base Python with -I -S. It is this module's own source piped to stdin plus one call.
@@ -582,6 +670,9 @@ def _init_main(config_json: str) -> None:  # pragma: no cover - runs inside the 
 
     cfg = json.loads(config_json)
     libc = ctypes.CDLL(None, use_errno=True)
+
+    class SockFprog(ctypes.Structure):  # struct sock_fprog (linux/filter.h)
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
     def check(rc: int, what: str) -> None:
         if rc != 0:
@@ -646,6 +737,9 @@ def _init_main(config_json: str) -> None:  # pragma: no cover - runs inside the 
         mount(None, "/", None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
         socket.sethostname("sandbox")
         null = os.open("/dev/null", os.O_RDONLY)
+        seccomp = userns_filter(platform.machine())
+        program = ctypes.create_string_buffer(seccomp, len(seccomp))
+        fprog = SockFprog(len(seccomp) // 8, ctypes.addressof(program))
     except Exception as e:  # noqa: BLE001 - report and stop before running anything
         os.write(2, f"sandbox setup failed: {e}\n".encode())
         os._exit(125)
@@ -661,6 +755,7 @@ def _init_main(config_json: str) -> None:  # pragma: no cover - runs inside the 
             os.setgid(SANDBOX_GID)
             os.setuid(SANDBOX_UID)
             check(libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+            check(libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "seccomp")
             os.chdir(cfg["cwd"])
             os.execvpe(cfg["argv"][0], cfg["argv"], cfg["env"])
         except OSError as e:
