@@ -31,8 +31,6 @@ __all__ = ["AgentProcess", "sandbox", "sandbox_refusal", "served_seat"]
 #: file of the workspace (docs/agents.md)
 OUTPUT_LIMIT = 1_000_000
 TIMED_OUT = 124  # the exit status after --timeout, as timeout(1)
-#: the processes that :func:`~bizbench.core.sandbox.run_in_sandbox` starts, one per sandbox
-_SANDBOX_LAUNCHERS = ("unshare", "bwrap")
 
 
 def sandbox_refusal(what: str) -> str | None:
@@ -99,6 +97,7 @@ class AgentProcess:
         self.result: SandboxResult | None = None
         self.error: str | None = None  # the sandbox could not be set up
         self._on_exit = on_exit
+        self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="agent-sandbox", daemon=True)
 
     def _run(self) -> None:
@@ -106,7 +105,9 @@ class AgentProcess:
 
         try:
             options: dict[str, Any] = self.seat.sandbox_options()
-            self.result = run_in_sandbox(self.workspace, self.argv, self.timeout_s, OUTPUT_LIMIT, **options)
+            self.result = run_in_sandbox(
+                self.workspace, self.argv, self.timeout_s, OUTPUT_LIMIT, stop=self._stop, **options
+            )
         except (SandboxError, OSError, ValueError) as e:
             self.error = str(e)
         finally:
@@ -123,9 +124,9 @@ class AgentProcess:
 
     def stop(self) -> None:
         """End the process now, if it still runs: its sandbox (and every process in it) is killed."""
-        while self._thread.is_alive():  # until the sandbox is killed, or was never started
-            _kill_sandboxes()
-            self._thread.join(0.1)
+        self._stop.set()
+        if self._thread.ident is not None:
+            self._thread.join()
 
     def ended_by(self) -> str:
         """result.json's ``ended_by`` when the agent's exit ended the seat (docs/agents.md)."""
@@ -151,23 +152,6 @@ class AgentProcess:
             said = f"exited with status {code}" if code > 0 else f"was killed (signal {-code})"
             err_console.print(f"the agent's process {said}", markup=False, highlight=False)
         return code if code >= 0 else 128 - code
-
-
-def _kill_sandboxes() -> None:
-    """Kill the sandboxes this process started: ``run_in_sandbox`` starts each as a child
-    (``unshare`` or ``bwrap``) leading a process group of its own, and the sandbox's PID namespace,
-    every process of the agent, dies with it."""
-    for task in Path("/proc/self/task").iterdir():
-        try:
-            children = (task / "children").read_text().split()
-        except OSError:
-            continue
-        for pid in map(int, children):
-            try:
-                if Path(f"/proc/{pid}/comm").read_text().strip() in _SANDBOX_LAUNCHERS:
-                    os.killpg(pid, signal.SIGKILL)
-            except OSError:  # it has ended meanwhile
-                continue
 
 
 def sandbox(

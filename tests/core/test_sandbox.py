@@ -382,3 +382,11 @@ def test_a_fork_bomb_stops_at_the_sandbox_process_limit(ws: Path, backend: str) 
         pytest.skip(f"no cgroup here: {r.limits}")
     assert r.limits.endswith("40 processes") and int(r.stdout.split()[-1] if r.stdout.split() else 0) < 40
     assert bash(ws, "echo alive", backend)[1].strip() == "alive"  # the next sandbox starts as usual
+
+
+@needs_sandbox
+def test_a_stop_from_another_thread_kills_the_whole_sandbox(ws: Path, backend: str) -> None:
+    stop = threading.Event()
+    threading.Timer(0.5, stop.set).start()
+    r = run_in_sandbox(ws, ["bash", "-c", "sleep 60 & sleep 60"], 120, backend=backend, stop=stop)
+    assert r.returncode == -9 and not r.timed_out and r.duration_s < 30

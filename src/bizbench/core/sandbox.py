@@ -425,6 +425,7 @@ def run_in_sandbox(
     backend: str | None = None,
     memory_bytes: int = MEMORY_LIMIT,
     max_pids: int = NPROC_LIMIT,
+    stop: threading.Event | None = None,
 ) -> SandboxResult:
     """Run ``argv`` inside the sandbox with ``workspace`` mounted read-write at /workspace.
 
@@ -439,6 +440,8 @@ def run_in_sandbox(
         backend: ``"bwrap"`` or ``"unshare"``; default: the first available.
         memory_bytes: Memory of every process of the sandbox together (and its tmpfs).
         max_pids: Processes and threads of the sandbox together.
+        stop: Set from another thread to kill the whole sandbox now (its result is then a
+            kill: ``returncode`` -9, ``timed_out`` False).
 
     The memory and process limits hold where a cgroup can be made (:mod:`bizbench.core.cgroups`);
     elsewhere only ``RLIMIT_NPROC`` does. ``SandboxResult.limits`` says which.
@@ -460,7 +463,7 @@ def run_in_sandbox(
     with _workspace_lock(workspace), sandbox_group(memory_bytes, max_pids) as group:
         _prepare_workspace(workspace, readonly)  # no other sandboxed process of this workspace runs meanwhile
         ops = _plan(workspace, readonly)
-        result = _run_plan(ops, argv, full_env, cwd, backend, timeout_s, output_limit, group.procs)
+        result = _run_plan(ops, argv, full_env, cwd, backend, timeout_s, output_limit, group.procs, stop)
         result.limits = group.limits
         return result
 
@@ -474,6 +477,7 @@ def _run_plan(
     timeout_s: float,
     output_limit: int,
     cgroup_procs: Sequence[Path] = (),
+    stop: threading.Event | None = None,
 ) -> SandboxResult:
     with tempfile.TemporaryDirectory(prefix="bizbench-sandbox-root-") as newroot:
         status_r, status_w = os.pipe()
@@ -499,7 +503,8 @@ def _run_plan(
                 cmd, pass_fds = _unshare_argv(), (status_w,)
                 source = Path(__file__).read_text(encoding="utf-8")
                 program = f"{source}\n\n_init_main({json.dumps(config)!r})\n".encode()
-            return _execute(_joining(cgroup_procs, cmd), program, pass_fds, status_r, status_w, timeout_s, output_limit)
+            cmd = _joining(cgroup_procs, cmd)
+            return _execute(cmd, program, pass_fds, status_r, status_w, timeout_s, output_limit, stop)
         finally:
             for fd in opened:
                 with contextlib.suppress(OSError):
@@ -523,6 +528,7 @@ def _execute(
     status_w: int,
     timeout_s: float,
     output_limit: int,
+    stop: threading.Event | None = None,
 ) -> SandboxResult:
     start = time.monotonic()
     proc = subprocess.Popen(
@@ -545,13 +551,16 @@ def _execute(
             proc.stdin.write(program)
         proc.stdin.close()
     timed_out = False
-    try:
-        proc.wait(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+    while proc.poll() is None:  # until it ends, its time is up, or ``stop`` is set
+        left = start + timeout_s - time.monotonic()
+        timed_out = left <= 0
+        if timed_out or (stop is not None and stop.is_set()):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            break
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=left if stop is None else min(left, 0.1))
+    proc.wait()
     for r in readers:
         r.join(timeout=10)
     status = b""
