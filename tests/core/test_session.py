@@ -133,3 +133,16 @@ def test_a_tamper_entry_keeps_a_bounded_preview_of_what_was_sent(tmp_path: Path)
     assert len(lines) == 2 and all(len(line) < 3_000 for line in lines)
     probe = json.loads(lines[1])
     assert probe["n"] == 3 and probe["sent"].endswith("(100,000 chars)")
+
+
+def test_past_the_log_budget_tamper_reports_from_outside_the_env_are_only_counted(tmp_path: Path) -> None:
+    """A seat's server logs malformed requests as tamper: a flood of them must not grow the record."""
+    session = _session(ENVS[0], tmp_path / "run")
+    session.budget.max_log_bytes = 3_000
+    for n in range(500):
+        session.log_tamper("malformed_request", {"source": "server", "body": "x" * 300, "n": n})
+    size = (tmp_path / "run" / "tamper.jsonl").stat().st_size
+    assert size < 3_000 + 1_000
+    kinds = [t["kind"] for t in _lines(tmp_path / "run" / "tamper.jsonl")]
+    assert kinds[-1] == "log_budget_spent" and kinds.count("log_budget_spent") == 1
+    assert session.finish()["tamper_over_budget"] == 500 - kinds.count("malformed_request")

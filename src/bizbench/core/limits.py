@@ -7,7 +7,8 @@ host nor hide in the record (docs/security.md "Limits").
 - :class:`RunBudget`: a run logs at most :data:`MAX_LOG_BYTES` of action and tamper records and
   answers at most :data:`MAX_CALLS_PER_TURN` calls in one turn. Past either, the
   :class:`~bizbench.core.session.Session` refuses calls without sending them to the env, writes
-  one tamper entry saying why, and counts them (result.json ``calls_over_budget``).
+  one tamper entry saying why, and counts them (result.json ``calls_over_budget``; tamper
+  entries from outside the env past the log budget: ``tamper_over_budget``).
 
 Every limit is far above what an honest agent needs (docs/security.md gives the measures).
 """
@@ -80,6 +81,7 @@ class RunBudget:
     turn: int = 0
     calls_this_turn: int = 0
     over_budget: int = 0  # calls refused past a budget (not sent to the env, not logged one by one)
+    tamper_over_budget: int = 0  # tamper entries past the log budget (only counted)
     reported: frozenset[str] = frozenset()  # the budgets whose tamper entry is written
 
     def refusal(self, turn: int) -> tuple[str, str] | None:
@@ -87,15 +89,17 @@ class RunBudget:
         if turn != self.turn:
             self.turn, self.calls_this_turn = turn, 0
         if self.log_bytes >= self.max_log_bytes:
-            return "log_budget_spent", (
-                f"this run's record is full ({self.max_log_bytes:,} bytes of calls); no further call is accepted"
-            )
+            return "log_budget_spent", self.full_error()
         if self.calls_this_turn >= self.max_calls_per_turn:
             return "call_budget_spent", (
                 f"{self.max_calls_per_turn:,} calls were made this turn, the most a turn takes; end the turn"
             )
         self.calls_this_turn += 1
         return None
+
+    def full_error(self) -> str:
+        """The error of a call past the log budget."""
+        return f"this run's record is full ({self.max_log_bytes:,} bytes of calls); no further call is accepted"
 
     def first_report(self, kind: str) -> bool:
         """Whether the tamper entry of ``kind`` is still to be written (once per run and kind)."""

@@ -109,10 +109,14 @@ class Session:
                 return None
             kind, error = refusal
             self.budget.over_budget += 1
-            if self.budget.first_report(kind):
-                self.env.log_tamper(kind, {"error": error})
-                self.flush()
+            self._report_spent(kind, error)
             return ToolResult(ok=False, error=error)
+
+    def _report_spent(self, kind: str, error: str) -> None:
+        """The one tamper entry of a budget spent (written past the budget: it says why)."""
+        if self.budget.first_report(kind):
+            self.env.log_tamper(kind, {"error": error})
+            self.flush()
 
     def advance(self, **args: Any) -> None:
         """End the turn the env's default way, recorded."""
@@ -120,8 +124,15 @@ class Session:
         self.flush()
 
     def log_tamper(self, kind: str, detail: dict[str, Any]) -> None:
-        self.env.log_tamper(kind, detail)
-        self.flush()
+        """A suspicious attempt seen outside the env (a seat's server, a harness), recorded; past
+        the run's log budget only counted (result.json ``tamper_over_budget``)."""
+        with self._lock:
+            if self.budget.log_bytes >= self.budget.max_log_bytes:
+                self.budget.tamper_over_budget += 1
+                self._report_spent("log_budget_spent", self.budget.full_error())
+                return
+            self.env.log_tamper(kind, detail)
+            self.flush()
 
     def flush(self) -> None:
         """Append what the env logged since the last flush: tamper entries first, then the calls
@@ -199,6 +210,8 @@ class Session:
         result = {**{k: v for k, v in core.items() if k not in fields}, **fields, **meter, "ended_by": ended_by}
         if self.budget.over_budget:
             result["calls_over_budget"] = self.budget.over_budget  # refused unsent and unlogged (core/limits.py)
+        if self.budget.tamper_over_budget:
+            result["tamper_over_budget"] = self.budget.tamper_over_budget
         ResultCore.model_validate({"env": self.spec.id, "preset": env.preset, "seed": env.seed, **result})
         return result
 
