@@ -265,27 +265,40 @@ ROWS = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT {n}
 
 
 def test_a_value_above_the_length_limit_is_refused(guard: SqlGuard) -> None:
-    for sql in ("SELECT zeroblob(2000000) AS b", "SELECT replace(printf('%.*c', 900000, 'x'), 'x', 'yy') AS s"):
+    doubled = "SELECT replace(substr(hex(zeroblob(450000)), 1, 900000), '0', '00') AS s"
+    for sql in ("SELECT zeroblob(2000000) AS b", doubled):
         err = refused(guard, sql)
         assert err.tamper is None and f"{MAX_VALUE_BYTES:,}-byte limit" in str(err)
-    # printf above the limit gives NULL (SQLite's choice), never a 19 MB string (the reviewer's query)
-    sql = f"{ROWS.format(n=3)} SELECT printf('%.*c', 19000000, 'x') AS v FROM r"
-    assert guard.query(sql)["rows"] == [{"v": None}] * 3
-    assert len(guard.query("SELECT printf('%.*c', 900000, 'x') AS v")["rows"][0]["v"]) == 900_000
+    assert len(guard.query("SELECT substr(hex(zeroblob(450000)), 1, 900000) AS v")["rows"][0]["v"]) == 900_000
+
+
+def test_printf_and_format_are_refused_their_widths_run_for_seconds_in_one_step(guard: SqlGuard) -> None:
+    """Issue 16 review: printf('%.*c', 2147483647 - x, 'a') spent ~17 s in one VM step, where neither the
+    time limit nor the step budget (checked between steps) could stop it."""
+    for name in ("printf", "format"):
+        err = refused(guard, f"SELECT length({name}('%.*c', 2147483647, 'a')) AS n".format(name=name))
+        assert err.tamper == "forbidden_function" and name in str(err)
 
 
 def test_an_oversized_answer_is_stopped_early(guard: SqlGuard) -> None:
-    sql = f"{ROWS.format(n=200)} SELECT printf('%.*c', 900000, 'x') FROM r"
+    sql = f"{ROWS.format(n=200)} SELECT substr(hex(zeroblob(450000)), 1, 900000) FROM r"
     err = refused(guard, sql)
     assert err.tamper == "oversized_result" and "LIMIT" in str(err) and "GROUP BY" in str(err)
     stopped_after = int(str(err).split("stopped after ")[1].split()[0])
     assert stopped_after * 900_000 <= MAX_RESULT_BYTES + 60 * 900_000  # fetched in bounded batches
-    assert guard.query(f"{ROWS.format(n=20)} SELECT printf('%.*c', 900000, 'x') FROM r")["row_count"] == 20  # 18 MB
+    legit = f"{ROWS.format(n=15)} SELECT substr(hex(zeroblob(450000)), 1, 900000) FROM r"
+    assert guard.query(legit)["row_count"] == 15  # 13.5 MB
+
+
+def test_an_answer_is_counted_as_json_escapes_it(guard: SqlGuard) -> None:
+    """Issue 16 review: char(1) counted 1 byte but JSON writes 6 (\\u0001): 50 MB 'answers' were 300 MB."""
+    err = refused(guard, f"{ROWS.format(n=10)} SELECT replace(hex(zeroblob(450000)), '0', char(1)) FROM r")
+    assert err.tamper == "oversized_result"
 
 
 def test_many_large_columns_are_refused(guard: SqlGuard) -> None:
     cols = ", ".join(f"s AS c{i}" for i in range(120))
-    err = refused(guard, f"WITH v(s) AS (SELECT printf('%.*c', 900000, 'x')) SELECT {cols} FROM v")
+    err = refused(guard, f"WITH v(s) AS (SELECT substr(hex(zeroblob(450000)), 1, 900000)) SELECT {cols} FROM v")
     assert "too many result columns" in str(err)
     assert len(guard.query("SELECT * FROM u JOIN u AS u2 USING (day) LIMIT 1")["columns"]) == 3
 

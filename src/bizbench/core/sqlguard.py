@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import ctypes
 import importlib
+import json
 import logging
 import re
 import sqlite3
@@ -98,9 +99,21 @@ WRITE_KEYWORDS = frozenset(
     }
 )
 SCHEMA_NAMES = frozenset({"sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema"})
-# Functions that reach outside the database or are only useful for tampering.
+# Functions that reach outside the database or are only useful for tampering; and printf/format,
+# whose width or precision (``%.*c``) makes one VM step run for many seconds, out of reach of the
+# time and step budgets (checked between steps).
 DENIED_FUNCTIONS = frozenset(
-    {"load_extension", "fts3_tokenizer", "readfile", "writefile", "edit", "sqlite_offset", "sqlite_compileoption_get"}
+    {
+        "load_extension",
+        "fts3_tokenizer",
+        "readfile",
+        "writefile",
+        "edit",
+        "sqlite_offset",
+        "sqlite_compileoption_get",
+        "printf",
+        "format",
+    }
 )
 # Table-valued functions that only read their arguments.
 TABLE_FUNCTIONS = frozenset({"json_each", "json_tree"})
@@ -118,7 +131,7 @@ _SQLITE_CODES = {
 }
 MAX_VALUE_BYTES = 1_000_000  # SQLITE_LIMIT_LENGTH: no single string/blob (or stored row) above 1 MB
 MAX_RESULT_COLUMNS = 100  # SQLITE_LIMIT_COLUMN floor (raised to the widest table of the file)
-MAX_RESULT_BYTES = 50_000_000  # about the JSON size of one answer
+MAX_RESULT_BYTES = 16_000_000  # the JSON size of one answer (a seat's server holds up to 16 unread replies)
 MAX_CONCURRENT_QUERIES = 2  # per guard; further queries wait for a slot
 QUEUE_WAIT_S = 10.0  # longest wait for a slot (the SDK's request timeout is 60 s, a query's 30 s)
 FETCH_BATCH = 256  # rows per fetchmany at most
@@ -741,11 +754,12 @@ def _unique(names: list[str]) -> list[str]:
 
 
 def _row_bytes(row: tuple[Any, ...]) -> int:
-    """About how many bytes ``row``'s values take in the JSON answer (UTF-8; BLOBs as hex)."""
+    """How many bytes ``row``'s values take in the JSON answer (strings as JSON escapes them: a
+    control or non-ASCII character takes up to 6 bytes; BLOBs as hex)."""
     n = 0
     for v in row:
         if isinstance(v, str):
-            n += (len(v) if v.isascii() else len(v.encode("utf-8", "surrogatepass"))) + 2
+            n += len(v) + 2 if v.isascii() and v.isprintable() else len(json.dumps(v))
         elif isinstance(v, bytes):
             n += 2 * len(v) + 2
         else:
