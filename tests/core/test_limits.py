@@ -50,3 +50,10 @@ def test_each_budget_is_reported_once() -> None:
     assert budget.first_report("log_budget_spent")
     assert not budget.first_report("log_budget_spent")
     assert budget.first_report("call_budget_spent")
+
+
+def test_characters_the_record_escapes_count_as_the_bytes_it_writes() -> None:
+    """Issue 16 review: 100,000 emoji passed as 100,000 'bytes' and wrote a 1.2 MB line."""
+    assert "larger than" in (args_problem({"content": "\U0001f600" * 100_000}) or "")
+    assert "larger than" in (args_problem({"content": "\x01" * 50_000}) or "")
+    assert args_problem({"content": "é" * 30_000}) is None

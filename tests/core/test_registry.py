@@ -297,3 +297,19 @@ def test_an_error_echoes_a_huge_tool_or_argument_name_cut_to_a_bounded_length():
     assert not unknown.ok and len(unknown.error) < 500 and "(1,000,000 chars)" in unknown.error
     junk = reg.call(Ctx(), "set_price", {"tier": "pro", "price": 5.0, "k" * 100_000: 1})
     assert not junk.ok and len(junk.error) < 500 and "unknown argument 'kkk" in junk.error
+
+
+def test_an_error_lists_at_most_twenty_problems_and_counts_the_rest() -> None:
+    """Issue 16 review: 14,000 bad keys made a 3.2 MB error, in the answer and in actions.jsonl."""
+    reg = ToolRegistry()
+
+    @reg.tool(category="t")
+    def set_many(ctx: object, values: dict[str, int]) -> None:
+        """Set values.
+
+        Args:
+            values: name to value.
+        """
+
+    result = reg.call(None, "set_many", {"values": {f"k{i}": "x" for i in range(14_000)}})
+    assert not result.ok and "and 13,980 more problems" in (result.error or "") and len(result.error or "") < 5_000

@@ -88,9 +88,11 @@ def test_past_the_calls_of_a_turn_calls_are_refused_until_the_turn_ends(env_id: 
     session.budget.max_calls_per_turn = 5
     tool = _read_tool(session)
     answers = [session.call_tool(tool, {}) for _ in range(8)]
-    assert [a.error is not None and "end the turn" in a.error for a in answers] == [False] * 5 + [True] * 3
+    assert [a.error is not None and "until it ends" in a.error for a in answers] == [False] * 5 + [True] * 3
+    action = _mutating_tool(session)
+    assert "until it ends" not in (session.call_tool(action, {}).error or "")  # an action (the turn's end) goes
     session.advance()
-    assert "end the turn" not in (session.call_tool(tool, {}).error or "")
+    assert "until it ends" not in (session.call_tool(tool, {}).error or "")
     kinds = [t["kind"] for t in _lines(tmp_path / "run" / "tamper.jsonl")]
     assert kinds.count("call_budget_spent") == 1
     assert session.finish()["calls_over_budget"] == 3

@@ -15,6 +15,8 @@ Every limit is far above what an honest agent needs (docs/security.md gives the 
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,8 +29,9 @@ __all__ = [
     "args_problem",
 ]
 
-#: The most a call's arguments may weigh, as JSON (every tool's own text limits are below it: the
-#: longest, a ceo ``query`` or a cfo note, takes 100,000 characters).
+#: The most a call's arguments may weigh, as the record writes them in JSON (non-ASCII characters
+#: escaped, up to 12 bytes each); every tool's own text limits are below it in ASCII: the longest,
+#: a ceo ``query`` or a cfo note, takes 100,000 characters.
 MAX_ARGS_BYTES = 256 * 1024
 #: The deepest a call's arguments may nest (no tool takes more than three levels).
 MAX_ARGS_DEPTH = 32
@@ -50,8 +53,9 @@ def args_problem(args: Any) -> str | None:
     stack: list[tuple[Any, int]] = [(args, 1)]
     while stack:
         value, depth = stack.pop()
-        if isinstance(value, str):
-            size += len(value) + 2
+        if isinstance(value, str):  # as the record writes it: a control or non-ASCII character escaped
+            plain = value.isascii() and value.isprintable()
+            size += len(value) + 2 if plain or len(value) > MAX_ARGS_BYTES else len(json.dumps(value))
         elif isinstance(value, dict | list | tuple):
             if depth > MAX_ARGS_DEPTH:
                 return f"the arguments nest deeper than {MAX_ARGS_DEPTH} levels"
@@ -84,15 +88,18 @@ class RunBudget:
     tamper_over_budget: int = 0  # tamper entries past the log budget (only counted)
     reported: frozenset[str] = frozenset()  # the budgets whose tamper entry is written
 
-    def refusal(self, turn: int) -> tuple[str, str] | None:
-        """(tamper kind, error) when a call at ``turn`` must be refused, else None (the call counts)."""
+    def refusal(self, turn: int, read_only: Callable[[], bool] = lambda: True) -> tuple[str, str] | None:
+        """(tamper kind, error) when a call at ``turn`` must be refused, else None (the call counts).
+        Past a turn's calls only reads are refused: an action, the turn's end among them, still
+        goes (its record is bounded by the log budget)."""
         if turn != self.turn:
             self.turn, self.calls_this_turn = turn, 0
         if self.log_bytes >= self.max_log_bytes:
             return "log_budget_spent", self.full_error()
-        if self.calls_this_turn >= self.max_calls_per_turn:
+        if self.calls_this_turn >= self.max_calls_per_turn and read_only():
             return "call_budget_spent", (
-                f"{self.max_calls_per_turn:,} calls were made this turn, the most a turn takes; end the turn"
+                f"{self.max_calls_per_turn:,} calls were made this turn, the most a turn takes; only actions "
+                "(ending the turn among them) are answered until it ends"
             )
         self.calls_this_turn += 1
         return None

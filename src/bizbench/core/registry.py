@@ -50,6 +50,8 @@ logger = logging.getLogger(__name__)
 #: The longest tool or argument name an error echoes back whole (longer ones are cut, with their
 #: length): what an agent sends must not make the answer or the record grow with it.
 MAX_ECHOED_NAME = 120
+#: The most problems one invalid call's error lists (the rest are counted).
+MAX_ERRORS_LISTED = 20
 
 _ARG_CONFIG = ConfigDict(
     extra="forbid",
@@ -238,6 +240,8 @@ class ToolRegistry:
             allowed = [p.name for p in spec.params]
             msgs = _format_errors(e, allowed)
             msgs += [advice for key, advice in spec.misplaced.items() if key in args]
+            if len(msgs) > MAX_ERRORS_LISTED:  # thousands of bad keys must not make a megabyte answer
+                msgs = [*msgs[:MAX_ERRORS_LISTED], f"and {len(msgs) - MAX_ERRORS_LISTED:,} more problems"]
             raise ToolError(f"Invalid arguments for tool '{name}': " + "; ".join(msgs), tamper=_suspicion(e)) from None
         return {k: getattr(inst, k) for k in type(inst).model_fields}
 

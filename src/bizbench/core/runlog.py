@@ -181,13 +181,15 @@ def action_record(row: dict[str, Any], resent: bool = True) -> dict[str, Any]:
     call that ``bizbench replay`` sends again (``resent``) keeps its arguments whole: they are
     within :data:`~bizbench.core.limits.MAX_ARGS_BYTES`. Any other row bounds the tool name and
     replaces arguments larger than :data:`MAX_LOGGED_ARGS` (or not JSON, or nested too deep to
-    print) by their digest, size and preview: what an agent sends must not make the record grow
-    with it. Never raises."""
+    print) by their digest, size and preview, and cuts its error to as many characters: what
+    an agent sends must not make the record grow with it. Never raises."""
     if row.get("ok") is True and resent:
         return row
-    tool = row.get("tool")
+    tool, error = row.get("tool"), row.get("error")
     if isinstance(tool, str) and len(tool) > MAX_LOGGED_TOOL:
         row = {**row, "tool": preview(tool, MAX_LOGGED_TOOL)}
+    if isinstance(error, str) and len(error) > MAX_LOGGED_ARGS:
+        row = {**row, "error": preview(error, MAX_LOGGED_ARGS)}
     if "args" not in row:
         return row
     args = row["args"]

@@ -88,7 +88,7 @@ class Session:
     def call_tool(self, name: str, args: Any) -> ToolResult:
         """One tool call (never raises), recorded as it returns. Past a budget of the run
         (:class:`~bizbench.core.limits.RunBudget`) the call is refused before the env sees it."""
-        refused = self._over_budget()
+        refused = self._over_budget(name)
         if refused is not None:
             return refused
         try:
@@ -100,11 +100,16 @@ class Session:
         self.flush()
         return result
 
-    def _over_budget(self) -> ToolResult | None:
+    def _over_budget(self, name: Any) -> ToolResult | None:
         """The refusal of a call past the run's log or per-turn call budget (None: the call may go
         on). The first refusal of each budget writes one tamper entry; the rest are only counted."""
+
+        def read_only() -> bool:
+            registry = self.env.registry
+            return not (isinstance(name, str) and name in registry and registry.spec(name).mutates)
+
         with self._lock:
-            refusal = self.budget.refusal(self.env.turn)
+            refusal = self.budget.refusal(self.env.turn, read_only)
             if refusal is None:
                 return None
             kind, error = refusal
