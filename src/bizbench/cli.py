@@ -390,7 +390,7 @@ def resume(
     trust_agent_code: bool = typer.Option(
         False,
         "--trust-agent-code",
-        help="Allow resuming a run of a user's agent class (module:Class in config.json): it runs that code.",
+        help="Allow resuming a run of an agent class (module:Class) or of a model on its own server (name@url).",
     ),
 ) -> None:
     """Finish a killed run with the result an uninterrupted run would have (docs/run-format.md).

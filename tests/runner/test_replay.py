@@ -277,3 +277,18 @@ def test_a_failed_replay_is_kept_with_its_reason(runs: dict[str, Path], tmp_path
     save_verdict(replay_run(forged), tmp_path / "verdicts")
     verdict = read_verdict(forged, tmp_path / "verdicts")
     assert not verdict.verified and verdict.status.startswith("replay failed: metrics.jsonl: line 1, field 'cash'")
+
+
+def test_a_short_run_labelled_with_a_longer_horizon_is_not_verified(tmp_path: Path) -> None:
+    """Issue 16 review: config.json's own horizon (which the report groups by) was never checked."""
+    from bizbench.core.envs import list_envs
+    from bizbench.runner.episode import run_baseline
+
+    spec = list_envs()[0]
+    run = tmp_path / "run"
+    run_baseline(spec.id, spec.default_baseline, 1, None, 2, run)
+    assert replay_run(run).ok
+    config = json.loads((run / "config.json").read_text())
+    (run / "config.json").write_text(json.dumps({**config, "horizon": 500}))
+    report = replay_run(run)
+    assert not report.ok and any("config.json says 500" in c for c in report.config_changes)

@@ -312,3 +312,16 @@ def test_one_resume_at_a_time(tmp_path: Path) -> None:
         os.close(fd)
     resume_run(killed)
     assert outcome(killed) == outcome(done)
+
+
+def test_a_model_run_naming_its_own_server_is_resumed_only_when_trusted(tmp_path: Path) -> None:
+    """Issue 16 review: a planted config.json sent the user's OPENAI_COMPATIBLE_API_KEY to its URL."""
+    run = tmp_path / "planted"
+    run_agent_episode("cfo", ScriptedModel([{"content": "no block"}]), 1, "paper", run, limits=None)
+    config = json.loads((run / "config.json").read_text())
+    config["model_spec"] = "openai-compatible/m@http://127.0.0.1:9/v1"
+    (run / "config.json").write_text(json.dumps(config))
+    (run / "result.json").unlink()
+    with pytest.raises(RunDirError, match="names its own server.*--trust-agent-code"):
+        resume_run(run)
+    assert not (run / "attempts").exists()

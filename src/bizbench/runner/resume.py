@@ -51,7 +51,8 @@ def resume_run(path: str | Path, model: Any | None = None, trust_agent_code: boo
     ``model`` replaces the live model client of a model run (needed when the run was started
     from Python with a client object rather than a model string). A run of a user's agent class
     (``module:Class`` in config.json) is resumed only with ``trust_agent_code``: resuming imports
-    and runs that code, and a run directory may come from anyone (docs/security.md).
+    and runs that code, and a run directory may come from anyone (docs/security.md); so is a
+    model run whose model names its own server (it would receive the provider's key).
     Everything is checked before a file moves: the config's fields, the secret of held-out
     seeds, that the preset still builds the recorded world, and that no other resume holds the
     directory."""
@@ -75,7 +76,7 @@ def resume_run(path: str | Path, model: Any | None = None, trust_agent_code: boo
             f"{path}: preset {config['preset']!r} no longer builds the recorded world (changed: {', '.join(changed)}); "
             "resume it with the bizbench version that started it"
         )
-    live = _live_model(path, config, model) if config.get("harness") else None
+    live = _live_model(path, config, model, trust_agent_code) if config.get("harness") else None
     with _exclusive(path):
         done = finished(path)
         if done is not None:  # another resume finished it while this one waited
@@ -150,8 +151,10 @@ def _replies(rows: list[dict[str, Any]]) -> int:
     return sum(r.get("kind") in ("model_call", "model_error") for r in rows)
 
 
-def _live_model(path: Path, config: dict[str, Any], model: Any | None) -> Any:
-    """The client that answers after the record: ``model``, or one rebuilt from config.json."""
+def _live_model(path: Path, config: dict[str, Any], model: Any | None, trusted: bool) -> Any:
+    """The client that answers after the record: ``model``, or one rebuilt from config.json (one
+    whose spec names a server, ``openai-compatible/<name>@<url>``, only when ``trusted``: a run
+    directory from anyone would otherwise receive the user's key, issue 16 review)."""
     if model is not None:
         return model
     from bizbench.agents.models.factory import make_model
@@ -159,6 +162,12 @@ def _live_model(path: Path, config: dict[str, Any], model: Any | None) -> Any:
     spec = config.get("model_spec")
     if not spec:
         raise RunDirError(f"{path} was started from Python with a model object; call resume_run(path, model=...)")
+    if "@" in str(spec) and not trusted:
+        raise RunDirError(
+            f"{path} is a run of the model {spec!r}, which names its own server: resuming it sends your prompts "
+            "and that provider's API key there. If you trust this run directory's config.json, resume it with "
+            "--trust-agent-code"
+        )
     return make_model(spec, config.get("sampling") or {}, prices=config.get("prices"))
 
 

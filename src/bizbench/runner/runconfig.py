@@ -95,7 +95,24 @@ def config_changes(config: dict[str, Any]) -> list[str]:
             mapping = mapping.get(key) if isinstance(mapping, dict) else None
         if isinstance(mapping, dict):
             mapping.pop(leaf, None)
-    return sorted(k for k in set(current) | set(recorded) if current.get(k) != recorded.get(k))
+    changes = sorted(k for k in set(current) | set(recorded) if current.get(k) != recorded.get(k))
+    return changes + _labels_changed(spec, config)
+
+
+def _labels_changed(spec: Any, config: dict[str, Any]) -> list[str]:
+    """config.json's own ``horizon`` and ``unit`` where they are not the recorded world's: the
+    report groups runs by them, so a short run labelled with the preset's horizon would be pooled
+    with full ones (issue 16 review). A format-1 run has neither."""
+    try:
+        world = spec.horizon_of(config["config"])
+    except (KeyError, TypeError, ValueError):
+        return ["horizon (not in the recorded world config)"]
+    labels = {"horizon": world, "unit": spec.unit}
+    return [
+        f"{key} (config.json says {config[key]!r}, the world's is {value!r})"
+        for key, value in labels.items()
+        if key in config and config[key] is not None and config[key] != value
+    ]
 
 
 def recorded_config(config: dict[str, Any]) -> Any:
