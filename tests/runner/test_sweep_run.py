@@ -353,3 +353,26 @@ def test_workers_end_when_the_sweep_is_killed(tmp_path: Path) -> None:
     while time.monotonic() < deadline and any(_alive(w) for w in workers):
         time.sleep(0.1)
     assert not any(_alive(w) for w in workers)
+
+
+@pytest.mark.parametrize(
+    ("recorded", "trusted"),
+    [
+        ({"agent": "openai/gpt-x", "model_spec": "openai/gpt-x"}, True),
+        ({"agent": "openai/gpt-x", "model_spec": "openai-compatible/m@http://attacker/v1"}, False),
+        ({"agent": "planted:Agent"}, False),
+    ],
+)
+def test_a_sweep_trusts_only_its_own_agent_when_it_resumes_a_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, recorded: dict[str, str], trusted: bool
+) -> None:
+    (tmp_path / "config.json").write_text(json.dumps(recorded))
+    seen: list[bool] = []
+
+    def resume_run(path: Path, trust_agent_code: bool) -> dict[str, Any]:
+        seen.append(trust_agent_code)
+        return {}
+
+    monkeypatch.setitem(sys.modules, "bizbench.runner.resume", types.SimpleNamespace(resume_run=resume_run))
+    sw.continue_unfinished(tmp_path, "openai/gpt-x")
+    assert seen == [trusted]

@@ -54,17 +54,19 @@ def set_aside(path: Path) -> Path:
 
 def continue_unfinished(path: Path, agent: str) -> dict[str, Any] | None:
     """Finish an unfinished run of ``agent`` (the sweep's) with ``bizbench resume``: result.json's
-    content. The sweep names its agent classes, so the code of the one its run directory
-    records is trusted. A directory killed before its config.json was written holds nothing to
-    resume: it is moved aside and None returned (the caller starts the run afresh)."""
+    content. The sweep names its agent classes and models, so the one its run directory records
+    is trusted when it is the sweep's own (agent and model spec). A directory killed before its
+    config.json was written holds nothing to resume: it is moved aside and None returned (the
+    caller starts the run afresh)."""
     if not (path / "config.json").is_file():
         set_aside(path)
         return None
     from bizbench.core.jsonio import read_json
     from bizbench.runner.resume import resume_run
 
-    recorded = (read_json(path / "config.json") or {}).get("agent")
-    result: dict[str, Any] = resume_run(path, trust_agent_code=recorded == agent)
+    recorded = read_json(path / "config.json") or {}
+    own = recorded.get("agent") == agent and recorded.get("model_spec") in (None, agent)  # a model run's is its spec
+    result: dict[str, Any] = resume_run(path, trust_agent_code=own)
     return result
 
 
