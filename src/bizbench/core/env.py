@@ -186,6 +186,10 @@ class ReplayRules:
     log_derived: frozenset[str] = frozenset({"tamper_events"})
     added_later: frozenset[str] = frozenset()
 
+    def skips(self, registry: Any, tool: object) -> bool:
+        """Whether replay leaves out an accepted call of ``tool``: a read, where reads are not re-sent."""
+        return not self.resend_reads and tool in registry and not registry.mutates(tool)
+
 
 @dataclass(frozen=True)
 class EnvSpec:

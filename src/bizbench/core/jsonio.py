@@ -14,6 +14,7 @@ __all__ = [
     "finite",
     "iter_jsonl",
     "json_default",
+    "json_text_bytes",
     "jsonable",
     "preview",
     "read_json",
@@ -33,6 +34,12 @@ def jsonable(value: Any) -> Any:
     if hasattr(value, "item"):
         return value.item()
     return value
+
+
+def json_text_bytes(text: str) -> int:
+    """The bytes ``text`` takes as a JSON string (quotes included; a control or non-ASCII
+    character escaped as ``json.dumps`` writes it, up to 12 bytes)."""
+    return len(text) + 2 if text.isascii() and text.isprintable() else len(json.dumps(text))
 
 
 def finite(value: Any) -> Any:

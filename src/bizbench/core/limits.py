@@ -15,10 +15,11 @@ Every limit is far above what an honest agent needs (docs/security.md gives the 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from bizbench.core.jsonio import json_text_bytes
 
 __all__ = [
     "MAX_ARGS_BYTES",
@@ -53,9 +54,8 @@ def args_problem(args: Any) -> str | None:
     stack: list[tuple[Any, int]] = [(args, 1)]
     while stack:
         value, depth = stack.pop()
-        if isinstance(value, str):  # as the record writes it: a control or non-ASCII character escaped
-            plain = value.isascii() and value.isprintable()
-            size += len(value) + 2 if plain or len(value) > MAX_ARGS_BYTES else len(json.dumps(value))
+        if isinstance(value, str):  # as the record writes it (a string past the limit is not escaped first)
+            size += len(value) + 2 if len(value) > MAX_ARGS_BYTES else json_text_bytes(value)
         elif isinstance(value, dict | list | tuple):
             if depth > MAX_ARGS_DEPTH:
                 return f"the arguments nest deeper than {MAX_ARGS_DEPTH} levels"

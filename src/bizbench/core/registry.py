@@ -160,7 +160,11 @@ class ToolRegistry:
         return list(self._tools.values())
 
     def __contains__(self, name: object) -> bool:
-        return name in self._tools
+        return isinstance(name, str) and name in self._tools
+
+    def mutates(self, name: object) -> bool:
+        """Whether ``name`` is a tool that changes the world (False for a read or an unknown name)."""
+        return name in self and self._tools[name].mutates  # type: ignore[index]
 
     def __len__(self) -> int:
         return len(self._tools)

@@ -103,13 +103,8 @@ class Session:
     def _over_budget(self, name: Any) -> ToolResult | None:
         """The refusal of a call past the run's log or per-turn call budget (None: the call may go
         on). The first refusal of each budget writes one tamper entry; the rest are only counted."""
-
-        def read_only() -> bool:
-            registry = self.env.registry
-            return not (isinstance(name, str) and name in registry and registry.spec(name).mutates)
-
         with self._lock:
-            refusal = self.budget.refusal(self.env.turn, read_only)
+            refusal = self.budget.refusal(self.env.turn, lambda: not self.env.registry.mutates(name))
             if refusal is None:
                 return None
             kind, error = refusal
@@ -168,9 +163,8 @@ class Session:
         """Whether ``bizbench replay`` sends this accepted call again (its arguments are then kept
         whole): every call, unless the env's replay rules skip read-only ones."""
         if self.spec.replay.resend_reads or row.get("ok") is not True:
-            return True  # (a refused call is bounded whatever this says)
-        tool, registry = row.get("tool"), self.env.registry
-        return not isinstance(tool, str) or tool not in registry or bool(registry.spec(tool).mutates)
+            return True  # (a refused call is bounded whatever this says; no registry lookup for it)
+        return not self.spec.replay.skips(self.env.registry, row.get("tool"))
 
     def status(self) -> dict[str, Any]:
         """The env's status with the contract's words (for servers and progress bars)."""

@@ -60,7 +60,6 @@ from __future__ import annotations
 
 import ctypes
 import importlib
-import json
 import logging
 import re
 import sqlite3
@@ -71,6 +70,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bizbench.core.jsonio import json_text_bytes
 from bizbench.core.registry import ToolError
 
 __all__ = ["SqlGuard", "Token", "tokenize"]
@@ -759,7 +759,7 @@ def _row_bytes(row: tuple[Any, ...]) -> int:
     n = 0
     for v in row:
         if isinstance(v, str):
-            n += len(v) + 2 if v.isascii() and v.isprintable() else len(json.dumps(v))
+            n += json_text_bytes(v)
         elif isinstance(v, bytes):
             n += 2 * len(v) + 2
         else:

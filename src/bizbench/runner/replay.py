@@ -61,6 +61,8 @@ __all__ = [
     "save_verdict",
 ]
 
+#: result.json floats equal to this relative tolerance (the record's files are compared exactly)
+RESULT_REL_TOL = 1e-9
 #: core fields that are the meters of whoever drove the run, not the world's
 _DRIVER_FIELDS = frozenset({"tokens", "cost_usd", "ended_by", "incomplete_reason"})
 #: files of the record replay checks otherwise (config.json against the preset, result.json
@@ -183,7 +185,7 @@ def _compare_result(
         report.compared.append(key)
         if key not in recorded:
             report.mismatches[key] = {"recorded": "(missing)", "replayed": value}
-        elif not _equal(recorded[key], value):
+        elif not same_value(recorded[key], value, RESULT_REL_TOL):
             report.mismatches[key] = {"recorded": recorded[key], "replayed": value}
     report.unverified = sorted(k for k in recorded if k not in report.compared and k != "provenance")
 
@@ -264,14 +266,19 @@ def _shown(value: Any) -> str:
     return "(missing)" if value is _ABSENT else preview(value, 80)
 
 
-def same_value(a: Any, b: Any) -> bool:
-    """Parsed values identical: a bool is no number, NaN is NaN, nothing is rounded."""
+def same_value(a: Any, b: Any, rel_tol: float = 0.0) -> bool:
+    """Parsed values identical: a bool is no number, NaN is NaN, nothing is rounded; with
+    ``rel_tol``, floats equal to that relative tolerance (result.json's fields, as replay has
+    always compared them)."""
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(same_value(a[k], b[k], rel_tol) for k in a)
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
+        return len(a) == len(b) and all(same_value(x, y, rel_tol) for x, y in zip(a, b, strict=True))
     if isinstance(a, bool) or isinstance(b, bool):
         return a is b
+    if rel_tol and (isinstance(a, float) or isinstance(b, float)):
+        both_numbers = all(isinstance(x, int | float) for x in (a, b))
+        return both_numbers and math.isclose(a, b, rel_tol=rel_tol)
     if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
         return True
     return bool(a == b)
@@ -284,7 +291,7 @@ def _send_actions(env: Any, rules: ReplayRules, lines: list[Line], report: Repla
         if row.get("ok") is not True or not isinstance(tool, str):
             report.actions_skipped += 1
             continue
-        if not rules.resend_reads and tool in env.registry and not env.registry.spec(tool).mutates:
+        if rules.skips(env.registry, tool):
             report.actions_skipped += 1  # a read changes nothing; its record may keep only a digest
             continue
         if not isinstance(args, dict):
@@ -323,18 +330,6 @@ def _advance_problem(env: Any, args: dict[str, Any]) -> str:
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
             return f"{key} must be null or a positive integer, got {value!r}"
     return ""
-
-
-def _equal(a: Any, b: Any) -> bool:
-    """JSON values equal, floats to 1e-9 relative (result.json rounds money to cents already)."""
-    if isinstance(a, float) or isinstance(b, float):
-        both_numbers = all(isinstance(x, int | float) and not isinstance(x, bool) for x in (a, b))
-        return both_numbers and math.isclose(a, b, rel_tol=1e-9)
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=True))
-    return bool(a == b)
 
 
 def _sha256(path: Path) -> str | None:
