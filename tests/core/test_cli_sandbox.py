@@ -39,7 +39,7 @@ for pid in filter(str.isdigit, os.listdir("/proc")):
                 seen["proc"].append(f.read().replace(b"\\0", b" ").decode(errors="replace"))
         except OSError:
             pass
-seen["ps"] = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+seen["ps"] = subprocess.run(["ps", "-e", "-ww", "-o", "args"], capture_output=True, text=True).stdout
 try:
     seen["run_dir"] = sorted(os.listdir(sys.argv[1]))
 except OSError as e:
