@@ -392,22 +392,33 @@ def resume(
         "--trust-agent-code",
         help="Allow resuming a run of an agent class (module:Class) or of a model on its own server (name@url).",
     ),
+    port: int = typer.Option(0, "--port", min=0, max=65535, help="A person's game: the loopback port (0: a free one)."),
+    no_browser: bool = typer.Option(False, "--no-browser", help="A person's game: print the URL only."),
 ) -> None:
     """Finish a killed run with the result an uninterrupted run would have (docs/run-format.md).
 
     The run is re-executed from its record on a fresh world: recorded model replies are
     reused (no paid call twice), the live model answers the rest. A finished run is left as it is.
     A run of an agent class is resumed only with --trust-agent-code (docs/security.md).
+    A person's game (bizbench play) is rebuilt from its record and served again to play on.
     """
     from pathlib import Path
 
     from bizbench.agents.models.base import ResumeDivergence
     from bizbench.core.jsonio import read_jsonl
+    from bizbench.core.runs import is_human
     from bizbench.runner.resume import finished, resume_run
+    from bizbench.runner.runconfig import read_config
 
     try:
         if finished(run_dir) is not None:
             console.print(f"{run_dir} is already finished; nothing to do", soft_wrap=True, markup=False)
+            return
+        if is_human(read_config(Path(run_dir)).get("agent")):
+            from bizbench.play.game import Game
+
+            game = Game.resume(Path(run_dir))
+            serve_game(game, port, not no_browser)
             return
         result = resume_run(run_dir, trust_agent_code=trust_agent_code)
     except (ValueError, ResumeDivergence) as e:
@@ -589,6 +600,7 @@ def tools(
 # ---------------------------------------------------------------------------- many runs
 # Each command lives in its own light module (typer and rich at import; the work inside).
 from bizbench.cli_interfaces import mcp, openenv  # noqa: E402
+from bizbench.cli_play import play, serve_game  # noqa: E402
 from bizbench.cli_report import report  # noqa: E402
 from bizbench.cli_sandbox import sandbox  # noqa: E402
 from bizbench.cli_seat import add_session_commands, serve  # noqa: E402
@@ -598,6 +610,7 @@ from bizbench.cli_view import view  # noqa: E402
 app.command("sweep")(sweep)
 app.command("report")(report)
 app.command("view")(view)
+app.command("play")(play)
 app.command("serve")(serve)
 app.command("sandbox", context_settings={"allow_interspersed_args": False})(sandbox)  # CMD's own options stay CMD's
 app.command("mcp")(mcp)

@@ -199,8 +199,9 @@ class EnvSpec:
     stays light); ``config`` is ``"module:Model"`` of its pydantic config. ``horizon_key`` is
     the path of the horizon in the config (in ``unit``). ``seat`` is the module of its seat
     (the SDK written into a served workspace, :mod:`bizbench.core.seat`); ``report`` the module
-    of its report measures and ``viewer`` of its viewer panels; ``harness`` its paper's
-    harness. ``baselines`` is ``"module:NAME"`` of a mapping name -> :class:`Baseline`."""
+    of its report measures, ``viewer`` of its viewer panels and ``play`` of its play page
+    (:mod:`bizbench.core.play`); ``harness`` its paper's harness. ``baselines`` is
+    ``"module:NAME"`` of a mapping name -> :class:`Baseline`."""
 
     id: str
     title: str
@@ -219,6 +220,7 @@ class EnvSpec:
     seat: str | None = None
     report: str | None = None
     viewer: str | None = None
+    play: str | None = None
     replay: ReplayRules = ReplayRules()
     #: switches of the world's agent-visible resources, with their defaults (ceo ``database``:
     #: write company.db); :meth:`headless` turns them all off
@@ -268,8 +270,8 @@ class EnvSpec:
             )
         return baseline
 
-    def module(self, which: Literal["seat", "report", "viewer"]) -> Any:
-        """The env's seat, report or viewer module (ValueError when it has none)."""
+    def module(self, which: Literal["seat", "report", "viewer", "play"]) -> Any:
+        """The env's seat, report, viewer or play module (ValueError when it has none)."""
         ref = getattr(self, which)
         if ref is None:
             raise ValueError(f"env {self.id!r} has no {which}")

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
@@ -32,9 +33,31 @@ from bizbench.core.envs import get_env
 from bizbench.core.jsonio import read_jsonl
 from bizbench.core.runlog import ended_early
 
-__all__ = ["Run", "RunDirError", "find_runs", "load_run"]
+__all__ = ["HUMAN", "Run", "RunDirError", "agent_label", "find_runs", "human_agent", "is_human", "load_run"]
 
 ACTIONS, LEDGER = "actions.jsonl", "ledger.csv"
+#: the agent of a run a person played (``bizbench play --name NAME``: ``human:NAME``, docs/play.md)
+HUMAN = "human:"
+_HUMAN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+def human_agent(name: str) -> str:
+    """The agent of a person's run, ``human:NAME`` (ValueError naming what a name may hold)."""
+    if not isinstance(name, str) or not _HUMAN_NAME.fullmatch(name):
+        raise ValueError(
+            f"a player's name is 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit; got {name!r}"
+        )
+    return HUMAN + name
+
+
+def is_human(agent: object) -> bool:
+    """Whether a run's agent is a person (``human:NAME``)."""
+    return isinstance(agent, str) and agent.startswith(HUMAN)
+
+
+def agent_label(agent: str) -> str:
+    """How a table names an agent: a person's run as ``NAME (human)``, anything else as it is."""
+    return f"{agent[len(HUMAN) :]} (human)" if is_human(agent) else agent
 
 
 class RunDirError(ValueError):
@@ -103,6 +126,11 @@ class Run:
     def agent(self) -> str:
         """The model (model runs) or the baseline / agent class name."""
         return str(self.config.get("agent") or (self.result or {}).get("agent") or "?")
+
+    @property
+    def human(self) -> bool:
+        """Whether a person played the run (``bizbench play``)."""
+        return is_human(self.agent)
 
     @property
     def run_format(self) -> int:

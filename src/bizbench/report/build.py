@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from bizbench.core.envs import list_envs
-from bizbench.core.runs import Run, find_runs
+from bizbench.core.runs import Run, agent_label, find_runs
 from bizbench.report import common, plots
 from bizbench.report.aggregate import Column, aggregate, group_runs, summarise
 from bizbench.report.protocol import (
@@ -186,7 +186,8 @@ def _env_tables(env: str, title: str, module: Any, rows: list[Measured]) -> list
 
 def _identity(m: Measured) -> list[str]:
     """A run's cells in the every-run table: agent, seed, how it ended, its replay verdict, its path."""
-    return [m.run.agent, str(m.run.seed), str(m.run.get("ended_by", "")), m.verdict.label, str(m.run.path)]
+    agent = agent_label(m.run.agent)
+    return [agent, str(m.run.seed), str(m.run.get("ended_by", "")), m.verdict.label, str(m.run.path)]
 
 
 def _anchor_table(env: str, title: str, labels: tuple[str, str], rows: list[Measured]) -> Table:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bizbench.core.runs import agent_label, is_human
 from bizbench.report.aggregate import Column, Summary
 
 __all__ = ["MARK", "Group", "Table", "aggregate_table", "html_page", "per_run_table", "to_markdown", "write_csv"]
@@ -28,6 +29,9 @@ MARK_MEANS = (
     f"{MARK} = not verified by `bizbench replay`: a run not replayed, failed or changed since, or a figure "
     'from what replay cannot check, such as the trajectory or the meters (docs/reports.md "Verified figures")'
 )
+
+#: the note of a table with a person's runs (their agent is shown as ``NAME (human)``)
+HUMAN_MEANS = '(human) = a person played these runs with `bizbench play` (docs/play.md "Human baselines")'
 
 
 @dataclass
@@ -92,7 +96,7 @@ def aggregate_table(
     rows, csv_rows = [], []
     for g in groups:
         cells = [_cell(c, s, c.key in g.unverified) for c, s in zip(columns, g.summaries, strict=True)]
-        rows.append([*g.key[1:], str(g.n), str(g.verified), *cells])
+        rows.append([*g.key[1:-1], agent_label(g.key[-1]), str(g.n), str(g.verified), *cells])
         raw: list[Any] = [*g.key, g.n, g.verified]
         for c, s in zip(columns, g.summaries, strict=True):
             raw.append(_scaled(c, s.value))
@@ -100,7 +104,8 @@ def aggregate_table(
                 raw += [_scaled(c, s.low), _scaled(c, s.high), s.n]
         csv_rows.append([*raw, _unverified_labels(columns, g.unverified)])
     marked = any(c.key in g.unverified for g in groups for c in columns)
-    return Table(title, name, header, rows, csv_header, csv_rows, [*notes, *([MARK_MEANS] if marked else [])])
+    human = [HUMAN_MEANS] if any(is_human(g.key[-1]) for g in groups) else []
+    return Table(title, name, header, rows, csv_header, csv_rows, [*notes, *human, *([MARK_MEANS] if marked else [])])
 
 
 def per_run_table(

@@ -32,9 +32,10 @@ from typing import Any
 
 from bizbench.core.jsonio import read_jsonl
 from bizbench.core.runlog import ATTEMPTS, RESUMING, read_result
+from bizbench.core.runs import is_human
 from bizbench.runner.runconfig import RunDirError, check_secret, config_changes, read_config
 
-__all__ = ["finished", "resume_run"]
+__all__ = ["archive_attempt", "exclusive", "finished", "resume_run", "same_actions"]
 
 
 def finished(path: str | Path) -> dict[str, Any] | None:
@@ -61,6 +62,8 @@ def resume_run(path: str | Path, model: Any | None = None, trust_agent_code: boo
     done = finished(path)
     if done is not None:
         return done
+    if is_human(config["agent"]):
+        raise RunDirError(f"{path} is a person's game (bizbench play): bizbench resume serves it again to play on")
     if config["agent"] == "served" and not config.get("harness"):
         raise RunDirError(f"{path} was served to an outside agent (bizbench serve); it cannot be resumed")
     agent_class = not config.get("harness") and ":" in config["agent"]  # a model run's agent is its model string
@@ -77,11 +80,11 @@ def resume_run(path: str | Path, model: Any | None = None, trust_agent_code: boo
             "resume it with the bizbench version that started it"
         )
     live = _live_model(path, config, model, trust_agent_code) if config.get("harness") else None
-    with _exclusive(path):
+    with exclusive(path):
         done = finished(path)
         if done is not None:  # another resume finished it while this one waited
             return done
-        previous = _archive(path)
+        previous = archive_attempt(path)
         old_actions = _longest(previous, "actions.jsonl", len)
         reused = 0
         if live is not None:
@@ -93,7 +96,7 @@ def resume_run(path: str | Path, model: Any | None = None, trust_agent_code: boo
             "attempt": previous[-1].name,
             "replies_reused": reused,
             "actions_checked": len(old_actions),
-            "actions_match": _same_actions(old_actions, new_actions[: len(old_actions)]),
+            "actions_match": same_actions(old_actions, new_actions[: len(old_actions)]),
         }
         with (path / "resume.jsonl").open("a") as f:
             f.write(json.dumps(row) + "\n")
@@ -101,7 +104,7 @@ def resume_run(path: str | Path, model: Any | None = None, trust_agent_code: boo
 
 
 @contextmanager
-def _exclusive(path: Path) -> Iterator[None]:
+def exclusive(path: Path) -> Iterator[None]:
     """One resume at a time per run directory (a lock on the directory itself)."""
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -114,7 +117,7 @@ def _exclusive(path: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def _archive(path: Path) -> list[Path]:
+def archive_attempt(path: Path) -> list[Path]:
     """Move the killed attempt's files to ``attempts/<n>/`` (config.json stays; a copy goes
     along); returns every attempt so far, oldest first."""
     root = path / ATTEMPTS
@@ -223,7 +226,7 @@ def _rerun_agent(path: Path, config: dict[str, Any]) -> dict[str, Any]:
 _VOLATILE = ("time_s", "wall_s")
 
 
-def _same_actions(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> bool:
+def same_actions(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> bool:
     def strip(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [{k: v for k, v in r.items() if k not in _VOLATILE} for r in rows]
 

@@ -19,5 +19,6 @@ SPEC = EnvSpec(
     seat="bizbench.envs.cfo.sdk",
     report="bizbench.envs.cfo.report",
     viewer="bizbench.envs.cfo.viewer",
+    play="bizbench.envs.cfo.play",
     replay=ReplayRules(added_later=frozenset({"score_net_of_debt"})),
 )

@@ -19,5 +19,6 @@ SPEC = EnvSpec(
     seat="bizbench.envs.yc.sdk",
     report="bizbench.envs.yc.report",
     viewer="bizbench.envs.yc.viewer",
+    play="bizbench.envs.yc.play",
     replay=ReplayRules(log_derived=frozenset({"tool_calls", "tamper_events"}), added_later=frozenset({"evaluation"})),
 )

@@ -1,0 +1,67 @@
+"""What an env declares for ``bizbench play`` (a person playing it in the browser, docs/play.md).
+
+An env's spec names its play module (:attr:`EnvSpec.play <bizbench.core.env.EnvSpec.play>`),
+``envs/<id>/play.py``, the same shape for every env (:class:`PlayModule`): its charts, the
+label of its end-turn control, the tools that end a turn, and how the memory file is saved.
+
+The charts show only what an agent in the env's seat sees (docs/principles.md principle 3):
+:meth:`PlayModule.points` reads the env through the seat's own public views (the observation,
+an agent-visible database, a read that spends nothing) and the answers this turn already gave
+the player; it never calls a tool (a call would be recorded as the player's, and cfo reads
+spend a budget). Nothing here draws or serves a page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+__all__ = ["PlayChart", "PlayModule", "Seen"]
+
+
+@dataclass(frozen=True)
+class PlayChart:
+    """One chart of the play page: ``id`` (the key of :meth:`PlayModule.points`), its title and
+    whether its values are dollars."""
+
+    id: str
+    title: str
+    money: bool = False
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One answer the player was given: the tool, its arguments, and its data (None when refused)."""
+
+    tool: str
+    args: dict[str, Any]
+    ok: bool
+    data: Any
+
+
+class PlayModule(Protocol):
+    """``envs/<id>/play.py`` (see the module docstring)."""
+
+    #: the charts, in the order the page shows them
+    CHARTS: tuple[PlayChart, ...]
+    #: the end-turn control's label (what :meth:`Env.advance` does in the env's words)
+    END_TURN: str
+    #: tools whose accepted call ends the turn, listed again beside the end-turn control
+    TURN_TOOLS: tuple[str, ...]
+    #: the memory's name on the page (MEMORY.md, scratchpad, notes)
+    MEMORY_LABEL: str
+    #: what saving the memory does, in a sentence
+    MEMORY_HELP: str
+    #: a file of the run directory the memory is kept in (ceo MEMORY.md: the world has no memory
+    #: of its own); None: the env keeps it and :func:`memory_call` saves it
+    MEMORY_FILE: str | None
+
+    def memory_call(self, text: str) -> tuple[str, dict[str, Any]] | None:
+        """The tool call that saves ``text`` as the memory (None when :attr:`MEMORY_FILE` keeps it)."""
+        ...
+
+    def points(self, env: Any, seen: Sequence[Seen]) -> dict[str, dict[str, float]]:
+        """The charts' values now: chart id -> {series name: value}, from the seat's public views
+        of ``env`` and ``seen`` (this turn's answers so far). A chart left out has no point now."""
+        ...

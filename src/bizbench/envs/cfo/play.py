@@ -1,0 +1,49 @@
+"""The cfo env's play module (docs/play.md): only what the CFO has paid to see.
+
+A month's observation shows no money (EnterpriseArena §3.2: cash and statements are read with
+budgeted tools), so the charts hold what the player's own calls returned this month: the cash of
+``check_cash_in_bank`` and the figures of a retrieved ``financial_statements_month_<k>.json``
+(drawn at the month they were read). The memory is the notepad; saving adds a note with
+``save_note`` (a recorded action of the world).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from bizbench.core.play import PlayChart, Seen
+
+__all__ = ["CHARTS", "END_TURN", "MEMORY_FILE", "MEMORY_HELP", "MEMORY_LABEL", "TURN_TOOLS", "memory_call", "points"]
+
+CHARTS = (
+    PlayChart("cash", "Cash in bank, as you checked it ($)", money=True),
+    PlayChart("statements", "Statements you read: the month's revenue and net income, equity ($)", money=True),
+)
+END_TURN = "pass (take no action this month)"
+TURN_TOOLS = ("book_closing", "fund_raising_request", "pass")
+MEMORY_LABEL = "notes"
+MEMORY_HELP = "Saving adds the text as a new note with save_note (a recorded action); the newest notes are shown."
+MEMORY_FILE = None
+
+
+def memory_call(text: str) -> tuple[str, dict[str, Any]] | None:
+    return "save_note", {"content": text}
+
+
+def points(env: Any, seen: Sequence[Seen]) -> dict[str, dict[str, float]]:
+    values: dict[str, dict[str, float]] = {}
+    for answer in seen:
+        data = answer.data if answer.ok and isinstance(answer.data, dict) else {}
+        if answer.tool == "check_cash_in_bank" and "cash" in data:
+            values["cash"] = {"cash": float(data["cash"])}
+        content = data.get("content")
+        if answer.tool == "access_financial_docs" and isinstance(content, dict) and "balance_sheet" in content:
+            income = content.get("income_statement_month") or {}
+            figures = {
+                "revenue": income.get("total_revenue"),
+                "net income": income.get("net_income"),
+                "equity": content["balance_sheet"].get("total_equity"),
+            }
+            values["statements"] = {name: float(v) for name, v in figures.items() if isinstance(v, int | float)}
+    return values

@@ -1,0 +1,40 @@
+"""The yc env's play module (docs/play.md): funds, client trust and prestige, as the seat shows them.
+
+Funds come from the turn's observation (``company status``), trust from ``client list`` and
+prestige from ``company status`` (YC-Bench Table 1; reads that spend nothing). The memory is the
+scratchpad, saved with ``scratchpad write`` (a recorded action of the world).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from bizbench.core.play import PlayChart, Seen
+from bizbench.envs.yc.views import client_list, company_status
+
+__all__ = ["CHARTS", "END_TURN", "MEMORY_FILE", "MEMORY_HELP", "MEMORY_LABEL", "TURN_TOOLS", "memory_call", "points"]
+
+CHARTS = (
+    PlayChart("funds", "Funds ($)", money=True),
+    PlayChart("trust", "Client trust"),
+    PlayChart("prestige", "Prestige by domain"),
+)
+END_TURN = "sim resume"
+TURN_TOOLS = ("sim_resume",)
+MEMORY_LABEL = "scratchpad"
+MEMORY_HELP = "Saving replaces the scratchpad with scratchpad write (a recorded action)."
+MEMORY_FILE = None
+
+
+def memory_call(text: str) -> tuple[str, dict[str, Any]] | None:
+    return "scratchpad_write", {"content": text}
+
+
+def points(env: Any, seen: Sequence[Seen]) -> dict[str, dict[str, float]]:
+    status = company_status(env.world)
+    return {
+        "funds": {"funds": status["funds_cents"] / 100},
+        "trust": {c["client_name"]: float(c["trust"]) for c in client_list(env.world)["clients"]},
+        "prestige": {domain: float(value) for domain, value in status["prestige"].items()},
+    }

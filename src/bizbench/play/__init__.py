@@ -1,0 +1,1 @@
+"""``bizbench play``: a person plays any env in the browser (docs/play.md)."""

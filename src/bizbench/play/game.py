@@ -1,0 +1,357 @@
+"""One game of ``bizbench play``: a person's recorded episode of any env (docs/play.md).
+
+A :class:`Game` is a :class:`~bizbench.interfaces.episode.ToolEpisode` played by a person: the
+same seat an agent gets through every standard interface (the env's tools from its one registry,
+its observation, its memory), recorded as a normal run directory whose agent is ``human:NAME``
+(every call appended to actions.jsonl as it happens). It adds what a page needs: the history of
+this run's calls with the answers the person was given, the charts of the env's play module
+(:mod:`bizbench.core.play`: only what the seat shows) and the memory, saved the env's way.
+
+Nothing hidden leaves a game: its views are built from the observation, the tools' answers and the
+env's play module, never from the config, the seed or the world (docs/principles.md principle 3).
+
+:meth:`Game.resume` continues a game whose page was closed or whose server died: like ``bizbench
+resume`` (docs/run-format.md), the killed attempt moves to ``attempts/<n>/`` and every recorded
+call is sent again, in order, to a fresh world of the same seed, which rebuilds the same world,
+record, history and charts; the person plays on from there.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bizbench.core.jsonio import jsonable, preview, read_jsonl
+from bizbench.core.play import PlayChart, Seen
+from bizbench.core.rng import secret_for_split, secret_id
+from bizbench.core.runs import ACTIONS, RunDirError, human_agent, is_human
+from bizbench.interfaces.episode import Answer, ToolEpisode, render
+from bizbench.runner.resume import archive_attempt, exclusive, finished, same_actions
+from bizbench.runner.runconfig import check_secret, config_changes, read_config
+
+__all__ = ["END_TURN", "Game", "NoPlayModule"]
+
+#: the history's name for the end-turn control (:meth:`Game.end_turn`)
+END_TURN = "(end turn)"
+#: characters of an answer or of printed arguments kept in the history (the call's own answer is whole)
+HISTORY_TEXT = 4000
+#: the newest history entries a state carries
+HISTORY_SHOWN = 300
+#: the memory a page may save at once (characters)
+MAX_MEMORY_CHARS = 200_000
+
+
+class NoPlayModule:
+    """The play page of an env without a play module: no chart, no memory to edit."""
+
+    CHARTS: tuple[PlayChart, ...] = ()
+    END_TURN = "End the turn"
+    TURN_TOOLS: tuple[str, ...] = ()
+    MEMORY_LABEL = "memory"
+    MEMORY_HELP = "This env keeps no memory a player can edit."
+    MEMORY_FILE: str | None = None
+
+    @staticmethod
+    def memory_call(text: str) -> tuple[str, dict[str, Any]] | None:
+        return None
+
+    @staticmethod
+    def points(env: Any, seen: Sequence[Seen]) -> dict[str, dict[str, float]]:
+        return {}
+
+
+class Game:
+    """A person's game of ``env_id`` recorded in ``out`` (see the module docstring).
+
+    The run directory is held (an exclusive lock) until :meth:`close`: one page plays a game."""
+
+    def __init__(
+        self,
+        env_id: str,
+        seed: int,
+        *,
+        out: Path,
+        name: str = "player",
+        preset: str | None = None,
+        horizon: int | None = None,
+        split: str = "dev",
+    ) -> None:
+        agent = human_agent(name)
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        self._hold = contextlib.ExitStack()
+        self._hold.enter_context(exclusive(out))
+        try:
+            secret = secret_for_split(split)
+            self.episode = ToolEpisode(
+                env_id,
+                seed,
+                preset=preset,
+                horizon=horizon,
+                split=split,  # type: ignore[arg-type]
+                out=out,
+                agent=agent,
+                interface="play",
+                seed_secret_id=secret_id(secret),
+            )
+        except BaseException:
+            self._hold.close()
+            raise
+        self.path = out
+        self.spec = self.episode.spec
+        self.module: Any = self.spec.module("play") if self.spec.play else NoPlayModule
+        self._lock = threading.RLock()
+        self.history: list[dict[str, Any]] = []
+        self._seen: list[Seen] = []  # this turn's answers, for the charts
+        self._points: dict[int, dict[str, dict[str, float]]] = {}
+        self._mark()
+
+    # ------------------------------------------------------------------ resuming
+    @classmethod
+    def resume(cls, path: Path) -> Game:
+        """Continue the unfinished game in ``path`` (RunDirError when it is not one, or is finished)."""
+        path = Path(path)
+        config = read_config(path)
+        agent = config.get("agent")
+        if not is_human(agent):
+            raise RunDirError(f"{path} is not a person's game (its agent is {agent!r}); bizbench resume finishes it")
+        if finished(path) is not None:
+            raise RunDirError(f"{path} is finished; bizbench view shows it and bizbench replay verifies it")
+        split = str(config.get("split") or "dev")
+        if split != "dev":
+            check_secret(path, config.get("seed_secret_id"))
+        changed = config_changes(config)
+        if changed:
+            what = ", ".join(changed)
+            raise RunDirError(f"{path}: preset {config['preset']!r} no longer builds the recorded world ({what})")
+        with exclusive(path):
+            attempts = archive_attempt(path)
+        previous = attempts[-1]
+        game = cls(
+            config["env"],
+            int(config["seed"]),
+            out=path,
+            name=str(agent)[len("human:") :],
+            preset=config.get("preset"),
+            horizon=config.get("horizon"),
+            split=split,
+        )
+        old = read_jsonl(previous / ACTIONS)
+        sent = game._replay(old)
+        memory_file = game.module.MEMORY_FILE
+        if memory_file and (previous / memory_file).is_file():
+            shutil.copy2(previous / memory_file, path / memory_file)
+        new = read_jsonl(path / ACTIONS)
+        row = {
+            "attempt": previous.name,
+            "replies_reused": 0,
+            "actions_checked": len(old),
+            "actions_resent": sent,
+            "actions_match": same_actions(old, new[: len(old)]),
+        }
+        with (path / "resume.jsonl").open("a") as f:
+            f.write(json.dumps(row) + "\n")
+        return game
+
+    def _replay(self, rows: list[dict[str, Any]]) -> int:
+        """Send the recorded calls again, in order (a refused one is refused again, as it was);
+        a call whose record keeps only a digest of its arguments cannot be sent and is left out.
+        Returns how many were sent."""
+        sent = 0
+        for row in rows:
+            tool, args = row.get("tool"), row.get("args")
+            if not isinstance(tool, str) or not isinstance(args, dict):
+                continue
+            if tool == self.spec.replay.advance_action:
+                self.end_turn(**args)
+            else:
+                self.call(tool, args)
+            sent += 1
+        return sent
+
+    # ------------------------------------------------------------------ what the page shows
+    def info(self) -> dict[str, Any]:
+        """What never changes during the game (the page's ``/api/game``): no seed, no config."""
+        turn_tools = set(self.module.TURN_TOOLS)
+        tools = [
+            {
+                "name": t.name,
+                "description": t.description,
+                "category": t.category,
+                "mutates": t.mutates,
+                "ends_turn": t.name in turn_tools,
+                "schema": t.input_schema,
+            }
+            for t in self.episode.tools()
+        ]
+        return {
+            "env": self.spec.id,
+            "title": self.spec.title,
+            "unit": self.spec.unit,
+            "horizon": self.episode.env.horizon,
+            "agent": self.episode.session.agent,
+            "end_turn": self.module.END_TURN,
+            "tools": tools,
+            "guide": self.episode.system_prompt(),
+            "memory": {
+                "label": self.module.MEMORY_LABEL,
+                "help": self.module.MEMORY_HELP,
+                "editable": self._memory_editable(),
+            },
+        }
+
+    def state(self) -> dict[str, Any]:
+        """Where the game stands (the page's ``/api/state``)."""
+        with self._lock:
+            episode, env = self.episode, self.episode.env
+            observation = jsonable(episode.observation())
+            return {
+                "turn": episode.turn,
+                "elapsed": env.elapsed,
+                "horizon": env.horizon,
+                "unit": self.spec.unit,
+                "done": bool(env.done),
+                "bankrupt": bool(env.bankrupt),
+                "finished": episode.result is not None,
+                # the score only once the game is over: a running score would show what the seat
+                # hides (cfo's score is its cash and valuation, which the CFO pays to check)
+                "score": episode.score() if episode.result is not None else None,
+                "observation": observation,
+                "observation_text": render(observation),
+                "memory": self.memory(),
+                "charts": self.charts(),
+                "history": self.history[-HISTORY_SHOWN:],
+                "history_total": len(self.history),
+                "result": jsonable(episode.result),
+            }
+
+    def charts(self) -> list[dict[str, Any]]:
+        """The env's charts: each series' points (x in the env's unit), in the order they came."""
+        out = []
+        for chart in self.module.CHARTS:
+            series: dict[str, list[list[float]]] = {}
+            for x, values in sorted(self._points.items()):
+                for name, value in values.get(chart.id, {}).items():
+                    series.setdefault(name, []).append([x, value])
+            out.append(
+                {
+                    "id": chart.id,
+                    "title": chart.title,
+                    "money": chart.money,
+                    "x": self.spec.unit,
+                    "series": [{"name": n, "points": p} for n, p in series.items()],
+                }
+            )
+        return out
+
+    def memory(self) -> str:
+        """The memory as the player left it: the env's file in the run directory, or the env's own."""
+        name = self.module.MEMORY_FILE
+        if name is None:
+            return str(self.episode.env.memory())
+        try:
+            return (self.path / name).read_text()
+        except (FileNotFoundError, UnicodeDecodeError):
+            return ""
+
+    def _memory_editable(self) -> bool:
+        return self.module.MEMORY_FILE is not None or self.module.memory_call("") is not None
+
+    # ------------------------------------------------------------------ acting
+    def call(self, tool: str, args: Any) -> dict[str, Any]:
+        """One tool call, recorded (a refused call changes nothing and says why)."""
+        with self._lock:
+            answer = self.episode.call(tool, args)
+            self._after(tool, args, answer)
+            return _answer(answer)
+
+    def end_turn(self, **args: Any) -> dict[str, Any]:
+        """End the turn the env's default way (the page's end-turn control)."""
+        with self._lock:
+            answer = self.episode.advance() if not args else self._advance(args)
+            self._after(END_TURN, args, answer)
+            return _answer(answer)
+
+    def _advance(self, args: dict[str, Any]) -> Answer:
+        """A recorded turn end with arguments (resuming a ceo ``next_turn`` that had some)."""
+        if self.episode.finished:
+            return self.episode.advance()
+        self.episode.session.advance(**args)
+        self.episode.steps += 1
+        return Answer(True, "")
+
+    def save_memory(self, text: Any) -> dict[str, Any]:
+        """Save the memory the env's way: a file of the run directory or the env's memory tool."""
+        if not isinstance(text, str):
+            return _error("the memory must be a string")
+        if len(text) > MAX_MEMORY_CHARS:
+            return _error(f"the memory holds at most {MAX_MEMORY_CHARS:,} characters; this is {len(text):,}")
+        name = self.module.MEMORY_FILE
+        if name is None:
+            call = self.module.memory_call(text)
+            if call is None:
+                return _error(f"{self.spec.id} keeps no memory a player can edit")
+            return self.call(*call)
+        with self._lock:
+            if self.episode.finished:
+                return _error("the game has ended; the memory can no longer change")
+            temporary = self.path / f".{name}.tmp"
+            temporary.write_text(text)
+            temporary.replace(self.path / name)
+            return {"ok": True, "text": f"saved {name} ({len(text):,} characters)", "data": None, "error": None}
+
+    def stop(self) -> dict[str, Any]:
+        """End the game now (the person stopped it): result.json is written; returns it."""
+        with self._lock:
+            return jsonable(self.episode.finish("stopped"))
+
+    def close(self) -> None:
+        """Let the run directory go (the game stays as it is: finished, or to resume)."""
+        self._hold.close()
+
+    def _after(self, tool: str, args: Any, answer: Answer) -> None:
+        """Record what the page was answered, the charts' points, and the end of a world that ended."""
+        turn_before = self.history[-1]["turn_after"] if self.history else 0
+        turn = self.episode.turn
+        self.history.append(
+            {
+                "i": len(self.history),
+                "turn": turn_before,
+                "turn_after": turn,
+                "tool": tool,
+                "args": args if len(render(args)) <= HISTORY_TEXT else preview(render(args), HISTORY_TEXT),
+                "ok": answer.ok,
+                "text": answer.text if len(answer.text) <= HISTORY_TEXT else preview(answer.text, HISTORY_TEXT),
+                "error": answer.error,
+            }
+        )
+        if turn != turn_before:
+            self._seen = []
+        elif tool != END_TURN:
+            self._seen.append(Seen(tool, args if isinstance(args, dict) else {}, answer.ok, answer.data))
+        self._mark()
+        if self.episode.terminated and self.episode.result is None:
+            self.episode.finish()
+
+    def _mark(self) -> None:
+        """The charts' points now, at the env's elapsed time (a later point of the same time replaces it)."""
+        if self.episode.result is not None:
+            return
+        x = int(self.episode.env.elapsed)
+        values = self.module.points(self.episode.session.env, tuple(self._seen))
+        merged = self._points.setdefault(x, {})
+        for chart, series in values.items():
+            merged[chart] = {**merged.get(chart, {}), **series}
+
+
+def _answer(answer: Answer) -> dict[str, Any]:
+    return {"ok": answer.ok, "text": answer.text, "data": jsonable(answer.data), "error": answer.error}
+
+
+def _error(error: str) -> dict[str, Any]:
+    return {"ok": False, "text": f"Error: {error}", "data": None, "error": error}
