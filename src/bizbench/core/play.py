@@ -47,6 +47,11 @@ class PlayModule(Protocol):
     CHARTS: tuple[PlayChart, ...]
     #: the end-turn control's label (what :meth:`Env.advance` does in the env's words)
     END_TURN: str
+    #: the tool that is :meth:`Env.advance` when called without arguments (cfo ``pass``, yc
+    #: ``sim_resume``): the control calls it, so the page shows its answer and a resumed game's
+    #: history (rebuilt from the record, where the two are one row) is the same; None: the control
+    #: calls :meth:`Env.advance` (ceo: the week without forecasts is no tool's call)
+    END_TURN_TOOL: str | None
     #: tools whose accepted call ends the turn, listed again beside the end-turn control
     TURN_TOOLS: tuple[str, ...]
     #: the memory's name on the page (MEMORY.md, scratchpad, notes)

@@ -146,6 +146,7 @@ class PlayServer:
         self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.socket.bind((host, port))
+        self.socket.listen(64)  # a page opened as soon as the URL is printed waits for the server
         self.port = self.socket.getsockname()[1]
         hosts = {f"{name}:{self.port}" for name in (host, "localhost")}
         self.app = make_app(game, self.token, hosts)

@@ -44,6 +44,21 @@ HISTORY_TEXT = 4000
 HISTORY_SHOWN = 300
 #: the memory a page may save at once (characters)
 MAX_MEMORY_CHARS = 200_000
+#: the fields of result.json a page shows once the game is over: the common result core
+#: (:class:`~bizbench.core.runlog.ResultCore`) without the seed; an env's own fields may name what
+#: its seat hid (yc's adversarial clients), and the person may play that world again
+SHOWN_RESULT = (
+    "score",
+    "final_cash",
+    "bankrupt",
+    "completed",
+    "incomplete_reason",
+    "survived",
+    "horizon",
+    "unit",
+    "tool_calls",
+    "ended_by",
+)
 
 
 class NoPlayModule:
@@ -51,6 +66,7 @@ class NoPlayModule:
 
     CHARTS: tuple[PlayChart, ...] = ()
     END_TURN = "End the turn"
+    END_TURN_TOOL: str | None = None
     TURN_TOOLS: tuple[str, ...] = ()
     MEMORY_LABEL = "memory"
     MEMORY_HELP = "This env keeps no memory a player can edit."
@@ -168,7 +184,7 @@ class Game:
             if not isinstance(tool, str) or not isinstance(args, dict):
                 continue
             if tool == self.spec.replay.advance_action:
-                self.end_turn(**args)
+                self.end_turn(**{k: v for k, v in args.items() if v is not None})  # null: the default
             else:
                 self.call(tool, args)
             sent += 1
@@ -227,7 +243,7 @@ class Game:
                 "charts": self.charts(),
                 "history": self.history[-HISTORY_SHOWN:],
                 "history_total": len(self.history),
-                "result": jsonable(episode.result),
+                "result": self.shown_result(),
             }
 
     def charts(self) -> list[dict[str, Any]]:
@@ -271,7 +287,11 @@ class Game:
             return _answer(answer)
 
     def end_turn(self, **args: Any) -> dict[str, Any]:
-        """End the turn the env's default way (the page's end-turn control)."""
+        """End the turn the env's default way (the page's end-turn control): the play module's
+        :attr:`~bizbench.core.play.PlayModule.END_TURN_TOOL`, else :meth:`Env.advance`."""
+        tool = self.module.END_TURN_TOOL
+        if tool is not None and not args:
+            return self.call(tool, {})
         with self._lock:
             answer = self.episode.advance() if not args else self._advance(args)
             self._after(END_TURN, args, answer)
@@ -305,10 +325,16 @@ class Game:
             temporary.replace(self.path / name)
             return {"ok": True, "text": f"saved {name} ({len(text):,} characters)", "data": None, "error": None}
 
-    def stop(self) -> dict[str, Any]:
-        """End the game now (the person stopped it): result.json is written; returns it."""
+    def shown_result(self) -> dict[str, Any] | None:
+        """The result a page shows (:data:`SHOWN_RESULT`), once the game is over (else None)."""
+        result = self.episode.result
+        return None if result is None else jsonable({k: result[k] for k in SHOWN_RESULT if k in result})
+
+    def stop(self) -> dict[str, Any] | None:
+        """End the game now (the person stopped it): result.json is written; returns what a page shows of it."""
         with self._lock:
-            return jsonable(self.episode.finish("stopped"))
+            self.episode.finish("stopped")
+            return self.shown_result()
 
     def close(self) -> None:
         """Let the run directory go (the game stays as it is: finished, or to resume)."""

@@ -15,7 +15,17 @@ from typing import Any
 from bizbench.core.play import PlayChart, Seen
 from bizbench.envs.ceo.tools import get_status
 
-__all__ = ["CHARTS", "END_TURN", "MEMORY_FILE", "MEMORY_HELP", "MEMORY_LABEL", "TURN_TOOLS", "memory_call", "points"]
+__all__ = [
+    "CHARTS",
+    "END_TURN",
+    "END_TURN_TOOL",
+    "MEMORY_FILE",
+    "MEMORY_HELP",
+    "MEMORY_LABEL",
+    "TURN_TOOLS",
+    "memory_call",
+    "points",
+]
 
 CHARTS = (
     PlayChart("cash", "Cash ($)", money=True),
@@ -23,6 +33,7 @@ CHARTS = (
     PlayChart("groups", "Subscribed accounts by group"),
 )
 END_TURN = "Next week (no forecasts)"
+END_TURN_TOOL = None
 TURN_TOOLS = ("next_week",)
 MEMORY_LABEL = "MEMORY.md"
 MEMORY_HELP = "Your notes, kept as MEMORY.md in the run directory (the world never reads it)."

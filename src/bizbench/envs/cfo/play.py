@@ -14,13 +14,24 @@ from typing import Any
 
 from bizbench.core.play import PlayChart, Seen
 
-__all__ = ["CHARTS", "END_TURN", "MEMORY_FILE", "MEMORY_HELP", "MEMORY_LABEL", "TURN_TOOLS", "memory_call", "points"]
+__all__ = [
+    "CHARTS",
+    "END_TURN",
+    "END_TURN_TOOL",
+    "MEMORY_FILE",
+    "MEMORY_HELP",
+    "MEMORY_LABEL",
+    "TURN_TOOLS",
+    "memory_call",
+    "points",
+]
 
 CHARTS = (
     PlayChart("cash", "Cash in bank, as you checked it ($)", money=True),
     PlayChart("statements", "Statements you read: the month's revenue and net income, equity ($)", money=True),
 )
 END_TURN = "pass (take no action this month)"
+END_TURN_TOOL = "pass"
 TURN_TOOLS = ("book_closing", "fund_raising_request", "pass")
 MEMORY_LABEL = "notes"
 MEMORY_HELP = "Saving adds the text as a new note with save_note (a recorded action); the newest notes are shown."

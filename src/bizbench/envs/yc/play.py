@@ -13,7 +13,17 @@ from typing import Any
 from bizbench.core.play import PlayChart, Seen
 from bizbench.envs.yc.views import client_list, company_status
 
-__all__ = ["CHARTS", "END_TURN", "MEMORY_FILE", "MEMORY_HELP", "MEMORY_LABEL", "TURN_TOOLS", "memory_call", "points"]
+__all__ = [
+    "CHARTS",
+    "END_TURN",
+    "END_TURN_TOOL",
+    "MEMORY_FILE",
+    "MEMORY_HELP",
+    "MEMORY_LABEL",
+    "TURN_TOOLS",
+    "memory_call",
+    "points",
+]
 
 CHARTS = (
     PlayChart("funds", "Funds ($)", money=True),
@@ -21,6 +31,7 @@ CHARTS = (
     PlayChart("prestige", "Prestige by domain"),
 )
 END_TURN = "sim resume"
+END_TURN_TOOL = "sim_resume"
 TURN_TOOLS = ("sim_resume",)
 MEMORY_LABEL = "scratchpad"
 MEMORY_HELP = "Saving replaces the scratchpad with scratchpad write (a recorded action)."
