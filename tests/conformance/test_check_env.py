@@ -63,6 +63,19 @@ def test_a_leak_in_the_observation_is_found(broken) -> None:
     assert any("the observation of" in p.message and "mood" in p.message for p in problems)
 
 
+def test_a_play_module_that_calls_tools_shows_hidden_values_or_names_no_tool_is_found(broken) -> None:
+    messages = [p.message for p in env_problems(broken.PEEKING, ["play"])]
+    assert any("TURN_TOOLS names 'close_shop'" in m for m in messages)
+    assert any("END_TURN_TOOL 'buy_lemons'" in m for m in messages)
+    assert any("exactly one of MEMORY_FILE and memory_call" in m for m in messages)
+    assert any("memory_call names 'write_diary'" in m for m in messages)
+    assert any("MEMORY_FILE '../notes.md'" in m for m in messages)
+    assert any("changed the world or logged a call" in m for m in messages)
+    assert any("'sales' is not a declared chart of finite numbers" in m for m in messages)
+    assert any("'taste' is not a declared chart" in m for m in messages)
+    assert any(m.startswith("hidden ") and "the chart points" in m for m in messages)
+
+
 def test_a_refused_call_that_changes_the_world_or_raises_is_found(broken) -> None:
     messages = [p.message for p in env_problems(broken.CARELESS, ["failed_calls"])]
     assert any("an unknown tool: call_tool raised KeyError" in m for m in messages)

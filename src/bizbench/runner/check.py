@@ -26,6 +26,10 @@ is bizbench's (docs/envs.md). Each check builds fresh worlds of the env from its
   has it) appears in an observation, a tool result, an error or a file the env writes for the
   agent, over an episode of every baseline and one of the default baseline with every read-only
   tool called before each turn; ``hidden_seat``: nor in a served workspace;
+- ``play``: the env's play module (``bizbench play``, :mod:`bizbench.core.play`) names tools
+  of the env, and its chart points, taken before every turn of the default baseline's episode,
+  are finite numbers of its declared charts that change nothing (no call logged, the same state
+  digest) and hold no hidden value;
 - ``replay``: a finished run (a baseline, with a refused call every turn) replays verified;
 - ``resume``: ``bizbench run`` killed with SIGKILL half-way and finished by ``bizbench resume``
   ends with the result, actions, metrics and ledger of an uninterrupted run.
@@ -974,6 +978,51 @@ def check_hidden_seat(ctx: _Ctx) -> None:
     env.close()
 
 
+# ---------------------------------------------------------------------------- play
+def check_play(ctx: _Ctx) -> None:
+    if ctx.spec.play is None:
+        ctx.note("the env declares no play module: bizbench play shows no chart and no editable memory")
+        return
+    module = ctx.spec.module("play")
+    env = ctx.make(files=ctx.path("files"))
+    _check_play_names(ctx, module, env.registry)
+    charts = {chart.id for chart in module.CHARTS}
+    texts: list[tuple[str, str]] = []
+
+    def take_points(e: Any) -> None:
+        before, logged = e.state_digest(), len(e.actions)
+        points = module.points(e, ())
+        if (e.state_digest(), len(e.actions)) != (before, logged):
+            ctx.problem(f"points() changed the world or logged a call at {e.elapsed}")
+        for chart, values in points.items():
+            if chart not in charts or not all(isinstance(v, int | float) and math.isfinite(v) for v in values.values()):
+                ctx.problem(f"points() at {e.elapsed}: {chart!r} is not a declared chart of finite numbers")
+        texts.append((f"the chart points at {e.elapsed}", _canonical(points)))
+
+    _play(env, ctx.spec.baseline(ctx.spec.default_baseline).make(ctx.seed), take_points)
+    for leak in find_hidden(_declared_hidden(ctx, env), texts):
+        ctx.problem(leak)
+    env.close()
+
+
+def _check_play_names(ctx: _Ctx, module: Any, registry: Any) -> None:
+    """The tools a play module names are the env's (a turn tool that ends the turn unasked)."""
+    names = set(registry.names())
+    for tool in module.TURN_TOOLS:
+        if tool not in names:
+            ctx.problem(f"TURN_TOOLS names {tool!r}, not a tool of the env")
+    tool = module.END_TURN_TOOL
+    if tool is not None and (tool not in names or registry.spec(tool).parameters.get("required")):
+        ctx.problem(f"END_TURN_TOOL {tool!r} is not a tool of the env callable without arguments")
+    call = module.memory_call("notes")
+    if (call is None) == (module.MEMORY_FILE is None):
+        ctx.problem("the memory is kept by exactly one of MEMORY_FILE and memory_call")
+    if call is not None and call[0] not in names:
+        ctx.problem(f"memory_call names {call[0]!r}, not a tool of the env")
+    if module.MEMORY_FILE is not None and Path(module.MEMORY_FILE).name != module.MEMORY_FILE:
+        ctx.problem(f"MEMORY_FILE {module.MEMORY_FILE!r} is not a plain file name")
+
+
 # ---------------------------------------------------------------------------- replay and resume
 def check_replay(ctx: _Ctx) -> None:
     from bizbench.runner.episode import open_session
@@ -1047,6 +1096,7 @@ CHECKS: dict[str, Callable[[_Ctx], None]] = {
     "tool_docs": check_tool_docs,
     "hidden": check_hidden,
     "hidden_seat": check_hidden_seat,
+    "play": check_play,
     "replay": check_replay,
     "resume": check_resume,
 }
