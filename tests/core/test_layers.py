@@ -35,6 +35,7 @@ def test_the_contracts_are_the_documented_ones() -> None:
     assert set(CONTRACTS) == {"layers", "envs-independent", "core-standalone", "envs-by-registry"}
     assert [layer.split(":")[0].strip() for layer in CONTRACTS["layers"]["layers"]] == [
         "cli",
+        "play",
         "interfaces | report",
         "runner",
         "agents",
