@@ -99,6 +99,7 @@ class Game:
     ) -> None:
         agent = human_agent(name)
         out = Path(out)
+        created = not out.exists()
         out.mkdir(parents=True, exist_ok=True)
         self._hold = contextlib.ExitStack()
         self._hold.enter_context(exclusive(out))
@@ -117,6 +118,8 @@ class Game:
             )
         except BaseException:
             self._hold.close()
+            if created:  # a game that could not start leaves no directory behind
+                shutil.rmtree(out, ignore_errors=True)
             raise
         self.path = out
         self.spec = self.episode.spec
