@@ -529,16 +529,14 @@
       box.append(el("p", { class: "muted", text: `${count} row${count === 1 ? "" : "s"}` }), el("div", { class: "table-wrap" }, table));
       return box;
     }
-    if (isObject(data)) {
+    if (isObject(data) && Object.keys(data).length) {
       const lists = Object.entries(data).filter(([, v]) => Array.isArray(v) && v.length && v.every(isObject));
-      if (lists.length) {
-        const rest = Object.fromEntries(Object.entries(data).filter(([k]) => !lists.some(([l]) => l === k)));
-        if (Object.keys(rest).length) box.append(el("pre", { class: "json", text: json(rest) }));
-        for (const [k, v] of lists) {
-          box.append(el("h4", { text: `${k} (${v.length})` }), el("div", { class: "table-wrap" }, tableOf(v)));
-        }
-        return box;
+      const rest = Object.fromEntries(Object.entries(data).filter(([k]) => !lists.some(([l]) => l === k)));
+      box.append(...objectView(rest, false));
+      for (const [k, v] of lists) {
+        box.append(el("h4", { text: `${k} (${v.length})` }), el("div", { class: "table-wrap" }, tableOf(v)));
       }
+      return box;
     }
     const text = answer.text || (data === null || data === undefined ? "(no answer text)" : json(data));
     box.append(el("pre", { class: "json", text }));
@@ -556,9 +554,11 @@
       el("code", { text: tool.name }),
       tool.ends_turn ? el("span", { class: "tag turn", text: "ends the turn" }) : null,
       tool.mutates ? null : el("span", { class: "tag read", text: "read" }),
+      el("span", { class: "sum-desc", text: firstSentence(tool.description) }),
     );
     const form = el("form", { novalidate: true, "aria-label": tool.name });
-    const desc = el("p", { class: "help tool-desc", text: tool.description || "" });
+    const full = String(tool.description || "");
+    const desc = full.trim() === firstSentence(full).trim() ? null : el("p", { class: "help tool-desc", text: full });
     const fieldsBox = el("div", { class: "fields" });
     const schema = resolve(root, root);
     const children = buildProperties(schema, root, fieldsBox);
@@ -819,13 +819,17 @@
   }
 
   function renderObservation(o) {
-    const box = byId("observation");
-    box.replaceChildren();
-    const table = el("table", { class: "kv" });
+    byId("observation").replaceChildren(...objectView(o, true));
+  }
+
+  /** An object as a person reads it: multi-line strings as text blocks (ceo's dashboard), the
+   * rest as a key/value table (nested values as JSON, *_cents also in dollars). */
+  function objectView(o, dark) {
+    const out = [];
     const body = el("tbody");
     for (const [k, v] of Object.entries(o)) {
       if (typeof v === "string" && v.includes("\n")) {
-        box.append(el("pre", { class: "dashboard", "aria-label": k, text: v }));
+        out.push(el("h4", { class: "block-name", text: k }), el("pre", { class: dark ? "dashboard" : "block", "aria-label": k, text: v }));
         continue;
       }
       let value;
@@ -835,8 +839,8 @@
       else value = v === null ? "—" : String(v);
       body.append(el("tr", {}, el("th", { scope: "row", text: k }), el("td", {}, value)));
     }
-    table.append(body);
-    if (body.children.length) box.append(table);
+    if (body.children.length) out.push(el("table", { class: "kv" }, body));
+    return out;
   }
 
   function renderCharts(charts) {
