@@ -493,3 +493,38 @@ def test_untrusted_text_is_shown_as_text_never_as_markup(play: Callable[..., Pla
     p.page.wait_for_selector("body[data-ready]")
     assert p.page.input_value("#memory") == f"plan: {XSS}"
     p.check_clean()
+
+
+def test_lists_of_objects_are_sent_as_built_and_a_missing_argument_is_marked_beside_its_field(
+    play: Callable[..., Played],
+) -> None:
+    p = play("ceo", 21)
+    deal = p.tool("send_enterprise_deal")
+    deals = deal.locator('[data-name="deals"]').first
+    deals.get_by_role("button", name="Add deals item").click()
+    item = deals.locator("li.row").first
+    item.locator('[data-name="customer_id"] input').fill("812")
+    for plan, price in (("B", "95"), ("C", "140.5")):
+        item.get_by_role("button", name="Add offerings item").click()
+        offer = item.locator('[data-name="offerings"] li.row').last
+        offer.locator('[data-name="plan"] select').select_option(label=plan)
+        offer.locator('[data-name="price_per_seat"] input').fill(price)
+    before = p.unchanged()
+    form = p.call("send_enterprise_deal")
+    sent = p.game.history[-1]
+    assert sent["tool"] == "send_enterprise_deal"
+    assert sent["args"] == {
+        "deals": [
+            {
+                "customer_id": 812,
+                "offerings": [{"plan": "B", "price_per_seat": 95}, {"plan": "C", "price_per_seat": 140.5}],
+            }
+        ]
+    }
+    assert not sent["ok"] and form.locator(".form-error").is_visible() and p.unchanged() == before
+
+    form = p.call("set_capacity_tier")  # its one argument is required and left empty
+    assert "argument 'tier': required argument is missing" in form.locator(".form-error").inner_text()
+    assert p.tool("set_capacity_tier").locator('[data-name="tier"] [aria-invalid="true"]').count() == 1
+    assert p.unchanged() == before
+    p.check_clean()
