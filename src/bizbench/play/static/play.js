@@ -571,7 +571,8 @@
     const submit = el("button", { type: "submit", class: tool.ends_turn ? "primary" : null, text: tool.ends_turn ? `Call ${tool.name} (ends the turn)` : `Call ${tool.name}` });
     const error = el("div", { class: "form-error", role: "alert", hidden: true });
     const answerBox = el("div", { class: "answer-box", "aria-live": "polite" });
-    form.append(desc, fieldsBox, rawBox, el("div", { class: "form-actions" }, submit, toggle), error, answerBox);
+    if (desc) form.append(desc); // (append(null) would insert the text "null")
+    form.append(fieldsBox, rawBox, el("div", { class: "form-actions" }, submit, toggle), error, answerBox);
     details.append(summary, form);
 
     const entry = { tool, details, form, fields: children, raw, toggle, error, answerBox, submit, jsonMode: false };
