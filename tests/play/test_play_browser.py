@@ -528,3 +528,16 @@ def test_lists_of_objects_are_sent_as_built_and_a_missing_argument_is_marked_bes
     assert p.tool("set_capacity_tier").locator('[data-name="tier"] [aria-invalid="true"]').count() == 1
     assert p.unchanged() == before
     p.check_clean()
+
+
+@pytest.mark.parametrize("env_id", ["ceo", "yc", "cfo"])
+def test_every_tools_form_shows_only_its_own_words(play: Callable[..., Played], env_id: str) -> None:
+    """No form carries a stray text node (a null appended to the DOM is the text 'null')."""
+    p = play(env_id, 1)
+    stray = p.page.evaluate(
+        """[...document.querySelectorAll('form')].flatMap(f => [...f.childNodes]
+             .filter(n => n.nodeType === Node.TEXT_NODE && n.textContent.trim())
+             .map(n => f.getAttribute('aria-label') + ': ' + n.textContent))"""
+    )
+    assert stray == []
+    p.check_clean()
