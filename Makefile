@@ -26,8 +26,9 @@ browser:
 layers: venv
 	$(BIN)/lint-imports --no-cache
 
+# The browser tests save their screenshots under test-artifacts/ (or $BIZBENCH_ARTIFACTS).
 test: venv browser layers
-	$(BIN)/pytest -q -n 2
+	BIZBENCH_ARTIFACTS="$${BIZBENCH_ARTIFACTS:-$(CURDIR)/test-artifacts}" $(BIN)/pytest -q -n 2
 
 test-slow: venv
 	$(BIN)/pytest -q -n 0 -m slow
@@ -43,6 +44,6 @@ demo: venv
 	$(BIN)/bizbench run ceo --agent rule-based --seed 42 --out runs/demo-ceo-42
 
 clean:
-	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache test-artifacts
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	find . -name '*.egg-info' -type d -prune -exec rm -rf {} +
