@@ -70,18 +70,28 @@ def serve_game(game: Any, port: int = 0, browser: bool = True) -> None:
         _fail(f"cannot listen on 127.0.0.1:{port}: {e.strerror or e}")
     console.print(f"playing {game.spec.id} ({game.spec.title}); the record: {game.path}", markup=False, soft_wrap=True)
     console.print(f"open {server.url}", markup=False, soft_wrap=True)
-    console.print("press Ctrl-C here to stop serving (the game is kept: bizbench resume continues it)", markup=False)
+    console.print(
+        "press Ctrl-C here to stop serving (the game is kept: bizbench resume continues it)",
+        markup=False,
+        soft_wrap=True,
+    )
     if browser and _has_display():
         webbrowser.open(server.url)
     try:
         server.run()
+    except KeyboardInterrupt:
+        pass  # Ctrl-C: uvicorn has shut down and raised it again; the game is kept
     finally:
         game.close()
     result = game.episode.result
     if result is None:
-        console.print(f"the game is not over; continue it with: bizbench resume {game.path}", markup=False)
+        console.print(
+            f"the game is not over; continue it with: bizbench resume {game.path}", markup=False, soft_wrap=True
+        )
     else:
-        console.print(f"the game is over ({result['ended_by']}): score {result['score']:,.2f}", markup=False)
+        console.print(
+            f"the game is over ({result['ended_by']}): score {result['score']:,.2f}", markup=False, soft_wrap=True
+        )
 
 
 def _default_name() -> str:

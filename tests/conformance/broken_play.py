@@ -8,6 +8,7 @@ from typing import Any
 from bizbench.core.play import PlayChart, Seen
 
 CHARTS = (PlayChart("sales", "Cups sold"),)
+MONEY = ("Cash", "till", 1.0)  # the observation has no "till"
 END_TURN = "end the day"
 END_TURN_TOOL = "buy_lemons"  # needs an argument
 TURN_TOOLS = ("close_shop",)  # no such tool

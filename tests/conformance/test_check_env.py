@@ -23,8 +23,7 @@ ENVS = [spec.id for spec in list_envs()]
 HERE = Path(__file__).resolve().parent
 
 #: (env id or "*", check, pattern of the problem, why it is expected now and who removes it)
-KNOWN: list[tuple[str, str, str, str]] = [
-]
+KNOWN: list[tuple[str, str, str, str]] = []
 
 
 def known(env_id: str, problem: Problem) -> str | None:
@@ -66,6 +65,7 @@ def test_a_leak_in_the_observation_is_found(broken) -> None:
 def test_a_play_module_that_calls_tools_shows_hidden_values_or_names_no_tool_is_found(broken) -> None:
     messages = [p.message for p in env_problems(broken.PEEKING, ["play"])]
     assert any("TURN_TOOLS names 'close_shop'" in m for m in messages)
+    assert any("MONEY names 'till'" in m for m in messages)
     assert any("END_TURN_TOOL 'buy_lemons'" in m for m in messages)
     assert any("exactly one of MEMORY_FILE and memory_call" in m for m in messages)
     assert any("memory_call names 'write_diary'" in m for m in messages)

@@ -169,7 +169,7 @@ def test_bizbench_play_serves_a_game_and_bizbench_resume_serves_it_again(tmp_pat
         proc = subprocess.Popen(
             [sys.executable, "-m", "bizbench.entry", *argv, "--no-browser"],
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
             text=True,
             env=env,
         )
@@ -179,6 +179,13 @@ def test_bizbench_play_serves_a_game_and_bizbench_resume_serves_it_again(tmp_pat
                 url = line.split()[1]
                 return proc, url.split("/?t=")[0], url.split("/?t=")[1]
         raise AssertionError(f"no URL printed: {proc.communicate()}")
+
+    def stop(proc: subprocess.Popen[str]) -> str:
+        """Ctrl-C, and what the command printed after its URL (read through the same buffer)."""
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0  # Ctrl-C is how a person stops serving, not a failure
+        assert proc.stdout is not None
+        return proc.stdout.read()
 
     def send(base: str, token: str, path: str, body: Any = None) -> dict[str, Any]:
         data = None if body is None else json.dumps(body).encode()
@@ -191,9 +198,8 @@ def test_bizbench_play_serves_a_game_and_bizbench_resume_serves_it_again(tmp_pat
         assert send(base, token, "/api/call", {"tool": "check_cash_in_bank", "args": {}})["ok"]
         send(base, token, "/api/end-turn", {})
     finally:
-        proc.send_signal(signal.SIGINT)
-        out, _ = proc.communicate(timeout=30)
-    assert "bizbench resume" in out and not (run / "result.json").exists()
+        out = stop(proc)
+    assert f"continue it with: bizbench resume {run}" in out and not (run / "result.json").exists()
 
     proc, base, token = serve("resume", str(run))
     try:
@@ -201,7 +207,7 @@ def test_bizbench_play_serves_a_game_and_bizbench_resume_serves_it_again(tmp_pat
         assert (state["turn"], len(state["history"])) == (1, 2)
         assert send(base, token, "/api/finish", {})["result"]["ended_by"] == "stopped"
     finally:
-        proc.send_signal(signal.SIGINT)
-        proc.communicate(timeout=30)
+        out = stop(proc)
+    assert "the game is over (stopped)" in out
     result = json.loads((run / "result.json").read_text())
     assert (result["ended_by"], result["agent"]) == ("stopped", "human:ada")

@@ -45,6 +45,9 @@ class PlayModule(Protocol):
 
     #: the charts, in the order the page shows them
     CHARTS: tuple[PlayChart, ...]
+    #: the money the observation shows, for the page's header: (label, the observation's key,
+    #: the divisor that makes it dollars); None when the observation shows none (cfo)
+    MONEY: tuple[str, str, float] | None
     #: the end-turn control's label (what :meth:`Env.advance` does in the env's words)
     END_TURN: str
     #: the tool that is :meth:`Env.advance` when called without arguments (cfo ``pass``, yc

@@ -65,6 +65,7 @@ class NoPlayModule:
     """The play page of an env without a play module: no chart, no memory to edit."""
 
     CHARTS: tuple[PlayChart, ...] = ()
+    MONEY: tuple[str, str, float] | None = None
     END_TURN = "End the turn"
     END_TURN_TOOL: str | None = None
     TURN_TOOLS: tuple[str, ...] = ()
@@ -241,6 +242,7 @@ class Game:
                 # hides (cfo's score is its cash and valuation, which the CFO pays to check)
                 "score": episode.score() if episode.result is not None else None,
                 "observation": observation,
+                "money": self._money(observation),
                 "observation_text": render(observation),
                 "memory": self.memory(),
                 "charts": self.charts(),
@@ -248,6 +250,14 @@ class Game:
                 "history_total": len(self.history),
                 "result": self.shown_result(),
             }
+
+    def _money(self, observation: dict[str, Any]) -> dict[str, Any] | None:
+        """The money the observation shows, in dollars, as the play module names it (None: none)."""
+        if self.module.MONEY is None:
+            return None
+        label, key, divisor = self.module.MONEY
+        value = observation.get(key)
+        return {"label": label, "value": value / divisor} if isinstance(value, int | float) else None
 
     def charts(self) -> list[dict[str, Any]]:
         """The env's charts: each series' points (x in the env's unit), in the order they came."""

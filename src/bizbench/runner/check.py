@@ -985,7 +985,7 @@ def check_play(ctx: _Ctx) -> None:
         return
     module = ctx.spec.module("play")
     env = ctx.make(files=ctx.path("files"))
-    _check_play_names(ctx, module, env.registry)
+    _check_play_names(ctx, module, env)
     charts = {chart.id for chart in module.CHARTS}
     texts: list[tuple[str, str]] = []
 
@@ -1005,8 +1005,10 @@ def check_play(ctx: _Ctx) -> None:
     env.close()
 
 
-def _check_play_names(ctx: _Ctx, module: Any, registry: Any) -> None:
-    """The tools a play module names are the env's (a turn tool that ends the turn unasked)."""
+def _check_play_names(ctx: _Ctx, module: Any, env: Any) -> None:
+    """The tools a play module names are the env's (a turn tool that ends the turn unasked), its
+    money is a number of the observation."""
+    registry = env.registry
     names = set(registry.names())
     for tool in module.TURN_TOOLS:
         if tool not in names:
@@ -1014,6 +1016,9 @@ def _check_play_names(ctx: _Ctx, module: Any, registry: Any) -> None:
     tool = module.END_TURN_TOOL
     if tool is not None and (tool not in names or registry.spec(tool).parameters.get("required")):
         ctx.problem(f"END_TURN_TOOL {tool!r} is not a tool of the env callable without arguments")
+    observation = env.observation()
+    if module.MONEY is not None and not isinstance(observation.get(module.MONEY[1]), int | float):
+        ctx.problem(f"MONEY names {module.MONEY[1]!r}, not a number of the observation")
     call = module.memory_call("notes")
     if (call is None) == (module.MEMORY_FILE is None):
         ctx.problem("the memory is kept by exactly one of MEMORY_FILE and memory_call")

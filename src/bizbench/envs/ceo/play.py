@@ -22,6 +22,7 @@ __all__ = [
     "MEMORY_FILE",
     "MEMORY_HELP",
     "MEMORY_LABEL",
+    "MONEY",
     "TURN_TOOLS",
     "memory_call",
     "points",
@@ -32,6 +33,7 @@ CHARTS = (
     PlayChart("customers", "Subscribers and enterprise seats"),
     PlayChart("groups", "Subscribed accounts by group"),
 )
+MONEY = ("Cash", "cash", 1.0)
 END_TURN = "Next week (no forecasts)"
 END_TURN_TOOL = None
 TURN_TOOLS = ("next_week",)

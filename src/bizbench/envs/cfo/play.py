@@ -21,6 +21,7 @@ __all__ = [
     "MEMORY_FILE",
     "MEMORY_HELP",
     "MEMORY_LABEL",
+    "MONEY",
     "TURN_TOOLS",
     "memory_call",
     "points",
@@ -30,6 +31,7 @@ CHARTS = (
     PlayChart("cash", "Cash in bank, as you checked it ($)", money=True),
     PlayChart("statements", "Statements you read: the month's revenue and net income, equity ($)", money=True),
 )
+MONEY = None  # a month's message shows no money (EnterpriseArena §3.2)
 END_TURN = "pass (take no action this month)"
 END_TURN_TOOL = "pass"
 TURN_TOOLS = ("book_closing", "fund_raising_request", "pass")

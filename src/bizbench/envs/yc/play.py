@@ -20,6 +20,7 @@ __all__ = [
     "MEMORY_FILE",
     "MEMORY_HELP",
     "MEMORY_LABEL",
+    "MONEY",
     "TURN_TOOLS",
     "memory_call",
     "points",
@@ -30,6 +31,7 @@ CHARTS = (
     PlayChart("trust", "Client trust"),
     PlayChart("prestige", "Prestige by domain"),
 )
+MONEY = ("Funds", "funds_cents", 100.0)
 END_TURN = "sim resume"
 END_TURN_TOOL = "sim_resume"
 TURN_TOOLS = ("sim_resume",)

@@ -810,13 +810,9 @@
     document.querySelectorAll(".end-tool, #tools button[type=submit]").forEach((n) => (n.disabled = over));
   }
 
-  /** The cash the observation shows, if it shows one (ceo: cash; yc: funds_cents). */
+  /** The money the observation shows, as the env's play module names it (null: none). */
   function cashOf(s) {
-    const o = s.observation || {};
-    if (typeof o.cash === "number") return { label: "Cash", value: o.cash };
-    if (typeof o.funds === "number") return { label: "Funds", value: o.funds };
-    if (typeof o.funds_cents === "number") return { label: "Funds", value: o.funds_cents / 100 };
-    return null;
+    return s.money ? { label: s.money.label, value: s.money.value } : null;
   }
 
   function renderObservation(o) {
