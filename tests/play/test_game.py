@@ -170,10 +170,10 @@ def test_a_players_name_is_checked(name: str, tmp_path: Path) -> None:
 
 def test_a_game_that_cannot_start_says_why_and_leaves_no_directory(tmp_path: Path) -> None:
     with pytest.raises(KeyError, match="no_such_env"):
-        Game("no_such_env", 1, out=tmp_path / "run")
+        Game("no_such_env", 1, out=tmp_path / "runs" / "run")
     with pytest.raises(ValueError, match="horizon"):
         Game("cfo", 1, out=tmp_path / "run", horizon=0)
-    assert not (tmp_path / "run").exists()
+    assert sorted(tmp_path.iterdir()) == []
 
 
 def test_the_ceo_memory_is_memory_md_in_the_run_directory(tmp_path: Path) -> None:

@@ -100,7 +100,7 @@ class Game:
     ) -> None:
         agent = human_agent(name)
         out = Path(out)
-        created = not out.exists()
+        created = next((p for p in reversed((out, *out.parents)) if not p.exists()), None)
         out.mkdir(parents=True, exist_ok=True)
         self._hold = contextlib.ExitStack()
         self._hold.enter_context(exclusive(out))
@@ -119,8 +119,8 @@ class Game:
             )
         except BaseException:
             self._hold.close()
-            if created:  # a game that could not start leaves no directory behind
-                shutil.rmtree(out, ignore_errors=True)
+            if created is not None:  # a game that could not start leaves no directory behind
+                shutil.rmtree(created, ignore_errors=True)
             raise
         self.path = out
         self.spec = self.episode.spec
