@@ -418,6 +418,14 @@ def resume(
             from bizbench.play.game import Game
 
             game = Game.resume(Path(run_dir))
+            last = read_jsonl(Path(run_dir) / "resume.jsonl")[-1]
+            same = "the same record" if last["actions_match"] else "a record that differs from the old one"
+            console.print(
+                f"resumed at {game.spec.unit} {game.episode.env.elapsed} (turn {game.episode.turn}): "
+                f"{last['actions_resent']} recorded calls sent again, {same}",
+                markup=False,
+                soft_wrap=True,
+            )
             serve_game(game, port, not no_browser)
             return
         result = resume_run(run_dir, trust_agent_code=trust_agent_code)

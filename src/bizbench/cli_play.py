@@ -89,9 +89,8 @@ def serve_game(game: Any, port: int = 0, browser: bool = True) -> None:
             f"the game is not over; continue it with: bizbench resume {game.path}", markup=False, soft_wrap=True
         )
     else:
-        console.print(
-            f"the game is over ({result['ended_by']}): score {result['score']:,.2f}", markup=False, soft_wrap=True
-        )
+        counted = game.episode.score()  # the score reports count: 0 for a game stopped before its end
+        console.print(f"the game is over ({result['ended_by']}): score {counted:,.2f}", markup=False, soft_wrap=True)
 
 
 def _default_name() -> str:

@@ -165,6 +165,8 @@ def test_bizbench_play_serves_a_game_and_bizbench_resume_serves_it_again(tmp_pat
     run = tmp_path / "run"
     env = {**os.environ, "DISPLAY": "", "WAYLAND_DISPLAY": ""}
 
+    printed: list[str] = []
+
     def serve(*argv: str) -> tuple[subprocess.Popen[str], str, str]:
         proc = subprocess.Popen(
             [sys.executable, "-m", "bizbench.entry", *argv, "--no-browser"],
@@ -175,6 +177,7 @@ def test_bizbench_play_serves_a_game_and_bizbench_resume_serves_it_again(tmp_pat
         )
         assert proc.stdout is not None
         for line in proc.stdout:
+            printed.append(line)
             if line.startswith("open http://"):
                 url = line.split()[1]
                 return proc, url.split("/?t=")[0], url.split("/?t=")[1]
@@ -208,6 +211,7 @@ def test_bizbench_play_serves_a_game_and_bizbench_resume_serves_it_again(tmp_pat
         assert send(base, token, "/api/finish", {})["result"]["ended_by"] == "stopped"
     finally:
         out = stop(proc)
-    assert "the game is over (stopped)" in out
+    assert "the game is over (stopped): score 0.00" in out  # a game stopped early counts 0
+    assert "resumed at month 1 (turn 1): 2 recorded calls sent again, the same record\n" in printed
     result = json.loads((run / "result.json").read_text())
     assert (result["ended_by"], result["agent"]) == ("stopped", "human:ada")

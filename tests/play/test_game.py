@@ -222,10 +222,9 @@ def test_the_cfo_charts_hold_only_what_the_player_paid_to_see(tmp_path: Path) ->
         game.end_turn()
         game.call("book_closing", {})  # month 1 closes month 0's books
         game.call("access_financial_docs", {"action": "retrieve", "filename": "financial_statements_month_0.json"})
-        statements = {
-            s["name"]: s["points"] for s in {c["id"]: c for c in game.state()["charts"]}["statements"]["series"]
-        }
-        assert set(statements) == {"revenue", "net income", "equity"} and statements["equity"][0][0] == 2
+        charts = {c["id"]: {s["name"]: s["points"] for s in c["series"]} for c in game.state()["charts"]}
+        assert set(charts["income"]) == {"revenue", "net income"} and set(charts["equity"]) == {"equity"}
+        assert charts["income"]["revenue"][0][0] == 0  # drawn at the month the statement covers
     finally:
         game.close()
 
@@ -241,3 +240,31 @@ def test_a_report_shows_a_persons_runs_marked_human(tmp_path: Path) -> None:
     text = report.markdown()
     assert "tester (human)" in text and "(human) = a person played" in text
     assert load_run(tmp_path / "runs" / "human").human and not load_run(tmp_path / "runs" / "baseline").human
+
+
+def test_the_time_played_before_a_resume_counts_in_wall_seconds(tmp_path: Path) -> None:
+    """Two sittings: wall_seconds counts both (the first from its start to its last call)."""
+    import os
+
+    path = tmp_path / "run"
+    game = _game("cfo", path)
+    game.end_turn()
+    game.close()
+    start = (path / "config.json").stat().st_mtime
+    os.utime(path / "actions.jsonl", (start + 600, start + 600))  # the first sitting's last call, 10 minutes in
+    again = Game.resume(path)
+    try:
+        again.stop()
+    finally:
+        again.close()
+    assert 600 <= json.loads((path / "result.json").read_text())["wall_seconds"] < 660
+
+
+def test_the_viewer_shows_a_persons_game_as_one(tmp_path: Path) -> None:
+    from bizbench.report.viewer import load_run as view_run
+
+    game = _game("cfo", tmp_path / "run")
+    game.end_turn()
+    game.stop()
+    game.close()
+    assert view_run(tmp_path / "run")["run_kind"].startswith("a person's game")

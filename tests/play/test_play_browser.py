@@ -541,3 +541,20 @@ def test_every_tools_form_shows_only_its_own_words(play: Callable[..., Played], 
     )
     assert stray == []
     p.check_clean()
+
+
+def test_saving_the_cfo_notepad_twice_adds_two_notes_never_a_dump_of_the_notes(play: Callable[..., Played]) -> None:
+    """Saving adds a note (save_note): the notes are shown apart and the box starts empty again."""
+    p = play("cfo", 12)
+    assert p.text("#memory-label") == "Add to the notes"
+    for text in ("first note", "second note"):
+        p.page.fill("#memory", text)
+        p.page.click("#memory-save")
+        p.idle()
+        assert p.page.input_value("#memory") == ""
+    assert [n["content"] for n in p.game.episode.env.notes.notes] == ["first note", "second note"]
+    assert "second note" in p.text("#memory-now")
+    p.page.click("#memory-save")  # an empty box adds nothing: the env refuses an empty note
+    p.idle()
+    assert len(p.game.episode.env.notes.notes) == 2
+    p.check_clean()

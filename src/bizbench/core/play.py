@@ -15,19 +15,32 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
-__all__ = ["PlayChart", "PlayModule", "Seen"]
+__all__ = ["PlayChart", "PlayModule", "Point", "Seen"]
 
 
 @dataclass(frozen=True)
 class PlayChart:
-    """One chart of the play page: ``id`` (the key of :meth:`PlayModule.points`), its title and
-    whether its values are dollars."""
+    """One chart of the play page: ``id`` (what a :class:`Point` names), its title, whether its
+    values are dollars, and its x axis: the env's elapsed time in its unit, or the turns ended
+    (yc: a month holds many turns)."""
 
     id: str
     title: str
     money: bool = False
+    axis: Literal["elapsed", "turn"] = "elapsed"
+
+
+@dataclass(frozen=True)
+class Point:
+    """One value of a chart's series; ``x`` None: now (on the chart's axis), else the time the
+    value is about (cfo: the month a statement covers). A later point at the same x replaces it."""
+
+    chart: str
+    series: str
+    value: float
+    x: float | None = None
 
 
 @dataclass(frozen=True)
@@ -45,6 +58,9 @@ class PlayModule(Protocol):
 
     #: the charts, in the order the page shows them
     CHARTS: tuple[PlayChart, ...]
+    #: whether saving the memory adds to it (cfo: a note) rather than replacing it (the page then
+    #: shows the memory apart from an empty box for the addition)
+    MEMORY_ADDS: bool
     #: the money the observation shows, for the page's header: (label, the observation's key,
     #: the divisor that makes it dollars); None when the observation shows none (cfo)
     MONEY: tuple[str, str, float] | None
@@ -69,7 +85,7 @@ class PlayModule(Protocol):
         """The tool call that saves ``text`` as the memory (None when :attr:`MEMORY_FILE` keeps it)."""
         ...
 
-    def points(self, env: Any, seen: Sequence[Seen]) -> dict[str, dict[str, float]]:
-        """The charts' values now: chart id -> {series name: value}, from the seat's public views
-        of ``env`` and ``seen`` (this turn's answers so far). A chart left out has no point now."""
+    def points(self, env: Any, seen: Sequence[Seen]) -> list[Point]:
+        """The charts' values now, from the seat's public views of ``env`` and ``seen`` (this
+        turn's answers so far). A chart left out has no point now."""
         ...

@@ -22,12 +22,13 @@ import contextlib
 import json
 import shutil
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from bizbench.core.jsonio import jsonable, preview, read_jsonl
-from bizbench.core.play import PlayChart, Seen
+from bizbench.core.play import PlayChart, Point, Seen
 from bizbench.core.rng import secret_for_split, secret_id
 from bizbench.core.runs import ACTIONS, RunDirError, human_agent, is_human
 from bizbench.interfaces.episode import Answer, ToolEpisode, render
@@ -72,14 +73,15 @@ class NoPlayModule:
     MEMORY_LABEL = "memory"
     MEMORY_HELP = "This env keeps no memory a player can edit."
     MEMORY_FILE: str | None = None
+    MEMORY_ADDS = False
 
     @staticmethod
     def memory_call(text: str) -> tuple[str, dict[str, Any]] | None:
         return None
 
     @staticmethod
-    def points(env: Any, seen: Sequence[Seen]) -> dict[str, dict[str, float]]:
-        return {}
+    def points(env: Any, seen: Sequence[Seen]) -> list[Point]:
+        return []
 
 
 class Game:
@@ -128,7 +130,10 @@ class Game:
         self._lock = threading.RLock()
         self.history: list[dict[str, Any]] = []
         self._seen: list[Seen] = []  # this turn's answers, for the charts
-        self._points: dict[int, dict[str, dict[str, float]]] = {}
+        #: chart -> series -> x -> value
+        self._points: dict[str, dict[str, dict[float, float]]] = {}
+        #: the time played in the attempts before a resume (result.json ``wall_seconds`` adds it)
+        self.earlier_seconds = 0.0
         self._mark()
 
     # ------------------------------------------------------------------ resuming
@@ -162,6 +167,7 @@ class Game:
             split=split,
         )
         old = read_jsonl(previous / ACTIONS)
+        game.earlier_seconds = sum(_played_seconds(a) for a in attempts)
         sent = game._replay(old)
         memory_file = game.module.MEMORY_FILE
         if memory_file and (previous / memory_file).is_file():
@@ -222,6 +228,7 @@ class Game:
                 "label": self.module.MEMORY_LABEL,
                 "help": self.module.MEMORY_HELP,
                 "editable": self._memory_editable(),
+                "adds": bool(self.module.MEMORY_ADDS),
             },
         }
 
@@ -260,23 +267,20 @@ class Game:
         return {"label": label, "value": value / divisor} if isinstance(value, int | float) else None
 
     def charts(self) -> list[dict[str, Any]]:
-        """The env's charts: each series' points (x in the env's unit), in the order they came."""
-        out = []
-        for chart in self.module.CHARTS:
-            series: dict[str, list[list[float]]] = {}
-            for x, values in sorted(self._points.items()):
-                for name, value in values.get(chart.id, {}).items():
-                    series.setdefault(name, []).append([x, value])
-            out.append(
-                {
-                    "id": chart.id,
-                    "title": chart.title,
-                    "money": chart.money,
-                    "x": self.spec.unit,
-                    "series": [{"name": n, "points": p} for n, p in series.items()],
-                }
-            )
-        return out
+        """The env's charts: each series' points in the order of x (the env's unit, or turns)."""
+        return [
+            {
+                "id": chart.id,
+                "title": chart.title,
+                "money": chart.money,
+                "x": self.spec.unit if chart.axis == "elapsed" else "turn",
+                "series": [
+                    {"name": name, "points": [[x, v] for x, v in sorted(values.items())]}
+                    for name, values in self._points.get(chart.id, {}).items()
+                ],
+            }
+            for chart in self.module.CHARTS
+        ]
 
     def memory(self) -> str:
         """The memory as the player left it: the env's file in the run directory, or the env's own."""
@@ -346,7 +350,7 @@ class Game:
     def stop(self) -> dict[str, Any] | None:
         """End the game now (the person stopped it): result.json is written; returns what a page shows of it."""
         with self._lock:
-            self.episode.finish("stopped")
+            self._finish("stopped")
             return self.shown_result()
 
     def close(self) -> None:
@@ -375,17 +379,32 @@ class Game:
             self._seen.append(Seen(tool, args if isinstance(args, dict) else {}, answer.ok, answer.data))
         self._mark()
         if self.episode.terminated and self.episode.result is None:
-            self.episode.finish()
+            self._finish(None)
+
+    def _finish(self, ended_by: str | None) -> None:
+        """Write result.json; its ``wall_seconds`` is the time played, every attempt's included."""
+        played = time.perf_counter() - self.episode.session.started + self.earlier_seconds
+        self.episode.finish(ended_by, wall_seconds=round(played, 3))
 
     def _mark(self) -> None:
-        """The charts' points now, at the env's elapsed time (a later point of the same time replaces it)."""
+        """The charts' points now (a later point at the same x replaces an earlier one)."""
         if self.episode.result is not None:
             return
-        x = int(self.episode.env.elapsed)
-        values = self.module.points(self.episode.session.env, tuple(self._seen))
-        merged = self._points.setdefault(x, {})
-        for chart, series in values.items():
-            merged[chart] = {**merged.get(chart, {}), **series}
+        env = self.episode.env
+        axes = {chart.id: float(env.elapsed if chart.axis == "elapsed" else env.turn) for chart in self.module.CHARTS}
+        for point in self.module.points(self.episode.session.env, tuple(self._seen)):
+            if point.chart in axes:
+                x = axes[point.chart] if point.x is None else float(point.x)
+                self._points.setdefault(point.chart, {}).setdefault(point.series, {})[x] = float(point.value)
+
+
+def _played_seconds(attempt: Path) -> float:
+    """The time an attempt was played: from its start (config.json, written first) to its last
+    call (actions.jsonl, appended as each happens); 0 when it made none."""
+    try:
+        return max(0.0, (attempt / ACTIONS).stat().st_mtime - (attempt / "config.json").stat().st_mtime)
+    except FileNotFoundError:
+        return 0.0
 
 
 def _answer(answer: Answer) -> dict[str, Any]:

@@ -43,7 +43,7 @@ from typing import Any
 
 from bizbench.core.jsonio import finite
 from bizbench.core.reporting import Call, Panel, Periods, number
-from bizbench.core.runs import Run, RunDirError
+from bizbench.core.runs import Run, RunDirError, is_human
 from bizbench.core.runs import load_run as read_run
 
 __all__ = ["DEFAULT_TEXT_CAP", "LONG_TEXT_CAP", "ViewerError", "build_page", "load_run", "write_viewer"]
@@ -432,6 +432,11 @@ def load_run(path: str | Path, text_cap: int = DEFAULT_TEXT_CAP) -> dict[str, An
         "memory_label": rules.MEMORY_LABEL,
         "memory_when": rules.MEMORY_WHEN or f"at the end of the {periods.unit}",
         "model_run": model_run,
+        "run_kind": "model run"
+        if model_run
+        else "a person's game (bizbench play; actions only)"
+        if is_human(config.get("agent"))
+        else "baseline / agent (actions only)",
         "setup": {k: config[k] for k in ("preset", "seed", "agent", "model", "harness") if config.get(k) is not None},
         "result": {k: result[k] for k in result_keys if k in result},
         "charts": charts,

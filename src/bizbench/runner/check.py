@@ -994,10 +994,11 @@ def check_play(ctx: _Ctx) -> None:
         points = module.points(e, ())
         if (e.state_digest(), len(e.actions)) != (before, logged):
             ctx.problem(f"points() changed the world or logged a call at {e.elapsed}")
-        for chart, values in points.items():
-            if chart not in charts or not all(isinstance(v, int | float) and math.isfinite(v) for v in values.values()):
-                ctx.problem(f"points() at {e.elapsed}: {chart!r} is not a declared chart of finite numbers")
-        texts.append((f"the chart points at {e.elapsed}", _canonical(points)))
+        for p in points:
+            numbers = [p.value] if p.x is None else [p.value, p.x]
+            if p.chart not in charts or not all(isinstance(v, int | float) and math.isfinite(v) for v in numbers):
+                ctx.problem(f"points() at {e.elapsed}: {p.chart!r} is not a declared chart of finite numbers")
+        texts.append((f"the chart points at {e.elapsed}", _canonical([vars(p) for p in points])))
 
     _play(env, ctx.spec.baseline(ctx.spec.default_baseline).make(ctx.seed), take_points)
     for leak in find_hidden(_declared_hidden(ctx, env), texts):

@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bizbench.core.play import PlayChart, Seen
+from bizbench.core.play import PlayChart, Point, Seen
 from bizbench.envs.ceo.tools import get_status
 
 __all__ = [
     "CHARTS",
     "END_TURN",
     "END_TURN_TOOL",
+    "MEMORY_ADDS",
     "MEMORY_FILE",
     "MEMORY_HELP",
     "MEMORY_LABEL",
@@ -40,6 +41,7 @@ TURN_TOOLS = ("next_week",)
 MEMORY_LABEL = "MEMORY.md"
 MEMORY_HELP = "Your notes, kept as MEMORY.md in the run directory (the world never reads it)."
 MEMORY_FILE = "MEMORY.md"
+MEMORY_ADDS = False
 
 #: accounts subscribed now, per group, from the agent-visible tables (docs/ceo-tools.md ``query``)
 BY_GROUP = (
@@ -52,13 +54,13 @@ def memory_call(text: str) -> tuple[str, dict[str, Any]] | None:
     return None  # MEMORY.md is a file of the run directory
 
 
-def points(env: Any, seen: Sequence[Seen]) -> dict[str, dict[str, float]]:
+def points(env: Any, seen: Sequence[Seen]) -> list[Point]:
     status = get_status(env)
-    values = {
-        "cash": {"cash": float(status["cash"])},
-        "customers": {"subscribers": float(status["subscribers"]), "seats": float(status["enterprise_seats"])},
-    }
+    values = [
+        Point("cash", "cash", float(status["cash"])),
+        Point("customers", "subscribers", float(status["subscribers"])),
+        Point("customers", "seats", float(status["enterprise_seats"])),
+    ]
     if env.store is not None:
-        rows = env.store.query(BY_GROUP)["rows"]
-        values["groups"] = {str(group): float(count) for group, count in rows}
+        values += [Point("groups", str(group), float(n)) for group, n in env.store.query(BY_GROUP)["rows"]]
     return values

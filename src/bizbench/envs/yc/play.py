@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bizbench.core.play import PlayChart, Seen
+from bizbench.core.play import PlayChart, Point, Seen
 from bizbench.envs.yc.views import client_list, company_status
 
 __all__ = [
     "CHARTS",
     "END_TURN",
     "END_TURN_TOOL",
+    "MEMORY_ADDS",
     "MEMORY_FILE",
     "MEMORY_HELP",
     "MEMORY_LABEL",
@@ -26,10 +27,10 @@ __all__ = [
     "points",
 ]
 
-CHARTS = (
-    PlayChart("funds", "Funds ($)", money=True),
-    PlayChart("trust", "Client trust"),
-    PlayChart("prestige", "Prestige by domain"),
+CHARTS = (  # by turn: a month holds many (each ``sim resume`` runs to the next event)
+    PlayChart("funds", "Funds ($)", money=True, axis="turn"),
+    PlayChart("trust", "Client trust", axis="turn"),
+    PlayChart("prestige", "Prestige by domain", axis="turn"),
 )
 MONEY = ("Funds", "funds_cents", 100.0)
 END_TURN = "sim resume"
@@ -38,16 +39,18 @@ TURN_TOOLS = ("sim_resume",)
 MEMORY_LABEL = "scratchpad"
 MEMORY_HELP = "Saving replaces the scratchpad with scratchpad write (a recorded action)."
 MEMORY_FILE = None
+MEMORY_ADDS = False
 
 
 def memory_call(text: str) -> tuple[str, dict[str, Any]] | None:
     return "scratchpad_write", {"content": text}
 
 
-def points(env: Any, seen: Sequence[Seen]) -> dict[str, dict[str, float]]:
+def points(env: Any, seen: Sequence[Seen]) -> list[Point]:
     status = company_status(env.world)
-    return {
-        "funds": {"funds": status["funds_cents"] / 100},
-        "trust": {c["client_name"]: float(c["trust"]) for c in client_list(env.world)["clients"]},
-        "prestige": {domain: float(value) for domain, value in status["prestige"].items()},
-    }
+    clients = client_list(env.world)["clients"]
+    return [
+        Point("funds", "funds", status["funds_cents"] / 100),
+        *(Point("trust", c["client_name"], float(c["trust"])) for c in clients),
+        *(Point("prestige", domain, float(value)) for domain, value in status["prestige"].items()),
+    ]

@@ -71,6 +71,7 @@
     const sign = v < 0 ? "-" : "";
     if (abs >= 1e9) return `${sign}$${fmtNumber(abs / 1e9, 2)}B`;
     if (abs >= 1e6) return `${sign}$${fmtNumber(abs / 1e6, 2)}M`;
+    if (abs >= 1e4) return `${sign}$${fmtNumber(abs / 1e3, 1)}K`;
     return fmtMoney(v);
   }
   function fmtValue(v, money) {
@@ -853,7 +854,7 @@
   function chart(c) {
     const W = 360;
     const H = 150;
-    const M = { l: 64, r: 10, t: 10, b: 24 };
+    const M = { l: 72, r: 10, t: 10, b: 24 };
     const figure = el("figure", { class: "chart", dataset: { chart: c.id } });
     figure.append(el("figcaption", { text: c.title }));
     const series = (c.series || []).filter((s) => s.points && s.points.length);
@@ -926,7 +927,14 @@
     if (!history.length) list.append(el("li", { class: "muted empty", text: "No calls yet." }));
   }
 
+  /** The memory as it is; where saving adds to it (a note), it is shown apart from the box. */
   function renderMemory(text) {
+    if (game.memory && game.memory.adds) {
+      const now = byId("memory-now");
+      now.hidden = false;
+      now.textContent = text || "(nothing saved yet)";
+      return;
+    }
     const area = byId("memory");
     if (!memoryDirty && area.value !== text) area.value = text;
   }
@@ -967,7 +975,7 @@
 
   async function stopGame() {
     if (busy || (state && state.finished)) return;
-    if (!window.confirm("Stop the game now? The run ends here and is scored as it stands; it cannot be played on.")) return;
+    if (!window.confirm("Stop the game now? The run ends here and cannot be played on. A game stopped before its end counts 0 in reports.")) return;
     const answer = await act("/api/finish", {});
     if (answer.ok) setStatus("The game is stopped.", "");
     else setStatus(`The game did not stop: ${answer.error}`, "error");
@@ -983,13 +991,15 @@
     out.textContent = answer.ok ? answer.text || "saved" : answer.error || answer.text;
     if (answer.ok) {
       memoryDirty = false;
+      if (game.memory.adds) byId("memory").value = ""; // the box holds the next addition
       renderMemory(state.memory || "");
     }
   }
 
   function setupMemory() {
     const m = game.memory || {};
-    byId("memory-label").textContent = m.label || "memory";
+    byId("memory-label").textContent = m.adds ? `Add to the ${m.label || "memory"}` : m.label || "memory";
+    if (m.adds) byId("memory-save").textContent = "Add";
     byId("memory-h").textContent = `Memory: ${m.label || "memory"}`;
     byId("memory-help").textContent = m.help || "";
     const area = byId("memory");
