@@ -508,15 +508,16 @@
     table.append(el("thead", {}, el("tr", {}, ...columns.map((c) => el("th", { scope: "col", text: c })))));
     const body = el("tbody");
     for (const r of rows) {
-      body.append(el("tr", {}, ...r.map((v) => el("td", { class: typeof v === "number" ? "num" : null, text: cellText(v) }))));
+      body.append(el("tr", {}, ...r.map((v, i) => el("td", { class: typeof v === "number" ? "num" : null, text: cellText(v, columns[i]) }))));
     }
     table.append(body);
     return table;
   }
 
-  function cellText(v) {
+  function cellText(v, column) {
     if (v === null || v === undefined) return "";
     if (typeof v === "object") return JSON.stringify(v);
+    if (typeof v === "number" && /_cents$/.test(column || "")) return `${fmtNumber(v)} (${fmtMoney(v / 100)})`;
     return String(v);
   }
 
@@ -832,7 +833,7 @@
       }
       let value;
       if (v !== null && typeof v === "object") value = el("pre", { class: "json", text: json(v) });
-      else if (typeof v === "number" && /_cents$/.test(k)) value = `${fmtNumber(v)} (${fmtMoney(v / 100)})`;
+      else if (typeof v === "number" && /_cents$/.test(k)) value = cellText(v, k);
       else if (typeof v === "number") value = fmtNumber(v, Number.isInteger(v) ? 0 : undefined);
       else value = v === null ? "—" : String(v);
       body.append(el("tr", {}, el("th", { scope: "row", text: k }), el("td", {}, value)));
