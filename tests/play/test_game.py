@@ -268,3 +268,67 @@ def test_the_viewer_shows_a_persons_game_as_one(tmp_path: Path) -> None:
     game.stop()
     game.close()
     assert view_run(tmp_path / "run")["run_kind"].startswith("a person's game")
+
+
+def test_a_refused_call_named_like_the_turn_end_is_resumed_as_a_refused_call(tmp_path: Path) -> None:
+    """ceo's turn end is logged as next_turn, which is no tool: the page may still send it (refused);
+    a resume must neither end a turn for it nor crash on its arguments (found by an attacker)."""
+    path = tmp_path / "run"
+    game = _game("ceo", path)
+    for args in ({}, {"days": 3}, {"bogus": 1}):
+        assert game.call("next_turn", args)["ok"] is False
+    game.end_turn()
+    digest, turn = game.episode.state_digest(), game.state()["turn"]
+    game.close()
+    again = Game.resume(path)
+    try:
+        assert (again.episode.state_digest(), again.state()["turn"]) == (digest, turn) == (digest, 1)
+        assert read_jsonl(path / "resume.jsonl")[-1]["actions_match"]
+    finally:
+        again.close()
+
+
+@pytest.mark.parametrize(
+    ("env_id", "tool", "args"),
+    [
+        ("ceo", "query", {"sql": "SELECT 1 -- " + "x" * 17_000}),  # a read replay skips, kept as a digest
+        ("ceo", "set_prices", {"bogus": "x" * 17_000}),
+        ("cfo", "save_note", {"content": 5, "pad": "x" * 17_000}),
+        ("yc", "scratchpad_write", {"content": 5, "pad": "x" * 17_000}),
+    ],
+)
+def test_a_call_recorded_as_a_digest_is_restored_by_a_resume(
+    env_id: str, tool: str, args: dict[str, Any], tmp_path: Path
+) -> None:
+    path = tmp_path / "run"
+    game = _game(env_id, path)
+    game.call(tool, args)
+    game.end_turn()
+    before = (game.episode.state_digest(), game.episode.env.result().get("tool_calls"), len(game.history))
+    game.close()
+    assert "args_sha256" in read_jsonl(path / "actions.jsonl")[0]
+    again = Game.resume(path)
+    try:
+        after = (again.episode.state_digest(), again.episode.env.result().get("tool_calls"), len(again.history))
+        assert after == before and again.history[0]["tool"] == tool
+        assert read_jsonl(path / "resume.jsonl")[-1]["actions_match"]
+        again.stop()
+    finally:
+        again.close()
+    assert replay_run(path).ok
+
+
+def test_a_resume_plays_the_longest_record_of_the_attempts(tmp_path: Path) -> None:
+    """A resume that died early leaves a shorter attempt; the next resume still plays the whole game."""
+    path = tmp_path / "run"
+    game = _game("cfo", path)
+    game.call("check_cash_in_bank", {})
+    game.end_turn()
+    game.close()
+    Game.resume(path).close()
+    (path / "actions.jsonl").write_text("")  # a resume killed before it re-sent anything
+    again = Game.resume(path)
+    try:
+        assert again.state()["turn"] == 1 and len(again.history) == 2
+    finally:
+        again.close()

@@ -156,7 +156,8 @@ class Game:
             raise RunDirError(f"{path}: preset {config['preset']!r} no longer builds the recorded world ({what})")
         with exclusive(path):
             attempts = archive_attempt(path)
-        previous = attempts[-1]
+        # the longest record of the attempts (a resume that died early leaves a shorter one)
+        previous = max(reversed(attempts), key=lambda a: len(read_jsonl(a / ACTIONS)))
         game = cls(
             config["env"],
             int(config["seed"]),
@@ -168,10 +169,15 @@ class Game:
         )
         old = read_jsonl(previous / ACTIONS)
         game.earlier_seconds = sum(_played_seconds(a) for a in attempts)
-        sent = game._replay(old)
+        try:
+            sent = game._replay(old)
+        except Exception as e:
+            game.close()
+            raise RunDirError(f"{path}: the record could not be played again ({type(e).__name__}: {e})") from e
         memory_file = game.module.MEMORY_FILE
-        if memory_file and (previous / memory_file).is_file():
-            shutil.copy2(previous / memory_file, path / memory_file)
+        kept = [a / memory_file for a in attempts if memory_file and (a / memory_file).is_file()]
+        if kept:
+            shutil.copy2(kept[-1], path / memory_file)
         new = read_jsonl(path / ACTIONS)
         row = {
             "attempt": previous.name,
@@ -185,20 +191,50 @@ class Game:
         return game
 
     def _replay(self, rows: list[dict[str, Any]]) -> int:
-        """Send the recorded calls again, in order (a refused one is refused again, as it was);
-        a call whose record keeps only a digest of its arguments cannot be sent and is left out.
-        Returns how many were sent."""
+        """Play the record again, in order: every call is sent again (a refused one is refused
+        again, as it was) and an accepted turn end ends the turn again; a call whose record keeps
+        only a digest of its arguments (a refused call or a skipped read past
+        :data:`~bizbench.core.runlog.MAX_LOGGED_ARGS`: it changed nothing) is restored as it was
+        recorded. Returns how many were sent again."""
         sent = 0
         for row in rows:
             tool, args = row.get("tool"), row.get("args")
-            if not isinstance(tool, str) or not isinstance(args, dict):
+            if "args_sha256" in row:
+                self._restore(row)
+            elif not isinstance(tool, str) or not isinstance(args, dict):
                 continue
-            if tool == self.spec.replay.advance_action:
+            elif tool == self.spec.replay.advance_action and row.get("ok") is True:
                 self.end_turn(**{k: v for k, v in args.items() if v is not None})  # null: the default
+                sent += 1
             else:
                 self.call(tool, args)
-            sent += 1
+                sent += 1
         return sent
+
+    def _restore(self, row: dict[str, Any]) -> None:
+        """A recorded call that changed nothing and cannot be sent again, put back in the env's log
+        as it was (the env's call counts count it) and in the history."""
+        with self._lock:
+            self.episode.env.actions.append(dict(row))
+            self.episode.session.flush()
+            self.episode.steps += 1
+            turn = self.episode.turn
+            error = row.get("error")
+            text = (
+                f"Error: {error}" if error else "(its answer is not kept: the record holds a digest of its arguments)"
+            )
+            self.history.append(
+                {
+                    "i": len(self.history),
+                    "turn": turn,
+                    "turn_after": turn,
+                    "tool": str(row.get("tool")),
+                    "args": row.get("args_preview"),
+                    "ok": bool(row.get("ok")),
+                    "text": text,
+                    "error": error,
+                }
+            )
 
     # ------------------------------------------------------------------ what the page shows
     def info(self) -> dict[str, Any]:
