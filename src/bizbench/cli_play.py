@@ -7,9 +7,12 @@ commands. :func:`serve_game` is shared with ``bizbench resume``, which reopens a
 from __future__ import annotations
 
 import getpass
+import html
 import os
 import re
 import sys
+import tempfile
+import threading
 import webbrowser
 from pathlib import Path
 from typing import Annotated, Any
@@ -75,14 +78,17 @@ def serve_game(game: Any, port: int = 0, browser: bool = True) -> None:
         markup=False,
         soft_wrap=True,
     )
-    if browser and _has_display():
-        webbrowser.open(server.url)
+    launcher = _launcher(server.url) if browser and _has_display() else None
     try:
+        if launcher is not None:  # from a thread: a browser command may wait until it is closed
+            threading.Thread(target=webbrowser.open, args=(launcher.as_uri(),), daemon=True).start()
         server.run()
     except KeyboardInterrupt:
         pass  # Ctrl-C: uvicorn has shut down and raised it again; the game is kept
     finally:
         game.close()
+        if launcher is not None:
+            launcher.unlink(missing_ok=True)
     result = game.episode.result
     if result is None:
         console.print(
@@ -91,6 +97,17 @@ def serve_game(game: Any, port: int = 0, browser: bool = True) -> None:
     else:
         counted = game.episode.score()  # the score reports count: 0 for a game stopped before its end
         console.print(f"the game is over ({result['ended_by']}): score {counted:,.2f}", markup=False, soft_wrap=True)
+
+
+def _launcher(url: str) -> Path:
+    """A page readable by this user only that sends the browser on to ``url``: the browser is
+    started with its path, so the game's token never shows on a command line (``ps`` shows every
+    account's), as Jupyter opens its server."""
+    fd, name = tempfile.mkstemp(prefix="bizbench-play-", suffix=".html")  # mode 0600
+    page = f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url={html.escape(url)}">'
+    with os.fdopen(fd, "w") as f:
+        f.write(page + f'<p><a href="{html.escape(url)}">open the game</a></p>\n')
+    return Path(name)
 
 
 def _default_name() -> str:

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -215,3 +216,36 @@ def test_bizbench_play_serves_a_game_and_bizbench_resume_serves_it_again(tmp_pat
     assert "resumed at month 1 (turn 1): 2 recorded calls sent again, the same record\n" in printed
     result = json.loads((run / "result.json").read_text())
     assert (result["ended_by"], result["agent"]) == ("stopped", "human:ada")
+
+
+def test_the_browser_is_opened_without_the_token_on_any_command_line(tmp_path: Path) -> None:
+    """Every account reads every command line (ps): the browser gets a page of this user's only,
+    which sends it on to the game's URL (found by an attacker: the token was on the browser's)."""
+    seen = tmp_path / "browser-argv"
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f'#!/bin/sh\necho "$@" > {seen}\nexec sleep 3\n')
+    browser.chmod(0o755)
+    env = {**os.environ, "DISPLAY": ":0", "BROWSER": str(browser)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bizbench.entry", "play", "cfo", "--out", str(tmp_path / "run"), "--name", "ada"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+    assert proc.stdout is not None
+    url = next(line.split()[1] for line in proc.stdout if line.startswith("open http://"))
+    try:
+        for _ in range(200):
+            if seen.exists() and seen.read_text().strip():
+                break
+            time.sleep(0.05)
+        argv = seen.read_text().strip()
+        token = url.split("?t=")[1]
+        assert token not in argv and argv.startswith("file://")
+        launcher = Path(urllib.request.url2pathname(argv[len("file://") :]))
+        assert oct(launcher.stat().st_mode & 0o777) == "0o600" and url in launcher.read_text()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+    assert not launcher.exists()
