@@ -101,6 +101,9 @@ def test_every_response_forbids_framing_and_other_origins(served: tuple[Game, Cl
         (b'{"tool": 3, "args": {}}', 400, '{"tool"'),
         (b'{"tool": "pass", "args": [], "x": 1}', 400, '{"tool"'),
         (b" " * (MAX_BODY_BYTES + 1), 413, "over"),
+        # Python's json reads these; an answer holding them could not be sent, breaking the page for good
+        (b'{"tool": "save_note", "args": {"content": NaN}}', 400, "no NaN"),
+        (b'{"tool": "save_note", "args": {"content": "\\ud800"}}', 400, "UTF-8"),
     ],
 )
 def test_a_malformed_body_is_refused_and_changes_nothing(

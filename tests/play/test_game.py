@@ -332,3 +332,29 @@ def test_a_resume_plays_the_longest_record_of_the_attempts(tmp_path: Path) -> No
         assert again.state()["turn"] == 1 and len(again.history) == 2
     finally:
         again.close()
+
+
+def test_a_resume_holds_the_game_from_its_archive_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second resume between the archive and the new game would archive an empty attempt (found
+    by an attacker): it is refused."""
+    import bizbench.play.game as game_module
+
+    path = tmp_path / "run"
+    game = _game("cfo", path)
+    game.end_turn()
+    game.close()
+    archive = game_module.archive_attempt
+    refusals: list[str] = []
+
+    def archive_and_race(p: Path) -> list[Path]:
+        with pytest.raises(RunDirError, match="being resumed") as refused:
+            Game.resume(p)
+        refusals.append(str(refused.value))
+        return archive(p)
+
+    monkeypatch.setattr(game_module, "archive_attempt", archive_and_race)
+    again = Game.resume(path)
+    try:
+        assert refusals and again.state()["turn"] == 1
+    finally:
+        again.close()

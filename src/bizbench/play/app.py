@@ -57,6 +57,10 @@ class _Json(JSONResponse):
         return json.dumps(content, default=json_default, ensure_ascii=False).encode("utf-8")
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def make_app(game: Game, token: str, hosts: set[str]) -> Starlette:
     """The app of ``game``: API requests need ``token``; every request a ``Host`` in ``hosts``."""
 
@@ -68,9 +72,10 @@ def make_app(game: Game, token: str, hosts: set[str]) -> Starlette:
         if len(body) > MAX_BODY_BYTES:
             return _Json({"ok": False, "error": f"the request body is over {MAX_BODY_BYTES:,} bytes"}, 413)
         try:
-            data = json.loads(body or b"{}")
-        except ValueError:
-            return _Json({"ok": False, "error": "the request body is not JSON"}, 400)
+            data = json.loads(body or b"{}", parse_constant=_no_constant)
+            json.dumps(data, ensure_ascii=False).encode("utf-8")  # a lone surrogate cannot be answered
+        except (ValueError, UnicodeError):
+            return _Json({"ok": False, "error": "the request body is not JSON (strict: UTF-8, no NaN)"}, 400)
         if not isinstance(data, dict):
             return _Json({"ok": False, "error": "the request body must be a JSON object"}, 400)
         return data

@@ -99,13 +99,16 @@ class Game:
         preset: str | None = None,
         horizon: int | None = None,
         split: str = "dev",
+        _hold: contextlib.ExitStack | None = None,
     ) -> None:
+        """``_hold``: the lock of ``out`` already taken (:meth:`resume` keeps it from the archive on)."""
         agent = human_agent(name)
         out = Path(out)
         created = next((p for p in reversed((out, *out.parents)) if not p.exists()), None)
         out.mkdir(parents=True, exist_ok=True)
-        self._hold = contextlib.ExitStack()
-        self._hold.enter_context(exclusive(out))
+        self._hold = _hold if _hold is not None else contextlib.ExitStack()
+        if _hold is None:
+            self._hold.enter_context(exclusive(out))
         try:
             secret = secret_for_split(split)
             self.episode = ToolEpisode(
@@ -154,19 +157,27 @@ class Game:
         if changed:
             what = ", ".join(changed)
             raise RunDirError(f"{path}: preset {config['preset']!r} no longer builds the recorded world ({what})")
-        with exclusive(path):
+        hold = contextlib.ExitStack()  # one lock from the archive to the game's end: no second resume between
+        hold.enter_context(exclusive(path))
+        try:
+            if finished(path) is not None:  # another page finished it while this one waited
+                raise RunDirError(f"{path} is finished; bizbench view shows it and bizbench replay verifies it")
             attempts = archive_attempt(path)
+            game = cls(
+                config["env"],
+                int(config["seed"]),
+                out=path,
+                name=str(agent)[len("human:") :],
+                preset=config.get("preset"),
+                horizon=config.get("horizon"),
+                split=split,
+                _hold=hold,
+            )
+        except BaseException:
+            hold.close()
+            raise
         # the longest record of the attempts (a resume that died early leaves a shorter one)
         previous = max(reversed(attempts), key=lambda a: len(read_jsonl(a / ACTIONS)))
-        game = cls(
-            config["env"],
-            int(config["seed"]),
-            out=path,
-            name=str(agent)[len("human:") :],
-            preset=config.get("preset"),
-            horizon=config.get("horizon"),
-            split=split,
-        )
         old = read_jsonl(previous / ACTIONS)
         game.earlier_seconds = sum(_played_seconds(a) for a in attempts)
         try:
