@@ -104,6 +104,7 @@ def test_every_response_forbids_framing_and_other_origins(served: tuple[Game, Cl
         # Python's json reads these; an answer holding them could not be sent, breaking the page for good
         (b'{"tool": "save_note", "args": {"content": NaN}}', 400, "no NaN"),
         (b'{"tool": "save_note", "args": {"content": "\\ud800"}}', 400, "UTF-8"),
+        (b"[" * 100_000 + b"]" * 100_000, 400, "not JSON"),  # deeper than Python's json can read
     ],
 )
 def test_a_malformed_body_is_refused_and_changes_nothing(

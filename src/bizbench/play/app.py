@@ -68,13 +68,19 @@ def make_app(game: Game, token: str, hosts: set[str]) -> Starlette:
         return FileResponse(str(STATIC / "index.html"))
 
     async def read_body(request: Request) -> dict[str, Any] | Response:
-        body = await request.body()
-        if len(body) > MAX_BODY_BYTES:
-            return _Json({"ok": False, "error": f"the request body is over {MAX_BODY_BYTES:,} bytes"}, 413)
+        too_big = _Json({"ok": False, "error": f"the request body is over {MAX_BODY_BYTES:,} bytes"}, 413)
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+            return too_big
+        body = bytearray()
+        async for chunk in request.stream():  # read no further than the limit, whatever was declared
+            body += chunk
+            if len(body) > MAX_BODY_BYTES:
+                return too_big
         try:
-            data = json.loads(body or b"{}", parse_constant=_no_constant)
+            data = json.loads(bytes(body) or b"{}", parse_constant=_no_constant)
             json.dumps(data, ensure_ascii=False).encode("utf-8")  # a lone surrogate cannot be answered
-        except (ValueError, UnicodeError):
+        except (ValueError, UnicodeError, RecursionError):
             return _Json({"ok": False, "error": "the request body is not JSON (strict: UTF-8, no NaN)"}, 400)
         if not isinstance(data, dict):
             return _Json({"ok": False, "error": "the request body must be a JSON object"}, 400)
