@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import signal
@@ -74,6 +75,18 @@ def test_the_api_answers_only_with_the_games_token(served: tuple[Game, Client]) 
         assert status == 403
     assert not read_jsonl(client.server.game.path / "actions.jsonl")  # nothing reached the world
     assert client.send("/api/state")[0] == 200
+
+
+def test_a_token_of_any_bytes_is_refused_with_the_security_headers(served: tuple[Game, Client]) -> None:
+    """A non-ASCII token made the comparison raise: a 500 without the headers (found by an attacker)."""
+    _, client = served
+    conn = http.client.HTTPConnection("127.0.0.1", client.server.port, timeout=30)
+    conn.putrequest("GET", "/api/state", skip_host=True)
+    conn.putheader("Host", f"127.0.0.1:{client.server.port}")
+    conn.putheader("X-Bizbench-Token", "\xe9".encode("latin-1"))
+    conn.endheaders()
+    response = conn.getresponse()
+    assert response.status == 403 and "frame-ancestors 'none'" in response.getheader("content-security-policy", "")
 
 
 def test_a_request_for_another_host_is_refused(served: tuple[Game, Client]) -> None:

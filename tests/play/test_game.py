@@ -90,7 +90,9 @@ def test_a_stopped_game_is_finished_and_replay_verifies_it(env_id: str, tmp_path
         result = json.loads((tmp_path / "run" / "result.json").read_text())
         assert shown is not None and shown["ended_by"] == result["ended_by"] == "stopped"
         assert result["agent"] == "human:tester" and "seed" not in shown
+        history = len(game.history)
         assert game.call(game.info()["tools"][0]["name"], {})["ok"] is False  # the game is over
+        assert len(game.history) == history  # a call after the end is in no record
     finally:
         game.close()
     report = replay_run(tmp_path / "run")

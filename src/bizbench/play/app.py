@@ -125,7 +125,7 @@ def make_app(game: Game, token: str, hosts: set[str]) -> Starlette:
         if request.headers.get("host", "") not in hosts:
             response: Response = _Json({"ok": False, "error": "this game is served to its own address only"}, 403)
         elif request.url.path.startswith("/api/") and not secrets.compare_digest(
-            request.headers.get(TOKEN_HEADER, ""), token
+            request.headers.get(TOKEN_HEADER, "").encode("utf-8", "surrogateescape"), token.encode()
         ):
             response = _Json({"ok": False, "error": "missing or wrong game token (open the URL bizbench printed)"}, 403)
         else:

@@ -346,6 +346,8 @@ class Game:
     def call(self, tool: str, args: Any) -> dict[str, Any]:
         """One tool call, recorded (a refused call changes nothing and says why)."""
         with self._lock:
+            if self.episode.finished:  # refused, and in no record: nor in the history
+                return _answer(self.episode.call(tool, args))
             answer = self.episode.call(tool, args)
             self._after(tool, args, answer)
             return _answer(answer)

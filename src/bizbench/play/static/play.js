@@ -8,7 +8,11 @@
 "use strict";
 
 (function () {
-  const TOKEN = new URLSearchParams(location.search).get("t") || "";
+  // The token comes once in the URL; it is kept in this tab's session storage and taken out of the
+  // address bar (and so of the browser's history), and a reload finds it there.
+  const TOKEN = new URLSearchParams(location.search).get("t") || sessionStorage.getItem("bizbench-token") || "";
+  if (TOKEN) sessionStorage.setItem("bizbench-token", TOKEN);
+  if (location.search) history.replaceState(null, "", location.pathname);
   const UNSET = Symbol("unset"); // a form field left empty: the argument is omitted
   const BIG_TEXT_NAMES = new Set(["sql", "content", "text"]);
   const COLORS = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#be185d", "#4d7c0f"];
