@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -24,21 +23,9 @@ import pytest
 from bizbench.play.app import PlayServer
 from bizbench.play.game import Game
 from bizbench.runner.replay import replay_run
+from chromium import launch, needs_chromium
 
-try:
-    from playwright.sync_api import sync_playwright
-except ImportError:  # pragma: no cover - the dev extra installs it
-    sync_playwright = None  # type: ignore[assignment]
-
-CHROMIUM = shutil.which(os.environ.get("BIZBENCH_CHROMIUM") or "chromium") or shutil.which("chromium-browser")
-REASON = (
-    "Playwright is not installed (pip install -e '.[dev]')"
-    if sync_playwright is None
-    else "chromium is not installed (make browser, or apt-get install chromium, as root)"
-    if CHROMIUM is None
-    else None
-)
-pytestmark = pytest.mark.skipif(REASON is not None, reason=str(REASON))
+pytestmark = needs_chromium
 
 XSS = '<img src=x onerror="document.body.dataset.pwned=1">'
 
@@ -52,11 +39,8 @@ def money(value: float) -> str:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    assert sync_playwright is not None
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+    with launch() as b:
         yield b
-        b.close()
 
 
 class Played:

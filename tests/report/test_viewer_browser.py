@@ -6,7 +6,6 @@ chromium with apt-get when it runs as root; see the Makefile's ``browser`` targe
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,23 +14,11 @@ from typing import Any
 import pytest
 
 from bizbench.report.viewer import write_viewer
+from chromium import launch, needs_chromium
 
 from .viewer_runs import XSS, recorded_runs
 
-try:
-    from playwright.sync_api import sync_playwright
-except ImportError:  # pragma: no cover - the dev extra installs it
-    sync_playwright = None  # type: ignore[assignment]
-
-CHROMIUM = shutil.which(os.environ.get("BIZBENCH_CHROMIUM") or "chromium") or shutil.which("chromium-browser")
-REASON = (
-    "Playwright is not installed (pip install -e '.[dev]')"
-    if sync_playwright is None
-    else "chromium is not installed (make browser, or apt-get install chromium, as root)"
-    if CHROMIUM is None
-    else None
-)
-pytestmark = pytest.mark.skipif(REASON is not None, reason=str(REASON))
+pytestmark = needs_chromium
 SCREENSHOT = Path("/tmp/viewer_screenshot.png")
 
 
@@ -42,11 +29,8 @@ def runs() -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    assert sync_playwright is not None
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+    with launch() as b:
         yield b
-        b.close()
 
 
 class Viewer:
