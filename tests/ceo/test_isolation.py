@@ -230,7 +230,9 @@ print(json.dumps(out))
     assert "development" in out["negative"] and ">= 0" in out["negative"]
     assert "tier" in out["wrong_type"]
     assert out["after"] == 0  # the server keeps answering
-    assert out["spend"]["development"] >= 0 and out["spend"]["operations"] == out["spend"]["operations"]
+    # the refused NaN and negative spends left the spend as the world starts (issue 18: this was
+    # `operations == operations`, which a NaN fails but any other wrong value passes)
+    assert (out["spend"]["development"], out["spend"]["operations"]) == (0.0, 0.0)
     assert {"unknown_tool", "oversized_request", "non_finite"} <= kinds(live)
     assert live.proc.poll() is None
 

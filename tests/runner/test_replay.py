@@ -67,7 +67,16 @@ def test_replay_cli_verifies_and_prints_json(runs: dict[str, Path]) -> None:
     r = CliRunner().invoke(app, ["replay", str(runs["ceo"]), "--json"])
     assert r.exit_code == 0, r.output
     summary = json.loads(r.output)
-    assert summary["ok"] is True and summary["env"] == "ceo" and summary["actions_skipped"] >= 0
+    assert summary["ok"] is True and summary["env"] == "ceo"
+    # every refused call and every read is left out (ceo replays no reads); the rest are sent
+    # (issue 18: this was `actions_skipped >= 0`, which cannot fail)
+    from bizbench.core.envs import get_env
+
+    registry = get_env("ceo").env_class.registry
+    rows = [json.loads(line) for line in (runs["ceo"] / "actions.jsonl").read_text().splitlines()]
+    left_out = [r for r in rows if r["ok"] is not True or (r["tool"] in registry and not registry.mutates(r["tool"]))]
+    assert left_out and summary["actions_skipped"] == len(left_out)
+    assert summary["actions_sent"] == len(rows) - len(left_out)
 
 
 def test_replay_needs_a_finished_run_and_the_same_secret(
