@@ -163,6 +163,44 @@ def test_equity_odds_decay_075_per_round_and_with_size() -> None:
     assert fr.equity_probability(40.0, 0, 10, 100, cfg, None) < fr.equity_probability(12.0, 0, 10, 100, cfg, None)
 
 
+@pytest.mark.parametrize(
+    ("vix", "requested", "expected"),
+    [  # docs/cfo-model.md: p_macro = clip(1.07 - 0.019 x VIX, 0.05, 0.9); size = clip(1 - (r - 0.25) / 0.35, 0, 1)
+        (15.0, 10, 0.785),  # 1.07 - 0.285
+        (12.0, 10, 0.842),  # "0.84 at VIX 12"
+        (30.0, 10, 0.5),  # "0.5 at VIX 30"
+        (5.0, 10, 0.9),  # 0.975, capped at p_max
+        (60.0, 10, 0.05),  # -0.07, floored at p_min
+        (15.0, 25, 0.785),  # r = 0.25: still free
+        (15.0, 42.5, 0.785 * 0.5),  # r = 0.425: half-way to the size where the odds are 0
+        (15.0, 60, 0.0),  # r = 0.6
+    ],
+)
+def test_equity_odds_are_table_5_by_hand(vix: float, requested: float, expected: float) -> None:
+    """Pinned by hand (issue 18: the VIX term was only ever compared with the function's own output)."""
+    cfg = env_at().config.fundraising.equity
+    assert fr.equity_probability(vix, 0, int(requested * 100), 100 * 100, cfg, None) == pytest.approx(expected)
+    assert fr.equity_probability(vix, 2, int(requested * 100), 100 * 100, cfg, None) == pytest.approx(
+        expected * 0.5625
+    )  # 0.75^2
+
+
+@pytest.mark.parametrize(
+    ("sofr", "leverage", "expected"),
+    [  # docs/cfo-model.md: p_macro = clip(0.95 - 0.05 x SOFR %, 0.05, 0.95); eq 3: x max(0, 1 - 1.5 (L - 0.5)+)
+        (1.0, 0.0, 0.90),
+        (5.0, 0.5, 0.70),
+        (5.0, 0.7, 0.70 * 0.7),  # 1 - 1.5 x 0.2
+        (20.0, 0.0, 0.05),  # -0.05, floored
+        (-2.0, 0.0, 0.95),  # 1.05, capped
+        (1.0, 1.2, 0.0),  # 1 - 1.5 x 0.7 < 0
+    ],
+)
+def test_debt_odds_are_eq_3_by_hand(sofr: float, leverage: float, expected: float) -> None:
+    """Pinned by hand (issue 18: the SOFR term was only ever compared with the function's own output)."""
+    assert fr.debt_probability(sofr, leverage, env_at().config.fundraising.debt) == pytest.approx(expected)
+
+
 def test_debt_odds_follow_eq_3_and_rate_follows_table_5() -> None:
     cfg = env_at().config.fundraising.debt
     p0 = fr.debt_probability(1.0, 0.5, cfg)
