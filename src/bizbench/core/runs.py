@@ -33,7 +33,17 @@ from bizbench.core.envs import get_env
 from bizbench.core.jsonio import read_jsonl
 from bizbench.core.runlog import ended_early
 
-__all__ = ["HUMAN", "Run", "RunDirError", "agent_label", "find_runs", "human_agent", "is_human", "load_run"]
+__all__ = [
+    "HUMAN",
+    "Run",
+    "RunDirError",
+    "agent_label",
+    "find_runs",
+    "human_agent",
+    "human_name",
+    "is_human",
+    "load_run",
+]
 
 ACTIONS, LEDGER = "actions.jsonl", "ledger.csv"
 #: the agent of a run a person played (``bizbench play --name NAME``: ``human:NAME``, docs/play.md)
@@ -55,9 +65,14 @@ def is_human(agent: object) -> bool:
     return isinstance(agent, str) and agent.startswith(HUMAN)
 
 
+def human_name(agent: str) -> str:
+    """The NAME of a person's agent ``human:NAME``."""
+    return agent[len(HUMAN) :]
+
+
 def agent_label(agent: str) -> str:
     """How a table names an agent: a person's run as ``NAME (human)``, anything else as it is."""
-    return f"{agent[len(HUMAN) :]} (human)" if is_human(agent) else agent
+    return f"{human_name(agent)} (human)" if is_human(agent) else agent
 
 
 class RunDirError(ValueError):

@@ -179,12 +179,13 @@ class ToolEpisode:
             return Answer(True, render(result.data), data=result.data)
         return Answer(False, f"Error: {result.error}", error=result.error)
 
-    def advance(self) -> Answer:
+    def advance(self, **args: Any) -> Answer:
         """End the current turn the env's default way (ceo: the week; yc: ``sim resume``; cfo:
-        ``pass``): an empty answer, or the error of an episode already over."""
+        ``pass``), with ``args`` for :meth:`Env.advance` (a recorded turn end played again): an
+        empty answer, or the error of an episode already over."""
         if self.finished:
             return self._ended()
-        self.session.advance()
+        self.session.advance(**args)
         self.steps += 1
         return Answer(True, "")
 

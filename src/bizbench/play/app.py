@@ -23,6 +23,7 @@ from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import Request
@@ -91,8 +92,6 @@ def make_app(game: Game, token: str, hosts: set[str]) -> Starlette:
             data = await read_body(request)
             if isinstance(data, Response):
                 return data
-            from starlette.concurrency import run_in_threadpool
-
             reply = await run_in_threadpool(act, data)
             return reply if isinstance(reply, Response) else _Json(reply)
 
@@ -113,13 +112,11 @@ def make_app(game: Game, token: str, hosts: set[str]) -> Starlette:
     def finish(data: dict[str, Any]) -> Any:
         return {"ok": True, "result": game.stop()}
 
-    async def info(request: Request) -> Response:
+    def info(request: Request) -> Response:  # a plain function: Starlette runs it in its threadpool
         return _Json(game.info())
 
-    async def state(request: Request) -> Response:
-        from starlette.concurrency import run_in_threadpool
-
-        return _Json(await run_in_threadpool(game.state))
+    def state(request: Request) -> Response:
+        return _Json(game.state())
 
     async def guard(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         if request.headers.get("host", "") not in hosts:

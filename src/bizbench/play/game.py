@@ -19,7 +19,6 @@ record, history and charts; the person plays on from there.
 from __future__ import annotations
 
 import contextlib
-import json
 import shutil
 import threading
 import time
@@ -30,9 +29,9 @@ from typing import Any
 from bizbench.core.jsonio import jsonable, preview, read_jsonl
 from bizbench.core.play import PlayChart, Point, Seen
 from bizbench.core.rng import secret_for_split, secret_id
-from bizbench.core.runs import ACTIONS, RunDirError, human_agent, is_human
+from bizbench.core.runs import ACTIONS, RunDirError, human_agent, human_name, is_human
 from bizbench.interfaces.episode import Answer, ToolEpisode, render
-from bizbench.runner.resume import archive_attempt, exclusive, finished, same_actions
+from bizbench.runner.resume import archive_attempt, exclusive, finished, log_attempt
 from bizbench.runner.runconfig import check_secret, config_changes, read_config
 
 __all__ = ["END_TURN", "Game", "NoPlayModule"]
@@ -148,8 +147,6 @@ class Game:
         agent = config.get("agent")
         if not is_human(agent):
             raise RunDirError(f"{path} is not a person's game (its agent is {agent!r}); bizbench resume finishes it")
-        if finished(path) is not None:
-            raise RunDirError(f"{path} is finished; bizbench view shows it and bizbench replay verifies it")
         split = str(config.get("split") or "dev")
         if split != "dev":
             check_secret(path, config.get("seed_secret_id"))
@@ -160,14 +157,14 @@ class Game:
         hold = contextlib.ExitStack()  # one lock from the archive to the game's end: no second resume between
         hold.enter_context(exclusive(path))
         try:
-            if finished(path) is not None:  # another page finished it while this one waited
+            if finished(path) is not None:
                 raise RunDirError(f"{path} is finished; bizbench view shows it and bizbench replay verifies it")
             attempts = archive_attempt(path)
             game = cls(
                 config["env"],
                 int(config["seed"]),
                 out=path,
-                name=str(agent)[len("human:") :],
+                name=human_name(str(agent)),
                 preset=config.get("preset"),
                 horizon=config.get("horizon"),
                 split=split,
@@ -189,16 +186,7 @@ class Game:
         kept = [a / memory_file for a in attempts if memory_file and (a / memory_file).is_file()]
         if kept:
             shutil.copy2(kept[-1], path / memory_file)
-        new = read_jsonl(path / ACTIONS)
-        row = {
-            "attempt": previous.name,
-            "replies_reused": 0,
-            "actions_checked": len(old),
-            "actions_resent": sent,
-            "actions_match": same_actions(old, new[: len(old)]),
-        }
-        with (path / "resume.jsonl").open("a") as f:
-            f.write(json.dumps(row) + "\n")
+        log_attempt(path, previous.name, old, replies_reused=0, actions_resent=sent)
         return game
 
     def _replay(self, rows: list[dict[str, Any]]) -> int:
@@ -229,23 +217,11 @@ class Game:
             self.episode.env.actions.append(dict(row))
             self.episode.session.flush()
             self.episode.steps += 1
-            turn = self.episode.turn
             error = row.get("error")
             text = (
                 f"Error: {error}" if error else "(its answer is not kept: the record holds a digest of its arguments)"
             )
-            self.history.append(
-                {
-                    "i": len(self.history),
-                    "turn": turn,
-                    "turn_after": turn,
-                    "tool": str(row.get("tool")),
-                    "args": row.get("args_preview"),
-                    "ok": bool(row.get("ok")),
-                    "text": text,
-                    "error": error,
-                }
-            )
+            self._log(str(row.get("tool")), row.get("args_preview"), Answer(bool(row.get("ok")), text, error=error))
 
     # ------------------------------------------------------------------ what the page shows
     def info(self) -> dict[str, Any]:
@@ -359,17 +335,9 @@ class Game:
         if tool is not None and not args:
             return self.call(tool, {})
         with self._lock:
-            answer = self.episode.advance() if not args else self._advance(args)
+            answer = self.episode.advance(**args)
             self._after(END_TURN, args, answer)
             return _answer(answer)
-
-    def _advance(self, args: dict[str, Any]) -> Answer:
-        """A recorded turn end with arguments (resuming a ceo ``next_turn`` that had some)."""
-        if self.episode.finished:
-            return self.episode.advance()
-        self.episode.session.advance(**args)
-        self.episode.steps += 1
-        return Answer(True, "")
 
     def save_memory(self, text: Any) -> dict[str, Any]:
         """Save the memory the env's way: a file of the run directory or the env's memory tool."""
@@ -406,8 +374,8 @@ class Game:
         """Let the run directory go (the game stays as it is: finished, or to resume)."""
         self._hold.close()
 
-    def _after(self, tool: str, args: Any, answer: Answer) -> None:
-        """Record what the page was answered, the charts' points, and the end of a world that ended."""
+    def _log(self, tool: str, args: Any, answer: Answer) -> tuple[int, int]:
+        """Add a call to the history, with the turn before and after it; returns those turns."""
         turn_before = self.history[-1]["turn_after"] if self.history else 0
         turn = self.episode.turn
         self.history.append(
@@ -422,6 +390,11 @@ class Game:
                 "error": answer.error,
             }
         )
+        return turn_before, turn
+
+    def _after(self, tool: str, args: Any, answer: Answer) -> None:
+        """Record what the page was answered, the charts' points, and the end of a world that ended."""
+        turn_before, turn = self._log(tool, args, answer)
         if turn != turn_before:
             self._seen = []
         elif tool != END_TURN:

@@ -35,7 +35,7 @@ from bizbench.core.runlog import ATTEMPTS, RESUMING, read_result
 from bizbench.core.runs import is_human
 from bizbench.runner.runconfig import RunDirError, check_secret, config_changes, read_config
 
-__all__ = ["archive_attempt", "exclusive", "finished", "resume_run", "same_actions"]
+__all__ = ["archive_attempt", "exclusive", "finished", "log_attempt", "resume_run", "same_actions"]
 
 
 def finished(path: str | Path) -> dict[str, Any] | None:
@@ -91,16 +91,24 @@ def resume_run(path: str | Path, model: Any | None = None, trust_agent_code: boo
             result, reused = _resume_model_run(path, config, live, previous)
         else:
             result = _rerun_agent(path, config)
-        new_actions = read_jsonl(path / "actions.jsonl")
-        row = {
-            "attempt": previous[-1].name,
-            "replies_reused": reused,
-            "actions_checked": len(old_actions),
-            "actions_match": same_actions(old_actions, new_actions[: len(old_actions)]),
-        }
-        with (path / "resume.jsonl").open("a") as f:
-            f.write(json.dumps(row) + "\n")
+        log_attempt(path, previous[-1].name, old_actions, replies_reused=reused)
     return result
+
+
+def log_attempt(path: Path, attempt: str, old_actions: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    """Append to ``resume.jsonl`` what a resume did: the attempt it archived, ``extra`` (replies
+    reused, calls sent again ...), how many old actions it checked and whether the new
+    actions.jsonl repeats them; returns the row."""
+    new_actions = read_jsonl(path / "actions.jsonl")
+    row = {
+        "attempt": attempt,
+        **extra,
+        "actions_checked": len(old_actions),
+        "actions_match": same_actions(old_actions, new_actions[: len(old_actions)]),
+    }
+    with (path / "resume.jsonl").open("a") as f:
+        f.write(json.dumps(row) + "\n")
+    return row
 
 
 @contextmanager
