@@ -31,7 +31,7 @@ test: venv browser layers
 	BIZBENCH_ARTIFACTS="$${BIZBENCH_ARTIFACTS:-$(CURDIR)/test-artifacts}" $(BIN)/pytest -q -n 2
 
 test-slow: venv
-	$(BIN)/pytest -q -n 0 -m slow
+	$(BIN)/pytest -q -n 0 -m slow --timeout 3600
 
 lint: venv
 	$(BIN)/ruff check src tests

@@ -1,10 +1,10 @@
 """Model clients against a local stub HTTP server (127.0.0.1, no keys, no network).
 
 The stub plays an OpenAI-compatible or Anthropic endpoint: each test queues the responses
-(status, JSON body, headers, delay) and reads back the requests the client sent. The HTTP
+(status, JSON body, headers, an event that holds the answer) and reads back the requests the client sent. The HTTP
 layer is real (the SDK's own client), so retries, timeouts and error mapping are exercised
 as they happen in a run. Backoff sleeps are injected: nothing here sleeps for real except
-the one timeout test (a fraction of a second).
+the one timeout test (its client's 2 s timeout; the held answer is released after it).
 """
 
 from __future__ import annotations
@@ -50,11 +50,10 @@ class Stub:
                             "body": json.loads(raw or b"{}"),
                         }
                     )
-                    status, body, headers, delay = (
-                        stub.responses.pop(0) if stub.responses else (500, {"error": {"message": "no response"}}, {}, 0)
-                    )
-                if delay:
-                    time.sleep(delay)
+                    none_left = (500, {"error": {"message": "no response"}}, {}, None)
+                    status, body, headers, hold = stub.responses.pop(0) if stub.responses else none_left
+                if hold is not None:
+                    hold.wait(60)  # the answer waits until the test releases it
                 data = json.dumps(body).encode()
                 try:
                     self.send_response(status)
@@ -77,9 +76,13 @@ class Stub:
         self.thread.start()
 
     def push(
-        self, status: int = 200, body: Any = None, headers: dict[str, str] | None = None, delay: float = 0
+        self,
+        status: int = 200,
+        body: Any = None,
+        headers: dict[str, str] | None = None,
+        hold: threading.Event | None = None,
     ) -> None:
-        self.responses.append((status, body if body is not None else {}, headers or {}, delay))
+        self.responses.append((status, body if body is not None else {}, headers or {}, hold))
 
     def close(self) -> None:
         self.server.shutdown()
@@ -252,9 +255,13 @@ def test_repeated_500s_give_up_with_every_attempt(stub: Stub) -> None:
 
 
 def test_timeout_is_retried(stub: Stub) -> None:
-    stub.push(body=completion("late"), delay=1.5)
+    held = threading.Event()  # the first answer comes only after the client gave up on it
+    stub.push(body=completion("late"), hold=held)
     stub.push(body=completion("on time"))
-    reply = client(stub, timeout_s=0.3).complete([{"role": "user", "content": "hi"}])
+    try:
+        reply = client(stub, timeout_s=2).complete([{"role": "user", "content": "hi"}])
+    finally:
+        held.set()
     assert reply.content == "on time"
     (attempt,) = reply.attempts
     assert attempt["status"] is None and "timeout" in attempt["error"].lower()

@@ -25,6 +25,7 @@ from bizbench.core.sqlguard import (
     MAX_RESULT_BYTES,
     MAX_VALUE_BYTES,
     QUERY_HEAP_BYTES,
+    QUEUE_WAIT_S,
     SQLITE_HEAP_LIMIT,
     SqlGuard,
     tokenize,
@@ -344,9 +345,19 @@ def test_a_third_concurrent_query_waits_then_is_refused(guard: SqlGuard, monkeyp
     for th in threads:
         th.start()
     assert started.acquire(timeout=5) and started.acquire(timeout=5)
-    t0 = time.monotonic()
+    slots, waits = guard._slots, []
+
+    class Spy:  # the waits asked of the full slots, counted instead of timed (issue 18)
+        def acquire(self, timeout: float) -> bool:
+            waits.append(timeout)
+            return slots.acquire(timeout=timeout) if timeout < 1 else False
+
+    monkeypatch.setattr(guard, "_slots", Spy())
     err = refused(guard, "SELECT 1", timeout_s=0.3)
-    assert time.monotonic() - t0 >= 0.25 and err.tamper is None and "busy" in str(err)
+    assert err.tamper is None and "busy" in str(err)
+    assert refused(guard, "SELECT 1", timeout_s=60).tamper is None
+    assert waits == [0.3, QUEUE_WAIT_S]  # a query's own timeout, or QUEUE_WAIT_S at most
+    monkeypatch.setattr(guard, "_slots", slots)
     release.set()
     for th in threads:
         th.join()

@@ -304,10 +304,9 @@ def test_an_edited_record_is_refused_on_daemon_start(
         i = next(i for i, t in enumerate(lines) if "Task-0" in t)
         _edit(record, i, lambda t: t.replace('"ok": false', '"ok": true'))
     before = record.read_bytes()
-    started = time.monotonic()
     rc, out = _yc(d, state, "company", "status")
+    # the daemon's own reason: a client that waited out its start-up deadline says "did not start"
     assert rc == 1 and "cannot be restored" in out["error"] and needle in out["error"], out
-    assert time.monotonic() - started < 20  # the client sees the daemon fail, it does not wait it out
     assert not list(state.rglob("api.sock")) and record.read_bytes() == before
     with pytest.raises(SessionLogError, match="commands.jsonl line|line 1"):
         _load(d, state)

@@ -1,0 +1,34 @@
+"""The suite's own limits (docs/testing.md): a hung test fails in its time limit instead of
+hanging the run."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_every_test_has_a_time_limit(pytestconfig: pytest.Config) -> None:
+    assert pytestconfig.pluginmanager.hasplugin("timeout")
+    assert float(pytestconfig.getini("timeout")) == 300
+
+
+def test_a_hung_test_fails_in_its_limit_and_the_run_goes_on(tmp_path: Path) -> None:
+    """The project's settings (its pyproject.toml) with the limit lowered to 2 s: the hung test
+    fails with a Timeout, the next test still runs and passes."""
+    (tmp_path / "test_hung.py").write_text(
+        "import threading\n\ndef test_hangs():\n    threading.Event().wait()\n\ndef test_after():\n    assert True\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-c", str(ROOT / "pyproject.toml")]
+        + ["--rootdir", str(tmp_path), "-o", "timeout=2", str(tmp_path / "test_hung.py")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "Timeout (>2.0s)" in proc.stdout and "1 failed, 1 passed" in proc.stdout, proc.stdout
