@@ -14,7 +14,7 @@ from bizbench.agents.models.scripted import ScriptedModel
 from bizbench.cli import app
 from bizbench.runner.agent_episode import run_agent_episode
 from bizbench.runner.episode import run_baseline
-from bizbench.runner.replay import read_verdict, replay_run, save_verdict
+from bizbench.runner.replay import RESULT_REL_TOL, read_verdict, replay_run, same_value, save_verdict
 from bizbench.runner.resume import resume_run
 from bizbench.runner.runconfig import RunDirError
 
@@ -49,6 +49,44 @@ def test_an_edited_result_is_caught(runs: dict[str, Path], tmp_path: Path) -> No
     assert not report.ok and set(report.mismatches) == {"score"}
     r = CliRunner().invoke(app, ["replay", str(forged)])
     assert r.exit_code == 1 and "does not match" in r.output and "score" in r.output
+
+
+#: the smallest change a forger would make to each run's result: one cent, one customer, one day
+SMALLEST_FORGERIES = [
+    ("cfo", "score", 0.01),  # a cent on $205,901,067.40: 5e-11 of it
+    ("cfo", "final_cash", -0.01),
+    ("cfo", "months_survived", -1),
+    ("yc", "score", 0.01),
+    ("yc", "final_funds_cents", 1),
+    ("yc", "tasks_succeeded", 1),
+    ("ceo", "score", 0.01),
+    ("ceo", "final_subscribers", 1),
+    ("ceo", "days_survived", -1),
+]
+
+
+@pytest.mark.parametrize(("name", "field", "change"), SMALLEST_FORGERIES)
+def test_the_smallest_forged_change_to_a_result_is_caught(
+    runs: dict[str, Path], tmp_path: Path, name: str, field: str, change: float
+) -> None:
+    forged = copy_run(runs[name], tmp_path / "forged")
+    result = json.loads((forged / "result.json").read_text())
+    result[field] = round(result[field] + change, 2)
+    (forged / "result.json").write_text(json.dumps(result))
+    report = replay_run(forged)
+    assert not report.ok and set(report.mismatches) == {field}, report.summary()
+
+
+def test_same_value_tells_a_bool_from_a_number_and_a_cent_on_a_billion() -> None:
+    assert same_value(1_000_000_000.01, 1_000_000_000.01, RESULT_REL_TOL)
+    assert not same_value(1_000_000_000.00, 1_000_000_000.01, RESULT_REL_TOL)
+    assert not same_value(9_999_999_999.99, 9_999_999_999.98, RESULT_REL_TOL)
+    assert same_value(0.1 + 0.2, 0.3, RESULT_REL_TOL)  # float noise in the last bit
+    assert not same_value(0.1 + 0.2, 0.3) and same_value(float("nan"), float("nan"))
+    assert not same_value(True, 1) and not same_value(1, True) and not same_value(0, False)
+    assert same_value(1, 1.0) and not same_value("1", 1, RESULT_REL_TOL) and not same_value(None, 0.0, RESULT_REL_TOL)
+    assert not same_value({"a": 1}, {"a": 1, "b": 2}) and not same_value([1, 2], [1, 2, 3])
+    assert not same_value({"a": [1.0]}, {"a": [1.5]}, RESULT_REL_TOL) and same_value({"a": [1]}, {"a": [1]})
 
 
 def test_an_edited_action_log_is_caught(runs: dict[str, Path], tmp_path: Path) -> None:
