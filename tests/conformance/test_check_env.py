@@ -122,3 +122,18 @@ def test_check_env_raises_with_every_problem(broken) -> None:
     assert caught.value.report.ran == ["protocol", "hidden"]
     with pytest.raises(ValueError, match="unknown check"):
         check_env(broken.LEAKY, ["nope"])
+
+
+def test_a_replay_that_lets_the_smallest_forgery_through_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    """replay's tolerance loosened to 1e-3 (the bug issue 18 names), then floats compared as
+    equal whatever they are: the replay check names what it forged and replay did not catch."""
+    from bizbench.runner import replay
+
+    lemonade = next(spec for spec in list_envs() if spec.id == "lemonade")
+    monkeypatch.setattr(replay, "RESULT_REL_TOL", 1e-3)
+    (problem,) = env_problems(lemonade, ["replay"])
+    assert problem.message.startswith("replay verifies a run forged by the smallest change in: ")
+    assert "score" in problem.message and "metrics.jsonl" not in problem.message
+    monkeypatch.setattr(replay, "same_value", lambda a, b, rel_tol=0.0: True)
+    (problem,) = env_problems(lemonade, ["replay"])
+    assert "score" in problem.message and "metrics.jsonl" in problem.message and "ledger.csv" in problem.message

@@ -30,7 +30,10 @@ is bizbench's (docs/envs.md). Each check builds fresh worlds of the env from its
   of the env, and its chart points, taken before every turn of the default baseline's episode,
   are finite numbers of its declared charts that change nothing (no call logged, the same state
   digest) and hold no hidden value;
-- ``replay``: a finished run (a baseline, with a refused call every turn) replays verified;
+- ``replay``: a finished run (a baseline, with a refused call every turn) replays verified,
+  and a copy forged by the smallest change (one more of every integer and a trillionth more of
+  every float replay compares in result.json, one number on the last line of each log it
+  regenerates, a cent in ledger.csv's last row) is caught in every forged field and file;
 - ``resume``: ``bizbench run`` killed with SIGKILL half-way and finished by ``bizbench resume``
   ends with the result, actions, metrics and ledger of an uninterrupted run.
 
@@ -54,13 +57,16 @@ runs the second process of ``determinism`` (``trace``) and the killed run of ``r
 from __future__ import annotations
 
 import argparse
+import csv
 import hashlib
+import io
 import json
 import math
 import os
 import random
 import re
 import runpy
+import shutil
 import signal
 import subprocess
 import sys
@@ -1044,6 +1050,61 @@ def check_replay(ctx: _Ctx) -> None:
     report = replay_run(out)
     if not report.ok:
         ctx.problem(f"a finished run does not replay: {_canonical(report.summary())[:1500]}")
+        return
+    fields, files = _forge_smallest(out, ctx.path("forged"), report)
+    forged = replay_run(ctx.path("forged"))
+    missed = [k for k in fields if k not in forged.mismatches] + [f for f in files if f not in forged.file_mismatches]
+    if missed:
+        ctx.problem(f"replay verifies a run forged by the smallest change in: {', '.join(missed)}")
+
+
+def _nudged(value: Any) -> Any:
+    """The smallest change to a number a forger would make: one more of an integer (a customer,
+    a day, a cent counted in cents), a trillionth more of a float (less than a cent on any
+    amount below $10 billion); None for anything else."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, int):
+        return value + 1
+    return value + max(abs(value), 1.0) * 1e-12 if math.isfinite(value) else None
+
+
+def _forge_smallest(run: Path, forged: Path, report: Any) -> tuple[list[str], list[str]]:
+    """A copy of ``run`` with every number of result.json that replay compares changed by
+    :func:`_nudged`, and one number on the last line of every log replay regenerates (a cent of
+    ledger.csv's last row); returns the forged fields and files."""
+    from bizbench.core.jsonio import read_json
+
+    shutil.copytree(run, forged)
+    result = read_json(forged / "result.json") or {}
+    fields = [k for k in report.compared if _nudged(result.get(k)) is not None]
+    result.update({k: _nudged(result[k]) for k in fields})
+    (forged / "result.json").write_text(json.dumps(result))
+    files = []
+    for name in report.files_verified:
+        path = forged / name
+        lines = path.read_text().splitlines() if path.is_file() else []
+        if name == "actions.jsonl" or not lines:
+            continue  # a forged call is a divergence, tested by the replay tests
+        if name.endswith(".csv"):
+            cells = next(csv.reader([lines[-1]]))
+            i = next((i for i, c in enumerate(cells) if re.fullmatch(r"-?\d+\.\d\d", c)), None)
+            if i is None:
+                continue
+            cells[i] = f"{Decimal(cells[i]) + Decimal('0.01')}"
+            buf = io.StringIO()
+            csv.writer(buf, lineterminator="").writerow(cells)
+            lines[-1] = buf.getvalue()
+        else:
+            row = json.loads(lines[-1])
+            key = next((k for k, v in row.items() if _nudged(v) is not None), None)
+            if key is None:
+                continue
+            row[key] = _nudged(row[key])
+            lines[-1] = json.dumps(row)
+        path.write_text("\n".join(lines) + "\n")
+        files.append(name)
+    return fields, files
 
 
 def _comparable(run: Path) -> dict[str, Any]:

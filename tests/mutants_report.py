@@ -1,0 +1,142 @@
+"""The mutation score of the code that decides a score or a verdict (`make mutants`, docs/testing.md).
+
+Reads mutmut's verdicts (``mutmut results --all true``) and the survivors docs/testing.md
+explains, prints each module's mutants, killed and survivors, and exits 1 when fewer than
+90 % of the mutants that are not listed as equivalent are killed, or when a survivor is not
+explained. A timeout, a crash and a type-check failure count as killed (the change was
+noticed); a mutant no test runs counts as survived.
+
+    python tests/mutants_report.py [--results FILE] [--doc docs/testing.md] [--markdown]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+REQUIRED_SCORE = 0.90
+KILLED = {"killed", "timeout", "caught by type check", "segfault"}
+SURVIVED = {"survived", "no tests", "suspicious"}
+#: a row of docs/testing.md's survivor table: | `mutant` | equivalent or accepted | why |
+SURVIVOR_ROW = re.compile(r"^\|\s*`(?P<name>[^`]+__mutmut_\d+)`\s*\|\s*(?P<kind>equivalent|accepted)\s*\|")
+
+
+@dataclass
+class ModuleScore:
+    """One module's mutants by verdict."""
+
+    statuses: Counter[str] = field(default_factory=Counter)
+    equivalent: int = 0
+    accepted: int = 0
+
+    @property
+    def killed(self) -> int:
+        return sum(n for s, n in self.statuses.items() if s in KILLED)
+
+    @property
+    def survived(self) -> int:
+        return sum(n for s, n in self.statuses.items() if s in SURVIVED)
+
+    @property
+    def counted(self) -> int:
+        """The mutants that count: all checked ones but the equivalent."""
+        return self.killed + self.survived - self.equivalent
+
+
+def module_of(mutant: str) -> str:
+    """``bizbench.core.ledger.xǁLedgerǁpost__mutmut_3`` -> ``bizbench.core.ledger``."""
+    return re.split(r"\.x[_ǁ]", mutant, maxsplit=1)[0]
+
+
+def parse_results(text: str) -> dict[str, str]:
+    """``name: status`` lines of ``mutmut results --all true``."""
+    out = {}
+    for line in text.splitlines():
+        name, sep, status = line.strip().partition(": ")
+        if sep and "__mutmut_" in name:
+            out[name] = status.strip()
+    return out
+
+
+def explained_survivors(doc: str) -> dict[str, str]:
+    """The survivors docs/testing.md lists, each with its kind (equivalent or accepted)."""
+    return {m["name"]: m["kind"] for line in doc.splitlines() if (m := SURVIVOR_ROW.match(line.strip()))}
+
+
+def score(results: dict[str, str], explained: dict[str, str]) -> dict[str, ModuleScore]:
+    modules: dict[str, ModuleScore] = {}
+    for name, status in sorted(results.items()):
+        module = modules.setdefault(module_of(name), ModuleScore())
+        module.statuses[status] += 1
+        if status in SURVIVED and name in explained:
+            if explained[name] == "equivalent":
+                module.equivalent += 1
+            else:
+                module.accepted += 1
+    return modules
+
+
+def render(modules: dict[str, ModuleScore], markdown: bool) -> str:
+    total = ModuleScore()
+    for m in modules.values():
+        total.statuses.update(m.statuses)
+        total.equivalent += m.equivalent
+        total.accepted += m.accepted
+    header = ("module", "mutants", "killed", "survived", "equivalent", "accepted", "score")
+    rows = [
+        (name, m.killed + m.survived, m.killed, m.survived, m.equivalent, m.accepted, m.killed / max(m.counted, 1))
+        for name, m in [*sorted(modules.items()), ("total", total)]
+    ]
+    if markdown:
+        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += [f"| `{r[0]}` | " + " | ".join(map(str, r[1:6])) + f" | {r[6]:.1%} |" for r in rows]
+    else:
+        lines = [f"{header[0]:<44}" + "".join(f"{h:>11}" for h in header[1:])]
+        lines += [f"{r[0]:<44}" + "".join(f"{v:>11}" for v in r[1:6]) + f"{r[6]:>11.1%}" for r in rows]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--results", type=Path, help="saved `mutmut results --all true` output (default: run it)")
+    parser.add_argument("--doc", type=Path, default=ROOT / "docs" / "testing.md")
+    parser.add_argument("--markdown", action="store_true", help="the table as markdown (for docs/testing.md)")
+    ns = parser.parse_args(argv)
+    if ns.results:
+        text = ns.results.read_text()
+    else:
+        run = ["mutmut", "results", "--all", "true"]
+        text = subprocess.run(run, cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    results = parse_results(text)
+    if not results:
+        print("no mutmut results: run `make mutants` first", file=sys.stderr)
+        return 2
+    explained = explained_survivors(ns.doc.read_text())
+    modules = score(results, explained)
+    print(render(modules, ns.markdown))
+    unexplained = sorted(n for n, s in results.items() if s in SURVIVED and n not in explained)
+    stale = sorted(n for n in explained if results.get(n) not in SURVIVED)
+    unchecked = sorted(n for n, s in results.items() if s not in KILLED | SURVIVED)
+    for title, names in (
+        ("survivors docs/testing.md does not explain", unexplained),
+        ("listed in docs/testing.md but no longer surviving", stale),
+        ("not checked", unchecked),
+    ):
+        if names:
+            print(f"\n{len(names)} {title}:")
+            print("\n".join(f"  {n}: {results.get(n, '(not a mutant now)')}" for n in names))
+    counted = sum(m.counted for m in modules.values())
+    killed = sum(m.killed for m in modules.values())
+    rate = killed / max(counted, 1)
+    print(f"\nkilled {killed} of {counted} non-equivalent mutants: {rate:.1%} (required {REQUIRED_SCORE:.0%})")
+    return 0 if rate >= REQUIRED_SCORE and not unexplained and not unchecked else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
