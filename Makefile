@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv browser layers test test-slow lint demo docs clean
+.PHONY: venv browser layers test test-slow mutants lint demo docs clean
 
 venv: $(STAMP)
 
@@ -33,6 +33,13 @@ test: venv browser layers
 test-slow: venv
 	$(BIN)/pytest -q -n 0 -m slow --timeout 3600
 
+# Mutation testing of the code that decides a score or a verdict (docs/testing.md; hours on 2
+# cores, kept between runs: only changed functions are tried again). MUTANTS=glob runs a part,
+# e.g. MUTANTS='bizbench.envs.cfo.*'.
+mutants: venv
+	$(BIN)/mutmut run --max-children "$${JOBS:-2}" $(MUTANTS)
+	$(BIN)/python tests/mutants_report.py
+
 lint: venv
 	$(BIN)/ruff check src tests
 	$(BIN)/mypy src
@@ -44,6 +51,6 @@ demo: venv
 	$(BIN)/bizbench run ceo --agent rule-based --seed 42 --out runs/demo-ceo-42
 
 clean:
-	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache test-artifacts
+	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache test-artifacts mutants
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	find . -name '*.egg-info' -type d -prune -exec rm -rf {} +

@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     if ns.results:
         text = ns.results.read_text()
     else:
-        run = ["mutmut", "results", "--all", "true"]
+        run = [sys.executable, "-m", "mutmut", "results", "--all", "true"]
         text = subprocess.run(run, cwd=ROOT, capture_output=True, text=True, check=True).stdout
     results = parse_results(text)
     if not results:
