@@ -1,0 +1,69 @@
+"""tests/mutants_report.py: the mutation score `make mutants` prints and the survivors
+docs/testing.md must explain."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mutants_report import explained_survivors, main, module_of, parse_results, score
+
+RESULTS = """\
+    bizbench.core.ledger.x_to_cents__mutmut_1: killed
+    bizbench.core.ledger.x_to_cents__mutmut_2: timeout
+    bizbench.core.ledger.xǁLedgerǁpost__mutmut_1: survived
+    bizbench.core.ledger.xǁLedgerǁpost__mutmut_2: killed
+    bizbench.envs.cfo.world.lending.x_lending_month__mutmut_1: no tests
+    bizbench.envs.cfo.world.lending.x_lending_month__mutmut_2: killed
+    bizbench.envs.cfo.world.lending.x_lending_month__mutmut_3: survived
+"""
+DOC = """\
+| mutant | kind | why |
+|---|---|---|
+| `bizbench.core.ledger.xǁLedgerǁpost__mutmut_1` | equivalent | the same sum in another order |
+| `bizbench.envs.cfo.world.lending.x_lending_month__mutmut_3` | accepted | a log label |
+"""
+
+
+def test_a_mutant_belongs_to_the_module_before_its_function_or_class() -> None:
+    assert module_of("bizbench.core.ledger.xǁLedgerǁpost__mutmut_3") == "bizbench.core.ledger"
+    assert module_of("bizbench.envs.cfo.world.lending.x_lending_month__mutmut_17") == "bizbench.envs.cfo.world.lending"
+
+
+def test_equivalent_survivors_leave_the_count_and_accepted_ones_stay_in_it() -> None:
+    modules = score(parse_results(RESULTS), explained_survivors(DOC))
+    ledger, lending = modules["bizbench.core.ledger"], modules["bizbench.envs.cfo.world.lending"]
+    # ledger: 3 killed (a timeout is a kill), 1 survivor, equivalent: 3 of 3 count
+    assert (ledger.killed, ledger.survived, ledger.equivalent, ledger.counted) == (3, 1, 1, 3)
+    # lending: 1 killed, 2 survived (no tests is a survivor), 1 accepted: 1 of 3
+    assert (lending.killed, lending.survived, lending.accepted, lending.counted) == (1, 2, 1, 3)
+
+
+def test_the_report_fails_below_90_percent_or_with_an_unexplained_survivor(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results, doc = tmp_path / "results.txt", tmp_path / "testing.md"
+    results.write_text(RESULTS)
+    doc.write_text(DOC)
+    assert main(["--results", str(results), "--doc", str(doc)]) == 1
+    out = capsys.readouterr().out
+    assert "killed 4 of 6 non-equivalent mutants: 66.7%" in out
+    assert "1 survivors docs/testing.md does not explain" in out and "x_lending_month__mutmut_1: no tests" in out
+    killed = "".join(f"    bizbench.core.ledger.x_to_cents__mutmut_{i}: killed\n" for i in range(10, 40))
+    results.write_text(RESULTS + killed)
+    assert main(["--results", str(results), "--doc", str(doc)]) == 1  # 34 of 36 killed, one unexplained
+    row = "| `bizbench.envs.cfo.world.lending.x_lending_month__mutmut_1` | accepted | no test reads it |\n"
+    doc.write_text(DOC + row)
+    assert main(["--results", str(results), "--doc", str(doc)]) == 0  # 34 of 36 = 94.4 %, all explained
+    assert "killed 34 of 36 non-equivalent mutants: 94.4%" in capsys.readouterr().out
+
+
+def test_a_listed_survivor_that_is_killed_now_is_reported_as_stale(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results, doc = tmp_path / "results.txt", tmp_path / "testing.md"
+    results.write_text(RESULTS.replace("x_lending_month__mutmut_3: survived", "x_lending_month__mutmut_3: killed"))
+    doc.write_text(DOC)
+    main(["--results", str(results), "--doc", str(doc)])
+    assert "1 listed in docs/testing.md but no longer surviving" in capsys.readouterr().out
