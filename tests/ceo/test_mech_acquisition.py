@@ -333,3 +333,73 @@ def test_a_poisson_draw_above_the_market_is_cut_only_under_the_finite_market_fla
     assert day.expected[e3] == (136.0 if finite else pytest.approx(136 * (1 + 0.1 * 10 / 365)))
     assert day.leads[e3] == (136 if finite else 150)
     assert day.dropped_quality[e3] == day.leads[e3]         # Del = 0: every prospect dropped at the gate
+
+
+def _one_lead_converts(state, params, fake_rng, gidx, *, prices, c_max, lead_promo=0.0):
+    """One S1 lead with budget ``c_max`` (q band 0.2-0.8) facing ``prices``; every plan delivers
+    0.9 and the acceptance noise is at its top, U(0.8, 1.1) -> 1.1, so the impression is 0.99 and
+    clears any requirement (Q_req <= q_max = 0.8): only the budget can turn the lead away.
+    With ``lead_promo`` the lead came from content marketing, whose lead promotion is that much.
+    Returns (subscribed, lost) customer indices."""
+    s1 = gidx["S1"]
+    state.day = 40
+    assert state.c_drift_group[s1] == 0.0  # the budget the lead reads is its own c_max
+    state.settings.prices[:] = prices
+    state.settings.quotas[:] = [1e9, 1e9, 1e9]
+    content = CHANNELS.index("content_marketing")
+    state.settings.lead_promo_by_channel[content] = lead_promo
+    delivered = np.zeros((26, 3))
+    delivered[s1] = [0.9, 0.9, 0.9]
+    cols = {
+        "group": np.full(1, s1),
+        "c_max": np.full(1, c_max),
+        "q_min": np.full(1, 0.2),
+        "q_max": np.full(1, 0.8),
+        "s_left": np.ones(1),
+        "s_right": np.ones(1),
+        "usage_demand": np.full(1, 80.0),
+        "source": np.array([content if lead_promo else SOURCE_ORGANIC]),
+    }
+    rng = fake_rng(uniform=[1.0], normal=[0.0])  # a usage-rate draw z = 0 if it subscribes
+    return _convert_individuals(state, params, rng, s1, cols, delivered)
+
+
+def test_a_lead_whose_budget_equals_the_price_exactly_subscribes(state, params, fake_rng, gidx):
+    """Ref §3.4: skip C_p > c_max, subscribe iff C <= c_max. Plan B at $100.00 against a $100.00
+    budget: C = c_max is within it, so B is the only plan with a surplus (A and C at $500 are
+    above budget and skipped; B's is 0.9 - Q_req(100) = 0.9 - (0.2 + 0.3 + 0.3 sig(2.5)) =
+    0.1228 > 0) and the lead subscribes to B. Were B skipped too, the lead would fall back to
+    A at $500 and be lost."""
+    assert 0.9 - _req(100.0) == pytest.approx(0.9 - (0.5 + 0.3 * _sig(2.5))) and 0.9 - _req(100.0) > 0
+    subs, lost = _one_lead_converts(state, params, fake_rng, gidx, prices=[500.0, 100.0, 500.0], c_max=100.0)
+    cust = state.customers
+    assert subs.tolist() == [0] and lost.tolist() == []
+    assert cust.status[0] == SUBSCRIBED and cust.plan[0] == 1
+    assert cust.effective_price[0] == 100.0
+
+
+def test_a_lead_whose_budget_is_one_cent_below_the_price_does_not_subscribe(state, params, fake_rng, gidx):
+    """Ref §3.4: C = $100.00 > c_max = $99.99, so no plan is within budget; the lead falls back
+    to plan A at $100.00, one cent above its budget, and is lost, although its impression of A
+    (0.99) clears A's requirement above budget (q_max = 0.8)."""
+    assert 0.9 * 1.1 >= _req(100.0, c_max=99.99) == 0.8
+    subs, lost = _one_lead_converts(state, params, fake_rng, gidx, prices=[100.0, 500.0, 500.0], c_max=99.99)
+    assert subs.tolist() == [] and lost.tolist() == [0]
+    assert state.customers.status[0] == LOST
+
+
+def test_a_lead_weighs_its_budget_against_the_price_after_its_lead_promotion(state, params, fake_rng, gidx):
+    """Ref §3.4: C_p = [P_p - LP]+ is what must be within the budget. B listed at $105.00 with a
+    $5.00 content-marketing lead promotion costs the lead C = $100.00 = c_max: it subscribes to B
+    (listed price $105, first promotion $5, effective $100); a $4.99 promotion leaves C =
+    $100.01, one cent above the budget: lost (A and C cost $495 or more either way)."""
+    subs, _ = _one_lead_converts(
+        state, params, fake_rng, gidx, prices=[500.0, 105.0, 500.0], c_max=100.0, lead_promo=5.0
+    )
+    cust = state.customers
+    assert subs.tolist() == [0] and cust.plan[0] == 1
+    assert (cust.listed_price[0], cust.first_promotion[0], cust.effective_price[0]) == (105.0, 5.0, 100.0)
+    subs, lost = _one_lead_converts(
+        state, params, fake_rng, gidx, prices=[500.0, 105.0, 500.0], c_max=100.0, lead_promo=4.99
+    )
+    assert subs.tolist() == [] and lost.tolist() == [1]

@@ -157,6 +157,53 @@ def test_late_reply_relationship_penalty(ent, params, fake_rng):
     assert state.customers.relationship[c] == pytest.approx(0.5 - 0.02 * 3)
 
 
+@pytest.mark.parametrize(("reply_day", "relationship"), [(10, 0.5), (11, 0.5), (12, 0.48), (13, 0.46)])
+def test_a_reply_the_day_after_the_customers_message_costs_nothing_and_each_later_day_costs_0_02(
+    ent, params, fake_rng, reply_day, relationship
+):
+    """Ref §4.10/§4.23: -0.02 a day of late reply *beyond one*. The lead's message is on day 10;
+    a reply on day 10 or 11 (delay 0 or 1) keeps r = 0.5 exactly; day 12 (delay 2, the first late
+    day) costs 0.02 x 1 -> 0.48; day 13 costs 0.02 x 2 -> 0.46."""
+    state, c, *_ = ent
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, 10, "New enterprise lead.")
+    state.day = reply_day
+    send_offers(state, fake_rng(normal=[0.0]), book, c, [(1, 90.0)])
+    assert state.customers.relationship[c] == pytest.approx(relationship, abs=1e-12)
+
+
+def test_the_reply_delay_counts_from_the_customers_latest_message_not_from_the_thread_opening(ent, params, fake_rng):
+    """Ref §4.23: the thread opens on day 10, the agent offers on day 10, the customer counters on
+    day 11 (its reply delay max(1, round(N(1, 0.1))) = 1). A reply on day 12 is one day after the
+    counter: no penalty (counted from day 10 it would be 2 days, -0.02). A second reply two
+    days after the next counter is the first late day: -0.02."""
+    state, c, delivered, q_shift, c_drift = ent
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, 10, "New enterprise lead.")
+    out = _offer_and_reply(state, params, fake_rng, book, c, [(1, 90.0)], delivered, q_shift, c_drift)
+    assert out.countered == [c] and state.day == 11
+    state.day = 12
+    send_offers(state, fake_rng(normal=[0.0]), book, c, [(1, 90.0)])
+    assert state.customers.relationship[c] == 0.5
+    state.day = 13
+    assert process_day(state, params, fake_rng(), book, delivered, q_shift, c_drift).countered == [c]
+    state.day = 15
+    send_offers(state, fake_rng(normal=[0.0]), book, c, [(1, 90.0)])
+    assert state.customers.relationship[c] == pytest.approx(0.48, abs=1e-12)
+
+
+def test_the_late_reply_penalty_stops_at_a_relationship_of_zero(ent, params, fake_rng):
+    """Ref §4.10: r stays in [0, 1]: r = 0.03 and a reply 4 days late (delay 5) would lose 0.08 ->
+    0, not -0.05."""
+    state, c, *_ = ent
+    state.customers.relationship[c] = 0.03
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, 10, "New enterprise lead.")
+    state.day = 15
+    send_offers(state, fake_rng(normal=[0.0]), book, c, [(1, 90.0)])
+    assert state.customers.relationship[c] == 0.0
+
+
 def _subscribed(state, c, listed):
     cust = state.customers
     cust.status[c] = SUBSCRIBED

@@ -145,3 +145,32 @@ def test_a_customer_who_leaves_has_its_open_issue_closed(state, params, add_cust
     rng = fake_rng(poisson=[counts], random=[[]])
     run_support(state, params, rng, np.array([staying]), np.full(1, 0.5), outage=False)
     assert rng.poisson_lams[0][s1] == pytest.approx(2.0)
+
+
+def test_an_issue_fixed_on_its_second_open_day_is_the_last_to_lift_the_relationship(
+    state, params, add_customer, fake_rng, gidx
+):
+    """Ref §4.9-4.10: a fix within 1 or 2 days adds 0.40 / 0.30, later fixes add nothing, and
+    each unresolved day costs 0.01. Two issues opened the same day (open 1 day, r = 0.5):
+    day 1 neither is fixed (both open 2 days, r = 0.49); day 2 the S1 one is fixed on its second
+    open day, the last with a lift: 0.49 + 0.30 = 0.79, the S2 one stays open (3 days, 0.48);
+    day 3 the S2 one is fixed on its third open day, the first late one: no lift, 0.48."""
+    s1, s2 = gidx["S1"], gidx["S2"]
+    a = _issue_customer(state, add_customer, s1, 1, rel=0.5)
+    b = _issue_customer(state, add_customer, s2, 1, rel=0.5)
+    active, cust = np.array([a, b]), state.customers
+
+    def day(fixed_in: list[int], random: list[float]) -> None:
+        counts = np.zeros(26)
+        counts[fixed_in] = 1
+        run_support(state, params, fake_rng(poisson=[counts], random=[random]), active, np.full(2, 0.5), False)
+
+    day([], [])
+    assert list(cust.issue_days[[a, b]]) == [2, 2]
+    assert cust.relationship[[a, b]] == pytest.approx([0.49, 0.49], abs=1e-12)
+    day([s1], [])
+    assert list(cust.issue_days[[a, b]]) == [0, 3]
+    assert cust.relationship[[a, b]] == pytest.approx([0.79, 0.48], abs=1e-12)
+    day([s2], [0.99])  # a has no issue now: its draw 0.99 is above P = 0.01 + 0.15 x 0.5 = 0.085
+    assert list(cust.issue_days[[a, b]]) == [0, 0]
+    assert cust.relationship[[a, b]] == pytest.approx([0.79, 0.48], abs=1e-12)

@@ -117,6 +117,71 @@ def test_truncation_at_max_rows(guard: SqlGuard) -> None:
     assert guard.query(sql, max_rows=10_000)["row_count"] == 10_000
 
 
+@pytest.mark.parametrize(
+    ("max_rows", "returned", "truncated"),
+    [
+        (21, 20, False),  # the query's 20 rows are max_rows - 1
+        (20, 20, False),  # exactly max_rows rows: all of them, not truncated
+        (19, 19, True),  # max_rows + 1 rows: the first max_rows, truncated
+        (1, 1, True),
+    ],
+)
+def test_a_query_is_truncated_only_when_it_has_more_than_max_rows_rows(
+    guard: SqlGuard, max_rows: int, returned: int, truncated: bool
+) -> None:
+    """Table t holds 20 rows (days 0-19); the answer keeps the first ``max_rows`` in the query's
+    order and says ``truncated`` (with its warning naming max_rows) only when a row was left out."""
+    r = guard.query("SELECT day FROM t ORDER BY day", max_rows=max_rows)
+    assert r["rows"] == [{"day": d} for d in range(returned)] and r["row_count"] == returned
+    if truncated:
+        assert r["truncated"] is True and f"first {max_rows} rows" in r["warning"]
+    else:
+        assert "truncated" not in r and "warning" not in r
+
+
+@pytest.mark.parametrize("n", [15, 16, 30, 31])
+def test_the_truncation_boundary_holds_across_fetch_batches(guard: SqlGuard, n: int) -> None:
+    """Rows are fetched in batches no larger than the byte budget allows if every value were
+    MAX_VALUE_BYTES long: for one column 16,000,000 // (1,000,000 + 11) = 15 rows (11 = the key
+    "i" + 10 bytes of JSON per row). At and around a multiple of 15, a query of n rows answers n
+    rows untruncated with max_rows = n or n + 1, and n - 1 rows truncated with max_rows = n - 1."""
+    assert (MAX_RESULT_BYTES, MAX_VALUE_BYTES) == (16_000_000, 1_000_000)
+    sql = f"WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < {n}) SELECT i FROM c"
+    for max_rows, returned, truncated in ((n + 1, n, False), (n, n, False), (n - 1, n - 1, True)):
+        r = guard.query(sql, max_rows=max_rows)
+        assert r["row_count"] == returned and [row["i"] for row in r["rows"]] == list(range(1, returned + 1))
+        assert r.get("truncated", False) is truncated, (n, max_rows)
+
+
+def test_only_max_rows_plus_one_rows_are_read_however_many_the_query_has(guard: SqlGuard) -> None:
+    """200 rows of 900,000 characters (180 MB) with max_rows = 10: the guard reads 11 rows (9.9 MB),
+    answers the first 10, truncated; reading on would pass the 16 MB limit and be refused."""
+    sql = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT 200) "
+    sql += "SELECT n, substr(hex(zeroblob(450000)), 1, 900000) AS v FROM r"
+    r = guard.query(sql, max_rows=10)
+    assert r["truncated"] is True and r["row_count"] == 10
+    assert [row["n"] for row in r["rows"]] == list(range(1, 11)) and len(r["rows"][9]["v"]) == 900_000
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="sqlguard bug: the row fetched only to detect truncation (max_rows + 1) is counted in the "
+    "answer's size, so a truncated answer that fits MAX_RESULT_BYTES is refused as oversized",
+)
+def test_a_truncated_answer_within_the_size_limit_is_not_refused_for_the_row_it_leaves_out(guard: SqlGuard) -> None:
+    """Rows of 900,000 characters take about 900,010 bytes of JSON each ({"v": "..."}): 17 rows about
+    15.3 MB, under the 16,000,000-byte limit, 18 rows about 16.2 MB, over it. A query of exactly
+    17 such rows with max_rows = 17 is answered. One row more (18 rows, max_rows + 1) must give
+    the same 17 rows, truncated, 15.3 MB; the guard counts the 18th row, which it reads only to
+    see that the answer is truncated, and refuses the query as larger than the limit."""
+    rows = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT {n}) "
+    select = "SELECT substr(hex(zeroblob(450000)), 1, 900000) AS v FROM r"
+    exact = guard.query(rows.format(n=17) + select, max_rows=17)
+    assert exact["row_count"] == 17 and "truncated" not in exact
+    over = guard.query(rows.format(n=18) + select, max_rows=17)
+    assert over["row_count"] == 17 and over["truncated"] is True
+
+
 def test_enum_hint_on_empty_result(guard: SqlGuard) -> None:
     r = guard.query("SELECT day FROM t WHERE status = 'closed'")
     assert r["row_count"] == 0 and "'open'" in r["hint"] and "'closed'" in r["hint"]

@@ -151,3 +151,74 @@ def test_auto_advanced_weeks_are_not_the_agents_text(tmp_path: Path) -> None:
     assert metrics_ceo.agent_texts(run) == [(0, "if a then b")]
     assert metrics_ceo.if_per_1000_words(run) == pytest.approx(1000 / 4)
     assert math.isfinite(json.loads(json.dumps(metrics_ceo.tool_counts(run)))["next_week"])
+
+
+def _run_of(tmp_path: Path, env: str, result: dict, actions: list[dict], config: dict | None = None) -> Run:
+    """A run made of its result and actions only (the measures read nothing else)."""
+    run = Run(tmp_path, {"env": env, "config": config or {}}, result)
+    run._cache.update(actions=actions, trajectory=[], metrics=[])
+    return run
+
+
+def _leads(**by_channel: float) -> dict[str, float]:
+    channels = ("social_media", "search_ads", "linkedin", "content_marketing", "referral_program")
+    return {c: by_channel.get(c, 1.0) for c in channels}
+
+
+def test_the_best_channel_share_weighs_each_ad_table_by_its_days_and_averages_over_the_groups_that_spent(
+    tmp_path: Path,
+) -> None:
+    """Fig 12a as the module docstring defines it, over a 30-day run: S1's best channel is
+    content_marketing (320 leads per $1,000), S2's social_media (400), S3 never gets ads.
+    Day 0: S1 $300 content + $100 search, S2 $50 social + $150 content; day 5 (the whole map
+    replaced): S1 $400 content only; a refused call on day 10 counts for nothing.
+      S1: content 300 x 5 + 400 x 25 = 11,500 of 400 x 5 + 400 x 25 = 12,000 -> 23/24
+      S2: social 50 x 5 = 250 of 200 x 5 = 1,000 -> 1/4
+      mean over the two groups that spent: (23/24 + 1/4) / 2 = 29/48 = 60.4167 %
+    (A plain mean of the two tables' S1 shares (0.75 + 1) / 2 would give 56.25 %, pooling the
+    groups' dollars 11,750 / 13,000 = 90.4 %, counting S3 as 0 % 40.3 %.)"""
+    groups = [
+        {"id": "S1", "channel_leads": _leads(social_media=100, search_ads=200, content_marketing=320)},
+        {"id": "S2", "channel_leads": _leads(social_media=400, search_ads=100, content_marketing=50)},
+        {"id": "S3", "channel_leads": _leads(linkedin=900)},
+    ]
+    day0 = {"content_marketing": {"S1": 300.0, "S2": 150.0}, "search_ads": {"S1": 100.0}, "social_media": {"S2": 50.0}}
+    actions = [
+        {"day": 0, "tool": "set_targeted_ad_spend", "ok": True, "args": {"targeted_spend": day0}},
+        {
+            "day": 5,
+            "tool": "set_targeted_ad_spend",
+            "ok": True,
+            "args": {"targeted_spend": {"S1": {"content_marketing": 400.0}}},
+        },
+        {
+            "day": 10,
+            "tool": "set_targeted_ad_spend",
+            "ok": False,
+            "args": {"targeted_spend": {"S1": {"search_ads": 9e9}}},
+        },
+    ]
+    run = _run_of(tmp_path, "ceo", {"days_survived": 30}, actions, {"groups": groups})
+    assert metrics_ceo.best_channel_share(run) == pytest.approx(100 * 29 / 48, rel=1e-12)
+
+
+def test_inspect_per_accept_is_accepted_inspections_over_accepted_acceptances(tmp_path: Path) -> None:
+    """Table 3's Inspect/Accept on a ratio far from 1: 7 accepted task_inspect calls (and one
+    refused) over 2 accepted task_accept calls (and one refused) = 3.5 (swapped: 0.29; counting
+    the refused calls: 8 / 3)."""
+    calls = [("task_inspect", True)] * 7 + [("task_inspect", False), ("market_browse", True)]
+    calls += [("task_accept", True), ("task_accept", True), ("task_accept", False)]
+    actions = [{"tool": tool, "ok": ok, "args": {}} for tool, ok in calls]
+    m = metrics_yc.run_metrics(_run_of(tmp_path, "yc", {"turns": 10}, actions))
+    assert m["inspect_per_accept"] == 3.5
+
+
+def test_inspect_per_accept_is_missing_with_no_accepted_task_and_counts_from_one(tmp_path: Path) -> None:
+    """No accepted task_accept (one refused): the ratio is missing, not 3 / 0 nor 0; one accepted
+    task_accept: 3 inspections / 1 = 3.0."""
+    inspects = [{"tool": "task_inspect", "ok": True, "args": {}}] * 3
+    refused_accept = {"tool": "task_accept", "ok": False, "args": {}}
+    none = metrics_yc.run_metrics(_run_of(tmp_path, "yc", {"turns": 4}, [*inspects, refused_accept]))
+    assert none["inspect_per_accept"] is None
+    one = [*inspects, refused_accept, {"tool": "task_accept", "ok": True, "args": {}}]
+    assert metrics_yc.run_metrics(_run_of(tmp_path, "yc", {"turns": 4}, one))["inspect_per_accept"] == 3.0

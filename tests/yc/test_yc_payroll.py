@@ -3,8 +3,9 @@ the start month excluded, processed before other events at the same instant)."""
 
 from __future__ import annotations
 
-from yc_helpers import make_env
+from yc_helpers import make_env, ok
 
+from bizbench.envs.yc.env import YcEnv
 from bizbench.envs.yc.world.events import DEADLINE, PAYROLL, Event
 
 EXPECTED_2025 = [
@@ -82,3 +83,41 @@ def test_payroll_precedes_a_deadline_at_the_same_instant() -> None:
         events = env.call("sim_resume").data["events"]
     assert [e["type"] for e in events] == ["payroll", "task_failed"]
     assert PAYROLL < DEADLINE
+
+
+def _funds_of_30k_and_a_payroll_of(total_cents: int) -> YcEnv:
+    """$30,000 of funds and salaries set by hand: every employee at $3,000 but the first, who
+    takes the rest of ``total_cents``, so the first payroll (2025-02-03) charges exactly that."""
+    env = make_env(start_funds_dollars=30_000)
+    w = env.world
+    for e in w.employees:
+        e.salary_cents = 300_000
+    w.employees[0].salary_cents = total_cents - 300_000 * (len(w.employees) - 1)
+    assert w.funds_cents == 3_000_000 and w.payroll_cents == total_cents
+    return env
+
+
+def test_a_company_left_with_exactly_zero_funds_after_a_payroll_is_not_bankrupt() -> None:
+    """Bankruptcy is funds *below* $0 after a payroll: $30,000 - $30,000 = $0 is not below."""
+    env = _funds_of_30k_and_a_payroll_of(3_000_000)
+    w = env.world
+    events = ok(env.call("sim_resume"))["events"]
+    assert [e["type"] for e in events] == ["payroll"]
+    assert events[0]["time"] == "2025-02-03T09:00" and events[0]["funds_cents"] == 0
+    assert w.funds_cents == 0 and not w.bankrupt and not w.done
+    assert all(r["type"] != "bankrupt" for r in w.log)
+    # the run goes on; the next payroll (2025-03-03) takes it to $0 - $30,000
+    events = ok(env.call("sim_resume"))["events"]
+    assert [e["type"] for e in events] == ["payroll", "bankrupt"]
+    assert events[1] == {"time": "2025-03-03T09:00", "type": "bankrupt", "funds_cents": -3_000_000}
+
+
+def test_a_company_one_cent_short_of_its_payroll_is_bankrupt() -> None:
+    """$30,000 - $30,000.01 = -$0.01: below $0, so the payroll ends the run at once."""
+    env = _funds_of_30k_and_a_payroll_of(3_000_001)
+    w = env.world
+    events = ok(env.call("sim_resume"))["events"]
+    assert [e["type"] for e in events] == ["payroll", "bankrupt"]
+    assert events[1] == {"time": "2025-02-03T09:00", "type": "bankrupt", "funds_cents": -1}
+    assert w.funds_cents == -1 and w.bankrupt and w.done
+    assert env.call("sim_resume").ok is False
