@@ -163,17 +163,12 @@ def test_only_max_rows_plus_one_rows_are_read_however_many_the_query_has(guard: 
     assert [row["n"] for row in r["rows"]] == list(range(1, 11)) and len(r["rows"][9]["v"]) == 900_000
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="sqlguard bug: the row fetched only to detect truncation (max_rows + 1) is counted in the "
-    "answer's size, so a truncated answer that fits MAX_RESULT_BYTES is refused as oversized",
-)
 def test_a_truncated_answer_within_the_size_limit_is_not_refused_for_the_row_it_leaves_out(guard: SqlGuard) -> None:
     """Rows of 900,000 characters take about 900,010 bytes of JSON each ({"v": "..."}): 17 rows about
     15.3 MB, under the 16,000,000-byte limit, 18 rows about 16.2 MB, over it. A query of exactly
     17 such rows with max_rows = 17 is answered. One row more (18 rows, max_rows + 1) must give
-    the same 17 rows, truncated, 15.3 MB; the guard counts the 18th row, which it reads only to
-    see that the answer is truncated, and refuses the query as larger than the limit."""
+    the same 17 rows, truncated, 15.3 MB (the guard counted the 18th row, which it reads only to
+    see that the answer is truncated, and refused the query as larger than the limit)."""
     rows = "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT {n}) "
     select = "SELECT substr(hex(zeroblob(450000)), 1, 900000) AS v FROM r"
     exact = guard.query(rows.format(n=17) + select, max_rows=17)

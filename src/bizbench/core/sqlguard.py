@@ -408,11 +408,12 @@ class SqlGuard:
             chunk = cur.fetchmany(batch)
             if not chunk:
                 break
-            size += sum(_row_bytes(row) for row in chunk) + per_row * len(chunk)
+            kept = chunk[: max_rows - len(rows)]  # row max_rows + 1 only tells that the answer is truncated
+            size += sum(_row_bytes(row) for row in kept) + per_row * len(kept)
             if size > MAX_RESULT_BYTES:
                 raise ToolError(
                     f"The answer is larger than the {MAX_RESULT_BYTES // 1_000_000} MB limit (stopped after "
-                    f"{len(rows) + len(chunk)} rows). Aggregate with GROUP BY, select fewer or shorter columns "
+                    f"{len(rows) + len(kept)} rows). Aggregate with GROUP BY, select fewer or shorter columns "
                     "(e.g. substr(text, 1, 200)), or add a LIMIT.",
                     tamper="oversized_result",
                 )
