@@ -4,11 +4,10 @@ For n runs with values x_1..x_n (mean m, sample standard deviation s, ddof 1) th
 is m +- t_{0.975, n-1} s / sqrt(n). The t distribution is the right small-sample choice
 here: papers run 3 (CEO-Bench section 3.1, YC-Bench section 4.1) or 5 (EnterpriseArena
 Table 2) seeds per model, where a bootstrap interval is far too narrow (with n = 3 it can
-take only a handful of distinct values). The quantile is computed without scipy: the t
-density is integrated with Simpson's rule on a fine grid (numpy) and inverted by
-bisection; the tests check it against printed tables to 1e-4. With n = 1 there is no
-interval (None). Values that are missing for a run (None) are left out and n counts only
-the runs that have one.
+take only a handful of distinct values). The quantile is scipy's (``scipy.stats.t``); the
+tests check it against printed tables to 1e-4. With n = 1 there is no interval (None).
+Values that are missing for a run (None) are left out and n counts only the runs that have
+one.
 
 Each report column (:class:`~bizbench.core.reporting.Column`, declared by the env's report
 module) says how its runs combine (``agg``): ``mean`` (mean +- half-width, the default),
@@ -21,10 +20,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
+from scipy.stats import t as student_t
 
 from bizbench.core.reporting import Agg, Column
 
@@ -48,37 +47,11 @@ class Summary:
         return None if self.value is None or self.half_width is None else self.value + self.half_width
 
 
-def _t_cdf_from_zero(t: float, df: int, points: int = 4001) -> float:
-    """P(0 <= T <= t) for Student's t with ``df`` degrees of freedom (Simpson's rule).
-
-    The integrand is mapped through x = t u^2 (u in [0, 1]) so the grid is denser near 0,
-    where the density is largest."""
-    u = np.linspace(0.0, 1.0, points)
-    x = t * u * u
-    log_norm = math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi)
-    density = np.exp(log_norm - (df + 1) / 2 * np.log1p(x * x / df)) * 2 * t * u
-    h = 1.0 / (points - 1)
-    weights = np.ones(points)
-    weights[1:-1:2], weights[2:-1:2] = 4.0, 2.0
-    return float(h / 3 * np.dot(weights, density))
-
-
-@lru_cache(maxsize=256)
 def t_quantile(p: float, df: int) -> float:
     """The p-quantile (0.5 < p < 1) of Student's t with ``df`` >= 1 degrees of freedom."""
     if not 0.5 < p < 1 or df < 1:
         raise ValueError(f"t_quantile needs 0.5 < p < 1 and df >= 1, got p={p}, df={df}")
-    target = p - 0.5
-    lo, hi = 0.0, 1.0
-    while _t_cdf_from_zero(hi, df) < target:
-        hi *= 2
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        if _t_cdf_from_zero(mid, df) < target:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2
+    return float(student_t.ppf(p, df))
 
 
 def summarise(values: Iterable[float | None], agg: Agg = "mean", confidence: float = 0.95) -> Summary:
