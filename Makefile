@@ -27,7 +27,7 @@ layers: venv
 	$(BIN)/lint-imports --no-cache
 
 # The browser tests save their screenshots under test-artifacts/ (or $BIZBENCH_ARTIFACTS).
-test: venv browser layers
+test: venv browser layers lint
 	BIZBENCH_ARTIFACTS="$${BIZBENCH_ARTIFACTS:-$(CURDIR)/test-artifacts}" $(BIN)/pytest -q -n 2
 
 test-slow: venv
