@@ -37,7 +37,7 @@ test-slow: venv
 # cores, kept between runs: only changed functions are tried again). MUTANTS=glob runs a part,
 # e.g. MUTANTS='bizbench.envs.cfo.*'.
 mutants: venv
-	$(BIN)/mutmut run --max-children "$${JOBS:-2}" $(MUTANTS)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/mutmut run --max-children "$${JOBS:-2}" $(MUTANTS)
 	$(BIN)/python tests/mutants_report.py
 
 lint: venv

@@ -12,6 +12,7 @@ noticed); a mutant no test runs counts as survived.
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import re
 import subprocess
 import sys
@@ -23,8 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 REQUIRED_SCORE = 0.90
 KILLED = {"killed", "timeout", "caught by type check", "segfault"}
 SURVIVED = {"survived", "no tests", "suspicious"}
-#: a row of docs/testing.md's survivor table: | `mutant` | equivalent or accepted | why |
-SURVIVOR_ROW = re.compile(r"^\|\s*`(?P<name>[^`]+__mutmut_\d+)`\s*\|\s*(?P<kind>equivalent|accepted)\s*\|")
+#: a row of docs/testing.md's survivor table: | `mutant` | equivalent or accepted | why |; the
+#: mutant may be a glob over one function's mutants (``...x_prompt__mutmut_*``)
+SURVIVOR_ROW = re.compile(r"^\|\s*`(?P<name>[^`]+__mutmut_[\d*]+)`\s*\|\s*(?P<kind>equivalent|accepted)\s*\|")
 
 
 @dataclass
@@ -69,13 +71,19 @@ def explained_survivors(doc: str) -> dict[str, str]:
     return {m["name"]: m["kind"] for line in doc.splitlines() if (m := SURVIVOR_ROW.match(line.strip()))}
 
 
+def explanation(name: str, explained: dict[str, str]) -> str | None:
+    """The kind docs/testing.md gives this mutant, by its name or a glob that matches it."""
+    return explained.get(name) or next((k for g, k in explained.items() if fnmatch.fnmatchcase(name, g)), None)
+
+
 def score(results: dict[str, str], explained: dict[str, str]) -> dict[str, ModuleScore]:
     modules: dict[str, ModuleScore] = {}
     for name, status in sorted(results.items()):
         module = modules.setdefault(module_of(name), ModuleScore())
         module.statuses[status] += 1
-        if status in SURVIVED and name in explained:
-            if explained[name] == "equivalent":
+        kind = explanation(name, explained) if status in SURVIVED else None
+        if kind:
+            if kind == "equivalent":
                 module.equivalent += 1
             else:
                 module.accepted += 1
@@ -120,8 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     explained = explained_survivors(ns.doc.read_text())
     modules = score(results, explained)
     print(render(modules, ns.markdown))
-    unexplained = sorted(n for n, s in results.items() if s in SURVIVED and n not in explained)
-    stale = sorted(n for n in explained if results.get(n) not in SURVIVED)
+    unexplained = sorted(n for n, s in results.items() if s in SURVIVED and not explanation(n, explained))
+    survivors = [n for n, s in results.items() if s in SURVIVED]
+    stale = sorted(g for g in explained if not any(fnmatch.fnmatchcase(n, g) for n in survivors))
     unchecked = sorted(n for n, s in results.items() if s not in KILLED | SURVIVED)
     for title, names in (
         ("survivors docs/testing.md does not explain", unexplained),

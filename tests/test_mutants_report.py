@@ -67,3 +67,16 @@ def test_a_listed_survivor_that_is_killed_now_is_reported_as_stale(
     doc.write_text(DOC)
     main(["--results", str(results), "--doc", str(doc)])
     assert "1 listed in docs/testing.md but no longer surviving" in capsys.readouterr().out
+
+
+def test_a_glob_explains_every_survivor_of_one_function(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    results, doc = tmp_path / "results.txt", tmp_path / "testing.md"
+    results.write_text(RESULTS)
+    glob = "| `bizbench.envs.cfo.world.lending.x_lending_month__mutmut_*` | accepted | a log label |\n"
+    doc.write_text(DOC.splitlines(keepends=True)[0] + glob)
+    modules = score(parse_results(RESULTS), explained_survivors(doc.read_text()))
+    lending = modules["bizbench.envs.cfo.world.lending"]
+    assert (lending.survived, lending.accepted) == (2, 2)  # mutmut_1 (no tests) and mutmut_3, not the killed one
+    main(["--results", str(results), "--doc", str(doc)])
+    out = capsys.readouterr().out
+    assert "1 survivors docs/testing.md does not explain" in out and "xǁLedgerǁpost__mutmut_1" in out
