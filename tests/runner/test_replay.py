@@ -77,6 +77,34 @@ def test_the_smallest_forged_change_to_a_result_is_caught(
     assert not report.ok and set(report.mismatches) == {field}, report.summary()
 
 
+def test_the_json_summary_of_a_forged_run_names_what_differs(runs: dict[str, Path], tmp_path: Path) -> None:
+    """`bizbench replay --json` prints ReplayReport.summary(): every key, with the report's own values."""
+    forged = copy_run(runs["yc"], tmp_path / "forged")
+    result = json.loads((forged / "result.json").read_text())
+    result["score"] += 0.01
+    (forged / "result.json").write_text(json.dumps(result))
+    report = replay_run(forged)
+    summary = report.summary()
+    assert summary == {
+        "path": str(forged),
+        "env": "yc",
+        "seed": 2,
+        "ok": False,
+        "actions_sent": report.actions_sent,
+        "actions_skipped": report.actions_skipped,
+        "fields_compared": len(report.compared),
+        "config_changes": [],
+        "divergence": None,
+        "mismatches": {"score": {"recorded": result["score"], "replayed": result["score"] - 0.01}},
+        "files_verified": ["actions.jsonl", "ledger.csv", "metrics.jsonl"],
+        "file_mismatches": {},
+        "unverified": report.unverified,
+        "files_unverified": report.files_unverified,
+    }
+    assert report.actions_sent > 100 and len(report.compared) >= 10 and "score" in report.compared
+    assert report.problem() == "result.json differs in score"
+
+
 def test_same_value_tells_a_bool_from_a_number_and_a_cent_on_a_billion() -> None:
     assert same_value(1_000_000_000.01, 1_000_000_000.01, RESULT_REL_TOL)
     assert not same_value(1_000_000_000.00, 1_000_000_000.01, RESULT_REL_TOL)
