@@ -2,6 +2,7 @@ import logging
 import math
 from typing import Annotated, Literal
 
+import annotated_types
 import pytest
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -105,6 +106,34 @@ def test_schema_nested_types():
     assert p["properties"]["headcount"]["type"] == "integer"
     assert p["properties"]["budget"]["minimum"] == 0
     assert reg.spec("get_prices").parameters["properties"] == {}
+
+
+def test_a_tool_as_a_dict_has_its_name_category_description_mutates_and_parameters():
+    s = reg.spec("get_prices")
+    assert s.to_dict() == {
+        "name": "get_prices",
+        "category": "pricing",
+        "description": "Return the price table.",
+        "mutates": False,
+        "parameters": {"type": "object", "properties": {}, "additionalProperties": False},
+    }
+
+
+def test_a_signature_shows_the_limits_of_a_field_and_of_an_annotated_types_marker():
+    assert reg.spec("allocate").signature == (
+        "allocate(weights: dict[str, dict[str, float]], headcount: int = 1, budget: float (>= 0) = 0.0, "
+        "regions: list[str] | None = None)"
+    )
+    local = ToolRegistry()
+
+    @local.tool
+    def hire(
+        ctx: Ctx, count: Annotated[int, annotated_types.Gt(0)], share: Annotated[float, Field(le=0.5)] = 0.1
+    ) -> int:
+        """Hire people."""
+        return count
+
+    assert local.spec("hire").signature == "hire(count: int (> 0), share: float (<= 0.5) = 0.1)"
 
 
 def test_openai_and_anthropic_formats():
