@@ -158,7 +158,14 @@ def test_window_is_inclusive_and_a_copy():
 @pytest.mark.parametrize(
     ("key", "start", "end", "match"),
     [
-        ("nope", 0, 1, "unknown series 'nope'"),
+        (
+            "nope",
+            0,
+            1,
+            "^unknown series 'nope'; allowed: gdp_growth, cpi_inflation, unemployment, fed_funds, sofr, "
+            "treasury_2y, treasury_5y, treasury_10y, treasury_30y, baa_yield, vix, pe_ratio, ps_ratio, "
+            "industry_user_growth, industry_gross_margin, industry_ebitda_margin$",
+        ),
         ("vix", -1, 3, "start -1 is out of range; allowed 0..131"),
         ("vix", 0, 132, "end 132 is out of range; allowed 0..131"),
         ("vix", 5, 4, "start 5 is after end 4"),
