@@ -1,3 +1,4 @@
+import inspect
 import logging
 import math
 from typing import Annotated, Literal
@@ -314,6 +315,62 @@ def test_registration_errors():
         @r.tool
         def d() -> None:
             """D."""
+
+
+def test_a_tool_registered_at_run_time_takes_its_spec_from_its_signature_and_docstring():
+    local = ToolRegistry()
+
+    @local.tool
+    def top_up(ctx: Ctx, amount: float, memo: str = "none", tag: str = "") -> float:
+        """Add cash.
+
+        Args:
+            (every amount in dollars)
+            amount: Dollars to add.
+                Note:
+                rounded to cents (an indented "Note:" opens no section).
+            memo: Why.
+        """
+        return amount
+
+    @local.tool
+    def ping(ctx: Ctx) -> None:
+        return None
+
+    s = local.spec("top_up")
+    assert (s.category, s.mutates, s.description) == ("general", True, "Add cash.")  # the defaults
+    assert local.spec("ping").description == ""  # no docstring, no description
+    p = s.parameters
+    assert p["required"] == ["amount"]
+    amount_doc = 'Dollars to add. Note: rounded to cents (an indented "Note:" opens no section).'
+    assert p["properties"]["amount"]["description"] == amount_doc
+    assert p["properties"]["memo"] == {"type": "string", "default": "none", "description": "Why."}
+    assert p["properties"]["tag"] == {"type": "string", "default": ""}  # no description: none in the schema
+    assert [(d.name, d.annotation, d.type_str, d.required, d.default, d.description) for d in s.params] == [
+        ("amount", float, "float", True, inspect.Parameter.empty, amount_doc),
+        ("memo", str, "str", False, "none", "Why."),
+        ("tag", str, "str", False, "", ""),
+    ]
+    assert s.signature == "top_up(amount: float, memo: str = 'none', tag: str = '')"
+    ctx = Ctx()
+    assert local.call(ctx, "top_up", {"amount": 2.5}).data == 2.5
+    extra = local.call(ctx, "top_up", {"amount": 2.5, "colour": "red"})
+    assert not extra.ok and "unknown argument 'colour'" in (extra.error or "")
+
+
+def test_a_tool_with_a_bad_name_or_a_private_parameter_is_refused_at_registration():
+    local = ToolRegistry()
+    with pytest.raises(ValueError) as bad_name:
+        local.tool(name="top-up")(lambda ctx: None)
+    assert str(bad_name.value) == "tool name must be an identifier, got 'top-up'"
+    with pytest.raises(TypeError) as private:
+
+        @local.tool
+        def top_up(ctx: Ctx, _secret: int = 0) -> None:
+            """Top up."""
+
+    assert str(private.value) == "tool top_up: parameter '_secret' must not start with '_'"
+    assert local.names() == []
 
 
 def test_decorator_returns_function_unchanged():
