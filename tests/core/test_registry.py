@@ -1,7 +1,7 @@
 import inspect
 import logging
 import math
-from typing import Annotated, Literal
+from typing import Annotated, Any, List, Literal, NewType, Optional  # noqa: UP035 (List: a bare typing alias)
 
 import annotated_types
 import pytest
@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from bizbench.core.registry import ToolError, ToolRegistry, ToolResult
 
 reg = ToolRegistry()
+UserId = NewType("UserId", int)
 
 
 class Ctx:
@@ -135,6 +136,58 @@ def test_a_signature_shows_the_limits_of_a_field_and_of_an_annotated_types_marke
         return count
 
     assert local.spec("hire").signature == "hire(count: int (> 0), share: float (<= 0.5) = 0.1)"
+
+
+def test_a_signature_names_every_kind_of_type_in_plain_words():
+    local = ToolRegistry()
+
+    @local.tool
+    def plan(
+        ctx: Ctx,
+        tier: Literal["basic", "pro"],
+        weights: dict[str, list[int]],
+        budget: Annotated[float, Field(ge=0, le=100.5)] = 0.0,
+        note: str | None = None,
+        limit: Optional[int] = None,  # noqa: UP045 (typing.Union, not the | operator)
+        payload: Any = None,
+    ) -> None:
+        """Plan."""
+
+    assert local.spec("plan").signature == (
+        "plan(tier: Literal['basic', 'pro'], weights: dict[str, list[int]], budget: float (>= 0, <= 100.5) = 0.0, "
+        "note: str | None = None, limit: int | None = None, payload: Any = None)"
+    )
+
+    @local.tool
+    def more(
+        ctx: Ctx,
+        ids: list[Optional[int]],  # noqa: UP045
+        raw: List,  # noqa: UP006 (a bare typing alias: typing's repr, without "typing.")
+        user: UserId,  # a NewType: its repr without the module
+        label: Annotated[str, Field(description="a label")],  # metadata without a limit
+    ) -> None:
+        """More."""
+
+    assert local.spec("more").signature == "more(ids: list[int | None], raw: List, user: UserId, label: str)"
+
+
+def test_string_annotations_are_resolved_and_the_context_and_return_types_need_not_be():
+    """Tools modules use ``from __future__ import annotations``; the context type is often
+    imported only under TYPE_CHECKING, and so may be the return type."""
+    local = ToolRegistry()
+
+    @local.tool
+    def grant(
+        ctx: "NotImportedHere",  # type: ignore[name-defined]  # noqa: F821
+        amount: "Annotated[float, Field(gt=0)]",
+        tier: "Literal['a', 'b']" = "a",
+    ) -> "NotImportedEither":  # type: ignore[name-defined]  # noqa: F821
+        """Grant."""
+
+    s = local.spec("grant")
+    assert s.signature == "grant(amount: float (> 0), tier: Literal['a', 'b'] = 'a')"
+    assert s.parameters["properties"]["amount"] == {"type": "number", "exclusiveMinimum": 0}
+    assert s.parameters["properties"]["tier"]["enum"] == ["a", "b"]
 
 
 def test_openai_and_anthropic_formats():
