@@ -411,6 +411,41 @@ def test_a_tool_registered_at_run_time_takes_its_spec_from_its_signature_and_doc
     assert not extra.ok and "unknown argument 'colour'" in (extra.error or "")
 
 
+def test_the_docstring_sections_that_describe_arguments_and_the_summary_paragraph():
+    local = ToolRegistry()
+
+    @local.tool
+    def a(ctx: Ctx, tags: list[str], size: int = 1) -> None:
+        """Tag things
+        in bulk.
+
+        Tags replace the old ones.
+
+        Nothing is merged.
+
+        Arguments:
+            *tags: The new tags.
+
+            size: How many at once.
+
+        Returns:
+            size: not an argument's description.
+        """
+
+    @local.tool
+    def b(ctx: Ctx, size: int = 1) -> None:
+        """Resize.
+
+        Parameters:
+            size: New size.
+        """
+
+    spec = local.spec("a")
+    assert spec.description == "Tag things in bulk."  # the first paragraph, joined
+    assert [(d.name, d.description) for d in spec.params] == [("tags", "The new tags."), ("size", "How many at once.")]
+    assert [d.description for d in local.spec("b").params] == ["New size."]
+
+
 def test_a_tool_with_a_bad_name_or_a_private_parameter_is_refused_at_registration():
     local = ToolRegistry()
     with pytest.raises(ValueError) as bad_name:
