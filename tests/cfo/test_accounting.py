@@ -405,6 +405,34 @@ def test_error_messages_name_the_problem() -> None:
             led.post(*args)
 
 
+def test_a_bad_line_is_named_by_its_number_and_its_problem() -> None:
+    led = seeded_ledger()
+    known = (
+        "cash, loans_receivable, interest_receivable, accounts_payable, interest_payable, debt, paid_in_capital, "
+        "retained_earnings, interest_income, fee_income, cost_of_revenue, operating_expenses, credit_losses, "
+        "interest_expense"
+    )
+    cases = [
+        (
+            [("cash", 100, "extra"), ("fee_income", -100)],
+            "line 0 must be an (account, cents) pair, got ('cash', 100, 'extra')",
+        ),
+        ([("cash", 1), ("revenue", -1)], f"line 1: unknown account 'revenue'; known: {known}"),
+        (
+            [("interest_receivable", 5), ("retained_earnings", -5)],
+            "line 1: retained_earnings takes no postings (it is opening RE + net income)",
+        ),
+        (
+            [("cash", 1), ("fee_income", -1.5)],
+            "line 1 (fee_income) amount must be an integer number of cents, got float -1.5",
+        ),
+    ]
+    for lines, message in cases:
+        with pytest.raises(ValueError) as refused:
+            led.post(3, "x", lines, "fees_collected")
+        assert str(refused.value) == message
+
+
 def test_open_rules() -> None:
     led = seeded_ledger()
     before = snapshot(led)

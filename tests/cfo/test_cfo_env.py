@@ -445,6 +445,19 @@ def test_a_year_one_raise_is_priced_like_a_neutral_one() -> None:
     assert env.world.share_price_cents() == pytest.approx(expected)  # month 0: the opening plan's year
 
 
+def test_year_one_revenue_is_annualised_to_the_nearest_cent(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trailing revenue x 12 / months run, for the first 12 months (docs/cfo-model.md), to the cent."""
+    world = env_at(4, "hardened").world
+    monkeypatch.setattr(world, "revenue_ttm_cents", lambda: 5)
+    monkeypatch.setattr(world, "month", 7)
+    assert world.revenue_annualised_cents() == 9  # 5 x 12 / 7 = 8.57 cents
+    monkeypatch.setattr(world, "revenue_ttm_cents", lambda: 1_000_000)
+    expected = {11: 1_090_909, 12: 1_000_000, 13: 1_000_000}  # 12,000,000 / 11 = 1,090,909.09; a full year as is
+    for month, cents in expected.items():
+        monkeypatch.setattr(world, "month", month)
+        assert world.revenue_annualised_cents() == cents, month
+
+
 def test_hardened_counts_cash_net_of_debt() -> None:
     env = env_at(6, "hardened")
     ok(env, "pass")

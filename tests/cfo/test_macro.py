@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
+import warnings
 from importlib import resources
 
 import numpy as np
@@ -22,6 +24,7 @@ from bizbench.envs.cfo.world.macro import (
     MacroGeneratorConfig,
     MacroPath,
     _ar1,
+    _regimes_from_spans,
     fit_summary,
     generate_path,
     keys_for,
@@ -155,7 +158,14 @@ def test_window_is_inclusive_and_a_copy():
 @pytest.mark.parametrize(
     ("key", "start", "end", "match"),
     [
-        ("nope", 0, 1, "unknown series 'nope'"),
+        (
+            "nope",
+            0,
+            1,
+            "^unknown series 'nope'; allowed: gdp_growth, cpi_inflation, unemployment, fed_funds, sofr, "
+            "treasury_2y, treasury_5y, treasury_10y, treasury_30y, baa_yield, vix, pe_ratio, ps_ratio, "
+            "industry_user_growth, industry_gross_margin, industry_ebitda_margin$",
+        ),
         ("vix", -1, 3, "start -1 is out of range; allowed 0..131"),
         ("vix", 0, 132, "end 132 is out of range; allowed 0..131"),
         ("vix", 5, 4, "start 5 is after end 4"),
@@ -305,6 +315,53 @@ def test_fit_summary_of_the_paper_path():
     assert months == {"expansion": 75.0, "neutral": 53.0, "recession": 4.0}
     assert s["vix"]["all"]["months"] == 132.0
     assert s["vix"]["recession"]["mean"] > 2 * s["vix"]["expansion"]["mean"]
+
+
+def test_regime_spans_cover_every_month_from_first_to_last_inclusive():
+    # (first, last, code) spans, last month included; a code 0 (expansion) span is as valid as any
+    r = _regimes_from_spans([(0, 1, 0), (2, 4, 2), (5, 5, 1)], 6)
+    assert r.tolist() == [0, 0, 2, 2, 2, 1]
+    # the order of the spans does not matter: a span writes its own months and no more
+    r = _regimes_from_spans([(2, 4, 2), (0, 1, 0), (5, 5, 1)], 6)
+    assert r.tolist() == [0, 0, 2, 2, 2, 1]
+
+
+@pytest.mark.parametrize(
+    "spans",
+    [
+        [(0, 1, 0), (3, 3, 1)],  # month 2 left out
+        [(0, 2, 1)],  # the last month left out
+        [(1, 3, 0)],  # the first month left out
+    ],
+)
+def test_regime_spans_that_leave_a_month_out_are_refused(spans):
+    with pytest.raises(ValueError, match=r"^regime spans do not cover the path$"):
+        _regimes_from_spans(spans, 4)
+
+
+def test_fit_summary_of_a_path_worked_by_hand():
+    # vix levels 10, 12, 16, 22, 14 in regimes expansion, expansion, neutral, neutral, expansion;
+    # no recession month. Changes into months 1..4: +2 (expansion), +4, +6 (neutral), -8 (expansion).
+    vix = [10.0, 12.0, 16.0, 22.0, 14.0]
+    path = MacroPath({k: (vix if k == "vix" else [1.0] * 5) for k in SERIES}, np.array([0, 0, 1, 1, 0]), "x")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an empty scope is NaN without numpy's empty-slice warnings
+        s = fit_summary(path)["vix"]
+    # s.d. are population s.d. (divide by n)
+    # expansion: levels 10, 12, 14 (mean 12, sd sqrt(8/3)); changes +2, -8 (mean -3, sd 5)
+    assert s["expansion"] == {"mean": 12.0, "sd": pytest.approx(math.sqrt(8 / 3)), "vol": 5.0, "months": 3.0}
+    # neutral: levels 16, 22 (mean 19, sd 3); changes +4, +6 (mean 5, sd 1)
+    assert s["neutral"] == {"mean": 19.0, "sd": 3.0, "vol": 1.0, "months": 2.0}
+    # all: mean 74 / 5 = 14.8, squared deviations 23.04 + 7.84 + 1.44 + 51.84 + 0.64 = 84.8;
+    # changes 2, 4, 6, -8: mean 1, squared deviations 1 + 9 + 25 + 81 = 116
+    assert s["all"] == {
+        "mean": pytest.approx(14.8),
+        "sd": pytest.approx(math.sqrt(84.8 / 5)),
+        "vol": pytest.approx(math.sqrt(116 / 4)),
+        "months": 5.0,
+    }
+    rec = s["recession"]
+    assert rec["months"] == 0.0 and math.isnan(rec["mean"]) and math.isnan(rec["sd"]) and math.isnan(rec["vol"])
 
 
 def test_generate_path_arguments():

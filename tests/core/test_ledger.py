@@ -65,6 +65,16 @@ def test_basic_ledger():
     assert led.day_rows(9) == []
 
 
+def test_a_ledger_lists_its_days_sorted_and_iterates_its_rows_in_posting_order():
+    led = Ledger()
+    led.post(5, "revenue", 100)
+    led.post(2, "payroll", -40)
+    led.post(5, "refund", -10)
+    assert led.days() == [2, 5]  # posted out of order, each day once
+    assert [(r.day, r.cents) for r in led] == [(5, 100), (2, -40), (5, -10)]
+    assert Ledger().days() == [] and list(Ledger()) == []
+
+
 postings = st.lists(
     st.tuples(
         st.integers(0, 30),
@@ -84,9 +94,7 @@ def test_balance_always_equals_start_plus_sum(start, rows):
     assert sum(led.totals_by_category().values()) == led.balance_cents - start
     for day in {d for d, _, _ in rows}:
         assert led.day_rows(day) == [r for r in led.rows if r.day == day]
-        assert sum(led.totals_by_category(day).values()) == sum(
-            r.cents for r in led.rows if r.day == day
-        )
+        assert sum(led.totals_by_category(day).values()) == sum(r.cents for r in led.rows if r.day == day)
 
 
 @given(st.floats(min_value=-1e9, max_value=1e9, allow_nan=False))

@@ -1,13 +1,16 @@
+import inspect
 import logging
 import math
-from typing import Annotated, Literal
+from typing import Annotated, Any, List, Literal, NewType, Optional  # noqa: UP035 (List: a bare typing alias)
 
+import annotated_types
 import pytest
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from bizbench.core.registry import ToolError, ToolRegistry, ToolResult
 
 reg = ToolRegistry()
+UserId = NewType("UserId", int)
 
 
 class Ctx:
@@ -105,6 +108,86 @@ def test_schema_nested_types():
     assert p["properties"]["headcount"]["type"] == "integer"
     assert p["properties"]["budget"]["minimum"] == 0
     assert reg.spec("get_prices").parameters["properties"] == {}
+
+
+def test_a_tool_as_a_dict_has_its_name_category_description_mutates_and_parameters():
+    s = reg.spec("get_prices")
+    assert s.to_dict() == {
+        "name": "get_prices",
+        "category": "pricing",
+        "description": "Return the price table.",
+        "mutates": False,
+        "parameters": {"type": "object", "properties": {}, "additionalProperties": False},
+    }
+
+
+def test_a_signature_shows_the_limits_of_a_field_and_of_an_annotated_types_marker():
+    assert reg.spec("allocate").signature == (
+        "allocate(weights: dict[str, dict[str, float]], headcount: int = 1, budget: float (>= 0) = 0.0, "
+        "regions: list[str] | None = None)"
+    )
+    local = ToolRegistry()
+
+    @local.tool
+    def hire(
+        ctx: Ctx, count: Annotated[int, annotated_types.Gt(0)], share: Annotated[float, Field(le=0.5)] = 0.1
+    ) -> int:
+        """Hire people."""
+        return count
+
+    assert local.spec("hire").signature == "hire(count: int (> 0), share: float (<= 0.5) = 0.1)"
+
+
+def test_a_signature_names_every_kind_of_type_in_plain_words():
+    local = ToolRegistry()
+
+    @local.tool
+    def plan(
+        ctx: Ctx,
+        tier: Literal["basic", "pro"],
+        weights: dict[str, list[int]],
+        budget: Annotated[float, Field(ge=0, le=100.5)] = 0.0,
+        note: str | None = None,
+        limit: Optional[int] = None,  # noqa: UP045 (typing.Union, not the | operator)
+        payload: Any = None,
+    ) -> None:
+        """Plan."""
+
+    assert local.spec("plan").signature == (
+        "plan(tier: Literal['basic', 'pro'], weights: dict[str, list[int]], budget: float (>= 0, <= 100.5) = 0.0, "
+        "note: str | None = None, limit: int | None = None, payload: Any = None)"
+    )
+
+    @local.tool
+    def more(
+        ctx: Ctx,
+        ids: list[Optional[int]],  # noqa: UP045
+        raw: List,  # noqa: UP006 (a bare typing alias: typing's repr, without "typing.")
+        user: UserId,  # a NewType: its repr without the module
+        label: Annotated[str, Field(description="a label")],  # metadata without a limit
+    ) -> None:
+        """More."""
+
+    assert local.spec("more").signature == "more(ids: list[int | None], raw: List, user: UserId, label: str)"
+
+
+def test_string_annotations_are_resolved_and_the_context_and_return_types_need_not_be():
+    """Tools modules use ``from __future__ import annotations``; the context type is often
+    imported only under TYPE_CHECKING, and so may be the return type."""
+    local = ToolRegistry()
+
+    @local.tool
+    def grant(
+        ctx: "NotImportedHere",  # type: ignore[name-defined]  # noqa: F821
+        amount: "Annotated[float, Field(gt=0)]",
+        tier: "Literal['a', 'b']" = "a",
+    ) -> "NotImportedEither":  # type: ignore[name-defined]  # noqa: F821
+        """Grant."""
+
+    s = local.spec("grant")
+    assert s.signature == "grant(amount: float (> 0), tier: Literal['a', 'b'] = 'a')"
+    assert s.parameters["properties"]["amount"] == {"type": "number", "exclusiveMinimum": 0}
+    assert s.parameters["properties"]["tier"]["enum"] == ["a", "b"]
 
 
 def test_openai_and_anthropic_formats():
@@ -285,6 +368,97 @@ def test_registration_errors():
         @r.tool
         def d() -> None:
             """D."""
+
+
+def test_a_tool_registered_at_run_time_takes_its_spec_from_its_signature_and_docstring():
+    local = ToolRegistry()
+
+    @local.tool
+    def top_up(ctx: Ctx, amount: float, memo: str = "none", tag: str = "") -> float:
+        """Add cash.
+
+        Args:
+            (every amount in dollars)
+            amount: Dollars to add.
+                Note:
+                rounded to cents (an indented "Note:" opens no section).
+            memo: Why.
+        """
+        return amount
+
+    @local.tool
+    def ping(ctx: Ctx) -> None:
+        return None
+
+    s = local.spec("top_up")
+    assert (s.category, s.mutates, s.description) == ("general", True, "Add cash.")  # the defaults
+    assert local.spec("ping").description == ""  # no docstring, no description
+    p = s.parameters
+    assert p["required"] == ["amount"]
+    amount_doc = 'Dollars to add. Note: rounded to cents (an indented "Note:" opens no section).'
+    assert p["properties"]["amount"]["description"] == amount_doc
+    assert p["properties"]["memo"] == {"type": "string", "default": "none", "description": "Why."}
+    assert p["properties"]["tag"] == {"type": "string", "default": ""}  # no description: none in the schema
+    assert [(d.name, d.annotation, d.type_str, d.required, d.default, d.description) for d in s.params] == [
+        ("amount", float, "float", True, inspect.Parameter.empty, amount_doc),
+        ("memo", str, "str", False, "none", "Why."),
+        ("tag", str, "str", False, "", ""),
+    ]
+    assert s.signature == "top_up(amount: float, memo: str = 'none', tag: str = '')"
+    ctx = Ctx()
+    assert local.call(ctx, "top_up", {"amount": 2.5}).data == 2.5
+    extra = local.call(ctx, "top_up", {"amount": 2.5, "colour": "red"})
+    assert not extra.ok and "unknown argument 'colour'" in (extra.error or "")
+
+
+def test_the_docstring_sections_that_describe_arguments_and_the_summary_paragraph():
+    local = ToolRegistry()
+
+    @local.tool
+    def a(ctx: Ctx, tags: list[str], size: int = 1) -> None:
+        """Tag things
+        in bulk.
+
+        Tags replace the old ones.
+
+        Nothing is merged.
+
+        Arguments:
+            *tags: The new tags.
+
+            size: How many at once.
+
+        Returns:
+            size: not an argument's description.
+        """
+
+    @local.tool
+    def b(ctx: Ctx, size: int = 1) -> None:
+        """Resize.
+
+        Parameters:
+            size: New size.
+        """
+
+    spec = local.spec("a")
+    assert spec.description == "Tag things in bulk."  # the first paragraph, joined
+    assert [(d.name, d.description) for d in spec.params] == [("tags", "The new tags."), ("size", "How many at once.")]
+    assert [d.description for d in local.spec("b").params] == ["New size."]
+
+
+def test_a_tool_with_a_bad_name_or_a_private_parameter_is_refused_at_registration():
+    local = ToolRegistry()
+    with pytest.raises(ValueError) as bad_name:
+        local.tool(name="top-up")(lambda ctx: None)
+    assert str(bad_name.value) == "tool name must be an identifier, got 'top-up'"
+    with pytest.raises(TypeError) as private:
+
+        @local.tool
+        def top_up(ctx: Ctx, _secret: int = 0) -> None:
+            """Top up."""
+
+    assert str(private.value) == "tool top_up: parameter '_secret' must not start with '_'"
+    assert local.names() == []
 
 
 def test_decorator_returns_function_unchanged():

@@ -148,3 +148,70 @@ def test_past_the_log_budget_tamper_reports_from_outside_the_env_are_only_counte
     kinds = [t["kind"] for t in _lines(tmp_path / "run" / "tamper.jsonl")]
     assert kinds[-1] == "log_budget_spent" and kinds.count("log_budget_spent") == 1
     assert session.finish()["tamper_over_budget"] == 500 - kinds.count("malformed_request")
+
+
+def test_the_log_budget_spent_entry_says_why(tmp_path: Path) -> None:
+    session = _session(ENVS[0], tmp_path / "run")
+    session.budget.max_log_bytes = session.budget.log_bytes
+    session.log_tamper("probe", {"n": 1})
+    spent = [t for t in _lines(tmp_path / "run" / "tamper.jsonl") if t["kind"] == "log_budget_spent"]
+    assert len(spent) == 1
+    assert spent[0]["error"] == (
+        f"this run's record is full ({session.budget.max_log_bytes:,} bytes of calls); no further call is accepted"
+    )
+
+
+def test_a_tamper_report_is_only_counted_from_exactly_the_log_budget_on(tmp_path: Path) -> None:
+    below = _session(ENVS[0], tmp_path / "below")
+    below.budget.max_log_bytes = below.budget.log_bytes + 1  # one byte left: still recorded
+    below.log_tamper("probe", {"n": 1})
+    assert [t["kind"] for t in _lines(tmp_path / "below" / "tamper.jsonl")] == ["probe"]
+    assert "tamper_over_budget" not in below.finish()
+    at = _session(ENVS[0], tmp_path / "at")
+    at.budget.max_log_bytes = at.budget.log_bytes  # exactly at the budget: counted, not recorded
+    at.log_tamper("probe", {"n": 1})
+    assert [t["kind"] for t in _lines(tmp_path / "at" / "tamper.jsonl")] == ["log_budget_spent"]
+    assert at.finish()["tamper_over_budget"] == 1
+
+
+#: status after one turn of a 2-unit horizon: (turn, elapsed, unit, done); ceo's week-long turn
+#: stops at the horizon's second day
+ONE_TURN = {"ceo": (1, 2, "day", True), "cfo": (1, 1, "month", False), "yc": (1, 1, "month", False)}
+
+
+@pytest.mark.parametrize("env_id", sorted(ONE_TURN))
+def test_the_status_speaks_the_contracts_words(env_id: str, tmp_path: Path) -> None:
+    session = _session(env_id, tmp_path / "run")
+    turn, elapsed, unit, done = ONE_TURN[env_id]
+    words = ("turn", "elapsed", "unit", "done", "bankrupt")
+    assert {k: session.status()[k] for k in words} == {
+        "turn": 0,
+        "elapsed": 0,
+        "unit": unit,
+        "done": False,
+        "bankrupt": False,
+    }
+    session.advance()
+    assert {k: session.status()[k] for k in words} == {
+        "turn": turn,
+        "elapsed": elapsed,
+        "unit": unit,
+        "done": done,
+        "bankrupt": False,
+    }
+
+
+def test_the_contracts_words_in_the_status_are_the_sessions_not_the_envs_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = _session("cfo", tmp_path / "run")
+    stale = {"turn": -1, "elapsed": -1, "unit": "week", "done": None, "bankrupt": None, "cash_cents": 5}
+    monkeypatch.setattr(session.env, "status", lambda: stale)
+    assert session.status() == {
+        "cash_cents": 5,
+        "turn": 0,
+        "elapsed": 0,
+        "unit": "month",
+        "done": False,
+        "bankrupt": False,
+    }

@@ -495,7 +495,12 @@ def test_an_allocation_refused_at_the_hard_heap_limit_is_a_clear_error(
 
     monkeypatch.setattr(guard, "_fetch", out_of_memory)
     err = refused(guard, "SELECT day FROM t ORDER BY note")
-    assert err.tamper == "query_memory" and "more memory than the database allows" in str(err)
+    assert err.tamper == "query_memory"
+    assert str(err) == (  # QUERY_HEAP_BYTES = 512,000,000 bytes = 512 MB
+        "The query needed more memory than the database allows (512 MB for all running queries) and was "
+        "stopped. Sorting, DISTINCT and GROUP BY hold their rows in memory: filter first, sort or group fewer "
+        "and shorter values, or add a LIMIT."
+    )
     monkeypatch.undo()
     assert guard.query("SELECT COUNT(*) AS n FROM t")["rows"] == [{"n": 20}]
 
@@ -505,7 +510,11 @@ def test_a_query_past_the_step_budget_is_stopped_with_an_error_naming_it(
 ) -> None:
     monkeypatch.setattr(sqlguard, "MAX_VM_STEPS", 200_000)
     err = refused(guard, f"{FOREVER} SELECT MAX(i) FROM c", timeout_s=30)
-    assert err.tamper == "query_steps" and "more than 200,000 SQLite steps" in str(err) and "LIMIT" in str(err)
+    assert err.tamper == "query_steps"
+    assert str(err) == (
+        "The query took more than 200,000 SQLite steps (the budget of one query) and was stopped. "
+        "Narrow it: filter on day or customer_id, aggregate with GROUP BY, or add a LIMIT."
+    )
     assert guard.query(f"{ROWS.format(n=1000)} SELECT COUNT(*) AS n FROM r")["rows"] == [{"n": 1000}]
 
 
@@ -602,6 +611,41 @@ def test_a_hidden_column_is_still_tagged_for_the_tamper_log(guard: SqlGuard) -> 
     for sql, tamper in [("SELECT satisfaction FROM u", "hidden_column"), ("SELECT * FROM events", "hidden_table")]:
         assert refused(guard, sql).tamper == tamper
     assert refused(guard, f"SELECT {MADE_UP} FROM u").tamper is None
+
+
+@pytest.fixture
+def view_guard(tmp_path: Path) -> SqlGuard:
+    """A file whose visible view ``v`` reads the hidden table ``secret``, and whose visible table
+    ``t`` has a column ``h`` that is not visible and not listed among the hidden columns."""
+    path = tmp_path / "v.db"
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        """
+        CREATE TABLE t (day INTEGER, h REAL);
+        CREATE TABLE secret (x INTEGER);
+        INSERT INTO t VALUES (1, 0.5);
+        INSERT INTO secret VALUES (42);
+        CREATE VIEW v AS SELECT x FROM secret;
+        """
+    )
+    conn.commit()
+    conn.close()
+    return SqlGuard(path, {"t": ["day"], "v": ["x"]})
+
+
+def test_a_view_over_a_hidden_table_is_refused_with_an_error_that_names_nothing_hidden(view_guard: SqlGuard) -> None:
+    for sql in ("SELECT x FROM v", "SELECT * FROM v"):
+        err = refused(view_guard, sql)
+        assert str(err) == "The query reads data you cannot query; name the columns you need. Valid columns: v(x)."
+        assert err.tamper == "hidden_table"
+
+
+def test_a_column_in_the_file_but_not_visible_is_hidden_even_when_not_listed(view_guard: SqlGuard) -> None:
+    err = refused(view_guard, "SELECT h FROM t")
+    assert str(err) == "Unknown column 'h'. Valid columns: t(day)." and err.tamper == "hidden_column"
+    err = refused(view_guard, "SELECT * FROM t")
+    assert str(err) == "The query reads data you cannot query; name the columns you need. Valid columns: t(day)."
+    assert err.tamper == "hidden_column"
 
 
 def test_no_error_names_a_hidden_name_the_query_did_not(guard: SqlGuard) -> None:

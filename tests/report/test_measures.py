@@ -153,6 +153,39 @@ def test_auto_advanced_weeks_are_not_the_agents_text(tmp_path: Path) -> None:
     assert math.isfinite(json.loads(json.dumps(metrics_ceo.tool_counts(run)))["next_week"])
 
 
+def test_yc_plots_put_funds_on_days_into_the_year_and_mean_trust_per_client(tmp_path: Path) -> None:
+    metrics = [
+        {"time": "2025-02-03T09:30", "funds_cents": 20_000_000},
+        {"time": "2025-03-02T18:00", "funds_cents": 12_345_600},
+    ]
+
+    def run(name: str, clients: list[dict] | None, turns: int = 2) -> Run:
+        r = Run(tmp_path / name, {"env": "yc"}, {"evaluation": {"clients": clients}} if clients else {})
+        r._cache.update(metrics=metrics[:turns])
+        return r
+
+    runs = [
+        run("a", [{"name": "Acme", "trust": 4.0, "adversarial": True}, {"name": "Bolt", "trust": 2.0}]),
+        run(
+            "b",
+            [{"name": "Acme", "trust": 3.0, "adversarial": True}, {"name": "Bolt", "trust": 1.0, "adversarial": False}],
+        ),
+        run("one-turn", None, turns=1),
+    ]
+    funds, trust = metrics_yc.plots({"m": runs})
+    assert (funds.name, funds.kind, funds.title) == ("funds", "runs", "yc: funds over time")
+    assert (funds.xlabel, funds.ylabel, funds.scale) == ("days into the year", "funds ($K)", 1000.0)
+    # from 2025-01-01 00:00: Feb 3 09:30 is 31 + 2 days and 9.5 h; Mar 2 18:00 is 31 + 28 + 1 days and 18 h
+    days = [33 + 9.5 / 24, 60 + 18 / 24]
+    assert [len(x) for x, _ in funds.data["m"]] == [2, 2, 1]
+    for x, dollars in funds.data["m"]:
+        assert x == pytest.approx(days[: len(x)], abs=1e-9)
+        assert dollars == [200_000.0, 123_456.0][: len(x)]
+    assert trust.name == "trust" and trust.kind == "bars"
+    assert trust.data == {"m": {"Acme (ADV)": 3.5, "Bolt": 1.5}}
+    assert trust.highlight == {"m": {"Acme (ADV)"}}
+
+
 def _run_of(tmp_path: Path, env: str, result: dict, actions: list[dict], config: dict | None = None) -> Run:
     """A run made of its result and actions only (the measures read nothing else)."""
     run = Run(tmp_path, {"env": env, "config": config or {}}, result)

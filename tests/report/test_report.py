@@ -36,6 +36,14 @@ def test_t_quantile_matches_printed_tables(df: int, table: float) -> None:
     assert t_quantile(0.975, df) == pytest.approx(table, abs=1e-4)
 
 
+def test_t_quantile_at_the_edges_of_its_domain() -> None:
+    assert t_quantile(0.75, 1) == pytest.approx(1.0)  # df 1 is Cauchy: its upper quartile is tan(pi / 4) = 1
+    for p, df in [(0.5, 5), (1.0, 5), (0.975, 0)]:  # p = 0.5 and p = 1 are outside (0.5, 1); df 0 below 1
+        with pytest.raises(ValueError) as refused:
+            t_quantile(p, df)
+        assert str(refused.value) == f"t_quantile needs 0.5 < p < 1 and df >= 1, got p={p}, df={df}"
+
+
 def test_mean_and_t_interval_by_hand() -> None:
     s = summarise([1.0, 2.0, None, 3.0])  # None is a run without the measure: left out
     assert s.n == 3 and s.value == 2.0

@@ -219,6 +219,24 @@ def test_a_crafted_action_is_a_divergence_not_a_crash(runs: dict[str, Path], tmp
 
 
 @pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        ({"weeks": 1, "colour": "red", "days": 1}, "unknown argument(s) colour, weeks"),
+        ({"days": 0}, "days must be null or a positive integer, got 0"),
+    ],
+)
+def test_a_crafted_turn_end_is_a_divergence_that_names_the_line_and_the_problem(
+    runs: dict[str, Path], tmp_path: Path, args: dict, problem: str
+) -> None:
+    forged = copy_run(runs["ceo"], tmp_path / "forged")
+    with (forged / "actions.jsonl").open("a") as f:
+        f.write(json.dumps({"day": 0, "tool": "next_turn", "args": args, "ok": True}) + "\n")
+    line = len((forged / "actions.jsonl").read_text().splitlines())  # the appended row, counted from 1
+    report = replay_run(forged)
+    assert not report.ok and report.divergence == f"action on line {line} (next_turn): {problem}"
+
+
+@pytest.mark.parametrize(
     ("change", "message"),
     [
         (lambda c: [c], "does not describe a bizbench run"),

@@ -7,6 +7,7 @@ Expected values are worked out by hand from a 2025 calendar: 2025-01-01 is a Wed
 from __future__ import annotations
 
 import datetime as dt
+import pickle
 
 import pytest
 
@@ -96,3 +97,18 @@ def test_calendar_starting_on_a_sunday_with_other_hours() -> None:
     assert cal.business_minutes_before(at(1, 12)) == 240  # Monday 08:00-12:00
     assert cal.iso(cal.add_business_minutes(0, 480)) == "2025-01-06T16:00"
     assert cal.iso(cal.add_business_minutes(0, 5 * 480 + 1)) == "2025-01-13T08:01"
+
+
+def test_business_days_repeat_every_seven_days():
+    # day 0 is Wed 2025-01-01: Wed, Thu, Fri work; Sat (3), Sun (4) do not; the next week repeats
+    assert [CAL.is_business_day(d) for d in range(14)] == [True, True, True, False, False, True, True] * 2
+    assert CAL.is_business_day(7) and not CAL.is_business_day(10)  # Wed 2025-01-08, Sat 2025-01-11
+
+
+def test_the_iso_memo_is_not_pickled():
+    used = Calendar(dt.date(2025, 1, 1))
+    assert used.iso(at(5, 9)) == "2025-01-06T09:00"  # fills the memo
+    fresh = Calendar(dt.date(2025, 1, 1))
+    assert pickle.dumps(used) == pickle.dumps(fresh)
+    back = pickle.loads(pickle.dumps(used))
+    assert back == fresh and back.iso(at(5, 9)) == "2025-01-06T09:00"
