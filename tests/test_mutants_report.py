@@ -80,3 +80,11 @@ def test_a_glob_explains_every_survivor_of_one_function(tmp_path: Path, capsys: 
     main(["--results", str(results), "--doc", str(doc)])
     out = capsys.readouterr().out
     assert "1 survivors docs/testing.md does not explain" in out and "xǁLedgerǁpost__mutmut_1" in out
+
+
+def test_a_survivor_killed_by_hand_counts_as_killed() -> None:
+    """Code that runs only at import is never switched on by mutmut; a row marks it killed when a
+    named test kills it applied to the source."""
+    doc = DOC.replace("| accepted | a log label |", "| killed | tests/cfo/test_lending.py kills it |")
+    lending = score(parse_results(RESULTS), explained_survivors(doc))["bizbench.envs.cfo.world.lending"]
+    assert (lending.killed, lending.survived, lending.counted) == (2, 1, 3)
