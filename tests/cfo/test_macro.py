@@ -377,6 +377,14 @@ def test_initial_regime_can_be_forced():
     assert all(generate_path(stream_for(s, "macro"), cfg).regimes[0] == RECESSION for s in range(5))
 
 
+def test_the_stationary_distribution_of_an_absorbing_chain_has_no_negative_probability():
+    # neutral absorbs: expansion leaks into it, recession too; every other state has probability 0
+    cfg = MacroGeneratorConfig(transition=((0.9, 0.1, 0.0), (0.0, 1.0, 0.0), (0.0, 0.3, 0.7)))
+    pi = cfg.stationary()
+    assert (pi >= 0).all()  # least squares leaves about -3e-16 on recession before the clip
+    assert pi.tolist() == pytest.approx([0.0, 1.0, 0.0], abs=1e-12)
+
+
 def test_config_validation_and_toml_shapes():
     MacroGeneratorConfig.model_validate({"transition": [[0.9, 0.1, 0.0], [0.1, 0.8, 0.1], [0.0, 0.5, 0.5]]})
     with pytest.raises(ValidationError, match="extra"):

@@ -11,7 +11,7 @@ import pytest
 
 from bizbench.core.envs import get_env, list_envs
 from bizbench.core.limits import MAX_ARGS_BYTES
-from bizbench.core.runlog import MAX_LOGGED_ARGS
+from bizbench.core.runlog import MAX_LOGGED_ARGS, MAX_TAMPER_VALUE, tamper_record
 from bizbench.core.session import Session
 
 ENVS = [spec.id for spec in list_envs()]
@@ -135,6 +135,26 @@ def test_a_tamper_entry_keeps_a_bounded_preview_of_what_was_sent(tmp_path: Path)
     assert len(lines) == 2 and all(len(line) < 3_000 for line in lines)
     probe = json.loads(lines[1])
     assert probe["n"] == 3 and probe["sent"].endswith("(100,000 chars)")
+
+
+def test_a_tamper_value_is_kept_whole_up_to_its_limit_and_cut_to_a_preview_past_it() -> None:
+    assert MAX_TAMPER_VALUE == 1_000
+    deep: Any = 1
+    for _ in range(5_000):
+        deep = [deep]
+    row = {
+        "at": "a" * 1_000,
+        "past": "b" * 1_001,
+        "list_at": ["x" * 996],  # prints as ["xx...x"]: 1,000 characters
+        "list_past": ["x" * 997],
+        "big": 10**1_000,  # a number is kept as it is, whatever its length
+        "deep": deep,  # does not print as JSON at all
+    }
+    kept = tamper_record(row)
+    assert kept["at"] == row["at"] and kept["list_at"] == row["list_at"] and kept["big"] == row["big"]
+    assert kept["past"] == "b" * 1_000 + "... (1,001 chars)"
+    assert kept["list_past"] == "['" + "x" * 997 + "'... (1,001 chars)"  # the repr ['xx...x'] cut before its "]"
+    assert isinstance(kept["deep"], str) and len(kept["deep"]) <= 1_000 + len("... (99,999 chars)")
 
 
 def test_past_the_log_budget_tamper_reports_from_outside_the_env_are_only_counted(tmp_path: Path) -> None:

@@ -181,7 +181,9 @@ def test_yc_plots_put_funds_on_days_into_the_year_and_mean_trust_per_client(tmp_
     for x, dollars in funds.data["m"]:
         assert x == pytest.approx(days[: len(x)], abs=1e-9)
         assert dollars == [200_000.0, 123_456.0][: len(x)]
-    assert trust.name == "trust" and trust.kind == "bars"
+    assert (trust.name, trust.kind, trust.xlabel) == ("trust", "bars", "trust (0-5)")
+    assert trust.title == "yc: final trust per client (mean over runs; hatched = adversarial)"
+    assert trust.top is None  # every client is drawn, not the top 10
     assert trust.data == {"m": {"Acme (ADV)": 3.5, "Bolt": 1.5}}
     assert trust.highlight == {"m": {"Acme (ADV)"}}
 
