@@ -78,9 +78,12 @@ from dataclasses import dataclass, field
 from decimal import ROUND_DOWN, ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bizbench.core.env import Env, EnvSpec
+
+if TYPE_CHECKING:
+    from bizbench.runner.replay import ReplayReport
 
 __all__ = [
     "CHECKS",
@@ -1069,10 +1072,10 @@ def _nudged(value: Any) -> Any:
     return value + max(abs(value), 1.0) * 1e-12 if math.isfinite(value) else None
 
 
-def _forge_smallest(run: Path, forged: Path, report: Any) -> tuple[list[str], list[str]]:
+def _forge_smallest(run: Path, forged: Path, report: ReplayReport) -> tuple[list[str], list[str]]:
     """A copy of ``run`` with every number of result.json that replay compares changed by
-    :func:`_nudged`, and one number on the last line of every log replay regenerates (a cent of
-    ledger.csv's last row); returns the forged fields and files."""
+    :func:`_nudged`, and the last line of every log replay regenerates by :func:`_forged_line`;
+    returns the forged fields and files."""
     from bizbench.core.jsonio import read_json
 
     shutil.copytree(run, forged)
@@ -1081,30 +1084,33 @@ def _forge_smallest(run: Path, forged: Path, report: Any) -> tuple[list[str], li
     result.update({k: _nudged(result[k]) for k in fields})
     (forged / "result.json").write_text(json.dumps(result))
     files = []
-    for name in report.files_verified:
+    for name in report.files_verified:  # a forged call in actions.jsonl is a divergence: the replay tests
         path = forged / name
-        lines = path.read_text().splitlines() if path.is_file() else []
-        if name == "actions.jsonl" or not lines:
-            continue  # a forged call is a divergence, tested by the replay tests
-        if name.endswith(".csv"):
-            cells = next(csv.reader([lines[-1]]))
-            i = next((i for i, c in enumerate(cells) if re.fullmatch(r"-?\d+\.\d\d", c)), None)
-            if i is None:
-                continue
-            cells[i] = f"{Decimal(cells[i]) + Decimal('0.01')}"
-            buf = io.StringIO()
-            csv.writer(buf, lineterminator="").writerow(cells)
-            lines[-1] = buf.getvalue()
-        else:
-            row = json.loads(lines[-1])
-            key = next((k for k, v in row.items() if _nudged(v) is not None), None)
-            if key is None:
-                continue
-            row[key] = _nudged(row[key])
-            lines[-1] = json.dumps(row)
-        path.write_text("\n".join(lines) + "\n")
-        files.append(name)
+        lines = path.read_text().splitlines() if name != "actions.jsonl" and path.is_file() else []
+        last = _forged_line(name, lines[-1]) if lines else None
+        if last is not None:
+            path.write_text("\n".join([*lines[:-1], last]) + "\n")
+            files.append(name)
     return fields, files
+
+
+def _forged_line(name: str, line: str) -> str | None:
+    """``line`` of log ``name`` with one number changed (a cent of a CSV row, :func:`_nudged` on
+    the first number of a JSON row); None when it has no number."""
+    if name.endswith(".csv"):
+        cells = next(csv.reader([line]))
+        i = next((i for i, c in enumerate(cells) if re.fullmatch(r"-?\d+\.\d\d", c)), None)
+        if i is None:
+            return None
+        cells[i] = f"{Decimal(cells[i]) + Decimal('0.01')}"
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="").writerow(cells)
+        return buf.getvalue()
+    row = json.loads(line)
+    key = next((k for k, v in row.items() if _nudged(v) is not None), None)
+    if key is None:
+        return None
+    return json.dumps({**row, key: _nudged(row[key])})
 
 
 def _comparable(run: Path) -> dict[str, Any]:
