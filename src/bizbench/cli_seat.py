@@ -120,43 +120,48 @@ def serve(
             highlight=False,
             soft_wrap=True,
         )
-    try:
-        h = _horizon(spec, horizon, days)
-        attach = run.is_dir() and any(run.iterdir())  # a harness's run: its config.json, trajectory, serve.log ...
-        session = open_session(env, seed, preset, run, agent="served", horizon=h, attach=attach)
-    except (ValueError, FileNotFoundError) as e:
-        raise _fail(str(e)) from None
-    logging.basicConfig(
-        filename=run / "server.log", level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s"
-    )
-    token = _control_token(run)
-    try:
-        server = open_seat(session, ws, port)
-    except SeatError as e:  # e.g. a user's bin/ in the workspace: refused, nothing taken over
-        session.finish(ended_by="server_error", agent="served")
-        raise _fail(str(e)) from None
-    except BaseException:
-        session.finish(ended_by="server_error", agent="served")
-        raise
-    server.app.control_token = token  # the host (a harness reading the run directory) may advance
-    for sig in (signal.SIGINT, signal.SIGTERM):  # from now on a stop request ends the run cleanly
-        signal.signal(sig, lambda *_: server.request_stop())
-    where = f"{server.socket_path}" + (f" and 127.0.0.1:{server.port}" if port is not None else "")
-    err_console.print(f"serving {env} on {where}", markup=False, highlight=False)
-    agent = None
-    if exec_ is not None:  # its exit ends the seat; the seat's end (episode, signal) ends it
-        agent = AgentProcess(ws, seat, ["bash", "-c", exec_], exec_timeout, on_exit=server.request_stop).start()
-    reason = server.serve(handle_signals=False)
-    if agent is not None:
-        if reason != "episode_end" and agent.exited:
-            reason = agent.ended_by()
-        agent.stop()
-    session.finish(ended_by=reason, agent="served")
-    if agent is not None:
-        agent.report()
-    err_console.print(f"stopped ({reason}); run directory: {run}", markup=False, highlight=False)
-    if reason in CRASHED:
-        raise typer.Exit(1)
+    from bizbench.core.cgroups import server_group
+    from bizbench.core.server import SERVER_MEMORY_LIMIT, SERVER_PIDS_LIMIT
+
+    with server_group(SERVER_MEMORY_LIMIT, SERVER_PIDS_LIMIT) as confined:
+        try:
+            h = _horizon(spec, horizon, days)
+            attach = run.is_dir() and any(run.iterdir())  # a harness's run: its config.json, trajectory, serve.log ...
+            session = open_session(env, seed, preset, run, agent="served", horizon=h, attach=attach)
+        except (ValueError, FileNotFoundError) as e:
+            raise _fail(str(e)) from None
+        logging.basicConfig(
+            filename=run / "server.log", level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s"
+        )
+        logging.getLogger("bizbench.server").info("server limits: %s", confined.limits)
+        token = _control_token(run)
+        try:
+            server = open_seat(session, ws, port)
+        except SeatError as e:  # e.g. a user's bin/ in the workspace: refused, nothing taken over
+            session.finish(ended_by="server_error", agent="served")
+            raise _fail(str(e)) from None
+        except BaseException:
+            session.finish(ended_by="server_error", agent="served")
+            raise
+        server.app.control_token = token  # the host (a harness reading the run directory) may advance
+        for sig in (signal.SIGINT, signal.SIGTERM):  # from now on a stop request ends the run cleanly
+            signal.signal(sig, lambda *_: server.request_stop())
+        where = f"{server.socket_path}" + (f" and 127.0.0.1:{server.port}" if port is not None else "")
+        err_console.print(f"serving {env} on {where}; server {confined.limits}", markup=False, highlight=False)
+        agent = None
+        if exec_ is not None:  # its exit ends the seat; the seat's end (episode, signal) ends it
+            agent = AgentProcess(ws, seat, ["bash", "-c", exec_], exec_timeout, on_exit=server.request_stop).start()
+        reason = server.serve(handle_signals=False)
+        if agent is not None:
+            if reason != "episode_end" and agent.exited:
+                reason = agent.ended_by()
+            agent.stop()
+        session.finish(ended_by=reason, agent="served")
+        if agent is not None:
+            agent.report()
+        err_console.print(f"stopped ({reason}); run directory: {run}", markup=False, highlight=False)
+        if reason in CRASHED:
+            raise typer.Exit(1)
 
 
 def _control_token(run: Path) -> str:

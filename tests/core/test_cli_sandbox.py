@@ -86,6 +86,18 @@ def test_serving_without_exec_warns_that_the_agent_is_not_isolated(tmp_path: Pat
     assert "not isolated" in warning and "--exec" in warning and "bizbench sandbox" in warning
 
 
+def test_the_server_runs_in_a_cgroup_of_its_own_with_its_stated_limits(served: tuple[Path, Path, Any]) -> None:
+    from bizbench.core.cgroups import SERVER_PREFIX
+    from bizbench.core.server import SERVER_MEMORY_LIMIT, SERVER_PIDS_LIMIT
+
+    _, run, proc = served
+    said = (run / "server.log").read_text()
+    if "server limits: not limited" in said:
+        pytest.skip(f"no cgroup here: {said}")
+    assert f"server limits: cgroup: {SERVER_MEMORY_LIMIT >> 20} MiB, {SERVER_PIDS_LIMIT} processes" in said
+    assert SERVER_PREFIX in Path(f"/proc/{proc.pid}/cgroup").read_text()
+
+
 def test_a_process_on_the_host_sees_the_seed_and_reads_the_run_directory(served: tuple[Path, Path, Any]) -> None:
     """The issue's finding, reproduced: why an agent must not run on the host (the probe works)."""
     ws, run, _ = served

@@ -1,4 +1,5 @@
-"""Memory and process limits of one sandbox, as a control group of its own (docs/security.md).
+"""Memory and process limits of a sandbox and of a seat's server, each a control group of its
+own (docs/security.md).
 
 :func:`sandbox_group` makes a fresh cgroup below this process's own (so the host's limits on
 bizbench still hold), with ``max_pids`` processes and ``memory_bytes`` of memory (tmpfs
@@ -7,6 +8,10 @@ into, so everything the agent starts is inside from its first instruction. On ex
 is removed. Where no cgroup can be made (not root, a read-only cgroup file system, cgroup v2
 without delegated ``memory`` and ``pids`` controllers) it yields no file and a reason: the
 sandbox then keeps only its per-uid ``RLIMIT_NPROC`` and says so in its result.
+
+:func:`server_group` moves this process itself (``bizbench serve``: the world, the tool server)
+into a group of its own for as long as it serves. Sandboxes it starts meanwhile are made beside
+it, not inside, so neither's use counts against the other's limit.
 
 Both layouts are handled: cgroup v1 (one hierarchy per controller, as here) and v2 (one
 unified hierarchy).
@@ -22,22 +27,25 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["SandboxGroup", "sandbox_group"]
+__all__ = ["LimitGroup", "sandbox_group", "server_group"]
 
 ROOT = Path("/sys/fs/cgroup")
+SANDBOX_PREFIX = "bizbench-sandbox-"
+SERVER_PREFIX = "bizbench-server-"
 
 
 @dataclass(frozen=True)
-class SandboxGroup:
-    """The cgroup of one sandbox: the ``cgroup.procs`` files to join (none: no cgroup) and what
-    was enforced, in words (``SandboxResult.limits``)."""
+class LimitGroup:
+    """The cgroup of one sandbox or server: the ``cgroup.procs`` files to join (none: no cgroup)
+    and what was enforced, in words (``SandboxResult.limits``, the server's log)."""
 
     procs: tuple[Path, ...]
     limits: str
 
 
 def _own_path(controller: str) -> str | None:
-    """This process's cgroup path in the hierarchy of ``controller`` ("" for v2's unified one)."""
+    """This process's cgroup path in the hierarchy of ``controller`` ("" for v2's unified one);
+    for a server in its own group (:func:`server_group`), the path of the group that holds it."""
     try:
         lines = Path("/proc/self/cgroup").read_text().splitlines()
     except OSError:
@@ -45,7 +53,8 @@ def _own_path(controller: str) -> str | None:
     for line in lines:
         _, names, path = line.split(":", 2)
         if controller in names.split(","):
-            return path
+            parent, _, leaf = path.rpartition("/")
+            return (parent or "/") if leaf.startswith(SERVER_PREFIX) else path
     return None
 
 
@@ -76,14 +85,53 @@ def _v2_dir() -> Path | None:
 
 
 @contextlib.contextmanager
-def sandbox_group(memory_bytes: int, max_pids: int) -> Iterator[SandboxGroup]:
+def sandbox_group(memory_bytes: int, max_pids: int) -> Iterator[LimitGroup]:
     """A cgroup of ``memory_bytes`` and ``max_pids`` for one sandbox (see the module docstring)."""
-    name = f"bizbench-sandbox-{uuid.uuid4().hex[:12]}"
+    with _group(SANDBOX_PREFIX, memory_bytes, max_pids) as group:
+        if group.procs:
+            yield group
+        else:
+            yield LimitGroup((), f"{max_pids} processes per uid (RLIMIT_NPROC); memory not limited: {group.limits}")
+
+
+@contextlib.contextmanager
+def server_group(memory_bytes: int, max_pids: int) -> Iterator[LimitGroup]:
+    """This process, in a cgroup of ``memory_bytes`` and ``max_pids`` (threads count) until the
+    block ends; then it goes back to its own group and the new one is removed. Memory it held
+    before stays charged where it was. Without a cgroup, ``limits`` says why nothing is limited."""
+    with _group(SERVER_PREFIX, memory_bytes, max_pids) as group:
+        if not group.procs:
+            yield LimitGroup((), f"not limited: {group.limits}")
+            return
+        homes = [procs.parent.parent / "cgroup.procs" for procs in group.procs]
+        try:
+            _join(group.procs)
+        except OSError as e:
+            _join(homes)
+            yield LimitGroup((), f"not limited: {e}")
+            return
+        try:
+            yield group
+        finally:
+            _join(homes)
+
+
+def _join(procs_files: list[Path] | tuple[Path, ...]) -> None:
+    """Move this process, every thread of it, into each ``cgroup.procs`` given."""
+    for procs in procs_files:
+        procs.write_text(str(os.getpid()))
+
+
+@contextlib.contextmanager
+def _group(prefix: str, memory_bytes: int, max_pids: int) -> Iterator[LimitGroup]:
+    """A fresh group named ``prefix`` + a random id below this process's own, removed on exit;
+    or, with no ``procs``, why none could be made."""
+    name = f"{prefix}{uuid.uuid4().hex[:12]}"
     made: list[Path] = []
     try:
         settings = _plan(name, memory_bytes, max_pids)
         if isinstance(settings, str):
-            yield SandboxGroup((), f"{max_pids} processes per uid (RLIMIT_NPROC); memory not limited: {settings}")
+            yield LimitGroup((), settings)
             return
         try:
             for directory, values in settings.items():
@@ -93,10 +141,10 @@ def sandbox_group(memory_bytes: int, max_pids: int) -> Iterator[SandboxGroup]:
                     if (directory / file).exists():  # memsw exists only with swap accounting
                         (directory / file).write_text(str(value))
         except OSError as e:
-            yield SandboxGroup((), f"{max_pids} processes per uid (RLIMIT_NPROC); memory not limited: {e}")
+            yield LimitGroup((), str(e))
             return
         mib = memory_bytes // (1 << 20)
-        yield SandboxGroup(tuple(d / "cgroup.procs" for d in made), f"cgroup: {mib} MiB, {max_pids} processes")
+        yield LimitGroup(tuple(d / "cgroup.procs" for d in made), f"cgroup: {mib} MiB, {max_pids} processes")
     finally:
         for directory in reversed(made):
             _remove(directory)
@@ -122,8 +170,8 @@ def _plan(name: str, memory_bytes: int, max_pids: int) -> dict[Path, dict[str, i
 
 
 def _remove(directory: Path) -> None:
-    """Remove a sandbox's cgroup once its last process is gone (they die with the sandbox's PID
-    namespace, a moment after its init)."""
+    """Remove a group once its last process is gone (a sandbox's die with its PID namespace, a
+    moment after its init)."""
     for _ in range(50):
         try:
             directory.rmdir()

@@ -102,6 +102,13 @@ MAX_REQUEST_BYTES = 1_000_000
 #: Connections open at once, over the Unix and TCP listeners together; one more is answered 503.
 #: An agent needs a few (calls are serialised; a lock-free query beside a call, the host's advance).
 MAX_CONNECTIONS = 16
+#: Memory of `bizbench serve` (the world, the tool server, its SQL) in a cgroup of its own, where
+#: one can be made (core/cgroups.py): past it the kernel kills the server, and `bizbench resume`
+#: plays the record again. Its own limits keep it near a tenth of this (docs/security.md).
+SERVER_MEMORY_LIMIT = 8 << 30
+#: Processes and threads of `bizbench serve` in the same cgroup (a numeric library's thread pool,
+#: MAX_CONNECTIONS handlers, the listeners, the --exec agent's launcher).
+SERVER_PIDS_LIMIT = 1024
 #: Connections the kernel queues until the server accepts them; past it a client's connect fails
 #: (the standard library's 5 would refuse an honest client during a burst the server refuses in microseconds).
 LISTEN_BACKLOG = 128
