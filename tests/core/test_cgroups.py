@@ -100,12 +100,19 @@ def _skip_without_cgroups(done: subprocess.CompletedProcess[str]) -> None:
         pytest.skip(f"no cgroup here: {done.stdout.strip()}")
 
 
-def test_a_server_that_allocates_past_its_memory_limit_is_killed_by_the_kernel() -> None:
-    done = _confined("x = bytearray(400 << 20)\nprint('survived', len(x))", 200 << 20, 64)
+def test_a_server_that_allocates_past_its_memory_limit_is_killed_by_the_kernel_and_its_group_swept_later() -> None:
+    done = _confined(
+        "import os\nprint(os.getpid(), flush=True)\nx = bytearray(400 << 20)\nprint('survived')", 200 << 20, 64
+    )
     _skip_without_cgroups(done)
-    assert done.stdout.strip() == "cgroup: 200 MiB, 64 processes" and done.returncode == -signal.SIGKILL
+    limits, pid = done.stdout.split("\n")[:2]
+    assert limits == "cgroup: 200 MiB, 64 processes" and done.returncode == -signal.SIGKILL
+    homes = list((cgroups._v1_dirs() or {}).values()) or [cgroups._v2_dir()]  # where this process makes groups
+    orphans = [g for home in homes if home for g in home.glob(f"{cgroups.SERVER_PREFIX}{pid}-*")]
+    assert orphans  # the killed server could not remove its group: the next one does
     within = _confined("x = bytearray(100 << 20)\nprint('survived', len(x))", 200 << 20, 64)
     assert within.returncode == 0 and within.stdout.split()[-2:] == ["survived", str(100 << 20)]
+    assert not [g for g in orphans if g.exists()]
 
 
 def test_a_server_cannot_start_threads_past_its_process_limit() -> None:

@@ -370,8 +370,10 @@ def test_a_memory_hog_is_killed_at_the_sandbox_limit_and_the_host_goes_on(ws: Pa
     r = run_in_sandbox(ws, ["bash", "-c", hog], 60, backend=backend, memory_bytes=200 << 20)
     if not r.limits.startswith("cgroup"):
         pytest.skip(f"no cgroup here: {r.limits}")
-    assert r.returncode != 0 and "419430400" not in r.stdout
-    assert run_in_sandbox(ws, ["bash", "-c", hog], 60, backend=backend).stdout.strip() == "419430400"
+    assert r.returncode != 0 and "419430400" not in r.stdout and r.exceeded == ("memory",)
+    assert r.stderr.endswith("sandbox: the memory limit was reached (cgroup: 200 MiB, 1024 processes)\n")
+    fine = run_in_sandbox(ws, ["bash", "-c", hog], 60, backend=backend)
+    assert fine.stdout.strip() == "419430400" and fine.exceeded == () and "limit was reached" not in fine.stderr
 
 
 @needs_sandbox
@@ -381,6 +383,9 @@ def test_a_fork_bomb_stops_at_the_sandbox_process_limit(ws: Path, backend: str) 
     if not r.limits.startswith("cgroup"):
         pytest.skip(f"no cgroup here: {r.limits}")
     assert r.limits.endswith("40 processes") and int(r.stdout.split()[-1] if r.stdout.split() else 0) < 40
+    assert r.exceeded == ("processes",) and r.stderr.endswith(
+        "the processes limit was reached (cgroup: 8192 MiB, 40 processes)\n"
+    )
     assert bash(ws, "echo alive", backend)[1].strip() == "alive"  # the next sandbox starts as usual
 
 

@@ -42,6 +42,29 @@ class LimitGroup:
     procs: tuple[Path, ...]
     limits: str
 
+    def exceeded(self) -> tuple[str, ...]:
+        """The limits its processes ran into so far: ``"memory"`` (the kernel's OOM killer took
+        one: ``oom_kill`` of v1's ``memory.oom_control``, v2's ``memory.events``) and
+        ``"processes"`` (a fork or a thread was refused: ``max`` of ``pids.events``)."""
+        hit = set()
+        for directory in (procs.parent for procs in self.procs):
+            if _counter(directory / "memory.oom_control", "oom_kill") or _counter(
+                directory / "memory.events", "oom_kill"
+            ):
+                hit.add("memory")
+            if _counter(directory / "pids.events", "max"):
+                hit.add("processes")
+        return tuple(sorted(hit))
+
+
+def _counter(path: Path, key: str) -> int:
+    """The count ``key`` of a cgroup's ``key value`` lines (0 if the file or the key is absent)."""
+    try:
+        lines = path.read_text().splitlines()
+    except OSError:
+        return 0
+    return next((int(value) for name, _, value in (line.partition(" ") for line in lines) if name == key), 0)
+
 
 def _own_path(controller: str) -> str | None:
     """This process's cgroup path in the hierarchy of ``controller`` ("" for v2's unified one);
@@ -126,13 +149,15 @@ def _join(procs_files: list[Path] | tuple[Path, ...]) -> None:
 def _group(prefix: str, memory_bytes: int, max_pids: int) -> Iterator[LimitGroup]:
     """A fresh group named ``prefix`` + a random id below this process's own, removed on exit;
     or, with no ``procs``, why none could be made."""
-    name = f"{prefix}{uuid.uuid4().hex[:12]}"
+    name = f"{prefix}{os.getpid()}-{uuid.uuid4().hex[:12]}"
     made: list[Path] = []
     try:
         settings = _plan(name, memory_bytes, max_pids)
         if isinstance(settings, str):
             yield LimitGroup((), settings)
             return
+        for parent in {directory.parent for directory in settings}:
+            _remove_orphans(parent, prefix)
         try:
             for directory, values in settings.items():
                 directory.mkdir()
@@ -167,6 +192,16 @@ def _plan(name: str, memory_bytes: int, max_pids: int) -> dict[Path, dict[str, i
     if v2 is not None:
         return {v2 / name: {"memory.max": memory_bytes, "memory.swap.max": 0, "pids.max": max_pids}}
     return "no cgroup with memory and pids controllers is writable here"
+
+
+def _remove_orphans(parent: Path, prefix: str) -> None:
+    """Remove the empty groups ``prefix`` + pid left by a process that is gone (killed before it
+    could remove its own: a server past its memory limit). A group in use cannot be removed."""
+    for directory in parent.glob(f"{prefix}*"):
+        pid = directory.name[len(prefix) :].partition("-")[0]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            with contextlib.suppress(OSError):
+                directory.rmdir()
 
 
 def _remove(directory: Path) -> None:

@@ -116,6 +116,7 @@ class SandboxResult:
     timed_out: bool
     duration_s: float = 0.0
     limits: str = ""  # the memory and process limits enforced (core/cgroups.py)
+    exceeded: tuple[str, ...] = ()  # the limits the command ran into: "memory", "processes"
 
     @property
     def output(self) -> str:
@@ -444,7 +445,8 @@ def run_in_sandbox(
             kill: ``returncode`` -9, ``timed_out`` False).
 
     The memory and process limits hold where a cgroup can be made (:mod:`bizbench.core.cgroups`);
-    elsewhere only ``RLIMIT_NPROC`` does. ``SandboxResult.limits`` says which.
+    elsewhere only ``RLIMIT_NPROC`` does. ``SandboxResult.limits`` says which, and
+    ``SandboxResult.exceeded`` which of them the command ran into (also the last line of stderr).
     """
     if not argv:
         raise ValueError("argv must not be empty")
@@ -464,7 +466,10 @@ def run_in_sandbox(
         _prepare_workspace(workspace, readonly)  # no other sandboxed process of this workspace runs meanwhile
         ops = _plan(workspace, readonly)
         result = _run_plan(ops, argv, full_env, cwd, backend, timeout_s, output_limit, group.procs, stop)
-        result.limits = group.limits
+        result.limits, result.exceeded = group.limits, group.exceeded()
+        if result.exceeded:  # said to the agent too: a process gone without a word is a puzzle
+            note = f"sandbox: the {' and '.join(result.exceeded)} limit was reached ({group.limits})\n"
+            result.stderr += ("\n" if result.stderr and not result.stderr.endswith("\n") else "") + note
         return result
 
 
