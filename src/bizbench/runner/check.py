@@ -838,33 +838,49 @@ def _shown_as(value: float, digits: int) -> set[float]:
     return {float(exact.quantize(quantum, rounding=r)) for r in (ROUND_HALF_UP, ROUND_HALF_EVEN, ROUND_DOWN)}
 
 
-def _float_shown(value: float, text: str) -> re.Match[str] | None:
+_Numbers = dict[int, dict[float, re.Match[str]]]  # digits -> value -> where first shown
+
+
+def _long_numbers(text: str) -> _Numbers:
+    """The numbers of ``text`` with at least ``_SIGNIFICANT`` significant digits, by their count
+    of them and their value (the first place each is shown)."""
+    index: _Numbers = {}
     for m in _NUMBER.finditer(text):
         digits = _significant(m.group())
-        if digits >= _SIGNIFICANT and float(m.group()) in _shown_as(value, digits):
-            return m
-    return None
+        if digits >= _SIGNIFICANT:
+            index.setdefault(digits, {}).setdefault(float(m.group()), m)
+    return index
 
 
-def _search(value: str | int | float, text: str) -> re.Match[str] | None:
+def _float_shown(value: float, numbers: _Numbers) -> re.Match[str] | None:
+    """The first of a text's long ``numbers`` that is ``value`` rounded or cut to its digits."""
+    shown = [found[f] for digits, found in numbers.items() for f in _shown_as(value, digits) if f in found]
+    return min(shown, key=lambda m: m.start(), default=None)
+
+
+def _search(value: str | int | float, text: str, numbers: _Numbers) -> re.Match[str] | None:
     """Where a hidden value shows in ``text``: a string (any case) where a word starts, an
-    integer as a whole number, a float rounded or cut to enough significant digits."""
+    integer as a whole number, a float rounded or cut to enough significant digits (among
+    ``numbers``, the text's ``_long_numbers``)."""
     if isinstance(value, str):
         return re.search(rf"(?<![a-z0-9]){re.escape(value)}", text, re.I) if value else None
     if isinstance(value, int):
         return re.search(rf"(?<![\d.]){value}(?!\d)", text)
     if not math.isfinite(value):
         return None
-    return _float_shown(value, text)
+    return _float_shown(value, numbers)
 
 
 def find_hidden(values: Iterable[str | int | float], texts: Iterable[tuple[str, str]]) -> list[str]:
     """Where each hidden value appears among ``texts`` ((where, text) pairs): one line per value found."""
     texts = list(texts)
+    numbers: list[_Numbers | None] = [None] * len(texts)  # each text's long numbers, parsed once
     leaks = []
     for value in dict.fromkeys(values):
-        for where, text in texts:
-            m = _search(value, text)
+        for i, (where, text) in enumerate(texts):
+            if isinstance(value, float) and numbers[i] is None:
+                numbers[i] = _long_numbers(text)
+            m = _search(value, text, numbers[i] or {})
             if m:
                 around = text[max(0, m.start() - 60) : m.end() + 60].replace("\n", " ")
                 leaks.append(f"hidden {value!r} appears in {where}: ...{around}...")
