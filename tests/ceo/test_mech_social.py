@@ -1,5 +1,5 @@
-"""Customer post sampling (paper eq 26) and the agent-post lead multiplier (eq 27;
-reference-notes §4.12-4.13)."""
+"""Customer post sampling (paper eq 26), the agent-post lead multiplier (eq 27) and the
+customer replies to a viral agent post (reference-notes §4.12-4.13)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ import math
 import numpy as np
 import pytest
 
+from bizbench.core.rng import RngStreams
+from bizbench.envs.ceo.world import posttext
+from bizbench.envs.ceo.world.feed import Feed
 from bizbench.envs.ceo.world.social import (
     PostCandidates,
     sample_posts,
@@ -140,3 +143,59 @@ def test_discoverable_enterprise_groups_use_individual_engagement(state, params,
         likes += [p["likes"] for p in sample_posts(state, params, rng, _cands(de, np.ones(5)))]
     assert min(likes) < 5
 
+
+class _RecordingWriter:
+    """A post writer that records its viral_reply calls and answers with a fixed text."""
+
+    def __init__(self):
+        self.calls = []
+
+    def viral_reply(self, rng, group, score, agent_post):
+        self.calls.append((rng, group, score, agent_post))
+        return "Finally, higher limits!"
+
+
+def test_a_viral_reply_is_a_reply_post_of_the_customer_s_group(cfg, gidx):
+    """Ref §4.13: a customer of the group answers the viral agent post in public; the post is the
+    feed's next one, its id is returned, and the text comes from the feed/replies stream."""
+    writer = _RecordingWriter()
+    feed = Feed(cfg, RngStreams(5), writer=writer)
+    feed.add(4, "customer", "first")
+    feed.add(4, "customer", "second")
+    agent = AgentPost(post_id=9, day=4, content="We doubled the daily limits.", reply_to=None)
+    assert feed.viral_reply(5, gidx["S3"], 0.8, agent, 42) == 3
+    assert feed.posts[-1] == {
+        "post_id": 3,
+        "day": 5,
+        "content": "Finally, higher limits!",
+        "reply_to_agent_post_id": 9,
+        "source_group_id": "S3",
+        "kind": "reply",
+        "customer": 42,
+        "sentiment": "positive",
+    }
+    [(rng, group, score, content)] = writer.calls
+    assert rng is feed.streams.get("feed/replies")
+    assert (group.id, score, content) == ("S3", 0.8, "We doubled the daily limits.")
+    assert feed.streams.names() == ["feed/macro", "feed/replies"]  # the macro stream is drawn at creation
+
+
+@pytest.mark.parametrize(
+    ("score", "sentiment"), [(0.0, "negative"), (1e-9, "positive"), (-0.7, "negative"), (0.7, "positive")]
+)
+def test_a_viral_reply_is_positive_only_for_a_positive_score(cfg, gidx, score, sentiment):
+    feed = Feed(cfg, RngStreams(5), writer=_RecordingWriter())
+    agent = AgentPost(post_id=1, day=0, content="hello", reply_to=None)
+    feed.viral_reply(0, gidx["E2"], score, agent, None)
+    assert feed.posts[-1]["sentiment"] == sentiment
+    assert feed.posts[-1]["source_group_id"] == "E2"
+    assert feed.posts[-1]["customer"] is None
+
+
+def test_a_viral_reply_is_written_from_the_feed_replies_stream(cfg, gidx):
+    feed = Feed(cfg, RngStreams(11))
+    agent = AgentPost(post_id=2, day=3, content="We cut the price of Plan A.", reply_to=None)
+    feed.viral_reply(3, gidx["S1"], -0.9, agent, 7)
+    fresh = RngStreams(11).get("feed/replies")
+    expected = posttext.viral_reply(fresh, cfg.groups[gidx["S1"]], -0.9, "We cut the price of Plan A.")
+    assert feed.posts[-1]["content"] == expected

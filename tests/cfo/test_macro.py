@@ -8,6 +8,7 @@ import math
 import re
 import warnings
 from importlib import resources
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -17,13 +18,17 @@ from bizbench.core.rng import stream_for
 from bizbench.envs.cfo.world.macro import (
     BOUNDS,
     DATA_TYPES,
+    EXPANSION,
     GROUPS,
+    NEUTRAL,
     RECESSION,
     REGIMES,
     SERIES,
     MacroGeneratorConfig,
     MacroPath,
     _ar1,
+    _policy_rate,
+    _regime_chain,
     _regimes_from_spans,
     fit_summary,
     generate_path,
@@ -399,3 +404,93 @@ def test_config_validation_and_toml_shapes():
         MacroGeneratorConfig.model_validate({"pe_ratio": {"target": [0, 20, 20], "speed": [0.1] * 3, "vol": [0.1] * 3}})
     pi = MacroGeneratorConfig().stationary()
     assert pi.shape == (3,) and abs(pi.sum() - 1) < 1e-12 and (pi > 0).all()
+
+
+def test_a_uniform_exactly_at_a_transition_boundary_moves_to_the_next_regime():
+    # The chain moves to the first regime whose cumulative transition probability exceeds the
+    # month's uniform u in [0, 1), so each regime gets exactly its probability. Cumulative rows
+    # (exact in binary): from expansion 0.5, 0.75, 1; from neutral 0.25, 0.75, 1.
+    p = np.array([[0.5, 0.25, 0.25], [0.25, 0.5, 0.25], [0.5, 0.25, 0.25]])
+    # month 0 is the start (its uniform unused); u = 0.5 from expansion -> neutral; u = 0.75
+    # from neutral -> recession; u = 0.4999 from recession -> expansion; u = 0.2 stays
+    u = np.array([0.9, 0.5, 0.75, 0.4999, 0.2])
+    assert _regime_chain(u, EXPANSION, p).tolist() == [EXPANSION, NEUTRAL, RECESSION, EXPANSION, EXPANSION]
+
+
+def test_policy_rate_follows_the_lagged_rule_clipped_and_adjusts_partially():
+    # target = 1 + 0.5 CPI[t - 1] - 0.25 U[t - 1] (month 0 reads month 0), clipped to [0.25, 5],
+    # the floor in a recession month; fed funds starts at month 0's target and closes half the
+    # gap each month, at most +2 or -1.
+    cfg = MacroGeneratorConfig(
+        policy_intercept=1.0,
+        policy_inflation=0.5,
+        policy_unemployment=-0.25,
+        policy_lag_months=1,
+        policy_stance_vol=0.0,
+        policy_floor=0.25,
+        policy_cap=5.0,
+        hike_speed=0.5,
+        cut_speed=0.5,
+        max_hike=2.0,
+        max_cut=1.0,
+    )
+    r = np.array([EXPANSION, RECESSION, EXPANSION, EXPANSION, NEUTRAL, EXPANSION])
+    cpi = np.array([2.0, 4.0, 12.0, 6.0, 0.0, 0.0])
+    unemp = np.full(6, 4.0)
+    # targets: 1 + 1 - 1 = 1; recession 0.25; 1 + 2 - 1 = 2; 1 + 6 - 1 = 6 -> cap 5; 1 + 3 - 1 = 3;
+    # 1 + 0 - 1 = 0 -> floor 0.25
+    # fed funds: 1; gap -0.75 -> -0.375: 0.625; gap 1.375 -> +0.6875: 1.3125; gap 3.6875 -> +1.84375:
+    # 3.15625; gap -0.15625 -> -0.078125: 3.078125; gap -2.828125 -> -1.4140625, at most -1: 2.078125
+    ff = _policy_rate(cfg, r, cpi, unemp, np.ones(6))
+    assert ff.tolist() == [1.0, 0.625, 1.3125, 3.15625, 3.078125, 2.078125]
+
+
+def test_a_generated_path_starts_at_the_targets_of_its_first_regime():
+    # no burn-in; the chain starts in expansion and moves to neutral for good in month 1
+    cfg = MacroGeneratorConfig(
+        initial=(1.0, 0.0, 0.0), burn_in_months=0, transition=((0.0, 1.0, 0.0), (0.0, 1.0, 0.0), (0.0, 1.0, 0.0))
+    )
+    p = generate_path(stream_for(3, "macro"), cfg, months=3)
+    assert p.regimes.tolist() == [EXPANSION, NEUTRAL, NEUTRAL]
+    first = {k: float(p.series[k][0]) for k in ("gdp_growth", "unemployment", "cpi_inflation")}
+    assert first == {"gdp_growth": 3.4, "unemployment": 4.0, "cpi_inflation": 2.2}  # expansion targets
+
+
+class _ScriptedGenerator:
+    """Stands in for numpy's Generator in generate_path: the opening regime, the chain's and the
+    VIX jumps' uniforms are scripted, every normal is 0."""
+
+    bit_generator = SimpleNamespace()  # no seed sequence: the source is "generated:unknown"
+
+    def __init__(self, start, chain, jumps):
+        self.start = start
+        self.uniforms = [np.asarray(chain, dtype=float), np.asarray(jumps, dtype=float)]
+
+    def choice(self, a, p):
+        return self.start
+
+    def random(self, n):
+        u = self.uniforms.pop(0)
+        assert u.shape == (n,)
+        return u
+
+    def standard_normal(self, shape):
+        return np.zeros(shape)
+
+
+def test_a_vix_jump_happens_when_its_uniform_is_below_the_jump_probability():
+    # expansion throughout, no noise: log VIX stays at log 14 until a jump adds 0.35. The jump
+    # uniforms are 0.9, 0.5 (exactly the probability: no jump) and 0.49 (a jump in month 2).
+    # VIX after its soft floor 9.5 + 1.5 log(1 + exp((x - 9.5) / 1.5)), one decimal:
+    # months 0 and 1: 9.5 + 1.5 log(1 + e^3) = 14.07 -> 14.1;
+    # month 2: x = 14 e^0.35 = 19.867, softened 19.868 -> 19.9
+    cfg = MacroGeneratorConfig(
+        initial=(1.0, 0.0, 0.0),
+        burn_in_months=0,
+        transition=((1.0, 0.0, 0.0), (1.0, 0.0, 0.0), (1.0, 0.0, 0.0)),
+        vix_jump_prob=0.5,
+        vix_jump_log=0.35,
+    )
+    p = generate_path(_ScriptedGenerator(EXPANSION, [0.3, 0.3, 0.3], [0.9, 0.5, 0.49]), cfg, months=3)
+    assert p.series["vix"].tolist() == [14.1, 14.1, 19.9]
+    assert p.source == "generated:unknown"
