@@ -659,3 +659,30 @@ def test_no_error_names_a_hidden_name_the_query_did_not(guard: SqlGuard) -> None
         except ToolError as err:
             said = str(err)
         assert not set(re.findall(r"\w+", said.lower())) & hidden, (sql, said)
+
+
+def test_each_budget_stops_a_query_only_once_it_is_passed_not_when_it_is_reached(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The progress handler's three budgets, on both sides of each boundary (a non-zero answer
+    interrupts SQLite; the reason picks the error)."""
+    steps, every = sqlguard.MAX_VM_STEPS, sqlguard.PROGRESS_STEPS
+    now, heap = 0.0, QUERY_HEAP_BYTES
+    monkeypatch.setattr(sqlguard.time, "monotonic", lambda: now)
+    monkeypatch.setattr(sqlguard, "_SQLITE_HEAP_USED", lambda: heap)
+    run = sqlguard._Run([], [], timeout_s=10.0)
+    run.steps = steps - 2 * every
+    assert (run.over_budget(), run.steps, run.stopped_by) == (0, steps - every, None)
+    assert (run.over_budget(), run.steps, run.stopped_by) == (0, steps, None)  # reached, not passed
+    assert (run.over_budget(), run.stopped_by) == (1, "steps")
+
+    run = sqlguard._Run([], [], timeout_s=10.0)
+    now = 10.0  # exactly the deadline, and exactly the heap budget: the query goes on
+    assert (run.over_budget(), run.stopped_by) == (0, None)
+    now = 10.000001
+    assert (run.over_budget(), run.stopped_by) == (1, "time")
+    assert sqlguard._stopped(run.stopped_by, 10.0).tamper == "query_timeout"
+
+    run, now, heap = sqlguard._Run([], [], timeout_s=10.0), 0.0, QUERY_HEAP_BYTES + 1
+    assert (run.over_budget(), run.stopped_by) == (1, "memory")
+    assert sqlguard._stopped(run.stopped_by, 10.0).tamper == "query_memory"
