@@ -23,7 +23,7 @@ from bizbench.runner.runconfig import RunDirError
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("runs")
     run_baseline("cfo", "prudent-cfo", 3, "paper", out=root / "cfo")
-    run_baseline("yc", "heuristic", 2, "default", out=root / "yc")
+    run_baseline("yc", "heuristic", 2, "default", 3, root / "yc")  # three months: replay needs no full year
     run_baseline("ceo", "rule-based", 42, "default", 35, root / "ceo", world_options={"database": False})
     reply = {"content": "", "tool_calls": [{"name": "run_command", "arguments": {"command": "sim resume"}}]}
     run_agent_episode("yc", ScriptedModel([reply]), 4, None, root / "yc-model")
