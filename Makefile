@@ -34,9 +34,10 @@ test-slow: venv
 	$(BIN)/pytest -q -n 0 -m slow --timeout 3600
 
 # Mutation testing of the code that decides a score or a verdict (docs/testing.md; hours on 2
-# cores, kept between runs: only changed functions are tried again). MUTANTS=glob runs a part,
-# e.g. MUTANTS='bizbench.envs.cfo.*'.
+# cores, kept between runs: only survivors and changed functions are tried again). MUTANTS=glob
+# runs a part, e.g. MUTANTS='bizbench.envs.cfo.*'.
 mutants: venv
+	$(BIN)/python tests/mutants_report.py --retry-survivors
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/mutmut run --max-children "$${JOBS:-2}" $(MUTANTS)
 	$(BIN)/python tests/mutants_report.py
 

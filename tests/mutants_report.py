@@ -7,12 +7,18 @@ explained. A timeout, a crash and a type-check failure count as killed (the chan
 noticed); a mutant no test runs counts as survived.
 
     python tests/mutants_report.py [--results FILE] [--doc docs/testing.md] [--markdown]
+    python tests/mutants_report.py --retry-survivors [--mutants mutants]
+
+``--retry-survivors`` (the first step of `make mutants`) clears mutmut's kept verdict of every
+survivor, so the run tries it again: mutmut keeps a verdict until the mutated function changes,
+so a survivor that a new test kills would otherwise still count as one.
 """
 
 from __future__ import annotations
 
 import argparse
 import fnmatch
+import json
 import re
 import subprocess
 import sys
@@ -116,12 +122,34 @@ def render(modules: dict[str, ModuleScore], markdown: bool) -> str:
     return "\n".join(lines)
 
 
+def retry_survivors(mutants: Path) -> int:
+    """Clear the kept verdict of every survivor in mutmut's ``*.meta`` files under ``mutants``
+    (an exit code whose status is a survivor's); return how many were cleared."""
+    from mutmut.stats import status_by_exit_code  # mutmut's own exit-code meanings (a dev dependency)
+
+    cleared = 0
+    for meta in sorted(mutants.rglob("*.py.meta")):
+        data = json.loads(meta.read_text())
+        verdicts = data.get("exit_code_by_key", {})
+        survivors = [name for name, code in verdicts.items() if status_by_exit_code.get(code) in SURVIVED]
+        if survivors:
+            verdicts.update(dict.fromkeys(survivors))
+            meta.write_text(json.dumps(data, indent=4))
+            cleared += len(survivors)
+    return cleared
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--results", type=Path, help="saved `mutmut results --all true` output (default: run it)")
     parser.add_argument("--doc", type=Path, default=ROOT / "docs" / "testing.md")
     parser.add_argument("--markdown", action="store_true", help="the table as markdown (for docs/testing.md)")
+    parser.add_argument("--retry-survivors", action="store_true", help="clear the survivors' verdicts and exit")
+    parser.add_argument("--mutants", type=Path, default=ROOT / "mutants", help="mutmut's working directory")
     ns = parser.parse_args(argv)
+    if ns.retry_survivors:
+        print(f"{retry_survivors(ns.mutants)} survivors will be tried again")
+        return 0
     if ns.results:
         text = ns.results.read_text()
     else:

@@ -3,6 +3,7 @@ docs/testing.md must explain."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,33 @@ def test_a_survivor_killed_by_hand_counts_as_killed() -> None:
     doc = DOC.replace("| accepted | a log label |", "| killed | tests/cfo/test_lending.py kills it |")
     lending = score(parse_results(RESULTS), explained_survivors(doc))["bizbench.envs.cfo.world.lending"]
     assert (lending.killed, lending.survived, lending.counted) == (2, 1, 3)
+
+
+def test_retrying_survivors_clears_only_their_kept_verdicts(tmp_path: Path) -> None:
+    """mutmut keeps a verdict until its function changes: a survivor a new test kills must be tried again."""
+    meta = tmp_path / "src" / "bizbench" / "core" / "ledger.py.meta"
+    meta.parent.mkdir(parents=True)
+    codes = {
+        "killed": 1,
+        "survived": 0,
+        "no_tests": 33,
+        "suspicious": 35,
+        "timeout": 36,
+        "typed": 37,
+        "unchecked": None,
+    }
+    meta.write_text(json.dumps({"exit_code_by_key": {f"m_{k}": c for k, c in codes.items()}, "durations_by_key": {}}))
+    assert main(["--retry-survivors", "--mutants", str(tmp_path)]) == 0
+    kept = json.loads(meta.read_text())
+    assert kept["exit_code_by_key"] == {
+        "m_killed": 1,
+        "m_survived": None,
+        "m_no_tests": None,
+        "m_suspicious": None,
+        "m_timeout": 36,
+        "m_typed": 37,
+        "m_unchecked": None,
+    }
+    assert kept["durations_by_key"] == {}
+    assert main(["--retry-survivors", "--mutants", str(tmp_path)]) == 0  # nothing left to clear: unchanged
+    assert json.loads(meta.read_text()) == kept
