@@ -5,13 +5,17 @@ It is registered the way a user registers an env of their own, for this process 
 process it starts (sweep workers, ``bizbench resume``, ``serve``): its directory goes on
 ``sys.path`` and ``$PYTHONPATH``, and ``lemonade.spec:SPEC`` into ``$BIZBENCH_ENVS``. Nothing
 under ``src/`` names it.
+
+Under ``make mutants`` (docs/testing.md), every process a test starts runs the mutant under test
+too: a served seat or a resumed run on the original code would differ from the mutated code in
+this process, and a test comparing the two would kill every mutant for the wrong reason.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
@@ -30,6 +34,26 @@ if PLUGIN_DIR not in sys.path:
     sys.path.insert(0, PLUGIN_DIR)
 _prepend("PYTHONPATH", PLUGIN_DIR, os.pathsep)
 _prepend("BIZBENCH_ENVS", LEMONADE, ",")
+
+
+def mutant_pythonpath(environ: Mapping[str, str]) -> str | None:
+    """The ``$PYTHONPATH`` that makes a started process run the mutant under test: mutmut activates
+    a mutant in this process only (its copy of ``src`` on ``sys.path``, the mutant's name in
+    ``$MUTANT_UNDER_TEST``), so that copy goes first. None outside a mutant (and in mutmut's first
+    pass, ``stats``, whose bookkeeping works in its own process only)."""
+    if "__mutmut_" not in environ.get("MUTANT_UNDER_TEST", ""):
+        return None
+    import bizbench
+
+    rest = [environ["PYTHONPATH"]] if environ.get("PYTHONPATH") else []  # an empty entry would add the cwd
+    return os.pathsep.join([str(Path(bizbench.__file__).parents[1]), *rest])
+
+
+@pytest.fixture(autouse=True)
+def _subprocesses_run_the_mutant_under_test(monkeypatch: pytest.MonkeyPatch) -> None:
+    path = mutant_pythonpath(os.environ)
+    if path is not None:
+        monkeypatch.setenv("PYTHONPATH", path)
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ docs/testing.md must explain."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -119,3 +120,17 @@ def test_retrying_survivors_clears_only_their_kept_verdicts(tmp_path: Path) -> N
     assert kept["durations_by_key"] == {}
     assert main(["--retry-survivors", "--mutants", str(tmp_path)]) == 0  # nothing left to clear: unchanged
     assert json.loads(meta.read_text()) == kept
+
+
+def test_under_a_mutant_every_started_process_imports_the_mutated_copy_first() -> None:
+    """A served seat on the original code would differ from the mutant in the test's process and
+    kill it for the wrong reason (tests/conftest.py)."""
+    import bizbench
+    from conftest import mutant_pythonpath
+
+    here = str(Path(bizbench.__file__).parents[1])
+    mutant = "bizbench.core.ledger.x_to_cents__mutmut_1"
+    assert mutant_pythonpath({"MUTANT_UNDER_TEST": mutant, "PYTHONPATH": "/plug"}) == f"{here}{os.pathsep}/plug"
+    assert mutant_pythonpath({"MUTANT_UNDER_TEST": mutant}) == here
+    for outside in ({}, {"MUTANT_UNDER_TEST": "stats"}, {"MUTANT_UNDER_TEST": "fail"}, {"MUTANT_UNDER_TEST": ""}):
+        assert mutant_pythonpath({**outside, "PYTHONPATH": "/plug"}) is None
