@@ -285,6 +285,58 @@ def test_replies_to_generated_complaints_are_judged_on_topic() -> None:
         assert score(answer, c, "S3") > score(GENERIC_REPLY, c, "S3") + 0.15, (complaint, answer)
 
 
+# A reply to a customer whose group is not named (replied_group_id None) counts at half weight for
+# every group; a group that lived through nothing (S2 here) takes no other credit from it, so its
+# verdict is tanh(1.1 x 0.5 x g) with g the reply's own credit (1.1: the judge's squash).
+
+
+def _reply_verdict(reply: str, complaint: str = COMPLAINT) -> Verdict:
+    return RuleJudge()(reply, ctx(group("S2"), replied_post=complaint))["S2"]
+
+
+def test_a_reply_that_denies_the_complaint_costs_0_35() -> None:
+    got = _reply_verdict("There were no outages this week, everything worked fine.")
+    assert got == Verdict(
+        round(math.tanh(1.1 * 0.5 * -0.35), 6), "contradicts a customer's complaint about the outages"
+    )
+    assert got.score == -0.190157
+
+
+@pytest.mark.parametrize(
+    ("reply", "credit"),
+    [
+        # an apology (+0.1) and a fix for the outage itself (remedy 1: +0.15)
+        ("So sorry the outage hit your reports. We've added failover servers so it won't happen again.", 0.5),
+        # the outage's own fix counts in full though the post names no concrete change and no apology
+        ("The outage is behind us: the service now runs on redundant servers.", 0.25 + 0.15),
+        # an apology and only a vague promise: remedy 0.25
+        ("So sorry about the outage, we're looking into it.", 0.25 + 0.1 + 0.15 * 0.25),
+    ],
+)
+def test_a_reply_that_answers_the_complaint_earns_a_quarter_plus_its_apology_and_remedy(
+    reply: str, credit: float
+) -> None:
+    got = _reply_verdict(reply)
+    assert got == Verdict(round(math.tanh(1.1 * 0.5 * credit), 6), "answers a customer's complaint about the outages")
+
+
+def test_a_polite_reply_that_misses_the_complaint_earns_0_05_and_says_so() -> None:
+    got = _reply_verdict(GENERIC_REPLY)
+    assert got == Verdict(round(math.tanh(1.1 * 0.5 * 0.05), 6), "polite reply that does not address the complaint")
+
+
+def test_a_reply_that_neither_answers_nor_is_polite_earns_nothing() -> None:
+    assert _reply_verdict(FRIDAY) == Verdict(0.0, "says nothing about what this group cares about or went through")
+
+
+def test_a_comparison_with_other_tools_does_not_answer_a_complaint_about_a_competitor() -> None:
+    # a competitor is not a complaint a reply can answer: the comparison earns no reply credit
+    got = _reply_verdict(
+        "Compared with other tools, our plans include more usage.", "Moving to a competitor next month."
+    )
+    assert got == Verdict(0.0, "says nothing about what this group cares about or went through")
+
+
 # ----------------------------------------------------------------------------- hostility
 
 

@@ -461,6 +461,87 @@ def test_with_the_engines_flag_a_lead_that_no_price_can_satisfy_ghosts_silently(
     assert state.customers.status[c] == LOST and c not in book.open_by_customer
 
 
+def test_rejecting_a_new_lead_answers_declined_closes_the_thread_and_loses_the_lead(ent, params, fake_rng):
+    """Ref §4.23: the agent's rejection is its last message ("Declined.", on the day it is sent);
+    the thread ends ``agent_rejected`` and a new lead is lost."""
+    state, c, *_ = ent
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    state.day = 12
+    thread = reject(state, book, c)
+    assert thread is book.threads[0]
+    assert [(t["sender"], t["day"], t["text"]) for t in thread.turns] == [
+        ("system", 10, "New enterprise lead."),
+        ("agent", 12, "Declined."),
+    ]
+    assert thread.status == "agent_rejected" and c not in book.open_by_customer
+    assert state.customers.status[c] == LOST
+
+
+def _plan_c_at_40_won(ent, params, fake_rng):
+    """The lead of ``ent`` offered plan C at $40, which it accepts (surplus 0.8 - Q_req(40) > 0)."""
+    state, c, delivered, q_shift, c_drift = ent
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    won = fake_rng(normal=[0.0], random=[[0.9]])
+    return _offer_and_reply(state, params, fake_rng, book, c, [(2, 40.0)], delivered, q_shift, c_drift, won)
+
+
+@pytest.mark.parametrize(("promo_global", "promotion", "effective"), [(5.0, 7.0, 33.0), (43.0, 45.0, 0.0)])
+def test_a_won_deal_keeps_the_ongoing_promotion_and_charges_the_price_less_it_never_below_zero(
+    ent, params, fake_rng, promo_global, promotion, effective
+):
+    """Eq 7 without the lead term: the deal's promotion is the ongoing one (global + the group's
+    $2), stored with the customer; the effective price is max(0, $40 - promotion)."""
+    state, c, *_ = ent
+    state.settings.promo_global = promo_global
+    state.settings.promo_by_group[E1] = 2.0
+    out = _plan_c_at_40_won(ent, params, fake_rng)
+    cust = state.customers
+    assert out.won == [c]
+    assert cust.listed_price[c] == 40.0
+    assert cust.promotion[c] == promotion
+    assert cust.effective_price[c] == effective
+
+
+def test_a_won_deal_raises_the_relationship_by_a_tenth_but_not_past_one(ent, params, fake_rng):
+    """Ref §4.10: a deal won adds 0.10 to the relationship, which stays in [0, 1]: 0.95 -> 1.0."""
+    state, c, *_ = ent
+    state.customers.relationship[c] = 0.95
+    out = _plan_c_at_40_won(ent, params, fake_rng)
+    assert out.won == [c]
+    assert state.customers.relationship[c] == 1.0
+
+
+def test_a_timed_out_account_loses_relationship_down_to_zero_not_below(ent, params, fake_rng):
+    """Ref §4.10: the timeout's -0.30 takes a relationship of 0.1 to 0, not -0.2."""
+    state, c, delivered, q_shift, c_drift = ent
+    _subscribed(state, c, 95.0)
+    state.customers.relationship[c] = 0.1
+    book = EnterpriseBook()
+    book.open_thread(c, CHURN_PREVENTION, state.day, "Churn risk.")
+    state.day += 7
+    out = process_day(state, params, fake_rng(), book, delivered, q_shift, c_drift)
+    assert out.churned == [c]
+    assert state.customers.relationship[c] == 0.0
+
+
+def test_an_ended_account_s_relationship_stays_at_most_one_whatever_the_preset_adds(ent, params, fake_rng):
+    """Ref §4.10: r stays in [0, 1] for any configured change: a preset that adds +0.3 on a
+    timeout takes 0.9 to 1.0, not 1.2."""
+    state, c, delivered, q_shift, c_drift = ent
+    enterprise = state.config.enterprise.model_copy(update={"relationship_timeout": 0.3})
+    state.config = state.config.model_copy(update={"enterprise": enterprise})
+    _subscribed(state, c, 95.0)
+    state.customers.relationship[c] = 0.9
+    book = EnterpriseBook()
+    book.open_thread(c, CHURN_PREVENTION, state.day, "Churn risk.")
+    state.day += 7
+    out = process_day(state, params, fake_rng(), book, delivered, q_shift, c_drift)
+    assert out.churned == [c] and state.customers.status[c] == CANCELLED
+    assert state.customers.relationship[c] == 1.0
+
+
 # ---------------------------------------------------------------------------- the agent's view of threads
 def _env_with_leads(n: int):
     from bizbench.envs.ceo.env import CeoEnv

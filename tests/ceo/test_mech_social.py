@@ -18,6 +18,7 @@ from bizbench.envs.ceo.world.social import (
     subscriber_weights,
 )
 from bizbench.envs.ceo.world.state import AgentPost
+from bizbench.envs.ceo.world.world import World
 
 N = 26
 
@@ -199,3 +200,121 @@ def test_a_viral_reply_is_written_from_the_feed_replies_stream(cfg, gidx):
     fresh = RngStreams(11).get("feed/replies")
     expected = posttext.viral_reply(fresh, cfg.groups[gidx["S1"]], -0.9, "We cut the price of Plan A.")
     assert feed.posts[-1]["content"] == expected
+
+
+# ---------------------------------------------------------------------------- after a post is judged
+# World._after_judging: a customer of each group that judged the post |e| >= 0.6 replies in public,
+# and the agent gets a ``social_media`` notification of its views, tone and strongest reactions.
+
+
+def _judged_post(scores: dict[int, float]) -> AgentPost:
+    post = _post(7, 20, scores)
+    post.views = np.zeros(N)
+    post.views[:2] = [12_000.4, 345.2]  # 12,345.6 views in all, shown as 12,345
+    return post
+
+
+def _world(cfg, writer=None):
+    world = World(cfg, 3, writer=writer if writer is not None else _RecordingWriter())
+    world.state.day = 20
+    return world
+
+
+def test_a_customer_of_each_group_that_judged_a_post_viral_replies_to_it(cfg, gidx, add_customer):
+    """Ref §4.13: |e| >= 0.6 is viral, whatever its sign (S1 at 0.6, S2 at -0.6; S3 at 0.59 is
+    not). The author is one of the group's active customers, drawn with ``integers(n)`` from the
+    ``viral_replies`` stream, group by group; a group with no active customer (E1) replies with
+    no author and draws nothing."""
+    s1, s2, s3, e1 = (gidx[g] for g in ("S1", "S2", "S3", "E1"))
+    writer = _RecordingWriter()
+    world = _world(cfg, writer)
+    st = world.state
+    s1_active = [add_customer(st, group=s1) for _ in range(10)]
+    for _ in range(5):
+        add_customer(st, group=s1)  # S1 customers that are not active today
+    s2_active = [add_customer(st, group=s2) for _ in range(10)]
+    s3_active = [add_customer(st, group=s3) for _ in range(5)]
+    active = np.array(sorted(s1_active + s2_active + s3_active))
+    post = _judged_post({s1: 0.6, s2: -0.6, s3: 0.59, e1: 0.9})
+
+    world._after_judging(post, active)
+
+    draws = RngStreams(3).get("viral_replies")
+    authors = [s1_active[int(draws.integers(10))], s2_active[int(draws.integers(10))], None]
+    assert post.comment_post_ids == [1, 2, 3]
+    replies = world.feed.posts
+    assert [(p["post_id"], p["kind"], p["source_group_id"], p["customer"]) for p in replies] == [
+        (1, "reply", "S1", authors[0]),
+        (2, "reply", "S2", authors[1]),
+        (3, "reply", "E1", None),
+    ]
+    assert all(p["reply_to_agent_post_id"] == 7 and p["day"] == 20 for p in replies)
+    assert [(g.id, e) for _, g, e, _ in writer.calls] == [("S1", 0.6), ("S2", -0.6), ("E1", 0.9)]
+
+
+def _notice(world) -> str:
+    [note] = world.notifications
+    assert (note["notification_id"], note["day"], note["type"]) == (1, 20, "social_media")
+    return note["message"]
+
+
+def test_the_notification_names_the_three_strongest_reactions_of_the_known_groups(cfg, gidx):
+    """The known groups (S1..E3 at the start) ranked by |e|, strongest first, three of them, each
+    with its signed score to two decimals; the undiscovered D_S01's -0.95 is neither named nor
+    counted in the tone: the mean of the six is 0.55 / 6 = 0.092, neutral."""
+    world = _world(cfg)
+    scores = {"S1": -0.4, "S2": 0.2, "S3": 0.7, "E1": 0.3, "E2": -0.25, "E3": 0.0, "D_S01": -0.95}
+    post = _judged_post({gidx[g]: e for g, e in scores.items()})
+    world._after_judging(post, np.empty(0, dtype=np.int64))
+    assert _notice(world) == (
+        "Your post #7 reached 12,345 views; overall tone neutral; "
+        "strongest reactions: S3 (+0.70), S1 (-0.40), E1 (+0.30)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("score", "tone", "shown"),
+    [
+        (0.0, "neutral", "+0.00"),
+        (0.1, "neutral", "+0.10"),
+        (0.1000001, "positive", "+0.10"),
+        (0.7, "positive", "+0.70"),
+        (-0.1, "neutral", "-0.10"),
+        (-0.1000001, "negative", "-0.10"),
+        (-0.7, "negative", "-0.70"),
+    ],
+)
+def test_the_overall_tone_is_positive_only_above_0_1_and_negative_only_below_minus_0_1(
+    cfg, gidx, score, tone, shown
+):
+    """The tone is that of the mean score of the known groups; with S1 the only known group the
+    mean is S1's score."""
+    world = _world(cfg)
+    world.state.discovered[:] = False
+    world.state.discovered[gidx["S1"]] = True
+    world._after_judging(_judged_post({gidx["S1"]: score}), np.empty(0, dtype=np.int64))
+    assert _notice(world) == (
+        f"Your post #7 reached 12,345 views; overall tone {tone}; strongest reactions: S1 ({shown})"
+    )
+
+
+@pytest.mark.filterwarnings("error")
+def test_with_no_known_group_the_tone_is_neutral_and_no_reaction_is_named(cfg, gidx):
+    """Neutral by rule, not as the mean of nothing (numpy's nan and its "Mean of empty slice"
+    warning, which fails this test)."""
+    world = _world(cfg)
+    world.state.discovered[:] = False
+    world._after_judging(_judged_post({gidx["S1"]: 0.5}), np.empty(0, dtype=np.int64))
+    assert _notice(world) == "Your post #7 reached 12,345 views; overall tone neutral; strongest reactions: "
+
+
+def test_reactions_of_equal_strength_are_named_in_group_order(cfg, gidx):
+    """All 26 groups known, D_E02 at 0.5 and the others at 0: after D_E02 come the first two
+    groups of the preset, S1 and S2 (mean 0.5 / 26 = 0.019, neutral)."""
+    world = _world(cfg)
+    world.state.discovered[:] = True
+    world._after_judging(_judged_post({gidx["D_E02"]: 0.5}), np.empty(0, dtype=np.int64))
+    assert _notice(world) == (
+        "Your post #7 reached 12,345 views; overall tone neutral; "
+        "strongest reactions: D_E02 (+0.50), S1 (+0.00), S2 (+0.00)"
+    )
