@@ -686,3 +686,29 @@ def test_each_budget_stops_a_query_only_once_it_is_passed_not_when_it_is_reached
     run, now, heap = sqlguard._Run([], [], timeout_s=10.0), 0.0, QUERY_HEAP_BYTES + 1
     assert (run.over_budget(), run.stopped_by) == (1, "memory")
     assert sqlguard._stopped(run.stopped_by, 10.0).tamper == "query_memory"
+
+
+@pytest.mark.parametrize(
+    ("sql", "error", "tamper"),
+    [
+        # a qualified name is answered by its last part only
+        ("SELECT main.t.nosuch FROM t", "Unknown column 'nosuch'. Valid columns: t(day, status, note).", None),
+        ('SELECT * FROM main."x.y"', "Unknown table 'y'. Valid tables: t, u.", None),
+        # every table the query names, in its order
+        (
+            "SELECT nosuch FROM u JOIN t USING (day)",
+            "Unknown column 'nosuch'. Valid columns: u(day, v); t(day, status, note).",
+            None,
+        ),
+        # a hidden column is told apart (for the tamper log only) among the tables the query names, or all
+        # tables when it names none
+        ("SELECT satisfaction", "Unknown column 'satisfaction'. Valid tables: t, u.", "hidden_column"),
+        ("SELECT h FROM u", "Unknown column 'h'. Valid columns: u(day, v).", None),
+        ("SELECT h FROM t", "Unknown column 'h'. Valid columns: t(day, status, note).", "hidden_column"),
+    ],
+)
+def test_an_unknown_name_is_answered_by_its_last_part_with_what_the_query_may_read(
+    guard: SqlGuard, sql: str, error: str, tamper: str | None
+) -> None:
+    err = refused(guard, sql)
+    assert (str(err), err.tamper) == (error, tamper)
