@@ -102,3 +102,17 @@ def test_max_acceptable_price_inverse_property(cfg, q):
     assert 0.0 < c <= C_MAX
     assert q_req_hand(c) <= q + 1e-12
     assert q_req_hand(c + 0.01) > q
+
+
+def test_max_acceptable_price_at_exactly_the_quality_a_price_needs_is_that_price(cfg):
+    """Eq 40: C_max(Q) is the largest price with Q_req(C) <= Q, so a quality equal to what a price
+    requires buys that very price: c_max itself at Q_req(c_max), c_max / 2 at Q_req(c_max / 2)
+    (the first bisection point, where the right sigmoid starts), and 0 at Q_req(0) (any price above
+    it needs more)."""
+    n = 3
+    args = (np.full(n, C_MAX), np.full(n, Q_MIN), np.full(n, Q_MAX), np.full(n, S_L), np.full(n, S_R), cfg.curve)
+    needed = required_quality(np.array([C_MAX, C_MAX / 2, 0.0]), *args)
+    assert needed[1] > required_quality(np.array([C_MAX / 2 - 1e-9] * n), *args)[1]  # the jump at x = 0.5
+    top, half, floor = max_acceptable_price(needed, *args).tolist()
+    assert top == C_MAX and floor == 0.0
+    assert C_MAX / 2 <= half < C_MAX / 2 + 1e-9  # prices a few ulps above need the same rounded quality
