@@ -14,6 +14,7 @@ from bizbench.envs.ceo.world.enterprise import (
     DECLINE_TEXT,
     NEW_LEAD,
     EnterpriseBook,
+    MessageIds,
     evaluate_offers,
     process_day,
     reject,
@@ -661,3 +662,8 @@ def test_a_simple_policy_closes_enterprise_deals_that_pay():
     paid = sum(r.cents for r in env.world.state.ledger.rows
                if r.category == "subscription_payment" and r.group in ("E1", "E2", "E3"))
     assert paid > 0
+
+
+def test_message_ids_count_up_from_one_across_every_thread():
+    ids = MessageIds()
+    assert [ids.next() for _ in range(3)] == [1, 2, 3] and ids.last == 3
