@@ -109,16 +109,17 @@ def render(modules: dict[str, ModuleScore], markdown: bool) -> str:
         total.accepted += m.accepted
         total.killed_by_hand += m.killed_by_hand
     header = ("module", "mutants", "killed", "survived", "equivalent", "accepted", "score")
-    rows = [
-        (name, m.killed + m.survived, m.killed, m.survived, m.equivalent, m.accepted, m.killed / max(m.counted, 1))
+    rows = [  # a module none of whose mutants was checked yet has no score
+        (name, m.killed + m.survived, m.killed, m.survived, m.equivalent, m.accepted)
+        + (f"{m.killed / m.counted:.1%}" if m.counted else "-",)
         for name, m in [*sorted(modules.items()), ("total", total)]
     ]
     if markdown:
         lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        lines += [f"| `{r[0]}` | " + " | ".join(map(str, r[1:6])) + f" | {r[6]:.1%} |" for r in rows]
+        lines += [f"| `{r[0]}` | " + " | ".join(map(str, r[1:])) + " |" for r in rows]
     else:
         lines = [f"{header[0]:<44}" + "".join(f"{h:>11}" for h in header[1:])]
-        lines += [f"{r[0]:<44}" + "".join(f"{v:>11}" for v in r[1:6]) + f"{r[6]:>11.1%}" for r in rows]
+        lines += [f"{r[0]:<44}" + "".join(f"{v:>11}" for v in r[1:]) for r in rows]
     return "\n".join(lines)
 
 

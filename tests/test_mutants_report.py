@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mutants_report import explained_survivors, main, module_of, parse_results, score
+from mutants_report import explained_survivors, main, module_of, parse_results, render, score
 
 RESULTS = """\
     bizbench.core.ledger.x_to_cents__mutmut_1: killed
@@ -134,3 +134,14 @@ def test_under_a_mutant_every_started_process_imports_the_mutated_copy_first() -
     assert mutant_pythonpath({"MUTANT_UNDER_TEST": mutant}) == here
     for outside in ({}, {"MUTANT_UNDER_TEST": "stats"}, {"MUTANT_UNDER_TEST": "fail"}, {"MUTANT_UNDER_TEST": ""}):
         assert mutant_pythonpath({**outside, "PYTHONPATH": "/plug"}) is None
+
+
+def test_a_module_with_no_mutant_checked_yet_has_no_score_rather_than_zero() -> None:
+    modules = score(
+        parse_results(RESULTS + "    bizbench.core.runlog.x_tamper_record__mutmut_1: not checked\n"),
+        explained_survivors(DOC),
+    )
+    table = render(modules, markdown=True).splitlines()
+    assert "| `bizbench.core.runlog` | 0 | 0 | 0 | 0 | 0 | - |" in table
+    assert "| `bizbench.core.ledger` | 4 | 3 | 1 | 1 | 0 | 100.0% |" in table
+    assert "| `bizbench.envs.cfo.world.lending` | 3 | 1 | 2 | 0 | 1 | 33.3% |" in table
