@@ -16,6 +16,7 @@ from bizbench.envs.ceo.world.enterprise import (
     EnterpriseBook,
     MessageIds,
     evaluate_offers,
+    negotiation_quality,
     process_day,
     reject,
     send_offers,
@@ -667,3 +668,39 @@ def test_a_simple_policy_closes_enterprise_deals_that_pay():
 def test_message_ids_count_up_from_one_across_every_thread():
     ids = MessageIds()
     assert [ids.next() for _ in range(3)] == [1, 2, 3] and ids.last == 3
+
+
+PLANS = np.array([0, 1, 2])
+
+
+def test_a_lead_perceives_the_delivered_quality_times_its_impression_noise_clipped_to_one(ent, params):
+    """Eq 39 Q_perc for a lead (reference-notes §4.7): no usage yet (F = 1 whatever the quota), no
+    tenure, relationship 0.5 (no bonus), no ads and no issues, so Q = clip(delivered, -1, 1) x noise."""
+    state, c, delivered, _, _ = ent
+    state.settings.quotas[:] = [10.0, 10.0, 10.0]  # would be F = 0.2 for a customer using 50
+    state.customers.usage_rate[c] = 50.0
+    state.customers.deal_noise[c] = 0.9
+    got = negotiation_quality(state, params, c, PLANS, delivered, lead=True)
+    assert got.tolist() == pytest.approx([0.36, 0.585, 0.72], abs=1e-12)
+    delivered[E1] = [-3.0, 0.5, 3.0]
+    state.customers.deal_noise[c] = 1.0
+    assert negotiation_quality(state, params, c, PLANS, delivered, lead=True).tolist() == [-1.0, 0.5, 1.0]
+
+
+def test_a_customer_perceives_its_quota_share_its_tenure_and_no_ad_of_its_own(ent, params):
+    """An existing account: F = quota / usage = 10 / 50 = 0.2, TB = 0.05 ln(1 + 60 / 30) (the real
+    tenure, fixes.tenure_in_negotiation), no impression noise; ads aimed at the customer alone are
+    left out (only global and group ads count in a negotiation)."""
+    state, c, delivered, _, _ = ent
+    state.customers.status[c] = SUBSCRIBED
+    state.customers.start_day[c] = state.day - 60
+    state.customers.usage_rate[c] = 50.0
+    state.customers.deal_noise[c] = 0.5  # a lead's only
+    state.settings.quotas[:] = [10.0, 10.0, 10.0]
+    state.settings.ads_by_customer = {c: 1.0}
+    state.customers.eta_ads[c] = 0.5  # it would cost 0.5 x the full load of 1
+    tenure = 0.05 * math.log(1 + 60 / 30)
+    expected = [(d + tenure) * 0.2 for d in (0.4, 0.65, 0.8)]
+    assert negotiation_quality(state, params, c, PLANS, delivered, lead=False).tolist() == pytest.approx(
+        expected, abs=1e-12
+    )
