@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from bizbench.envs.ceo.world.billing import take_payments
+from bizbench.envs.ceo.world.curve import required_quality
 from bizbench.envs.ceo.world.customers import CANCELLED, LEAD, LOST, SUBSCRIBED
 from bizbench.envs.ceo.world.enterprise import (
     CHURN_PREVENTION,
@@ -704,3 +705,72 @@ def test_a_customer_perceives_its_quota_share_its_tenure_and_no_ad_of_its_own(en
     assert negotiation_quality(state, params, c, PLANS, delivered, lead=False).tolist() == pytest.approx(
         expected, abs=1e-12
     )
+
+
+def _engine_flags(state, **flags):
+    state.config = state.config.model_copy(update={"fixes": state.config.fixes.model_copy(update=flags)})
+
+
+def test_past_its_maximum_turns_a_customer_ghosts_with_no_plan_and_no_price(ent, params, fake_rng):
+    state, c, delivered, q_shift, c_drift = ent
+    state.customers.max_turns[c] = 0
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    thread = send_offers(state, fake_rng(normal=[0.0]), book, c, [(1, 10.0)])
+    assert evaluate_offers(state, params, thread, delivered, q_shift, c_drift) == ("ghost", -1, 0.0)
+
+
+def test_with_the_engines_flag_a_customer_no_price_can_satisfy_ghosts_on_the_best_plan(ent, params, fake_rng):
+    state, c, delivered, q_shift, c_drift = ent
+    _engine_flags(state, enterprise_decline_says_so=False, enterprise_counter_on_a_winnable_plan=False)
+    delivered[E1] = [0.0, 0.0, 0.1]  # below Q_req(0) = 0.3 + ...: every willingness is 0
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    thread = send_offers(state, fake_rng(normal=[0.0]), book, c, [(0, 10.0), (2, 10.0)])
+    assert evaluate_offers(state, params, thread, delivered, q_shift, c_drift) == ("ghost", 2, 0.0)
+
+
+@pytest.mark.parametrize("within_budget", [True, False])
+def test_an_offer_of_exactly_zero_surplus_is_countered_not_accepted(ent, params, fake_rng, within_budget):
+    """Accepted only at a positive surplus Q - Q_req(C) (CEO-Bench eq 39): a plan whose perceived
+    quality is exactly what its price requires is countered, with either flag."""
+    state, c, delivered, q_shift, c_drift = ent
+    _engine_flags(state, enterprise_offer_within_budget=within_budget)
+    p = PREFS
+    delivered[E1, 1] = required_quality(
+        np.array([60.0]), p["c_max"], p["q_min"], p["q_max"], p["s_left"], p["s_right"], state.config.curve
+    )[0]
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    thread = send_offers(state, fake_rng(normal=[0.0]), book, c, [(1, 60.0)])
+    verdict, plan, _ = evaluate_offers(state, params, thread, delivered, q_shift, c_drift)
+    assert (verdict, plan) == ("counter", 1)
+
+
+def test_an_offer_message_lists_each_plan_and_price_and_the_reply_waits_a_normal_delay(ent):
+    """Eq 42: the customer replies after max(1, round(N(mean, sd))) days."""
+    state, c, *_ = ent
+    state.customers.reply_mean[c], state.customers.reply_sd[c] = 10.0, 0.001
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    rng = np.random.default_rng(3)  # its first standard normal is 2.04: a delay of 12 days at sd 1
+    thread = send_offers(state, rng, book, c, [(0, 1234.5), (2, 40.0)])
+    turn = thread.turns[-1]
+    assert turn["text"] == "Plan A at $1,234.50/seat/month; Plan C at $40.00/seat/month"
+    assert turn["offer"] == [{"plan": "A", "price_per_seat": 1234.5}, {"plan": "C", "price_per_seat": 40.0}]
+    assert thread.next_reply_day == state.day + 10
+
+
+def test_a_counter_stays_on_the_best_plan_while_its_willingness_is_above_zero_even_below_a_dollar(ent, params, fake_rng):
+    """fixes.enterprise_counter_on_a_winnable_plan moves the counter only when the best-surplus plan's
+    willingness is 0: plan A worth $0.50 to the firm (offered at $0.60) keeps it, though plan C is worth more."""
+    state, c, delivered, q_shift, c_drift = ent
+    p = PREFS
+    delivered[E1, 0] = required_quality(
+        np.array([0.5]), p["c_max"], p["q_min"], p["q_max"], p["s_left"], p["s_right"], state.config.curve
+    )[0]
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    thread = send_offers(state, fake_rng(normal=[0.0]), book, c, [(0, 0.6), (2, 1000.0)])
+    verdict, plan, price = evaluate_offers(state, params, thread, delivered, q_shift, c_drift)
+    assert (verdict, plan) == ("counter", 0) and 0.0 < price <= 0.5
