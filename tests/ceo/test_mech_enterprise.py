@@ -761,7 +761,9 @@ def test_an_offer_message_lists_each_plan_and_price_and_the_reply_waits_a_normal
     assert thread.next_reply_day == state.day + 10
 
 
-def test_a_counter_stays_on_the_best_plan_while_its_willingness_is_above_zero_even_below_a_dollar(ent, params, fake_rng):
+def test_a_counter_stays_on_the_best_plan_while_its_willingness_is_above_zero_even_below_a_dollar(
+    ent, params, fake_rng
+):
     """fixes.enterprise_counter_on_a_winnable_plan moves the counter only when the best-surplus plan's
     willingness is 0: plan A worth $0.50 to the firm (offered at $0.60) keeps it, though plan C is worth more."""
     state, c, delivered, q_shift, c_drift = ent
