@@ -776,3 +776,14 @@ def test_a_counter_stays_on_the_best_plan_while_its_willingness_is_above_zero_ev
     thread = send_offers(state, fake_rng(normal=[0.0]), book, c, [(0, 0.6), (2, 1000.0)])
     verdict, plan, price = evaluate_offers(state, params, thread, delivered, q_shift, c_drift)
     assert (verdict, plan) == ("counter", 0) and 0.0 < price <= 0.5
+
+
+def test_threads_are_numbered_from_one_and_closing_one_twice_keeps_its_last_status():
+    book = EnterpriseBook()
+    first = book.open_thread(7, NEW_LEAD, 3, "New enterprise lead.")
+    second = book.open_thread(8, NEW_LEAD, 3, None)
+    assert (first.thread_id, second.thread_id) == (1, 2)
+    assert [t["text"] for t in first.turns] == ["New enterprise lead."] and second.turns == []
+    book.close(first, "ghosted")
+    book.close(first, "declined")
+    assert first.status == "declined" and list(book.open_by_customer) == [8]
