@@ -724,3 +724,13 @@ def test_similarity_is_the_jaccard_share_of_content_words_and_ignores_case_and_f
     assert similarity("", "") == 0.0
     assert similarity("we are", "price cut") == 0.0
     assert similarity("price cut", "we are") == 0.0
+
+
+def test_the_audience_pattern_adds_enterprise_words_only_for_enterprise_groups_and_ignores_case() -> None:
+    from bizbench.envs.ceo.world.judge import _audience_pattern
+
+    assert _audience_pattern("S1", "IND").search("For STUDENTS on a Budget") is not None
+    assert _audience_pattern("S1", "IND").search("SSO for procurement") is None
+    assert _audience_pattern("S1", "ENT").search("SSO for procurement") is not None
+    assert _audience_pattern("ZZ", "ENT").search("our Enterprise plan") is not None
+    assert _audience_pattern("ZZ", "IND").search("our enterprise plan") is None
