@@ -28,6 +28,7 @@ from bizbench.envs.ceo.world.judge import (
     describe_experience,
     parse_verdict,
     severities,
+    similarity,
 )
 
 APOLOGY = (
@@ -710,3 +711,26 @@ def test_the_lexicon_matches_without_case_so_a_long_s_and_a_dotless_i_read_as_s_
     assert post.apology
     assert post.topics["outage"].remedy
     assert not analyze("We're sorry about the outages.").topics["outage"].remedy
+
+
+def test_similarity_is_the_jaccard_share_of_content_words_and_ignores_case_and_function_words() -> None:
+    # content words {price, cut, today} and {price, cut, tomorrow}: 2 shared of 4 in all
+    assert similarity("We CUT the price today", "the price cut tomorrow") == pytest.approx(0.5)
+    assert similarity("Price cut today", "price cut today") == 1.0
+    assert similarity("Price cut", "server outage") == 0.0
+    # only function words: equal text (case and spaces aside) is 1, else 0; empty text is 0
+    assert similarity(" We Are ", "we are") == 1.0
+    assert similarity("we are", "we were") == 0.0
+    assert similarity("", "") == 0.0
+    assert similarity("we are", "price cut") == 0.0
+    assert similarity("price cut", "we are") == 0.0
+
+
+def test_the_audience_pattern_adds_enterprise_words_only_for_enterprise_groups_and_ignores_case() -> None:
+    from bizbench.envs.ceo.world.judge import _audience_pattern
+
+    assert _audience_pattern("S1", "IND").search("For STUDENTS on a Budget") is not None
+    assert _audience_pattern("S1", "IND").search("SSO for procurement") is None
+    assert _audience_pattern("S1", "ENT").search("SSO for procurement") is not None
+    assert _audience_pattern("ZZ", "ENT").search("our Enterprise plan") is not None
+    assert _audience_pattern("ZZ", "IND").search("our enterprise plan") is None
