@@ -149,3 +149,27 @@ def test_docs_give_the_adversary_prior_of_every_client_tier() -> None:
 
 def _abc(tri: object) -> tuple[float, float, float]:
     return tri.low, tri.mode, tri.high  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("trust", "allowed"),
+    [
+        (2.0, True),  # exactly at the gate
+        (2.0 - 1e-9, True),  # float noise below it never blocks an earned level
+        (2.0 - 1e-8, False),  # anything more is below the gate
+        (1.9, False),
+    ],
+)
+def test_a_trust_gated_task_is_listed_and_accepted_from_exactly_its_required_trust(trust: float, allowed: bool) -> None:
+    env = make_env()
+    w = env.world
+    c = honest(w)
+    w.clients[c].set_trust(w.now, trust, TRUST)
+    tid = inject(w, work=400, client=c, required_trust=2, reward_cents=99_999_900)  # the richest task: listed first
+    listed = [t["task_id"] for t in ok(env.call("market_browse", limit=1))["tasks"]]
+    assert (tid in listed) is allowed
+    assert ok(env.call("task_inspect", task_id=tid))["acceptable_now"] is allowed
+    r = env.call("task_accept", task_id=tid)
+    assert r.ok is allowed
+    if not allowed:
+        assert f"requires trust 2 with {w.clients[c].name}" in r.error

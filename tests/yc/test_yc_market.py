@@ -114,3 +114,17 @@ def test_any_number_of_tasks_may_be_accepted() -> None:
         ok(env.call("task_accept", task_id=tid))
     assert len(ok(env.call("task_list", status="accepted"))["tasks"]) == 12
     assert len(env.world.market.tasks) == 200
+
+
+def test_an_accepted_task_is_replaced_by_the_first_draw_of_the_seeds_market_replacement_stream() -> None:
+    """docs: replacements come from stream ``market_replacement`` in batches of the market size, numbered on
+    from 201; the first one listed is the first task of that batch."""
+    from bizbench.core.rng import stream_for
+    from bizbench.envs.yc.world.market import draw_tasks
+
+    env = make_env(7)
+    w = env.world
+    expected = draw_tasks(w.config, w.clients, stream_for(7, "market_replacement"), 200, 201)[0]
+    ok(env.call("task_accept", task_id=ok(env.call("market_browse", limit=1))["tasks"][0]["task_id"]))
+    assert _fields(w.market.tasks[201]) == _fields(expected)
+    assert (w.market.tasks[201].required_trust, w.market.tasks[201].creep) == (expected.required_trust, expected.creep)

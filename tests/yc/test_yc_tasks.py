@@ -7,9 +7,11 @@ throughputs and times can be worked out by hand (540 business minutes a day).
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
-from yc_helpers import inject, make_env, ok, set_rates, start
+from yc_helpers import honest, inject, make_env, ok, set_rates, start
 
+from bizbench.core.rng import stream_for
 from bizbench.envs.yc.env import YcEnv
 
 RATES = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]
@@ -149,3 +151,114 @@ def test_simultaneous_completions_are_ordered_by_task_number() -> None:
     done = [e for e in ev if e["type"] == "task_completed"]
     assert [e["task_id"] for e in done] == [lo, hi]
     assert done[0]["time"] == done[1]["time"]
+
+
+# ---------------------------------------------------------------------------------------- success, by hand
+def _hand_roster(env: YcEnv) -> None:
+    """Emp_1 a junior at $3,000 with training rate 4, Emp_2 a senior at $12,000 with rate 6 (together 10/h);
+    the six others mid-level at $5,000. Tier midpoints (Table 2): junior $3,000, mid $7,000, senior $12,500."""
+    for e in env.world.employees:
+        e.tier, e.salary_cents = "mid", 500_000
+    emp1, emp2 = env.world.employees[:2]
+    emp1.tier, emp1.salary_cents, emp1.rates["training"] = "junior", 300_000, 4.0
+    emp2.tier, emp2.salary_cents, emp2.rates["training"] = "senior", 1_200_000, 6.0
+
+
+def test_a_completed_task_reports_its_reward_prestige_trust_margin_and_every_raise() -> None:
+    """90 units at 4 + 6 = 10/h take 9 business hours: done Wed 2025-01-01 18:00. The deadline is 7 business
+    days after acceptance (Thu 2025-01-09 18:00), 6 business days = 54 h later. With boost_sd 0 every boost is
+    the mean, 12 %: 4 -> 4.48 and 6 -> 6.72. Raises are 1 % of the tier midpoint: $30 (junior), $125 (senior)."""
+    env = make_env(workforce__boost_sd=0.0)
+    w = env.world
+    _hand_roster(env)
+    c = honest(w)
+    tid = inject(w, work=90, client=c, reward_cents=1_234_500, delta=0.25)
+    start(env, tid, ["Emp_1", "Emp_2"])
+    done = _resume_until(env, "task_completed")[-1]
+    assert done == {
+        "time": "2025-01-01T18:00",
+        "type": "task_completed",
+        "task_id": tid,
+        "client_name": w.clients[c].name,
+        "domain": "training",
+        "reward_cents": 1_234_500,
+        "funds_cents": 20_000_000 + 1_234_500,
+        "prestige_change": 0.25,
+        "prestige": 1.25,
+        "trust": 1.6,  # from 0: 1.6 x (1 - 0/5)^1.5
+        "deadline_margin_business_hours": 54.0,
+        "salary_bumps": [
+            {"employee_id": "Emp_1", "raise_cents": 3_000, "salary_cents": 303_000, "domain": "training", "rate": 4.48},
+            {
+                "employee_id": "Emp_2",
+                "raise_cents": 12_500,
+                "salary_cents": 1_212_500,
+                "domain": "training",
+                "rate": 6.72,
+            },
+        ],
+        "monthly_payroll_cents": 303_000 + 1_212_500 + 6 * 500_000,
+    }
+    assert (w.emp_by_id["Emp_1"].rates["training"], w.emp_by_id["Emp_2"].rates["training"]) == (4.48, 6.72)
+    assert w.payroll_cents == 4_515_500
+    assert w.tasks[int(tid.split("-")[1])].next_cp == 4  # all four checkpoints (25/50/75/100 %) passed
+
+
+def test_each_success_counts_for_its_client_and_its_employees_and_books_the_reward_with_a_note() -> None:
+    """Two tasks in a row for one client, each 40 units for Emp_1 alone at 4/h (10 business hours)."""
+    env = make_env(workforce__boost_sd=0.0)
+    w = env.world
+    _hand_roster(env)
+    c = honest(w)
+    name = w.clients[c].name
+    tids = []
+    for _ in range(2):
+        tid = inject(w, work=40, client=c, reward_cents=500_000)
+        start(env, tid, ["Emp_1"])
+        _resume_until(env, "task_completed")
+        tids.append(tid)
+    row = next(r for r in ok(env.call("client_history"))["clients"] if r["client_name"] == name)
+    assert (row["succeeded"], row["failed"], row["cancelled"], row["success_rate"]) == (2, 0, 0, 1.0)
+    staff = {e["employee_id"]: e for e in ok(env.call("employee_list"))["employees"]}
+    assert staff["Emp_1"]["tasks_succeeded"] == 2 and staff["Emp_2"]["tasks_succeeded"] == 0
+    rewards = [r for r in ok(env.call("finance_ledger"))["transactions"] if r["category"] == "task_reward"]
+    assert [(r["amount_cents"], r["note"]) for r in rewards] == [(500_000, f"{t} completed for {name}") for t in tids]
+
+
+def test_success_boosts_are_drawn_from_the_seeds_boost_stream_one_per_assigned_employee() -> None:
+    """docs: stream ``boost``, one draw per assigned employee per success, b ~ N(0.12, 0.06) clipped to
+    [0.01, 0.40]; the rate becomes rate x (1 + b). The draws are the seed's own generator for that name."""
+    env = make_env(seed=1)
+    w = env.world
+    set_rates(w, "training", [5.0] * 8)
+    start(env, inject(w, work=90), ["Emp_1", "Emp_2"])
+    _resume_until(env, "task_completed")
+    rng = stream_for(1, "boost")
+    expected = [round(5.0 * (1 + float(np.clip(rng.normal(0.12, 0.06), 0.01, 0.40))), 4) for _ in range(2)]
+    assert expected[0] != expected[1]
+    assert [w.emp_by_id[e].rates["training"] for e in ("Emp_1", "Emp_2")] == expected
+
+
+def test_the_completion_event_rounds_prestige_and_trust_to_four_decimals() -> None:
+    """delta 0.123456 from prestige 1: change 0.1235, prestige 1.1235. The client starts at trust 1.0 and
+    asks 100 x (1 - 0.5 x 1/5) = 90 units, 9 hours at 10/h, while trust decays 0.009/day:
+    1 - 0.009 x 540/1440 = 0.996625, then gains 1.6 (1 - 0.996625/5)^1.5 = 1.146316: 2.142941 -> 2.1429."""
+    env = make_env(workforce__boost_sd=0.0)
+    w = env.world
+    _hand_roster(env)
+    c = honest(w)
+    w.clients[c].set_trust(w.now, 1.0, w.config.trust)
+    start(env, inject(w, work=100, client=c, delta=0.123456), ["Emp_1", "Emp_2"])
+    done = _resume_until(env, "task_completed")[-1]
+    assert done["time"] == "2025-01-01T18:00"
+    assert (done["prestige_change"], done["prestige"], done["trust"]) == (0.1235, 1.1235, 2.1429)
+
+
+def test_the_deadline_margin_is_in_business_hours_to_two_decimals() -> None:
+    """20 units at 5 + 7 = 12/h take 100 minutes: done Wed 2025-01-01 10:40. The deadline (7 business days) is
+    Thu 2025-01-09 18:00: 440 minutes left that Wednesday + 6 x 540 = 3,680 minutes = 61.333 h -> 61.33."""
+    env = _env()
+    set_rates(env.world, "training", [5.0, 7.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0])
+    start(env, inject(env.world, work=20), ["Emp_1", "Emp_2"])
+    done = _resume_until(env, "task_completed")[-1]
+    assert (done["time"], done["deadline_margin_business_hours"]) == ("2025-01-01T10:40", 61.33)
