@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from mutants_report import mutant_pythonpath
 
 PLUGIN_DIR = str(Path(__file__).resolve().parent / "plugin_env")
 LEMONADE = "lemonade.spec:SPEC"
@@ -34,19 +36,6 @@ if PLUGIN_DIR not in sys.path:
     sys.path.insert(0, PLUGIN_DIR)
 _prepend("PYTHONPATH", PLUGIN_DIR, os.pathsep)
 _prepend("BIZBENCH_ENVS", LEMONADE, ",")
-
-
-def mutant_pythonpath(environ: Mapping[str, str]) -> str | None:
-    """The ``$PYTHONPATH`` that makes a started process run the mutant under test: mutmut activates
-    a mutant in this process only (its copy of ``src`` on ``sys.path``, the mutant's name in
-    ``$MUTANT_UNDER_TEST``), so that copy goes first. None outside a mutant (and in mutmut's first
-    pass, ``stats``, whose bookkeeping works in its own process only)."""
-    if "__mutmut_" not in environ.get("MUTANT_UNDER_TEST", ""):
-        return None
-    import bizbench
-
-    rest = [environ["PYTHONPATH"]] if environ.get("PYTHONPATH") else []  # an empty entry would add the cwd
-    return os.pathsep.join([str(Path(bizbench.__file__).parents[1]), *rest])
 
 
 @pytest.fixture(autouse=True)

@@ -19,10 +19,12 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
+import os
 import re
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -138,6 +140,19 @@ def retry_survivors(mutants: Path) -> int:
             meta.write_text(json.dumps(data, indent=4))
             cleared += len(survivors)
     return cleared
+
+
+def mutant_pythonpath(environ: Mapping[str, str]) -> str | None:
+    """The ``$PYTHONPATH`` that makes a started process run the mutant under test: mutmut activates
+    a mutant in this process only (its copy of ``src`` on ``sys.path``, the mutant's name in
+    ``$MUTANT_UNDER_TEST``), so that copy goes first. None outside a mutant (and in mutmut's first
+    pass, ``stats``, whose bookkeeping works in its own process only)."""
+    if "__mutmut_" not in environ.get("MUTANT_UNDER_TEST", ""):
+        return None
+    import bizbench
+
+    rest = [environ["PYTHONPATH"]] if environ.get("PYTHONPATH") else []  # an empty entry would add the cwd
+    return os.pathsep.join([str(Path(bizbench.__file__).parents[1]), *rest])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mutants_report import explained_survivors, main, module_of, parse_results, render, score
+from mutants_report import explained_survivors, main, module_of, mutant_pythonpath, parse_results, render, score
 
 RESULTS = """\
     bizbench.core.ledger.x_to_cents__mutmut_1: killed
@@ -126,7 +126,6 @@ def test_under_a_mutant_every_started_process_imports_the_mutated_copy_first() -
     """A served seat on the original code would differ from the mutant in the test's process and
     kill it for the wrong reason (tests/conftest.py)."""
     import bizbench
-    from conftest import mutant_pythonpath
 
     here = str(Path(bizbench.__file__).parents[1])
     mutant = "bizbench.core.ledger.x_to_cents__mutmut_1"
