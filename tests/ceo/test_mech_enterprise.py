@@ -516,15 +516,21 @@ def test_a_won_deal_raises_the_relationship_by_a_tenth_but_not_past_one(ent, par
     assert state.customers.relationship[c] == 1.0
 
 
-def test_a_timed_out_account_loses_relationship_down_to_zero_not_below(ent, params, fake_rng):
-    """Ref §4.10: the timeout's -0.30 takes a relationship of 0.1 to 0, not -0.2."""
+def _unanswered_churn_thread(ent, params, fake_rng, relationship):
+    """The account of ``ent`` at ``relationship``, its churn-prevention thread left unanswered 7 days."""
     state, c, delivered, q_shift, c_drift = ent
     _subscribed(state, c, 95.0)
-    state.customers.relationship[c] = 0.1
+    state.customers.relationship[c] = relationship
     book = EnterpriseBook()
     book.open_thread(c, CHURN_PREVENTION, state.day, "Churn risk.")
     state.day += 7
-    out = process_day(state, params, fake_rng(), book, delivered, q_shift, c_drift)
+    return process_day(state, params, fake_rng(), book, delivered, q_shift, c_drift)
+
+
+def test_a_timed_out_account_loses_relationship_down_to_zero_not_below(ent, params, fake_rng):
+    """Ref §4.10: the timeout's -0.30 takes a relationship of 0.1 to 0, not -0.2."""
+    state, c, *_ = ent
+    out = _unanswered_churn_thread(ent, params, fake_rng, 0.1)
     assert out.churned == [c]
     assert state.customers.relationship[c] == 0.0
 
@@ -532,15 +538,10 @@ def test_a_timed_out_account_loses_relationship_down_to_zero_not_below(ent, para
 def test_an_ended_account_s_relationship_stays_at_most_one_whatever_the_preset_adds(ent, params, fake_rng):
     """Ref §4.10: r stays in [0, 1] for any configured change: a preset that adds +0.3 on a
     timeout takes 0.9 to 1.0, not 1.2."""
-    state, c, delivered, q_shift, c_drift = ent
+    state, c, *_ = ent
     enterprise = state.config.enterprise.model_copy(update={"relationship_timeout": 0.3})
     state.config = state.config.model_copy(update={"enterprise": enterprise})
-    _subscribed(state, c, 95.0)
-    state.customers.relationship[c] = 0.9
-    book = EnterpriseBook()
-    book.open_thread(c, CHURN_PREVENTION, state.day, "Churn risk.")
-    state.day += 7
-    out = process_day(state, params, fake_rng(), book, delivered, q_shift, c_drift)
+    out = _unanswered_churn_thread(ent, params, fake_rng, 0.9)
     assert out.churned == [c] and state.customers.status[c] == CANCELLED
     assert state.customers.relationship[c] == 1.0
 
@@ -707,6 +708,13 @@ def test_a_customer_perceives_its_quota_share_its_tenure_and_no_ad_of_its_own(en
     )
 
 
+def _required(state, price):
+    """The quality the ``ent`` firm requires at ``price`` (eq 5), exactly as the world computes it."""
+    p = PREFS
+    args = (p["c_max"], p["q_min"], p["q_max"], p["s_left"], p["s_right"], state.config.curve)
+    return required_quality(np.array([price]), *args)[0]
+
+
 def _engine_flags(state, **flags):
     state.config = state.config.model_copy(update={"fixes": state.config.fixes.model_copy(update=flags)})
 
@@ -736,10 +744,7 @@ def test_an_offer_of_exactly_zero_surplus_is_countered_not_accepted(ent, params,
     quality is exactly what its price requires is countered, with either flag."""
     state, c, delivered, q_shift, c_drift = ent
     _engine_flags(state, enterprise_offer_within_budget=within_budget)
-    p = PREFS
-    delivered[E1, 1] = required_quality(
-        np.array([60.0]), p["c_max"], p["q_min"], p["q_max"], p["s_left"], p["s_right"], state.config.curve
-    )[0]
+    delivered[E1, 1] = _required(state, 60.0)
     book = EnterpriseBook()
     book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
     thread = send_offers(state, fake_rng(normal=[0.0]), book, c, [(1, 60.0)])
@@ -767,10 +772,7 @@ def test_a_counter_stays_on_the_best_plan_while_its_willingness_is_above_zero_ev
     """fixes.enterprise_counter_on_a_winnable_plan moves the counter only when the best-surplus plan's
     willingness is 0: plan A worth $0.50 to the firm (offered at $0.60) keeps it, though plan C is worth more."""
     state, c, delivered, q_shift, c_drift = ent
-    p = PREFS
-    delivered[E1, 0] = required_quality(
-        np.array([0.5]), p["c_max"], p["q_min"], p["q_max"], p["s_left"], p["s_right"], state.config.curve
-    )[0]
+    delivered[E1, 0] = _required(state, 0.5)
     book = EnterpriseBook()
     book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
     thread = send_offers(state, fake_rng(normal=[0.0]), book, c, [(0, 0.6), (2, 1000.0)])
