@@ -173,3 +173,19 @@ def test_a_trust_gated_task_is_listed_and_accepted_from_exactly_its_required_tru
     assert r.ok is allowed
     if not allowed:
         assert f"requires trust 2 with {w.clients[c].name}" in r.error
+
+
+def test_a_preset_with_a_fail_loss_takes_that_trust_from_the_client_of_a_failed_task() -> None:
+    """fail_loss 0.5 (0 in the paper presets). Trust 2.0 at Wed 2025-01-01 09:00; the undispatched task fails at
+    its deadline, Thu 2025-01-09 18:00, 8 days 9 h later: 2.0 - 0.009 x 8.375 - 0.5 = 1.424625."""
+    env = make_env(trust__fail_loss=0.5)
+    w = env.world
+    c = honest(w)
+    w.clients[c].set_trust(w.now, 2.0, TRUST)
+    other = next(i for i in range(6) if i != c)
+    w.clients[other].set_trust(w.now, 2.0, TRUST)
+    ok(env.call("task_accept", task_id=inject(w, work=400, client=c)))
+    events = ok(env.call("sim_resume"))["events"]
+    assert [(e["time"], e["type"]) for e in events] == [("2025-01-09T18:00", "task_failed")]
+    assert w.clients[c].trust(w.now, w.config.trust) == pytest.approx(1.424625)
+    assert w.clients[other].trust(w.now, w.config.trust) == pytest.approx(2.0 - 0.009 * 8.375)  # decay only
