@@ -173,3 +173,12 @@ def test_a_cancel_fee_beyond_the_funds_is_bankruptcy_and_exactly_zero_is_not(rew
     else:
         assert w.log[-1]["type"] == "task_cancelled"
         assert ok(env.call("sim_resume"))["events"][0]["type"] == "payroll"
+
+
+def test_a_payroll_is_booked_with_a_note_naming_the_headcount() -> None:
+    env = _funds_of_30k_and_a_payroll_of(2_500_000)
+    ok(env.call("sim_resume"))
+    rows = ok(env.call("finance_ledger"))["transactions"]
+    assert [(r["time"], r["category"], r["amount_cents"], r["balance_cents"], r["note"]) for r in rows] == [
+        ("2025-02-03T09:00", "payroll", -2_500_000, 500_000, "payroll for 8 employees")
+    ]
