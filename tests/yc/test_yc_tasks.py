@@ -330,3 +330,16 @@ def test_when_an_active_task_fails_the_employee_it_shared_works_whole_for_the_ot
     # 185 minutes after Thu 18:00: Thu 2025-01-30 12:05
     nxt = ok(env.call("sim_resume"))["events"]
     assert [(e["time"], e["type"], e["task_id"]) for e in nxt] == [("2025-01-30T12:05", "task_progress", b)]
+
+
+def test_a_task_whose_team_has_no_skill_in_its_domain_makes_no_progress_and_fails_at_its_deadline() -> None:
+    """A zero rate schedules no checkpoint (it would never come): the next event is the deadline."""
+    env = _env()
+    set_rates(env.world, "training", [0.0] * 8)
+    tid = inject(env.world, work=100, reward_cents=1_000_000)
+    start(env, tid, ["Emp_1", "Emp_2"])
+    assert _rate(env, tid) == 0.0
+    events = ok(env.call("sim_resume"))["events"]
+    assert [(e["time"], e["type"], e["progress_pct"], e["was_dispatched"]) for e in events] == [
+        ("2025-01-09T18:00", "task_failed", 0.0, True)
+    ]
