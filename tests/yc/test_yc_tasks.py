@@ -13,6 +13,7 @@ from yc_helpers import honest, inject, make_env, ok, set_rates, start
 
 from bizbench.core.rng import stream_for
 from bizbench.envs.yc.env import YcEnv
+from bizbench.envs.yc.world.tasks import Task, minutes_to_reach
 
 RATES = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]
 ALL = [f"Emp_{i}" for i in range(1, 9)]
@@ -343,3 +344,19 @@ def test_a_task_whose_team_has_no_skill_in_its_domain_makes_no_progress_and_fail
     assert [(e["time"], e["type"], e["progress_pct"], e["was_dispatched"]) for e in events] == [
         ("2025-01-09T18:00", "task_failed", 0.0, True)
     ]
+
+
+def _at(done: float) -> Task:
+    return Task(num=1, client=0, domain="training", required_prestige=1, required_trust=0, reward_cents=0,
+                base_work=1000, prestige_delta=0.0, creep=1.0, true_work=1000.0, done=done)  # fmt: skip
+
+
+def test_a_target_within_a_billionth_of_its_size_counts_as_reached() -> None:
+    """minutes_to_reach treats a shortfall of at most 1e-9 x max(1, target) units as float noise (0 minutes);
+    anything more takes at least one minute."""
+    assert minutes_to_reach(_at(0.0), 1e-9, 6.0) == 0  # exactly 1e-9 short of a target below 1: reached
+    assert minutes_to_reach(_at(0.0), 1.5e-9, 6.0) == 1  # 1.5e-9 short: not reached, the scale is 1, not 2
+    assert minutes_to_reach(_at(1000.0 - 1e-7), 1000.0, 6.0) == 0  # 1e-7 short of 1,000: within 1e-6
+    assert minutes_to_reach(_at(1000.0 - 1e-5), 1000.0, 6.0) == 1  # 1e-5 short: beyond it
+    assert minutes_to_reach(_at(0.0), 6.0, 6.0) == 60  # an exact hour is not rounded up to 61
+    assert minutes_to_reach(_at(0.0), 6.01, 6.0) == 61  # a hair more is
