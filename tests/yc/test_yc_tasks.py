@@ -360,3 +360,14 @@ def test_a_target_within_a_billionth_of_its_size_counts_as_reached() -> None:
     assert minutes_to_reach(_at(1000.0 - 1e-5), 1000.0, 6.0) == 1  # 1e-5 short: beyond it
     assert minutes_to_reach(_at(0.0), 6.0, 6.0) == 60  # an exact hour is not rounded up to 61
     assert minutes_to_reach(_at(0.0), 6.01, 6.0) == 61  # a hair more is
+
+
+def test_throughputs_without_a_cap_counts_every_contribution() -> None:
+    """The default (max_contributors 0) is no top-N rule: 1 + 2 + 3 + 4 + 5 = 15 units/hour for five employees."""
+    from bizbench.envs.yc.world.tasks import throughputs
+
+    w = _env().world
+    task = _at(0.0)
+    task.assigned = ["Emp_1", "Emp_2", "Emp_3", "Emp_4", "Emp_5"]
+    assert throughputs([task], w.emp_by_id) == {1: 15.0}
+    assert throughputs([task], w.emp_by_id, 4) == {1: 14.0}  # 5 + 4 + 3 + 2
