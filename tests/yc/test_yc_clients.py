@@ -173,3 +173,46 @@ def test_a_trust_gated_task_is_listed_and_accepted_from_exactly_its_required_tru
     assert r.ok is allowed
     if not allowed:
         assert f"requires trust 2 with {w.clients[c].name}" in r.error
+
+
+def test_a_preset_with_a_fail_loss_takes_that_trust_from_the_client_of_a_failed_task() -> None:
+    """fail_loss 0.5 (0 in the paper presets). Trust 2.0 at Wed 2025-01-01 09:00; the undispatched task fails at
+    its deadline, Thu 2025-01-09 18:00, 8 days 9 h later: 2.0 - 0.009 x 8.375 - 0.5 = 1.424625."""
+    env = make_env(trust__fail_loss=0.5)
+    w = env.world
+    c = honest(w)
+    w.clients[c].set_trust(w.now, 2.0, TRUST)
+    other = next(i for i in range(6) if i != c)
+    w.clients[other].set_trust(w.now, 2.0, TRUST)
+    ok(env.call("task_accept", task_id=inject(w, work=400, client=c)))
+    events = ok(env.call("sim_resume"))["events"]
+    assert [(e["time"], e["type"]) for e in events] == [("2025-01-09T18:00", "task_failed")]
+    assert w.clients[c].trust(w.now, w.config.trust) == pytest.approx(1.424625)
+    assert w.clients[other].trust(w.now, w.config.trust) == pytest.approx(2.0 - 0.009 * 8.375)  # decay only
+
+
+def test_on_success_returns_the_winners_trust_before_and_after_and_presses_the_others() -> None:
+    """One day after every trust was set: the winner 2.0 - 0.009 = 1.991 before, then gains
+    1.6 (1 - 1.991/5)^1.5 = 0.746962: 2.737962. The others lose 0.009 of decay and 0.018 of focus pressure
+    (1.0 -> 0.973), floored at 0 (0.02 -> 0)."""
+    from bizbench.envs.yc.world.clients import Client, on_success
+
+    clients = [Client("A", 1.0, False), Client("B", 1.0, False), Client("C", 1.0, True)]
+    for c, v in zip(clients, (2.0, 1.0, 0.02), strict=True):
+        c.set_trust(0, v, TRUST)
+    before, after = on_success(clients, 0, 1440, TRUST)
+    assert (before, after) == (pytest.approx(1.991), pytest.approx(2.737962, abs=1e-6))
+    assert [c.trust_value for c in clients] == [pytest.approx(2.737962, abs=1e-6), pytest.approx(0.973), 0.0]
+    assert [c.trust_as_of for c in clients] == [1440, 1440, 1440]
+
+
+def test_a_market_task_asks_for_at_least_one_unit_of_work() -> None:
+    """Trust 5 halves the work: 1 unit -> 0.5 -> 0 rounded, floored at 1; 3 units -> 1.5 -> 2 (half to even)."""
+    env = make_env()
+    w = env.world
+    c = honest(w)
+    w.clients[c].set_trust(w.now, 5.0, TRUST)
+    one = inject(w, work=1, client=c, reward_cents=99_999_900)
+    three = inject(w, work=3, client=c, reward_cents=99_999_800)
+    shown = {t["task_id"]: t["requirements"] for t in ok(env.call("market_browse", limit=2))["tasks"]}
+    assert shown == {one: {"training": 1}, three: {"training": 2}}

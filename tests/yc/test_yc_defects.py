@@ -167,3 +167,36 @@ def test_accept_and_cancel_is_no_free_reroll() -> None:
     ok(env.call("task_accept", task_id=tid))
     ok(env.call("task_cancel", task_id=tid, reason="re-roll"))
     assert w.funds_cents == funds - round(0.35 * reward)
+
+
+def test_a_cancel_reports_and_logs_its_record_and_books_its_fee_with_a_note_by_hand() -> None:
+    """Prestige 3, delta 0.123456: the loss is 1.5 x 0.123456 = 0.185184 -> -0.1852. The fee is 35 % of
+    $12,345.67 = 432,098.45 cents -> 432,098. Two cancels for one client count twice."""
+    env = _env()
+    w = env.world
+    w.prestige["training"] = 3.0
+    c = honest(w)
+    name = w.clients[c].name
+    a = inject(w, work=5000, client=c, reward_cents=1_234_567, delta=0.123456)
+    b = inject(w, work=100, client=c, reward_cents=200_000, delta=0.0)
+    start(env, a, TEAM)
+    ok(env.call("task_accept", task_id=b))
+    r = ok(env.call("task_cancel", task_id=a, reason="too slow"))
+    record = {
+        "time": "2025-01-01T09:00",
+        "type": "task_cancelled",
+        "task_id": a,
+        "client_name": name,
+        "prestige_change": -0.1852,
+        "fee_cents": 432_098,
+        "reason": "too slow",
+    }
+    assert w.log[-1] == record
+    assert {k: r[k] for k in record} == record
+    ok(env.call("task_cancel", task_id=b, reason="no time"))
+    assert w.log[-1]["fee_cents"] == 70_000 and w.log[-1]["reason"] == "no time"
+    row = next(x for x in ok(env.call("client_history"))["clients"] if x["client_name"] == name)
+    assert (row["succeeded"], row["failed"], row["cancelled"], row["open"]) == (0, 0, 2, 0)
+    fees = [x for x in ok(env.call("finance_ledger"))["transactions"] if x["category"] == "cancel_fee"]
+    assert [(x["amount_cents"], x["note"]) for x in fees] == [(-432_098, f"{a} cancelled"), (-70_000, f"{b} cancelled")]
+    assert w.funds_cents == 20_000_000 - 432_098 - 70_000

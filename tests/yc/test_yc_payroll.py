@@ -3,7 +3,8 @@ the start month excluded, processed before other events at the same instant)."""
 
 from __future__ import annotations
 
-from yc_helpers import make_env, ok
+import pytest
+from yc_helpers import inject, make_env, ok
 
 from bizbench.envs.yc.env import YcEnv
 from bizbench.envs.yc.world.events import DEADLINE, PAYROLL, Event
@@ -121,3 +122,63 @@ def test_a_company_one_cent_short_of_its_payroll_is_bankrupt() -> None:
     assert events[1] == {"time": "2025-02-03T09:00", "type": "bankrupt", "funds_cents": -1}
     assert w.funds_cents == -1 and w.bankrupt and w.done
     assert env.call("sim_resume").ok is False
+
+
+def _undispatched_task_failing_with_a_penalty_of(env: YcEnv, penalty_cents: int) -> str:
+    """A task left undispatched fails at its deadline, Thu 2025-01-09 18:00, before the first payroll; its reward
+    is chosen so that 35 % of it rounds to ``penalty_cents``."""
+    tid = inject(env.world, work=100, reward_cents=round(penalty_cents / 0.35))
+    ok(env.call("task_accept", task_id=tid))
+    return tid
+
+
+def test_a_deadline_penalty_that_leaves_exactly_zero_funds_is_not_bankruptcy() -> None:
+    """$3,500 of funds, a $10,000 task: 35 % = $3,500, $0 left, not below zero."""
+    env = make_env(start_funds_dollars=3_500)
+    tid = _undispatched_task_failing_with_a_penalty_of(env, 350_000)
+    events = ok(env.call("sim_resume"))["events"]
+    assert [(e["type"], e["task_id"], e["funds_cents"]) for e in events] == [("task_failed", tid, 0)]
+    assert not env.world.bankrupt and not env.world.done
+    assert ok(env.call("sim_resume"))["events"][0]["type"] == "payroll"
+
+
+def test_a_deadline_penalty_one_cent_beyond_the_funds_is_bankruptcy() -> None:
+    """$3,500 of funds, a $10,000.03 task: 35 % = 350,001.05 cents -> 350,001, one cent below zero."""
+    env = make_env(start_funds_dollars=3_500)
+    tid = _undispatched_task_failing_with_a_penalty_of(env, 350_001)
+    assert env.world.tasks[int(tid.split("-")[1])].reward_cents == 1_000_003
+    events = ok(env.call("sim_resume"))["events"]
+    assert events == [
+        {**events[0], "type": "task_failed", "penalty_cents": 350_001, "funds_cents": -1},
+        {"time": "2025-01-09T18:00", "type": "bankrupt", "funds_cents": -1},
+    ]
+    assert env.world.bankrupt and env.world.done and env.world.log[-1]["type"] == "bankrupt"
+    assert env.call("sim_resume").ok is False
+
+
+@pytest.mark.parametrize(("reward_cents", "bankrupt"), [(1_000_000, False), (1_000_003, True)])
+def test_a_cancel_fee_beyond_the_funds_is_bankruptcy_and_exactly_zero_is_not(reward_cents: int, bankrupt: bool) -> None:
+    """$3,500 of funds; cancelling costs 35 % of the reward: $3,500 leaves $0, $3,500.01 leaves -$0.01."""
+    env = make_env(start_funds_dollars=3_500)
+    w = env.world
+    tid = inject(w, work=100, reward_cents=reward_cents)
+    ok(env.call("task_accept", task_id=tid))
+    r = ok(env.call("task_cancel", task_id=tid, reason="x"))
+    assert w.funds_cents == -r["fee_cents"] + 350_000 == (-1 if bankrupt else 0)
+    assert (w.bankrupt, w.done) == (bankrupt, bankrupt)
+    if bankrupt:
+        assert [e["type"] for e in w.log[-2:]] == ["task_cancelled", "bankrupt"]
+        assert w.log[-1] == {"time": "2025-01-01T09:00", "type": "bankrupt", "funds_cents": -1}
+        assert not env.call("sim_resume").ok
+    else:
+        assert w.log[-1]["type"] == "task_cancelled"
+        assert ok(env.call("sim_resume"))["events"][0]["type"] == "payroll"
+
+
+def test_a_payroll_is_booked_with_a_note_naming_the_headcount() -> None:
+    env = _funds_of_30k_and_a_payroll_of(2_500_000)
+    ok(env.call("sim_resume"))
+    rows = ok(env.call("finance_ledger"))["transactions"]
+    assert [(r["time"], r["category"], r["amount_cents"], r["balance_cents"], r["note"]) for r in rows] == [
+        ("2025-02-03T09:00", "payroll", -2_500_000, 500_000, "payroll for 8 employees")
+    ]

@@ -13,6 +13,7 @@ from yc_helpers import honest, inject, make_env, ok, set_rates, start
 
 from bizbench.core.rng import stream_for
 from bizbench.envs.yc.env import YcEnv
+from bizbench.envs.yc.world.tasks import Task, minutes_to_reach
 
 RATES = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]
 ALL = [f"Emp_{i}" for i in range(1, 9)]
@@ -262,3 +263,111 @@ def test_the_deadline_margin_is_in_business_hours_to_two_decimals() -> None:
     start(env, inject(env.world, work=20), ["Emp_1", "Emp_2"])
     done = _resume_until(env, "task_completed")[-1]
     assert (done["time"], done["deadline_margin_business_hours"]) == ("2025-01-01T10:40", 61.33)
+
+
+# ---------------------------------------------------------------------------------------- failure, by hand
+def test_a_failed_task_reports_its_penalty_progress_and_prestige_loss_by_hand() -> None:
+    """541 units at 1 + 2 + 3 = 6/h; the deadline is max(7, 541/150) = 7 business days: Thu 2025-01-09 18:00,
+    63 business hours, 378 units done: 378/541 = 69.87 % -> 69.9. Penalty 35 % of $12,345.67 = 432,098.45 cents
+    -> 432,098. Prestige 3 loses delta 0.123456 -> -0.1235."""
+    env = _env()
+    w = env.world
+    w.prestige["training"] = 3.0
+    c = honest(w)
+    tid = inject(w, work=541, client=c, reward_cents=1_234_567, delta=0.123456)
+    start(env, tid, ["Emp_1", "Emp_2", "Emp_3"])
+    events = _resume_until(env, "task_failed")
+    assert [e["progress_pct"] for e in events if e["type"] == "task_progress"] == [25, 50]  # 75 % needs 67.6 h
+    assert events[-1] == {
+        "time": "2025-01-09T18:00",
+        "type": "task_failed",
+        "task_id": tid,
+        "client_name": w.clients[c].name,
+        "domain": "training",
+        "was_dispatched": True,
+        "progress_pct": 69.9,
+        "penalty_cents": 432_098,
+        "funds_cents": 20_000_000 - 432_098,
+        "prestige_change": -0.1235,
+    }
+    assert w.prestige["training"] == pytest.approx(3.0 - 0.123456)
+    assert ok(env.call("task_inspect", task_id=tid))["status"] == "failed"
+
+
+def test_each_failure_counts_for_its_client_and_books_its_penalty_with_a_note() -> None:
+    """Two tasks of one client accepted and never dispatched both fail at the same deadline."""
+    env = _env()
+    w = env.world
+    c = honest(w)
+    name = w.clients[c].name
+    tids = [inject(w, work=100, client=c, reward_cents=200_000) for _ in range(2)]
+    for tid in tids:
+        ok(env.call("task_accept", task_id=tid))
+    events = ok(env.call("sim_resume"))["events"]
+    assert [(e["type"], e["task_id"], e["penalty_cents"]) for e in events] == [
+        ("task_failed", tids[0], 70_000),
+        ("task_failed", tids[1], 70_000),
+    ]
+    row = next(r for r in ok(env.call("client_history"))["clients"] if r["client_name"] == name)
+    assert (row["succeeded"], row["failed"], row["cancelled"], row["open"], row["success_rate"]) == (0, 2, 0, 0, 0.0)
+    penalties = [r for r in ok(env.call("finance_ledger"))["transactions"] if r["category"] == "task_penalty"]
+    assert [(r["amount_cents"], r["note"]) for r in penalties] == [(-70_000, f"{t} missed its deadline") for t in tids]
+
+
+def test_when_an_active_task_fails_the_employee_it_shared_works_whole_for_the_other_task() -> None:
+    """a = Emp_1 + Emp_2 + Emp_3/2 = 4.5/h, b = Emp_3/2 + Emp_4 = 5.5/h. a (541 units) fails at its deadline,
+    Thu 2025-01-09 18:00; from then on Emp_3 gives b all of his 3/h: 3 + 4 = 7/h."""
+    env = _env()
+    a = inject(env.world, work=541)
+    b = inject(env.world, work=5000)
+    start(env, a, ["Emp_1", "Emp_2", "Emp_3"])
+    start(env, b, ["Emp_3", "Emp_4"])
+    assert (_rate(env, a), _rate(env, b)) == (4.5, 5.5)
+    failed = _resume_until(env, "task_failed")[-1]
+    assert (failed["time"], failed["task_id"], failed["was_dispatched"]) == ("2025-01-09T18:00", a, True)
+    assert _rate(env, b) == 7.0
+    assert env.world.rates == {int(b.split("-")[1]): 7.0}
+    # b's 25 % (1,250 units) had 63 h x 5.5 = 346.5 done: 903.5 more at 7/h = 129.07 h -> 7,745 minutes, 14 days
+    # 185 minutes after Thu 18:00: Thu 2025-01-30 12:05
+    nxt = ok(env.call("sim_resume"))["events"]
+    assert [(e["time"], e["type"], e["task_id"]) for e in nxt] == [("2025-01-30T12:05", "task_progress", b)]
+
+
+def test_a_task_whose_team_has_no_skill_in_its_domain_makes_no_progress_and_fails_at_its_deadline() -> None:
+    """A zero rate schedules no checkpoint (it would never come): the next event is the deadline."""
+    env = _env()
+    set_rates(env.world, "training", [0.0] * 8)
+    tid = inject(env.world, work=100, reward_cents=1_000_000)
+    start(env, tid, ["Emp_1", "Emp_2"])
+    assert _rate(env, tid) == 0.0
+    events = ok(env.call("sim_resume"))["events"]
+    assert [(e["time"], e["type"], e["progress_pct"], e["was_dispatched"]) for e in events] == [
+        ("2025-01-09T18:00", "task_failed", 0.0, True)
+    ]
+
+
+def _at(done: float) -> Task:
+    return Task(num=1, client=0, domain="training", required_prestige=1, required_trust=0, reward_cents=0,
+                base_work=1000, prestige_delta=0.0, creep=1.0, true_work=1000.0, done=done)  # fmt: skip
+
+
+def test_a_target_within_a_billionth_of_its_size_counts_as_reached() -> None:
+    """minutes_to_reach treats a shortfall of at most 1e-9 x max(1, target) units as float noise (0 minutes);
+    anything more takes at least one minute."""
+    assert minutes_to_reach(_at(0.0), 1e-9, 6.0) == 0  # exactly 1e-9 short of a target below 1: reached
+    assert minutes_to_reach(_at(0.0), 1.5e-9, 6.0) == 1  # 1.5e-9 short: not reached, the scale is 1, not 2
+    assert minutes_to_reach(_at(1000.0 - 1e-7), 1000.0, 6.0) == 0  # 1e-7 short of 1,000: within 1e-6
+    assert minutes_to_reach(_at(1000.0 - 1e-5), 1000.0, 6.0) == 1  # 1e-5 short: beyond it
+    assert minutes_to_reach(_at(0.0), 6.0, 6.0) == 60  # an exact hour is not rounded up to 61
+    assert minutes_to_reach(_at(0.0), 6.01, 6.0) == 61  # a hair more is
+
+
+def test_throughputs_without_a_cap_counts_every_contribution() -> None:
+    """The default (max_contributors 0) is no top-N rule: 1 + 2 + 3 + 4 + 5 = 15 units/hour for five employees."""
+    from bizbench.envs.yc.world.tasks import throughputs
+
+    w = _env().world
+    task = _at(0.0)
+    task.assigned = ["Emp_1", "Emp_2", "Emp_3", "Emp_4", "Emp_5"]
+    assert throughputs([task], w.emp_by_id) == {1: 15.0}
+    assert throughputs([task], w.emp_by_id, 4) == {1: 14.0}  # 5 + 4 + 3 + 2
