@@ -487,3 +487,158 @@ def test_an_error_lists_at_most_twenty_problems_and_counts_the_rest() -> None:
 
     result = reg.call(None, "set_many", {"values": {f"k{i}": "x" for i in range(14_000)}})
     assert not result.ok and "and 13,980 more problems" in (result.error or "") and len(result.error or "") < 5_000
+
+
+def test_an_unknown_tool_is_answered_as_an_error_and_logged_as_tamper():
+    r = reg.call(Ctx(), "fly", {})
+    assert (r.ok, r.tamper) == (False, "unknown_tool")
+    with pytest.raises(ToolError) as e:
+        reg.validate("fly", {})
+    assert e.value.tamper == "unknown_tool"
+
+
+def test_arguments_that_are_not_an_object_are_refused_naming_the_type_that_came():
+    r = reg.call(Ctx(), "allocate", ["not", "a", "dict"])  # type: ignore[arg-type]
+    assert (r.error, r.tamper) == (
+        "Invalid arguments for tool 'allocate': arguments must be an object "
+        "(mapping of argument name to value), got list",
+        None,
+    )
+
+
+def test_no_arguments_are_the_empty_object_and_validate_returns_every_argument_with_its_default():
+    assert reg.validate("get_prices", None) == {}
+    assert reg.validate("set_price", {"tier": "pro", "price": 5.5}) == {"tier": "pro", "price": 5.5, "note": ""}
+    kwargs = reg.validate("allocate", {"weights": {"ads": {"smb": 0.5}}, "budget": 2.0})
+    assert kwargs == {"weights": {"ads": {"smb": 0.5}}, "headcount": 1, "budget": 2.0, "regions": None}
+
+
+def test_arguments_nested_past_the_depth_limit_are_refused_before_validation_and_logged_as_oversized():
+    # the arguments object is level 1, so 32 lists inside it nest 33 levels deep (MAX_ARGS_DEPTH = 32)
+    deep: Any = []
+    for _ in range(31):
+        deep = [deep]
+    ctx = Ctx()
+    r = reg.call(ctx, "allocate", {"weights": {}, "regions": deep})
+    assert (r.error, r.tamper) == (
+        "Invalid arguments for tool 'allocate': the arguments nest deeper than 32 levels",
+        "oversized_args",
+    )
+    # one level less is taken by the size check and refused by validation instead (not a tamper)
+    shallower = reg.call(ctx, "allocate", {"weights": {}, "regions": deep[0]})
+    assert not shallower.ok and shallower.tamper is None and "nest deeper" not in (shallower.error or "")
+    assert ctx.calls == 0
+
+
+def test_an_integer_beyond_64_bits_is_refused_naming_the_argument_or_its_key():
+    ctx = Ctx()
+    assert reg.call(ctx, "allocate", {"weights": {}, "headcount": 2**63 - 1}).data == 2**63 - 1  # at the limit
+    past = reg.call(ctx, "allocate", {"weights": {}, "headcount": -(2**63)})  # one past it
+    assert (past.error, past.tamper) == (
+        "Invalid arguments for tool 'allocate': headcount: integers must lie within +/-9223372036854775807",
+        None,
+    )
+    # an oversized key is named "<key>"; a long argument name is cut to 60 characters
+    keys = reg.call(ctx, "allocate", {2**64: 1, "weights": {}, "h" * 100: [2**70]})  # type: ignore[dict-item]
+    assert keys.error == (
+        f"Invalid arguments for tool 'allocate': <key>, {'h' * 60}: integers must lie within +/-9223372036854775807"
+    )
+    assert ctx.calls == 1
+
+
+def test_several_problems_are_listed_in_order_separated_by_semicolons():
+    r = reg.call(Ctx(), "allocate", {"weights": {}, "headcount": "abc", "budget": "x"})
+    assert r.error == (
+        "Invalid arguments for tool 'allocate': argument 'headcount': expected an integer, got 'abc'; "
+        "argument 'budget': expected a number, got 'x'"
+    )
+
+
+def test_the_advice_for_a_misplaced_argument_is_added_only_when_the_agent_sent_it():
+    local = ToolRegistry()
+
+    @local.tool(misplaced={"price": "prices are set with set_price", "tier": "a tier is chosen at signup"})
+    def resize(ctx: Ctx, size: int) -> int:
+        """Resize."""
+        return size
+
+    r = local.call(Ctx(), "resize", {"size": 2, "price": 9})
+    assert r.error == (
+        "Invalid arguments for tool 'resize': unknown argument 'price' (allowed: size); prices are set with set_price"
+    )
+    plain_error = local.call(Ctx(), "resize", {"size": "2"})
+    assert plain_error.error == "Invalid arguments for tool 'resize': argument 'size': expected an integer, got '2'"
+
+
+def test_an_error_lists_exactly_twenty_problems_whole_and_counts_from_the_twenty_first():
+    local = ToolRegistry()
+
+    @local.tool
+    def set_many(ctx: object, values: dict[str, int]) -> None:
+        """Set values."""
+
+    def problems(n: int) -> str:
+        return local.call(None, "set_many", {"values": {f"k{i}": "x" for i in range(n)}}).error or ""
+
+    twenty = problems(20)
+    assert twenty.count("expected an integer") == 20 and "more problems" not in twenty
+    assert twenty.endswith("argument 'values.k19': expected an integer, got 'x'")
+    twenty_one = problems(21)
+    assert twenty_one.count("expected an integer") == 20
+    assert twenty_one.endswith("argument 'values.k19': expected an integer, got 'x'; and 1 more problems")
+
+
+@pytest.mark.parametrize(
+    "args, tamper",
+    [
+        ({"weights": {}, "budget": math.nan}, "non_finite"),
+        ({"weights": {}, "budget": -0.01}, "negative_value"),  # one cent below the >= 0 bound
+        ({"weights": {}, "budget": -1}, "negative_value"),  # an integer input
+        ({"weights": {}, "headcount": "x"}, None),  # an honest type mistake
+    ],
+)
+def test_a_non_finite_or_negative_amount_is_logged_as_tamper_and_an_honest_mistake_is_not(args, tamper):
+    r = reg.call(Ctx(), "allocate", args)
+    assert not r.ok and r.tamper == tamper
+
+
+def test_only_a_negative_number_refused_by_a_lower_bound_is_logged_as_a_negative_value():
+    local = ToolRegistry()
+
+    @local.tool
+    def pay(
+        ctx: Ctx,
+        amount: Annotated[float, Field(gt=0)] = 1.0,
+        rate: Annotated[float, Field(gt=1)] = 2.0,
+        memo: str = "",
+    ) -> None:
+        """Pay."""
+
+    def tamper(args: dict[str, Any]) -> str | None:
+        r = local.call(Ctx(), "pay", args)
+        assert not r.ok
+        return r.tamper
+
+    assert tamper({"amount": -1}) == "negative_value"  # greater_than, below zero
+    assert tamper({"amount": 0}) is None  # greater_than at exactly zero: refused, not negative
+    assert tamper({"rate": 0.5}) is None  # below a bound of 1 but not below zero
+    assert tamper({"memo": -5}) is None  # a negative number refused for its type, not by a bound
+
+
+def test_a_tool_error_keeps_its_tamper_kind_through_the_call():
+    local = ToolRegistry()
+
+    @local.tool
+    def peek(ctx: Ctx, table: str) -> None:
+        """Peek."""
+        raise ToolError(f"no table {table}", tamper="hidden_table")
+
+    assert local.call(Ctx(), "peek", {"table": "secrets"}) == ToolResult(
+        ok=False, error="no table secrets", tamper="hidden_table"
+    )
+
+
+def test_an_internal_error_is_logged_naming_the_tool(caplog):
+    with caplog.at_level(logging.ERROR, logger="bizbench.core.registry"):
+        reg.call(Ctx(), "explode", {})
+    assert [rec.getMessage() for rec in caplog.records] == ["internal error in tool explode"]
