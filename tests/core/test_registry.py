@@ -1,3 +1,4 @@
+import enum
 import inspect
 import logging
 import math
@@ -642,3 +643,48 @@ def test_an_internal_error_is_logged_naming_the_tool(caplog):
     with caplog.at_level(logging.ERROR, logger="bizbench.core.registry"):
         reg.call(Ctx(), "explode", {})
     assert [rec.getMessage() for rec in caplog.records] == ["internal error in tool explode"]
+
+
+class Colour(enum.Enum):
+    RED = "red"
+    BLUE = "blue"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ({"a": 1}, "argument 'a': expected a value > 1.0, got 1"),
+        ({"b": 1.5}, "argument 'b': expected a value >= 2.0, got 1.5"),
+        ({"c": 3}, "argument 'c': expected a value < 3.0, got 3"),
+        ({"d": 4.5}, "argument 'd': expected a value <= 4.0, got 4.5"),
+        ({"s": "a"}, "argument 's': expected a text of at least 2 characters, got 1 characters"),
+        ({"s": "abcd"}, "argument 's': expected a text of at most 3 characters, got 4 characters"),
+        ({"items": []}, "argument 'items': expected at least 1 items, got 0 items"),
+        ({"items": [1, 2, 3]}, "argument 'items': expected at most 2 items, got 3 items"),
+        ({"code": "ab"}, "argument 'code': expected a text matching the pattern ^[A-Z]{3}$, got 'ab'"),
+        ({"step": 7}, "argument 'step': expected a multiple of 5, got 7"),
+        ({"colour": "green"}, "argument 'colour': expected one of 'red' or 'blue', got 'green'"),
+        # no plain words of its own: pydantic's sentence without "Input should be ", lower-cased
+        ({"pair": [1, 2]}, "argument 'pair': expected a valid tuple, got [1, 2] (list)"),
+    ],
+)
+def test_every_kind_of_limit_is_explained_in_plain_words_with_the_limit_and_what_came(args, message):
+    local = ToolRegistry()
+
+    @local.tool
+    def shape(
+        ctx: Ctx,
+        a: Annotated[float, Field(gt=1)] = 2.0,
+        b: Annotated[float, Field(ge=2)] = 2.0,
+        c: Annotated[float, Field(lt=3)] = 0.0,
+        d: Annotated[float, Field(le=4)] = 0.0,
+        s: Annotated[str, Field(min_length=2, max_length=3)] = "ab",
+        items: Annotated[list[int], Field(min_length=1, max_length=2)] = [1],  # noqa: B006 - copied by pydantic
+        code: Annotated[str, Field(pattern=r"^[A-Z]{3}$")] = "ABC",
+        step: Annotated[int, Field(multiple_of=5)] = 5,
+        colour: Annotated[Colour, Field(strict=False)] = Colour.RED,  # lax: a value, not an instance
+        pair: tuple[int, int] = (1, 2),
+    ) -> None:
+        """Shape."""
+
+    assert local.call(Ctx(), "shape", args).error == f"Invalid arguments for tool 'shape': {message}"
