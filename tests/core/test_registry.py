@@ -688,3 +688,70 @@ def test_every_kind_of_limit_is_explained_in_plain_words_with_the_limit_and_what
         """Shape."""
 
     assert local.call(Ctx(), "shape", args).error == f"Invalid arguments for tool 'shape': {message}"
+
+
+class AssertedBand(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    low: float
+    high: float
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "AssertedBand":
+        if self.low > self.high:  # raised by hand: pytest rewrites a test module's assert statements
+            raise AssertionError(f"low {self.low} above high {self.high}")
+        return self
+
+
+shapes = ToolRegistry()
+
+
+@shapes.tool
+def survey(
+    ctx: Ctx,
+    items: list[int] = [],  # noqa: B006 - copied by pydantic
+    either: list[int] | list[str] | None = None,
+    bands: dict[str, AssertedBand] | None = None,
+    deep: dict[str, dict[str, dict[int, float]]] | None = None,
+    n: int = 0,
+) -> None:
+    """Survey."""
+
+
+@shapes.tool
+def bare(ctx: Ctx) -> None:
+    """Takes nothing."""
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ({"items": [1, "x"]}, "argument 'items[1]': expected an integer, got 'x'"),  # a list index in brackets
+        # two union members refuse 5 with the same words: said once, without pydantic's member tags
+        ({"either": 5}, "argument 'either': expected a list, got 5"),
+        ({"bands": {"a": {"low": 2, "high": 1}}}, "argument 'bands.a': low 2.0 above high 1.0"),  # an assert's words
+        ({"bands": {"a": {"low": 1, "high": 2, "mid": 3}}}, "argument 'bands.a.mid': unknown field"),
+        ({"deep": {"a": {"b": {"k": 1.0}}}}, "argument 'deep.a.b': key 'k': expected an integer, got 'k'"),
+        # what came is echoed whole up to 60 characters: 'x' * 58 in quotes is 60
+        ({"n": "x" * 58}, f"argument 'n': expected an integer, got '{'x' * 58}'"),
+        ({"n": "x" * 59}, f"argument 'n': expected an integer, got '{'x' * 56}..."),  # 61: cut to 57 and "..."
+    ],
+)
+def test_where_an_error_is_and_what_came_are_said_as_the_agent_wrote_them(args, message):
+    assert shapes.call(Ctx(), "survey", args).error == f"Invalid arguments for tool 'survey': {message}"
+
+
+def test_an_unknown_argument_lists_every_allowed_one_or_says_none():
+    assert shapes.call(Ctx(), "bare", {"x": 1}).error == (
+        "Invalid arguments for tool 'bare': unknown argument 'x' (allowed: none)"
+    )
+    assert reg.call(Ctx(), "set_price", {"tier": "pro", "price": 5, "colour": "red"}).error == (
+        "Invalid arguments for tool 'set_price': unknown argument 'colour' (allowed: tier, price, note)"
+    )
+
+
+def test_an_integer_beyond_64_bits_inside_an_object_as_a_value_or_a_key_is_refused():
+    for weights in ({"ads": {"smb": 2**64}}, {"ads": {2**64: 1.0}}):
+        r = reg.call(Ctx(), "allocate", {"weights": weights})
+        assert (
+            r.error == "Invalid arguments for tool 'allocate': weights: integers must lie within +/-9223372036854775807"
+        )
