@@ -755,3 +755,74 @@ def test_an_integer_beyond_64_bits_inside_an_object_as_a_value_or_a_key_is_refus
         assert (
             r.error == "Invalid arguments for tool 'allocate': weights: integers must lie within +/-9223372036854775807"
         )
+
+
+def test_the_markdown_reference_is_one_section_per_tool_grouped_by_category_in_registration_order():
+    local = ToolRegistry()
+
+    @local.tool(category="cash", mutates=False)
+    def balance(ctx: Ctx) -> float:
+        """Show the balance.
+
+        In dollars.
+        """
+        return 0.0
+
+    @local.tool(category="pricing")
+    def set_fee(ctx: Ctx, fee: float, note: str | None = None) -> None:
+        """Set the fee.
+
+        Args:
+            fee: The fee | in dollars.
+            note: Why.
+        """
+
+    @local.tool(category="cash")
+    def pay(ctx: Ctx) -> None:
+        return None
+
+    assert (
+        local.markdown_docs("Fees")
+        == "\n".join(
+            [
+                "# Fees",
+                "",
+                "_Generated from the tool registry; do not edit by hand._",
+                "",
+                "## cash",
+                "",
+                "### `balance`",
+                "",
+                "```python",
+                "balance()",
+                "```",
+                "",
+                "Show the balance.\n\nIn dollars.",
+                "",
+                "_Read-only._",
+                "",
+                "### `pay`",
+                "",
+                "```python",
+                "pay()",
+                "```",
+                "",
+                "## pricing",
+                "",
+                "### `set_fee`",
+                "",
+                "```python",
+                "set_fee(fee: float, note: str | None = None)",
+                "```",
+                "",
+                "Set the fee.",
+                "",
+                "| argument | type | required | default | description |",
+                "|---|---|---|---|---|",
+                "| `fee` | `float` | yes |  | The fee \\| in dollars. |",
+                "| `note` | `str \\| None` | no | `None` | Why. |",
+            ]
+        )
+        + "\n"
+    )
+    assert local.markdown_docs().startswith("# Tool reference\n")
