@@ -826,3 +826,56 @@ def test_the_markdown_reference_is_one_section_per_tool_grouped_by_category_in_r
         + "\n"
     )
     assert local.markdown_docs().startswith("# Tool reference\n")
+
+
+def test_membership_mutates_and_the_spec_list_answer_for_tools_only():
+    assert "set_price" in reg and "nope" not in reg and 5 not in reg
+    assert (reg.mutates("set_price"), reg.mutates("get_prices"), reg.mutates("nope"), reg.mutates(5)) == (
+        True,
+        False,
+        False,
+        False,
+    )
+    assert [s.name for s in reg.specs()] == ["set_price", "get_prices", "allocate", "explode"]
+    with pytest.raises(KeyError) as missing:
+        reg.spec("nope")
+    assert missing.value.args == ("Unknown tool: nope (available: set_price, get_prices, allocate, explode)",)
+
+
+def test_an_unknown_tool_in_an_empty_registry_says_none_are_available():
+    assert ToolRegistry().call(Ctx(), "fly", {}).error == "Unknown tool: fly (available: none)"
+
+
+def test_a_tool_whose_argument_types_cannot_be_resolved_is_registered_with_its_raw_annotations():
+    class Local:  # local to this test: not in the tool module's globals, so get_type_hints fails
+        pass
+
+    local = ToolRegistry()
+
+    @local.tool
+    def keep(ctx: Ctx, count: int, thing: "Local | None" = None) -> None:
+        """Keep."""
+
+    assert [(p.name, p.annotation) for p in local.spec("keep").params] == [
+        ("count", int),
+        ("thing", "Local | None"),
+    ]
+
+
+def test_a_default_or_an_example_holding_a_title_key_is_kept_whole_in_the_schema():
+    local = ToolRegistry()
+
+    @local.tool
+    def hire(
+        ctx: Ctx,
+        role: Annotated[dict[str, str], Field(examples=[{"title": "CFO"}])] = {"title": "CEO"},  # noqa: B006
+        cap: Annotated[int, Field(le=1_000_000_000)] = 0,
+    ) -> None:
+        """Hire."""
+
+    role = local.spec("hire").parameters["properties"]["role"]
+    assert (role["default"], role["examples"]) == ({"title": "CEO"}, [{"title": "CFO"}])
+    # an integer limit is written as the integer, never in exponent form
+    assert local.spec("hire").signature == (
+        "hire(role: dict[str, str] = {'title': 'CEO'}, cap: int (<= 1000000000) = 0)"
+    )
