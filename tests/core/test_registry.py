@@ -870,12 +870,37 @@ def test_a_default_or_an_example_holding_a_title_key_is_kept_whole_in_the_schema
         ctx: Ctx,
         role: Annotated[dict[str, str], Field(examples=[{"title": "CFO"}])] = {"title": "CEO"},  # noqa: B006
         cap: Annotated[int, Field(le=1_000_000_000)] = 0,
+        amount: Annotated[float, Field(le=1e9)] = 0.0,
     ) -> None:
         """Hire."""
 
     role = local.spec("hire").parameters["properties"]["role"]
     assert (role["default"], role["examples"]) == ({"title": "CEO"}, [{"title": "CFO"}])
-    # an integer limit is written as the integer, never in exponent form
+    # an integer limit is written as the integer, a float one in the shortest form (:g)
     assert local.spec("hire").signature == (
-        "hire(role: dict[str, str] = {'title': 'CEO'}, cap: int (<= 1000000000) = 0)"
+        "hire(role: dict[str, str] = {'title': 'CEO'}, cap: int (<= 1000000000) = 0, amount: float (<= 1e+09) = 0.0)"
+    )
+
+
+class Pick(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    n: int
+
+    @model_validator(mode="after")
+    def _non_negative(self) -> "Pick":
+        if self.n < 0:
+            raise ValueError()  # a validator's error without words
+        return self
+
+
+def test_a_validator_error_without_words_gives_an_empty_reason_never_pydantics_prefix():
+    local = ToolRegistry()
+
+    @local.tool
+    def pick(ctx: Ctx, choice: Pick) -> None:
+        """Pick."""
+
+    assert (
+        local.call(Ctx(), "pick", {"choice": {"n": -1}}).error
+        == "Invalid arguments for tool 'pick': argument 'choice': "
     )
