@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -257,3 +258,112 @@ def test_inspect_per_accept_is_missing_with_no_accepted_task_and_counts_from_one
     assert none["inspect_per_accept"] is None
     one = [*inspects, refused_accept, {"tool": "task_accept", "ok": True, "args": {}}]
     assert metrics_yc.run_metrics(_run_of(tmp_path, "yc", {"turns": 4}, one))["inspect_per_accept"] == 3.0
+
+
+def _cfo_run(path: Path, **result: Any) -> Run:
+    return _run_of(path, "cfo", {"completed": True, **result}, [])
+
+
+def test_cfo_table2_values_of_one_run_by_hand(tmp_path: Path) -> None:
+    run = _cfo_run(
+        tmp_path,
+        fundraising_requests=3,  # 3 + 2 + 5 = 10 months played, one action each
+        book_closings=2,
+        passes=5,
+        fundraising_attempts=4,
+        fundraising_successes=1,
+        equity_raised=2e6,
+        debt_raised=5e5,
+        tool_calls=25,
+        score=1.5e7,
+        score_net_of_debt=1.4e7,
+        debt_outstanding=1e6,
+        bankrupt=False,
+        months_survived=10,
+        months_total=12,
+        peak_cash=3e6,
+        final_cash=2e6,
+        low_cash=1e5,
+        cost_usd=1.25,
+        tokens=100,
+    )
+    assert metrics_cfo.run_metrics(run) == {
+        "score": 1.5e7,
+        "score_net_of_debt": 1.4e7,
+        "debt_outstanding": 1e6,
+        "survival_pct": 0.0,  # 10 of 12 months
+        "months": 10,
+        "equity_raised": 2e6,
+        "debt_raised": 5e5,
+        "total_raised": 2.5e6,
+        "fr_success_pct": 25.0,  # 1 of 4 requests
+        "peak_cash": 3e6,
+        "final_cash": 2e6,
+        "low_cash": 1e5,
+        "tools_per_month": 2.5,  # 25 calls over 10 months
+        "fr_attempt_pct": pytest.approx(30.0),  # 3 of 10 months
+        "fr_success_action_pct": 10.0,  # 1 of 10 months
+        "book_closing_pct": 20.0,
+        "passes": 5.0,
+        "pass_pct": 50.0,
+        "cost_usd": 1.25,
+    }
+
+
+def test_cfo_measures_with_nothing_to_divide_by_are_missing_not_zero(tmp_path: Path) -> None:
+    values = metrics_cfo.run_metrics(_cfo_run(tmp_path, tool_calls=7, equity_raised=1e6))
+    assert values["total_raised"] is None  # no debt figure
+    assert values["survival_pct"] is None  # no bankrupt / months figures
+    assert values["passes"] == 0.0
+    missing = ("fr_success_pct", "tools_per_month", "fr_attempt_pct", "fr_success_action_pct", "book_closing_pct")
+    assert [values[k] for k in (*missing, "pass_pct", "cost_usd")] == [None] * 7
+    no_tools = metrics_cfo.run_metrics(_cfo_run(tmp_path, passes=2))
+    assert (no_tools["tools_per_month"], no_tools["pass_pct"]) == (None, 100.0)
+
+
+@pytest.mark.parametrize(
+    ("result", "survival"),
+    [
+        ({"bankrupt": False, "months_survived": 12, "months_total": 12}, 100.0),  # every month
+        ({"bankrupt": False, "months_survived": 11, "months_total": 12}, 0.0),  # one short
+        ({"bankrupt": True, "months_survived": 12, "months_total": 12}, 0.0),
+        ({"bankrupt": False, "months_survived": 12, "months_total": 12, "completed": False}, 0.0),  # ended early
+        ({"months_survived": 12, "months_total": 12}, None),
+        ({"bankrupt": False, "months_total": 12}, None),
+        ({"bankrupt": False, "months_survived": 12}, None),
+    ],
+)
+def test_cfo_survival_is_100_only_for_every_month_played_without_bankruptcy(
+    tmp_path: Path, result: dict[str, Any], survival: float | None
+) -> None:
+    assert metrics_cfo.run_metrics(_cfo_run(tmp_path, **result))["survival_pct"] == survival
+
+
+def test_cfo_plots_draw_cash_by_month_and_count_each_months_action(tmp_path: Path) -> None:
+    run = _cfo_run(tmp_path)
+    run._cache["metrics"] = [
+        {"month": 1, "cash": 5e6, "action": "pass"},
+        {"month": 2, "cash": 4e6, "action": "fund_raising_request"},
+        {"month": 3, "cash": 6e6, "action": "pass"},
+    ]
+    cash, actions = metrics_cfo.plots({"m": [run]})
+    assert (cash.name, cash.kind, cash.title, cash.xlabel, cash.ylabel, cash.scale) == (
+        "cash",
+        "runs",
+        "cfo: cash by month",
+        "month",
+        "cash ($M)",
+        1e6,
+    )
+    assert cash.data == {"m": [([1, 2, 3], [5e6, 4e6, 6e6])]}
+    assert (actions.name, actions.kind, actions.title, actions.xlabel) == (
+        "actions",
+        "cumulative",
+        "cfo: actions over time (EnterpriseArena Fig 2-3)",
+        "month",
+    )
+    assert actions.data == {
+        "fund_raising_request": {"m": [[0.0, 1.0, 0.0]]},
+        "book_closing": {"m": [[0.0, 0.0, 0.0]]},
+        "pass": {"m": [[1.0, 0.0, 1.0]]},
+    }
