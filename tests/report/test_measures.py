@@ -367,3 +367,15 @@ def test_cfo_plots_draw_cash_by_month_and_count_each_months_action(tmp_path: Pat
         "book_closing": {"m": [[0.0, 0.0, 0.0]]},
         "pass": {"m": [[1.0, 0.0, 1.0]]},
     }
+
+
+def test_the_human_experts_anchor_only_runs_scored_the_papers_way(tmp_path: Path) -> None:
+    from bizbench.envs.cfo.config import load_config
+
+    paper = load_config("paper")[0].model_dump(mode="json")  # every Score field at its default: eq 2
+    assert metrics_cfo.human_experts(_run_of(tmp_path, "cfo", {}, [], config=paper)) == (152.2e6, "")
+    net = {**paper, "score": {**paper["score"], "cash": "net"}}
+    assert metrics_cfo.human_experts(_run_of(tmp_path, "cfo", {}, [], config=net)) == (
+        None,
+        "the human experts played the paper's score; this preset scores another way",
+    )
