@@ -319,6 +319,7 @@ def test_cfo_measures_with_nothing_to_divide_by_are_missing_not_zero(tmp_path: P
     assert [values[k] for k in (*missing, "pass_pct", "cost_usd")] == [None] * 7
     no_tools = metrics_cfo.run_metrics(_cfo_run(tmp_path, passes=2))
     assert (no_tools["tools_per_month"], no_tools["pass_pct"]) == (None, 100.0)
+    assert (no_tools["fr_success_pct"], no_tools["fr_success_action_pct"]) == (None, 0.0)  # no success recorded
 
 
 @pytest.mark.parametrize(
