@@ -380,3 +380,65 @@ def test_the_human_experts_anchor_only_runs_scored_the_papers_way(tmp_path: Path
         None,
         "the human experts played the paper's score; this preset scores another way",
     )
+
+
+def test_ceo_table3_and_skill_values_of_one_run_by_hand(tmp_path: Path) -> None:
+    def week(day: int, rationale: str, cash_4wk: dict[str, float] | None = None, ok: bool = True) -> dict[str, Any]:
+        args: dict[str, Any] = {"rationale": rationale}
+        if cash_4wk is not None:
+            args["predictions"] = {"cash_4wk": cash_4wk}
+        return {"day": day, "tool": "next_week", "ok": ok, "args": args}
+
+    actions = [
+        # logged with the day each week advanced to, so they were submitted on days 0, 7, 14 and 28
+        week(7, "If demand falls, cut ads. if not, hold.", {"point": 900.0}),  # no bounds: the point stands in
+        {"day": 7, "tool": "set_price", "ok": True, "args": {}},
+        week(14, "[auto_advance by the harness]", {"point": 1.0}),  # the harness's, not the agent's
+        week(21, "refused", ok=False),  # a refused call is a tool call but no submitted week
+        week(28, "We saw the Competitor's launch.", {"point": 500.0, "lower": 400.0, "upper": 600.0}),
+        week(35, "steady", {"point": 0.0}),  # submitted on day 28: not in the first four weeks
+        {"day": 35, "tool": "next_turn", "ok": True},  # a baseline's turn is not a tool
+    ]
+    trajectory = [
+        {"day": 3, "kind": "model_call", "content": "thinking about competitors"},  # before the first event
+        {"day": "?", "kind": "model_call", "content": "competitor"},  # no day: left out
+        {"day": 5, "kind": "tool_call", "ok": False, "name": "write_file", "arguments": {"content": "if if if"}},
+        {"day": 10, "kind": "tool_call", "ok": True, "name": "write_file", "arguments": {"content": "if x"}},
+        {"day": 20, "kind": "tool_call", "ok": True, "name": "edit_file", "arguments": {"new": "plan"}},
+    ]
+    ledger = [
+        {"day": "1", "category": "development", "amount": "-300", "group": "smb", "note": "targeted"},
+        {"day": "2", "category": "development", "amount": "-100", "group": "", "note": ""},
+        {"day": "3", "category": "marketing", "amount": "-50", "group": "smb", "note": "targeted"},
+    ]
+    metrics = [{"day": 28, "cash": 1000.0}, {"day": 42, "cash": 400.0}, {"day": 56, "cash": 100.0}]
+    run = _run_of(tmp_path, "ceo", {"final_cash": 1234.5, "days_survived": 49, "model_calls": 14}, actions)
+    run._cache.update(trajectory=trajectory, metrics=metrics)
+    run._cache["ledger.csv"] = ledger
+    assert metrics_ceo.agent_texts(run) == [
+        (0, "If demand falls, cut ads. if not, hold."),
+        (3, "thinking about competitors"),
+        (10, "if x"),
+        (14, "We saw the Competitor's launch."),
+        (20, "plan"),
+        (28, "steady"),
+    ]
+    assert metrics_ceo.run_metrics(run, {"competitor_event_days": [30, 12]}) == {
+        "final_cash": 1234.5,
+        "bankrupt": 0.0,
+        "days_survived": 49,
+        "turns_per_week": 2.0,  # 14 model calls over 49 / 7 = 7 weeks
+        "cost_usd": None,
+        "best_channel_pct": None,  # no customer groups in the config
+        # day 0: |900 - 1000| / 1000 = 10 %; day 14: |500 - 400| / 400 = 25 %; mean 17.5 %
+        "forecast_ape_4wk_pct": 17.5,
+        "competitor_days": 2.0,  # first event day 12, first later mention day 14
+        # memos (rationales and files written): 8 + 5 + 1 + 2 + 1 = 17 words, 3 "if"
+        "if_per_1000_words": pytest.approx(3 / 17 * 1000),
+        "targeted_dev_pct": 75.0,  # 300 of 400 development dollars
+        "tools_per_week": pytest.approx(6 / 7),  # 5 next_week and 1 set_price over 7 weeks
+    }
+    assert metrics_ceo.days_to_competitor_mention(run, [50]) is None  # the first event after the run ended
+    assert metrics_ceo.days_to_competitor_mention(run, [14]) == 0.0  # a mention on the event's own day counts
+    assert metrics_ceo.days_to_competitor_mention(run, [15]) is None  # no mention from day 15 on
+    assert metrics_ceo.days_to_competitor_mention(run, []) is None
