@@ -159,3 +159,28 @@ def test_a_cfo_agent_that_crashed_at_month_10_exits_1_and_every_value_column_sho
 )
 def test_format_1_and_format_2_results_say_whether_the_run_ended_early(result: dict, why: str | None) -> None:
     assert ended_early(result) == why
+
+
+@pytest.mark.parametrize(
+    ("result", "why"),
+    [
+        ({"bankrupt": False}, None),  # format 1 with neither done nor ended_by: it ended as "completed"
+        ({"ended_by": "bankrupt"}, None),  # format 1: bankruptcy is the world's own end
+        ({"ended_by": "episode_end", "done": False}, "ended by episode_end"),  # the world's done decides
+        ({"ended_by": "episode_end", "done": "yes"}, None),  # a done that is not a bool is not trusted
+        ({"completed": True, "ended_by": "max_turns"}, None),  # format 2: completed decides
+        ({"completed": False}, "ended by unknown"),
+        ({"completed": False, "ended_by": "max_turns", "incomplete_reason": ""}, "ended by max_turns"),
+    ],
+)
+def test_a_run_ended_early_unless_its_world_reached_its_end_and_the_reason_falls_back_to_how_it_ended(
+    result: dict, why: str | None
+) -> None:
+    assert ended_early(result) == why
+
+
+def test_the_headline_score_given_replaces_the_results_and_a_missing_one_stays_missing() -> None:
+    assert headline_score({"score": 1.0, "completed": True}, 5.0) == 5.0
+    assert headline_score({"score": 1.0, "completed": False}, 5.0) == 0.0  # a failed run scores 0 whatever is given
+    assert headline_score({"completed": True}) is None
+    assert headline_score({"score": 0.5, "completed": True}) == 0.5  # above 0, kept as it is
