@@ -124,6 +124,7 @@ def test_a_run_that_ended_early_is_never_a_models_best_run_in_the_ceo_plots(tmp_
         ({"score": -3e6, "completed": True, "bankrupt": False}, 0.0),  # a cfo eq 2 below 0: never under a failure
         ({"score": 2e6, "completed": True, "bankrupt": False}, 2e6),
         ({"score": -4e6, "completed": False, "bankrupt": True}, 0.0),
+        ({"score": 5e6, "completed": False, "bankrupt": True}, 0.0),  # bankrupt is not "ended early": still 0
         ({"score": 9e6, "completed": False, "bankrupt": False, "ended_by": "max_turns"}, 0.0),
     ],
 )

@@ -442,3 +442,36 @@ def test_ceo_table3_and_skill_values_of_one_run_by_hand(tmp_path: Path) -> None:
     assert metrics_ceo.days_to_competitor_mention(run, [14]) == 0.0  # a mention on the event's own day counts
     assert metrics_ceo.days_to_competitor_mention(run, [15]) is None  # no mention from day 15 on
     assert metrics_ceo.days_to_competitor_mention(run, []) is None
+
+
+def _ad_call(spend: dict[str, dict[str, float]], day: int | None = None) -> dict[str, Any]:
+    call: dict[str, Any] = {"tool": "set_targeted_ad_spend", "ok": True, "args": {"targeted_spend": spend}}
+    return call if day is None else {**call, "day": day}
+
+
+def test_the_best_channel_share_counts_small_spends_and_not_a_table_replaced_the_same_day(tmp_path: Path) -> None:
+    groups = [
+        {"id": "S1", "channel_leads": _leads(content_marketing=320)},
+        {"id": "S2", "channel_leads": _leads(social_media=400)},
+    ]
+    actions = [
+        _ad_call({"S1": {"search_ads": 500.0}}),  # no day logged: day 0, replaced on day 0, so it holds 0 days
+        _ad_call({"S1": {"content_marketing": 0.25, "made_up": 9.0}}, day=0),
+        _ad_call({"S2": {"search_ads": 1.0}}, day=2),
+    ]
+    # S1: $0.25 a day on its best channel for days 0-1, $0.50 in all (unknown names ignored) -> 100 %
+    # S2: $1 a day on search_ads for days 2-3, none on its best channel -> 0 %; mean 50 %
+    run = _run_of(tmp_path, "ceo", {"days_survived": 4}, actions, {"groups": groups})
+    assert metrics_ceo.best_channel_share(run) == 50.0
+    # a run without its length holds every table for 0 days: no dollars, no share
+    assert metrics_ceo.best_channel_share(_run_of(tmp_path, "ceo", {}, actions, {"groups": groups})) is None
+
+
+def test_ceo_measures_of_a_run_without_its_length_or_any_text_are_missing(tmp_path: Path) -> None:
+    actions = [{"tool": "next_week", "ok": True, "args": {}}, {"day": 7, "tool": "next_week", "ok": True, "args": {}}]
+    run = _run_of(tmp_path, "ceo", {"bankrupt": True, "model_calls": 3}, actions)
+    values = metrics_ceo.run_metrics(run, None)
+    assert (values["bankrupt"], values["turns_per_week"], values["tools_per_week"]) == (1.0, None, None)
+    assert values["competitor_days"] is None and values["if_per_1000_words"] is None
+    # a week logged without its day leaves the next one submitted on day 0 too
+    assert [day for day, _ in metrics_ceo._weeks_submitted(run)] == [0, 0]
