@@ -475,3 +475,32 @@ def test_ceo_measures_of_a_run_without_its_length_or_any_text_are_missing(tmp_pa
     assert values["competitor_days"] is None and values["if_per_1000_words"] is None
     # a week logged without its day leaves the next one submitted on day 0 too
     assert [day for day, _ in metrics_ceo._weeks_submitted(run)] == [0, 0]
+
+
+def test_a_competitor_mention_counts_up_to_the_runs_last_day_and_texts_of_one_day_keep_their_order(
+    tmp_path: Path,
+) -> None:
+    actions = [
+        {"day": 9, "tool": "next_week", "ok": True, "args": {"rationale": "watch the competitor"}},
+        {"day": 16, "tool": "next_week", "ok": True, "args": {"rationale": "the competitor again"}},
+    ]
+    trajectory = [{"day": 0, "kind": "tool_call", "ok": True, "name": "write_file", "arguments": {"content": "a memo"}}]
+    run = _run_of(tmp_path, "ceo", {"days_survived": 0}, actions)
+    run._cache["trajectory"] = trajectory
+    # a rationale and a file of the same day (0): the rationale first, as they were gathered (not by text)
+    assert metrics_ceo.agent_texts(run) == [(0, "watch the competitor"), (0, "a memo"), (9, "the competitor again")]
+    assert metrics_ceo.days_to_competitor_mention(run, [0]) == 0.0  # an event on the run's last day (0)
+    no_length = _run_of(tmp_path, "ceo", {}, actions)
+    no_length._cache["trajectory"] = []
+    assert metrics_ceo.days_to_competitor_mention(no_length, [1]) is None  # a run of unknown length: 0 days
+
+
+def test_the_targeted_development_share_counts_a_development_spend_under_one_dollar(tmp_path: Path) -> None:
+    run = _run_of(tmp_path, "ceo", {}, [])
+    run._cache["ledger.csv"] = [
+        {"day": "1", "category": "development", "amount": "-0.25", "group": "S1", "note": "targeted"},
+        {"day": "1", "category": "development", "amount": "-0.75", "group": "", "note": ""},
+    ]
+    assert metrics_ceo.targeted_dev_share(run) == 25.0  # 0.25 of 1.00 development dollars
+    run._cache["ledger.csv"] = []
+    assert metrics_ceo.targeted_dev_share(run) is None
