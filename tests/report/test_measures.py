@@ -504,3 +504,55 @@ def test_the_targeted_development_share_counts_a_development_spend_under_one_dol
     assert metrics_ceo.targeted_dev_share(run) == 25.0  # 0.25 of 1.00 development dollars
     run._cache["ledger.csv"] = []
     assert metrics_ceo.targeted_dev_share(run) is None
+
+
+def test_ceo_plots_draw_cash_the_best_runs_customers_and_tool_calls_per_week(tmp_path: Path) -> None:
+    def run(name: str, result: dict[str, Any], metrics: list[dict[str, Any]], tools: list[str]) -> Run:
+        r = _run_of(tmp_path / name, "ceo", result, [{"day": 1, "tool": t, "ok": True} for t in tools])
+        r._cache["metrics"] = metrics
+        return r
+
+    richer_but_bankrupt = run(
+        "r1",
+        {"bankrupt": True, "completed": False, "final_cash": 9e6, "days_survived": 14, "seed": 1},
+        [{"day": 1, "cash": 5.0}],
+        ["set_price"] * 7,
+    )
+    best = run(
+        "r2",
+        {"bankrupt": False, "completed": True, "final_cash": 1e6, "days_survived": 21, "seed": 2},
+        [
+            {"day": 1, "cash": 6.0, "subscribers_by_group": {"S2": 3, "S1": 1}, "seats_by_group": {"S1": 10}},
+            {"day": 2, "cash": 7.0, "subscribers_by_group": {"S1": 2}, "seats_by_group": {"S3": 5}},
+        ],
+        ["next_week"] * 3 + ["next_turn"],
+    )
+    unmeasured = run("r3", {"completed": True, "seed": 3}, [], ["set_price"])  # no length: no weeks
+    cash, customers_a, customers_z, tools = metrics_ceo.plots({"m A": [richer_but_bankrupt, best], "z": [unmeasured]})
+    assert (cash.name, cash.kind, cash.title, cash.xlabel, cash.ylabel, cash.scale) == (
+        "cash",
+        "runs",
+        "ceo: cash over time",
+        "simulated day",
+        "cash ($M)",
+        1e6,
+    )
+    assert cash.data == {"m A": [([1], [5.0]), ([1, 2], [6.0, 7.0])], "z": [([], [])]}
+    assert (customers_a.name, customers_a.kind, customers_a.title, customers_a.xlabel, customers_a.ylabel) == (
+        "customers_m_a",
+        "stacked",
+        "ceo: customers by group, best run of m A (seed 2)",
+        "simulated day",
+        "subscribers + seats",
+    )
+    # subscribers + seats per group, groups sorted, 0 where a day lacks the group
+    assert customers_a.data == ([1, 2], {"S1": [11, 2], "S2": [3, 0], "S3": [0, 5]})
+    assert (customers_z.name, customers_z.data) == ("customers_z", ([], {}))
+    assert (tools.name, tools.kind, tools.title, tools.xlabel) == (
+        "tools",
+        "bars",
+        "ceo: tool calls per week (top 10)",
+        "calls/week",
+    )
+    # per run calls / weeks, averaged over the model's runs: set_price 7 / 2 / 2, next_week 3 / 3 / 2
+    assert tools.data == {"m A": {"set_price": 1.75, "next_week": 0.5}, "z": {}}
