@@ -465,6 +465,10 @@ def test_the_best_channel_share_counts_small_spends_and_not_a_table_replaced_the
     assert metrics_ceo.best_channel_share(run) == 50.0
     # a run without its length holds every table for 0 days: no dollars, no share
     assert metrics_ceo.best_channel_share(_run_of(tmp_path, "ceo", {}, actions, {"groups": groups})) is None
+    # a table logged without its day holds from day 0: $1 a day on content for days 0-1, then search on day 2
+    undated = [_ad_call({"S1": {"content_marketing": 1.0}}), _ad_call({"S1": {"search_ads": 1.0}}, day=2)]
+    run = _run_of(tmp_path, "ceo", {"days_survived": 3}, undated, {"groups": groups})
+    assert metrics_ceo.best_channel_share(run) == pytest.approx(100 * 2 / 3)
 
 
 def test_ceo_measures_of_a_run_without_its_length_or_any_text_are_missing(tmp_path: Path) -> None:
