@@ -118,6 +118,24 @@ def test_a_run_that_ended_early_is_never_a_models_best_run_in_the_ceo_plots(tmp_
     assert _best_run([crashed, full]) is full
 
 
+def test_the_best_run_is_the_richest_finished_one_else_the_longest_lived(tmp_path: Path) -> None:
+    from bizbench.core.runs import Run
+    from bizbench.envs.ceo.report import _best_run
+
+    def run(name: str, **result: object) -> Run:
+        return Run(tmp_path / name, {"env": "ceo"}, result)
+
+    no_cash = run("a", completed=True)  # no final cash: counts as 0
+    poor = run("b", completed=True, final_cash=0.5)
+    rich = run("c", completed=True, final_cash=2e6)
+    assert _best_run([no_cash, poor]) is poor and _best_run([poor, rich, no_cash]) is rich
+    # every run failed: the longest-lived; a run without its length counts 0 days
+    unknown = run("d", bankrupt=True)
+    one_day = run("e", bankrupt=True, days_survived=1)
+    long = run("f", bankrupt=True, days_survived=40, final_cash=0.0)
+    assert _best_run([unknown, one_day]) is one_day and _best_run([one_day, long, unknown]) is long
+
+
 @pytest.mark.parametrize(
     ("result", "headline"),
     [

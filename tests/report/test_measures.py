@@ -528,6 +528,7 @@ def test_ceo_plots_draw_cash_the_best_runs_customers_and_tool_calls_per_week(tmp
         [
             {"day": 1, "cash": 6.0, "subscribers_by_group": {"S2": 3, "S1": 1}, "seats_by_group": {"S1": 10}},
             {"day": 2, "cash": 7.0, "subscribers_by_group": {"S1": 2}, "seats_by_group": {"S3": 5}},
+            {"day": 3, "cash": 8.0},  # a day without customers by group
         ],
         ["next_week"] * 3 + ["next_turn"],
     )
@@ -541,7 +542,7 @@ def test_ceo_plots_draw_cash_the_best_runs_customers_and_tool_calls_per_week(tmp
         "cash ($M)",
         1e6,
     )
-    assert cash.data == {"m A": [([1], [5.0]), ([1, 2], [6.0, 7.0])], "z": [([], [])]}
+    assert cash.data == {"m A": [([1], [5.0]), ([1, 2, 3], [6.0, 7.0, 8.0])], "z": [([], [])]}
     assert (customers_a.name, customers_a.kind, customers_a.title, customers_a.xlabel, customers_a.ylabel) == (
         "customers_m_a",
         "stacked",
@@ -550,7 +551,7 @@ def test_ceo_plots_draw_cash_the_best_runs_customers_and_tool_calls_per_week(tmp
         "subscribers + seats",
     )
     # subscribers + seats per group, groups sorted, 0 where a day lacks the group
-    assert customers_a.data == ([1, 2], {"S1": [11, 2], "S2": [3, 0], "S3": [0, 5]})
+    assert customers_a.data == ([1, 2, 3], {"S1": [11, 2, 0], "S2": [3, 0, 0], "S3": [0, 5, 0]})
     assert (customers_z.name, customers_z.data) == ("customers_z", ([], {}))
     assert (tools.name, tools.kind, tools.title, tools.xlabel) == (
         "tools",
