@@ -561,3 +561,15 @@ def test_ceo_plots_draw_cash_the_best_runs_customers_and_tool_calls_per_week(tmp
     )
     # per run calls / weeks, averaged over the model's runs: set_price 7 / 2 / 2, next_week 3 / 3 / 2
     assert tools.data == {"m A": {"set_price": 1.75, "next_week": 0.5}, "z": {}}
+
+
+def test_the_ceo_world_facts_and_anchor_come_from_the_runs_own_config_and_seed(tmp_path: Path) -> None:
+    from bizbench.envs.ceo.config import load_config
+    from bizbench.envs.ceo.upper_bound import estimate
+
+    config = load_config("default")[0].model_copy(update={"horizon_days": CEO_DAYS})
+    run = Run(tmp_path, {"env": "ceo", "seed": CEO_SEED, "config": config.model_dump(mode="json")}, {})
+    facts = metrics_ceo.world_facts(run)
+    assert list(facts) == ["competitor_event_days"] and facts["competitor_event_days"][0] == 62
+    assert metrics_ceo.upper_bound(run) == (estimate(config).reported, "")
+    assert 0 < metrics_ceo.upper_bound(run)[0] < estimate(load_config("default")[0]).reported  # 98 days, not 500
