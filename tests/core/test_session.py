@@ -3,6 +3,7 @@ docs/security.md "Limits"). Issue 16's attacks on the record, for every register
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ import pytest
 
 from bizbench.core.envs import get_env, list_envs
 from bizbench.core.limits import MAX_ARGS_BYTES
-from bizbench.core.runlog import MAX_LOGGED_ARGS, MAX_TAMPER_VALUE, tamper_record
+from bizbench.core.runlog import MAX_LOGGED_ARGS, MAX_TAMPER_VALUE, action_record, tamper_record
 from bizbench.core.session import Session
 
 ENVS = [spec.id for spec in list_envs()]
@@ -234,4 +235,48 @@ def test_the_contracts_words_in_the_status_are_the_sessions_not_the_envs_own(
         "unit": "month",
         "done": False,
         "bankrupt": False,
+    }
+
+
+def test_an_accepted_call_that_replay_sends_again_is_recorded_whole_however_large() -> None:
+    row = {"tool": "t" * 500, "args": {"note": "x" * 50_000}, "ok": True, "error": None}
+    assert action_record(row) is row and action_record(row, resent=True) is row
+
+
+def test_a_refused_calls_tool_name_and_error_are_cut_past_their_limits_and_kept_whole_at_them() -> None:
+    at = {"tool": "t" * 200, "ok": False, "error": "e" * MAX_LOGGED_ARGS}  # no args: nothing more to bound
+    assert action_record(at) == at
+    past = action_record({"tool": "t" * 201, "ok": False, "error": "e" * (MAX_LOGGED_ARGS + 1)})
+    assert past == {
+        "tool": "t" * 200 + "... (201 chars)",
+        "ok": False,
+        "error": "e" * MAX_LOGGED_ARGS + f"... ({MAX_LOGGED_ARGS + 1:,} chars)",
+    }
+
+
+def test_arguments_past_the_logged_size_keep_a_digest_their_size_and_a_preview_unless_replay_resends_them() -> None:
+    # {"s": "..."} is 9 characters of JSON around the text: a text of 15,991 makes exactly 16,000
+    at = {"s": "x" * (MAX_LOGGED_ARGS - 9)}
+    assert len(json.dumps(at)) == MAX_LOGGED_ARGS
+    assert action_record({"tool": "t", "args": at, "ok": False}) == {"tool": "t", "args": at, "ok": False}
+    past = {"s": "x" * (MAX_LOGGED_ARGS - 8)}
+    text = json.dumps(past).encode()
+    expected = {
+        "tool": "t",
+        "args": None,
+        "ok": True,
+        "args_sha256": hashlib.sha256(text).hexdigest(),
+        "args_bytes": MAX_LOGGED_ARGS + 1,
+        "args_preview": repr(past)[:200] + f"... ({len(repr(past)):,} chars)",
+    }
+    assert action_record({"tool": "t", "args": past, "ok": True}, resent=False) == expected  # an unsent read
+    # arguments that are not JSON (NaN) are digested from their printed form
+    nan = {"x": float("nan")}
+    assert action_record({"tool": "t", "args": nan, "ok": False}) == {
+        "tool": "t",
+        "args": None,
+        "ok": False,
+        "args_sha256": hashlib.sha256(b"{'x': nan}").hexdigest(),
+        "args_bytes": 10,
+        "args_preview": "{'x': nan}",
     }
