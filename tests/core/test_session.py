@@ -280,3 +280,21 @@ def test_arguments_past_the_logged_size_keep_a_digest_their_size_and_a_preview_u
         "args_bytes": 10,
         "args_preview": "{'x': nan}",
     }
+
+
+def test_a_refused_call_without_a_tool_name_is_recorded_as_it_came() -> None:
+    assert action_record({"tool": None, "ok": False, "error": "no tool"}) == {
+        "tool": None,
+        "ok": False,
+        "error": "no tool",
+    }
+
+
+def test_long_arguments_that_are_not_json_are_digested_from_their_whole_printed_form() -> None:
+    args = {
+        "x": float("nan"),
+        "s": "y" * 5_000,
+    }  # printed: {'x': nan, 's': '...'}, 5,000 y's and 19 characters around them
+    printed = repr(args)
+    record = action_record({"tool": "t", "args": args, "ok": False})
+    assert (record["args_sha256"], record["args_bytes"]) == (hashlib.sha256(printed.encode()).hexdigest(), 5_019)
