@@ -298,3 +298,19 @@ def test_long_arguments_that_are_not_json_are_digested_from_their_whole_printed_
     printed = repr(args)
     record = action_record({"tool": "t", "args": args, "ok": False})
     assert (record["args_sha256"], record["args_bytes"]) == (hashlib.sha256(printed.encode()).hexdigest(), 5_019)
+
+
+def test_a_session_records_its_world_and_agent_and_every_call_from_the_first_with_or_without_a_run_dir(
+    tmp_path: Path,
+) -> None:
+    spec = get_env("cfo")
+    env = spec.from_preset(seed=3, horizon=2, **spec.headless())
+    session = Session(spec, env, tmp_path / "run")  # no agent named
+    config = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert (session.agent, config["agent"], config["preset_hash"]) == ("?", "?", env.preset_hash)
+    assert env.preset_hash  # a real hash, so the key above could not be "" by chance
+    tool = _read_tool(session)
+    session.call_tool(tool, {})
+    assert [row["tool"] for row in _lines(tmp_path / "run" / "actions.jsonl")] == [tool]  # the first call too
+    bare = Session(spec, spec.from_preset(seed=3, horizon=2, **spec.headless()), None)  # records nothing
+    assert bare.path is None and bare.call_tool(tool, {}).ok
