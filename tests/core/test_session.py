@@ -308,6 +308,7 @@ def test_a_session_records_its_world_and_agent_and_every_call_from_the_first_wit
     session = Session(spec, env, tmp_path / "run")  # no agent named
     config = json.loads((tmp_path / "run" / "config.json").read_text())
     assert (session.agent, config["agent"], config["preset_hash"]) == ("?", "?", env.preset_hash)
+    assert (config["horizon"], config["unit"]) == (2, "month")  # the horizon asked for, in the env's unit
     assert env.preset_hash  # a real hash, so the key above could not be "" by chance
     tool = _read_tool(session)
     session.call_tool(tool, {})
