@@ -315,3 +315,13 @@ def test_a_session_records_its_world_and_agent_and_every_call_from_the_first_wit
     assert [row["tool"] for row in _lines(tmp_path / "run" / "actions.jsonl")] == [tool]  # the first call too
     bare = Session(spec, spec.from_preset(seed=3, horizon=2, **spec.headless()), None)  # records nothing
     assert bare.path is None and bare.call_tool(tool, {}).ok
+
+
+def test_arguments_whose_printed_form_cannot_be_encoded_are_still_digested_with_a_question_mark() -> None:
+    class Odd:  # what an in-process agent may pass: its repr is a lone surrogate, not valid UTF-8
+        def __repr__(self) -> str:
+            return "\ud800"
+
+    record = action_record({"tool": "t", "args": {"o": Odd(), "n": float("nan")}, "ok": False})
+    printed = b"{'o': ?, 'n': nan}"  # the surrogate encoded with "replace"
+    assert (record["args_sha256"], record["args_bytes"]) == (hashlib.sha256(printed).hexdigest(), 18)
