@@ -325,3 +325,13 @@ def test_arguments_whose_printed_form_cannot_be_encoded_are_still_digested_with_
     record = action_record({"tool": "t", "args": {"o": Odd(), "n": float("nan")}, "ok": False})
     printed = b"{'o': ?, 'n': nan}"  # the surrogate encoded with "replace"
     assert (record["args_sha256"], record["args_bytes"]) == (hashlib.sha256(printed).hexdigest(), 18)
+
+
+def test_a_session_stands_for_its_env_except_for_dunders_and_before_it_has_one(tmp_path: Path) -> None:
+    session = _session("cfo", tmp_path / "run")
+    assert session.config is session.env.config and session.registry is session.env.registry
+    session.env.__custom__ = 1  # a dunder is never the env's (copy and pickle probe them)
+    with pytest.raises(AttributeError):
+        session.__custom__  # noqa: B018
+    with pytest.raises(AttributeError):  # unpickling looks for attributes before __init__ set the env
+        Session.__new__(Session).env  # noqa: B018
