@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -99,14 +100,18 @@ def test_past_the_calls_of_a_turn_calls_are_refused_until_the_turn_ends(env_id: 
     assert session.finish()["calls_over_budget"] == 3
 
 
-def test_a_call_that_crashes_the_env_is_answered_and_still_recorded(tmp_path: Path) -> None:
+def test_a_call_that_crashes_the_env_is_answered_and_still_recorded(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     session = _session(ENVS[0], tmp_path / "run")
 
     def crash(name: str, args: Any) -> Any:
         raise RecursionError("deep")
 
     session.env.call_tool = crash  # type: ignore[method-assign]
-    answer = session.call_tool("anything", {"a": 1})
+    with caplog.at_level(logging.ERROR, logger="bizbench.core.session"):
+        answer = session.call_tool("anything", {"a": 1})
+    assert [r.getMessage() for r in caplog.records] == [f"internal error in {ENVS[0]}'s call_tool('anything')"]
     assert not answer.ok and answer.error == "internal_error: RecursionError"
     assert _lines(tmp_path / "run" / "actions.jsonl")[-1] == {
         "tool": "anything",
@@ -331,7 +336,8 @@ def test_a_session_stands_for_its_env_except_for_dunders_and_before_it_has_one(t
     session = _session("cfo", tmp_path / "run")
     assert session.config is session.env.config and session.registry is session.env.registry
     session.env.__custom__ = 1  # a dunder is never the env's (copy and pickle probe them)
-    with pytest.raises(AttributeError):
+    with pytest.raises(AttributeError) as dunder:
         session.__custom__  # noqa: B018
+    assert dunder.value.args == ("__custom__",)
     with pytest.raises(AttributeError):  # unpickling looks for attributes before __init__ set the env
         Session.__new__(Session).env  # noqa: B018
