@@ -1,10 +1,11 @@
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bizbench.core.ledger import Ledger, LedgerRow, cents_to_dollars, to_cents
+from bizbench.core.ledger import Ledger, LedgerRow, cents_to_dollars, to_cents, to_cents_array
 
 
 @pytest.mark.parametrize(
@@ -100,3 +101,50 @@ def test_balance_always_equals_start_plus_sum(start, rows):
 @given(st.floats(min_value=-1e9, max_value=1e9, allow_nan=False))
 def test_to_cents_close_to_value(x):
     assert abs(to_cents(x) - x * 100) <= 0.5 + 1e-6 * abs(x * 100)
+
+
+def test_to_cents_refuses_a_bool_and_a_non_finite_amount_with_the_reason():
+    with pytest.raises(ValueError) as flag:
+        to_cents(True)
+    assert str(flag.value) == "amount must be a number, got bool"
+    with pytest.raises(ValueError) as nan:
+        to_cents(math.nan)
+    assert str(nan.value) == "amount must be finite, got nan"
+
+
+def test_to_cents_array_rounds_each_amount_half_away_from_zero_to_integer_cents():
+    # binary-exact amounts, so the half cents are exact: 0.125 $ = 12.5 c -> 13, 0.0625 $ = 6.25 c -> 6
+    cents = to_cents_array(np.array([0.125, -0.125, 0.375, 0.0625, -0.0625, 3.0, 0.0]))
+    assert cents.dtype == np.int64
+    assert cents.tolist() == [13, -13, 38, 6, -6, 300, 0]
+    # float32 amounts are scaled as float64: 1,234,567.125 $ = 123,456,712.5 c -> 123,456,713
+    # (in float32 the product would not even hold the half cent)
+    assert to_cents_array(np.array([1234567.125], dtype=np.float32)).tolist() == [123_456_713]
+
+
+def test_a_ledger_keeps_its_opening_balance_and_refuses_one_that_is_not_whole_cents():
+    assert Ledger(start_cents=10_000).start_cents == 10_000
+    for bad, kind in ((1.5, "float"), (True, "bool")):
+        with pytest.raises(TypeError) as e:
+            Ledger(start_cents=bad)  # type: ignore[arg-type]
+        assert str(e.value) == f"start_cents must be int, got {kind}"
+
+
+def test_a_posting_that_is_not_whole_cents_or_not_on_a_whole_day_is_refused_with_the_reason():
+    led = Ledger()
+    with pytest.raises(TypeError) as cents:
+        led.post(0, "x", 1.5)  # type: ignore[arg-type]
+    assert str(cents.value) == "cents must be int, got float: 1.5"
+    with pytest.raises(TypeError) as day:
+        led.post("0", "x", 1)  # type: ignore[arg-type]
+    assert str(day.value) == "day must be int, got str"
+    with pytest.raises(TypeError) as flag_day:
+        led.post(True, "x", 1)  # type: ignore[arg-type]
+    assert str(flag_day.value) == "day must be int, got bool"
+    assert len(led) == 0 and led.balance_cents == 0
+
+
+def test_a_posting_without_a_note_or_a_group_has_empty_ones():
+    led = Ledger()
+    led.post(3, "fees", -250)
+    assert led.rows == [LedgerRow(3, "fees", -250, "", "")]

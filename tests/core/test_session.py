@@ -3,7 +3,9 @@ docs/security.md "Limits"). Issue 16's attacks on the record, for every register
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +13,7 @@ import pytest
 
 from bizbench.core.envs import get_env, list_envs
 from bizbench.core.limits import MAX_ARGS_BYTES
-from bizbench.core.runlog import MAX_LOGGED_ARGS, MAX_TAMPER_VALUE, tamper_record
+from bizbench.core.runlog import MAX_LOGGED_ARGS, MAX_TAMPER_VALUE, action_record, tamper_record
 from bizbench.core.session import Session
 
 ENVS = [spec.id for spec in list_envs()]
@@ -98,14 +100,18 @@ def test_past_the_calls_of_a_turn_calls_are_refused_until_the_turn_ends(env_id: 
     assert session.finish()["calls_over_budget"] == 3
 
 
-def test_a_call_that_crashes_the_env_is_answered_and_still_recorded(tmp_path: Path) -> None:
+def test_a_call_that_crashes_the_env_is_answered_and_still_recorded(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     session = _session(ENVS[0], tmp_path / "run")
 
     def crash(name: str, args: Any) -> Any:
         raise RecursionError("deep")
 
     session.env.call_tool = crash  # type: ignore[method-assign]
-    answer = session.call_tool("anything", {"a": 1})
+    with caplog.at_level(logging.ERROR, logger="bizbench.core.session"):
+        answer = session.call_tool("anything", {"a": 1})
+    assert [r.getMessage() for r in caplog.records] == [f"internal error in {ENVS[0]}'s call_tool('anything')"]
     assert not answer.ok and answer.error == "internal_error: RecursionError"
     assert _lines(tmp_path / "run" / "actions.jsonl")[-1] == {
         "tool": "anything",
@@ -235,3 +241,103 @@ def test_the_contracts_words_in_the_status_are_the_sessions_not_the_envs_own(
         "done": False,
         "bankrupt": False,
     }
+
+
+def test_an_accepted_call_that_replay_sends_again_is_recorded_whole_however_large() -> None:
+    row = {"tool": "t" * 500, "args": {"note": "x" * 50_000}, "ok": True, "error": None}
+    assert action_record(row) is row and action_record(row, resent=True) is row
+
+
+def test_a_refused_calls_tool_name_and_error_are_cut_past_their_limits_and_kept_whole_at_them() -> None:
+    at = {"tool": "t" * 200, "ok": False, "error": "e" * MAX_LOGGED_ARGS}  # no args: nothing more to bound
+    assert action_record(at) == at
+    past = action_record({"tool": "t" * 201, "ok": False, "error": "e" * (MAX_LOGGED_ARGS + 1)})
+    assert past == {
+        "tool": "t" * 200 + "... (201 chars)",
+        "ok": False,
+        "error": "e" * MAX_LOGGED_ARGS + f"... ({MAX_LOGGED_ARGS + 1:,} chars)",
+    }
+
+
+def test_arguments_past_the_logged_size_keep_a_digest_their_size_and_a_preview_unless_replay_resends_them() -> None:
+    # {"s": "..."} is 9 characters of JSON around the text: a text of 15,991 makes exactly 16,000
+    at = {"s": "x" * (MAX_LOGGED_ARGS - 9)}
+    assert len(json.dumps(at)) == MAX_LOGGED_ARGS
+    assert action_record({"tool": "t", "args": at, "ok": False}) == {"tool": "t", "args": at, "ok": False}
+    past = {"s": "x" * (MAX_LOGGED_ARGS - 8)}
+    text = json.dumps(past).encode()
+    expected = {
+        "tool": "t",
+        "args": None,
+        "ok": True,
+        "args_sha256": hashlib.sha256(text).hexdigest(),
+        "args_bytes": MAX_LOGGED_ARGS + 1,
+        "args_preview": repr(past)[:200] + f"... ({len(repr(past)):,} chars)",
+    }
+    assert action_record({"tool": "t", "args": past, "ok": True}, resent=False) == expected  # an unsent read
+    # arguments that are not JSON (NaN) are digested from their printed form
+    nan = {"x": float("nan")}
+    assert action_record({"tool": "t", "args": nan, "ok": False}) == {
+        "tool": "t",
+        "args": None,
+        "ok": False,
+        "args_sha256": hashlib.sha256(b"{'x': nan}").hexdigest(),
+        "args_bytes": 10,
+        "args_preview": "{'x': nan}",
+    }
+
+
+def test_a_refused_call_without_a_tool_name_is_recorded_as_it_came() -> None:
+    assert action_record({"tool": None, "ok": False, "error": "no tool"}) == {
+        "tool": None,
+        "ok": False,
+        "error": "no tool",
+    }
+
+
+def test_long_arguments_that_are_not_json_are_digested_from_their_whole_printed_form() -> None:
+    args = {
+        "x": float("nan"),
+        "s": "y" * 5_000,
+    }  # printed: {'x': nan, 's': '...'}, 5,000 y's and 19 characters around them
+    printed = repr(args)
+    record = action_record({"tool": "t", "args": args, "ok": False})
+    assert (record["args_sha256"], record["args_bytes"]) == (hashlib.sha256(printed.encode()).hexdigest(), 5_019)
+
+
+def test_a_session_records_its_world_and_agent_and_every_call_from_the_first_with_or_without_a_run_dir(
+    tmp_path: Path,
+) -> None:
+    spec = get_env("cfo")
+    env = spec.from_preset(seed=3, horizon=2, **spec.headless())
+    session = Session(spec, env, tmp_path / "run")  # no agent named
+    config = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert (session.agent, config["agent"], config["preset_hash"]) == ("?", "?", env.preset_hash)
+    assert (config["horizon"], config["unit"]) == (2, "month")  # the horizon asked for, in the env's unit
+    assert env.preset_hash  # a real hash, so the key above could not be "" by chance
+    tool = _read_tool(session)
+    session.call_tool(tool, {})
+    assert [row["tool"] for row in _lines(tmp_path / "run" / "actions.jsonl")] == [tool]  # the first call too
+    bare = Session(spec, spec.from_preset(seed=3, horizon=2, **spec.headless()), None)  # records nothing
+    assert bare.path is None and bare.call_tool(tool, {}).ok
+
+
+def test_arguments_whose_printed_form_cannot_be_encoded_are_still_digested_with_a_question_mark() -> None:
+    class Odd:  # what an in-process agent may pass: its repr is a lone surrogate, not valid UTF-8
+        def __repr__(self) -> str:
+            return "\ud800"
+
+    record = action_record({"tool": "t", "args": {"o": Odd(), "n": float("nan")}, "ok": False})
+    printed = b"{'o': ?, 'n': nan}"  # the surrogate encoded with "replace"
+    assert (record["args_sha256"], record["args_bytes"]) == (hashlib.sha256(printed).hexdigest(), 18)
+
+
+def test_a_session_stands_for_its_env_except_for_dunders_and_before_it_has_one(tmp_path: Path) -> None:
+    session = _session("cfo", tmp_path / "run")
+    assert session.config is session.env.config and session.registry is session.env.registry
+    session.env.__custom__ = 1  # a dunder is never the env's (copy and pickle probe them)
+    with pytest.raises(AttributeError) as dunder:
+        session.__custom__  # noqa: B018
+    assert dunder.value.args == ("__custom__",)
+    with pytest.raises(AttributeError):  # unpickling looks for attributes before __init__ set the env
+        Session.__new__(Session).env  # noqa: B018

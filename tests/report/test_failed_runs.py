@@ -118,12 +118,31 @@ def test_a_run_that_ended_early_is_never_a_models_best_run_in_the_ceo_plots(tmp_
     assert _best_run([crashed, full]) is full
 
 
+def test_the_best_run_is_the_richest_finished_one_else_the_longest_lived(tmp_path: Path) -> None:
+    from bizbench.core.runs import Run
+    from bizbench.envs.ceo.report import _best_run
+
+    def run(name: str, **result: object) -> Run:
+        return Run(tmp_path / name, {"env": "ceo"}, result)
+
+    no_cash = run("a", completed=True)  # no final cash: counts as 0
+    poor = run("b", completed=True, final_cash=0.5)
+    rich = run("c", completed=True, final_cash=2e6)
+    assert _best_run([no_cash, poor]) is poor and _best_run([poor, rich, no_cash]) is rich
+    # every run failed: the longest-lived; a run without its length counts 0 days
+    unknown = run("d", bankrupt=True)
+    one_day = run("e", bankrupt=True, days_survived=1)
+    long = run("f", bankrupt=True, days_survived=40, final_cash=0.0)
+    assert _best_run([unknown, one_day]) is one_day and _best_run([one_day, long, unknown]) is long
+
+
 @pytest.mark.parametrize(
     ("result", "headline"),
     [
         ({"score": -3e6, "completed": True, "bankrupt": False}, 0.0),  # a cfo eq 2 below 0: never under a failure
         ({"score": 2e6, "completed": True, "bankrupt": False}, 2e6),
         ({"score": -4e6, "completed": False, "bankrupt": True}, 0.0),
+        ({"score": 5e6, "completed": False, "bankrupt": True}, 0.0),  # bankrupt is not "ended early": still 0
         ({"score": 9e6, "completed": False, "bankrupt": False, "ended_by": "max_turns"}, 0.0),
     ],
 )
@@ -159,3 +178,28 @@ def test_a_cfo_agent_that_crashed_at_month_10_exits_1_and_every_value_column_sho
 )
 def test_format_1_and_format_2_results_say_whether_the_run_ended_early(result: dict, why: str | None) -> None:
     assert ended_early(result) == why
+
+
+@pytest.mark.parametrize(
+    ("result", "why"),
+    [
+        ({"bankrupt": False}, None),  # format 1 with neither done nor ended_by: it ended as "completed"
+        ({"ended_by": "bankrupt"}, None),  # format 1: bankruptcy is the world's own end
+        ({"ended_by": "episode_end", "done": False}, "ended by episode_end"),  # the world's done decides
+        ({"ended_by": "episode_end", "done": "yes"}, None),  # a done that is not a bool is not trusted
+        ({"completed": True, "ended_by": "max_turns"}, None),  # format 2: completed decides
+        ({"completed": False}, "ended by unknown"),
+        ({"completed": False, "ended_by": "max_turns", "incomplete_reason": ""}, "ended by max_turns"),
+    ],
+)
+def test_a_run_ended_early_unless_its_world_reached_its_end_and_the_reason_falls_back_to_how_it_ended(
+    result: dict, why: str | None
+) -> None:
+    assert ended_early(result) == why
+
+
+def test_the_headline_score_given_replaces_the_results_and_a_missing_one_stays_missing() -> None:
+    assert headline_score({"score": 1.0, "completed": True}, 5.0) == 5.0
+    assert headline_score({"score": 1.0, "completed": False}, 5.0) == 0.0  # a failed run scores 0 whatever is given
+    assert headline_score({"completed": True}) is None
+    assert headline_score({"score": 0.5, "completed": True}) == 0.5  # above 0, kept as it is

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -257,3 +258,318 @@ def test_inspect_per_accept_is_missing_with_no_accepted_task_and_counts_from_one
     assert none["inspect_per_accept"] is None
     one = [*inspects, refused_accept, {"tool": "task_accept", "ok": True, "args": {}}]
     assert metrics_yc.run_metrics(_run_of(tmp_path, "yc", {"turns": 4}, one))["inspect_per_accept"] == 3.0
+
+
+def _cfo_run(path: Path, **result: Any) -> Run:
+    return _run_of(path, "cfo", {"completed": True, **result}, [])
+
+
+def test_cfo_table2_values_of_one_run_by_hand(tmp_path: Path) -> None:
+    run = _cfo_run(
+        tmp_path,
+        fundraising_requests=3,  # 3 + 2 + 5 = 10 months played, one action each
+        book_closings=2,
+        passes=5,
+        fundraising_attempts=4,
+        fundraising_successes=1,
+        equity_raised=2e6,
+        debt_raised=5e5,
+        tool_calls=25,
+        score=1.5e7,
+        score_net_of_debt=1.4e7,
+        debt_outstanding=1e6,
+        bankrupt=False,
+        months_survived=10,
+        months_total=12,
+        peak_cash=3e6,
+        final_cash=2e6,
+        low_cash=1e5,
+        cost_usd=1.25,
+        tokens=100,
+    )
+    assert metrics_cfo.run_metrics(run) == {
+        "score": 1.5e7,
+        "score_net_of_debt": 1.4e7,
+        "debt_outstanding": 1e6,
+        "survival_pct": 0.0,  # 10 of 12 months
+        "months": 10,
+        "equity_raised": 2e6,
+        "debt_raised": 5e5,
+        "total_raised": 2.5e6,
+        "fr_success_pct": 25.0,  # 1 of 4 requests
+        "peak_cash": 3e6,
+        "final_cash": 2e6,
+        "low_cash": 1e5,
+        "tools_per_month": 2.5,  # 25 calls over 10 months
+        "fr_attempt_pct": pytest.approx(30.0),  # 3 of 10 months
+        "fr_success_action_pct": 10.0,  # 1 of 10 months
+        "book_closing_pct": 20.0,
+        "passes": 5.0,
+        "pass_pct": 50.0,
+        "cost_usd": 1.25,
+    }
+
+
+def test_cfo_measures_with_nothing_to_divide_by_are_missing_not_zero(tmp_path: Path) -> None:
+    values = metrics_cfo.run_metrics(_cfo_run(tmp_path, tool_calls=7, equity_raised=1e6))
+    assert values["total_raised"] is None  # no debt figure
+    assert values["survival_pct"] is None  # no bankrupt / months figures
+    assert values["passes"] == 0.0
+    missing = ("fr_success_pct", "tools_per_month", "fr_attempt_pct", "fr_success_action_pct", "book_closing_pct")
+    assert [values[k] for k in (*missing, "pass_pct", "cost_usd")] == [None] * 7
+    no_tools = metrics_cfo.run_metrics(_cfo_run(tmp_path, passes=2))
+    assert (no_tools["tools_per_month"], no_tools["pass_pct"]) == (None, 100.0)
+    assert (no_tools["fr_success_pct"], no_tools["fr_success_action_pct"]) == (None, 0.0)  # no success recorded
+
+
+@pytest.mark.parametrize(
+    ("result", "survival"),
+    [
+        ({"bankrupt": False, "months_survived": 12, "months_total": 12}, 100.0),  # every month
+        ({"bankrupt": False, "months_survived": 11, "months_total": 12}, 0.0),  # one short
+        ({"bankrupt": True, "months_survived": 12, "months_total": 12}, 0.0),
+        ({"bankrupt": False, "months_survived": 12, "months_total": 12, "completed": False}, 0.0),  # ended early
+        ({"months_survived": 12, "months_total": 12}, None),
+        ({"bankrupt": False, "months_total": 12}, None),
+        ({"bankrupt": False, "months_survived": 12}, None),
+    ],
+)
+def test_cfo_survival_is_100_only_for_every_month_played_without_bankruptcy(
+    tmp_path: Path, result: dict[str, Any], survival: float | None
+) -> None:
+    assert metrics_cfo.run_metrics(_cfo_run(tmp_path, **result))["survival_pct"] == survival
+
+
+def test_cfo_plots_draw_cash_by_month_and_count_each_months_action(tmp_path: Path) -> None:
+    run = _cfo_run(tmp_path)
+    run._cache["metrics"] = [
+        {"month": 1, "cash": 5e6, "action": "pass"},
+        {"month": 2, "cash": 4e6, "action": "fund_raising_request"},
+        {"month": 3, "cash": 6e6, "action": "pass"},
+    ]
+    cash, actions = metrics_cfo.plots({"m": [run]})
+    assert (cash.name, cash.kind, cash.title, cash.xlabel, cash.ylabel, cash.scale) == (
+        "cash",
+        "runs",
+        "cfo: cash by month",
+        "month",
+        "cash ($M)",
+        1e6,
+    )
+    assert cash.data == {"m": [([1, 2, 3], [5e6, 4e6, 6e6])]}
+    assert (actions.name, actions.kind, actions.title, actions.xlabel) == (
+        "actions",
+        "cumulative",
+        "cfo: actions over time (EnterpriseArena Fig 2-3)",
+        "month",
+    )
+    assert actions.data == {
+        "fund_raising_request": {"m": [[0.0, 1.0, 0.0]]},
+        "book_closing": {"m": [[0.0, 0.0, 0.0]]},
+        "pass": {"m": [[1.0, 0.0, 1.0]]},
+    }
+
+
+def test_the_human_experts_anchor_only_runs_scored_the_papers_way(tmp_path: Path) -> None:
+    from bizbench.envs.cfo.config import load_config
+
+    paper = load_config("paper")[0].model_dump(mode="json")  # every Score field at its default: eq 2
+    assert metrics_cfo.human_experts(_run_of(tmp_path, "cfo", {}, [], config=paper)) == (152.2e6, "")
+    net = {**paper, "score": {**paper["score"], "cash": "net"}}
+    assert metrics_cfo.human_experts(_run_of(tmp_path, "cfo", {}, [], config=net)) == (
+        None,
+        "the human experts played the paper's score; this preset scores another way",
+    )
+
+
+def test_ceo_table3_and_skill_values_of_one_run_by_hand(tmp_path: Path) -> None:
+    def week(day: int, rationale: str, cash_4wk: dict[str, float] | None = None, ok: bool = True) -> dict[str, Any]:
+        args: dict[str, Any] = {"rationale": rationale}
+        if cash_4wk is not None:
+            args["predictions"] = {"cash_4wk": cash_4wk}
+        return {"day": day, "tool": "next_week", "ok": ok, "args": args}
+
+    actions = [
+        # logged with the day each week advanced to, so they were submitted on days 0, 7, 14 and 28
+        week(7, "If demand falls, cut ads. if not, hold.", {"point": 900.0}),  # no bounds: the point stands in
+        {"day": 7, "tool": "set_price", "ok": True, "args": {}},
+        week(14, "[auto_advance by the harness]", {"point": 1.0}),  # the harness's, not the agent's
+        week(21, "refused", ok=False),  # a refused call is a tool call but no submitted week
+        week(28, "We saw the Competitor's launch.", {"point": 500.0, "lower": 400.0, "upper": 600.0}),
+        week(35, "steady", {"point": 0.0}),  # submitted on day 28: not in the first four weeks
+        {"day": 35, "tool": "next_turn", "ok": True},  # a baseline's turn is not a tool
+    ]
+    trajectory = [
+        {"day": 3, "kind": "model_call", "content": "thinking about competitors"},  # before the first event
+        {"day": "?", "kind": "model_call", "content": "competitor"},  # no day: left out
+        {"day": 5, "kind": "tool_call", "ok": False, "name": "write_file", "arguments": {"content": "if if if"}},
+        {"day": 10, "kind": "tool_call", "ok": True, "name": "write_file", "arguments": {"content": "if x"}},
+        {"day": 20, "kind": "tool_call", "ok": True, "name": "edit_file", "arguments": {"new": "plan"}},
+    ]
+    ledger = [
+        {"day": "1", "category": "development", "amount": "-300", "group": "smb", "note": "targeted"},
+        {"day": "2", "category": "development", "amount": "-100", "group": "", "note": ""},
+        {"day": "3", "category": "marketing", "amount": "-50", "group": "smb", "note": "targeted"},
+    ]
+    metrics = [{"day": 28, "cash": 1000.0}, {"day": 42, "cash": 400.0}, {"day": 56, "cash": 100.0}]
+    run = _run_of(tmp_path, "ceo", {"final_cash": 1234.5, "days_survived": 49, "model_calls": 14}, actions)
+    run._cache.update(trajectory=trajectory, metrics=metrics)
+    run._cache["ledger.csv"] = ledger
+    assert metrics_ceo.agent_texts(run) == [
+        (0, "If demand falls, cut ads. if not, hold."),
+        (3, "thinking about competitors"),
+        (10, "if x"),
+        (14, "We saw the Competitor's launch."),
+        (20, "plan"),
+        (28, "steady"),
+    ]
+    assert metrics_ceo.run_metrics(run, {"competitor_event_days": [30, 12]}) == {
+        "final_cash": 1234.5,
+        "bankrupt": 0.0,
+        "days_survived": 49,
+        "turns_per_week": 2.0,  # 14 model calls over 49 / 7 = 7 weeks
+        "cost_usd": None,
+        "best_channel_pct": None,  # no customer groups in the config
+        # day 0: |900 - 1000| / 1000 = 10 %; day 14: |500 - 400| / 400 = 25 %; mean 17.5 %
+        "forecast_ape_4wk_pct": 17.5,
+        "competitor_days": 2.0,  # first event day 12, first later mention day 14
+        # memos (rationales and files written): 8 + 5 + 1 + 2 + 1 = 17 words, 3 "if"
+        "if_per_1000_words": pytest.approx(3 / 17 * 1000),
+        "targeted_dev_pct": 75.0,  # 300 of 400 development dollars
+        "tools_per_week": pytest.approx(6 / 7),  # 5 next_week and 1 set_price over 7 weeks
+    }
+    assert metrics_ceo.days_to_competitor_mention(run, [50]) is None  # the first event after the run ended
+    assert metrics_ceo.days_to_competitor_mention(run, [14]) == 0.0  # a mention on the event's own day counts
+    assert metrics_ceo.days_to_competitor_mention(run, [15]) is None  # no mention from day 15 on
+    assert metrics_ceo.days_to_competitor_mention(run, []) is None
+
+
+def _ad_call(spend: dict[str, dict[str, float]], day: int | None = None) -> dict[str, Any]:
+    call: dict[str, Any] = {"tool": "set_targeted_ad_spend", "ok": True, "args": {"targeted_spend": spend}}
+    return call if day is None else {**call, "day": day}
+
+
+def test_the_best_channel_share_counts_small_spends_and_not_a_table_replaced_the_same_day(tmp_path: Path) -> None:
+    groups = [
+        {"id": "S1", "channel_leads": _leads(content_marketing=320)},
+        {"id": "S2", "channel_leads": _leads(social_media=400)},
+    ]
+    actions = [
+        _ad_call({"S1": {"search_ads": 500.0}}),  # no day logged: day 0, replaced on day 0, so it holds 0 days
+        _ad_call({"S1": {"content_marketing": 0.25, "made_up": 9.0}}, day=0),
+        _ad_call({"S2": {"search_ads": 1.0}}, day=2),
+    ]
+    # S1: $0.25 a day on its best channel for days 0-1, $0.50 in all (unknown names ignored) -> 100 %
+    # S2: $1 a day on search_ads for days 2-3, none on its best channel -> 0 %; mean 50 %
+    run = _run_of(tmp_path, "ceo", {"days_survived": 4}, actions, {"groups": groups})
+    assert metrics_ceo.best_channel_share(run) == 50.0
+    # a run without its length holds every table for 0 days: no dollars, no share
+    assert metrics_ceo.best_channel_share(_run_of(tmp_path, "ceo", {}, actions, {"groups": groups})) is None
+    # a table logged without its day holds from day 0: $1 a day on content for days 0-1, then search on day 2
+    undated = [_ad_call({"S1": {"content_marketing": 1.0}}), _ad_call({"S1": {"search_ads": 1.0}}, day=2)]
+    run = _run_of(tmp_path, "ceo", {"days_survived": 3}, undated, {"groups": groups})
+    assert metrics_ceo.best_channel_share(run) == pytest.approx(100 * 2 / 3)
+
+
+def test_ceo_measures_of_a_run_without_its_length_or_any_text_are_missing(tmp_path: Path) -> None:
+    actions = [{"tool": "next_week", "ok": True, "args": {}}, {"day": 7, "tool": "next_week", "ok": True, "args": {}}]
+    run = _run_of(tmp_path, "ceo", {"bankrupt": True, "model_calls": 3}, actions)
+    values = metrics_ceo.run_metrics(run, None)
+    assert (values["bankrupt"], values["turns_per_week"], values["tools_per_week"]) == (1.0, None, None)
+    assert values["competitor_days"] is None and values["if_per_1000_words"] is None
+    # a week logged without its day leaves the next one submitted on day 0 too
+    assert [day for day, _ in metrics_ceo._weeks_submitted(run)] == [0, 0]
+
+
+def test_a_competitor_mention_counts_up_to_the_runs_last_day_and_texts_of_one_day_keep_their_order(
+    tmp_path: Path,
+) -> None:
+    actions = [
+        {"day": 9, "tool": "next_week", "ok": True, "args": {"rationale": "watch the competitor"}},
+        {"day": 16, "tool": "next_week", "ok": True, "args": {"rationale": "the competitor again"}},
+    ]
+    trajectory = [{"day": 0, "kind": "tool_call", "ok": True, "name": "write_file", "arguments": {"content": "a memo"}}]
+    run = _run_of(tmp_path, "ceo", {"days_survived": 0}, actions)
+    run._cache["trajectory"] = trajectory
+    # a rationale and a file of the same day (0): the rationale first, as they were gathered (not by text)
+    assert metrics_ceo.agent_texts(run) == [(0, "watch the competitor"), (0, "a memo"), (9, "the competitor again")]
+    assert metrics_ceo.days_to_competitor_mention(run, [0]) == 0.0  # an event on the run's last day (0)
+    no_length = _run_of(tmp_path, "ceo", {}, actions)
+    no_length._cache["trajectory"] = []
+    assert metrics_ceo.days_to_competitor_mention(no_length, [1]) is None  # a run of unknown length: 0 days
+
+
+def test_the_targeted_development_share_counts_a_development_spend_under_one_dollar(tmp_path: Path) -> None:
+    run = _run_of(tmp_path, "ceo", {}, [])
+    run._cache["ledger.csv"] = [
+        {"day": "1", "category": "development", "amount": "-0.25", "group": "S1", "note": "targeted"},
+        {"day": "1", "category": "development", "amount": "-0.75", "group": "", "note": ""},
+    ]
+    assert metrics_ceo.targeted_dev_share(run) == 25.0  # 0.25 of 1.00 development dollars
+    run._cache["ledger.csv"] = []
+    assert metrics_ceo.targeted_dev_share(run) is None
+
+
+def test_ceo_plots_draw_cash_the_best_runs_customers_and_tool_calls_per_week(tmp_path: Path) -> None:
+    def run(name: str, result: dict[str, Any], metrics: list[dict[str, Any]], tools: list[str]) -> Run:
+        r = _run_of(tmp_path / name, "ceo", result, [{"day": 1, "tool": t, "ok": True} for t in tools])
+        r._cache["metrics"] = metrics
+        return r
+
+    richer_but_bankrupt = run(
+        "r1",
+        {"bankrupt": True, "completed": False, "final_cash": 9e6, "days_survived": 14, "seed": 1},
+        [{"day": 1, "cash": 5.0}],
+        ["set_price"] * 7,
+    )
+    best = run(
+        "r2",
+        {"bankrupt": False, "completed": True, "final_cash": 1e6, "days_survived": 21, "seed": 2},
+        [
+            {"day": 1, "cash": 6.0, "subscribers_by_group": {"S2": 3, "S1": 1}, "seats_by_group": {"S1": 10}},
+            {"day": 2, "cash": 7.0, "subscribers_by_group": {"S1": 2}, "seats_by_group": {"S3": 5}},
+            {"day": 3, "cash": 8.0},  # a day without customers by group
+        ],
+        ["next_week"] * 3 + ["next_turn"],
+    )
+    unmeasured = run("r3", {"completed": True, "seed": 3}, [], ["set_price"])  # no length: no weeks
+    cash, customers_a, customers_z, tools = metrics_ceo.plots({"m A": [richer_but_bankrupt, best], "z": [unmeasured]})
+    assert (cash.name, cash.kind, cash.title, cash.xlabel, cash.ylabel, cash.scale) == (
+        "cash",
+        "runs",
+        "ceo: cash over time",
+        "simulated day",
+        "cash ($M)",
+        1e6,
+    )
+    assert cash.data == {"m A": [([1], [5.0]), ([1, 2, 3], [6.0, 7.0, 8.0])], "z": [([], [])]}
+    assert (customers_a.name, customers_a.kind, customers_a.title, customers_a.xlabel, customers_a.ylabel) == (
+        "customers_m_a",
+        "stacked",
+        "ceo: customers by group, best run of m A (seed 2)",
+        "simulated day",
+        "subscribers + seats",
+    )
+    # subscribers + seats per group, groups sorted, 0 where a day lacks the group
+    assert customers_a.data == ([1, 2, 3], {"S1": [11, 2, 0], "S2": [3, 0, 0], "S3": [0, 5, 0]})
+    assert (customers_z.name, customers_z.data) == ("customers_z", ([], {}))
+    assert (tools.name, tools.kind, tools.title, tools.xlabel) == (
+        "tools",
+        "bars",
+        "ceo: tool calls per week (top 10)",
+        "calls/week",
+    )
+    # per run calls / weeks, averaged over the model's runs: set_price 7 / 2 / 2, next_week 3 / 3 / 2
+    assert tools.data == {"m A": {"set_price": 1.75, "next_week": 0.5}, "z": {}}
+
+
+def test_the_ceo_world_facts_and_anchor_come_from_the_runs_own_config_and_seed(tmp_path: Path) -> None:
+    from bizbench.envs.ceo.config import load_config
+    from bizbench.envs.ceo.upper_bound import estimate
+
+    config = load_config("default")[0].model_copy(update={"horizon_days": CEO_DAYS})
+    run = Run(tmp_path, {"env": "ceo", "seed": CEO_SEED, "config": config.model_dump(mode="json")}, {})
+    facts = metrics_ceo.world_facts(run)
+    assert list(facts) == ["competitor_event_days"] and facts["competitor_event_days"][0] == 62
+    assert metrics_ceo.upper_bound(run) == (estimate(config).reported, "")
+    assert 0 < metrics_ceo.upper_bound(run)[0] < estimate(load_config("default")[0]).reported  # 98 days, not 500

@@ -16,7 +16,7 @@ from bizbench.cli_report import report
 from bizbench.core.runs import RunDirError, find_runs, load_run
 from bizbench.envs.cfo.report import HUMAN_SCORE
 from bizbench.report import protocol
-from bizbench.report.aggregate import summarise, t_quantile
+from bizbench.report.aggregate import Column, Summary, aggregate, group_runs, summarise, t_quantile
 from bizbench.report.build import build_report
 from bizbench.runner.episode import run_baseline
 from bizbench.runner.replay import replay_run, save_verdict
@@ -238,3 +238,38 @@ def test_a_run_never_replayed_has_every_figure_marked(runs: dict[str, Path], tmp
     assert m.verdict.status == "not replayed" and m.unverified == frozenset(m.metrics)
     assert any("0 of 1 runs verified" in note for note in report.notes)
     assert any("bizbench replay RUN" in note for note in report.notes)
+
+
+def test_two_runs_get_the_widest_interval_and_a_chosen_confidence_its_own_quantile() -> None:
+    # n = 2: mean 2, s = sqrt(2), t(0.975, 1) = 12.7062 -> half-width 12.7062 * sqrt(2) / sqrt(2) = 12.7062
+    two = summarise([1.0, 3.0])
+    assert (two.value, two.n) == (2.0, 2)
+    assert two.half_width == pytest.approx(12.7062, abs=1e-4)
+    assert (two.low, two.high) == (pytest.approx(-10.7062, abs=1e-4), pytest.approx(14.7062, abs=1e-4))
+    # 90 %: t(0.95, 2) = 2.9200 (printed table), s = 1 -> 2.9200 / sqrt(3) = 1.6859
+    assert summarise([1.0, 2.0, 3.0], confidence=0.90).half_width == pytest.approx(2.9200 / math.sqrt(3), abs=1e-4)
+
+
+def test_a_nan_is_left_out_like_a_missing_value_and_one_run_has_no_interval_or_spread() -> None:
+    assert summarise([1.0, math.nan, 3.0, None]) == Summary(2.0, pytest.approx(12.7062, abs=1e-4), 2)
+    one = summarise([5.0])
+    assert one == Summary(5.0, None, 1) and (one.low, one.high) == (None, None)
+    assert summarise([4.0], "std") == Summary(None, None, 1)
+    assert summarise([None, math.nan]) == Summary(None, None, 0) and summarise([]).low is None
+
+
+def test_sum_max_and_min_take_every_run_with_no_interval() -> None:
+    runs = [-5.0, -2.0, -9.0]
+    assert summarise(runs, "sum") == Summary(-16.0, None, 3)
+    assert summarise(runs, "max") == Summary(-2.0, None, 3)
+    assert summarise(runs, "min") == Summary(-9.0, None, 3)
+    assert summarise([2.0, 4.0, 9.0], "std") == Summary(pytest.approx(math.sqrt(13)), None, 3)  # var (9+1+16)/2
+
+
+def test_runs_are_grouped_in_first_seen_order_and_each_column_combines_its_own_key() -> None:
+    items = [("b", 1), ("a", 2), ("b", 3)]
+    groups = group_runs(items, lambda it: (it[0],))
+    assert list(groups.items()) == [(("b",), [("b", 1), ("b", 3)]), (("a",), [("a", 2)])]
+    rows = [{"days": 10, "cash": 1.0}, {"days": 30}, {"days": 20, "cash": 3.0}]
+    columns = [Column("days", "Days", agg="max"), Column("days", "Days", agg="sum"), Column("cash", "Cash", agg="min")]
+    assert aggregate(rows, columns) == [Summary(30.0, None, 3), Summary(60.0, None, 3), Summary(1.0, None, 2)]
