@@ -182,3 +182,13 @@ def test_a_payroll_is_booked_with_a_note_naming_the_headcount() -> None:
     assert [(r["time"], r["category"], r["amount_cents"], r["balance_cents"], r["note"]) for r in rows] == [
         ("2025-02-03T09:00", "payroll", -2_500_000, 500_000, "payroll for 8 employees")
     ]
+
+
+def test_company_status_names_each_next_payroll_in_turn_and_none_after_the_last() -> None:
+    env = make_env(start_funds_dollars=10_000_000)
+    seen = []
+    while not env.world.done:
+        seen.append(ok(env.call("company_status"))["next_payroll"])
+        ok(env.call("sim_resume"))
+    # one resume per payroll (nothing else is queued), then the horizon with no payroll left
+    assert seen == [*EXPECTED_2025, None]
