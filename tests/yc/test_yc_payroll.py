@@ -184,11 +184,16 @@ def test_a_payroll_is_booked_with_a_note_naming_the_headcount() -> None:
     ]
 
 
-def test_company_status_names_each_next_payroll_in_turn_and_none_after_the_last() -> None:
+def test_status_names_each_next_payroll_and_the_result_counts_every_resume_and_the_lowest_funds() -> None:
     env = make_env(start_funds_dollars=10_000_000)
+    salaries = sum(e.salary_cents for e in env.world.employees)
     seen = []
     while not env.world.done:
         seen.append(ok(env.call("company_status"))["next_payroll"])
-        ok(env.call("sim_resume"))
+        last = ok(env.call("sim_resume"))["events"]
     # one resume per payroll (nothing else is queued), then the horizon with no payroll left
     assert seen == [*EXPECTED_2025, None]
+    final = 1_000_000_000 - 11 * salaries
+    assert last == [{"time": "2026-01-01T00:00", "type": "horizon_reached", "funds_cents": final}]
+    result = env.result()
+    assert (result["resumes"], result["payrolls_paid"], result["min_funds_cents"]) == (12, 11, final)
