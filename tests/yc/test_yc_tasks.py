@@ -382,3 +382,11 @@ def test_a_single_business_minute_of_work_is_credited_when_the_clock_moves_one_m
     w.queue.push(Event(w.now + 1, HORIZON))  # the next event one business minute later
     ok(env.call("sim_resume"))
     assert w.tasks[int(tid.split("-")[1])].done == 0.1  # 6 units/hour x 1/60 hour
+
+
+def test_a_team_is_kept_in_employee_number_order_even_past_emp_9() -> None:
+    env = make_env(workforce__count=12)
+    tid = inject(env.world, work=5000)
+    ok(env.call("task_accept", task_id=tid))
+    ok(env.call("task_assign", task_id=tid, employees=["Emp_10", "Emp_2", "Emp_12", "Emp_1"]))
+    assert env.world.tasks[int(tid.split("-")[1])].assigned == ["Emp_1", "Emp_2", "Emp_10", "Emp_12"]
