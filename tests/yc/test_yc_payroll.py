@@ -197,3 +197,17 @@ def test_status_names_each_next_payroll_and_the_result_counts_every_resume_and_t
     assert last == [{"time": "2026-01-01T00:00", "type": "horizon_reached", "funds_cents": final}]
     result = env.result()
     assert (result["resumes"], result["payrolls_paid"], result["min_funds_cents"]) == (12, 11, final)
+
+
+def test_an_eighteen_month_run_pays_on_into_the_next_year_and_stops_before_its_horizon() -> None:
+    w = make_env(clock__horizon_months=18).world
+    assert w.cal.iso(w.horizon) == "2026-07-01T00:00"
+    assert [w.cal.iso(t) for t in w.payroll_schedule] == [
+        *EXPECTED_2025,
+        "2026-01-01T09:00",  # 2026-01-01 is a Thursday
+        "2026-02-02T09:00",  # Feb 1 is a Sunday
+        "2026-03-02T09:00",  # Mar 1 is a Sunday
+        "2026-04-01T09:00",
+        "2026-05-01T09:00",
+        "2026-06-01T09:00",
+    ]  # 2026-07-01T09:00 is past the horizon
