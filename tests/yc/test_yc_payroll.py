@@ -211,3 +211,9 @@ def test_an_eighteen_month_run_pays_on_into_the_next_year_and_stops_before_its_h
         "2026-05-01T09:00",
         "2026-06-01T09:00",
     ]  # 2026-07-01T09:00 is past the horizon
+
+
+def test_a_payroll_due_exactly_at_the_horizon_is_not_paid() -> None:
+    w = make_env(clock__payroll_hour=0).world  # the 2026-01-01 (a Thursday) payroll falls at the horizon itself
+    assert w.cal.iso(w.horizon) == "2026-01-01T00:00"
+    assert [w.cal.iso(t) for t in w.payroll_schedule] == [t.replace("T09:00", "T00:00") for t in EXPECTED_2025]
