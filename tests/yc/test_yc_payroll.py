@@ -182,3 +182,38 @@ def test_a_payroll_is_booked_with_a_note_naming_the_headcount() -> None:
     assert [(r["time"], r["category"], r["amount_cents"], r["balance_cents"], r["note"]) for r in rows] == [
         ("2025-02-03T09:00", "payroll", -2_500_000, 500_000, "payroll for 8 employees")
     ]
+
+
+def test_status_names_each_next_payroll_and_the_result_counts_every_resume_and_the_lowest_funds() -> None:
+    env = make_env(start_funds_dollars=10_000_000)
+    salaries = sum(e.salary_cents for e in env.world.employees)
+    seen = []
+    while not env.world.done:
+        seen.append(ok(env.call("company_status"))["next_payroll"])
+        last = ok(env.call("sim_resume"))["events"]
+    # one resume per payroll (nothing else is queued), then the horizon with no payroll left
+    assert seen == [*EXPECTED_2025, None]
+    final = 1_000_000_000 - 11 * salaries
+    assert last == [{"time": "2026-01-01T00:00", "type": "horizon_reached", "funds_cents": final}]
+    result = env.result()
+    assert (result["resumes"], result["payrolls_paid"], result["min_funds_cents"]) == (12, 11, final)
+
+
+def test_an_eighteen_month_run_pays_on_into_the_next_year_and_stops_before_its_horizon() -> None:
+    w = make_env(clock__horizon_months=18).world
+    assert w.cal.iso(w.horizon) == "2026-07-01T00:00"
+    assert [w.cal.iso(t) for t in w.payroll_schedule] == [
+        *EXPECTED_2025,
+        "2026-01-01T09:00",  # 2026-01-01 is a Thursday
+        "2026-02-02T09:00",  # Feb 1 is a Sunday
+        "2026-03-02T09:00",  # Mar 1 is a Sunday
+        "2026-04-01T09:00",
+        "2026-05-01T09:00",
+        "2026-06-01T09:00",
+    ]  # 2026-07-01T09:00 is past the horizon
+
+
+def test_a_payroll_due_exactly_at_the_horizon_is_not_paid() -> None:
+    w = make_env(clock__payroll_hour=0).world  # the 2026-01-01 (a Thursday) payroll falls at the horizon itself
+    assert w.cal.iso(w.horizon) == "2026-01-01T00:00"
+    assert [w.cal.iso(t) for t in w.payroll_schedule] == [t.replace("T09:00", "T00:00") for t in EXPECTED_2025]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import heapq
 
 import pytest
+from yc_helpers import make_env
 
 from bizbench.envs.yc.config import load_config
 from bizbench.envs.yc.world.events import CHECKPOINT, DEADLINE, HORIZON, PAYROLL, Event, EventQueue
@@ -69,3 +70,13 @@ def test_lazy_invalidation_and_compaction() -> None:
     q.compact(lambda e: e.version in live)
     assert len(q) == 1
     assert heapq.nsmallest(1, q.snapshot()) == [(104, CHECKPOINT, 1, 0, 4)]
+
+
+@pytest.mark.parametrize(("stale", "left"), [(4094, 4096), (4095, 2)])
+def test_stale_events_are_dropped_once_the_queue_holds_more_than_4096_after_a_resume(stale: int, left: int) -> None:
+    w = make_env().world  # queued: the first payroll and the horizon
+    for _ in range(stale):
+        w.queue.push(Event(w.horizon - 1, DEADLINE, 999_999))  # no such open task: stale
+    w.resume()  # pays the first payroll and queues the next: stale + 2 entries
+    assert w.cal.iso(w.now) == "2025-02-03T09:00"
+    assert len(w.queue) == left  # 4096 is kept; 4097 is compacted to the next payroll and the horizon

@@ -13,6 +13,7 @@ from yc_helpers import honest, inject, make_env, ok, set_rates, start
 
 from bizbench.core.rng import stream_for
 from bizbench.envs.yc.env import YcEnv
+from bizbench.envs.yc.world.events import HORIZON, Event
 from bizbench.envs.yc.world.tasks import Task, minutes_to_reach
 
 RATES = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]
@@ -371,3 +372,21 @@ def test_throughputs_without_a_cap_counts_every_contribution() -> None:
     task.assigned = ["Emp_1", "Emp_2", "Emp_3", "Emp_4", "Emp_5"]
     assert throughputs([task], w.emp_by_id) == {1: 15.0}
     assert throughputs([task], w.emp_by_id, 4) == {1: 14.0}  # 5 + 4 + 3 + 2
+
+
+def test_a_single_business_minute_of_work_is_credited_when_the_clock_moves_one_minute() -> None:
+    env = _env()
+    w = env.world
+    tid = inject(w, work=5000)
+    start(env, tid, ["Emp_6"])  # 6 units an hour, dispatched at 09:00
+    w.queue.push(Event(w.now + 1, HORIZON))  # the next event one business minute later
+    ok(env.call("sim_resume"))
+    assert w.tasks[int(tid.split("-")[1])].done == 0.1  # 6 units/hour x 1/60 hour
+
+
+def test_a_team_is_kept_in_employee_number_order_even_past_emp_9() -> None:
+    env = make_env(workforce__count=12)
+    tid = inject(env.world, work=5000)
+    ok(env.call("task_accept", task_id=tid))
+    ok(env.call("task_assign", task_id=tid, employees=["Emp_10", "Emp_2", "Emp_12", "Emp_1"]))
+    assert env.world.tasks[int(tid.split("-")[1])].assigned == ["Emp_1", "Emp_2", "Emp_10", "Emp_12"]

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from yc_helpers import adversary, inject, make_env, ok, scripted_year, set_rates, start
 
 from bizbench.core.cmdline import parse_command
+from bizbench.core.registry import ToolError
 from bizbench.envs.yc.env import YcEnv
 from bizbench.envs.yc.tools import registry
 
@@ -138,6 +139,66 @@ def test_bad_calls_name_the_argument_and_change_nothing(name: str, args: dict[st
     assert names in r.error, r.error
     assert env.state_digest() == before
     json.dumps(r.to_dict())
+
+
+EXACT_REFUSALS: list[tuple[str, dict[str, Any], str]] = [
+    ("task_accept", {"task_id": "Task-abc"},
+     "argument 'task_id': expected a task id of the form 'Task-<number>', got 'Task-abc'"),
+    ("task_inspect", {"task_id": "Task-999999"},
+     "argument 'task_id': no task 'Task-999999' in the market or among your tasks "
+     "(see 'market browse' and 'task list')"),
+    ("task_assign", {"task_id": "@market", "employees": ["Emp_1"]},
+     "argument 'task_id': @market is not accepted yet; run 'task accept' first"),
+    ("task_cancel", {"task_id": "@done", "reason": "x"},
+     "argument 'task_id': @done is succeeded; only accepted or active tasks qualify"),
+    ("task_assign", {"task_id": "@accepted", "employees": ["Emp_2", "Emp_99"]},
+     "argument 'employees': unknown employee 'Emp_99' "
+     "(allowed: Emp_1, Emp_2, Emp_3, Emp_4, Emp_5, Emp_6, Emp_7, Emp_8)"),
+    ("task_assign", {"task_id": "@accepted", "employees": ["Emp_1", "Emp_3", "Emp_1"]},
+     "argument 'employees': 'Emp_1' is listed twice"),
+    ("task_dispatch", {"task_id": "@accepted"},
+     "argument 'task_id': @accepted has no employees; run 'task assign' first"),
+    ("task_dispatch", {"task_id": "@active"}, "argument 'task_id': @active is already active"),
+    ("scratchpad_append", {"content": "x" * 19_998},
+     "argument 'content': the scratchpad would hold 20,003 characters; the limit is 20,000 "
+     "(write a shorter version instead of appending)"),  # "notes" (5) + 19,998
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "args", "message"), EXACT_REFUSALS)
+def test_each_kind_of_refused_action_gives_the_agent_its_exact_message(
+    name: str, args: dict[str, Any], message: str
+) -> None:
+    env, ids = _world_with_everything()
+    for key, tid in ids.items():
+        message = message.replace(f"@{key}", tid)
+    args = {k: (ids[v[1:]] if isinstance(v, str) and v.startswith("@") else v) for k, v in args.items()}
+    refused = env.call_tool(name, args)
+    assert not refused.ok and refused.error == message
+
+
+def test_the_world_refuses_an_over_long_write_and_every_action_after_the_end_with_its_exact_message() -> None:
+    """The world's own checks, behind the registry's: a plain write past the limit (no appending hint), an
+    empty team and any action once the simulation is over (the env answers the same text before reaching
+    the world)."""
+    env = make_env(seed=2, scratchpad_max_chars=10)
+    w = env.world
+    with pytest.raises(ToolError) as refused:
+        w.write_scratchpad("x" * 11)
+    assert str(refused.value) == "argument 'content': the scratchpad would hold 11 characters; the limit is 10"
+    assert w.write_scratchpad("y" * 10) == "y" * 10  # exactly at the limit is kept
+    assert w.write_scratchpad("z") == "z" == w.scratchpad  # a write replaces the notes, it does not append
+    tid = inject(w)
+    w.accept(tid)
+    with pytest.raises(ToolError) as refused:
+        w.assign(tid, [])
+    assert str(refused.value) == "argument 'employees': give at least one employee id (e.g. ['Emp_1', 'Emp_4'])"
+    while not w.done:
+        w.resume()
+    for action in (lambda: w.accept(tid), lambda: w.assign(tid, ["Emp_1"]), lambda: w.dispatch(tid)):
+        with pytest.raises(ToolError) as refused:
+            action()
+        assert str(refused.value) == "The simulation has ended; no further actions are accepted."
 
 
 def test_errors_list_the_allowed_values() -> None:
