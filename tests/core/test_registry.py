@@ -906,11 +906,6 @@ def test_a_validator_error_without_words_gives_an_empty_reason_never_pydantics_p
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: _plain_loc drops every location part shaped like a pydantic union tag ('x[1]', 'list[int]'), "
-    "so an unknown argument with such a name is reported as '(arguments)' instead of by its name",
-)
 def test_an_unknown_argument_shaped_like_a_type_tag_is_named_as_sent():
     assert reg.call(Ctx(), "get_prices", {"x[1]": 1}).error == (
         "Invalid arguments for tool 'get_prices': unknown argument 'x[1]' (allowed: none)"

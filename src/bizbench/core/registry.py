@@ -500,14 +500,16 @@ def _plain_loc(loc: tuple[Any, ...]) -> tuple[str, str | None]:
     """(path, offending key) of an error location in the agent's words.
 
     pydantic marks a bad dict key as ``(..., key, '[key]')`` and a union member with a tag such
-    as ``'list[str]'`` or ``'function-after[...]'``; neither is a name the agent wrote.
+    as ``'list[str]'`` or ``'function-after[...]'``; neither is a name the agent wrote. The first
+    part is always the argument's name as sent (a tag only follows it), so it is kept whatever
+    its shape: an unknown argument ``'x[1]'`` is named as such.
     """
     key = None
     parts = list(loc)
     if parts and parts[-1] == "[key]":
         key = _got(parts[-2]) if len(parts) >= 2 else None
         parts = parts[:-2]
-    parts = [p for p in parts if not (isinstance(p, str) and "[" in p and p.endswith("]"))]
+    parts = parts[:1] + [p for p in parts[1:] if not (isinstance(p, str) and "[" in p and p.endswith("]"))]
     return preview(_fmt_loc(tuple(parts)), MAX_ECHOED_NAME), key
 
 
