@@ -234,6 +234,29 @@ def test_near_duplicates_of_recent_posts_have_diminishing_returns() -> None:
     assert twice <= repost
 
 
+REPEATS = "repeats a recent post (diminishing returns)"
+
+
+@pytest.mark.parametrize(
+    ("sims", "expected"),
+    [
+        ([], (1.0, "")),  # no recent post: no discount, no reason
+        ([0.49, 0.2], (1.0, "")),  # best similarity just under 0.5: no discount
+        ([0.5], (0.76, REPEATS)),  # exactly 0.5 counts: 1 - (0.5 - 0.3) * 1.2
+        ([0.5, 0.5, 0.1], (0.76 * 0.8, REPEATS)),  # two similar posts: one more factor 0.8
+        ([0.9], (0.28, REPEATS)),  # 1 - (0.9 - 0.3) * 1.2, a single similar post
+        ([0.9, 0.6, 0.2], (0.28 * 0.8, REPEATS)),  # 0.2 is not similar: 2 similar posts
+        ([0.9, 0.6, 0.5, 0.7], (0.28 * 0.8**3, REPEATS)),  # 4 similar posts: 0.8 ** 3
+    ],
+)
+def test_the_repetition_factor_falls_with_the_best_similarity_and_by_a_fifth_per_extra_similar_post(
+    sims: list[float], expected: tuple[float, str]
+) -> None:
+    factor, reason = RuleJudge._duplication(sims)
+    assert factor == pytest.approx(expected[0], abs=1e-12)
+    assert reason == expected[1]
+
+
 def test_an_unrelated_recent_post_does_not_reduce_the_score() -> None:
     exp = group(**OUTAGES)
     assert one(APOLOGY, exp, recent_agent_posts=[PRICE_CUT]) == one(APOLOGY, exp)
