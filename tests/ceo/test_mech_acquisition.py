@@ -25,6 +25,13 @@ def test_saturation():
     assert got == pytest.approx([1.0, 0.75, 0.0, 0.0, 1 - 1e-4])
 
 
+def test_a_group_without_customers_is_unsaturated_even_where_its_cap_is_zero():
+    """Eq 29's "1 when N_g = 0" holds on its own, not through 0 / cap: at a cap of 0 the ratio is 0 / 0."""
+    with np.errstate(invalid="ignore"):
+        got = saturation(np.array([0.0, 5.0]), np.array([0.0, 10.0]), 2.0)
+    assert got.tolist() == [1.0, 0.75]
+
+
 def test_market_cap_linear_growth(params, gidx):
     """Ref §2.3: cap_g(d) = base_cap (1 + growth d / 365), linear."""
     caps = params.market_cap(365)
