@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import math
 import subprocess
@@ -541,3 +542,59 @@ def test_each_driver_is_told_how_refused_calls_count() -> None:
     react = ReactJsonHarness().system_prompt(env)
     assert "budgeted tool call that is refused with an error use one call" in react
     assert "uses none of the month's budget" not in react
+
+
+def _attempt(**change: object) -> fr.Attempt:
+    fields: dict = dict(
+        kind="debt", requested_cents=100, month=1, settle_month=2, success=True, received_cents=100, probability=0.5
+    )
+    return fr.Attempt(**(fields | change))
+
+
+def _shift(world: object, part: str, **steps: float) -> None:
+    """Replace the world's frozen ``part`` by a copy with each named field moved by its step."""
+    old = getattr(world, part)
+    setattr(world, part, dataclasses.replace(old, **{k: getattr(old, k) + v for k, v in steps.items()}))
+
+
+# every part of the world's state, changed by the smallest step: each must change the digest
+STATE_CHANGES = {
+    "month": lambda w: setattr(w, "month", w.month + 1),
+    "cash": lambda w: setattr(w, "cash_cents", w.cash_cents + 1),
+    "principal": lambda w: _shift(w, "book", principal_cents=1),
+    "interest receivable": lambda w: _shift(w, "book", interest_receivable_cents=1),
+    "borrowers": lambda w: _shift(w, "book", borrowers=1),
+    "gross margin": lambda w: _shift(w, "indicators", gross_margin_pct=0.5),
+    "ebitda margin": lambda w: _shift(w, "indicators", ebitda_margin_pct=0.5),
+    "user growth": lambda w: _shift(w, "indicators", user_growth_dev_pct=0.5),
+    "collection rate": lambda w: _shift(w, "indicators", collection_rate=-0.01),
+    "shares": lambda w: setattr(w, "shares", w.shares + 1),
+    "equity rounds": lambda w: setattr(w, "equity_rounds", w.equity_rounds + 1),
+    "a pending request": lambda w: setattr(w, "pending", _attempt()),
+    "an attempt": lambda w: w.attempts.append(_attempt()),
+    "a tranche": lambda w: w.tranches.append(Tranche(100, 0.05, 1, 13)),
+    "a closing": lambda w: w.closings.append(1),
+    "opex payable": lambda w: setattr(w, "opex_payable_cents", w.opex_payable_cents + 1),
+    "interest payable": lambda w: setattr(w, "interest_payable_cents", w.interest_payable_cents + 1),
+    "bankruptcy": lambda w: setattr(w, "bankrupt", True),
+    "a random draw": lambda w: w.rng["fundraising"].random(),
+    "a surge": lambda w: w.surges.__setitem__(0, w.surges[0] + 0.25),
+}
+
+
+@pytest.mark.parametrize("part", list(STATE_CHANGES))
+def test_the_state_digest_changes_with_every_part_of_the_worlds_state(part: str) -> None:
+    """Equal digests must mean equal worlds (resume and the session's checks rely on it), so no
+    part of the hidden state may be left out of the snapshot the digest hashes."""
+    env = env_at()
+    before = env.state_digest()
+    STATE_CHANGES[part](env.world)
+    assert env.state_digest() != before
+
+
+def test_a_pending_request_is_digested_by_its_fields() -> None:
+    env = env_at()
+    env.world.pending = _attempt()
+    before = env.state_digest()
+    env.world.pending = _attempt(success=False)
+    assert env.state_digest() != before
