@@ -321,6 +321,37 @@ def test_tokenizer_skips_strings_and_comments() -> None:
     assert [t.kind for t in toks] == ["word", "string", "op", "qword", "semi"]
 
 
+@pytest.mark.timeout(10)  # a comment that sends the lexer back to an earlier position loops for ever
+@pytest.mark.parametrize(
+    ("sql", "words"),
+    [
+        # a line comment ends at its own line's end, however many lines come before and after it
+        ("SELECT 1\n-- a\nFROM t -- b\nWHERE x\n", ["select", "1", "from", "t", "where", "x"]),
+        # a block comment ends at its own */, not at a later one nor an earlier one
+        ("SELECT 1 /* a */ + /* b */ 2", ["select", "1", "+", "2"]),
+        ("SELECT 1 /**/ FROM t", ["select", "1", "from", "t"]),
+        ("SELECT 1 /* a */x", ["select", "1", "x"]),
+        # an unterminated block comment runs to the end of the text
+        ("SELECT 1 /* open", ["select", "1"]),
+        # a capital X starts a word (not a quoted name)
+        ("SELECT Xa, x", ["select", "xa", ",", "x"]),
+    ],
+)
+def test_a_comment_ends_where_sqlite_ends_it(sql: str, words: list[str]) -> None:
+    assert [t.text for t in tokenize(sql)] == words
+
+
+def test_every_token_keeps_its_kind_text_and_position() -> None:
+    assert [(t.kind, t.text, t.pos) for t in tokenize("SELECT 'a', \"b\"; x")] == [
+        ("word", "select", 0),
+        ("string", "a", 7),
+        ("op", ",", 10),
+        ("qword", "b", 12),
+        ("semi", ";", 15),
+        ("word", "x", 17),
+    ]
+
+
 @pytest.mark.parametrize(
     ("sql", "tokens"),
     [
