@@ -589,6 +589,12 @@ def test_string_literals_are_not_names(guard: SqlGuard, sql: str) -> None:
     assert guard.query(sql)["row_count"] == 1
 
 
+def test_a_string_after_a_comma_is_a_name_only_inside_a_from_list(guard: SqlGuard) -> None:
+    # before any FROM, a comma-listed string (here a CTE's name that is never read) is not read as a name
+    sql = "WITH a AS (SELECT 1 AS v), 'sqlite_master' AS (SELECT 2 AS v) SELECT v FROM a"
+    assert guard.query(sql)["rows"] == [{"v": 1}]
+
+
 @pytest.mark.parametrize(
     "sql",
     [
