@@ -610,6 +610,12 @@ def test_strings_read_as_names_still_count(guard: SqlGuard, sql: str) -> None:
     assert refused(guard, sql).tamper == "schema_introspection"
 
 
+def test_a_table_named_by_a_string_in_a_from_list_is_one_the_query_mentions(guard: SqlGuard) -> None:
+    # the unknown column's answer lists the columns of every table the query names, 't' included
+    err = refused(guard, "SELECT zz FROM u, 't'")
+    assert str(err) == "Unknown column 'zz'. Valid columns: u(day, v); t(day, status, note)."
+
+
 # ----------------------------------------------------------------------------- hidden names look unknown
 MADE_UP = "zq_made_up"  # a name that exists nowhere
 HIDDEN_TABLES = ["customer_state", "events", "secret"]  # two absent from the file, one in it but not visible
