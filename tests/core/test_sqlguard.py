@@ -610,10 +610,23 @@ def test_strings_read_as_names_still_count(guard: SqlGuard, sql: str) -> None:
     assert refused(guard, sql).tamper == "schema_introspection"
 
 
-def test_a_table_named_by_a_string_in_a_from_list_is_one_the_query_mentions(guard: SqlGuard) -> None:
-    # the unknown column's answer lists the columns of every table the query names, 't' included
-    err = refused(guard, "SELECT zz FROM u, 't'")
-    assert str(err) == "Unknown column 'zz'. Valid columns: u(day, v); t(day, status, note)."
+@pytest.mark.parametrize(
+    ("sql", "named"),
+    [
+        ("SELECT zz FROM u, 't'", "u(day, v); t(day, status, note)"),
+        # a JOIN starts a FROM list too (here inside parentheses, where no FROM came first)
+        ("SELECT zz FROM (u JOIN u AS u2, 't' AS x)", "u(day, v); t(day, status, note)"),
+        # ORDER BY ends the FROM list: 't' is a value there
+        ("SELECT zz FROM u ORDER BY day, 't'", "u(day, v)"),
+        # a subquery's own WHERE and ORDER BY end its list, not the outer one
+        ("SELECT zz FROM (SELECT day FROM u WHERE day > 0 ORDER BY day), 't'", "u(day, v); t(day, status, note)"),
+    ],
+)
+def test_a_table_named_by_a_string_in_a_from_list_is_one_the_query_mentions(
+    guard: SqlGuard, sql: str, named: str
+) -> None:
+    # the unknown column's answer lists the columns of every table the query names
+    assert str(refused(guard, sql)) == f"Unknown column 'zz'. Valid columns: {named}."
 
 
 # ----------------------------------------------------------------------------- hidden names look unknown
