@@ -263,3 +263,17 @@ def test_a_resolved_issue_forgets_its_open_day_and_a_new_one_records_today(state
     assert out.resolved.tolist() == [fixed] and out.opened.tolist() == [fresh]
     assert list(state.customers.issue_open_day[[fixed, waiting, fresh]]) == [-1, 10, 12]
     assert list(state.customers.issue_days[[fixed, waiting, fresh]]) == [0, 3, 1]
+
+
+def test_a_group_pool_of_one_dollar_still_draws(state, params, add_customer, fake_rng, gidx):
+    """Ref §4.9: any targeted spend above zero opens its pool: $1 on S1 for one open S1 issue gives
+    mean 0.6 x 1 x 1 / 1 = 0.6 after a global pool (mean 2) that resolved nobody."""
+    s1 = gidx["S1"]
+    state.settings.ops_by_group[s1] = 1.0
+    c = _issue_customer(state, add_customer, s1, 3)
+    group = np.zeros(26)
+    group[s1] = 1
+    rng = fake_rng(poisson=[np.zeros(26), group], random=[[]])
+    out = run_support(state, params, rng, np.array([c]), np.full(1, 0.5), outage=False)
+    assert [lam[s1] for lam in rng.poisson_lams] == pytest.approx([2.0, 0.6])
+    assert out.resolved.tolist() == [c]
