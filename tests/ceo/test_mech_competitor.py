@@ -211,3 +211,24 @@ def test_each_severity_band_starts_at_its_threshold():
         (0.20, "transformative"),
     ]
     assert [severity(b) for b, _ in cases] == [w for _, w in cases]
+
+
+def test_the_sampled_boost_is_the_lognormal_with_the_configured_sigma(state, params, fake_rng):
+    """Eq 34: B = clip(LogNormal(-4.5559, 1.2), B_min, B_max) x ramp; a z of 1 inside the bounds gives
+    exp(-4.5559 + 1.2) = 0.0349 before the ramp (day 236: 1 + 3 x 235 / 469); with sigma 1 it would be
+    exp(-3.5559) = 0.0286."""
+    state.day = 236
+    ev = maybe_fire(state, params, firing_rng(fake_rng, z=1.0))
+    assert ev["sampled_boost"] == pytest.approx(math.exp(LOG_MU + LOG_SIGMA) * ramp(236))
+
+
+def test_the_ramp_is_full_on_the_cutoff_day_of_a_short_world(state, params, fake_rng):
+    """Eq 34: the ramp goes from 1x at day 1 to (1 + 3)x at the cutoff day, horizon - 30. In a
+    32-day world without grace the cutoff is day 2: an event on day 2 has the full 4x ramp."""
+    cfg = state.config.model_copy(
+        update={"horizon_days": 32, "competitor": state.config.competitor.model_copy(update={"grace_days": 0})}
+    )
+    st = WorldState(config=cfg, seed=1)
+    st.day = 2
+    ev = maybe_fire(st, params, firing_rng(fake_rng, z=0.0))
+    assert ev["sampled_boost"] == pytest.approx(math.exp(LOG_MU) * 4.0)
