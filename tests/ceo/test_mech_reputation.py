@@ -135,3 +135,15 @@ def test_the_change_returned_is_zero_for_a_group_without_customers(state, params
     others = [g for g in range(26) if g not in (s1, s2)]
     assert changes[others].tolist() == [0.0] * 24
     assert state.reputation[s2] == 0.5
+
+
+def test_a_spillover_of_exactly_the_threshold_is_not_applied(state, params, add_customer, gidx):
+    """Ref §4.11 / eq 25: a spillover is applied only when |0.3 W dR| is above 1e-4. One S1 customer at
+    S = 80/3: dR = 0.0005 x 80/3 / 2 = 1/150, and W[S1][S2] = 0.05 gives 0.3 x 0.05 / 150 = 1e-4 exactly:
+    S2 (discovered) keeps 0.5."""
+    s1, s2 = gidx["S1"], gidx["S2"]
+    assert params.spillover[s1, s2] == 0.05
+    idx = _group(state, add_customer, s1, [26.666666666666668])
+    daily_update(state, params, np.array(idx))
+    assert state.reputation[s1] == pytest.approx(0.5 + 1 / 150)
+    assert state.discovered[s2] and state.reputation[s2] == 0.5
