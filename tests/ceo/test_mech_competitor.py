@@ -182,6 +182,7 @@ def test_the_event_record_holds_every_figure_of_the_event(state, params, fake_rn
     state.day = 470
     state.bank_global = 2.0
     state.bank_group[gidx["S1"]] = 0.2
+    state.q_drift_global = 0.25  # an earlier shift: the boost adds to it
     ev = maybe_fire(state, params, firing_rng(fake_rng, z=10.0, u=1.0, v=[0.5] * N_GROUPS))
     assert ev == {
         "day": 470,
@@ -196,6 +197,7 @@ def test_the_event_record_holds_every_figure_of_the_event(state, params, fake_rn
         "severity": "transformative",
     }
     assert state.bank_global == 1.0
+    assert state.q_drift_global == 1.25
     assert state.competitor_events == [ev]
 
 
