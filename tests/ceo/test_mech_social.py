@@ -366,3 +366,18 @@ def test_a_post_s_causes_are_the_author_s_true_events_of_the_day(state, params, 
     state.day = 10
     lead = add_customer(state, group=gidx["S1"], status=LEAD)
     assert author_events(state, params, lead, False, False, False) == []
+
+
+def test_the_new_customer_change_and_quota_weights_start_at_their_thresholds(state, params, add_customer, gidx):
+    """Eq 26 / reference-notes §4.12: x1.5 for a tenure of 30 days or less (30 yes, 31 no); x(1 + 20|dS|)
+    from |dS| = 0.02 (0.02 yes: 1.4); an event for demand above the quota only (day 49, W = 1.0: demand
+    100 against a quota of 100 is no event, 101 is one: x(1 + 5)). S = 0 adds nothing (w = 1)."""
+    state.day = 49
+    state.settings.quotas[:] = [100.0, 100.0, 100.0]
+    s2 = gidx["S2"]
+    a = add_customer(state, group=s2, satisfaction=0.0, start_day=19, plan=0, usage_rate=100.0)
+    b = add_customer(state, group=s2, satisfaction=0.0, start_day=18, plan=0, usage_rate=100.0)
+    c = add_customer(state, group=s2, satisfaction=0.0, satisfaction_change=-0.02, start_day=0, plan=0)
+    d = add_customer(state, group=s2, satisfaction=0.0, start_day=0, plan=1, usage_rate=101.0)
+    w = subscriber_weights(state, params, np.array([a, b, c, d]), overload=False, outage=False)
+    assert w == pytest.approx([1.5, 1.0, 1.4, 6.0])
