@@ -337,7 +337,7 @@ def test_reactions_of_equal_strength_are_named_in_group_order(cfg, gidx):
 
 def test_a_post_s_causes_are_the_author_s_true_events_of_the_day(state, params, add_customer, gidx):
     """Ref §4.12: the causes behind a sampled author's post: the turn's outage and overload, an open
-    issue, demand above the plan's quota (r W(d) > quota, day 49: W = 1.0), the list price above
+    issue (from its first day), demand above the plan's quota (r W(d) > quota, day 49: W = 1.0), the list price above
     (x 1.001) or below (x 0.999) the author's stored price (individuals only), a promotion, a tenure of
     30 days or less, and churn (enterprise churn for an enterprise)."""
     state.day = 49
@@ -345,7 +345,7 @@ def test_a_post_s_causes_are_the_author_s_true_events_of_the_day(state, params, 
     s.prices[:] = [20.0, 50.0, 100.0]
     s.quotas[:] = [99.0, 100.0, 1e9]
     a = add_customer(
-        state, group=gidx["S1"], plan=0, issue_days=2, usage_rate=100.0, listed_price=19.9, promotion=5.0, start_day=19
+        state, group=gidx["S1"], plan=0, issue_days=1, usage_rate=100.0, listed_price=19.9, promotion=5.0, start_day=19
     )
     b = add_customer(state, group=gidx["S2"], plan=1, usage_rate=100.0, listed_price=50.0, start_day=18)
     c = add_customer(state, group=gidx["S2"], plan=1, usage_rate=50.0, listed_price=60.0, start_day=0)
