@@ -384,3 +384,6 @@ def test_the_new_customer_change_and_quota_weights_start_at_their_thresholds(sta
     d = add_customer(state, group=s2, satisfaction=0.0, start_day=0, plan=1, usage_rate=101.0)
     w = subscriber_weights(state, params, np.array([a, b, c, d]), overload=False, outage=False)
     assert w == pytest.approx([1.5, 1.0, 1.4, 6.0])
+    # an outage and an issue open for 1 day are two events: 1 + 5 x 2
+    e = add_customer(state, group=s2, satisfaction=0.0, start_day=0, plan=0, issue_days=1)
+    assert subscriber_weights(state, params, np.array([e]), overload=False, outage=True) == pytest.approx([11.0])
