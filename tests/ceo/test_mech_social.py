@@ -342,13 +342,14 @@ def test_a_post_s_causes_are_the_author_s_true_events_of_the_day(state, params, 
     30 days or less, and churn (enterprise churn for an enterprise)."""
     state.day = 49
     s = state.settings
-    s.prices[:] = [20.0, 50.0, 100.0 * 1.001]
+    s.prices[:] = [20.0, 60.0 * 0.999, 100.0 * 1.001]
     s.quotas[:] = [99.0, 100.0, 0.5]
     a = add_customer(
-        state, group=gidx["S1"], plan=0, issue_days=1, usage_rate=100.0, listed_price=19.9, promotion=5.0, start_day=19
+        state, group=gidx["S1"], plan=0, issue_days=1, usage_rate=100.0, listed_price=19.9, promotion=0.5, start_day=19
     )
     b = add_customer(state, group=gidx["S2"], plan=1, usage_rate=100.0, listed_price=50.0, start_day=18)
     c = add_customer(state, group=gidx["S2"], plan=1, usage_rate=50.0, listed_price=60.0, start_day=0)
+    h = add_customer(state, group=gidx["S2"], plan=1, usage_rate=50.0, listed_price=70.0, start_day=0)
     e = add_customer(state, group=gidx["E1"], plan=2, usage_rate=0.0, listed_price=200.0, start_day=0)
     assert author_events(state, params, a, True, True, True) == [
         "outage",
@@ -360,8 +361,10 @@ def test_a_post_s_causes_are_the_author_s_true_events_of_the_day(state, params, 
         "new_customer",
         "churned",
     ]
-    assert author_events(state, params, b, False, False, False) == []  # demand = quota, 31 days
-    assert author_events(state, params, c, False, False, False) == ["price_cut"]
+    assert author_events(state, params, b, False, False, False) == ["price_increase"]  # demand = quota, 31 days
+    # a list price of exactly 0.999 x the stored one is no cut
+    assert author_events(state, params, c, False, False, False) == []
+    assert author_events(state, params, h, False, False, False) == ["price_cut"]
     assert author_events(state, params, e, True, False, False) == ["enterprise_churn"]
     # usage 1 against a quota of 0.5 is a quota event; a list price of exactly 1.001 x the stored one is no rise
     f = add_customer(state, group=gidx["S3"], plan=2, usage_rate=1.0, listed_price=100.0, start_day=0)
@@ -369,6 +372,8 @@ def test_a_post_s_causes_are_the_author_s_true_events_of_the_day(state, params, 
     state.day = 10
     lead = add_customer(state, group=gidx["S1"], status=LEAD)
     assert author_events(state, params, lead, False, False, False) == []
+    day_zero = add_customer(state, group=gidx["S1"], start_day=0)  # subscribed on day 0, 10 days ago
+    assert author_events(state, params, day_zero, False, False, False) == ["new_customer"]
 
 
 def test_the_new_customer_change_and_quota_weights_start_at_their_thresholds(state, params, add_customer, gidx):
