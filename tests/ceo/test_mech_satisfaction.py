@@ -94,3 +94,20 @@ def test_a_day_without_active_customers_returns_no_satisfaction_and_changes_none
     before = update_satisfaction(state, np.array([], dtype=np.int64), np.zeros((N, 3)), np.zeros(N), np.zeros(N), 0.0)
     assert before.shape == (0,)
     assert state.customers.satisfaction[c] == 0.3
+
+
+def test_every_active_customer_is_updated_once(state, add_customer):
+    """Ref §4.8: one EMA step a day per customer: two customers as in the snapshot test above each move
+    once to 0.1 (0.5 - Q_req) from 0, and S before the update comes back once per customer."""
+    state.day = 7
+    state.settings.quotas[:] = [1e9, 1e9, 1e9]
+    cols = dict(group=0, plan=0, effective_price=45.0, c_max=300.0, effective_c_max=90.0, q_min=0.2, q_max=0.8)
+    idx = [add_customer(state, s_left=1.0, s_right=1.0, start_day=7, satisfaction=0.0, **cols) for _ in range(2)]
+    delivered = np.zeros((N, 3))
+    delivered[0, 0] = 0.5
+    c_drift = np.zeros(N)
+    c_drift[0] = 10.0
+    before = update_satisfaction(state, np.array(idx), delivered, np.zeros(N), c_drift, 0.0)
+    req = 0.2 + 0.3 * sig(10 * (45 / 100 - 0.25))
+    assert before.tolist() == [0.0, 0.0]
+    assert state.customers.satisfaction[idx] == pytest.approx([0.1 * (0.5 - req)] * 2, abs=1e-12)
