@@ -166,3 +166,12 @@ def test_a_reading_holds_its_window_mean_change_trend_and_phase(state):
 def test_a_peak_starts_at_a_pmi_of_52(value, change, phase):
     """Ref §4.15: peak if PMI >= 52 and the change <= 0: 52.0 unchanged is a peak, 51.9 is not."""
     assert cycle_phase(value, change) == phase
+
+
+def test_the_first_reading_s_change_is_rounded_to_a_tenth(state):
+    """Ref §4.15: the first reading's change is from the initial 49.37, rounded to 0.1 like every
+    reading: a window mean of 49.5 gives 49.5 - 49.37 = 0.13 -> 0.1."""
+    state.pmi_history = [49.5]
+    state.day = 1
+    reading = close_measurement(state)
+    assert (reading["pmi_value"], reading["pmi_change"]) == (49.5, 0.1)
