@@ -15,6 +15,7 @@ from bizbench.envs.ceo.world.feed import Feed
 from bizbench.envs.ceo.world.social import (
     PostCandidates,
     author_events,
+    over_quota,
     sample_posts,
     social_multiplier,
     subscriber_weights,
@@ -392,3 +393,12 @@ def test_the_new_customer_change_and_quota_weights_start_at_their_thresholds(sta
     # an outage and an issue open for 1 day are two events: 1 + 5 x 2
     e = add_customer(state, group=s2, satisfaction=0.0, start_day=0, plan=0, issue_days=1)
     assert subscriber_weights(state, params, np.array([e]), overload=False, outage=True) == pytest.approx([11.0])
+
+
+def test_demand_over_quota_is_the_usage_rate_times_the_weekday_factor(state, add_customer, gidx):
+    """Ref §4.4 / §2.6: today's demand is r W(d); day 50 has W = 1.1, so a rate of 100 is a demand of
+    110: above a quota of 105, below one of 111."""
+    state.day = 50
+    state.settings.quotas[:] = [105.0, 111.0, 1e9]
+    idx = np.array([add_customer(state, group=gidx["S1"], plan=p, usage_rate=100.0) for p in (0, 1)])
+    assert over_quota(state, idx).tolist() == [True, False]
