@@ -11,6 +11,7 @@ from bizbench.envs.ceo.world.development import (
     apply_daily_development,
     complete_projects,
     start_project,
+    tier_in_progress,
 )
 
 
@@ -86,3 +87,38 @@ def test_rnd_completion_adds_to_bonus_and_bank_once(state, fake_rng):
     state.day = 88
     assert complete_projects(state) == []
     assert state.bonus_shared == pytest.approx(0.105)
+
+
+def test_a_day_of_development_adds_to_what_the_bonuses_and_banks_already_hold(state, fake_rng, gidx):
+    """Ref §4.19 (eq 11, 12, 35, 36): each day's gains are added to the running b_shared, H, b_g and
+    H_g, and any spend above zero counts, even $1: 0.0045 ln(1 + 1/5000) shared, 0.0225 ln(1 + 1/5000)
+    for a group with $1 of targeted spend (and 0.0225 ln(1 + 0.5/5000) for $0.50)."""
+    s1, s2 = gidx["S1"], gidx["S2"]
+    state.bonus_shared, state.bank_global = 0.2, 0.3
+    state.bonus_group[[s1, s2]] = [0.04, 0.05]
+    state.bank_group[[s1, s2]] = [0.06, 0.07]
+    state.settings.development = 1.0
+    state.settings.targeted_dev[s1] = 1.0
+    state.settings.targeted_dev[s2] = 0.5
+    apply_daily_development(state, fake_rng(normal=[0.5]))  # noise +0.0005
+    gain = 0.0045 * math.log(1 + 1 / 5000)
+    t1, t2 = 0.0225 * math.log(1 + 1 / 5000), 0.0225 * math.log(1 + 0.5 / 5000)
+    assert state.bonus_shared == pytest.approx(0.2 + gain + 0.0005, abs=1e-15)
+    assert state.bank_global == pytest.approx(0.3 + gain, abs=1e-15)
+    assert state.bonus_group[[s1, s2]] == pytest.approx([0.04 + t1, 0.05 + t2], abs=1e-15)
+    assert state.bank_group[[s1, s2]] == pytest.approx([0.06 + t1, 0.07 + t2], abs=1e-15)
+
+
+def test_a_project_records_its_start_adds_to_the_running_bonus_and_blocks_only_its_tier(state, fake_rng):
+    """Ref §4.20: a project starts today (start_day), its tier is in progress until it completes
+    (another tier is not), and on completion its gain adds to b_shared and H as they stand."""
+    state.day = 10
+    p = start_project(state, fake_rng(normal=[3.0, 1.0]), 2)  # 17 + 60 = 77 days; gain 0.105
+    assert (p.start_day, p.completion_day) == (10, 87)
+    assert tier_in_progress(state, 2) and not tier_in_progress(state, 3)
+    state.bonus_shared, state.bank_global = 0.5, 0.25
+    state.day = 87
+    assert [d.project_id for d in complete_projects(state)] == ["t2_1"]
+    assert state.bonus_shared == pytest.approx(0.5 + 0.105)
+    assert state.bank_global == pytest.approx(0.25 + 0.105)
+    assert not tier_in_progress(state, 2)

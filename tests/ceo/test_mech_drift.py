@@ -5,7 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bizbench.envs.ceo.world.drift import apply_group_drift, apply_individual_drift, is_drift_day
+from bizbench.envs.ceo.world.drift import (
+    apply_group_drift,
+    apply_individual_drift,
+    billing_snapshot_c_max,
+    drifted_c_max,
+    is_drift_day,
+    quality_band,
+    satisfaction_c_max,
+)
 
 
 def test_drift_days(state):
@@ -26,7 +34,7 @@ def test_group_drift_adds_rate_times_30(state, params, gidx):
     assert state.c_drift_group[gidx["S1"]] == pytest.approx(2 * 0.001 * 30)
     assert state.c_drift_group[gidx["E1"]] == pytest.approx(2 * -0.0005 * 30)
     assert state.q_drift_group[gidx["S1"]] == 0.0
-    assert state.q_drift_global == 0.0                   # global rate is 0 (reference-notes §4.17)
+    assert state.q_drift_global == 0.0  # global rate is 0 (reference-notes §4.17)
 
 
 def test_individual_drift_compounds_over_30_days(state, params, add_customer, gidx):
@@ -52,12 +60,37 @@ def test_individual_drift_compounds_over_30_days(state, params, add_customer, gi
     assert cust.q_min[a] == pytest.approx(0.1 * (1 + r(0.002)))
     assert cust.q_max[a] == pytest.approx(0.5 * (1 + r(0.002)))
     assert cust.s_left[a] == 1.0
-    assert cust.c_max[b] == 10.0                          # 10 x 0.9417 -> floor 10
-    assert cust.c_max[c] == 2000.0                        # 1999 x 1.0045 -> cap 2000
-    assert cust.s_left[c] == 5.0                          # 4.9 x 1.0367 -> cap 5
-    assert cust.s_left[d] == 0.2                          # negative rate at the floor
+    assert cust.c_max[b] == 10.0  # 10 x 0.9417 -> floor 10
+    assert cust.c_max[c] == 2000.0  # 1999 x 1.0045 -> cap 2000
+    assert cust.s_left[c] == 5.0  # 4.9 x 1.0367 -> cap 5
+    assert cust.s_left[d] == 0.2  # negative rate at the floor
     assert cust.q_min[d] == pytest.approx(0.2 * (1 + r(0.0008)))
     assert cust.seats[e] == pytest.approx(100 * (1 + r(-0.0003) * 1.5))
     assert cust.c_max[e] == pytest.approx(60 * (1 + r(-0.0015)))
-    assert cust.seats[f] == 1.0                           # floor 1
+    assert cust.seats[f] == 1.0  # floor 1
     assert cust.c_max[untouched] == 50.0
+
+
+def test_reading_drifted_preferences_adds_the_group_drift_once_and_floors_the_budget(state, add_customer, gidx):
+    """Eq 4 / reference-notes §4.7, §4.22: the quality band is q_min, q_max + shift; the budget read is
+    max(floor, c_max + c_g), and the daily-satisfaction read uses the billing snapshot
+    effective_c_max when one is stored. The snapshot stored at billing is the customer's own c_max
+    (a copy) with the drift_counted_once fix, c_max + c_g (floored) without it."""
+    s1, e1 = gidx["S1"], gidx["E1"]
+    a = add_customer(state, group=s1, c_max=50.0, q_min=0.1, q_max=0.5)
+    b = add_customer(state, group=e1, c_max=20.0, q_min=0.3, q_max=0.9, effective_c_max=40.0)
+    c = add_customer(state, group=e1, c_max=22.0, q_min=0.2, q_max=0.6)
+    cust, idx = state.customers, np.array([a, b, c])
+    c_drift = np.zeros(26)
+    c_drift[s1], c_drift[e1] = 5.0, -6.0
+    lo, hi = quality_band(cust, idx, np.array([0.01, 0.02, 0.03]))
+    assert lo == pytest.approx([0.11, 0.32, 0.23]) and hi == pytest.approx([0.51, 0.92, 0.63])
+    # c_max + drift: 55, 14 -> floor 15, 16
+    assert drifted_c_max(cust, idx, c_drift, 15.0).tolist() == [55.0, 15.0, 16.0]
+    # the snapshot 40 replaces b's c_max: 40 - 6 = 34
+    assert satisfaction_c_max(cust, idx, c_drift, 15.0).tolist() == [55.0, 34.0, 16.0]
+    assert billing_snapshot_c_max(cust, idx, c_drift, 15.0, drift_once=False).tolist() == [55.0, 15.0, 16.0]
+    once = billing_snapshot_c_max(cust, idx, c_drift, 15.0, drift_once=True)
+    assert once.tolist() == [50.0, 20.0, 22.0]
+    once[:] = 0.0
+    assert cust.c_max[idx].tolist() == [50.0, 20.0, 22.0]

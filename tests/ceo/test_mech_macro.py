@@ -56,17 +56,17 @@ def test_macro_multipliers(state, params, gidx):
     update_multipliers(state, params)
     m = state.macro_multipliers
     s1, e1, de01 = gidx["S1"], gidx["E1"], gidx["D_E01"]
-    assert m[s1, 0] == pytest.approx(1 + 1.5 * 5 / 50)    # lead, beta 1.5
-    assert m[s1, 1] == pytest.approx(1 + 1.8 * 5 / 50)    # WTP, beta 1.8
-    assert m[s1, 2] == pytest.approx(1.0)                 # deal velocity beta 0
+    assert m[s1, 0] == pytest.approx(1 + 1.5 * 5 / 50)  # lead, beta 1.5
+    assert m[s1, 1] == pytest.approx(1 + 1.8 * 5 / 50)  # WTP, beta 1.8
+    assert m[s1, 2] == pytest.approx(1.0)  # deal velocity beta 0
     assert m[e1, 2] == pytest.approx(1 + 1.35 * 0.1)
-    assert m[e1, 3] == pytest.approx(1 + 1.05 * 0.1)      # seat count
-    assert m[de01, 0] == pytest.approx(1 - 0.45 * 0.1)    # negative beta
+    assert m[e1, 3] == pytest.approx(1 + 1.05 * 0.1)  # seat count
+    assert m[de01, 0] == pytest.approx(1 - 0.45 * 0.1)  # negative beta
     state.pmi = 30.0
     update_multipliers(state, params)
     m = state.macro_multipliers
-    assert m[s1, 0] == 0.5                                # 1 - 1.5 * 0.4 = 0.4 -> floor
-    assert m[gidx["D_E06"], 0] == 0.5                     # 1 - 1.95 * 0.4 = 0.22 -> floor
+    assert m[s1, 0] == 0.5  # 1 - 1.5 * 0.4 = 0.4 -> floor
+    assert m[gidx["D_E06"], 0] == 0.5  # 1 - 1.95 * 0.4 = 0.22 -> floor
     assert m[gidx["S2"], 0] == pytest.approx(1 - 0.75 * 0.4)
     assert m[de01, 0] == pytest.approx(1 + 0.45 * 0.4)
     state.pmi = 50.0
@@ -94,8 +94,7 @@ def test_publication_days_and_visibility(state):
     assert closed[31]["pmi_value"] == pytest.approx(round(sum(h[1:31]) / 30, 1))
     assert closed[61]["pmi_value"] == pytest.approx(round(sum(h[31:61]) / 30, 1))
     assert closed[1]["pmi_change"] == pytest.approx(closed[1]["pmi_value"] - 49.37, abs=0.051)
-    assert closed[31]["pmi_change"] == pytest.approx(
-        closed[31]["pmi_value"] - closed[1]["pmi_value"], abs=1e-9)
+    assert closed[31]["pmi_change"] == pytest.approx(closed[31]["pmi_value"] - closed[1]["pmi_value"], abs=1e-9)
     assert closed[31]["visible_day"] == 61
     assert visible_on[30] == []
     assert visible_on[31] == [1]
@@ -104,22 +103,75 @@ def test_publication_days_and_visibility(state):
     assert visible_on[91] == [1, 31, 61]
 
 
-@pytest.mark.parametrize(("value", "label"), [
-    (58.0, "strong_expansion"), (57.9, "expansion"), (52.0, "expansion"), (51.9, "neutral"),
-    (48.0, "neutral"), (47.9, "contraction"), (42.0, "contraction"),
-    (41.9, "severe_contraction"),
-])
+@pytest.mark.parametrize(
+    ("value", "label"),
+    [
+        (58.0, "strong_expansion"),
+        (57.9, "expansion"),
+        (52.0, "expansion"),
+        (51.9, "neutral"),
+        (48.0, "neutral"),
+        (47.9, "contraction"),
+        (42.0, "contraction"),
+        (41.9, "severe_contraction"),
+    ],
+)
 def test_trend_labels(value, label):
     """Ref §4.15 trend thresholds 58 / 52 / 48 / 42."""
     assert trend_label(value) == label
 
 
-@pytest.mark.parametrize(("value", "change", "phase"), [
-    (53.0, 0.0, "peak"), (53.0, -0.5, "peak"), (50.0, -0.1, "declining"),
-    (47.0, -0.2, "declining"), (47.0, 0.0, "trough"), (47.0, 0.3, "trough"),
-    (50.0, 0.2, "recovering"), (53.0, 0.1, "recovering"), (48.0, 0.0, "recovering"),
-])
+@pytest.mark.parametrize(
+    ("value", "change", "phase"),
+    [
+        (53.0, 0.0, "peak"),
+        (53.0, -0.5, "peak"),
+        (50.0, -0.1, "declining"),
+        (47.0, -0.2, "declining"),
+        (47.0, 0.0, "trough"),
+        (47.0, 0.3, "trough"),
+        (50.0, 0.2, "recovering"),
+        (53.0, 0.1, "recovering"),
+        (48.0, 0.0, "recovering"),
+    ],
+)
 def test_cycle_phase(value, change, phase):
     """Ref §4.15: peak if PMI >= 52 and change <= 0; declining if change < 0; trough if
     PMI < 48 and change >= 0; else recovering."""
     assert cycle_phase(value, change) == phase
+
+
+def test_a_reading_holds_its_window_mean_change_trend_and_phase(state):
+    """Ref §4.15: the reading closed on day 31 is the mean of the last 30 daily PMIs (older days are
+    left out) rounded to 0.1, its change from the previous reading, the trend of its value and the
+    cycle phase, visible from day 61. Window: 15 days at 52.0 and 15 at 52.1, a mean of 52.04999... in
+    floating point -> 52.0; previous 52.5 -> change -0.5: 'expansion', 'peak' (>= 52 and falling)."""
+    state.macro_readings.append({"day": 1, "visible_day": 31, "pmi_value": 52.5})
+    state.pmi_history = [30.0] * 5 + [52.0] * 15 + [52.1] * 15
+    state.day = 31
+    reading = close_measurement(state)
+    mean = round(sum([52.0] * 15 + [52.1] * 15) / 30, 1)
+    assert reading == {
+        "day": 31,
+        "visible_day": 61,
+        "pmi_value": mean,
+        "pmi_change": round(mean - 52.5, 1),
+        "pmi_trend": "expansion",
+        "cycle_phase": "peak",
+    }
+    assert state.macro_readings[-1] is reading
+
+
+@pytest.mark.parametrize(("value", "change", "phase"), [(52.0, 0.0, "peak"), (51.9, 0.0, "recovering")])
+def test_a_peak_starts_at_a_pmi_of_52(value, change, phase):
+    """Ref §4.15: peak if PMI >= 52 and the change <= 0: 52.0 unchanged is a peak, 51.9 is not."""
+    assert cycle_phase(value, change) == phase
+
+
+def test_the_first_reading_s_change_is_rounded_to_a_tenth(state):
+    """Ref §4.15: the first reading's change is from the initial 49.37, rounded to 0.1 like every
+    reading: a window mean of 49.5 gives 49.5 - 49.37 = 0.13 -> 0.1."""
+    state.pmi_history = [49.5]
+    state.day = 1
+    reading = close_measurement(state)
+    assert (reading["pmi_value"], reading["pmi_change"]) == (49.5, 0.1)

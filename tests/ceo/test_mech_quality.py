@@ -42,11 +42,9 @@ def test_quota_factor_cases():
 def test_relationship_and_tenure_bonus(cfg):
     """Ref §4.7: RB = 0.45 (r - 0.5) 2 = 0.9 (r - 0.5); TB = 0.05 ln(1 + t/30) for t > 0."""
     q = cfg.quality
-    assert relationship_bonus(np.array([0.0, 0.5, 0.7, 1.0]), q) == pytest.approx(
-        [-0.45, 0.0, 0.18, 0.45])
+    assert relationship_bonus(np.array([0.0, 0.5, 0.7, 1.0]), q) == pytest.approx([-0.45, 0.0, 0.18, 0.45])
     got = tenure_bonus(np.array([-5, 0, 1, 30, 60, 365]), q)
-    exp = [0.0, 0.0, 0.05 * math.log(1 + 1 / 30), 0.05 * math.log(2), 0.05 * math.log(3),
-           0.05 * math.log(1 + 365 / 30)]
+    exp = [0.0, 0.0, 0.05 * math.log(1 + 1 / 30), 0.05 * math.log(2), 0.05 * math.log(3), 0.05 * math.log(1 + 365 / 30)]
     assert got == pytest.approx(exp, abs=1e-15)
 
 
@@ -62,10 +60,37 @@ def test_effective_ad_load_reference_points():
 def test_perceived_quality_daily_variant(cfg):
     """Ref §4.7 daily variant: (Del - svc + RB + TB) F - 0.03 I - eta a."""
     got = perceived_quality(
-        delivered=np.array([0.5]), relationship=np.array([0.7]), tenure_days=np.array([30]),
-        issue_days=np.array([2]), ad_penalty=np.array([0.03]), quota_f=np.array([0.8]),
-        q=cfg.quality, service_penalty=0.1,
+        delivered=np.array([0.5]),
+        relationship=np.array([0.7]),
+        tenure_days=np.array([30]),
+        issue_days=np.array([2]),
+        ad_penalty=np.array([0.03]),
+        quota_f=np.array([0.8]),
+        q=cfg.quality,
+        service_penalty=0.1,
     )
     exp = (0.5 - 0.1 + 0.18 + 0.05 * math.log(2)) * 0.8 - 0.03 * 2 - 0.03
     assert float(got[0]) == pytest.approx(exp, abs=1e-12)
     assert float(got[0]) == pytest.approx(0.4017259, abs=1e-6)
+
+
+def test_a_demand_between_zero_and_one_is_still_divided(cfg):
+    """Ref §4.4: F = 1 only when demand <= 0; any positive demand, even below 1, gives
+    clip(quota / demand, 0, 1): quota 0.25 for demand 0.5 -> 0.5, for demand 1.0 -> 0.25."""
+    got = quota_factor(np.array([0.25, 0.25, 0.25]), np.array([0.5, 1.0, 0.0]))
+    assert got.tolist() == [0.5, 0.25, 1.0]
+
+
+def test_perceived_quality_has_no_service_penalty_unless_given(cfg):
+    """Ref §4.7: only the daily satisfaction variant subtracts the service penalty; the other
+    contexts leave it out (default 0): (0.5 + 0.18 + 0.05 ln 2) x 0.8 - 0.03 x 2 - 0.03."""
+    got = perceived_quality(
+        delivered=np.array([0.5]),
+        relationship=np.array([0.7]),
+        tenure_days=np.array([30]),
+        issue_days=np.array([2]),
+        ad_penalty=np.array([0.03]),
+        quota_f=np.array([0.8]),
+        q=cfg.quality,
+    )
+    assert float(got[0]) == pytest.approx((0.5 + 0.18 + 0.05 * math.log(2)) * 0.8 - 0.03 * 2 - 0.03, abs=1e-12)

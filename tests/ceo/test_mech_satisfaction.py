@@ -20,13 +20,27 @@ def test_daily_satisfaction_hand_computed(state, add_customer):
     """Ref §4.7 daily variant / §4.8: S <- 0.9 S + 0.1 ((Del - svc + RB + TB) F - IP - AP -
     Q_req(effective price)); F uses demand r W(d); the ad load includes the customer term;
     budget = c_max (+ group c-drift), q band + G + q_g."""
-    state.day = 9                                        # W = 1.15
-    state.settings.quotas[:] = [1e9, 92.0, 1e9]          # F = 92 / (100 x 1.15) = 0.8
+    state.day = 9  # W = 1.15
+    state.settings.quotas[:] = [1e9, 92.0, 1e9]  # F = 92 / (100 x 1.15) = 0.8
     state.settings.ads_global = 0.05
-    state.settings.ads_by_customer = {0: 0.05}           # s = 0.1 -> a = ln 1.9 / ln 10
-    c = add_customer(state, group=0, plan=1, effective_price=30.0, c_max=100.0, q_min=0.2,
-                     q_max=0.8, s_left=1.0, s_right=1.0, relationship=0.7, start_day=9 - 60,
-                     issue_days=1, eta_ads=0.1, usage_rate=100.0, satisfaction=0.5)
+    state.settings.ads_by_customer = {0: 0.05}  # s = 0.1 -> a = ln 1.9 / ln 10
+    c = add_customer(
+        state,
+        group=0,
+        plan=1,
+        effective_price=30.0,
+        c_max=100.0,
+        q_min=0.2,
+        q_max=0.8,
+        s_left=1.0,
+        s_right=1.0,
+        relationship=0.7,
+        start_day=9 - 60,
+        issue_days=1,
+        eta_ads=0.1,
+        usage_rate=100.0,
+        satisfaction=0.5,
+    )
     assert c == 0
     delivered = np.zeros((N, 3))
     delivered[0, 1] = 0.6
@@ -35,7 +49,7 @@ def test_daily_satisfaction_hand_computed(state, add_customer):
     c_drift = np.zeros(N)
     c_drift[0] = 10.0
     before = update_satisfaction(state, np.array([c]), delivered, q_shift, c_drift, 0.1)
-    f = 92.0 / (100.0 * 1.15)                            # 0.8
+    f = 92.0 / (100.0 * 1.15)  # 0.8
     a = math.log(1.9) / math.log(10)
     q_perc = (0.6 - 0.1 + 0.9 * 0.2 + 0.05 * math.log(3)) * f - 0.03 * 1 - 0.1 * a
     # budget 100 + 10 = 110; band [0.25, 0.85]; x = 30 / 110 < 0.5
@@ -48,15 +62,52 @@ def test_daily_satisfaction_hand_computed(state, add_customer):
 
 def test_satisfaction_uses_billing_snapshot_budget(state, add_customer):
     """Ref §4.7: the daily read uses the stored effective_c_max when set (+ group c-drift)."""
-    state.day = 7                                        # W = 1.0
+    state.day = 7  # W = 1.0
     state.settings.quotas[:] = [1e9, 1e9, 1e9]
-    c = add_customer(state, group=0, plan=0, effective_price=45.0, c_max=300.0,
-                     effective_c_max=90.0, q_min=0.2, q_max=0.8, s_left=1.0, s_right=1.0,
-                     start_day=7, satisfaction=0.0)
+    c = add_customer(
+        state,
+        group=0,
+        plan=0,
+        effective_price=45.0,
+        c_max=300.0,
+        effective_c_max=90.0,
+        q_min=0.2,
+        q_max=0.8,
+        s_left=1.0,
+        s_right=1.0,
+        start_day=7,
+        satisfaction=0.0,
+    )
     delivered = np.zeros((N, 3))
     delivered[0, 0] = 0.5
     c_drift = np.zeros(N)
     c_drift[0] = 10.0
     update_satisfaction(state, np.array([c]), delivered, np.zeros(N), c_drift, 0.0)
-    req = 0.2 + 0.3 * sig(10 * (45 / 100 - 0.25))        # budget 90 + 10 = 100
+    req = 0.2 + 0.3 * sig(10 * (45 / 100 - 0.25))  # budget 90 + 10 = 100
     assert state.customers.satisfaction[c] == pytest.approx(0.1 * (0.5 - req), abs=1e-12)
+
+
+def test_a_day_without_active_customers_returns_no_satisfaction_and_changes_none(state, add_customer):
+    """update_satisfaction returns S before the update of each active customer: none when no customer
+    is active, and a customer outside the active set keeps its satisfaction."""
+    c = add_customer(state, group=0, plan=0, satisfaction=0.3)
+    before = update_satisfaction(state, np.array([], dtype=np.int64), np.zeros((N, 3)), np.zeros(N), np.zeros(N), 0.0)
+    assert before.shape == (0,)
+    assert state.customers.satisfaction[c] == 0.3
+
+
+def test_every_active_customer_is_updated_once(state, add_customer):
+    """Ref §4.8: one EMA step a day per customer: two customers as in the snapshot test above each move
+    once to 0.1 (0.5 - Q_req) from 0, and S before the update comes back once per customer."""
+    state.day = 7
+    state.settings.quotas[:] = [1e9, 1e9, 1e9]
+    cols = dict(group=0, plan=0, effective_price=45.0, c_max=300.0, effective_c_max=90.0, q_min=0.2, q_max=0.8)
+    idx = [add_customer(state, s_left=1.0, s_right=1.0, start_day=7, satisfaction=0.0, **cols) for _ in range(2)]
+    delivered = np.zeros((N, 3))
+    delivered[0, 0] = 0.5
+    c_drift = np.zeros(N)
+    c_drift[0] = 10.0
+    before = update_satisfaction(state, np.array(idx), delivered, np.zeros(N), c_drift, 0.0)
+    req = 0.2 + 0.3 * sig(10 * (45 / 100 - 0.25))
+    assert before.tolist() == [0.0, 0.0]
+    assert state.customers.satisfaction[idx] == pytest.approx([0.1 * (0.5 - req)] * 2, abs=1e-12)

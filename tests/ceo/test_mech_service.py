@@ -18,9 +18,9 @@ def p_outage_hand(ops: float, overload: float) -> float:
 def test_overload_outage_threshold_and_metrics(state, params, fake_rng):
     """Ref §4.5: o = [U/K - 1]+, outage ~ Bernoulli(p), downtime in {10, 30, 90} with
     probs {0.5, 0.35, 0.15}, p95 = 180 + 800 o + N(0, 50), err = 0.003 + 0.01 o + N(0, 0.001)."""
-    state.settings.capacity_tier = 0          # K = 50,000 units/day
+    state.settings.capacity_tier = 0  # K = 50,000 units/day
     state.settings.operations = 250.0
-    o = 60_000 / 50_000 - 1                   # 0.2
+    o = 60_000 / 50_000 - 1  # 0.2
     p = p_outage_hand(250.0, o)
     assert p == pytest.approx(0.03 * math.exp(-0.5) * 1.8)
 
@@ -43,8 +43,7 @@ def test_overload_outage_threshold_and_metrics(state, params, fake_rng):
     assert svc.error_rate == pytest.approx(0.003 + 0.002 - 0.002)
 
 
-@pytest.mark.parametrize(("u", "minutes"), [(0.3, 10), (0.49, 10), (0.51, 30), (0.84, 30),
-                                            (0.86, 90), (0.99, 90)])
+@pytest.mark.parametrize(("u", "minutes"), [(0.3, 10), (0.49, 10), (0.51, 30), (0.84, 30), (0.86, 90), (0.99, 90)])
 def test_downtime_buckets(state, params, fake_rng, u, minutes):
     """Ref §4.5: downtime 10 / 30 / 90 minutes with cumulative probs 0.5 / 0.85 / 1."""
     rng = fake_rng(random=[0.0, u], normal=[0.0, 0.0])
@@ -54,13 +53,12 @@ def test_downtime_buckets(state, params, fake_rng, u, minutes):
 def test_outage_floor_and_no_overload(state, params, fake_rng):
     """Ref §4.5: the outage probability never drops below 0.001 (x (1 + 4 o)); no overload
     while usage <= capacity; targeted ops do not lower p (global ops only)."""
-    state.settings.capacity_tier = 3          # 2.5M units
-    state.settings.operations = 10_000.0      # 0.03 e^-20 << 0.001
+    state.settings.capacity_tier = 3  # 2.5M units
+    state.settings.operations = 10_000.0  # 0.03 e^-20 << 0.001
     state.settings.ops_by_group[:] = 1e6
     p = p_outage_hand(10_000.0, 0.0)
     assert p == 0.001
-    assert service_day(state, params, fake_rng(random=[0.000999, 0.5], normal=[0, 0]),
-                       2_500_000.0).outage is True
+    assert service_day(state, params, fake_rng(random=[0.000999, 0.5], normal=[0, 0]), 2_500_000.0).outage is True
     svc = service_day(state, params, fake_rng(random=[0.001001, 0.5], normal=[0, 0]), 2_500_000.0)
     assert svc.outage is False
     assert svc.overload == 0.0
@@ -90,7 +88,38 @@ def test_quality_penalty_constants(cfg, state, params, fake_rng):
     state.settings.capacity_tier = 0
     svc = service_day(state, params, fake_rng(random=[0.0, 0.2], normal=[0, 0]), 75_000.0)
     assert svc.overload == pytest.approx(0.5)
-    assert svc.quality_penalty(cfg.quality.overload_penalty, cfg.quality.outage_penalty) == \
-        pytest.approx(0.08 * 0.5 + 0.20)
+    assert svc.quality_penalty(cfg.quality.overload_penalty, cfg.quality.outage_penalty) == pytest.approx(
+        0.08 * 0.5 + 0.20
+    )
     svc = service_day(state, params, fake_rng(random=[0.99, 0.2], normal=[0, 0]), 75_000.0)
     assert svc.quality_penalty(0.08, 0.20) == pytest.approx(0.04)
+
+
+@pytest.mark.parametrize(("u", "minutes"), [(0.5, 30), (0.85, 90)])
+def test_a_downtime_draw_on_a_bucket_edge_falls_in_the_longer_bucket(state, params, fake_rng, u, minutes):
+    """Ref §4.5: the buckets are [0, 0.5) -> 10, [0.5, 0.85) -> 30 and [0.85, 1) -> 90 minutes: a draw
+    exactly on an edge belongs to the bucket that starts there."""
+    rng = fake_rng(random=[0.0, u], normal=[0.0, 0.0])
+    assert service_day(state, params, rng, 0.0).downtime_minutes == minutes
+
+
+def test_an_outage_draw_equal_to_the_probability_is_no_outage(state, params, fake_rng):
+    """Ref §4.5: outage ~ Bernoulli(p): the draw must be below p. At the floor (ops $10,000, no
+    overload) p = 0.001 exactly, and a draw of 0.001 brings no outage."""
+    state.settings.capacity_tier = 3
+    state.settings.operations = 10_000.0
+    svc = service_day(state, params, fake_rng(random=[0.001, 0.5], normal=[0, 0]), 100.0)
+    assert svc.outage is False and svc.downtime_minutes == 0
+
+
+def test_the_error_rate_is_clipped_to_zero_and_one_and_the_day_row_keeps_its_inputs(state, params, fake_rng):
+    """Ref §4.5: error rate = clip(0.003 + 0.01 o + N(0, 0.001), 0, 1). Tier 0 (K = 50,000): 25,000
+    units and a shock of -5 sd give 0.003 - 0.005 < 0 -> 0; 5,050,000 units (o = 100) give
+    0.003 + 1.0 > 1 -> 1. The row keeps the day's usage and capacity tier."""
+    state.settings.capacity_tier = 0
+    low = service_day(state, params, fake_rng(random=[0.99, 0.0], normal=[0.0, -5.0]), 25_000.0)
+    assert (low.total_usage, low.capacity_tier, low.overload, low.error_rate) == (25_000.0, 0, 0.0, 0.0)
+    high = service_day(state, params, fake_rng(random=[0.99, 0.0], normal=[0.0, 0.0]), 5_050_000.0)
+    assert high.overload == pytest.approx(100.0)
+    assert high.error_rate == 1.0
+    assert high.p95_ms == pytest.approx(180 + 800 * 100.0)

@@ -10,9 +10,12 @@ import pytest
 
 from bizbench.core.rng import RngStreams
 from bizbench.envs.ceo.world import posttext
+from bizbench.envs.ceo.world.customers import LEAD
 from bizbench.envs.ceo.world.feed import Feed
 from bizbench.envs.ceo.world.social import (
     PostCandidates,
+    author_events,
+    over_quota,
     sample_posts,
     social_multiplier,
     subscriber_weights,
@@ -36,14 +39,14 @@ def test_social_multiplier_one_post_age_2(state, params, gidx):
     s1, s2, s3 = gidx["S1"], gidx["S2"], gidx["S3"]
     state.agent_posts = [
         _post(1, 10, {s1: 0.8, s2: -0.9, s3: 0.59}),
-        _post(2, 13, {s1: 0.7}),                         # in the future on day 12
+        _post(2, 13, {s1: 0.7}),  # in the future on day 12
         AgentPost(post_id=3, day=9, content="unscored", reply_to=None),
     ]
     got = social_multiplier(state, params, 12)
     assert got[s1] == pytest.approx(1 + 0.5 * 0.25 * 2 ** (-2 / 3))
     assert got[s1] == pytest.approx(1.0787451, abs=1e-7)
     assert got[s2] == pytest.approx(1 - 0.75 * 0.25 * 2 ** (-2 / 3))
-    assert got[s3] == 1.0                                # below the 0.6 threshold
+    assert got[s3] == 1.0  # below the 0.6 threshold
     assert got[gidx["E1"]] == 1.0
     # day 13: the second post (e = 0.7, age 0) adds 0.25 x 0.25 for S1
     got13 = social_multiplier(state, params, 13)
@@ -55,7 +58,7 @@ def test_social_multiplier_clipped(state, params, gidx):
     s1, s2 = gidx["S1"], gidx["S2"]
     state.agent_posts = [_post(i, 5, {s1: 1.0, s2: -1.0}) for i in range(3)]
     got = social_multiplier(state, params, 5)
-    assert got[s1] == 1.25                               # 1 + 3 x 0.25
+    assert got[s1] == 1.25  # 1 + 3 x 0.25
     assert got[s2] == 0.75
 
 
@@ -65,10 +68,26 @@ def test_subscriber_weight_hand_computed(state, params, add_customer, gidx):
     quota)."""
     state.day = 40
     state.settings.quotas[:] = [1e9, 1e9, 1e9]
-    a = add_customer(state, group=gidx["S3"], satisfaction=-0.3, satisfaction_change=0.05,
-                     start_day=20, issue_days=2, plan=0, usage_rate=10.0)
-    b = add_customer(state, group=gidx["E1"], satisfaction=0.2, satisfaction_change=0.01,
-                     start_day=0, plan=0, usage_rate=10.0, seats=40.0)
+    a = add_customer(
+        state,
+        group=gidx["S3"],
+        satisfaction=-0.3,
+        satisfaction_change=0.05,
+        start_day=20,
+        issue_days=2,
+        plan=0,
+        usage_rate=10.0,
+    )
+    b = add_customer(
+        state,
+        group=gidx["E1"],
+        satisfaction=0.2,
+        satisfaction_change=0.01,
+        start_day=0,
+        plan=0,
+        usage_rate=10.0,
+        seats=40.0,
+    )
     w = subscriber_weights(state, params, np.array([a, b]), overload=True, outage=False)
     wa = (1 + 3.0) * (1 + 20 * 0.09) * 2 * 1.5 * (1 + 20 * 0.05) * (1 + 5 * 2)
     wb = (1 + 2.0) * 1 * 1 * 1 * 1 * (1 + 5 * 1) * 40
@@ -134,8 +153,7 @@ def test_influence_score_and_enterprise_engagement(state, params, add_customer, 
     assert post["influence"] == pytest.approx(float(params.spillover[gidx["S1"]].sum()) - 1.0)
 
 
-def test_discoverable_enterprise_groups_use_individual_engagement(state, params, add_customer,
-                                                                  gidx):
+def test_discoverable_enterprise_groups_use_individual_engagement(state, params, add_customer, gidx):
     """Ref §4.12: D_E01's id starts with 'D', so base likes come from [1, 100)."""
     de = [add_customer(state, group=gidx["D_E01"], satisfaction=0.5) for _ in range(5)]
     rng = np.random.default_rng(4)
@@ -284,9 +302,7 @@ def test_the_notification_names_the_three_strongest_reactions_of_the_known_group
         (-0.7, "negative", "-0.70"),
     ],
 )
-def test_the_overall_tone_is_positive_only_above_0_1_and_negative_only_below_minus_0_1(
-    cfg, gidx, score, tone, shown
-):
+def test_the_overall_tone_is_positive_only_above_0_1_and_negative_only_below_minus_0_1(cfg, gidx, score, tone, shown):
     """The tone is that of the mean score of the known groups; with S1 the only known group the
     mean is S1's score."""
     world = _world(cfg)
@@ -318,3 +334,71 @@ def test_reactions_of_equal_strength_are_named_in_group_order(cfg, gidx):
         "Your post #7 reached 12,345 views; overall tone neutral; "
         "strongest reactions: D_E02 (+0.50), S1 (+0.00), S2 (+0.00)"
     )
+
+
+def test_a_post_s_causes_are_the_author_s_true_events_of_the_day(state, params, add_customer, gidx):
+    """Ref §4.12: the causes behind a sampled author's post: the turn's outage and overload, an open
+    issue (from its first day), demand above the plan's quota (r W(d) > quota, day 49: W = 1.0), the list price above
+    (x 1.001) or below (x 0.999) the author's stored price (individuals only), a promotion, a tenure of
+    30 days or less, and churn (enterprise churn for an enterprise)."""
+    state.day = 49
+    s = state.settings
+    s.prices[:] = [20.0, 60.0 * 0.999, 100.0 * 1.001]
+    s.quotas[:] = [99.0, 100.0, 0.5]
+    a = add_customer(
+        state, group=gidx["S1"], plan=0, issue_days=1, usage_rate=100.0, listed_price=19.9, promotion=0.5, start_day=19
+    )
+    b = add_customer(state, group=gidx["S2"], plan=1, usage_rate=100.0, listed_price=50.0, start_day=18)
+    c = add_customer(state, group=gidx["S2"], plan=1, usage_rate=50.0, listed_price=60.0, start_day=0)
+    h = add_customer(state, group=gidx["S2"], plan=1, usage_rate=50.0, listed_price=70.0, start_day=0)
+    e = add_customer(state, group=gidx["E1"], plan=2, usage_rate=0.0, listed_price=200.0, start_day=0)
+    assert author_events(state, params, a, True, True, True) == [
+        "outage",
+        "overload",
+        "issue",
+        "quota",
+        "price_increase",
+        "promotion",
+        "new_customer",
+        "churned",
+    ]
+    assert author_events(state, params, b, False, False, False) == ["price_increase"]  # demand = quota, 31 days
+    # a list price of exactly 0.999 x the stored one is no cut
+    assert author_events(state, params, c, False, False, False) == []
+    assert author_events(state, params, h, False, False, False) == ["price_cut"]
+    assert author_events(state, params, e, True, False, False) == ["enterprise_churn"]
+    # usage 1 against a quota of 0.5 is a quota event; a list price of exactly 1.001 x the stored one is no rise
+    f = add_customer(state, group=gidx["S3"], plan=2, usage_rate=1.0, listed_price=100.0, start_day=0)
+    assert author_events(state, params, f, False, False, False) == ["quota"]
+    state.day = 10
+    lead = add_customer(state, group=gidx["S1"], status=LEAD)
+    assert author_events(state, params, lead, False, False, False) == []
+    day_zero = add_customer(state, group=gidx["S1"], start_day=0)  # subscribed on day 0, 10 days ago
+    assert author_events(state, params, day_zero, False, False, False) == ["new_customer"]
+
+
+def test_the_new_customer_change_and_quota_weights_start_at_their_thresholds(state, params, add_customer, gidx):
+    """Eq 26 / reference-notes §4.12: x1.5 for a tenure of 30 days or less (30 yes, 31 no); x(1 + 20|dS|)
+    from |dS| = 0.02 (0.02 yes: 1.4); an event for demand above the quota only (day 49, W = 1.0: demand
+    100 against a quota of 100 is no event, 101 is one: x(1 + 5)). S = 0 adds nothing (w = 1)."""
+    state.day = 49
+    state.settings.quotas[:] = [100.0, 100.0, 100.0]
+    s2 = gidx["S2"]
+    a = add_customer(state, group=s2, satisfaction=0.0, start_day=19, plan=0, usage_rate=100.0)
+    b = add_customer(state, group=s2, satisfaction=0.0, start_day=18, plan=0, usage_rate=100.0)
+    c = add_customer(state, group=s2, satisfaction=0.0, satisfaction_change=-0.02, start_day=0, plan=0)
+    d = add_customer(state, group=s2, satisfaction=0.0, start_day=0, plan=1, usage_rate=101.0)
+    w = subscriber_weights(state, params, np.array([a, b, c, d]), overload=False, outage=False)
+    assert w == pytest.approx([1.5, 1.0, 1.4, 6.0])
+    # an outage and an issue open for 1 day are two events: 1 + 5 x 2
+    e = add_customer(state, group=s2, satisfaction=0.0, start_day=0, plan=0, issue_days=1)
+    assert subscriber_weights(state, params, np.array([e]), overload=False, outage=True) == pytest.approx([11.0])
+
+
+def test_demand_over_quota_is_the_usage_rate_times_the_weekday_factor(state, add_customer, gidx):
+    """Ref §4.4 / §2.6: today's demand is r W(d); day 50 has W = 1.1, so a rate of 100 is a demand of
+    110: above a quota of 105, below one of 111."""
+    state.day = 50
+    state.settings.quotas[:] = [105.0, 111.0, 1e9]
+    idx = np.array([add_customer(state, group=gidx["S1"], plan=p, usage_rate=100.0) for p in (0, 1)])
+    assert over_quota(state, idx).tolist() == [True, False]

@@ -41,7 +41,7 @@ def test_resolution_pool_means_and_relationship(state, params, add_customer, fak
     assert sorted(out.resolved.tolist()) == [c[0], c[1], c[2], c[3]]
     assert cust.relationship[c] == pytest.approx([0.9, 0.8, 0.5, 1.0, 0.0])
     assert list(cust.issue_days[c]) == [0, 0, 0, 0, 5]
-    assert len(out.opened) == 0   # only customers without an open issue at day start
+    assert len(out.opened) == 0  # only customers without an open issue at day start
 
 
 def test_no_relationship_boost_on_outage_day(state, params, add_customer, fake_rng, gidx):
@@ -62,7 +62,7 @@ def test_targeted_pool_mean_has_no_base(state, params, add_customer, fake_rng, g
     state.settings.ops_by_group[s1] = 20.0
     c = [_issue_customer(state, add_customer, g, 1) for g in (s1, s1, s1, s2)]
     first = np.zeros(26)
-    first[s1] = 1                                   # global pool resolves one S1 customer
+    first[s1] = 1  # global pool resolves one S1 customer
     second = np.zeros(26)
     second[s1] = 2
     rng = fake_rng(poisson=[first, second], random=[[]])
@@ -77,14 +77,18 @@ def test_issue_probability_cases(state, params, add_customer, fake_rng, gidx):
     """Eq 20 / reference-notes §4.9: P = clip((0.01 + 0.15 (1 - S_prev) + 0.25 1[outage]) seats, 0, 0.4)."""
     s1, e1 = gidx["S1"], gidx["E1"]
     cases = [  # (group, seats, S_prev)
-        (s1, 1, 0.5), (s1, 1, -1.0), (s1, 1, -3.0), (e1, 3, 0.9), (e1, 100, 0.9), (s1, 1, 2.0),
+        (s1, 1, 0.5),
+        (s1, 1, -1.0),
+        (s1, 1, -3.0),
+        (e1, 3, 0.9),
+        (e1, 100, 0.9),
+        (s1, 1, 2.0),
     ]
     for outage in (False, True):
         st = type(state)(config=state.config, seed=1)
         idx = np.array([add_customer(st, group=g, seats=n) for g, n, _ in cases])
         sprev = np.array([s for *_, s in cases])
-        probs = [min(0.4, max(0.0, (0.01 + 0.15 * (1 - s) + 0.25 * outage) * n))
-                 for _, n, s in cases]
+        probs = [min(0.4, max(0.0, (0.01 + 0.15 * (1 - s) + 0.25 * outage) * n)) for _, n, s in cases]
         if not outage:
             assert probs == pytest.approx([0.085, 0.31, 0.4, 0.075, 0.4, 0.0])
         # a draw just below p opens an issue; just above does not
@@ -174,3 +178,102 @@ def test_an_issue_fixed_on_its_second_open_day_is_the_last_to_lift_the_relations
     day([s2], [0.99])  # a has no issue now: its draw 0.99 is above P = 0.01 + 0.15 x 0.5 = 0.085
     assert list(cust.issue_days[[a, b]]) == [0, 0]
     assert cust.relationship[[a, b]] == pytest.approx([0.79, 0.48], abs=1e-12)
+
+
+def test_plan_group_plan_and_customer_pools_draw_only_from_their_still_open_issues(
+    state, params, add_customer, fake_rng, gidx
+):
+    """Ref §4.9: after the global pool come the targeted pools, each with no base and only the
+    still-unresolved issues in its scope: by plan, by group-plan, by customer; mean = s_g x n_g / |P|.
+    Pool (open 3 days): a S1/plan 0, b S1/plan 1, c S2/plan 1, d E1/plan 1, e S2/plan 0; no
+    operations spend, so the global mean is 2 n_g / 5 and it resolves nobody. Spends of $1 or less
+    are still spends (a $1 plan pool, a $0.50 group-plan pool, $1 and $0.25 customer pools)."""
+    s1, s2, e1 = gidx["S1"], gidx["S2"], gidx["E1"]
+    plans = [(s1, 0), (s1, 1), (s2, 1), (e1, 1), (s2, 0)]
+    a, b, c, d, e = (_issue_customer(state, add_customer, g, 3, plan=p) for g, p in plans)
+    st = state.settings
+    st.ops_by_plan[1] = 1.0
+    st.ops_by_group_plan[s1, 0] = 0.5
+    st.ops_by_customer = {int(d): 1.0, int(c): 0.25}
+    by_plan = np.zeros(26)
+    by_plan[s2] = 1  # the plan-1 pool (b, c, d) resolves c
+    group_plan = np.zeros(26)
+    group_plan[s1] = 1  # the S1 / plan 0 pool (a alone) resolves a
+    customer_d = np.zeros(26)
+    customer_d[e1] = 1  # d's own pool resolves d; c's pool is skipped, c is already resolved
+    rng = fake_rng(poisson=[np.zeros(26), by_plan, group_plan, customer_d], random=[[]])
+    out = run_support(state, params, rng, np.array([a, b, c, d, e]), np.full(5, 0.5), outage=False)
+
+    assert len(rng.poisson_lams) == 4
+    glob, plan1, gp, cust_d = rng.poisson_lams
+    assert (glob[s1], glob[s2], glob[e1]) == pytest.approx((2 * 2 / 5, 2 * 2 / 5, 2 * 1 / 5))
+    assert (plan1[s1], plan1[s2], plan1[e1]) == pytest.approx((0.6 * 1 / 3, 0.6 * 1 / 3, 0.1 * 1 / 3))
+    assert np.count_nonzero(plan1) == 3
+    assert gp[s1] == pytest.approx(0.6 * 0.5) and np.count_nonzero(gp) == 1
+    assert cust_d[e1] == pytest.approx(0.1 * 1.0) and np.count_nonzero(cust_d) == 1
+    assert sorted(out.resolved.tolist()) == [a, c, d]
+    assert list(state.customers.issue_days[[a, b, c, d, e]]) == [0, 4, 0, 0, 4]
+
+
+def test_a_group_resolves_only_its_own_members_in_pool_order(state, params, add_customer, fake_rng, gidx):
+    """Eq 21: a group's resolved issues are drawn from that group's open issues. The members are
+    handed to the draw in pool order whatever the machine (a stable sort), so a seed replays the
+    same. Here the draw takes the LAST k members it is given: 40 open issues alternating S1 / S2,
+    the global pool resolves 3 of S1 and none of S2: the last three S1 customers."""
+
+    class LastChoice(fake_rng):
+        def choice(self, a, size=None, replace=True):
+            return np.asarray(a)[-int(size) :]
+
+    s1, s2 = gidx["S1"], gidx["S2"]
+    idx = [_issue_customer(state, add_customer, (s1, s2)[i % 2], 3) for i in range(40)]
+    counts = np.zeros(26)
+    counts[s1] = 3
+    rng = LastChoice(poisson=[counts], random=[[]])
+    out = run_support(state, params, rng, np.array(idx), np.full(40, 0.5), outage=False)
+    assert sorted(out.resolved.tolist()) == [idx[34], idx[36], idx[38]]
+
+
+def test_a_pool_drawn_to_its_cap_resolves_every_issue_in_it(state, params, add_customer, gidx):
+    """Eq 21: N_resolved is capped at n_g and the resolved customers are distinct (drawn without
+    replacement). Two open S1 issues and $10,000 of operations: the Poisson mean is about 3,000,
+    so every day both are resolved, on 30 days with real draws."""
+    s1 = gidx["S1"]
+    c = [_issue_customer(state, add_customer, s1, 3) for _ in range(2)]
+    state.settings.operations = 10_000.0
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        state.customers.issue_days[c] = 3
+        out = run_support(state, params, rng, np.array(c), np.full(2, 1.0), outage=False)
+        assert sorted(out.resolved.tolist()) == c
+
+
+def test_a_resolved_issue_forgets_its_open_day_and_a_new_one_records_today(state, params, add_customer, fake_rng, gidx):
+    """The issues table's open day: -1 once resolved (no open issue), the day of the draw for a new
+    one; an unresolved issue keeps its open day."""
+    s1 = gidx["S1"]
+    state.day = 12
+    fixed = _issue_customer(state, add_customer, s1, 2, issue_open_day=10)
+    waiting = _issue_customer(state, add_customer, s1, 2, issue_open_day=10)
+    fresh = add_customer(state, group=s1)
+    counts = np.zeros(26)
+    counts[s1] = 1
+    rng = fake_rng(poisson=[counts], random=[[0.0]])
+    out = run_support(state, params, rng, np.array([fixed, waiting, fresh]), np.full(3, 0.5), outage=False)
+    assert out.resolved.tolist() == [fixed] and out.opened.tolist() == [fresh]
+    assert list(state.customers.issue_open_day[[fixed, waiting, fresh]]) == [-1, 10, 12]
+    assert list(state.customers.issue_days[[fixed, waiting, fresh]]) == [0, 3, 1]
+
+
+def test_a_group_pool_of_one_dollar_still_draws(state, params, add_customer, fake_rng, gidx):
+    """Ref §4.9: any targeted spend above zero opens its pool: $1 on S1 for one open S1 issue gives
+    mean 0.6 x 1 x 1 / 1 = 0.6 after a global pool (mean 2) that resolved nobody."""
+    s1 = gidx["S1"]
+    state.settings.ops_by_group[s1] = 1.0
+    c = _issue_customer(state, add_customer, s1, 3)
+    group = np.zeros(26)
+    group[s1] = 1
+    rng = fake_rng(poisson=[np.zeros(26), group], random=[[]])
+    out = run_support(state, params, rng, np.array([c]), np.full(1, 0.5), outage=False)
+    assert [lam[s1] for lam in rng.poisson_lams] == pytest.approx([2.0, 0.6])
+    assert out.resolved.tolist() == [c]
