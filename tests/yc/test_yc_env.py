@@ -159,3 +159,12 @@ def test_a_new_world_starts_at_the_first_business_minute_with_nothing_done() -> 
     assert w.client_by_name == {c.name: i for i, c in enumerate(w.clients)}
     assert w.emp_by_id == {f"Emp_{i}": w.employees[i - 1] for i in range(1, 9)}
     assert (w.seed, w.streams.seed) == (3, 3)
+
+
+def test_a_new_world_starts_at_its_presets_first_business_minute() -> None:
+    """Workdays Thursday and Friday only: 2025-01-01 is a Wednesday, so day 1 is Thu 2025-01-02 at 09:00; a working
+    day from midnight starts the world at 2025-01-01 00:00 itself."""
+    thu_fri = make_env(3, clock__workdays=[3, 4]).world
+    assert thu_fri.cal.iso(thu_fri.start) == "2025-01-02T09:00"
+    midnight = make_env(3, clock__day_start_hour=0).world
+    assert midnight.cal.iso(midnight.start) == "2025-01-01T00:00"
