@@ -168,3 +168,22 @@ def test_a_new_world_starts_at_its_presets_first_business_minute() -> None:
     assert thu_fri.cal.iso(thu_fri.start) == "2025-01-02T09:00"
     midnight = make_env(3, clock__day_start_hour=0).world
     assert midnight.cal.iso(midnight.start) == "2025-01-01T00:00"
+
+
+def test_a_worlds_roster_clients_and_market_come_from_their_named_streams() -> None:
+    """docs/yc.md: every draw comes from a named stream; the module docstrings name them: ``employees`` for the
+    roster, ``clients`` for the clients, ``market`` for the initial pool."""
+    from bizbench.core.rng import stream_for
+    from bizbench.envs.yc.world.clients import draw_clients
+    from bizbench.envs.yc.world.employees import draw_employees
+    from bizbench.envs.yc.world.market import draw_tasks
+
+    w = make_env(5).world
+    cfg = w.config
+    assert w.employees == draw_employees(cfg.workforce, cfg.domains, stream_for(5, "employees"))
+    clients = draw_clients(cfg.clients, cfg.trust, stream_for(5, "clients"))
+    assert [(c.name, c.multiplier, c.adversarial) for c in w.clients] == [
+        (c.name, c.multiplier, c.adversarial) for c in clients
+    ]
+    pool = draw_tasks(cfg, clients, stream_for(5, "market"), 200, 1)
+    assert [w.market.tasks[t.num] for t in pool] == pool
