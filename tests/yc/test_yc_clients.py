@@ -3,6 +3,7 @@ ref trust formulas: gain 1.6 (1 - t/5)^1.5, decay 0.009/day, focus pressure 0.01
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from yc_helpers import honest, inject, make_env, ok, set_rates, start
 
@@ -216,3 +217,63 @@ def test_a_market_task_asks_for_at_least_one_unit_of_work() -> None:
     three = inject(w, work=3, client=c, reward_cents=99_999_800)
     shown = {t["task_id"]: t["requirements"] for t in ok(env.call("market_browse", limit=2))["tasks"]}
     assert shown == {one: {"training": 1}, three: {"training": 2}}
+
+
+class _ScriptedClients:
+    """A stand-in for the ``clients`` stream: scripted permutations and triangular draws, every call recorded."""
+
+    def __init__(self, permutations: list[list[int]], triangular: list[float]) -> None:
+        self.perms, self.tris = list(permutations), list(triangular)
+        self.calls: list[tuple] = []
+
+    def permutation(self, n: int) -> np.ndarray:
+        self.calls.append(("permutation", n))
+        return np.array(self.perms.pop(0))
+
+    def triangular(self, left: float, mode: float, right: float) -> float:
+        self.calls.append(("triangular", left, mode, right))
+        return self.tris.pop(0)
+
+
+def test_a_client_draw_takes_names_adversaries_then_both_multipliers_of_every_client() -> None:
+    """3 clients out of 5 names, round(3 x 0.35) = 1 adversary; each client draws an honest multiplier
+    Tri(0.7, 1.0, 2.5) and an adversarial one Tri(1.0, 1.5, 2.5), keeps the one of its kind to 4 decimals, and
+    starts at the preset's initial trust."""
+    from bizbench.envs.yc.world.clients import draw_clients
+
+    cfg = load_config("default")[0]
+    names = ("N0", "N1", "N2", "N3", "N4")
+    clients_cfg = cfg.clients.model_copy(update={"count": 3, "names": names})
+    trust = cfg.trust.model_copy(update={"initial": 0.5})
+    rng = _ScriptedClients([[3, 0, 4, 1, 2], [2, 0, 1]], [1.23456, 2.0, 0.8, 1.9, 0.9, 2.123456])
+    got = draw_clients(clients_cfg, trust, rng)  # type: ignore[arg-type]
+    honest_m, adv_m = ("triangular", 0.7, 1.0, 2.5), ("triangular", 1.0, 1.5, 2.5)
+    assert rng.calls == [("permutation", 5), ("permutation", 3)] + [honest_m, adv_m] * 3
+    assert [(c.name, c.multiplier, c.adversarial, c.trust_value, c.trust_as_of) for c in got] == [
+        ("N3", 1.2346, False, 0.5, 0),
+        ("N0", 0.8, False, 0.5, 0),
+        ("N4", 2.1235, True, 0.5, 0),  # the third client is the first of the second permutation
+    ]
+
+
+@pytest.mark.parametrize(
+    ("multiplier", "tier"),
+    [(0.7, "standard"), (1.1999, "standard"), (1.2, "premium"), (1.7999, "premium"), (1.8, "enterprise")],
+)
+def test_a_clients_tier_band_starts_at_each_threshold(multiplier: float, tier: str) -> None:
+    """Tier bands: standard below 1.2, premium from 1.2 below 1.8, enterprise from 1.8."""
+    from bizbench.envs.yc.world.clients import tier_label
+
+    assert tier_label(multiplier, load_config("default")[0].clients) == tier
+
+
+def test_a_failure_without_a_fail_loss_leaves_the_clients_trust_record_untouched() -> None:
+    """fail_loss 0 (the paper presets): no trust is written, so the record keeps its value and its time; with
+    fail_loss 0.5, ten days after trust 2.0: 2.0 - 0.009 x 10 - 0.5 = 1.41, recorded at that minute."""
+    from bizbench.envs.yc.world.clients import Client, on_failure
+
+    c = Client("A", 1.0, False, trust_value=2.0, trust_as_of=0)
+    on_failure(c, 10 * 1440, TRUST)
+    assert (c.trust_value, c.trust_as_of) == (2.0, 0)
+    on_failure(c, 10 * 1440, TRUST.model_copy(update={"fail_loss": 0.5}))
+    assert (c.trust_value, c.trust_as_of) == (pytest.approx(1.41), 10 * 1440)

@@ -107,3 +107,115 @@ def test_compounding_salary_bump_preset() -> None:
     while not w.emp_by_id["Emp_1"].tasks_succeeded:
         ok(env.call("sim_resume"))
     assert w.emp_by_id["Emp_1"].salary_cents == sal + round(sal * 0.01)
+
+
+class _ScriptedRoster:
+    """A stand-in for the ``employees`` stream: scripted draws, every call recorded."""
+
+    def __init__(self, integers: list[int], random: list[float], permutation: list[int]) -> None:
+        self.ints, self.floats, self.perm = list(integers), list(random), permutation
+        self.calls: list[tuple] = []
+
+    def shuffle(self, a: np.ndarray) -> None:
+        self.calls.append(("shuffle", a.tolist()))
+        a[:] = a[::-1].copy()
+
+    def permutation(self, n: int) -> np.ndarray:
+        self.calls.append(("permutation", n))
+        return np.array(self.perm)
+
+    def integers(self, low: int, high: int) -> np.int64:
+        self.calls.append(("integers", low, high))
+        return np.int64(self.ints.pop(0))
+
+    def random(self) -> float:
+        self.calls.append(("random",))
+        return self.floats.pop(0)
+
+
+def test_a_roster_draw_follows_the_tiers_salaries_names_and_spiky_rates_rules() -> None:
+    """3 employees of the default tiers: 3 x 50/35/15 % -> 1.5 / 1.05 / 0.45 -> 2 juniors, 1 mid (largest
+    remainder); per employee a salary U{min..max} dollars, then per domain: off-tier (draw < 0.25), which other
+    tier, and the position u in the range: rate = min + (max - min) u, to the cent."""
+    wf = load_config("default")[0].workforce.model_copy(
+        update={"count": 3, "first_names": ("Ada", "Bruno"), "last_names": ("Abara", "Brandt")}
+    )
+    rng = _ScriptedRoster(
+        integers=[7123, 0, 1] + [4000, 0, 1] + [2000, 1, 0],  # salary, then the other tier per domain
+        random=[0.25, 0.5, 0.2499, 0.123] + [0.0, 0.999, 0.9, 0.0] + [0.1, 0.5, 0.3, 0.25],
+        # combos in order: Ada Abara, Ada Brandt, Bruno Abara, Bruno Brandt
+        permutation=[1, 0, 3, 2],
+    )
+    emps = draw_employees(wf, ("training", "research"), rng)  # type: ignore[arg-type]
+    per_domain = [("random",), ("integers", 0, 2), ("random",)]  # 3 tiers: 2 others to pick from
+    assert rng.calls == [
+        ("shuffle", [0, 0, 1]),  # junior, junior, mid before the shuffle (reversed by the stand-in)
+        ("permutation", 4),
+        ("integers", 6000, 8001),
+        *per_domain * 2,
+        ("integers", 2000, 4001),
+        *per_domain * 2,
+        ("integers", 2000, 4001),
+        *per_domain * 2,
+    ]
+    got = [(e.id, e.name, e.tier, e.salary_cents, e.rates, e.tasks_succeeded) for e in emps]
+    assert got == [
+        # mid: training 0.25 is not below 0.25, own range 4 + 3 x 0.5 = 5.5; research off-tier, other tier 1 of
+        # (junior, senior) = senior: 7 + 3 x 0.123 = 7.369 -> 7.37
+        ("Emp_1", "Ada Brandt", "mid", 712_300, {"training": 5.5, "research": 7.37}, 0),
+        # junior: training off-tier to mid (other 0 of mid, senior): 4 + 3 x 0.999 = 6.997 -> 7.0; research own 1.0
+        # ("Ada Abara" was skipped: Ada is taken while an unused first name is left)
+        ("Emp_2", "Bruno Brandt", "junior", 400_000, {"training": 7.0, "research": 1.0}, 0),
+        # junior: training off-tier to senior: 7 + 3 x 0.5 = 8.5; research own 1 + 3 x 0.25 = 1.75;
+        # both first names are used, so "Bruno Abara" may repeat one
+        ("Emp_3", "Bruno Abara", "junior", 200_000, {"training": 8.5, "research": 1.75}, 0),
+    ]
+
+
+def test_with_a_single_tier_every_rate_comes_from_that_tier() -> None:
+    """One tier: an off-tier draw has no other tier to go to; the 'which other tier' draw is U{0} (integers(0, 1))."""
+    base = load_config("default")[0].workforce
+    mid = next(t for t in base.tiers if t.name == "mid").model_copy(update={"share": 1.0})
+    wf = base.model_copy(update={"count": 1, "tiers": (mid,)})
+    rng = _ScriptedRoster(integers=[6000, 0], random=[0.0, 0.5], permutation=[5])
+    emps = draw_employees(wf, ("training",), rng)  # type: ignore[arg-type]
+    assert rng.calls == [
+        ("shuffle", [0]),
+        ("permutation", 16 * 12),
+        ("integers", 6000, 8001),
+        ("random",),
+        ("integers", 0, 1),
+        ("random",),
+    ]
+    assert [(e.id, e.name, e.tier, e.salary_cents, e.rates) for e in emps] == [
+        ("Emp_1", "Ada Fischer", "mid", 600_000, {"training": 5.5})  # combo 5: Ada x the 6th last name
+    ]
+
+
+def test_a_boosted_rate_is_kept_to_4_decimals() -> None:
+    wf = load_config("default")[0].workforce
+    assert boost_rate(3.33333, wf, _Normal(0.0)) == (3.7333, 0.12)  # 3.33333 x 1.12 = 3.7333296
+
+
+def test_a_display_name_repeats_a_first_name_only_when_every_first_name_is_taken() -> None:
+    """The first name is the part before the first space, so a two-word last name does not make a new one."""
+    from bizbench.envs.yc.world.employees import _draw_names
+
+    wf = load_config("default")[0].workforce.model_copy(
+        update={"count": 3, "first_names": ("Ada", "Bruno"), "last_names": ("van Dahl", "Eze")}
+    )
+    # combos: Ada van Dahl, Ada Eze, Bruno van Dahl, Bruno Eze; "Ada Eze" is skipped while Bruno is unused
+    rng = _ScriptedRoster(integers=[], random=[], permutation=[0, 1, 2, 3])
+    assert _draw_names(wf, rng) == ["Ada van Dahl", "Bruno van Dahl", "Bruno Eze"]  # type: ignore[arg-type]
+
+
+def test_with_two_tiers_an_off_tier_rate_comes_from_the_other_tier() -> None:
+    """junior and senior at 50 % each: 1 employee -> 0.5 / 0.5, the tie goes to junior; an off-tier draw (0.0 <
+    0.25) takes the one other tier, senior: 7 + 3 x 0.5 = 8.5."""
+    base = load_config("default")[0].workforce
+    two = tuple(t.model_copy(update={"share": 0.5}) for t in base.tiers if t.name in ("junior", "senior"))
+    wf = base.model_copy(update={"count": 1, "tiers": two})
+    rng = _ScriptedRoster(integers=[3000, 0], random=[0.0, 0.5], permutation=[0])
+    emps = draw_employees(wf, ("training",), rng)  # type: ignore[arg-type]
+    assert ("integers", 0, 1) in rng.calls
+    assert [(e.tier, e.salary_cents, e.rates) for e in emps] == [("junior", 300_000, {"training": 8.5})]

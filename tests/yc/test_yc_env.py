@@ -137,3 +137,53 @@ def test_a_scratchpad_write_after_the_year_ends_is_refused_as_docs_yc_states() -
         refused = env.call(name, **args)
         assert not refused.ok and refused.error == message
     assert ok(env.call("scratchpad_read"))["content"] == "kept"
+
+
+def test_a_new_world_starts_at_the_first_business_minute_with_nothing_done() -> None:
+    """Day 1 is Wed 2025-01-01 09:00; the horizon 12 months later; the first payroll on the first business day of
+    February (Mon 2025-02-03 09:00); $200,000 in the bank; every client's trust as of the start."""
+    w = make_env(3).world
+    cal = w.cal
+    assert (cal.iso(w.start), cal.iso(w.now), cal.iso(w.settled_at)) == ("2025-01-01T09:00",) * 3
+    assert cal.iso(w.horizon) == "2026-01-01T00:00"
+    assert [(cal.iso(t), kind) for t, kind, *_ in w.queue.snapshot()] == [
+        ("2025-02-03T09:00", 0),  # payroll
+        ("2026-01-01T00:00", 3),  # horizon
+    ]
+    assert len(w.payroll_schedule) == 11 and cal.iso(w.payroll_schedule[-1]) == "2025-12-01T09:00"
+    assert (w.funds_cents, w.min_funds_cents, w.ledger_times) == (20_000_000, 20_000_000, [])
+    assert (w.resumes, w.payrolls_paid, w.scratchpad, w.log, w.rates, w.tasks, w.open) == (0, 0, "", [], {}, {}, {})
+    assert w.bankrupt is False and w.done is False
+    assert w.prestige == {d: 1.0 for d in ("training", "inference", "research", "data_engineering")}
+    assert [c.trust_as_of for c in w.clients] == [w.start] * 6
+    assert w.client_by_name == {c.name: i for i, c in enumerate(w.clients)}
+    assert w.emp_by_id == {f"Emp_{i}": w.employees[i - 1] for i in range(1, 9)}
+    assert (w.seed, w.streams.seed) == (3, 3)
+
+
+def test_a_new_world_starts_at_its_presets_first_business_minute() -> None:
+    """Workdays Thursday and Friday only: 2025-01-01 is a Wednesday, so day 1 is Thu 2025-01-02 at 09:00; a working
+    day from midnight starts the world at 2025-01-01 00:00 itself."""
+    thu_fri = make_env(3, clock__workdays=[3, 4]).world
+    assert thu_fri.cal.iso(thu_fri.start) == "2025-01-02T09:00"
+    midnight = make_env(3, clock__day_start_hour=0).world
+    assert midnight.cal.iso(midnight.start) == "2025-01-01T00:00"
+
+
+def test_a_worlds_roster_clients_and_market_come_from_their_named_streams() -> None:
+    """docs/yc.md: every draw comes from a named stream; the module docstrings name them: ``employees`` for the
+    roster, ``clients`` for the clients, ``market`` for the initial pool."""
+    from bizbench.core.rng import stream_for
+    from bizbench.envs.yc.world.clients import draw_clients
+    from bizbench.envs.yc.world.employees import draw_employees
+    from bizbench.envs.yc.world.market import draw_tasks
+
+    w = make_env(5).world
+    cfg = w.config
+    assert w.employees == draw_employees(cfg.workforce, cfg.domains, stream_for(5, "employees"))
+    clients = draw_clients(cfg.clients, cfg.trust, stream_for(5, "clients"))
+    assert [(c.name, c.multiplier, c.adversarial) for c in w.clients] == [
+        (c.name, c.multiplier, c.adversarial) for c in clients
+    ]
+    pool = draw_tasks(cfg, clients, stream_for(5, "market"), 200, 1)
+    assert [w.market.tasks[t.num] for t in pool] == pool

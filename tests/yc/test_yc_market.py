@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import statistics
 
+import numpy as np
 from yc_helpers import make_env, ok
 
+from bizbench.envs.yc.config import YcConfig
 from bizbench.envs.yc.world.clients import Client
+from bizbench.envs.yc.world.market import draw_tasks
 from bizbench.envs.yc.world.tasks import MARKET, Task
 
 
@@ -128,3 +131,119 @@ def test_an_accepted_task_is_replaced_by_the_first_draw_of_the_seeds_market_repl
     ok(env.call("task_accept", task_id=ok(env.call("market_browse", limit=1))["tasks"][0]["task_id"]))
     assert _fields(w.market.tasks[201]) == _fields(expected)
     assert (w.market.tasks[201].required_trust, w.market.tasks[201].creep) == (expected.required_trust, expected.creep)
+
+
+class _ScriptedRng:
+    """A stand-in for the ``market`` stream: each draw method returns the next array it was given and records
+    the arguments it was called with, so every formula of ``draw_tasks`` can be checked on chosen draws."""
+
+    def __init__(self, **draws: list[list[float]]) -> None:
+        self.draws = {k: list(v) for k, v in draws.items()}
+        self.calls: list[tuple] = []
+
+    def _next(self, name: str, *args: object) -> np.ndarray:
+        self.calls.append((name, *args))
+        return np.array(self.draws[name].pop(0))
+
+    def integers(self, low: int, high: int, size: int) -> np.ndarray:
+        return self._next("integers", low, high, size)
+
+    def triangular(self, left: float, mode: float, right: float, size: int) -> np.ndarray:
+        return self._next("triangular", left, mode, right, size)
+
+    def random(self, size: int) -> np.ndarray:
+        return self._next("random", size)
+
+    def beta(self, a: float, b: float, size: int) -> np.ndarray:
+        return self._next("beta", a, b, size)
+
+    def uniform(self, low: float, high: float, size: int) -> np.ndarray:
+        return self._next("uniform", low, high, size)
+
+
+_CLIENTS = [Client("A", 2.0, False), Client("B", 0.5, True), Client("C", 1.25, False)]
+
+
+def _scripted_draw(cfg: YcConfig, p_raw: list[float]) -> tuple[list[Task], _ScriptedRng]:
+    """Five tasks, numbered from 41, on hand-picked draws (Tri draws in dollars and units)."""
+    rng = _ScriptedRng(
+        integers=[[0, 1, 2, 1, 0], [0, 3, 2, 1, 0], [4, 2, 3, 4, 4]],  # client, domain, required trust if gated
+        triangular=[p_raw, [5000.0, 2000.0, 12000.0, 4001.2, 3000.0], [800.0, 1000.0, 400.0, 0.4, 1000.0]],
+        random=[[0.30, 0.2999, 0.0, 0.9, 0.1]],  # gated when below 0.30: no, yes, yes, no, yes
+        beta=[[0.5, 0.123456, 1.0, 0.0, 0.2]],
+        uniform=[[3.5, 3.14159, 4.0, 3.0, 3.99999]],
+    )
+    return draw_tasks(cfg, _CLIENTS, rng, 5, 41), rng  # type: ignore[arg-type]
+
+
+def test_a_task_draw_uses_table_2s_distributions_in_a_fixed_order(cfg: YcConfig) -> None:
+    """client ~ U{0..5}, domain ~ U{0..3}, p ~ Tri(1, 1, 5), gated ~ U(0,1) < 0.3, trust ~ U{2..4},
+    reward ~ Tri(2000, 5000, 12000), work ~ Tri(400, 800, 1500), delta = 0.35 Beta(1.2, 2.8), creep ~ U(3, 4)."""
+    _, rng = _scripted_draw(cfg, [1.0, 2.999, 3.0, 0.2, 11.2])
+    assert rng.calls == [
+        ("integers", 0, 3, 5),  # one of the 3 clients given
+        ("integers", 0, 4, 5),
+        ("triangular", 1.0, 1.0, 5.0, 5),
+        ("random", 5),
+        ("integers", 2, 5, 5),
+        ("triangular", 2000.0, 5000.0, 12000.0, 5),
+        ("triangular", 400.0, 800.0, 1500.0, 5),
+        ("beta", 1.2, 2.8, 5),
+        ("uniform", 3.0, 4.0, 5),
+    ]
+
+
+def test_a_tasks_reward_work_prestige_and_trust_follow_the_documented_formulas(cfg: YcConfig) -> None:
+    tasks, _ = _scripted_draw(cfg, [1.0, 2.999, 3.0, 0.2, 11.2])
+    got = [
+        (t.num, t.client, t.domain, t.required_prestige, t.required_trust, t.reward_cents, t.base_work)
+        + (t.prestige_delta, t.creep, t.status)
+        for t in tasks
+    ]
+    assert got == [
+        # p = floor(1.0) = 1; 0.30 is not below the 30 % share: not gated; $5000 x 1 x 2.0 = $10,000;
+        # 800 units; 0.35 x 0.5 = 0.175
+        (41, 0, "training", 1, 0, 1_000_000, 800, 0.175, 3.5, MARKET),
+        # p = floor(2.999) = 2; gated at trust 2; $2000 x 1.3 x 0.5 x (1 + 0.1 x 2) = $1560; 1000 x 1.3 = 1300;
+        # 0.35 x 0.123456 = 0.0432096 -> 0.0432; creep 3.14159 -> 3.1416
+        (42, 1, "data_engineering", 2, 2, 156_000, 1300, 0.0432, 3.1416, MARKET),
+        # p = 3; gated at trust 3; $12000 x 1.6 x 1.25 x 1.3 = $31,200; 400 x 1.6 = 640
+        (43, 2, "research", 3, 3, 3_120_000, 640, 0.35, 4.0, MARKET),
+        # floor(0.2) = 0 raised to the floor 1; not gated, so the drawn trust 4 is not required;
+        # $4001.2 x 0.5 = $2000.6 -> $2001 (whole dollars, rounded); 0.4 units -> at least 1
+        (44, 1, "inference", 1, 0, 200_100, 1, 0.0, 3.0, MARKET),
+        # floor(11.2) = 11 capped at prestige 10: x (1 + 0.3 x 9) = 3.7; gated at trust 4;
+        # $3000 x 3.7 x 2.0 x 1.4 = $31,080; 1000 x 3.7 = 3700; 0.35 x 0.2 = 0.07; 3.99999 -> 4.0
+        (45, 0, "training", 10, 4, 3_108_000, 3700, 0.07, 4.0, MARKET),
+    ]
+
+
+def test_the_required_prestige_is_the_draw_truncated_or_rounded_to_the_nearest_integer() -> None:
+    """prestige_rounding "floor" (default) truncates Tri(1, 5, 1); "nearest" rounds half up; either is kept within
+    [max(1, prestige min), prestige max]."""
+    p_raw = [1.49, 1.5, 2.999, 9.5, 0.2]
+    floor_cfg = make_env(1).world.config
+    assert [t.required_prestige for t in _scripted_draw(floor_cfg, p_raw)[0]] == [1, 1, 2, 9, 1]
+    nearest = make_env(1, market__prestige_rounding="nearest").world.config
+    assert [t.required_prestige for t in _scripted_draw(nearest, p_raw)[0]] == [1, 2, 3, 10, 1]
+    # a prestige floor above 1 raises every lower draw to it; a ceiling of 9 caps the 9.5
+    narrow = make_env(1, prestige={"min": 2.0, "max": 9.0, "initial": 2.0}).world.config
+    assert [t.required_prestige for t in _scripted_draw(narrow, p_raw)[0]] == [2, 2, 2, 9, 2]
+
+
+def test_replacements_are_numbered_on_across_batches_of_the_market_size() -> None:
+    """A 3-task market: replacements come in batches of 3, numbered 4, 5, 6, then 7, 8, 9 (the second batch starts
+    right after the last task listed), then 10."""
+    from bizbench.core.rng import stream_for
+
+    w = make_env(8, market__size=3).world
+    assert sorted(w.market.tasks) == [1, 2, 3] and w.market.next_num == 4
+    rng = stream_for(8, "market_replacement")
+    nums = []
+    for k in range(7):
+        nums.append(w.market.replace(w.config, w.clients, rng).num)
+        assert w.market.next_num == nums[-1] + 1
+        assert len(w.market.pending) == (2 - k) % 3
+    assert nums == [4, 5, 6, 7, 8, 9, 10]
+    assert w.market.batches_drawn == 3
+    assert sorted(w.market.tasks) == list(range(1, 11))

@@ -80,3 +80,9 @@ def test_stale_events_are_dropped_once_the_queue_holds_more_than_4096_after_a_re
     w.resume()  # pays the first payroll and queues the next: stale + 2 entries
     assert w.cal.iso(w.now) == "2025-02-03T09:00"
     assert len(w.queue) == left  # 4096 is kept; 4097 is compacted to the next payroll and the horizon
+
+
+def test_prestige_meets_a_level_from_1e_9_below_it_and_not_from_2e_9_below() -> None:
+    """meets() allows 1e-9 of float noise: 2 - 1e-9 reaches level 2 (the sum is exactly 2.0), 2 - 2e-9 does not."""
+    assert meets({"training": 2 - 1e-9}, "training", 2)
+    assert not meets({"training": 2 - 2e-9}, "training", 2)
