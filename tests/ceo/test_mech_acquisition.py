@@ -342,10 +342,11 @@ def test_a_poisson_draw_above_the_market_is_cut_only_under_the_finite_market_fla
     assert day.dropped_quality[e3] == day.leads[e3]         # Del = 0: every prospect dropped at the gate
 
 
-def _one_lead_converts(state, params, fake_rng, gidx, *, prices, c_max, lead_promo=0.0):
+def _one_lead_converts(state, params, fake_rng, gidx, *, prices, c_max, lead_promo=0.0, quality=0.9):
     """One S1 lead with budget ``c_max`` (q band 0.2-0.8) facing ``prices``; every plan delivers
-    0.9 and the acceptance noise is at its top, U(0.8, 1.1) -> 1.1, so the impression is 0.99 and
-    clears any requirement (Q_req <= q_max = 0.8): only the budget can turn the lead away.
+    ``quality`` and the acceptance noise is at its top, U(0.8, 1.1) -> 1.1; at the default 0.9 the
+    impression is 0.99 and clears any requirement (Q_req <= q_max = 0.8): only the budget can
+    turn the lead away.
     With ``lead_promo`` the lead came from content marketing, whose lead promotion is that much.
     Returns (subscribed, lost) customer indices."""
     s1 = gidx["S1"]
@@ -356,7 +357,7 @@ def _one_lead_converts(state, params, fake_rng, gidx, *, prices, c_max, lead_pro
     content = CHANNELS.index("content_marketing")
     state.settings.lead_promo_by_channel[content] = lead_promo
     delivered = np.zeros((26, 3))
-    delivered[s1] = [0.9, 0.9, 0.9]
+    delivered[s1] = [quality, quality, quality]
     cols = {
         "group": np.full(1, s1),
         "c_max": np.full(1, c_max),
@@ -410,3 +411,74 @@ def test_a_lead_weighs_its_budget_against_the_price_after_its_lead_promotion(sta
         state, params, fake_rng, gidx, prices=[500.0, 105.0, 500.0], c_max=100.0, lead_promo=4.99
     )
     assert subs.tolist() == [] and lost.tolist() == [1]
+
+
+def test_a_lead_promotion_above_the_price_makes_the_plan_free(state, params, fake_rng, gidx):
+    """Ref §3.4: C_p = [P_p - LP]+, floored at $0, not at any positive amount. A listed at $4.00
+    with a $5.00 content-marketing lead promotion costs the lead C = $0; B and C ($495) are above
+    its $15 budget (the c_max floor). Every plan delivers 0.21, below Q_req(0) = 0.2 + 0.3
+    sig(-2.5) = 0.2228, so no surplus is positive and the lead weighs A; its impression 0.21 x
+    1.1 = 0.231 clears Q_req(0) but would not clear Q_req($1) = 0.2 + 0.3 sig(10 (1/15 - 0.25))
+    = 0.2413: it subscribes to A, pays $0 (effective price [4 - 5]+) and keeps the whole $5 as
+    its first promotion."""
+    floor, at_one_dollar = 0.2 + 0.3 * _sig(-2.5), 0.2 + 0.3 * _sig(10 * (1 / 15 - 0.25))
+    assert 0.21 < floor <= 0.21 * 1.1 < at_one_dollar
+    subs, lost = _one_lead_converts(
+        state, params, fake_rng, gidx, prices=[4.0, 500.0, 500.0], c_max=15.0, lead_promo=5.0, quality=0.21
+    )
+    cust = state.customers
+    assert subs.tolist() == [0] and lost.tolist() == []
+    assert cust.plan[0] == 0
+    assert (cust.listed_price[0], cust.first_promotion[0], cust.effective_price[0]) == (4.0, 5.0, 0.0)
+    assert cust.promotion[0] == 5.0  # the promotion in force for the first period is the first promotion
+
+
+def test_a_lead_whose_best_surplus_is_exactly_zero_falls_back_to_plan_a(state, params, fake_rng, gidx):
+    """Ref §3.4: the lead picks the plan with the largest *positive* surplus, else plan A; each lead
+    on its own surplus. With q_min = q_max the requirement is that value at every price within
+    budget (the curve's half-range is 0), so the surpluses are exact. Plans deliver A 0.4, B 0.5,
+    C 0.3, all prices within the $100 budget, acceptance noise at its top (1.1):
+    lead 0 (requires 0.50): B's surplus is exactly 0, not positive -> plan A, 0.44 < 0.50: lost;
+    lead 1 (requires 0.49): B's surplus 0.01 > 0 -> B, 0.55 >= 0.49: subscribes to B;
+    lead 2 (requires 0.52): every surplus negative (B's -0.02 the largest) -> plan A, lost,
+    although B (0.55 >= 0.52) would have won it: another lead's positive surplus is not its own."""
+    s1 = gidx["S1"]
+    state.day = 40
+    state.settings.prices[:] = [10.0, 20.0, 30.0]
+    state.settings.quotas[:] = [1e9, 1e9, 1e9]
+    delivered = np.zeros((26, 3))
+    delivered[s1] = [0.4, 0.5, 0.3]
+    q = np.array([0.5, 0.49, 0.52])
+    cols = {
+        "group": np.full(3, s1), "c_max": np.full(3, 100.0), "q_min": q, "q_max": q.copy(),
+        "s_left": np.ones(3), "s_right": np.ones(3), "usage_demand": np.full(3, 80.0),
+        "source": np.full(3, SOURCE_ORGANIC),
+    }
+    rng = fake_rng(uniform=[1.0, 1.0, 1.0], normal=[0.0, 0.0, 0.0])
+    subs, lost = _convert_individuals(state, params, rng, s1, cols, delivered)
+    assert subs.tolist() == [1] and lost.tolist() == [0, 2]
+    assert state.customers.plan[1] == 1 and state.customers.listed_price[1] == 20.0
+
+
+def test_a_lead_whose_impression_equals_the_requirement_exactly_subscribes(state, params, fake_rng, gidx):
+    """Ref §3.4: subscribe iff q U(0.8, 1.1) >= Q_req(C), the requirement included. With q_min =
+    q_max the requirement is that value exactly. Every plan delivers 0.5 and the noise is at its
+    bottom (0.8), so the impression is 0.5 x 0.8 = 0.4 exactly: lead 0 (requires 0.40) subscribes
+    to A (equal surpluses 0.1: the first plan), lead 1 (requires 0.41) is lost."""
+    s1 = gidx["S1"]
+    state.day = 40
+    state.settings.prices[:] = [10.0, 20.0, 30.0]
+    state.settings.quotas[:] = [1e9, 1e9, 1e9]
+    delivered = np.zeros((26, 3))
+    delivered[s1] = [0.5, 0.5, 0.5]
+    q = np.array([0.4, 0.41])
+    cols = {
+        "group": np.full(2, s1), "c_max": np.full(2, 100.0), "q_min": q, "q_max": q.copy(),
+        "s_left": np.ones(2), "s_right": np.ones(2), "usage_demand": np.full(2, 80.0),
+        "source": np.full(2, SOURCE_ORGANIC),
+    }
+    assert 0.5 * 0.8 == 0.4
+    rng = fake_rng(uniform=[0.0, 0.0], normal=[0.0, 0.0])
+    subs, lost = _convert_individuals(state, params, rng, s1, cols, delivered)
+    assert subs.tolist() == [0] and lost.tolist() == [1]
+    assert state.customers.plan[0] == 0
