@@ -482,3 +482,54 @@ def test_a_lead_whose_impression_equals_the_requirement_exactly_subscribes(state
     subs, lost = _convert_individuals(state, params, rng, s1, cols, delivered)
     assert subs.tolist() == [0] and lost.tolist() == [1]
     assert state.customers.plan[0] == 0
+
+
+def test_the_enterprise_gate_clips_a_quality_below_minus_one_to_minus_one(state, params, gidx):
+    """Reference-notes §4.7: the negotiation reads the quality clipped to [-1, 1], the bottom as well
+    as the top. Every E1 plan delivers -1.5, read as -1.0 (noise 1.0). Firm 0 (band -1.3 to
+    -1.1: Q_req(0) = -1.3 + 0.1 sig(-2.5) = -1.2924) clears it at -1.0 (unclipped, -1.5 would
+    not); firm 1 (band -0.9 to -0.7: Q_req(0) = -0.8924) does not, a quality drop."""
+    e1 = gidx["E1"]
+    state.config = state.config.model_copy(
+        update={"fixes": state.config.fixes.model_copy(update={"enterprise_gate_as_negotiation": True})})
+    state.settings.quotas[:] = [1e9, 1e9, 1e9]
+    delivered = np.zeros((26, 3))
+    delivered[e1] = [-1.5, -1.5, -1.5]
+    cols = {
+        "group": np.full(2, e1), "c_max": np.full(2, 100.0), "q_min": np.array([-1.3, -0.9]),
+        "q_max": np.array([-1.1, -0.7]), "s_left": np.ones(2), "s_right": np.ones(2),
+        "usage_demand": np.full(2, 1.0), "seats": np.full(2, 10.0), "deal_noise": np.ones(2),
+    }
+    floors = [-1.3 + 0.1 * _sig(-2.5), -0.9 + 0.1 * _sig(-2.5)]
+    assert -1.5 < floors[0] <= -1.0 < floors[1]
+    gated = _enterprise_gate(state, e1, cols, delivered)
+    assert gated.leads.tolist() == [0]
+    assert (gated.dropped_quota, gated.dropped_quality) == (0, 1)
+
+
+def test_an_enterprise_prospect_whose_quality_equals_the_requirement_exactly_passes_the_gate(state, params, gidx):
+    """Ref §3.4: a lead iff some plan's quality >= Q_req(0), the requirement included; the cause of
+    a drop reads the same >= with an unlimited quota. With q_min = q_max the requirement is that
+    value exactly. E1's plans deliver 0.3, 0.35, 0.4 (noise 1.0), quotas 1,000 a day:
+    firm 0 (requires 0.40, usage 5 x 1 seat, F = 1) reads 0.4 on C: a lead;
+    firm 1 (requires 0.40, usage 50 x 100 seats, F = 0.2) reads 0.08 but would read 0.4 with an
+    unlimited quota: a quota drop; firm 2 (requires 0.41) clears it on no plan: a quality drop.
+    On day 47 the lead's billing anchor is 47 mod 30 = 17."""
+    e1 = gidx["E1"]
+    state.day = 47
+    state.config = state.config.model_copy(
+        update={"fixes": state.config.fixes.model_copy(update={"enterprise_gate_as_negotiation": True})})
+    state.settings.quotas[:] = [1_000.0, 1_000.0, 1_000.0]
+    delivered = np.zeros((26, 3))
+    delivered[e1] = [0.3, 0.35, 0.4]
+    q = np.array([0.4, 0.4, 0.41])
+    cols = {
+        "group": np.full(3, e1), "c_max": np.full(3, 100.0), "q_min": q, "q_max": q.copy(),
+        "s_left": np.ones(3), "s_right": np.ones(3), "usage_demand": np.array([5.0, 50.0, 5.0]),
+        "seats": np.array([1.0, 100.0, 1.0]), "deal_noise": np.ones(3),
+    }
+    gated = _enterprise_gate(state, e1, cols, delivered)
+    assert gated.leads.tolist() == [0]
+    assert (gated.dropped_quota, gated.dropped_quality) == (1, 1)
+    assert state.customers.status.tolist() == [LEAD, NONE, NONE]
+    assert state.customers.billing_mod[0] == 17
