@@ -11,6 +11,7 @@ from bizbench.envs.ceo.config import CHANNELS
 from bizbench.envs.ceo.world.acquisition import (
     _convert_individuals,
     _enterprise_gate,
+    _lead_preferences,
     expected_leads,
     generate_leads,
     monthly_factor,
@@ -533,3 +534,43 @@ def test_an_enterprise_prospect_whose_quality_equals_the_requirement_exactly_pas
     assert (gated.dropped_quota, gated.dropped_quality) == (1, 1)
     assert state.customers.status.tolist() == [LEAD, NONE, NONE]
     assert state.customers.billing_mod[0] == 17
+
+
+@pytest.mark.parametrize("once", [True, False])
+def test_a_new_lead_evaluates_with_its_band_and_budget_drifted_once(state, gidx, once):
+    """Reference-notes §4.7: a new lead reads its quality band shifted by the drift of the day (global
+    + its group's: 0.05 + 0.02 = 0.07) and its budget moved by its group's budget drift (-20),
+    floored at $15 ([sampling] c_max_floor): 100 -> 80, 30 -> 15. With ``fixes.drift_counted_once``
+    off (the engine) the lead reads the columns as they are."""
+    s1 = gidx["S1"]
+    state.config = state.config.model_copy(
+        update={"fixes": state.config.fixes.model_copy(update={"drift_counted_once": once})})
+    state.q_drift_global = 0.05
+    state.q_drift_group[s1] = 0.02
+    state.c_drift_group[s1] = -20.0
+    cols = {"c_max": np.array([100.0, 30.0]), "q_min": np.array([0.2, 0.3]), "q_max": np.array([0.8, 0.9])}
+    c_max, q_min, q_max = _lead_preferences(state, s1, cols)
+    if once:
+        assert c_max.tolist() == [80.0, 15.0]
+        assert q_min == pytest.approx([0.27, 0.37]) and q_max == pytest.approx([0.87, 0.97])
+    else:
+        assert c_max.tolist() == [100.0, 30.0]
+        assert q_min.tolist() == [0.2, 0.3] and q_max.tolist() == [0.8, 0.9]
+
+
+def test_a_poisson_draw_above_an_individual_groups_cap_is_cut_to_a_whole_count(state, params, gidx):
+    """Under ``fixes.enterprise_market_finite`` the draw of an individual group is cut to the day's
+    cap (``generate_leads``), and a count of prospects is whole: D_S10's cap on day 10 is
+    34,000 (1 + 0.14 x 10 / 365) = 34,130.41 prospects, so a draw of 40,000 gives 34,130
+    prospects, not 34,130.41."""
+    ds10 = gidx["D_S10"]
+    state.day = 10
+    cap = 34_000 * (1 + 0.14 * 10 / 365)
+    assert params.market_cap(10)[ds10] == pytest.approx(cap) and math.floor(cap) == 34_130 < cap
+    draws = np.zeros(26, dtype=np.int64)
+    draws[ds10] = 40_000
+    rngs = [np.random.default_rng(100 + g) for g in range(26)]
+    day = generate_leads(state, params, _ScriptedPoisson(draws), np.random.default_rng(2), rngs,
+                         np.zeros(26), np.zeros((26, 3)), np.ones(26), 1.0)
+    assert day.leads[ds10] == 34_130 and day.leads.sum() == 34_130
+    assert len(day.new_subscribers) + len(day.lost) == 34_130
