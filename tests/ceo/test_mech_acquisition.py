@@ -12,6 +12,7 @@ from bizbench.envs.ceo.world.acquisition import (
     _convert_individuals,
     _enterprise_gate,
     _lead_preferences,
+    channel_noise,
     expected_leads,
     generate_leads,
     monthly_factor,
@@ -574,3 +575,48 @@ def test_a_poisson_draw_above_an_individual_groups_cap_is_cut_to_a_whole_count(s
                          np.zeros(26), np.zeros((26, 3)), np.ones(26), 1.0)
     assert day.leads[ds10] == 34_130 and day.leads.sum() == 34_130
     assert len(day.new_subscribers) + len(day.lost) == 34_130
+
+
+def test_each_prospect_is_attributed_to_the_channels_that_sent_it_or_else_is_organic(state, params, gidx):
+    """Reference-notes §3.3: a group's prospects are split over its channel weights x_cg L_cg / 1000 and
+    its network weight; a group with no weight at all gets organic prospects. No subscribers (no
+    network weight): S1 spends $200 on content marketing (weight 64.07), S2 $1 (weight
+    0.32, below 1 but still a weight), S3 nothing. The draws are 3, 2 and 2 prospects: S1's and
+    S2's are all content-marketing leads, S3's are organic."""
+    s1, s2, s3 = gidx["S1"], gidx["S2"], gidx["S3"]
+    content = CHANNELS.index("content_marketing")
+    state.day = 10
+    state.settings.ad_spend[s1, content] = 200.0
+    state.settings.ad_spend[s2, content] = 1.0
+    draws = np.zeros(26, dtype=np.int64)
+    draws[[s1, s2, s3]] = [3, 2, 2]
+    rngs = [np.random.default_rng(100 + g) for g in range(26)]
+    day = generate_leads(state, params, _ScriptedPoisson(draws), np.random.default_rng(2), rngs,
+                         np.zeros(26), np.zeros((26, 3)), np.ones(26), 1.0)
+    assert 1.0 * 320.3613 / 1000 < 1
+    assert day.channel_leads[s1, content] == 3 and day.channel_leads[s2, content] == 2
+    assert day.channel_leads.sum() == 5
+    cust = state.customers
+    assert cust.n == 7 and cust.group[:7].tolist() == [s1] * 3 + [s2] * 2 + [s3] * 2
+    assert cust.source[:7].tolist() == [content] * 5 + [SOURCE_ORGANIC] * 2
+
+
+def test_the_live_channel_table_walks_by_five_percent_of_each_value_and_stops_at_zero(state, fake_rng, gidx):
+    """Reference-notes §3.2: each month v <- max(0, v + N(0, 0.05 v)), cell by cell. S1's content
+    marketing (320.3613 leads per $1,000) draws z = +2: 320.3613 x 1.1 = 352.39743; S1's search
+    ads draws z = -30: v (1 - 1.5) < 0 -> 0; S2's content marketing z = -1: its value x 0.95;
+    every other cell draws z = 0 and keeps its value."""
+    s1, s2 = gidx["S1"], gidx["S2"]
+    content, search = CHANNELS.index("content_marketing"), CHANNELS.index("search_ads")
+    before = state.channel_leads.copy()
+    assert before[s1, content] == 320.3613 and before[s1, search] > 0
+    z = np.zeros(before.shape)
+    z[s1, content], z[s1, search], z[s2, content] = 2.0, -30.0, -1.0
+    channel_noise(state, fake_rng(normal=[z]))
+    after = state.channel_leads
+    assert after[s1, content] == pytest.approx(352.39743, rel=1e-12)
+    assert after[s1, search] == 0.0
+    assert after[s2, content] == pytest.approx(before[s2, content] * 0.95, rel=1e-12)
+    others = np.ones(before.shape, dtype=bool)
+    others[s1, content] = others[s1, search] = others[s2, content] = False
+    assert (after[others] == before[others]).all()
