@@ -582,23 +582,32 @@ def test_each_prospect_is_attributed_to_the_channels_that_sent_it_or_else_is_org
     its network weight; a group with no weight at all gets organic prospects. No subscribers (no
     network weight): S1 spends $200 on content marketing (weight 64.07), S2 $1 (weight
     0.32, below 1 but still a weight), S3 nothing. The draws are 3, 2 and 2 prospects: S1's and
-    S2's are all content-marketing leads, S3's are organic."""
+    S2's are all content-marketing leads, S3's are organic. Every plan is free and S1's deliver
+    5.0 (an impression of at least 4, above any S1 band) while S2's and S3's deliver 0 (below
+    any q_min >= 1e-4): S1's prospects (customers 0-2) subscribe, the others (3-6) are lost."""
     s1, s2, s3 = gidx["S1"], gidx["S2"], gidx["S3"]
     content = CHANNELS.index("content_marketing")
     state.day = 10
+    state.settings.prices[:] = [0.0, 0.0, 0.0]
+    state.settings.quotas[:] = [1e9, 1e9, 1e9]
     state.settings.ad_spend[s1, content] = 200.0
     state.settings.ad_spend[s2, content] = 1.0
+    delivered = np.zeros((26, 3))
+    delivered[s1] = [5.0, 5.0, 5.0]
     draws = np.zeros(26, dtype=np.int64)
     draws[[s1, s2, s3]] = [3, 2, 2]
     rngs = [np.random.default_rng(100 + g) for g in range(26)]
     day = generate_leads(state, params, _ScriptedPoisson(draws), np.random.default_rng(2), rngs,
-                         np.zeros(26), np.zeros((26, 3)), np.ones(26), 1.0)
+                         np.zeros(26), delivered, np.ones(26), 1.0)
     assert 1.0 * 320.3613 / 1000 < 1
     assert day.channel_leads[s1, content] == 3 and day.channel_leads[s2, content] == 2
     assert day.channel_leads.sum() == 5
     cust = state.customers
     assert cust.n == 7 and cust.group[:7].tolist() == [s1] * 3 + [s2] * 2 + [s3] * 2
     assert cust.source[:7].tolist() == [content] * 5 + [SOURCE_ORGANIC] * 2
+    assert day.new_subscribers.tolist() == [0, 1, 2] and day.lost.tolist() == [3, 4, 5, 6]
+    # no enterprise lead: still an index array, as World reads the day's seats through it
+    assert len(day.enterprise_leads) == 0 and cust.seats[day.enterprise_leads].sum() == 0.0
 
 
 def test_the_live_channel_table_walks_by_five_percent_of_each_value_and_stops_at_zero(state, fake_rng, gidx):
