@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from bizbench.envs.ceo.world.billing import billing_decisions, involuntary_rates, take_payments
+from bizbench.envs.ceo.world.billing import billing_decisions, involuntary_rates, plan_values, take_payments
 from bizbench.envs.ceo.world.customers import (
     CANCELLED,
     REASON_INVOLUNTARY,
@@ -186,3 +186,79 @@ def test_payments(state, params, add_customer, gidx):
     assert bool(cust.first_billing_done[i1]) and bool(cust.first_billing_done[e_first])
     assert cust.seats[e_first] == 10.0
     assert cust.seats[e_susp] == 8.0 and not_due not in got
+
+
+def test_a_payment_restores_prices_budget_usage_and_seats_for_the_next_period(state, params, add_customer, gidx,
+                                                                              fake_rng):
+    """Ref §4.22 payments, after the charge: an enterprise keeps its stored list price although the
+    current one is lower ($60 stored, B now $50: pays (60 - 3) x 4 seats), an individual moves down
+    to it (pays 50 - 3); each stores the ongoing promotion ($3) and [list - promo]+ as its
+    effective price ($47, $57, and [2 - 3]+ = 0), its own c_max as the budget snapshot (with
+    ``fixes.drift_counted_once`` the group's c-drift, here +7, is added on read, not stored),
+    a fresh usage rate max(0, N(u, 0.2 u)) x seats (z = +1: 10 x 1.2 = 12; z = -1: 5 x 0.8 x 4
+    = 16; z = -6: 10 x (1 - 1.2) < 0 -> 0) and a period usage of 0."""
+    s1, e1 = gidx["S1"], gidx["E1"]
+    state.day = 75                                       # anchor 15
+    state.settings.prices[:] = [20.0, 50.0, 110.0]
+    state.settings.promo_global = 3.0
+    common = dict(billing_mod=15, start_day=15, first_billing_done=True, period_usage=123.0)
+    ind = add_customer(state, group=s1, plan=1, listed_price=60.0, c_max=80.0, usage_demand=10.0, **common)
+    ent = add_customer(state, group=e1, plan=1, listed_price=60.0, c_max=500.0, usage_demand=5.0, seats=4.0,
+                       **common)
+    low = add_customer(state, group=s1, plan=0, listed_price=2.0, c_max=40.0, usage_demand=10.0, **common)
+    c_drift = np.zeros(26)
+    c_drift[[s1, e1]] = 7.0
+    rng = fake_rng(normal=[[1.0, -1.0, -6.0]])
+    pay = take_payments(state, params, rng, np.array([ind, ent, low]), np.array([], dtype=np.int64), c_drift)
+    assert dict(zip(pay.customers.tolist(), pay.cents.tolist(), strict=True)) == {
+        ind: (50 - 3) * 100, ent: (60 - 3) * 4 * 100, low: 0,
+    }
+    cust = state.customers
+    idx = [ind, ent, low]
+    assert cust.listed_price[idx].tolist() == [50.0, 60.0, 2.0]
+    assert cust.promotion[idx].tolist() == [3.0, 3.0, 3.0]
+    assert cust.effective_price[idx].tolist() == [47.0, 57.0, 0.0]
+    assert cust.effective_c_max[idx].tolist() == [80.0, 500.0, 40.0]
+    assert cust.usage_rate[idx] == pytest.approx([12.0, 16.0, 0.0])
+    assert cust.period_usage[idx].tolist() == [0.0, 0.0, 0.0]
+    assert cust.seats[ent] == 4.0
+
+
+def test_an_involuntary_rate_above_one_is_clipped_to_one(params, fake_rng):
+    """Eq 19: mu_{g,m} = clip(N(mu_inv, sd_inv), 0, 1): S2's 0.035 + 200 x 0.01 = 2.035 -> 1."""
+    z = np.zeros(N)
+    z[1] = 200.0
+    assert involuntary_rates(params, fake_rng(normal=[z]))[1] == 1.0
+
+
+def test_the_billing_review_reads_the_quota_against_the_days_usage_and_the_ad_penalty_of_its_group(
+        billing_world, params, add_customer):
+    """Ref §4.7, billing variant: (Del + RB + TB) F - IP - AP, AP = eta a(s) with s = global + group ad
+    strength (no customer term), F = clip(quota / (r W(d)), 0, 1). Day 30 (W = 1.15): a usage
+    rate of 100 is a demand of 115, so B's quota of 57.5 gives F = 0.5. Customer a (S1, eta
+    0.2) sees s = 0.05 + 0.05 = 0.1 (its own 0.5 is not read), customer b (S2, eta 0.4) s =
+    0.05 + 0.15 = 0.2; a(s) = ln(1 + 9 s) / ln 10. RB = 0 (r = 0.5), TB = 0.05 ln 2 (30 days).
+    Plans deliver A 0.5, B 0.5, C 0.9. A third customer (eta 0.9), not under review, is not read."""
+    state, delivered, q_shift, c_drift = billing_world
+    delivered[0] = delivered[1] = [0.5, 0.5, 0.9]
+    state.settings.quotas[:] = [1e9, 57.5, 1e9]
+    state.settings.ads_global = 0.05
+    state.settings.ads_by_group[0], state.settings.ads_by_group[1] = 0.05, 0.15
+    _sub(state, add_customer, eta_ads=0.9)
+    a = _sub(state, add_customer, usage_rate=100.0, eta_ads=0.2)
+    b = _sub(state, add_customer, group=1, usage_rate=100.0, eta_ads=0.4)
+    state.settings.ads_by_customer[a] = 0.5
+    surplus, price, ok = plan_values(state, params, np.array([a, b]), delivered, q_shift, c_drift, False)
+    tb = 0.05 * math.log(2)
+    ap = [0.2 * math.log(1.9) / math.log(10), 0.4 * math.log(2.8) / math.log(10)]
+    for row in range(2):
+        want = [
+            (0.5 + tb) * 1.0 - ap[row] - q_req(20, **PREFS_CURVE),
+            (0.5 + tb) * 0.5 - ap[row] - q_req(50, **PREFS_CURVE),
+            (0.9 + tb) * 1.0 - ap[row] - 0.8,
+        ]
+        assert surplus[row] == pytest.approx(want, rel=1e-12)
+    assert price.tolist() == [[20.0, 50.0, 110.0]] * 2
+    # A clears its requirement (0.3132) for both; B (F = 0.5) for neither; C is above the budget
+    assert q_req(20, **PREFS_CURVE) == pytest.approx(0.2 + 0.3 * sig(-0.5))
+    assert ok.tolist() == [[True, False, False], [True, False, False]]
