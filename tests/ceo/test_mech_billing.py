@@ -237,7 +237,8 @@ def test_the_billing_review_reads_the_quota_against_the_days_usage_and_the_ad_pe
     strength (no customer term), F = clip(quota / (r W(d)), 0, 1). Day 30 (W = 1.15): a usage
     rate of 100 is a demand of 115, so B's quota of 57.5 gives F = 0.5. Customer a (S1, eta
     0.2) sees s = 0.05 + 0.05 = 0.1 (its own 0.5 is not read), customer b (S2, eta 0.4) s =
-    0.05 + 0.15 = 0.2; a(s) = ln(1 + 9 s) / ln 10. RB = 0 (r = 0.5), TB = 0.05 ln 2 (30 days).
+    0.05 + 0.15 = 0.2; a(s) = ln(1 + 9 s) / ln 10. RB = 0 (r = 0.5), TB = 0.05 ln 1.5 (subscribed
+    on day 15: 15 days).
     Plans deliver A 0.5, B 0.5, C 0.9. A third customer (eta 0.9), not under review, is not read."""
     state, delivered, q_shift, c_drift = billing_world
     delivered[0] = delivered[1] = [0.5, 0.5, 0.9]
@@ -245,11 +246,11 @@ def test_the_billing_review_reads_the_quota_against_the_days_usage_and_the_ad_pe
     state.settings.ads_global = 0.05
     state.settings.ads_by_group[0], state.settings.ads_by_group[1] = 0.05, 0.15
     _sub(state, add_customer, eta_ads=0.9)
-    a = _sub(state, add_customer, usage_rate=100.0, eta_ads=0.2)
-    b = _sub(state, add_customer, group=1, usage_rate=100.0, eta_ads=0.4)
+    a = _sub(state, add_customer, usage_rate=100.0, eta_ads=0.2, start_day=15)
+    b = _sub(state, add_customer, group=1, usage_rate=100.0, eta_ads=0.4, start_day=15)
     state.settings.ads_by_customer[a] = 0.5
     surplus, price, ok = plan_values(state, params, np.array([a, b]), delivered, q_shift, c_drift, False)
-    tb = 0.05 * math.log(2)
+    tb = 0.05 * math.log(1.5)
     ap = [0.2 * math.log(1.9) / math.log(10), 0.4 * math.log(2.8) / math.log(10)]
     for row in range(2):
         want = [
