@@ -263,3 +263,16 @@ def test_the_billing_review_reads_the_quota_against_the_days_usage_and_the_ad_pe
     # A clears its requirement (0.3132) for both; B (F = 0.5) for neither; C is above the budget
     assert q_req(20, **PREFS_CURVE) == pytest.approx(0.2 + 0.3 * sig(-0.5))
     assert ok.tolist() == [[True, False, False], [True, False, False]]
+
+
+def test_a_promotion_above_the_list_price_makes_the_plan_free_in_the_review(billing_world, params, add_customer):
+    """Eq 7: price = [list - ongoing promotion]+, floored at $0. A $25 group-plan promotion on A ($20)
+    prices it at 0, so its requirement is Q_req(0) = 0.2 + 0.3 sig(-2.5) and its surplus
+    0.3 + 0.05 ln 2 - Q_req(0) (30 days of tenure)."""
+    state, delivered, q_shift, c_drift = billing_world
+    a = _sub(state, add_customer)
+    state.settings.promo_by_group_plan[0, 0] = 25.0
+    surplus, price, ok = plan_values(state, params, np.array([a]), delivered, q_shift, c_drift, False)
+    assert price[0].tolist() == [0.0, 50.0, 110.0]
+    assert surplus[0, 0] == pytest.approx(0.3 + 0.05 * math.log(2) - (0.2 + 0.3 * sig(-2.5)), rel=1e-12)
+    assert bool(ok[0, 0])
