@@ -276,3 +276,21 @@ def test_a_promotion_above_the_list_price_makes_the_plan_free_in_the_review(bill
     assert price[0].tolist() == [0.0, 50.0, 110.0]
     assert surplus[0, 0] == pytest.approx(0.3 + 0.05 * math.log(2) - (0.2 + 0.3 * sig(-2.5)), rel=1e-12)
     assert bool(ok[0, 0])
+
+
+def test_the_engine_stores_the_drifted_budget_floored_at_a_payment(state, params, add_customer, gidx, fake_rng):
+    """Ref §4.22 with ``fixes.drift_counted_once`` off (the engine): the budget snapshot stored at
+    billing is c_max + the group's c-drift (+7), floored at $15: 80 -> 87, 5 -> 15."""
+    s1 = gidx["S1"]
+    state.config = state.config.model_copy(
+        update={"fixes": state.config.fixes.model_copy(update={"drift_counted_once": False})})
+    state.day = 75
+    state.settings.prices[:] = [20.0, 50.0, 110.0]
+    common = dict(group=s1, plan=0, listed_price=20.0, billing_mod=15, start_day=15, first_billing_done=True)
+    a = add_customer(state, c_max=80.0, **common)
+    b = add_customer(state, c_max=5.0, **common)
+    c_drift = np.zeros(26)
+    c_drift[s1] = 7.0
+    take_payments(state, params, fake_rng(normal=[[0.0, 0.0]]), np.array([a, b]), np.array([], dtype=np.int64),
+                  c_drift)
+    assert state.customers.effective_c_max[[a, b]].tolist() == [87.0, 15.0]
