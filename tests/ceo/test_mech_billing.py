@@ -294,3 +294,43 @@ def test_the_engine_stores_the_drifted_budget_floored_at_a_payment(state, params
     take_payments(state, params, fake_rng(normal=[[0.0, 0.0]]), np.array([a, b]), np.array([], dtype=np.int64),
                   c_drift)
     assert state.customers.effective_c_max[[a, b]].tolist() == [87.0, 15.0]
+
+
+def test_a_plan_priced_at_the_budget_with_a_quality_equal_to_the_requirement_is_acceptable(
+        billing_world, params, add_customer):
+    """Eq 6: a plan is acceptable iff price <= budget and quality >= Q_req(price), both boundaries
+    included. With q_min = q_max the requirement is that value exactly, and on the signup day
+    (tenure 0, relationship 0.5) the quality read is Del itself. B delivers 0.5 at $50: customer
+    0 (budget $50, requires 0.50) accepts it; customer 1 (budget $49.99) and customer 2
+    (requires 0.51) do not; A (0.3) and C ($110) suit no one."""
+    state, delivered, q_shift, c_drift = billing_world
+    band = dict(s_left=1.0, s_right=1.0, start_day=30)
+    rows = [
+        _sub(state, add_customer, **{**band, "c_max": 50.0, "q_min": 0.5, "q_max": 0.5}),
+        _sub(state, add_customer, **{**band, "c_max": 49.99, "q_min": 0.5, "q_max": 0.5}),
+        _sub(state, add_customer, **{**band, "c_max": 50.0, "q_min": 0.51, "q_max": 0.51}),
+    ]
+    _, _, ok = plan_values(state, params, np.array(rows), delivered, q_shift, c_drift, False)
+    assert ok.tolist() == [[False, True, False], [False, False, False], [False, False, False]]
+
+
+@pytest.mark.parametrize("ent_churn", [True, False])
+def test_enterprise_accounts_face_involuntary_churn_only_under_the_flag(
+        billing_world, params, add_customer, fake_rng, gidx, ent_churn):
+    """Eq 19 / reference-notes §4.22: the month's rate mu (0.5 for S1 and E1 here) cancels a due
+    account whose draw is below it (< mu: a draw of exactly 0.5 stays). With
+    ``fixes.enterprise_involuntary_churn`` (default) enterprise accounts face it at their
+    anchor too; without it (the engine) only individuals do."""
+    state, delivered, q_shift, c_drift = billing_world
+    state.config = state.config.model_copy(
+        update={"fixes": state.config.fixes.model_copy(update={"enterprise_involuntary_churn": ent_churn})})
+    a = _sub(state, add_customer)
+    e = _sub(state, add_customer, group=gidx["E1"], seats=10.0)
+    c = _sub(state, add_customer)
+    rates = np.zeros(N)
+    rates[gidx["S1"]] = rates[gidx["E1"]] = 0.5
+    draws = [[0.4, 0.4, 0.5]] if ent_churn else [[0.4, 0.5]]
+    dec = billing_decisions(state, params, fake_rng(random=draws), rates, np.array([a, e, c]), delivered,
+                            q_shift, c_drift)
+    assert dec.involuntary.tolist() == ([a, e] if ent_churn else [a])
+    assert (state.customers.status[e] == CANCELLED) == ent_churn
