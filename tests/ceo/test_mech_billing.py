@@ -102,7 +102,7 @@ def test_cancel_when_no_plan_acceptable_and_skips(billing_world, params, add_cus
     """Ref §4.22: no acceptable plan -> voluntary cancel; the signup day itself and customers
     with another anchor are not reviewed."""
     state, delivered, q_shift, c_drift = billing_world
-    poor = _sub(state, add_customer, c_max=15.0, q_min=0.7, q_max=0.9)
+    poor = _sub(state, add_customer, c_max=15.0, q_min=0.7, q_max=0.9, satisfaction=0.37)
     new = _sub(state, add_customer, c_max=15.0, q_min=0.7, q_max=0.9, start_day=30)
     other = _sub(state, add_customer, c_max=15.0, q_min=0.7, q_max=0.9, billing_mod=7)
     active = np.array([poor, new, other])
@@ -110,6 +110,7 @@ def test_cancel_when_no_plan_acceptable_and_skips(billing_world, params, add_cus
                             delivered, q_shift, c_drift)
     cust = state.customers
     assert list(dec.cancelled) == [poor]
+    assert dec.cancelled_satisfaction.tolist() == [0.37]   # the canceller's satisfaction, for the post
     assert cust.status[poor] == CANCELLED
     assert cust.end_day[poor] == 30
     assert cust.churn_reason[poor] == REASON_VOLUNTARY
