@@ -335,3 +335,18 @@ def test_enterprise_accounts_face_involuntary_churn_only_under_the_flag(
                             q_shift, c_drift)
     assert dec.involuntary.tolist() == ([a, e] if ent_churn else [a])
     assert (state.customers.status[e] == CANCELLED) == ent_churn
+
+
+def test_a_customer_whose_best_plan_is_its_own_stays_on_its_stored_price(billing_world, params, add_customer,
+                                                                          fake_rng):
+    """Ref §4.22: only a different best plan is a switch. A customer on A with a stored list price of
+    $15 (A now $20) finds A still the best acceptable plan (as in
+    ``test_plan_choice_max_surplus_among_acceptable``): no upgrade, no downgrade, and the stored
+    price and promotion stay as they are."""
+    state, delivered, q_shift, c_drift = billing_world
+    a = _sub(state, add_customer, plan=0, listed_price=15.0, effective_price=15.0, promotion=0.0)
+    dec = billing_decisions(state, params, fake_rng(random=[[0.9]]), np.zeros(N), np.array([a]), delivered,
+                            q_shift, c_drift)
+    cust = state.customers
+    assert len(dec.upgrades) == 0 and len(dec.downgrades) == 0 and len(dec.cancelled) == 0
+    assert (cust.plan[a], cust.listed_price[a], cust.promotion[a], cust.effective_price[a]) == (0, 15.0, 0.0, 15.0)
