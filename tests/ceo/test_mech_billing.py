@@ -88,6 +88,7 @@ def test_promotion_and_macro_wtp_enter_the_decision(billing_world, params, add_c
     assert state.customers.listed_price[a] == 110.0
     assert state.customers.effective_price[a] == 95.0
     assert state.customers.promotion[a] == 15.0      # the new plan's promotion goes with it
+    assert state.customers.effective_c_max[a] == 100.0  # its budget snapshot: its own c_max (drift read once)
 
     # WTP multiplier 2 -> budget 200, C at 110 acceptable without a promotion
     state.settings.promo_by_group_plan[0, 2] = 0.0
