@@ -11,6 +11,8 @@ from bizbench.envs.ceo.config import CHANNELS
 from bizbench.envs.ceo.world.acquisition import (
     _convert_individuals,
     _enterprise_gate,
+    _lead_preferences,
+    channel_noise,
     expected_leads,
     generate_leads,
     monthly_factor,
@@ -342,10 +344,11 @@ def test_a_poisson_draw_above_the_market_is_cut_only_under_the_finite_market_fla
     assert day.dropped_quality[e3] == day.leads[e3]         # Del = 0: every prospect dropped at the gate
 
 
-def _one_lead_converts(state, params, fake_rng, gidx, *, prices, c_max, lead_promo=0.0):
+def _one_lead_converts(state, params, fake_rng, gidx, *, prices, c_max, lead_promo=0.0, quality=0.9):
     """One S1 lead with budget ``c_max`` (q band 0.2-0.8) facing ``prices``; every plan delivers
-    0.9 and the acceptance noise is at its top, U(0.8, 1.1) -> 1.1, so the impression is 0.99 and
-    clears any requirement (Q_req <= q_max = 0.8): only the budget can turn the lead away.
+    ``quality`` and the acceptance noise is at its top, U(0.8, 1.1) -> 1.1; at the default 0.9 the
+    impression is 0.99 and clears any requirement (Q_req <= q_max = 0.8): only the budget can
+    turn the lead away.
     With ``lead_promo`` the lead came from content marketing, whose lead promotion is that much.
     Returns (subscribed, lost) customer indices."""
     s1 = gidx["S1"]
@@ -356,7 +359,7 @@ def _one_lead_converts(state, params, fake_rng, gidx, *, prices, c_max, lead_pro
     content = CHANNELS.index("content_marketing")
     state.settings.lead_promo_by_channel[content] = lead_promo
     delivered = np.zeros((26, 3))
-    delivered[s1] = [0.9, 0.9, 0.9]
+    delivered[s1] = [quality, quality, quality]
     cols = {
         "group": np.full(1, s1),
         "c_max": np.full(1, c_max),
@@ -410,3 +413,219 @@ def test_a_lead_weighs_its_budget_against_the_price_after_its_lead_promotion(sta
         state, params, fake_rng, gidx, prices=[500.0, 105.0, 500.0], c_max=100.0, lead_promo=4.99
     )
     assert subs.tolist() == [] and lost.tolist() == [1]
+
+
+def test_a_lead_promotion_above_the_price_makes_the_plan_free(state, params, fake_rng, gidx):
+    """Ref §3.4: C_p = [P_p - LP]+, floored at $0, not at any positive amount. A listed at $4.00
+    with a $5.00 content-marketing lead promotion costs the lead C = $0; B and C ($495) are above
+    its $15 budget (the c_max floor). Every plan delivers 0.21, below Q_req(0) = 0.2 + 0.3
+    sig(-2.5) = 0.2228, so no surplus is positive and the lead weighs A; its impression 0.21 x
+    1.1 = 0.231 clears Q_req(0) but would not clear Q_req($1) = 0.2 + 0.3 sig(10 (1/15 - 0.25))
+    = 0.2413: it subscribes to A, pays $0 (effective price [4 - 5]+) and keeps the whole $5 as
+    its first promotion."""
+    floor, at_one_dollar = 0.2 + 0.3 * _sig(-2.5), 0.2 + 0.3 * _sig(10 * (1 / 15 - 0.25))
+    assert 0.21 < floor <= 0.21 * 1.1 < at_one_dollar
+    subs, lost = _one_lead_converts(
+        state, params, fake_rng, gidx, prices=[4.0, 500.0, 500.0], c_max=15.0, lead_promo=5.0, quality=0.21
+    )
+    cust = state.customers
+    assert subs.tolist() == [0] and lost.tolist() == []
+    assert cust.plan[0] == 0
+    assert (cust.listed_price[0], cust.first_promotion[0], cust.effective_price[0]) == (4.0, 5.0, 0.0)
+    assert cust.promotion[0] == 5.0  # the promotion in force for the first period is the first promotion
+
+
+def test_a_lead_whose_best_surplus_is_exactly_zero_falls_back_to_plan_a(state, params, fake_rng, gidx):
+    """Ref §3.4: the lead picks the plan with the largest *positive* surplus, else plan A; each lead
+    on its own surplus. With q_min = q_max the requirement is that value at every price within
+    budget (the curve's half-range is 0), so the surpluses are exact. Plans deliver A 0.4, B 0.5,
+    C 0.3, all prices within the $100 budget, acceptance noise at its top (1.1):
+    lead 0 (requires 0.50): B's surplus is exactly 0, not positive -> plan A, 0.44 < 0.50: lost;
+    lead 1 (requires 0.49): B's surplus 0.01 > 0 -> B, 0.55 >= 0.49: subscribes to B;
+    lead 2 (requires 0.52): every surplus negative (B's -0.02 the largest) -> plan A, lost,
+    although B (0.55 >= 0.52) would have won it: another lead's positive surplus is not its own."""
+    s1 = gidx["S1"]
+    state.day = 40
+    state.settings.prices[:] = [10.0, 20.0, 30.0]
+    state.settings.quotas[:] = [1e9, 1e9, 1e9]
+    delivered = np.zeros((26, 3))
+    delivered[s1] = [0.4, 0.5, 0.3]
+    q = np.array([0.5, 0.49, 0.52])
+    cols = {
+        "group": np.full(3, s1), "c_max": np.full(3, 100.0), "q_min": q, "q_max": q.copy(),
+        "s_left": np.ones(3), "s_right": np.ones(3), "usage_demand": np.full(3, 80.0),
+        "source": np.full(3, SOURCE_ORGANIC),
+    }
+    rng = fake_rng(uniform=[1.0, 1.0, 1.0], normal=[0.0, 0.0, 0.0])
+    subs, lost = _convert_individuals(state, params, rng, s1, cols, delivered)
+    assert subs.tolist() == [1] and lost.tolist() == [0, 2]
+    assert state.customers.plan[1] == 1 and state.customers.listed_price[1] == 20.0
+
+
+def test_a_lead_whose_impression_equals_the_requirement_exactly_subscribes(state, params, fake_rng, gidx):
+    """Ref §3.4: subscribe iff q U(0.8, 1.1) >= Q_req(C), the requirement included. With q_min =
+    q_max the requirement is that value exactly. Every plan delivers 0.5 and the noise is at its
+    bottom (0.8), so the impression is 0.5 x 0.8 = 0.4 exactly: lead 0 (requires 0.40) subscribes
+    to A (equal surpluses 0.1: the first plan), lead 1 (requires 0.41) is lost."""
+    s1 = gidx["S1"]
+    state.day = 40
+    state.settings.prices[:] = [10.0, 20.0, 30.0]
+    state.settings.quotas[:] = [1e9, 1e9, 1e9]
+    delivered = np.zeros((26, 3))
+    delivered[s1] = [0.5, 0.5, 0.5]
+    q = np.array([0.4, 0.41])
+    cols = {
+        "group": np.full(2, s1), "c_max": np.full(2, 100.0), "q_min": q, "q_max": q.copy(),
+        "s_left": np.ones(2), "s_right": np.ones(2), "usage_demand": np.full(2, 80.0),
+        "source": np.full(2, SOURCE_ORGANIC),
+    }
+    assert 0.5 * 0.8 == 0.4
+    rng = fake_rng(uniform=[0.0, 0.0], normal=[0.0, 0.0])
+    subs, lost = _convert_individuals(state, params, rng, s1, cols, delivered)
+    assert subs.tolist() == [0] and lost.tolist() == [1]
+    assert state.customers.plan[0] == 0
+
+
+def test_the_enterprise_gate_clips_a_quality_below_minus_one_to_minus_one(state, params, gidx):
+    """Reference-notes §4.7: the negotiation reads the quality clipped to [-1, 1], the bottom as well
+    as the top. Every E1 plan delivers -1.5, read as -1.0 (noise 1.0). Firm 0 (band -1.3 to
+    -1.1: Q_req(0) = -1.3 + 0.1 sig(-2.5) = -1.2924) clears it at -1.0 (unclipped, -1.5 would
+    not); firm 1 (band -0.9 to -0.7: Q_req(0) = -0.8924) does not, a quality drop."""
+    e1 = gidx["E1"]
+    state.config = state.config.model_copy(
+        update={"fixes": state.config.fixes.model_copy(update={"enterprise_gate_as_negotiation": True})})
+    state.settings.quotas[:] = [1e9, 1e9, 1e9]
+    delivered = np.zeros((26, 3))
+    delivered[e1] = [-1.5, -1.5, -1.5]
+    cols = {
+        "group": np.full(2, e1), "c_max": np.full(2, 100.0), "q_min": np.array([-1.3, -0.9]),
+        "q_max": np.array([-1.1, -0.7]), "s_left": np.ones(2), "s_right": np.ones(2),
+        "usage_demand": np.full(2, 1.0), "seats": np.full(2, 10.0), "deal_noise": np.ones(2),
+    }
+    floors = [-1.3 + 0.1 * _sig(-2.5), -0.9 + 0.1 * _sig(-2.5)]
+    assert -1.5 < floors[0] <= -1.0 < floors[1]
+    gated = _enterprise_gate(state, e1, cols, delivered)
+    assert gated.leads.tolist() == [0]
+    assert (gated.dropped_quota, gated.dropped_quality) == (0, 1)
+
+
+def test_an_enterprise_prospect_whose_quality_equals_the_requirement_exactly_passes_the_gate(state, params, gidx):
+    """Ref §3.4: a lead iff some plan's quality >= Q_req(0), the requirement included; the cause of
+    a drop reads the same >= with an unlimited quota. With q_min = q_max the requirement is that
+    value exactly. E1's plans deliver 0.3, 0.35, 0.4 (noise 1.0), quotas 1,000 a day:
+    firm 0 (requires 0.40, usage 5 x 1 seat, F = 1) reads 0.4 on C: a lead;
+    firm 1 (requires 0.40, usage 50 x 100 seats, F = 0.2) reads 0.08 but would read 0.4 with an
+    unlimited quota: a quota drop; firm 2 (requires 0.41) clears it on no plan: a quality drop.
+    On day 47 the lead's billing anchor is 47 mod 30 = 17."""
+    e1 = gidx["E1"]
+    state.day = 47
+    state.config = state.config.model_copy(
+        update={"fixes": state.config.fixes.model_copy(update={"enterprise_gate_as_negotiation": True})})
+    state.settings.quotas[:] = [1_000.0, 1_000.0, 1_000.0]
+    delivered = np.zeros((26, 3))
+    delivered[e1] = [0.3, 0.35, 0.4]
+    q = np.array([0.4, 0.4, 0.41])
+    cols = {
+        "group": np.full(3, e1), "c_max": np.full(3, 100.0), "q_min": q, "q_max": q.copy(),
+        "s_left": np.ones(3), "s_right": np.ones(3), "usage_demand": np.array([5.0, 50.0, 5.0]),
+        "seats": np.array([1.0, 100.0, 1.0]), "deal_noise": np.ones(3),
+    }
+    gated = _enterprise_gate(state, e1, cols, delivered)
+    assert gated.leads.tolist() == [0]
+    assert (gated.dropped_quota, gated.dropped_quality) == (1, 1)
+    assert state.customers.status.tolist() == [LEAD, NONE, NONE]
+    assert state.customers.billing_mod[0] == 17
+
+
+@pytest.mark.parametrize("once", [True, False])
+def test_a_new_lead_evaluates_with_its_band_and_budget_drifted_once(state, gidx, once):
+    """Reference-notes §4.7: a new lead reads its quality band shifted by the drift of the day (global
+    + its group's: 0.05 + 0.02 = 0.07) and its budget moved by its group's budget drift (-20),
+    floored at $15 ([sampling] c_max_floor): 100 -> 80, 30 -> 15. With ``fixes.drift_counted_once``
+    off (the engine) the lead reads the columns as they are."""
+    s1 = gidx["S1"]
+    state.config = state.config.model_copy(
+        update={"fixes": state.config.fixes.model_copy(update={"drift_counted_once": once})})
+    state.q_drift_global = 0.05
+    state.q_drift_group[s1] = 0.02
+    state.c_drift_group[s1] = -20.0
+    cols = {"c_max": np.array([100.0, 30.0]), "q_min": np.array([0.2, 0.3]), "q_max": np.array([0.8, 0.9])}
+    c_max, q_min, q_max = _lead_preferences(state, s1, cols)
+    if once:
+        assert c_max.tolist() == [80.0, 15.0]
+        assert q_min == pytest.approx([0.27, 0.37]) and q_max == pytest.approx([0.87, 0.97])
+    else:
+        assert c_max.tolist() == [100.0, 30.0]
+        assert q_min.tolist() == [0.2, 0.3] and q_max.tolist() == [0.8, 0.9]
+
+
+def test_a_poisson_draw_above_an_individual_groups_cap_is_cut_to_a_whole_count(state, params, gidx):
+    """Under ``fixes.enterprise_market_finite`` the draw of an individual group is cut to the day's
+    cap (``generate_leads``), and a count of prospects is whole: D_S10's cap on day 10 is
+    34,000 (1 + 0.14 x 10 / 365) = 34,130.41 prospects, so a draw of 40,000 gives 34,130
+    prospects, not 34,130.41."""
+    ds10 = gidx["D_S10"]
+    state.day = 10
+    cap = 34_000 * (1 + 0.14 * 10 / 365)
+    assert params.market_cap(10)[ds10] == pytest.approx(cap) and math.floor(cap) == 34_130 < cap
+    draws = np.zeros(26, dtype=np.int64)
+    draws[ds10] = 40_000
+    rngs = [np.random.default_rng(100 + g) for g in range(26)]
+    day = generate_leads(state, params, _ScriptedPoisson(draws), np.random.default_rng(2), rngs,
+                         np.zeros(26), np.zeros((26, 3)), np.ones(26), 1.0)
+    assert day.leads[ds10] == 34_130 and day.leads.sum() == 34_130
+    assert len(day.new_subscribers) + len(day.lost) == 34_130
+
+
+def test_each_prospect_is_attributed_to_the_channels_that_sent_it_or_else_is_organic(state, params, gidx):
+    """Reference-notes §3.3: a group's prospects are split over its channel weights x_cg L_cg / 1000 and
+    its network weight; a group with no weight at all gets organic prospects. No subscribers (no
+    network weight): S1 spends $200 on content marketing (weight 64.07), S2 $1 (weight
+    0.32, below 1 but still a weight), S3 nothing. The draws are 3, 2 and 2 prospects: S1's and
+    S2's are all content-marketing leads, S3's are organic. Every plan is free and S1's deliver
+    5.0 (an impression of at least 4, above any S1 band) while S2's and S3's deliver 0 (below
+    any q_min >= 1e-4): S1's prospects (customers 0-2) subscribe, the others (3-6) are lost."""
+    s1, s2, s3 = gidx["S1"], gidx["S2"], gidx["S3"]
+    content = CHANNELS.index("content_marketing")
+    state.day = 10
+    state.settings.prices[:] = [0.0, 0.0, 0.0]
+    state.settings.quotas[:] = [1e9, 1e9, 1e9]
+    state.settings.ad_spend[s1, content] = 200.0
+    state.settings.ad_spend[s2, content] = 1.0
+    delivered = np.zeros((26, 3))
+    delivered[s1] = [5.0, 5.0, 5.0]
+    draws = np.zeros(26, dtype=np.int64)
+    draws[[s1, s2, s3]] = [3, 2, 2]
+    rngs = [np.random.default_rng(100 + g) for g in range(26)]
+    day = generate_leads(state, params, _ScriptedPoisson(draws), np.random.default_rng(2), rngs,
+                         np.zeros(26), delivered, np.ones(26), 1.0)
+    assert 1.0 * 320.3613 / 1000 < 1
+    assert day.channel_leads[s1, content] == 3 and day.channel_leads[s2, content] == 2
+    assert day.channel_leads.sum() == 5
+    cust = state.customers
+    assert cust.n == 7 and cust.group[:7].tolist() == [s1] * 3 + [s2] * 2 + [s3] * 2
+    assert cust.source[:7].tolist() == [content] * 5 + [SOURCE_ORGANIC] * 2
+    assert day.new_subscribers.tolist() == [0, 1, 2] and day.lost.tolist() == [3, 4, 5, 6]
+    # no enterprise lead: still an index array, as World reads the day's seats through it
+    assert len(day.enterprise_leads) == 0 and cust.seats[day.enterprise_leads].sum() == 0.0
+
+
+def test_the_live_channel_table_walks_by_five_percent_of_each_value_and_stops_at_zero(state, fake_rng, gidx):
+    """Reference-notes §3.2: each month v <- max(0, v + N(0, 0.05 v)), cell by cell. S1's content
+    marketing (320.3613 leads per $1,000) draws z = +2: 320.3613 x 1.1 = 352.39743; S1's search
+    ads draws z = -30: v (1 - 1.5) < 0 -> 0; S2's content marketing z = -1: its value x 0.95;
+    every other cell draws z = 0 and keeps its value."""
+    s1, s2 = gidx["S1"], gidx["S2"]
+    content, search = CHANNELS.index("content_marketing"), CHANNELS.index("search_ads")
+    before = state.channel_leads.copy()
+    assert before[s1, content] == 320.3613 and before[s1, search] > 0
+    z = np.zeros(before.shape)
+    z[s1, content], z[s1, search], z[s2, content] = 2.0, -30.0, -1.0
+    channel_noise(state, fake_rng(normal=[z]))
+    after = state.channel_leads
+    assert after[s1, content] == pytest.approx(352.39743, rel=1e-12)
+    assert after[s1, search] == 0.0
+    assert after[s2, content] == pytest.approx(before[s2, content] * 0.95, rel=1e-12)
+    others = np.ones(before.shape, dtype=bool)
+    others[s1, content] = others[s1, search] = others[s2, content] = False
+    assert (after[others] == before[others]).all()
