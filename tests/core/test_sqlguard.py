@@ -611,9 +611,28 @@ def test_strings_read_as_names_still_count(guard: SqlGuard, sql: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("sql", "answer"),
+    [
+        # a string before "." or "(" is a name, even as the text's second-to-last token
+        ("SELECT 'sqlite_master'.name FROM t", "Schema introspection is not allowed."),
+        ("SELECT 'sqlite_master'.", "Schema introspection is not allowed."),
+        # the first token has no token before it (not the text's last one, here FROM)
+        ("'sqlite_master' FROM", "Only SELECT queries are allowed (the statement starts with 'sqlite_master')."),
+        # a closing parenthesis with none open is SQLite's syntax error, not a crash of the lexer
+        ("SELECT 1) FROM t", 'SQL error: near ")": syntax error'),
+    ],
+)
+def test_where_a_string_is_a_name_decides_the_answer(guard: SqlGuard, sql: str, answer: str) -> None:
+    assert str(refused(guard, sql)) == answer
+
+
+@pytest.mark.parametrize(
     ("sql", "named"),
     [
         ("SELECT zz FROM u, 't'", "u(day, v); t(day, status, note)"),
+        # a string right after FROM, JOIN or "." names a table
+        ("SELECT zz FROM 't'", "t(day, status, note)"),
+        ("SELECT zz FROM main.'t'", "t(day, status, note)"),
         # a JOIN starts a FROM list too (here inside parentheses, where no FROM came first)
         ("SELECT zz FROM (u JOIN u AS u2, 't' AS x)", "u(day, v); t(day, status, note)"),
         # ORDER BY ends the FROM list: 't' is a value there
