@@ -435,6 +435,26 @@ def test_a_lead_promotion_above_the_price_makes_the_plan_free(state, params, fak
     assert cust.promotion[0] == 5.0  # the promotion in force for the first period is the first promotion
 
 
+def _exact_requirement_leads(
+    state, group: int, q: np.ndarray, delivered: list[float]
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Organic individual leads of one group on day 40 whose requirement is q at every price
+    within their $100 budget (q_min = q_max: the curve's half-range is 0), each using 80 units,
+    with plans A, B, C at $10, $20, $30, no quota, and the group's delivered quality per plan."""
+    state.day = 40
+    state.settings.prices[:] = [10.0, 20.0, 30.0]
+    state.settings.quotas[:] = [1e9, 1e9, 1e9]
+    by_group = np.zeros((26, 3))
+    by_group[group] = delivered
+    n = len(q)
+    cols = {
+        "group": np.full(n, group), "c_max": np.full(n, 100.0), "q_min": q, "q_max": q.copy(),
+        "s_left": np.ones(n), "s_right": np.ones(n), "usage_demand": np.full(n, 80.0),
+        "source": np.full(n, SOURCE_ORGANIC),
+    }
+    return cols, by_group
+
+
 def test_a_lead_whose_best_surplus_is_exactly_zero_falls_back_to_plan_a(state, params, fake_rng, gidx):
     """Ref §3.4: the lead picks the plan with the largest *positive* surplus, else plan A; each lead
     on its own surplus. With q_min = q_max the requirement is that value at every price within
@@ -445,17 +465,7 @@ def test_a_lead_whose_best_surplus_is_exactly_zero_falls_back_to_plan_a(state, p
     lead 2 (requires 0.52): every surplus negative (B's -0.02 the largest) -> plan A, lost,
     although B (0.55 >= 0.52) would have won it: another lead's positive surplus is not its own."""
     s1 = gidx["S1"]
-    state.day = 40
-    state.settings.prices[:] = [10.0, 20.0, 30.0]
-    state.settings.quotas[:] = [1e9, 1e9, 1e9]
-    delivered = np.zeros((26, 3))
-    delivered[s1] = [0.4, 0.5, 0.3]
-    q = np.array([0.5, 0.49, 0.52])
-    cols = {
-        "group": np.full(3, s1), "c_max": np.full(3, 100.0), "q_min": q, "q_max": q.copy(),
-        "s_left": np.ones(3), "s_right": np.ones(3), "usage_demand": np.full(3, 80.0),
-        "source": np.full(3, SOURCE_ORGANIC),
-    }
+    cols, delivered = _exact_requirement_leads(state, s1, np.array([0.5, 0.49, 0.52]), delivered=[0.4, 0.5, 0.3])
     rng = fake_rng(uniform=[1.0, 1.0, 1.0], normal=[0.0, 0.0, 0.0])
     subs, lost = _convert_individuals(state, params, rng, s1, cols, delivered)
     assert subs.tolist() == [1] and lost.tolist() == [0, 2]
@@ -468,17 +478,7 @@ def test_a_lead_whose_impression_equals_the_requirement_exactly_subscribes(state
     bottom (0.8), so the impression is 0.5 x 0.8 = 0.4 exactly: lead 0 (requires 0.40) subscribes
     to A (equal surpluses 0.1: the first plan), lead 1 (requires 0.41) is lost."""
     s1 = gidx["S1"]
-    state.day = 40
-    state.settings.prices[:] = [10.0, 20.0, 30.0]
-    state.settings.quotas[:] = [1e9, 1e9, 1e9]
-    delivered = np.zeros((26, 3))
-    delivered[s1] = [0.5, 0.5, 0.5]
-    q = np.array([0.4, 0.41])
-    cols = {
-        "group": np.full(2, s1), "c_max": np.full(2, 100.0), "q_min": q, "q_max": q.copy(),
-        "s_left": np.ones(2), "s_right": np.ones(2), "usage_demand": np.full(2, 80.0),
-        "source": np.full(2, SOURCE_ORGANIC),
-    }
+    cols, delivered = _exact_requirement_leads(state, s1, np.array([0.4, 0.41]), delivered=[0.5, 0.5, 0.5])
     assert 0.5 * 0.8 == 0.4
     rng = fake_rng(uniform=[0.0, 0.0], normal=[0.0, 0.0])
     subs, lost = _convert_individuals(state, params, rng, s1, cols, delivered)

@@ -57,9 +57,10 @@ def test_effective_ad_load_reference_points():
     assert got[2] == pytest.approx(0.74, abs=0.005)
 
 
-def test_perceived_quality_daily_variant(cfg):
-    """Ref §4.7 daily variant: (Del - svc + RB + TB) F - 0.03 I - eta a."""
-    got = perceived_quality(
+def _one_customer(cfg, **service_penalty):
+    """Perceived quality of one customer: delivered 0.5, relationship 0.7, 30 days of tenure,
+    2 issue days, ad penalty 0.03, quota factor 0.8."""
+    return perceived_quality(
         delivered=np.array([0.5]),
         relationship=np.array([0.7]),
         tenure_days=np.array([30]),
@@ -67,8 +68,13 @@ def test_perceived_quality_daily_variant(cfg):
         ad_penalty=np.array([0.03]),
         quota_f=np.array([0.8]),
         q=cfg.quality,
-        service_penalty=0.1,
+        **service_penalty,
     )
+
+
+def test_perceived_quality_daily_variant(cfg):
+    """Ref §4.7 daily variant: (Del - svc + RB + TB) F - 0.03 I - eta a."""
+    got = _one_customer(cfg, service_penalty=0.1)
     exp = (0.5 - 0.1 + 0.18 + 0.05 * math.log(2)) * 0.8 - 0.03 * 2 - 0.03
     assert float(got[0]) == pytest.approx(exp, abs=1e-12)
     assert float(got[0]) == pytest.approx(0.4017259, abs=1e-6)
@@ -84,13 +90,5 @@ def test_a_demand_between_zero_and_one_is_still_divided(cfg):
 def test_perceived_quality_has_no_service_penalty_unless_given(cfg):
     """Ref §4.7: only the daily satisfaction variant subtracts the service penalty; the other
     contexts leave it out (default 0): (0.5 + 0.18 + 0.05 ln 2) x 0.8 - 0.03 x 2 - 0.03."""
-    got = perceived_quality(
-        delivered=np.array([0.5]),
-        relationship=np.array([0.7]),
-        tenure_days=np.array([30]),
-        issue_days=np.array([2]),
-        ad_penalty=np.array([0.03]),
-        quota_f=np.array([0.8]),
-        q=cfg.quality,
-    )
+    got = _one_customer(cfg)
     assert float(got[0]) == pytest.approx((0.5 + 0.18 + 0.05 * math.log(2)) * 0.8 - 0.03 * 2 - 0.03, abs=1e-12)
