@@ -72,6 +72,19 @@ def refused(guard: SqlGuard, sql: str, **kw: float) -> ToolError:
 
 
 # ----------------------------------------------------------------------------- allowed
+def test_a_query_without_limits_gets_30_seconds_and_5000_rows(guard: SqlGuard, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[tuple[str, float, int]] = []
+    monkeypatch.setattr(guard, "_query", lambda sql, timeout_s, max_rows: seen.append((sql, timeout_s, max_rows)))
+    guard.query("SELECT 1")
+    assert seen == [("SELECT 1", 30.0, 5000)]
+
+
+@pytest.mark.parametrize(("timeout_s", "max_rows"), [("soon", 10), (1.0, "many"), (None, 10)])
+def test_limits_that_are_not_numbers_are_refused_in_words(guard: SqlGuard, timeout_s: object, max_rows: object) -> None:
+    err = refused(guard, "SELECT 1", timeout_s=timeout_s, max_rows=max_rows)  # type: ignore[arg-type]
+    assert str(err) == "timeout_s must be a number > 0 and max_rows an integer >= 1."
+
+
 def test_select_returns_columns_rows_and_count(guard: SqlGuard) -> None:
     r = guard.query("SELECT day, note FROM t WHERE day < 3 ORDER BY day")
     assert r == {
@@ -468,13 +481,15 @@ def test_a_third_concurrent_query_waits_then_is_refused(guard: SqlGuard, monkeyp
     class Spy:  # the waits asked of the full slots, counted instead of timed (issue 18)
         def acquire(self, timeout: float) -> bool:
             waits.append(timeout)
-            return slots.acquire(timeout=timeout) if timeout < 1 else False
+            return slots.acquire(timeout=timeout) if 0 <= timeout < 1 else False
 
     monkeypatch.setattr(guard, "_slots", Spy())
     err = refused(guard, "SELECT 1", timeout_s=0.3)
     assert err.tamper is None and "busy" in str(err)
     assert refused(guard, "SELECT 1", timeout_s=60).tamper is None
-    assert waits == [0.3, QUEUE_WAIT_S]  # a query's own timeout, or QUEUE_WAIT_S at most
+    assert refused(guard, "SELECT 1", timeout_s=-1).tamper is None
+    # a query's own timeout, or QUEUE_WAIT_S at most, and no wait at all for a timeout that is not > 0
+    assert waits == [0.3, QUEUE_WAIT_S, 0.0]
     monkeypatch.setattr(guard, "_slots", slots)
     release.set()
     for th in threads:
