@@ -85,6 +85,12 @@ def test_limits_that_are_not_numbers_are_refused_in_words(guard: SqlGuard, timeo
     assert str(err) == "timeout_s must be a number > 0 and max_rows an integer >= 1."
 
 
+@pytest.mark.parametrize("sql", ["", "  ", ";", " ; ;", "-- only a comment", "/* a */ ;"])
+def test_a_query_without_a_statement_is_refused_as_empty(guard: SqlGuard, sql: str) -> None:
+    err = refused(guard, sql)
+    assert (str(err), err.tamper) == ("The SQL query is empty.", None)
+
+
 def test_select_returns_columns_rows_and_count(guard: SqlGuard) -> None:
     r = guard.query("SELECT day, note FROM t WHERE day < 3 ORDER BY day")
     assert r == {
