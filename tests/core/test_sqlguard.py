@@ -279,6 +279,26 @@ def test_attacks_are_refused_and_tagged(guard: SqlGuard, sql: str, tamper: str) 
     assert refused(guard, sql).tamper == tamper
 
 
+@pytest.mark.parametrize(
+    ("sql", "answer", "tamper"),
+    [
+        (
+            "SELECT 1; SELECT 2",
+            "Only one SQL statement per query is allowed; send each SELECT separately.",
+            "multiple_statements",
+        ),
+        ("PRAGMA table_info(t)", "PRAGMA statements are not allowed.", "schema_introspection"),
+        ("DELETE FROM t", "Only read-only SELECT queries are allowed ('DELETE' is not).", "write_sql"),
+        ("REPLACE INTO t VALUES (1)", "Only read-only SELECT queries are allowed ('REPLACE' is not).", "write_sql"),
+        # INTO as the text's last word still makes REPLACE a write
+        ("REPLACE INTO", "Only read-only SELECT queries are allowed ('REPLACE' is not).", "write_sql"),
+    ],
+)
+def test_each_refusal_of_the_text_says_what_is_not_allowed(guard: SqlGuard, sql: str, answer: str, tamper: str) -> None:
+    err = refused(guard, sql)
+    assert (str(err), err.tamper) == (answer, tamper)
+
+
 def test_nothing_was_written(guard: SqlGuard, db: Path) -> None:
     for sql in ("DELETE FROM t", "DROP TABLE t", "CREATE TEMP TABLE z AS SELECT 1"):
         refused(guard, sql)
