@@ -91,6 +91,21 @@ def test_a_query_without_a_statement_is_refused_as_empty(guard: SqlGuard, sql: s
     assert (str(err), err.tamper) == ("The SQL query is empty.", None)
 
 
+def test_an_unexpected_failure_is_logged_and_answered_with_its_kind_only(
+    guard: SqlGuard, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(*args: object) -> None:
+        raise RuntimeError("internal detail")
+
+    monkeypatch.setattr(guard, "_query", broken)
+    with caplog.at_level("ERROR", logger=sqlguard.logger.name):
+        err = refused(guard, "SELECT 1")
+    assert (str(err), err.tamper) == ("The query could not be run (RuntimeError).", None)
+    assert [r.getMessage() for r in caplog.records] == ["sqlguard: unexpected failure"]
+    monkeypatch.undo()
+    assert guard.query("SELECT 1 AS x")["rows"] == [{"x": 1}]  # its slot was given back
+
+
 def test_select_returns_columns_rows_and_count(guard: SqlGuard) -> None:
     r = guard.query("SELECT day, note FROM t WHERE day < 3 ORDER BY day")
     assert r == {
@@ -290,6 +305,10 @@ def test_attacks_are_refused_and_tagged(guard: SqlGuard, sql: str, tamper: str) 
         ("PRAGMA table_info(t)", "PRAGMA statements are not allowed.", "schema_introspection"),
         ("DELETE FROM t", "Only read-only SELECT queries are allowed ('DELETE' is not).", "write_sql"),
         ("REPLACE INTO t VALUES (1)", "Only read-only SELECT queries are allowed ('REPLACE' is not).", "write_sql"),
+        # a name starting pragma_ (here an alias) is refused wherever it stands
+        ("SELECT 1 AS pragma_x", "Schema introspection is not allowed.", "schema_introspection"),
+        # a statement in parentheses is left to SQLite, which cannot run it
+        ("(SELECT 1)", 'SQL error: near "(": syntax error', None),
         # INTO as the text's last word still makes REPLACE a write
         ("REPLACE INTO", "Only read-only SELECT queries are allowed ('REPLACE' is not).", "write_sql"),
     ],
@@ -511,7 +530,11 @@ def test_a_third_concurrent_query_waits_then_is_refused(guard: SqlGuard, monkeyp
 
     monkeypatch.setattr(guard, "_slots", Spy())
     err = refused(guard, "SELECT 1", timeout_s=0.3)
-    assert err.tamper is None and "busy" in str(err)
+    assert (str(err), err.tamper) == (
+        "The database is busy: 2 other queries are still running. Wait for them to finish (or make them "
+        "smaller) and send this query again.",
+        None,
+    )
     assert refused(guard, "SELECT 1", timeout_s=60).tamper is None
     assert refused(guard, "SELECT 1", timeout_s=-1).tamper is None
     # a query's own timeout, or QUEUE_WAIT_S at most, and no wait at all for a timeout that is not > 0
