@@ -147,7 +147,11 @@ def test_duplicate_names_and_blobs(guard: SqlGuard) -> None:
 def test_truncation_at_max_rows(guard: SqlGuard) -> None:
     sql = "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 10000) SELECT i FROM c"
     r = guard.query(sql)
-    assert r["truncated"] is True and r["row_count"] == 5000 and "LIMIT" in r["warning"]
+    assert r["truncated"] is True and r["row_count"] == 5000
+    assert r["warning"] == (
+        "Result truncated to the first 5000 rows. Add a LIMIT, filter with WHERE, or aggregate (GROUP BY) to "
+        "get a smaller answer."
+    )
     assert guard.query(sql, max_rows=10_000)["row_count"] == 10_000
 
 
@@ -213,9 +217,34 @@ def test_a_truncated_answer_within_the_size_limit_is_not_refused_for_the_row_it_
 
 def test_enum_hint_on_empty_result(guard: SqlGuard) -> None:
     r = guard.query("SELECT day FROM t WHERE status = 'closed'")
-    assert r["row_count"] == 0 and "'open'" in r["hint"] and "'closed'" in r["hint"]
+    assert r["row_count"] == 0
+    assert r["hint"] == (
+        "No rows matched. t.status takes the values 'open', 'done'; the query compared it with 'closed', "
+        "which no row has."
+    )
+    # every unknown value once, in the query's order; a quoted table name takes an alias too
+    r = guard.query("""SELECT day FROM "t" AS x WHERE x.status IN ('closed', 'nope', 'closed')""")
+    assert r["hint"] == (
+        "No rows matched. t.status takes the values 'open', 'done'; the query compared it with 'closed', "
+        "'nope', which no row has."
+    )
     assert "hint" not in guard.query("SELECT day FROM t WHERE status IN ('open') AND day > 99")
     assert "hint" in guard.query("SELECT day FROM t WHERE status NOT IN ('open', 'nope') AND day > 99")
+
+
+def test_the_enum_hint_has_one_note_per_column_and_names_no_table_the_value_is_valid_for(db: Path) -> None:
+    guard = SqlGuard(
+        db,
+        {"t": ["day", "status", "note"], "u": ["day", "v"]},
+        enums={("t", "status"): ["open"], ("t", "note"): ["a"], ("t", "day"): ["1"], ("u", "day"): ["2"]},
+    )
+    r = guard.query("SELECT t.day FROM t WHERE status = 'x' AND note = 'y'")
+    assert r["hint"] == (
+        "No rows matched. t.status takes the values 'open'; the query compared it with 'x', which no row has; "
+        "t.note takes the values 'a'; the query compared it with 'y', which no row has."
+    )
+    # an unqualified day = '1' is valid for t, so u (whose only value is '2') is not flagged
+    assert "hint" not in guard.query("SELECT t.day FROM t JOIN u USING (day) WHERE day = '1'")
 
 
 def test_the_enum_hint_comes_with_aggregate_answers_too(guard: SqlGuard) -> None:
