@@ -111,3 +111,48 @@ def test_every_active_customer_is_updated_once(state, add_customer):
     req = 0.2 + 0.3 * sig(10 * (45 / 100 - 0.25))
     assert before.tolist() == [0.0, 0.0]
     assert state.customers.satisfaction[idx] == pytest.approx([0.1 * (0.5 - req)] * 2, abs=1e-12)
+
+
+def test_an_active_customer_is_judged_by_its_own_band_and_budget_not_another_customers(state, add_customer):
+    """Ref §4.8: Q_req uses the active customer's own quality band and budget. A customer who is
+    not active today comes first, with another band and budget; the active one moves as in the
+    test above, to 0.1 (0.5 - Q_req) with Q_req = 0.2 + 0.3 sig(10 (45 / 100 - 0.25)), and the
+    other keeps its satisfaction."""
+    state.day = 7
+    state.settings.quotas[:] = [1e9, 1e9, 1e9]
+    other = add_customer(
+        state,
+        group=0,
+        plan=0,
+        effective_price=45.0,
+        c_max=30.0,
+        effective_c_max=30.0,
+        q_min=0.6,
+        q_max=0.9,
+        s_left=1.0,
+        s_right=1.0,
+        start_day=7,
+        satisfaction=0.3,
+    )
+    active = add_customer(
+        state,
+        group=0,
+        plan=0,
+        effective_price=45.0,
+        c_max=300.0,
+        effective_c_max=90.0,
+        q_min=0.2,
+        q_max=0.8,
+        s_left=1.0,
+        s_right=1.0,
+        start_day=7,
+        satisfaction=0.0,
+    )
+    delivered = np.zeros((N, 3))
+    delivered[0, 0] = 0.5
+    c_drift = np.zeros(N)
+    c_drift[0] = 10.0
+    update_satisfaction(state, np.array([active]), delivered, np.zeros(N), c_drift, 0.0)
+    req = 0.2 + 0.3 * sig(10 * (45 / 100 - 0.25))
+    assert state.customers.satisfaction[active] == pytest.approx(0.1 * (0.5 - req), abs=1e-12)
+    assert state.customers.satisfaction[other] == 0.3
