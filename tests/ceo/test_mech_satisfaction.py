@@ -60,31 +60,41 @@ def test_daily_satisfaction_hand_computed(state, add_customer):
     assert state.customers.satisfaction_change[c] == pytest.approx(exp - 0.5, abs=1e-12)
 
 
-def test_satisfaction_uses_billing_snapshot_budget(state, add_customer):
-    """Ref §4.7: the daily read uses the stored effective_c_max when set (+ group c-drift)."""
-    state.day = 7  # W = 1.0
+#: a customer at the billing snapshot's budget: price $45, stored budget $90 (list budget $300), band
+#: [0.2, 0.8], symmetric slopes, plan A in group 0, joined on day 7 at satisfaction 0
+SNAPSHOT_CUSTOMER = dict(
+    group=0,
+    plan=0,
+    effective_price=45.0,
+    c_max=300.0,
+    effective_c_max=90.0,
+    q_min=0.2,
+    q_max=0.8,
+    s_left=1.0,
+    s_right=1.0,
+    start_day=7,
+    satisfaction=0.0,
+)
+#: its requirement on day 7: budget 90 + group c-drift 10 = 100
+SNAPSHOT_REQ = 0.2 + 0.3 * sig(10 * (45 / 100 - 0.25))
+
+
+def _snapshot_day(state, active: list[int]) -> np.ndarray:
+    """Day 7 (W = 1.0) without quotas: group 0's plan A delivers 0.5 and its c-drift is +10."""
+    state.day = 7
     state.settings.quotas[:] = [1e9, 1e9, 1e9]
-    c = add_customer(
-        state,
-        group=0,
-        plan=0,
-        effective_price=45.0,
-        c_max=300.0,
-        effective_c_max=90.0,
-        q_min=0.2,
-        q_max=0.8,
-        s_left=1.0,
-        s_right=1.0,
-        start_day=7,
-        satisfaction=0.0,
-    )
     delivered = np.zeros((N, 3))
     delivered[0, 0] = 0.5
     c_drift = np.zeros(N)
     c_drift[0] = 10.0
-    update_satisfaction(state, np.array([c]), delivered, np.zeros(N), c_drift, 0.0)
-    req = 0.2 + 0.3 * sig(10 * (45 / 100 - 0.25))  # budget 90 + 10 = 100
-    assert state.customers.satisfaction[c] == pytest.approx(0.1 * (0.5 - req), abs=1e-12)
+    return update_satisfaction(state, np.array(active), delivered, np.zeros(N), c_drift, 0.0)
+
+
+def test_satisfaction_uses_billing_snapshot_budget(state, add_customer):
+    """Ref §4.7: the daily read uses the stored effective_c_max when set (+ group c-drift)."""
+    c = add_customer(state, **SNAPSHOT_CUSTOMER)
+    _snapshot_day(state, [c])
+    assert state.customers.satisfaction[c] == pytest.approx(0.1 * (0.5 - SNAPSHOT_REQ), abs=1e-12)
 
 
 def test_a_day_without_active_customers_returns_no_satisfaction_and_changes_none(state, add_customer):
@@ -99,18 +109,10 @@ def test_a_day_without_active_customers_returns_no_satisfaction_and_changes_none
 def test_every_active_customer_is_updated_once(state, add_customer):
     """Ref §4.8: one EMA step a day per customer: two customers as in the snapshot test above each move
     once to 0.1 (0.5 - Q_req) from 0, and S before the update comes back once per customer."""
-    state.day = 7
-    state.settings.quotas[:] = [1e9, 1e9, 1e9]
-    cols = dict(group=0, plan=0, effective_price=45.0, c_max=300.0, effective_c_max=90.0, q_min=0.2, q_max=0.8)
-    idx = [add_customer(state, s_left=1.0, s_right=1.0, start_day=7, satisfaction=0.0, **cols) for _ in range(2)]
-    delivered = np.zeros((N, 3))
-    delivered[0, 0] = 0.5
-    c_drift = np.zeros(N)
-    c_drift[0] = 10.0
-    before = update_satisfaction(state, np.array(idx), delivered, np.zeros(N), c_drift, 0.0)
-    req = 0.2 + 0.3 * sig(10 * (45 / 100 - 0.25))
+    idx = [add_customer(state, **SNAPSHOT_CUSTOMER) for _ in range(2)]
+    before = _snapshot_day(state, idx)
     assert before.tolist() == [0.0, 0.0]
-    assert state.customers.satisfaction[idx] == pytest.approx([0.1 * (0.5 - req)] * 2, abs=1e-12)
+    assert state.customers.satisfaction[idx] == pytest.approx([0.1 * (0.5 - SNAPSHOT_REQ)] * 2, abs=1e-12)
 
 
 def test_an_active_customer_is_judged_by_its_own_band_and_budget_not_another_customers(state, add_customer):
@@ -118,41 +120,9 @@ def test_an_active_customer_is_judged_by_its_own_band_and_budget_not_another_cus
     not active today comes first, with another band and budget; the active one moves as in the
     test above, to 0.1 (0.5 - Q_req) with Q_req = 0.2 + 0.3 sig(10 (45 / 100 - 0.25)), and the
     other keeps its satisfaction."""
-    state.day = 7
-    state.settings.quotas[:] = [1e9, 1e9, 1e9]
-    other = add_customer(
-        state,
-        group=0,
-        plan=0,
-        effective_price=45.0,
-        c_max=30.0,
-        effective_c_max=30.0,
-        q_min=0.6,
-        q_max=0.9,
-        s_left=1.0,
-        s_right=1.0,
-        start_day=7,
-        satisfaction=0.3,
-    )
-    active = add_customer(
-        state,
-        group=0,
-        plan=0,
-        effective_price=45.0,
-        c_max=300.0,
-        effective_c_max=90.0,
-        q_min=0.2,
-        q_max=0.8,
-        s_left=1.0,
-        s_right=1.0,
-        start_day=7,
-        satisfaction=0.0,
-    )
-    delivered = np.zeros((N, 3))
-    delivered[0, 0] = 0.5
-    c_drift = np.zeros(N)
-    c_drift[0] = 10.0
-    update_satisfaction(state, np.array([active]), delivered, np.zeros(N), c_drift, 0.0)
-    req = 0.2 + 0.3 * sig(10 * (45 / 100 - 0.25))
-    assert state.customers.satisfaction[active] == pytest.approx(0.1 * (0.5 - req), abs=1e-12)
+    other_band = dict(c_max=30.0, effective_c_max=30.0, q_min=0.6, q_max=0.9, satisfaction=0.3)
+    other = add_customer(state, **{**SNAPSHOT_CUSTOMER, **other_band})
+    active = add_customer(state, **SNAPSHOT_CUSTOMER)
+    _snapshot_day(state, [active])
+    assert state.customers.satisfaction[active] == pytest.approx(0.1 * (0.5 - SNAPSHOT_REQ), abs=1e-12)
     assert state.customers.satisfaction[other] == 0.3
