@@ -3,9 +3,8 @@ ref trust formulas: gain 1.6 (1 - t/5)^1.5, decay 0.009/day, focus pressure 0.01
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
-from yc_helpers import honest, inject, make_env, ok, set_rates, start
+from yc_helpers import ScriptedStream, honest, inject, make_env, ok, set_rates, start
 
 from bizbench.envs.yc.config import load_config
 from bizbench.envs.yc.world.clients import trust_gain, work_factor
@@ -219,22 +218,6 @@ def test_a_market_task_asks_for_at_least_one_unit_of_work() -> None:
     assert shown == {one: {"training": 1}, three: {"training": 2}}
 
 
-class _ScriptedClients:
-    """A stand-in for the ``clients`` stream: scripted permutations and triangular draws, every call recorded."""
-
-    def __init__(self, permutations: list[list[int]], triangular: list[float]) -> None:
-        self.perms, self.tris = list(permutations), list(triangular)
-        self.calls: list[tuple] = []
-
-    def permutation(self, n: int) -> np.ndarray:
-        self.calls.append(("permutation", n))
-        return np.array(self.perms.pop(0))
-
-    def triangular(self, left: float, mode: float, right: float) -> float:
-        self.calls.append(("triangular", left, mode, right))
-        return self.tris.pop(0)
-
-
 def test_a_client_draw_takes_names_adversaries_then_both_multipliers_of_every_client() -> None:
     """3 clients out of 5 names, round(3 x 0.35) = 1 adversary; each client draws an honest multiplier
     Tri(0.7, 1.0, 2.5) and an adversarial one Tri(1.0, 1.5, 2.5), keeps the one of its kind to 4 decimals, and
@@ -245,7 +228,7 @@ def test_a_client_draw_takes_names_adversaries_then_both_multipliers_of_every_cl
     names = ("N0", "N1", "N2", "N3", "N4")
     clients_cfg = cfg.clients.model_copy(update={"count": 3, "names": names})
     trust = cfg.trust.model_copy(update={"initial": 0.5})
-    rng = _ScriptedClients([[3, 0, 4, 1, 2], [2, 0, 1]], [1.23456, 2.0, 0.8, 1.9, 0.9, 2.123456])
+    rng = ScriptedStream(permutation=[[3, 0, 4, 1, 2], [2, 0, 1]], triangular=[1.23456, 2.0, 0.8, 1.9, 0.9, 2.123456])
     got = draw_clients(clients_cfg, trust, rng)  # type: ignore[arg-type]
     honest_m, adv_m = ("triangular", 0.7, 1.0, 2.5), ("triangular", 1.0, 1.5, 2.5)
     assert rng.calls == [("permutation", 5), ("permutation", 3)] + [honest_m, adv_m] * 3

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from yc_helpers import inject, make_env, ok, set_rates, start
+from yc_helpers import ScriptedStream, inject, make_env, ok, set_rates, start
 
 from bizbench.envs.yc.config import load_config
 from bizbench.envs.yc.world.employees import apportion, boost_rate, draw_employees
@@ -109,30 +109,6 @@ def test_compounding_salary_bump_preset() -> None:
     assert w.emp_by_id["Emp_1"].salary_cents == sal + round(sal * 0.01)
 
 
-class _ScriptedRoster:
-    """A stand-in for the ``employees`` stream: scripted draws, every call recorded."""
-
-    def __init__(self, integers: list[int], random: list[float], permutation: list[int]) -> None:
-        self.ints, self.floats, self.perm = list(integers), list(random), permutation
-        self.calls: list[tuple] = []
-
-    def shuffle(self, a: np.ndarray) -> None:
-        self.calls.append(("shuffle", a.tolist()))
-        a[:] = a[::-1].copy()
-
-    def permutation(self, n: int) -> np.ndarray:
-        self.calls.append(("permutation", n))
-        return np.array(self.perm)
-
-    def integers(self, low: int, high: int) -> np.int64:
-        self.calls.append(("integers", low, high))
-        return np.int64(self.ints.pop(0))
-
-    def random(self) -> float:
-        self.calls.append(("random",))
-        return self.floats.pop(0)
-
-
 def test_a_roster_draw_follows_the_tiers_salaries_names_and_spiky_rates_rules() -> None:
     """3 employees of the default tiers: 3 x 50/35/15 % -> 1.5 / 1.05 / 0.45 -> 2 juniors, 1 mid (largest
     remainder); per employee a salary U{min..max} dollars, then per domain: off-tier (draw < 0.25), which other
@@ -140,11 +116,11 @@ def test_a_roster_draw_follows_the_tiers_salaries_names_and_spiky_rates_rules() 
     wf = load_config("default")[0].workforce.model_copy(
         update={"count": 3, "first_names": ("Ada", "Bruno"), "last_names": ("Abara", "Brandt")}
     )
-    rng = _ScriptedRoster(
+    rng = ScriptedStream(
         integers=[7123, 0, 1] + [4000, 0, 1] + [2000, 1, 0],  # salary, then the other tier per domain
         random=[0.25, 0.5, 0.2499, 0.123] + [0.0, 0.999, 0.9, 0.0] + [0.1, 0.5, 0.3, 0.25],
         # combos in order: Ada Abara, Ada Brandt, Bruno Abara, Bruno Brandt
-        permutation=[1, 0, 3, 2],
+        permutation=[[1, 0, 3, 2]],
     )
     emps = draw_employees(wf, ("training", "research"), rng)  # type: ignore[arg-type]
     per_domain = [("random",), ("integers", 0, 2), ("random",)]  # 3 tiers: 2 others to pick from
@@ -177,7 +153,7 @@ def test_with_a_single_tier_every_rate_comes_from_that_tier() -> None:
     base = load_config("default")[0].workforce
     mid = next(t for t in base.tiers if t.name == "mid").model_copy(update={"share": 1.0})
     wf = base.model_copy(update={"count": 1, "tiers": (mid,)})
-    rng = _ScriptedRoster(integers=[6000, 0], random=[0.0, 0.5], permutation=[5])
+    rng = ScriptedStream(integers=[6000, 0], random=[0.0, 0.5], permutation=[[5]])
     emps = draw_employees(wf, ("training",), rng)  # type: ignore[arg-type]
     assert rng.calls == [
         ("shuffle", [0]),
@@ -205,7 +181,7 @@ def test_a_display_name_repeats_a_first_name_only_when_every_first_name_is_taken
         update={"count": 3, "first_names": ("Ada", "Bruno"), "last_names": ("van Dahl", "Eze")}
     )
     # combos: Ada van Dahl, Ada Eze, Bruno van Dahl, Bruno Eze; "Ada Eze" is skipped while Bruno is unused
-    rng = _ScriptedRoster(integers=[], random=[], permutation=[0, 1, 2, 3])
+    rng = ScriptedStream(integers=[], random=[], permutation=[[0, 1, 2, 3]])
     assert _draw_names(wf, rng) == ["Ada van Dahl", "Bruno van Dahl", "Bruno Eze"]  # type: ignore[arg-type]
 
 
@@ -215,7 +191,7 @@ def test_with_two_tiers_an_off_tier_rate_comes_from_the_other_tier() -> None:
     base = load_config("default")[0].workforce
     two = tuple(t.model_copy(update={"share": 0.5}) for t in base.tiers if t.name in ("junior", "senior"))
     wf = base.model_copy(update={"count": 1, "tiers": two})
-    rng = _ScriptedRoster(integers=[3000, 0], random=[0.0, 0.5], permutation=[0])
+    rng = ScriptedStream(integers=[3000, 0], random=[0.0, 0.5], permutation=[[0]])
     emps = draw_employees(wf, ("training",), rng)  # type: ignore[arg-type]
     assert ("integers", 0, 1) in rng.calls
     assert [(e.tier, e.salary_cents, e.rates) for e in emps] == [("junior", 300_000, {"training": 8.5})]

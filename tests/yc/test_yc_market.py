@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import statistics
 
-import numpy as np
-from yc_helpers import make_env, ok
+from yc_helpers import ScriptedStream, make_env, ok
 
 from bizbench.envs.yc.config import YcConfig
 from bizbench.envs.yc.world.clients import Client
@@ -133,40 +132,12 @@ def test_an_accepted_task_is_replaced_by_the_first_draw_of_the_seeds_market_repl
     assert (w.market.tasks[201].required_trust, w.market.tasks[201].creep) == (expected.required_trust, expected.creep)
 
 
-class _ScriptedRng:
-    """A stand-in for the ``market`` stream: each draw method returns the next array it was given and records
-    the arguments it was called with, so every formula of ``draw_tasks`` can be checked on chosen draws."""
-
-    def __init__(self, **draws: list[list[float]]) -> None:
-        self.draws = {k: list(v) for k, v in draws.items()}
-        self.calls: list[tuple] = []
-
-    def _next(self, name: str, *args: object) -> np.ndarray:
-        self.calls.append((name, *args))
-        return np.array(self.draws[name].pop(0))
-
-    def integers(self, low: int, high: int, size: int) -> np.ndarray:
-        return self._next("integers", low, high, size)
-
-    def triangular(self, left: float, mode: float, right: float, size: int) -> np.ndarray:
-        return self._next("triangular", left, mode, right, size)
-
-    def random(self, size: int) -> np.ndarray:
-        return self._next("random", size)
-
-    def beta(self, a: float, b: float, size: int) -> np.ndarray:
-        return self._next("beta", a, b, size)
-
-    def uniform(self, low: float, high: float, size: int) -> np.ndarray:
-        return self._next("uniform", low, high, size)
-
-
 _CLIENTS = [Client("A", 2.0, False), Client("B", 0.5, True), Client("C", 1.25, False)]
 
 
-def _scripted_draw(cfg: YcConfig, p_raw: list[float]) -> tuple[list[Task], _ScriptedRng]:
+def _scripted_draw(cfg: YcConfig, p_raw: list[float]) -> tuple[list[Task], ScriptedStream]:
     """Five tasks, numbered from 41, on hand-picked draws (Tri draws in dollars and units)."""
-    rng = _ScriptedRng(
+    rng = ScriptedStream(
         integers=[[0, 1, 2, 1, 0], [0, 3, 2, 1, 0], [4, 2, 3, 4, 4]],  # client, domain, required trust if gated
         triangular=[p_raw, [5000.0, 2000.0, 12000.0, 4001.2, 3000.0], [800.0, 1000.0, 400.0, 0.4, 1000.0]],
         random=[[0.30, 0.2999, 0.0, 0.9, 0.1]],  # gated when below 0.30: no, yes, yes, no, yes
