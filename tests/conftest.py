@@ -9,6 +9,9 @@ under ``src/`` names it.
 Under ``make mutants`` (docs/testing.md), every process a test starts runs the mutant under test
 too: a served seat or a resumed run on the original code would differ from the mutated code in
 this process, and a test comparing the two would kill every mutant for the wrong reason.
+
+The tests listed in ``tests/heavy_tests.txt`` are marked ``heavy``; ``make mutants`` deselects
+them with ``-m "not slow and not heavy"``.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ import pytest
 
 from mutants_report import mutant_pythonpath
 
-PLUGIN_DIR = str(Path(__file__).resolve().parent / "plugin_env")
+TESTS_DIR = Path(__file__).resolve().parent
+PLUGIN_DIR = str(TESTS_DIR / "plugin_env")
 LEMONADE = "lemonade.spec:SPEC"
 
 
@@ -36,6 +40,21 @@ if PLUGIN_DIR not in sys.path:
     sys.path.insert(0, PLUGIN_DIR)
 _prepend("PYTHONPATH", PLUGIN_DIR, os.pathsep)
 _prepend("BIZBENCH_ENVS", LEMONADE, ",")
+
+
+def heavy_test_ids() -> set[str]:
+    """The node ids listed in ``tests/heavy_tests.txt`` (``#`` starts a comment)."""
+    lines = (TESTS_DIR / "heavy_tests.txt").read_text().splitlines()
+    return {line.strip() for line in lines if line.strip() and not line.startswith("#")}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the heavy tests before ``-m`` selects (tryfirst: the mark plugin deselects after)."""
+    heavy = heavy_test_ids()
+    for item in items:
+        if item.nodeid in heavy:
+            item.add_marker(pytest.mark.heavy)
 
 
 @pytest.fixture(autouse=True)

@@ -32,3 +32,34 @@ def test_a_hung_test_fails_in_its_limit_and_the_run_goes_on(tmp_path: Path) -> N
     )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "Timeout (>2.0s)" in proc.stdout and "1 failed, 1 passed" in proc.stdout, proc.stdout
+
+
+def test_every_heavy_test_listed_is_a_test_of_the_suite(pytestconfig: pytest.Config) -> None:
+    """tests/heavy_tests.txt names tests that exist: a renamed test would otherwise slip back
+    into `make mutants` unnoticed, or a stale line would hide nothing."""
+    from conftest import heavy_test_ids
+
+    listed = heavy_test_ids()
+    assert len(listed) > 100
+    for node_id in listed:
+        path, _, name = node_id.partition("::")
+        function = name.split("[")[0]
+        assert f"def {function}(" in (ROOT / path).read_text(), node_id
+
+
+def test_the_heavy_tests_are_marked_and_left_out_of_the_mutation_run(tmp_path: Path) -> None:
+    """A listed test carries the `heavy` mark, so `-m "not heavy"` (make mutants) deselects it."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "--collect-only", "-q"]
+        + ["-m", "not slow and not heavy", "tests/golden/test_golden.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    from conftest import heavy_test_ids
+
+    heavy_golden = {t for t in heavy_test_ids() if t.startswith("tests/golden/")}
+    assert heavy_golden and not heavy_golden & set(proc.stdout.split()), proc.stdout
+    assert "tests/golden/test_golden.py::" in proc.stdout
