@@ -215,6 +215,63 @@ def test_a_truncated_answer_within_the_size_limit_is_not_refused_for_the_row_it_
     assert over["row_count"] == 17 and over["truncated"] is True
 
 
+@pytest.mark.parametrize(
+    ("sql", "found"),
+    [
+        # every equality operator, with the literal on the right
+        ("status = 'a'", [(None, "a")]),
+        ("status == 'a'", [(None, "a")]),
+        ("status != 'a'", [(None, "a")]),
+        ("status <> 'a'", [(None, "a")]),
+        ("status is 'a'", [(None, "a")]),
+        ("status is not 'a'", [(None, "a")]),
+        ("status not 'a'", []),
+        # an ordering, a column or a number is not a compared value
+        ("status > 'a'", []),
+        ("status = other", []),
+        ("status = 1", []),
+        # a quoted column name is the column; a string that reads like it is not
+        ("\"status\" = 'a'", [(None, "a")]),
+        ("'status' = 'a'", []),
+        # [NOT] IN (...): its strings up to the closing parenthesis, and nothing after it
+        ("status in ('a', 1, 'b') and 'c' = 'c'", [(None, "a"), (None, "b")]),
+        ("status not in ('a')", [(None, "a")]),
+        ("status in 'a'", []),
+        ("status in", []),
+        ("x = 'z' and status in ('a')", [(None, "a")]),
+        ("status not like 'a'", []),
+        # the literal on the left: only =, ==, != and <>
+        ("'a' = status", [(None, "a")]),
+        ("'a' == status", [(None, "a")]),
+        ("'a' != status", [(None, "a")]),
+        ("'a' <> status", [(None, "a")]),
+        ("'a' is status", []),
+        ("'a' < status", []),
+        ("x = status", []),
+        # the qualifier: a name (plain or quoted) before a dot, on either side
+        ("s.status = 'a'", [("s", "a")]),
+        ("\"s\".status in ('a', 'b')", [("s", "a"), ("s", "b")]),
+        ("'a' = s.status", [("s", "a")]),
+        ("'a'.status = 'b'", [(None, "b")]),
+        ("s . status <> 'a'", [("s", "a")]),
+        # at the start or the end of the text: nothing is read from beyond it
+        (". status = 'a' x", [(None, "a")]),
+        ("= status 'a'", []),
+        ("status =", []),
+        ("status is not", []),
+        ("status not", []),
+        ("status in (", []),
+        ("status in ('a'", [(None, "a")]),
+        # every comparison, in the order of the text
+        ("status = 'a' or status = 'b' or 'c' = t.status", [(None, "a"), (None, "b"), ("t", "c")]),
+    ],
+)
+def test_the_literals_compared_with_a_column_are_read_on_both_sides_of_every_equality(
+    sql: str, found: list[tuple[str | None, str]]
+) -> None:
+    assert sqlguard._compared_literals(tokenize(sql), "status") == found
+
+
 def test_enum_hint_on_empty_result(guard: SqlGuard) -> None:
     r = guard.query("SELECT day FROM t WHERE status = 'closed'")
     assert r["row_count"] == 0
