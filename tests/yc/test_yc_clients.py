@@ -4,10 +4,11 @@ ref trust formulas: gain 1.6 (1 - t/5)^1.5, decay 0.009/day, focus pressure 0.01
 from __future__ import annotations
 
 import pytest
-from yc_helpers import ScriptedStream, honest, inject, make_env, ok, set_rates, start
+from yc_helpers import honest, inject, make_env, ok, set_rates, start
 
 from bizbench.envs.yc.config import load_config
 from bizbench.envs.yc.world.clients import trust_gain, work_factor
+from scripted_stream import ScriptedStream
 
 TRUST = load_config("default")[0].trust
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-from yc_helpers import ScriptedStream, inject, make_env, ok, set_rates, start
+from yc_helpers import inject, make_env, ok, set_rates, start
 
 from bizbench.envs.yc.config import load_config
 from bizbench.envs.yc.world.employees import apportion, boost_rate, draw_employees
+from scripted_stream import ScriptedStream
 
 TIERS = {
     "junior": ((2000, 4000), (1.0, 4.0)),

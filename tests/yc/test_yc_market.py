@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import statistics
 
-from yc_helpers import ScriptedStream, make_env, ok
+from yc_helpers import make_env, ok
 
 from bizbench.envs.yc.config import YcConfig
 from bizbench.envs.yc.world.clients import Client
 from bizbench.envs.yc.world.market import draw_tasks
 from bizbench.envs.yc.world.tasks import MARKET, Task
+from scripted_stream import ScriptedStream
 
 
 def _all_tasks(seeds: range) -> list[tuple[Task, Client]]:

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from bizbench.envs.yc.config import YcConfig, load_config
 from bizbench.envs.yc.env import YcEnv
 from bizbench.envs.yc.world.tasks import Task
@@ -143,28 +141,3 @@ def scripted_year(env: YcEnv) -> YcEnv:
             env.call("scratchpad_append", content=f"turn {turn}: funds {env.world.funds_cents}\n")
         env.call("sim_resume")
     return env
-
-
-class ScriptedStream:
-    """A stand-in for one named random stream: each draw method (``integers``, ``random``,
-    ``permutation``, ``triangular`` ...) returns the next value scripted under its name (a list comes
-    back as an array) and records ``(name, *arguments)`` in ``calls``; ``shuffle`` reverses in place."""
-
-    def __init__(self, **draws: list[Any]) -> None:
-        self.draws = {name: list(values) for name, values in draws.items()}
-        self.calls: list[tuple[Any, ...]] = []
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_") or name not in self.draws:
-            raise AttributeError(name)
-
-        def draw(*args: Any, **kwargs: Any) -> Any:
-            self.calls.append((name, *args, *kwargs.values()))
-            value = self.draws[name].pop(0)
-            return np.array(value) if isinstance(value, list) else value
-
-        return draw
-
-    def shuffle(self, a: np.ndarray) -> None:
-        self.calls.append(("shuffle", a.tolist()))
-        a[:] = a[::-1].copy()
