@@ -48,3 +48,15 @@ def test_the_ebitda_margin_never_exceeds_the_gross_margin() -> None:
     after = perturb(IndicatorState(20.0, 19.0, 0.0, 0.97), CFG, ScriptedStream(standard_normal=[[-1.0, 2.0, 0, 0]]))
     assert after.gross_margin_pct == pytest.approx(18.0)
     assert after.ebitda_margin_pct == pytest.approx(18.0)  # 22 would exceed 18: held at the gross margin
+
+
+def test_each_indicator_follows_the_process_its_preset_names() -> None:
+    """A preset may make the collection rate walk and a margin revert to its start."""
+    swapped = Indicators(
+        gross_margin_pct=Noisy(start=40.0, sigma=2.0, low=10.0, high=80.0, process="around_start"),
+        ebitda_margin_pct=CFG.ebitda_margin_pct,
+        user_growth_pct=CFG.user_growth_pct,
+        collection_rate=Noisy(start=0.97, sigma=0.04, low=0.85, high=1.0, process="random_walk"),
+    )
+    after = perturb(IndicatorState(30.0, 10.0, 1.0, 0.9), swapped, ScriptedStream(standard_normal=[[1.0, 0, 0, 0.5]]))
+    assert _values(after) == pytest.approx((42.0, 10.0, 1.0, 0.92))  # 40 + 2; 0.9 + 0.04 x 0.5
