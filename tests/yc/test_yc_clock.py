@@ -112,3 +112,35 @@ def test_the_iso_memo_is_not_pickled():
     assert pickle.dumps(used) == pickle.dumps(fresh)
     back = pickle.loads(pickle.dumps(used))
     assert back == fresh and back.iso(at(5, 9)) == "2025-01-06T09:00"
+
+
+def test_no_business_minutes_take_no_time_and_one_minute_takes_one_minute() -> None:
+    assert CAL.from_business_minutes(0) == 0
+    assert CAL.from_business_minutes(-5) == 0
+    assert CAL.from_business_minutes(1) == at(0, 9, 1)  # Wed 09:00 + 1
+    assert CAL.add_business_minutes(at(0, 10), 0) == at(0, 10)
+    assert CAL.add_business_minutes(at(0, 10), 1) == at(0, 10, 1)
+    assert CAL.add_business_minutes(at(2, 17, 59), 1) == at(2, 18)  # Fri's last minute ends at 18:00
+    assert CAL.add_business_minutes(at(2, 17, 59), 2) == at(5, 9, 1)  # then Monday
+
+
+def test_a_calendar_open_from_midnight_is_in_business_at_t_zero() -> None:
+    """The first instant of business is t itself when t is already inside business hours (also t = 0)."""
+    cal = Calendar(dt.date(2025, 1, 1), day_start_min=0, day_end_min=DAY)
+    assert cal.first_business_instant() == 0
+    assert cal.first_business_instant(at(2, 23, 59)) == at(2, 23, 59)  # Fri 23:59
+    assert cal.first_business_instant(at(3, 0)) == at(5, 0)  # Sat 00:00 -> Mon 00:00
+
+
+def test_business_hours_repeat_every_seven_days_however_far_ahead() -> None:
+    for week in (1, 2, 52):
+        assert CAL.in_business_hours(at(7 * week, 9))  # a Wednesday
+        assert CAL.in_business_hours(at(7 * week + 5, 17, 59))  # a Monday, its last minute
+        assert not CAL.in_business_hours(at(7 * week + 3, 12))  # a Saturday
+        assert not CAL.in_business_hours(at(7 * week + 5, 18))  # a Monday at closing
+
+
+def test_a_minute_belongs_to_the_date_it_falls_on() -> None:
+    assert CAL.date_of(0) == dt.date(2025, 1, 1)
+    assert CAL.date_of(at(3, 23, 59)) == dt.date(2025, 1, 4)
+    assert CAL.date_of(at(31, 0)) == dt.date(2025, 2, 1)

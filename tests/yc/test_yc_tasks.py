@@ -14,7 +14,7 @@ from yc_helpers import honest, inject, make_env, ok, set_rates, start
 from bizbench.core.rng import stream_for
 from bizbench.envs.yc.env import YcEnv
 from bizbench.envs.yc.world.events import HORIZON, Event
-from bizbench.envs.yc.world.tasks import Task, minutes_to_reach
+from bizbench.envs.yc.world.tasks import Task, minutes_to_reach, task_number
 
 RATES = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]
 ALL = [f"Emp_{i}" for i in range(1, 9)]
@@ -138,6 +138,30 @@ def test_long_task_deadline_is_qty_over_150_days() -> None:
     assert entry["deadline_business_days"] == 10.0
     ok(env.call("task_accept", task_id=tid))
     assert ok(env.call("task_inspect", task_id=tid))["deadline"] == "2025-01-14T18:00"
+
+
+@pytest.mark.parametrize(
+    ("task_id", "number"),
+    [
+        ("Task-42", 42),
+        ("Task-007", 7),
+        ("Task-123456789012", 123_456_789_012),  # twelve digits: the longest number taken
+        ("Task-1234567890123", None),  # thirteen
+        ("Task-", None),
+        ("Task42", None),
+        ("Job-42", None),
+        ("task-42", None),
+        ("Task-abc", None),
+        ("Task-4-2", None),
+        ("Task--42", None),
+        ("Task-\u0664\u0662", None),  # Arabic-Indic digits: digits, but not ASCII
+        ("Task-+42", None),
+    ],
+)
+def test_a_task_number_is_read_only_from_task_dash_and_at_most_twelve_ascii_digits(
+    task_id: str, number: int | None
+) -> None:
+    assert task_number(task_id) == number
 
 
 def test_simultaneous_completions_are_ordered_by_task_number() -> None:
