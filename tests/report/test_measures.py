@@ -260,6 +260,69 @@ def test_inspect_per_accept_is_missing_with_no_accepted_task_and_counts_from_one
     assert metrics_yc.run_metrics(_run_of(tmp_path, "yc", {"turns": 4}, one))["inspect_per_accept"] == 3.0
 
 
+def test_every_yc_measure_of_one_run_by_hand(tmp_path: Path) -> None:
+    """Tables 3-4 and Fig 4a/5a on a run built by hand, every ratio far from 1:
+    8 turns; 3 accepted scratchpad writes (2 writes, 1 append; a refused write does not count);
+    3 accepted inspections over 2 accepted acceptances; 12 commands of which 2 are the harness's
+    own resumes after idle turns; 3 status lines with a task count, one without."""
+    calls = [("scratchpad_write", True)] * 2 + [("scratchpad_append", True), ("scratchpad_write", False)]
+    calls += [("task_inspect", True)] * 3 + [("task_accept", True)] * 2 + [("sim_resume", True)] * 3
+    actions = [{"tool": tool, "ok": ok, "args": {}} for tool, ok in calls]
+    result = {
+        "turns": 8,
+        "final_funds": 123_456.78,
+        "bankrupt": True,
+        "tasks_accepted": 4,
+        "tasks_failed": 3,
+        "cost_usd": 1.25,
+        "tokens": {"input_tokens": 1_000, "output_tokens": 250},
+        "wall_seconds": 90,
+        "evaluation": {"tasks_accepted_adversarial": 1, "failure_causes": {"adversarial": 2, "too_late": 1}},
+    }
+    run = _run_of(tmp_path, "yc", result, actions)
+    run._cache.update(
+        trajectory=[{"kind": "auto_advance"}, {"kind": "message"}, {"kind": "auto_advance"}],
+        metrics=[{"active_task_count": 1}, {"active_task_count": 2}, {"funds_cents": 5}, {"active_task_count": 4}],
+    )
+    m = metrics_yc.run_metrics(run)
+    assert m == {
+        "final_funds": 123_456.78,
+        "bankrupt": 1.0,
+        "turns": 8,
+        "sp_per_100_turns": 37.5,  # 3 / 8 x 100
+        "inspect_per_accept": 1.5,  # 3 / 2
+        "avg_concurrency": pytest.approx(7 / 3),  # (1 + 2 + 4) / 3 status lines with a count
+        "cmds_per_turn": 1.25,  # (12 - 2) / 8
+        "adversarial_pct": 25.0,  # 1 of 4 accepted tasks
+        "tasks_failed": 3,
+        "cost_usd": 1.25,
+        "tokens": 1_250,
+        "runtime_min": 1.5,
+        "fail_adversarial": 2,
+        "fail_not_dispatched": None,
+        "fail_split_effort": None,
+        "fail_poor_match": None,
+        "fail_understaffed": None,
+        "fail_too_late": 1,
+    }
+
+
+def test_a_yc_run_without_turns_tokens_times_or_evaluation_has_those_measures_missing(tmp_path: Path) -> None:
+    """Not measurable is None, never 0: no turns (every per-turn ratio), no status line with a task
+    count, no tokens, no wall time, no evaluation (adversarial share and causes); not bankrupt is 0."""
+    run = _run_of(tmp_path, "yc", {"turns": 0, "final_funds": 0.0, "tasks_accepted": 2}, [])
+    m = metrics_yc.run_metrics(run)
+    for key in ("sp_per_100_turns", "inspect_per_accept", "avg_concurrency", "cmds_per_turn", "adversarial_pct"):
+        assert m[key] is None, key
+    assert (m["tokens"], m["runtime_min"], m["cost_usd"], m["bankrupt"]) == (None, None, None, 0.0)
+    assert all(m[f"fail_{c}"] is None for c in ("adversarial", "not_dispatched", "too_late"))
+    empty = _run_of(tmp_path, "yc", {"turns": 4, "tokens": {}, "wall_seconds": 0}, [])
+    assert (metrics_yc.run_metrics(empty)["tokens"], metrics_yc.run_metrics(empty)["runtime_min"]) == (None, 0.0)
+    for tokens, total in (({"output_tokens": 7}, 7), ({"input_tokens": 5}, 5)):  # a missing side counts 0
+        counted = _run_of(tmp_path, "yc", {"turns": 4, "tokens": tokens}, [])
+        assert metrics_yc.run_metrics(counted)["tokens"] == total
+
+
 def _cfo_run(path: Path, **result: Any) -> Run:
     return _run_of(path, "cfo", {"completed": True, **result}, [])
 
