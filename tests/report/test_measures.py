@@ -114,6 +114,27 @@ def test_ceo_measures_missing_for_a_baseline(runs: dict[str, Path]) -> None:
     assert m["tools_per_week"] == pytest.approx(sum(a["tool"] != "next_turn" for a in run.actions) / 3)
 
 
+def test_the_competitor_days_of_a_held_out_world_are_drawn_under_its_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A held-out world (docs/sweeps.md) is drawn under $BIZBENCH_SEED_SECRET: its competitor days
+    are its own, not the public world's of the same seed."""
+    from bizbench.envs.ceo.config import load_config
+
+    config, _ = load_config("default")
+    monkeypatch.delenv("BIZBENCH_SEED_SECRET", raising=False)
+    assert metrics_ceo.competitor_event_days(config, 1)[:3] == [62, 73, 79]
+    monkeypatch.setenv("BIZBENCH_SEED_SECRET", "held-out")
+    assert metrics_ceo.competitor_event_days(config, 1)[:3] == [67, 75, 80]
+
+
+def test_a_competitor_event_on_the_last_day_of_the_horizon_is_counted() -> None:
+    """With no cutoff, seed 7's last event fires on day 500, the horizon itself."""
+    from bizbench.envs.ceo.config import load_config
+
+    config, _ = load_config("default")
+    no_cutoff = config.model_copy(update={"competitor": config.competitor.model_copy(update={"cutoff_days": 0})})
+    assert metrics_ceo.competitor_event_days(no_cutoff, 7)[-3:] == [493, 498, 500]
+
+
 def test_competitor_event_days_do_not_depend_on_the_agent() -> None:
     """The adaptation measure re-creates the hidden event days; the real world agrees whatever
     the agent does (here: heavy ads and development against doing nothing)."""
