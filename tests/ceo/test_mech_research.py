@@ -18,8 +18,17 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 
-from bizbench.envs.ceo.world.research import group_insights, take_snapshot
+from bizbench.envs.ceo.world.research import (
+    attempt_market_research,
+    group_insights,
+    insight_noise,
+    level_spec,
+    queue_group_research,
+    take_snapshot,
+)
+from scripted_stream import ScriptedStream
 
 S1, S2, S3, E1, E2, E3 = range(6)  # the preset's first six groups, known from day 0
 D_S01, D_S02, D_S03, D_S04, D_S05, D_S06, D_S07 = range(6, 13)
@@ -247,3 +256,24 @@ def test_noisy_insights_of_an_enterprise_group_follow_their_seeded_uniform_draws
     assert 0.75 * 118.0 <= est["willingness_to_pay"] <= 1.25 * 118.0
     assert 75 <= est["seat_range"][0] <= 125 and 750 <= est["seat_range"][1] <= 1250
     assert group_insights(state, p, E2) == got  # repeated calls agree
+
+
+def test_each_market_research_attempt_is_counted_whatever_its_outcome(state):
+    for expected, draws in ((1, [0.99, 0.5]), (2, [0.0, 0.0])):  # a failure (0.99 >= 0.30), then a success
+        attempt_market_research(state, ScriptedStream(random=[draws]))
+        assert state.market_research_attempts == expected
+
+
+def test_group_research_is_due_after_its_levels_delay_and_an_unknown_level_is_named(state):
+    state.day = 10
+    assert queue_group_research(state, 2, 3).completion_day == 15  # level 3: 5 days (preset)
+    assert queue_group_research(state, 1, 5).completion_day == 20  # level 5: 10 days
+    with pytest.raises(KeyError) as unknown:
+        level_spec(state, 9)
+    assert unknown.value.args == (9,)
+
+
+def test_the_insight_noise_is_level_ones_own_then_each_research_levels(state):
+    for level, noise in ((0, 0.65), (1, 0.65), (2, 0.40), (3, 0.25), (5, 0.05)):
+        state.info_level[0] = level
+        assert insight_noise(state, 0) == pytest.approx(noise), level
