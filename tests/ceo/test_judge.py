@@ -263,6 +263,12 @@ def test_a_post_that_repeats_its_content_words_loses_quality_below_four_fifths_d
         # 1 function word in 8 is 0.125, not below 0.12; 1 in 9 (0.111) is
         ("the cats dogs birds fish frogs mice owls", False),
         ("the cats dogs birds fish frogs mice owls bats", True),
+        # 3 function words in 25 is 0.12 exactly
+        (
+            "the cats dogs birds fish frogs mice owls bats ants bees eels rats yaks cows pigs hens ducks geese deer "
+            "wolves bears foxes and the",
+            False,
+        ),
         # two pairs of the same word side by side is stuffing, one pair is not
         ("we are very very happy and very very glad", True),
         ("we are very very happy and glad", False),
@@ -372,6 +378,9 @@ def test_trash_talking_a_competitor_costs_0_15_but_no_quality() -> None:
 
 
 def test_quality_problems_multiply_and_their_penalties_add_in_a_fixed_order() -> None:
+    # stuffing (two pairs side by side) then one spam phrase
+    quality, penalty, flags = quality_of("we are very very happy and very very glad, buy now")
+    assert (quality, penalty, flags) == (pytest.approx(0.1 * 0.75), pytest.approx(0.25 + 0.12), [STUFFING, SPAMMY])
     # spam (buy now), capitals (29 letters, all capitals), 1 hashtag and 1 exclamation mark too many, profanity
     quality, penalty, flags = quality_of("BUY NOW, THIS SHIT ROCKS!!! #AI #SAAS #NEWS")
     assert quality == pytest.approx(0.75 * 0.6 * 0.85 * 0.9 * 0.6, abs=1e-12)
@@ -887,6 +896,87 @@ def test_a_replied_group_without_a_replied_post_is_judged_as_a_plain_post() -> N
     )
 
 
+@pytest.mark.parametrize(
+    ("post", "insults"),
+    [
+        ("We were stupid.", 0),  # self-critique
+        ("We are idiots.", 1),  # "idiots" is never self-critique
+        ("Our customers are stupid.", 1),  # customers named before the word
+        ("We were stupid, you are idiots.", 1),  # the self-critique does not stop the count
+        ("Thanks, customers. We made a stupid mistake.", 0),  # the customers are in another sentence
+        ("CloudPeak engineers are idiots.", 0),  # a jab at a competitor
+        ("Unlike CloudPeak, you are idiots.", 1),  # a competitor named, but said to the customers
+        ("CloudPeak is clueless. Our customers are idiots.", 1),  # the jab does not stop the next sentence
+        # customers named within the 40 characters before the word, or 41 before it
+        ("you said so, and looking back, we were stupid", 1),
+        ("you said so, and looking back,   we were stupid", 0),
+    ],
+)
+def test_an_insult_counts_when_it_is_aimed_at_customers_not_at_ourselves_or_a_competitor(
+    post: str, insults: int
+) -> None:
+    assert analyze(post).hostile == insults
+
+
+def test_a_curly_apostrophe_reads_as_a_straight_one() -> None:
+    # "don’t miss" is a spam phrase as "don't miss" is: 2 phrases
+    quality, penalty, flags = quality_of("Don’t miss it, act now.")
+    assert (quality, penalty, flags) == (pytest.approx(0.75**2), pytest.approx(0.24), [SPAMMY])
+
+
+def test_only_the_first_560_characters_of_a_post_are_read() -> None:
+    assert analyze("a " * 277 + "outage").topics["outage"].mentioned  # "outage" ends at character 560
+    assert analyze("a " * 278 + "outage").topics["outage"].mentioned is False  # cut after "outa"
+    assert analyze("a " * 278 + "outage").words[-1] == "outa"
+
+
+def test_an_empty_post_has_no_words_and_no_flaw() -> None:
+    got = analyze("")
+    assert (got.words, got.quality, got.penalty, got.flags, got.hostile) == ([], 1.0, 0.0, [], 0)
+
+
+@pytest.mark.parametrize(
+    ("post", "topic", "mentioned"),
+    [
+        # a direction word counts for a price only beside a price word, or in a phrase of its own
+        ("We raised the limits.", "price_up", False),
+        ("We raised the prices.", "price_up", True),
+        ("It costs more now.", "price_up", True),
+        ("We reduced the downtime.", "price_cut", False),
+        ("We reduced the prices.", "price_cut", True),
+        ("Get a discount.", "price_cut", True),
+        ("It is cheaper.", "price_cut", True),
+        # "at no extra cost" is no price word
+        ("We raised the limits at no extra cost.", "price_up", False),
+    ],
+)
+def test_a_price_change_is_read_from_a_direction_beside_a_price_word(post: str, topic: str, mentioned: bool) -> None:
+    assert analyze(post).topics[topic].mentioned is mentioned
+
+
+def test_a_price_denial_with_an_apology_still_names_the_price_increase() -> None:
+    # the apology makes it no denial, but the price increase is named: a topic the group did not live
+    assert verdict_of("Sorry, our prices haven't changed.", group("S2")) == Verdict(
+        0.0, "talks about the price increase, which this group did not experience"
+    )
+
+
+def test_an_empty_post_and_a_post_without_words_get_nothing_with_their_reason() -> None:
+    c = ctx(group("S2", outage_days=2), group("S3"))
+    assert RuleJudge()("", c) == {"S2": Verdict(0.0, "empty post"), "S3": Verdict(0.0, "empty post")}
+    assert RuleJudge()("#outage !!!", c) == {
+        "S2": Verdict(0.0, "no words to react to"),
+        "S3": Verdict(0.0, "no words to react to"),
+    }
+
+
+def test_only_the_last_ten_recent_posts_count_for_repetition_and_fatigue() -> None:
+    exp = group("S2", outage_days=2)
+    post = "We've added failover after the outages."
+    eleven = [post] + ["Happy Friday everyone!"] * 10
+    assert verdict_of(post, exp, recent_agent_posts=eleven) == verdict_of(post, exp)
+
+
 # ----------------------------------------------------------------------------- hostility
 
 
@@ -1065,6 +1155,9 @@ def test_each_severity_scales_to_its_full_value_and_clips_to_1(
         ({"recent_post_topics": ["promotion"], "price_change": {"B": 0.0}}, ("B",), "price_cut", 0.0),
         ({"recent_post_topics": ["outage"], "price_change": {"B": 0.0}}, ("B",), "outage", 0.5),
         ({"recent_post_topics": ["no_such_event"]}, (), "outage", 0.0),
+        # an event without a topic, or a price event skipped, does not stop the events after it
+        ({"recent_post_topics": ["nonsense", "outage"]}, (), "outage", 0.5),
+        ({"recent_post_topics": ["price_increase", "quota"], "price_change": {"B": 0.0}}, ("B",), "quota", 0.5),
     ],
 )
 def test_topics_the_groups_customers_posted_about_count_as_lived(
