@@ -375,6 +375,9 @@ def test_profanity_costs_two_fifths_of_the_quality_and_0_2() -> None:
 
 def test_trash_talking_a_competitor_costs_0_15_but_no_quality() -> None:
     assert quality_of("RivalTech is a joke.") == (1.0, 0.15, ["trash-talks competitors"])
+    # on top of another penalty (profanity, 0.2)
+    quality, penalty, flags = quality_of("RivalTech is a damn joke.")
+    assert (quality, penalty, flags) == (0.6, pytest.approx(0.35), [PROFANITY, "trash-talks competitors"])
 
 
 def test_quality_problems_multiply_and_their_penalties_add_in_a_fixed_order() -> None:
