@@ -600,6 +600,13 @@ def test_an_insult_scores_minus_0_65_and_more_per_insult_for_its_audience_and_in
             2 / 3 * 0.6,
             "names a concrete fix for the outages this group lived through",
         ),
+        # the outage's own fix counts in full without a concrete change word
+        (
+            "The service now runs on redundant servers after the outages.",
+            {"outage_days": 2},
+            2 / 3 * 0.6,
+            "names a concrete fix for the outages this group lived through",
+        ),
         (
             "We are sorry for the outages.",
             {"outage_days": 2},
