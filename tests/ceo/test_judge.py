@@ -1179,6 +1179,21 @@ def test_topics_the_groups_customers_posted_about_count_as_lived(
     assert {t: v for t, v in got.items() if t != topic} == {t: v for t, v in others.items() if t != topic}
 
 
+def test_a_number_that_is_not_finite_or_not_a_number_counts_as_nothing_lived() -> None:
+    exp = group(
+        "S3",
+        outage_days=math.inf,
+        downtime_minutes="lots",
+        overload_days=math.nan,
+        quota_short_share=math.inf,
+        issue_share=None,
+        price_change={"A": math.inf, "B": "x"},
+        churn_count=math.nan,
+        active=math.inf,
+    )
+    assert severities(exp) == NO_SEVERITY
+
+
 def test_severities_are_bounded_and_tolerate_bad_numbers() -> None:
     exp = group(
         outage_days=99,
