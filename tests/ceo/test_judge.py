@@ -841,6 +841,20 @@ def test_the_two_weightiest_reasons_are_given_largest_first() -> None:
     )
 
 
+def test_a_reason_must_weigh_more_than_0_005_to_be_given() -> None:
+    # 32 minutes of downtime: severity 32 / 1440, acknowledged (x 0.25), 3 exclamation marks (quality 0.9):
+    # the acknowledgement weighs 32 / 1440 x 0.25 x 0.9 = 0.005 exactly, not more
+    post = "The outages were on our servers!!!"
+    assert verdict_of(post, group("S2", downtime_minutes=32)) == Verdict(
+        squashed(32 / 1440 * 0.25 * 0.9 - 0.03), "hashtag or exclamation flood"
+    )
+    # 48 minutes: 0.0075
+    assert verdict_of(post, group("S2", downtime_minutes=48)) == Verdict(
+        squashed(48 / 1440 * 0.25 * 0.9 - 0.03),
+        "hashtag or exclamation flood; acknowledges the outages this group has been dealing with",
+    )
+
+
 def test_a_junk_post_is_not_praised_for_its_merits() -> None:
     # 5 spam phrases: quality 0.75^5 (under 0.3), penalty 0.4; the apology's reason is dropped
     post = "Sorry for the outages. Act now, buy now, don't miss it, follow us, subscribe now."
