@@ -931,6 +931,7 @@ def test_a_replied_group_without_a_replied_post_is_judged_as_a_plain_post() -> N
         ("CloudPeak engineers are idiots.", 0),  # a jab at a competitor
         ("Unlike CloudPeak, you are idiots.", 1),  # a competitor named, but said to the customers
         ("CloudPeak is clueless. Our customers are idiots.", 1),  # the jab does not stop the next sentence
+        ("Customers, get lost #bye", 1),  # a hashtag is blanked: "get lost" still ends the post
         # customers named within the 40 characters before the word, or 41 before it
         ("you said so, and looking back, we were stupid", 1),
         ("you said so, and looking back,   we were stupid", 0),
