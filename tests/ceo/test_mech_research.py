@@ -277,3 +277,29 @@ def test_the_insight_noise_is_level_ones_own_then_each_research_levels(state):
     for level, noise in ((0, 0.65), (1, 0.65), (2, 0.40), (3, 0.25), (5, 0.05)):
         state.info_level[0] = level
         assert insight_noise(state, 0) == pytest.approx(noise), level
+
+
+def test_a_successful_attempt_discovers_the_undiscovered_group_its_draw_picks(state):
+    """Groups 2 and 5 undiscovered; a success draw 0.1 < 0.30 and a pick draw 0.6 choose the second
+    of them (int(0.6 x 2) = 1): group 5, discovered today at info level 1, the others untouched."""
+    state.day = 12
+    state.discovered[:] = True
+    state.discovered[[2, 5]] = False
+    state.info_level[:] = 0
+    assert attempt_market_research(state, ScriptedStream(random=[[0.1, 0.6]])) == 5
+    assert np.flatnonzero(~state.discovered).tolist() == [2]
+    assert state.discovered_day[5] == 12 and state.info_level[5] == 1
+    assert state.info_level[2] == 0
+    # a pick draw just under 1 takes the last one left; a group already researched keeps its level
+    state.info_level[2] = 3
+    assert attempt_market_research(state, ScriptedStream(random=[[0.0, 0.999]])) == 2
+    assert state.info_level[2] == 3
+
+
+def test_market_research_fails_at_its_probability_and_when_every_group_is_known(state):
+    state.discovered[:] = False
+    assert attempt_market_research(state, ScriptedStream(random=[[0.30, 0.0]])) is None  # 0.30 is not < 0.30
+    assert not state.discovered.any()
+    assert attempt_market_research(state, ScriptedStream(random=[[0.2999, 0.0]])) == 0
+    state.discovered[:] = True
+    assert attempt_market_research(state, ScriptedStream(random=[[0.0, 0.5]])) is None
