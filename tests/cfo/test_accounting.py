@@ -665,3 +665,21 @@ def test_sums_above_two_to_the_53_stay_exact() -> None:
     assert led.income_statement(0, 2)["total_revenue"] == total
     assert led.balance_sheet(2)["equity"]["retained_earnings"] == total
     assert led.cash_flow_statement(0, 2)["closing_cash"] == total
+
+
+def test_a_one_month_range_reads_only_that_month_and_a_statement_between_posts_sees_both() -> None:
+    led = GeneralLedger(5)
+    led.post(1, "fee a", [("cash", 3), ("fee_income", -3)], "fees_collected")
+    led.post(2, "fee b", [("cash", 5), ("fee_income", -5)], "fees_collected")
+    assert led.income_statement(2, 2)["total_revenue"] == 5  # flushed mid-month
+    led.post(2, "fee c", [("cash", 7), ("fee_income", -7)], "fees_collected")
+    led.post(4, "fee d", [("cash", 11), ("fee_income", -11)], "fees_collected")  # month 3 skipped
+    inc = led.income_statement(2, 2)
+    assert (inc["start_month"], inc["end_month"], inc["total_revenue"]) == (2, 2, 12)
+    cf = led.cash_flow_statement(2, 2)
+    assert (cf["start_month"], cf["end_month"], cf["opening_cash"], cf["closing_cash"]) == (2, 2, 3, 15)
+    assert cf["operating"]["fees_collected"] == 12
+    assert [e["memo"] for e in led.journal(2, 2)] == ["fee b", "fee c"]
+    assert [e["id"] for e in led.journal(2, 3)] == [1, 2]
+    assert led.balance("cash", 3) == 15 and led.balance("cash", 4) == 26
+    assert led.revenue_ttm(4) == 26
