@@ -683,3 +683,19 @@ def test_a_one_month_range_reads_only_that_month_and_a_statement_between_posts_s
     assert [e["id"] for e in led.journal(2, 3)] == [1, 2]
     assert led.balance("cash", 3) == 15 and led.balance("cash", 4) == 26
     assert led.revenue_ttm(4) == 26
+
+
+def test_numpy_bounds_and_one_month_numpy_ranges_are_accepted_and_the_refusals_name_the_last_month() -> None:
+    led = GeneralLedger(4)
+    led.open({"cash": -MAX_LINE_CENTS, "debt": -MAX_LINE_CENTS})  # the lower limit itself is allowed
+    assert led.balance_sheet(-1)["month"] == -1
+    led.post(0, "a", [("interest_receivable", np.int64(-MAX_LINE_CENTS)), ("interest_income", MAX_LINE_CENTS)])
+    led.post(1, "b", [("interest_receivable", 1), ("interest_income", -1)])
+    led.post(2, "c", [("interest_receivable", 1), ("interest_income", -1)])
+    assert led.income_statement(np.int64(2), np.int64(2))["total_revenue"] == 1
+    with pytest.raises(ValueError) as refused:
+        led.post(1, "late", [("interest_receivable", 1), ("interest_income", -1)])
+    assert str(refused.value) == "month 1 goes back: entries are already posted for month 2"
+    with pytest.raises(ValueError) as refused:
+        led.post(2, 5, [("interest_receivable", 1), ("interest_income", -1)])
+    assert str(refused.value) == "memo must be a str, got int"
