@@ -504,3 +504,198 @@ def test_any_entry_is_either_rejected_cleanly_or_ties_out(
     prev = led.balance_sheet(-1)
     for t in range(led.months):
         prev = check_month(led, t, prev, np.random.default_rng(t))
+
+
+# ---------------------------------------------------------------------------- exact messages and boundaries
+
+KNOWN_ACCOUNTS = ", ".join(NAMES)
+KNOWN_CATEGORIES = (
+    "interest_collected, fees_collected, cost_of_revenue_paid, operating_expenses_paid, interest_paid, "
+    "loans_originated, principal_collected, equity_issued, debt_borrowed, debt_repaid"
+)
+REFUSED_POSTS: list[tuple[tuple[Any, ...], str]] = [
+    ((6, "x", GOOD, "fees_collected"), "month 6 is outside [0, 5]"),
+    ((-1, "x", GOOD, "fees_collected"), "month -1 is outside [0, 5]"),
+    ((np.int64(6), "x", GOOD, "fees_collected"), "month 6 is outside [0, 5]"),
+    ((3.0, "x", GOOD, "fees_collected"), "month must be an int, got float 3.0"),
+    ((True, "x", GOOD, "fees_collected"), "month must be an int, got bool True"),
+    ((1, "x", GOOD, "fees_collected"), "month 1 goes back: entries are already posted for month 2"),
+    ((3, None, GOOD, "fees_collected"), "memo must be a str, got NoneType"),
+    ((3, "x", []), "lines must be a non-empty sequence of (account, cents) pairs"),
+    ((3, "x", "cash"), "lines must be a non-empty sequence of (account, cents) pairs"),
+    ((3, "x", {"cash": 1}), "lines must be a non-empty sequence of (account, cents) pairs"),
+    (
+        (3, "x", [("cash", 100), ("fee_income", -99)], "fees_collected"),
+        "entry does not balance: debits - credits = 1 cents (must be 0)",
+    ),
+    (
+        (3, "x", [("interest_receivable", True), ("interest_income", -1)]),
+        "line 0 (interest_receivable) amount must be an integer number of cents, got bool True",
+    ),
+    (
+        (3, "x", [("interest_receivable", MAX_LINE_CENTS + 1), ("interest_income", -MAX_LINE_CENTS - 1)]),
+        "line 0 (interest_receivable) amount = 1000000000000001 is outside [-1000000000000000, 1000000000000000] cents",
+    ),
+    (
+        (3, "x", [("interest_receivable", MAX_LINE_CENTS), ("interest_income", -MAX_LINE_CENTS - 1)]),
+        "line 1 (interest_income) amount = -1000000000000001 is outside [-1000000000000000, 1000000000000000] cents",
+    ),
+    (
+        (3, "x", [("interest_receivable", np.int64(MAX_LINE_CENTS + 1)), ("interest_income", -1)]),
+        "line 0 (interest_receivable) amount = 1000000000000001 is outside [-1000000000000000, 1000000000000000] cents",
+    ),
+    ((3, "x", GOOD), f"an entry with a cash line needs a cash_flow category; known: {KNOWN_CATEGORIES}"),
+    ((3, "x", GOOD, "fees"), f"unknown cash_flow category 'fees'; known: {KNOWN_CATEGORIES}"),
+    ((3, "x", GOOD, 1), f"unknown cash_flow category 1; known: {KNOWN_CATEGORIES}"),
+    (
+        (3, "x", [("interest_receivable", 5), ("interest_income", -5)], "interest_collected"),
+        "cash_flow 'interest_collected' given for an entry with no cash line (must be None)",
+    ),
+    ((3, "x", [("cash", 1), (0, -1)], "fees_collected"), f"line 1: unknown account 0; known: {KNOWN_ACCOUNTS}"),
+    (
+        (3, "x", [("cash", 1), "fee_income"], "fees_collected"),
+        "line 1 must be an (account, cents) pair, got 'fee_income'",
+    ),
+]
+
+
+@pytest.mark.parametrize("args,message", REFUSED_POSTS, ids=[m for _, m in REFUSED_POSTS])
+def test_a_refused_post_tells_the_agent_exactly_why(args: tuple[Any, ...], message: str) -> None:
+    led = seeded_ledger()
+    with pytest.raises(ValueError) as refused:
+        led.post(*args)
+    assert str(refused.value) == message
+
+
+REFUSED_OPENS: list[tuple[Any, str]] = [
+    (
+        {"cash": 100, "paid_in_capital": 99},
+        "opening balance sheet does not balance: assets 100 != liabilities + equity 99 (cents)",
+    ),
+    (
+        {"cash": 100, "debt": 30, "paid_in_capital": 50, "retained_earnings": 21},
+        "opening balance sheet does not balance: assets 100 != liabilities + equity 101 (cents)",
+    ),
+    ({"cash": 100.0}, "opening balance of cash must be an integer number of cents, got float 100.0"),
+    (
+        {"cash": MAX_LINE_CENTS + 1, "debt": MAX_LINE_CENTS + 1},
+        "opening balance of cash = 1000000000000001 is outside [-1000000000000000, 1000000000000000] cents",
+    ),
+    ({"cash": 100, "capital": 100}, f"unknown account 'capital' in opening balances; known: {KNOWN_ACCOUNTS}"),
+    ({5: 100}, f"unknown account 5 in opening balances; known: {KNOWN_ACCOUNTS}"),
+    (
+        {"cash": 100, "fee_income": 100},
+        "opening balance for 'fee_income': only balance-sheet accounts have opening balances",
+    ),
+    ([("cash", 100)], "balances must be a mapping of account -> cents, got list"),
+]
+
+
+@pytest.mark.parametrize("balances,message", REFUSED_OPENS, ids=[m[:60] for _, m in REFUSED_OPENS])
+def test_a_refused_open_tells_the_agent_exactly_why(balances: Any, message: str) -> None:
+    with pytest.raises(ValueError) as refused:
+        GeneralLedger(4).open(balances)
+    assert str(refused.value) == message
+
+
+def test_open_twice_or_after_a_post_is_refused_with_its_reason() -> None:
+    with pytest.raises(ValueError) as refused:
+        seeded_ledger().open({"cash": 1, "paid_in_capital": 1})
+    assert str(refused.value) == "the ledger is already open: open() may be called only once"
+    led = GeneralLedger(4)
+    led.post(0, "fee", GOOD, "fees_collected")
+    with pytest.raises(ValueError) as refused:
+        led.open({"cash": 1, "paid_in_capital": 1})
+    assert str(refused.value) == "open() must come before any post()"
+
+
+def test_a_refused_query_tells_the_agent_exactly_why() -> None:
+    led = seeded_ledger()  # 6 months
+    cases = [
+        (lambda: led.balance("nope", 0), f"unknown account 'nope'; known: {KNOWN_ACCOUNTS}"),
+        (lambda: led.balance(7, 0), f"unknown account 7; known: {KNOWN_ACCOUNTS}"),
+        (lambda: led.balance("cash", -2), "month -2 is outside [-1, 5]"),
+        (lambda: led.balance("cash", 6), "month 6 is outside [-1, 5]"),
+        (lambda: led.balance("cash", 2.0), "month must be an int, got float 2.0"),
+        (lambda: led.balance_sheet(-2), "month -2 is outside [-1, 5]"),
+        (lambda: led.balance_sheet(6), "month 6 is outside [-1, 5]"),
+        (lambda: led.revenue_ttm(-1), "month -1 is outside [0, 5]"),
+        (lambda: led.revenue_ttm(6), "month 6 is outside [0, 5]"),
+        (lambda: led.income_statement(3, 2), "start month 3 is after end month 2"),
+        (lambda: led.income_statement(np.int64(3), 2), "start month 3 is after end month 2"),
+        (lambda: led.income_statement(-1, 2), "start month -1 is outside [0, 5]"),
+        (lambda: led.cash_flow_statement(0, 6), "end month 6 is outside [0, 5]"),
+        (lambda: led.cash_flow_statement(0, -1), "end month -1 is outside [0, 5]"),
+        (lambda: led.journal(1.0, 2), "start month must be an int, got float 1.0"),
+        (lambda: led.journal(1, "2"), "end month must be an int, got str '2'"),
+        (lambda: GeneralLedger(0), "months must be >= 1, got 0"),
+        (lambda: GeneralLedger(1.0), "months must be an int, got float 1.0"),
+        (lambda: GeneralLedger(True), "months must be an int, got bool True"),
+    ]
+    for call, message in cases:
+        with pytest.raises(ValueError) as refused:
+            call()
+        assert str(refused.value) == message
+
+
+def test_the_line_limit_is_inclusive_and_a_single_month_ledger_works() -> None:
+    led = GeneralLedger(np.int64(1))
+    assert led.months == 1 and type(led.months) is int
+    led.open({"cash": MAX_LINE_CENTS, "paid_in_capital": MAX_LINE_CENTS})
+    led.post(0, "big", [("interest_receivable", MAX_LINE_CENTS), ("interest_income", -MAX_LINE_CENTS)])
+    led.post(0, "big back", [("credit_losses", MAX_LINE_CENTS), ("interest_receivable", -MAX_LINE_CENTS)])
+    led.post(0, "negative", [("cash", -MAX_LINE_CENTS), ("loans_receivable", MAX_LINE_CENTS)], "loans_originated")
+    assert led.balance("cash", -1) == MAX_LINE_CENTS
+    assert led.balance("cash", 0) == 0
+    assert led.balance("loans_receivable", 0) == MAX_LINE_CENTS
+    assert led.income_statement(0, 0)["net_income"] == 0
+    assert led.revenue_ttm(0) == MAX_LINE_CENTS
+    assert led.cash_flow_statement(0, 0)["investing"]["loans_originated"] == -MAX_LINE_CENTS
+
+
+def test_sums_above_two_to_the_53_stay_exact() -> None:
+    led = GeneralLedger(3)
+    for t in range(3):
+        for _ in range(4):
+            led.post(t, "fee", [("cash", MAX_LINE_CENTS), ("fee_income", -MAX_LINE_CENTS)], "fees_collected")
+        led.post(t, "odd", [("cash", 1), ("fee_income", -1)], "fees_collected")
+    total = 12 * 10**15 + 3  # above 2**53 and odd: a float64 sum would round it
+    assert led.balance("cash", 2) == total
+    assert led.revenue_ttm(2) == total
+    assert led.income_statement(0, 2)["total_revenue"] == total
+    assert led.balance_sheet(2)["equity"]["retained_earnings"] == total
+    assert led.cash_flow_statement(0, 2)["closing_cash"] == total
+
+
+def test_a_one_month_range_reads_only_that_month_and_a_statement_between_posts_sees_both() -> None:
+    led = GeneralLedger(5)
+    led.post(1, "fee a", [("cash", 3), ("fee_income", -3)], "fees_collected")
+    led.post(2, "fee b", [("cash", 5), ("fee_income", -5)], "fees_collected")
+    assert led.income_statement(2, 2)["total_revenue"] == 5  # flushed mid-month
+    led.post(2, "fee c", [("cash", 7), ("fee_income", -7)], "fees_collected")
+    led.post(4, "fee d", [("cash", 11), ("fee_income", -11)], "fees_collected")  # month 3 skipped
+    inc = led.income_statement(2, 2)
+    assert (inc["start_month"], inc["end_month"], inc["total_revenue"]) == (2, 2, 12)
+    cf = led.cash_flow_statement(2, 2)
+    assert (cf["start_month"], cf["end_month"], cf["opening_cash"], cf["closing_cash"]) == (2, 2, 3, 15)
+    assert cf["operating"]["fees_collected"] == 12
+    assert [e["memo"] for e in led.journal(2, 2)] == ["fee b", "fee c"]
+    assert [e["id"] for e in led.journal(2, 3)] == [1, 2]
+    assert led.balance("cash", 3) == 15 and led.balance("cash", 4) == 26
+    assert led.revenue_ttm(4) == 26
+
+
+def test_numpy_bounds_and_one_month_numpy_ranges_are_accepted_and_the_refusals_name_the_last_month() -> None:
+    led = GeneralLedger(4)
+    led.open({"cash": -MAX_LINE_CENTS, "debt": -MAX_LINE_CENTS})  # the lower limit itself is allowed
+    assert led.balance_sheet(-1)["month"] == -1
+    led.post(0, "a", [("interest_receivable", np.int64(-MAX_LINE_CENTS)), ("interest_income", MAX_LINE_CENTS)])
+    led.post(1, "b", [("interest_receivable", 1), ("interest_income", -1)])
+    led.post(2, "c", [("interest_receivable", 1), ("interest_income", -1)])
+    assert led.income_statement(np.int64(2), np.int64(2))["total_revenue"] == 1
+    with pytest.raises(ValueError) as refused:
+        led.post(1, "late", [("interest_receivable", 1), ("interest_income", -1)])
+    assert str(refused.value) == "month 1 goes back: entries are already posted for month 2"
+    with pytest.raises(ValueError) as refused:
+        led.post(2, 5, [("interest_receivable", 1), ("interest_income", -1)])
+    assert str(refused.value) == "memo must be a str, got int"
