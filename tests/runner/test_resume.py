@@ -317,3 +317,47 @@ def test_a_model_run_naming_its_own_server_is_resumed_only_when_trusted(tmp_path
     with pytest.raises(RunDirError, match="names its own server.*--trust-agent-code"):
         resume_run(run)
     assert not (run / "attempts").exists()
+
+
+def _record_reruns(monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
+    """Replace the two runners a baseline or a user's agent class restarts with; record their calls."""
+    from bizbench.runner import agent_episode, episode
+
+    calls: list[tuple] = []
+    monkeypatch.setattr(episode, "run_baseline", lambda *a, **k: calls.append(("baseline", a, k)) or {"ok": 1})
+    monkeypatch.setattr(agent_episode, "run_user_agent", lambda *a, **k: calls.append(("user", a, k)) or {"ok": 2})
+    return calls
+
+
+def test_a_baseline_or_an_agent_class_restarts_with_its_recorded_seed_preset_horizon_and_options(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bizbench.runner.resume import _rerun_agent
+
+    calls = _record_reruns(monkeypatch)
+    base = {"env": "cfo", "seed": 3, "preset": "hardened", "horizon": 24}
+    config = {**base, "agent": "prudent-cfo", "world_options": {"w": 1}, "agent_options": {"a": 2}}
+    assert _rerun_agent(tmp_path, config) == {"ok": 1}
+    assert _rerun_agent(tmp_path, {**base, "agent": "mod:Agent", "world_options": {"w": 1}}) == {"ok": 2}
+    assert calls == [
+        ("baseline", ("cfo", "prudent-cfo", 3, "hardened", 24, tmp_path, {"a": 2}), {"world_options": {"w": 1}}),
+        ("user", ("cfo", "mod:Agent", 3, "hardened", tmp_path, 24, {"w": 1}), {}),
+    ]
+
+
+def test_a_format_one_ceo_run_restarts_with_its_database_flag_and_no_empty_agent_options(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Format 1 kept ``database`` at the top and the horizon only in the world config."""
+    from bizbench.runner.resume import _rerun_agent
+
+    calls = _record_reruns(monkeypatch)
+    old = {"env": "ceo", "agent": "rule-based", "seed": 5, "preset": "default", "config": {"horizon_days": 21}}
+    _rerun_agent(tmp_path, {**old, "database": 0, "agent_options": {}})
+    _rerun_agent(tmp_path, {**old, "database": 1, "world_options": None})
+    _rerun_agent(tmp_path, {**old, "world_options": {"database": True}, "database": 0})
+    assert [(c[1][4], c[1][6], c[2]) for c in calls] == [
+        (21, None, {"world_options": {"database": False}}),
+        (21, None, {"world_options": {"database": True}}),
+        (21, None, {"world_options": {"database": True}}),  # world options win over the old flag
+    ]
