@@ -30,6 +30,7 @@ from bizbench.envs.cfo.world.macro import (
     _policy_rate,
     _regime_chain,
     _regimes_from_spans,
+    _seed_tag,
     fit_summary,
     generate_path,
     keys_for,
@@ -261,6 +262,17 @@ def test_generator_is_deterministic_per_seed():
     assert np.array_equal(a.regimes, b.regimes)
     assert any(not np.array_equal(a.series[k], c.series[k]) for k in SERIES)
     assert a.source.startswith("generated:7") and a.source != c.source
+    # the seed and the stream's spawn key (the "macro" stream's), so a path names the draw it came from
+    assert a.source == "generated:7/2928657987"
+
+
+def test_a_generated_paths_label_names_what_its_generator_knows_of_its_seed():
+    assert _seed_tag(np.random.default_rng(11)) == "11"  # no spawn key
+    child = np.random.SeedSequence(11).spawn(3)[2]
+    assert _seed_tag(np.random.default_rng(child)) == "11/2"
+    assert _seed_tag(np.random.default_rng(child.spawn(2)[1])) == "11/2.1"  # a grandchild: its key, dotted
+    assert _seed_tag(SimpleNamespace(bit_generator=SimpleNamespace(seed_seq=SimpleNamespace(entropy=5)))) == "5"
+    assert _seed_tag(SimpleNamespace(bit_generator=SimpleNamespace())) == "unknown"
 
 
 def test_generated_paths_stay_in_range(pooled):
