@@ -237,6 +237,14 @@ def test_groups_and_data_types():
 # ------------------------------------------------------------------ generator
 
 
+def test_ar1_takes_its_columns_from_whichever_input_has_them():
+    """Three speeds over one target and one shock column: three paths, x_1 = (1 - k) x_0 + k m + e."""
+    speed = np.array([[0.5, 0.25, 0.1]] * 2)
+    x = _ar1(2.0, speed, np.full((2, 1), 4.0), np.full((2, 1), 1.0))
+    assert x.dtype == np.float64
+    np.testing.assert_allclose(x, [[2.0, 2.0, 2.0], [4.0, 3.5, 3.2]])
+
+
 def test_ar1_closed_form_matches_the_loop():
     rng = np.random.default_rng(5)
     n = 300  # more than one closed-form block
