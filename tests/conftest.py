@@ -23,10 +23,10 @@ from pathlib import Path
 
 import pytest
 
+from heavy_tests import heavy_test_ids
 from mutants_report import mutant_pythonpath
 
-TESTS_DIR = Path(__file__).resolve().parent
-PLUGIN_DIR = str(TESTS_DIR / "plugin_env")
+PLUGIN_DIR = str(Path(__file__).resolve().parent / "plugin_env")
 LEMONADE = "lemonade.spec:SPEC"
 
 
@@ -40,12 +40,6 @@ if PLUGIN_DIR not in sys.path:
     sys.path.insert(0, PLUGIN_DIR)
 _prepend("PYTHONPATH", PLUGIN_DIR, os.pathsep)
 _prepend("BIZBENCH_ENVS", LEMONADE, ",")
-
-
-def heavy_test_ids() -> set[str]:
-    """The node ids listed in ``tests/heavy_tests.txt`` (``#`` starts a comment)."""
-    lines = (TESTS_DIR / "heavy_tests.txt").read_text().splitlines()
-    return {line.strip() for line in lines if line.strip() and not line.startswith("#")}
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from heavy_tests import heavy_test_ids
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -37,8 +39,6 @@ def test_a_hung_test_fails_in_its_limit_and_the_run_goes_on(tmp_path: Path) -> N
 def test_every_heavy_test_listed_is_a_test_of_the_suite(pytestconfig: pytest.Config) -> None:
     """tests/heavy_tests.txt names tests that exist: a renamed test would otherwise slip back
     into `make mutants` unnoticed, or a stale line would hide nothing."""
-    from conftest import heavy_test_ids
-
     listed = heavy_test_ids()
     assert len(listed) > 100
     for node_id in listed:
@@ -58,8 +58,6 @@ def test_the_heavy_tests_are_marked_and_left_out_of_the_mutation_run(tmp_path: P
         timeout=120,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    from conftest import heavy_test_ids
-
     heavy_golden = {t for t in heavy_test_ids() if t.startswith("tests/golden/")}
     assert heavy_golden and not heavy_golden & set(proc.stdout.split()), proc.stdout
     assert "tests/golden/test_golden.py::" in proc.stdout
