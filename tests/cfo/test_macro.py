@@ -312,6 +312,21 @@ def test_a_sofr_spread_lifts_every_months_sofr_by_the_spread():
     np.testing.assert_array_equal(lifted.series["fed_funds"], base.series["fed_funds"])
 
 
+@pytest.mark.parametrize(
+    ("bounded", "bound", "reader"),
+    [
+        ("cpi_inflation", (1.5, 2.5), "fed_funds"),  # the policy rule reads inflation within its bounds
+        ("unemployment", (3.5, 5.0), "fed_funds"),  # and unemployment within its bounds
+        ("treasury_10y", (1.0, 2.0), "baa_yield"),  # Baa is the bounded 10-year yield plus the credit spread
+    ],
+)
+def test_a_series_built_on_another_reads_it_within_its_bounds(bounded, bound, reader):
+    base = generate_path(stream_for(7, "macro"))
+    narrowed = MacroGeneratorConfig(bounds={**MacroGeneratorConfig().bounds, bounded: bound})
+    path = generate_path(stream_for(7, "macro"), narrowed)
+    assert not np.array_equal(path.series[reader], base.series[reader])
+
+
 def test_a_generated_paths_label_names_what_its_generator_knows_of_its_seed():
     assert _seed_tag(np.random.default_rng(11)) == "11"  # no spawn key
     child = np.random.SeedSequence(11).spawn(3)[2]
