@@ -232,6 +232,11 @@ def quality_of(post: str) -> tuple[float, float, list[str]]:
     return got.quality, got.penalty, got.flags
 
 
+def assert_quality(post: str, expected: tuple[float, float, list[str]]) -> None:
+    """The post's quality (to 1e-12), penalty and flags are the expected ones."""
+    assert quality_of(post) == (pytest.approx(expected[0], abs=1e-12), pytest.approx(expected[1]), expected[2])
+
+
 @pytest.mark.parametrize(
     ("post", "expected"),
     [
@@ -316,8 +321,7 @@ def test_keyword_stuffing_costs_nine_tenths_of_the_quality_and_0_25_at_each_of_i
 def test_each_spam_phrase_costs_a_quarter_of_the_quality_and_0_12_up_to_0_4(
     post: str, expected: tuple[float, float, list[str]]
 ) -> None:
-    quality, penalty, flags = quality_of(post)
-    assert (quality, penalty, flags) == (pytest.approx(expected[0], abs=1e-12), pytest.approx(expected[1]), expected[2])
+    assert_quality(post, expected)
 
 
 @pytest.mark.parametrize(
@@ -351,8 +355,7 @@ def test_shouting_is_over_three_fifths_capitals_in_at_least_12_letters(post: str
 def test_hashtags_past_the_second_and_exclamation_marks_past_the_second_cost_quality_and_a_capped_penalty(
     post: str, expected: tuple[float, float, list[str]]
 ) -> None:
-    quality, penalty, flags = quality_of(post)
-    assert (quality, penalty, flags) == (pytest.approx(expected[0], abs=1e-12), pytest.approx(expected[1]), expected[2])
+    assert_quality(post, expected)
 
 
 @pytest.mark.parametrize(

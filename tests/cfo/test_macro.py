@@ -297,19 +297,23 @@ SEED_7_SUMS = {
 }
 
 
-def test_the_generator_draws_the_recorded_path_of_seed_7():
-    path = generate_path(stream_for(7, "macro"))
-    assert {k: round(float(np.sum(v)), 6) for k, v in path.series.items()} == SEED_7_SUMS
-    assert int(np.sum(path.regimes)) == 75
+@pytest.fixture(scope="module")
+def seed_7_path():
+    """Seed 7's generated path with the default generator (read, never changed, by the tests)."""
+    return generate_path(stream_for(7, "macro"))
 
 
-def test_a_sofr_spread_lifts_every_months_sofr_by_the_spread():
+def test_the_generator_draws_the_recorded_path_of_seed_7(seed_7_path):
+    assert {k: round(float(np.sum(v)), 6) for k, v in seed_7_path.series.items()} == SEED_7_SUMS
+    assert int(np.sum(seed_7_path.regimes)) == 75
+
+
+def test_a_sofr_spread_lifts_every_months_sofr_by_the_spread(seed_7_path):
     """SOFR = fed funds + spread + noise: the same draws with a 0.3-point spread give 0.3 more each
     month (within the two-decimal rounding of both paths)."""
-    base = generate_path(stream_for(7, "macro"))
     lifted = generate_path(stream_for(7, "macro"), MacroGeneratorConfig(sofr_spread=0.3))
-    np.testing.assert_allclose(lifted.series["sofr"] - base.series["sofr"], 0.3, atol=0.0101)
-    np.testing.assert_array_equal(lifted.series["fed_funds"], base.series["fed_funds"])
+    np.testing.assert_allclose(lifted.series["sofr"] - seed_7_path.series["sofr"], 0.3, atol=0.0101)
+    np.testing.assert_array_equal(lifted.series["fed_funds"], seed_7_path.series["fed_funds"])
 
 
 @pytest.mark.parametrize(
@@ -320,11 +324,10 @@ def test_a_sofr_spread_lifts_every_months_sofr_by_the_spread():
         ("treasury_10y", (1.0, 2.0), "baa_yield"),  # Baa is the bounded 10-year yield plus the credit spread
     ],
 )
-def test_a_series_built_on_another_reads_it_within_its_bounds(bounded, bound, reader):
-    base = generate_path(stream_for(7, "macro"))
+def test_a_series_built_on_another_reads_it_within_its_bounds(seed_7_path, bounded, bound, reader):
     narrowed = MacroGeneratorConfig(bounds={**MacroGeneratorConfig().bounds, bounded: bound})
     path = generate_path(stream_for(7, "macro"), narrowed)
-    assert not np.array_equal(path.series[reader], base.series[reader])
+    assert not np.array_equal(path.series[reader], seed_7_path.series[reader])
 
 
 def test_a_generated_paths_label_names_what_its_generator_knows_of_its_seed():

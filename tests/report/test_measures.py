@@ -338,7 +338,8 @@ def test_a_yc_run_without_turns_tokens_times_or_evaluation_has_those_measures_mi
     assert (m["tokens"], m["runtime_min"], m["cost_usd"], m["bankrupt"]) == (None, None, None, 0.0)
     assert all(m[f"fail_{c}"] is None for c in ("adversarial", "not_dispatched", "too_late"))
     empty = _run_of(tmp_path, "yc", {"turns": 4, "tokens": {}, "wall_seconds": 0}, [])
-    assert (metrics_yc.run_metrics(empty)["tokens"], metrics_yc.run_metrics(empty)["runtime_min"]) == (None, 0.0)
+    empty_measures = metrics_yc.run_metrics(empty)
+    assert (empty_measures["tokens"], empty_measures["runtime_min"]) == (None, 0.0)
     for tokens, total in (({"output_tokens": 7}, 7), ({"input_tokens": 5}, 5)):  # a missing side counts 0
         counted = _run_of(tmp_path, "yc", {"turns": 4, "tokens": tokens}, [])
         assert metrics_yc.run_metrics(counted)["tokens"] == total
