@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv browser layers test test-slow mutants lint demo docs clean
+.PHONY: venv browser layers test test-slow mutants mutants-checkpoint lint demo docs clean
 
 venv: $(STAMP)
 
@@ -33,13 +33,22 @@ test: venv browser layers lint
 test-slow: venv
 	$(BIN)/pytest -q -n 0 -m slow --timeout 3600
 
-# Mutation testing of the code that decides a score or a verdict (docs/testing.md; hours on 2
-# cores, kept between runs: only survivors and changed functions are tried again). MUTANTS=glob
-# runs a part, e.g. MUTANTS='bizbench.envs.cfo.*'.
+# Mutation testing of the code that decides a score or a verdict (docs/testing.md). A full run
+# takes 5 to 7 hours on 2 cores, so the verdicts are kept in git
+# (tests/mutants_checkpoint.json.gz): a machine with no mutants/ starts from them and checks
+# AUDIT of the kept kills again; unexplained survivors and changed functions are tried again; the
+# verdicts are saved back after the run (or with `make mutants-checkpoint` after a stopped run).
+# MUTANTS=glob runs a part, e.g. MUTANTS='bizbench.envs.cfo.*'.
+AUDIT ?= 200
 mutants: venv
+	$(BIN)/python tests/mutants_report.py --restore-checkpoint --audit $(AUDIT)
 	$(BIN)/python tests/mutants_report.py --retry-survivors
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/mutmut run --max-children "$${JOBS:-2}" $(MUTANTS)
+	$(BIN)/python tests/mutants_report.py --save-checkpoint
 	$(BIN)/python tests/mutants_report.py
+
+mutants-checkpoint: venv
+	$(BIN)/python tests/mutants_report.py --save-checkpoint
 
 lint: venv
 	$(BIN)/ruff check src tests

@@ -8,27 +8,43 @@ noticed); a mutant no test runs counts as survived.
 
     python tests/mutants_report.py [--results FILE] [--doc docs/testing.md] [--markdown]
     python tests/mutants_report.py --retry-survivors [--mutants mutants]
+    python tests/mutants_report.py --save-checkpoint [--checkpoint FILE] [--mutants mutants]
+    python tests/mutants_report.py --restore-checkpoint [--audit N] [--checkpoint FILE] [--mutants mutants]
 
-``--retry-survivors`` (the first step of `make mutants`) clears mutmut's kept verdict of every
-survivor, so the run tries it again: mutmut keeps a verdict until the mutated function changes,
-so a survivor that a new test kills would otherwise still count as one.
+``--retry-survivors`` (a step of `make mutants`) clears mutmut's kept verdict of every survivor
+docs/testing.md does not explain, so the run tries it again: mutmut keeps a verdict until the
+mutated function changes, so a survivor that a new test kills would otherwise still count as one.
+
+A full run takes longer than a working session on 2 cores, so its verdicts are kept in git:
+``--save-checkpoint`` writes mutmut's kept verdicts (``mutants/**/*.py.meta``: each mutant's
+verdict and the hash of each mutated function) to ``CHECKPOINT``; on a machine with no
+``mutants/`` yet, ``--restore-checkpoint`` writes them back, and mutmut keeps each verdict whose
+function is unchanged, as it does between two runs on one machine. A checkpoint made under another
+``[tool.mutmut]`` configuration or heavy-test list is not restored. ``--audit N`` clears N kept
+kills, drawn at random (seeded by the checkpoint's bytes), so the run checks them again: a kill a
+later change of the tests undid shows up as an unexplained survivor.
 """
 
 from __future__ import annotations
 
 import argparse
 import fnmatch
+import gzip
+import hashlib
 import json
 import os
+import random
 import re
 import subprocess
 import sys
+import tomllib
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+CHECKPOINT = ROOT / "tests" / "mutants_checkpoint.json.gz"
 REQUIRED_SCORE = 0.90
 KILLED = {"killed", "timeout", "caught by type check", "segfault"}
 SURVIVED = {"survived", "no tests", "suspicious"}
@@ -125,21 +141,89 @@ def render(modules: dict[str, ModuleScore], markdown: bool) -> str:
     return "\n".join(lines)
 
 
-def retry_survivors(mutants: Path) -> int:
-    """Clear the kept verdict of every survivor in mutmut's ``*.meta`` files under ``mutants``
-    (an exit code whose status is a survivor's); return how many were cleared."""
+def _metas(mutants: Path) -> list[Path]:
+    return sorted(mutants.rglob("*.py.meta"))
+
+
+def retry_survivors(mutants: Path, explained: dict[str, str]) -> int:
+    """Clear the kept verdict of every survivor in mutmut's ``*.meta`` files under ``mutants`` (an
+    exit code whose status is a survivor's) that ``explained`` (docs/testing.md's table) does not
+    explain; return how many were cleared. An explained survivor stays: an equivalent one cannot
+    die, and trying it again costs every test that reaches its function."""
     from mutmut.stats import status_by_exit_code  # mutmut's own exit-code meanings (a dev dependency)
 
     cleared = 0
-    for meta in sorted(mutants.rglob("*.py.meta")):
+    for meta in _metas(mutants):
         data = json.loads(meta.read_text())
         verdicts = data.get("exit_code_by_key", {})
-        survivors = [name for name, code in verdicts.items() if status_by_exit_code.get(code) in SURVIVED]
+        survivors = [
+            name
+            for name, code in verdicts.items()
+            if status_by_exit_code.get(code) in SURVIVED and not explanation(name, explained)
+        ]
         if survivors:
             verdicts.update(dict.fromkeys(survivors))
             meta.write_text(json.dumps(data, indent=4))
             cleared += len(survivors)
     return cleared
+
+
+def configuration_digest(root: Path = ROOT) -> str:
+    """What a kept verdict depends on besides the code: ``[tool.mutmut]`` and the heavy-test list."""
+    config = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["mutmut"]
+    heavy = (root / "tests" / "heavy_tests.txt").read_text()
+    return hashlib.sha256(json.dumps([config, heavy], sort_keys=True).encode()).hexdigest()
+
+
+def save_checkpoint(mutants: Path, checkpoint: Path, root: Path = ROOT) -> int:
+    """Write every ``*.py.meta`` under ``mutants`` (verdicts and function hashes) to ``checkpoint``;
+    return how many mutants have a verdict."""
+    files = {
+        meta.relative_to(mutants).as_posix(): {
+            "exit_code_by_key": data["exit_code_by_key"],
+            "hash_by_function_name": data.get("hash_by_function_name", {}),
+        }
+        for meta in _metas(mutants)
+        if (data := json.loads(meta.read_text()))
+    }
+    payload = {"format": 1, "configuration": configuration_digest(root), "files": files}
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    checkpoint.write_bytes(gzip.compress(text.encode(), mtime=0))
+    return sum(code is not None for f in files.values() for code in f["exit_code_by_key"].values())
+
+
+def restore_checkpoint(checkpoint: Path, mutants: Path, audit: int = 0, root: Path = ROOT) -> str:
+    """Write ``checkpoint``'s verdicts as mutmut's ``*.py.meta`` files under ``mutants`` when it has
+    none, clearing ``audit`` kept kills drawn at random (their names go to ``mutants/audit.txt``);
+    return what was done, in words."""
+    if _metas(mutants):
+        return f"{mutants} already holds verdicts: kept them, the checkpoint is not restored"
+    if not checkpoint.exists():
+        return f"no checkpoint at {checkpoint}: every mutant is checked"
+    raw = checkpoint.read_bytes()
+    payload = json.loads(gzip.decompress(raw))
+    if payload["configuration"] != configuration_digest(root):
+        return "the checkpoint was made under another [tool.mutmut] or heavy-test list: every mutant is checked"
+    files = payload["files"]
+    kills = sorted(name for f in files.values() for name, code in f["exit_code_by_key"].items() if code == 1)
+    audited = set(random.Random(hashlib.sha256(raw).hexdigest()).sample(kills, min(audit, len(kills))))
+    for rel, f in files.items():
+        meta = mutants / rel
+        meta.parent.mkdir(parents=True, exist_ok=True)
+        verdicts = {name: None if name in audited else code for name, code in f["exit_code_by_key"].items()}
+        empty: dict[str, float] = {}  # mutmut's other keys, filled again by the run
+        data = {
+            "exit_code_by_key": verdicts,
+            "hash_by_function_name": f["hash_by_function_name"],
+            "type_check_error_by_key": empty,
+            "durations_by_key": empty,
+            "estimated_durations_by_key": empty,
+        }
+        meta.write_text(json.dumps(data, indent=4))
+    (mutants / "audit.txt").write_text("".join(f"{name}\n" for name in sorted(audited)))
+    kept = sum(code is not None for f in files.values() for code in f["exit_code_by_key"].values())
+    restored = kept - len(audited)
+    return f"restored {restored} verdicts from {checkpoint.name}; {len(audited)} kept kills will be checked again"
 
 
 def mutant_pythonpath(environ: Mapping[str, str]) -> str | None:
@@ -160,11 +244,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results", type=Path, help="saved `mutmut results --all true` output (default: run it)")
     parser.add_argument("--doc", type=Path, default=ROOT / "docs" / "testing.md")
     parser.add_argument("--markdown", action="store_true", help="the table as markdown (for docs/testing.md)")
-    parser.add_argument("--retry-survivors", action="store_true", help="clear the survivors' verdicts and exit")
+    parser.add_argument("--retry-survivors", action="store_true", help="clear unexplained survivors' verdicts, exit")
     parser.add_argument("--mutants", type=Path, default=ROOT / "mutants", help="mutmut's working directory")
+    parser.add_argument("--checkpoint", type=Path, default=CHECKPOINT, help="the kept verdicts in git")
+    parser.add_argument("--save-checkpoint", action="store_true", help="write mutants/'s verdicts to it and exit")
+    parser.add_argument("--restore-checkpoint", action="store_true", help="write its verdicts to mutants/, exit")
+    parser.add_argument("--audit", type=int, default=0, help="with --restore-checkpoint: kept kills to check again")
     ns = parser.parse_args(argv)
     if ns.retry_survivors:
-        print(f"{retry_survivors(ns.mutants)} survivors will be tried again")
+        cleared = retry_survivors(ns.mutants, explained_survivors(ns.doc.read_text()))
+        print(f"{cleared} survivors docs/testing.md does not explain will be tried again")
+        return 0
+    if ns.save_checkpoint:
+        print(f"{save_checkpoint(ns.mutants, ns.checkpoint)} verdicts saved to {ns.checkpoint}")
+        return 0
+    if ns.restore_checkpoint:
+        print(restore_checkpoint(ns.checkpoint, ns.mutants, ns.audit))
         return 0
     if ns.results:
         text = ns.results.read_text()
@@ -182,10 +277,16 @@ def main(argv: list[str] | None = None) -> int:
     survivors = [n for n, s in results.items() if s in SURVIVED]
     stale = sorted(g for g in explained if not any(fnmatch.fnmatchcase(n, g) for n in survivors))
     unchecked = sorted(n for n, s in results.items() if s not in KILLED | SURVIVED)
+    audit = ns.mutants / "audit.txt"
+    audited = audit.read_text().split() if audit.exists() else []
+    undone = sorted(n for n in audited if results.get(n) not in KILLED)
+    if audited:
+        print(f"\naudit: {len(audited)} kills kept from the checkpoint checked again, {len(undone)} not killed now")
     for title, names in (
         ("survivors docs/testing.md does not explain", unexplained),
         ("listed in docs/testing.md but no longer surviving", stale),
         ("not checked", unchecked),
+        ("kept kills the audit found undone", undone),
     ):
         if names:
             print(f"\n{len(names)} {title}:")
@@ -194,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
     killed = sum(m.killed for m in modules.values())
     rate = killed / max(counted, 1)
     print(f"\nkilled {killed} of {counted} non-equivalent mutants: {rate:.1%} (required {REQUIRED_SCORE:.0%})")
-    return 0 if rate >= REQUIRED_SCORE and not unexplained and not unchecked else 1
+    return 0 if rate >= REQUIRED_SCORE and not unexplained and not unchecked and not undone else 1
 
 
 if __name__ == "__main__":

@@ -9,7 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from mutants_report import explained_survivors, main, module_of, mutant_pythonpath, parse_results, render, score
+from mutants_report import (
+    explained_survivors,
+    main,
+    module_of,
+    mutant_pythonpath,
+    parse_results,
+    render,
+    restore_checkpoint,
+    save_checkpoint,
+    score,
+)
 
 RESULTS = """\
     bizbench.core.ledger.x_to_cents__mutmut_1: killed
@@ -92,10 +102,17 @@ def test_a_survivor_killed_by_hand_counts_as_killed() -> None:
     assert (lending.killed, lending.survived, lending.counted) == (2, 1, 3)
 
 
-def test_retrying_survivors_clears_only_their_kept_verdicts(tmp_path: Path) -> None:
-    """mutmut keeps a verdict until its function changes: a survivor a new test kills must be tried again."""
-    meta = tmp_path / "src" / "bizbench" / "core" / "ledger.py.meta"
-    meta.parent.mkdir(parents=True)
+def _meta(mutants: Path, verdicts: dict[str, int | None], rel: str = "src/bizbench/core/ledger.py.meta") -> Path:
+    meta = mutants / rel
+    meta.parent.mkdir(parents=True, exist_ok=True)
+    data = {"exit_code_by_key": verdicts, "hash_by_function_name": {"x_f": "h1"}, "durations_by_key": {"m": 0.5}}
+    meta.write_text(json.dumps(data))
+    return meta
+
+
+def test_retrying_survivors_clears_only_the_kept_verdicts_of_unexplained_survivors(tmp_path: Path) -> None:
+    """mutmut keeps a verdict until its function changes: a survivor a new test kills must be tried
+    again; one docs/testing.md explains stays (an equivalent one cannot die)."""
     codes = {
         "killed": 1,
         "survived": 0,
@@ -105,21 +122,109 @@ def test_retrying_survivors_clears_only_their_kept_verdicts(tmp_path: Path) -> N
         "typed": 37,
         "unchecked": None,
     }
-    meta.write_text(json.dumps({"exit_code_by_key": {f"m_{k}": c for k, c in codes.items()}, "durations_by_key": {}}))
-    assert main(["--retry-survivors", "--mutants", str(tmp_path)]) == 0
+    verdicts = {f"x_{k}__mutmut_1": c for k, c in codes.items()} | {"x_eq__mutmut_1": 0, "x_acc__mutmut_2": 33}
+    doc = "| `x_eq__mutmut_1` | equivalent | same value |\n| `x_acc__mutmut_*` | accepted | a log label |\n"
+    meta = _meta(tmp_path, verdicts)
+    (tmp_path / "doc.md").write_text(doc)
+    args = ["--retry-survivors", "--mutants", str(tmp_path), "--doc", str(tmp_path / "doc.md")]
+    assert main(args) == 0
     kept = json.loads(meta.read_text())
     assert kept["exit_code_by_key"] == {
-        "m_killed": 1,
-        "m_survived": None,
-        "m_no_tests": None,
-        "m_suspicious": None,
-        "m_timeout": 36,
-        "m_typed": 37,
-        "m_unchecked": None,
+        "x_killed__mutmut_1": 1,
+        "x_survived__mutmut_1": None,
+        "x_no_tests__mutmut_1": None,
+        "x_suspicious__mutmut_1": None,
+        "x_timeout__mutmut_1": 36,
+        "x_typed__mutmut_1": 37,
+        "x_unchecked__mutmut_1": None,
+        "x_eq__mutmut_1": 0,
+        "x_acc__mutmut_2": 33,
     }
-    assert kept["durations_by_key"] == {}
-    assert main(["--retry-survivors", "--mutants", str(tmp_path)]) == 0  # nothing left to clear: unchanged
+    assert kept["durations_by_key"] == {"m": 0.5}
+    assert main(args) == 0  # nothing left to clear: unchanged
     assert json.loads(meta.read_text()) == kept
+
+
+def _project(root: Path, heavy: str = "tests/a.py::test_slow\n") -> Path:
+    (root / "tests").mkdir(parents=True)
+    (root / "pyproject.toml").write_text('[tool.mutmut]\nonly_mutate = ["src/x.py"]\n')
+    (root / "tests" / "heavy_tests.txt").write_text(heavy)
+    return root
+
+
+def test_a_checkpoint_gives_a_new_machine_every_kept_verdict_and_function_hash(tmp_path: Path) -> None:
+    root = _project(tmp_path / "repo")
+    verdicts = {"a__mutmut_1": 1, "a__mutmut_2": 0, "a__mutmut_3": None, "a__mutmut_4": 37}
+    _meta(tmp_path / "here", verdicts)
+    _meta(tmp_path / "here", {"b__mutmut_1": 36}, rel="src/bizbench/core/runlog.py.meta")
+    checkpoint = tmp_path / "checkpoint.json.gz"
+    assert save_checkpoint(tmp_path / "here", checkpoint, root) == 4  # the unchecked one has no verdict
+
+    said = restore_checkpoint(checkpoint, tmp_path / "new", audit=0, root=root)
+    assert said.startswith("restored 4 verdicts")
+    meta = json.loads((tmp_path / "new" / "src/bizbench/core/ledger.py.meta").read_text())
+    assert meta["exit_code_by_key"] == verdicts and meta["hash_by_function_name"] == {"x_f": "h1"}
+    # every key mutmut's loader pops is there, or it refuses the file
+    assert set(meta) == {
+        "exit_code_by_key",
+        "hash_by_function_name",
+        "type_check_error_by_key",
+        "durations_by_key",
+        "estimated_durations_by_key",
+    }
+    runlog = json.loads((tmp_path / "new" / "src/bizbench/core/runlog.py.meta").read_text())
+    assert runlog["exit_code_by_key"] == {"b__mutmut_1": 36}
+
+
+def test_a_checkpoint_is_not_restored_over_local_verdicts_or_under_another_configuration(tmp_path: Path) -> None:
+    root = _project(tmp_path / "repo")
+    _meta(tmp_path / "here", {"a__mutmut_1": 1})
+    checkpoint = tmp_path / "checkpoint.json.gz"
+    save_checkpoint(tmp_path / "here", checkpoint, root)
+    local = _meta(tmp_path / "local", {"a__mutmut_1": 0})
+    assert "already holds verdicts" in restore_checkpoint(checkpoint, tmp_path / "local", root=root)
+    assert json.loads(local.read_text())["exit_code_by_key"] == {"a__mutmut_1": 0}
+
+    other = _project(tmp_path / "other", heavy="tests/a.py::test_slow\ntests/b.py::test_slower\n")
+    assert "another [tool.mutmut] or heavy-test list" in restore_checkpoint(checkpoint, tmp_path / "n1", root=other)
+    (root / "pyproject.toml").write_text('[tool.mutmut]\nonly_mutate = ["src/y.py"]\n')
+    assert "another [tool.mutmut]" in restore_checkpoint(checkpoint, tmp_path / "n2", root=root)
+    assert not list((tmp_path / "n1").rglob("*.meta")) and not list((tmp_path / "n2").rglob("*.meta"))
+    assert "no checkpoint" in restore_checkpoint(tmp_path / "none.json.gz", tmp_path / "n3", root=root)
+
+
+def test_the_audit_checks_again_kills_drawn_the_same_way_from_the_same_checkpoint(tmp_path: Path) -> None:
+    root = _project(tmp_path / "repo")
+    verdicts = {f"a__mutmut_{i}": 1 for i in range(1, 41)} | {"a__mutmut_41": 0, "a__mutmut_42": 37}
+    _meta(tmp_path / "here", verdicts)
+    checkpoint = tmp_path / "checkpoint.json.gz"
+    save_checkpoint(tmp_path / "here", checkpoint, root)
+    drawn = []
+    for target in ("n1", "n2"):
+        said = restore_checkpoint(checkpoint, tmp_path / target, audit=5, root=root)
+        assert said == "restored 37 verdicts from checkpoint.json.gz; 5 kept kills will be checked again"
+        meta = json.loads((tmp_path / target / "src/bizbench/core/ledger.py.meta").read_text())
+        cleared = sorted(n for n, c in meta["exit_code_by_key"].items() if c is None)
+        assert (tmp_path / target / "audit.txt").read_text().split() == cleared
+        assert len(cleared) == 5 and all(verdicts[n] == 1 for n in cleared)  # kills only, not a survivor
+        drawn.append(cleared)
+    assert drawn[0] == drawn[1]
+
+
+def test_a_kept_kill_the_audit_finds_undone_fails_the_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "doc.md").write_text(DOC)
+    (tmp_path / "results.txt").write_text(
+        RESULTS.replace("x_to_cents__mutmut_1: killed", "x_to_cents__mutmut_1: survived")
+    )
+    (tmp_path / "mutants").mkdir()
+    (tmp_path / "mutants" / "audit.txt").write_text("bizbench.core.ledger.x_to_cents__mutmut_1\n")
+    args = ["--results", str(tmp_path / "results.txt"), "--doc", str(tmp_path / "doc.md")]
+    assert main([*args, "--mutants", str(tmp_path / "mutants")]) == 1
+    out = capsys.readouterr().out
+    assert "audit: 1 kills kept from the checkpoint checked again, 1 not killed now" in out
+    assert "1 kept kills the audit found undone" in out
 
 
 def test_under_a_mutant_every_started_process_imports_the_mutated_copy_first() -> None:
