@@ -115,7 +115,7 @@ def test_the_opening_balance_sheet_is_one_steady_month_of_the_opening_book(monke
     assert world.book_equity_cents() == OPENING_EQUITY
     assert (world.shares, world.equity_rounds, world.month, world.months) == (1_000, 0, 0, 3)
     assert (world.pending, world.attempts, world.tranches, world.closings, world.history) == (None, [], [], [], [])
-    assert not world.bankrupt and not world.done
+    assert world.bankrupt is False and not world.done
     assert world.average_loan_cents == 100_000 and world.seed == 5
 
 
@@ -358,7 +358,7 @@ def test_a_month_ending_on_zero_cash_survives_and_one_cent_below_ends_the_episod
     world.cash_cents = 66_111
     record = world.step("pass")
     assert record.cash_cents == 0 and record.events == []
-    assert not world.bankrupt and not world.done
+    assert world.bankrupt is False and not world.done
 
     world = small_world(monkeypatch)
     world.surges[0] = 0.44
