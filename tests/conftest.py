@@ -11,7 +11,8 @@ too: a served seat or a resumed run on the original code would differ from the m
 this process, and a test comparing the two would kill every mutant for the wrong reason.
 
 The tests listed in ``tests/heavy_tests.txt`` are marked ``heavy``; ``make mutants`` deselects
-them with ``-m "not slow and not heavy"``.
+them with ``-m "not slow and not heavy"``. Under a mutant, a test without a time limit of its own
+gets ``MUTANT_TEST_TIMEOUT`` (60 s) instead of the suite's 300 s: a hung mutant is found sooner.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from heavy_tests import heavy_test_ids
-from mutants_report import mutant_pythonpath
+from mutants_report import MUTANT_TEST_TIMEOUT, mutant_pythonpath, under_a_mutant
 
 PLUGIN_DIR = str(Path(__file__).resolve().parent / "plugin_env")
 LEMONADE = "lemonade.spec:SPEC"
@@ -44,11 +45,15 @@ _prepend("BIZBENCH_ENVS", LEMONADE, ",")
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark the heavy tests before ``-m`` selects (tryfirst: the mark plugin deselects after)."""
+    """Mark the heavy tests before ``-m`` selects (tryfirst: the mark plugin deselects after), and
+    under a mutant give every test without a limit of its own the mutants' limit."""
     heavy = heavy_test_ids()
+    mutant = under_a_mutant(os.environ)
     for item in items:
         if item.nodeid in heavy:
             item.add_marker(pytest.mark.heavy)
+        if mutant and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(MUTANT_TEST_TIMEOUT))
 
 
 @pytest.fixture(autouse=True)

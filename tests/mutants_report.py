@@ -226,12 +226,23 @@ def restore_checkpoint(checkpoint: Path, mutants: Path, audit: int = 0, root: Pa
     return f"restored {restored} verdicts from {checkpoint.name}; {len(audited)} kept kills will be checked again"
 
 
+#: a test's time limit under a mutant (``make mutants``): the tests it runs take under a second
+#: each (the heavy ones are left out), so one still running after a minute has hung. mutmut's own
+#: limit covers all of a mutant's tests and waits 4 x (their time + 10 s): minutes for a world's.
+MUTANT_TEST_TIMEOUT = 60
+
+
+def under_a_mutant(environ: Mapping[str, str]) -> bool:
+    """This process runs a mutant (not mutmut's first pass, ``stats``, nor its clean run)."""
+    return "__mutmut_" in environ.get("MUTANT_UNDER_TEST", "")
+
+
 def mutant_pythonpath(environ: Mapping[str, str]) -> str | None:
     """The ``$PYTHONPATH`` that makes a started process run the mutant under test: mutmut activates
     a mutant in this process only (its copy of ``src`` on ``sys.path``, the mutant's name in
     ``$MUTANT_UNDER_TEST``), so that copy goes first. None outside a mutant (and in mutmut's first
     pass, ``stats``, whose bookkeeping works in its own process only)."""
-    if "__mutmut_" not in environ.get("MUTANT_UNDER_TEST", ""):
+    if not under_a_mutant(environ):
         return None
     import bizbench
 
