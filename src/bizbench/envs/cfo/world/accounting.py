@@ -40,16 +40,15 @@ Indirect reconciliation
     net income - sum(w) + adjustments equals it exactly.
 
 Storage
-    Per-month activity lives in one int64 array (months x rows; rows: accounts, then
-    cash-flow categories, then the two adjustment rows; natural sign) next to its cumulative
-    sum (row k = opening balance + activity of months < k; retained earnings accumulates
-    net income), so a statement reads two rows of it and costs O(accounts) whatever the
-    number of entries. The current month's postings are buffered in Python ints and flushed
-    on a month change or a statement request: one vector add to that month's activity and
-    one add to the cumulative rows from that month on (postings never go back, so nothing
-    earlier changes). Month-major order keeps both adds on contiguous memory. Cumulative rows
-    read by statements are cached as Python lists until the next flush. Amounts are limited
-    to ``MAX_LINE_CENTS`` per line so the int64 sums cannot overflow.
+    One int64 array holds the cumulative activity ((months + 1) x rows; rows: accounts, then
+    cash-flow categories, then the two adjustment rows; natural sign; row k = opening balance
+    + activity of months < k; retained earnings accumulates net income), so a statement reads
+    two rows of it and costs O(accounts) whatever the number of entries. The current month's
+    postings are buffered in Python ints and flushed on a month change or a statement
+    request: one vector add to the cumulative rows from that month on (postings never go
+    back, so nothing earlier changes). Month-major order keeps the add on contiguous memory.
+    Cumulative rows read by statements are cached as Python lists until the next flush.
+    Amounts are limited to ``MAX_LINE_CENTS`` per line so the int64 sums cannot overflow.
 
 Months
     ``0 .. months-1``; postings must come in non-decreasing month order. ``month = -1``
@@ -265,9 +264,7 @@ class GeneralLedger:
             raise ValueError(f"months must be >= 1, got {months}")
         self.months = months
         self._opened = False
-        # Month-major (months x rows) so that a month's row and the tail of the cumulative
-        # array are contiguous blocks.
-        self._act = np.zeros((months, _N_ROWS), dtype=np.int64)  # natural-sign activity per month
+        # Month-major ((months + 1) x rows) so that the tail a flush adds to is one contiguous block.
         self._cum = np.zeros((months + 1, _N_ROWS), dtype=np.int64)  # [k] = opening + activity of months < k
         self._cols: dict[int, list[int]] = {}  # cached rows of _cum as Python ints, cleared on flush
         self._buf_month = -1  # month of the buffered (not yet flushed) postings
@@ -399,7 +396,6 @@ class GeneralLedger:
         if self._buf_used:
             m = self._buf_month
             delta = np.array(self._buf, dtype=np.int64) * _ROW_SIGN
-            self._act[m] += delta
             self._cum[m + 1 :] += delta
             self._buf = [0] * _N_ROWS
             self._buf_used = False
