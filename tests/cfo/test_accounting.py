@@ -461,6 +461,25 @@ def test_open_rules() -> None:
         led.open({"cash": 100, "retained_earnings": 100})  # still openable after a refused open
 
 
+class _NamedLikeCash:
+    """Not a string, but hashed and compared like the account name "cash"."""
+
+    def __hash__(self) -> int:
+        return hash("cash")
+
+    def __eq__(self, other: object) -> bool:
+        return other == "cash"
+
+
+def test_an_opening_balance_named_by_a_non_string_that_equals_an_account_name_is_refused() -> None:
+    """Account names are strings: a key that only compares equal to "cash" is an unknown account,
+    even though a dict lookup would find "cash" with it."""
+    led = GeneralLedger(2)
+    with pytest.raises(ValueError, match="unknown account"):
+        led.open({_NamedLikeCash(): 100, "paid_in_capital": 100})  # type: ignore[dict-item]
+    assert led.balance("cash", -1) == 0
+
+
 def test_query_ranges_are_checked() -> None:
     led = seeded_ledger()
     with pytest.raises(ValueError):
