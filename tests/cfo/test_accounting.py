@@ -480,6 +480,24 @@ def test_an_opening_balance_named_by_a_non_string_that_equals_an_account_name_is
     assert led.balance("cash", -1) == 0
 
 
+def test_a_balance_asked_by_a_non_string_that_equals_an_account_name_is_refused() -> None:
+    led = GeneralLedger(2)
+    led.post(0, "fee", [("cash", 5), ("fee_income", -5)], "fees_collected")
+    with pytest.raises(ValueError, match="unknown account"):
+        led.balance(_NamedLikeCash(), 0)  # type: ignore[arg-type]
+
+
+def test_two_entries_of_one_category_in_one_month_add_up_in_the_cash_flow_statement() -> None:
+    """Both entries sit in the month's buffer until the statement flushes it: 3 + 5 = 8 cents of
+    fees collected, opening cash 0, closing cash 8."""
+    led = GeneralLedger(2)
+    led.post(0, "fee a", [("cash", 3), ("fee_income", -3)], "fees_collected")
+    led.post(0, "fee b", [("cash", 5), ("fee_income", -5)], "fees_collected")
+    cf = led.cash_flow_statement(0, 0)
+    assert cf["operating"]["fees_collected"] == 8
+    assert (cf["opening_cash"], cf["closing_cash"]) == (0, 8)
+
+
 def test_query_ranges_are_checked() -> None:
     led = seeded_ledger()
     with pytest.raises(ValueError):
