@@ -14,7 +14,7 @@ from bizbench.agents.models.scripted import ScriptedModel
 from bizbench.cli import app
 from bizbench.runner.agent_episode import run_agent_episode
 from bizbench.runner.episode import run_baseline
-from bizbench.runner.replay import RESULT_REL_TOL, read_verdict, replay_run, same_value, save_verdict
+from bizbench.runner.replay import RESULT_REL_TOL, ReplayReport, read_verdict, replay_run, same_value, save_verdict
 from bizbench.runner.resume import resume_run
 from bizbench.runner.runconfig import RunDirError
 
@@ -103,6 +103,42 @@ def test_the_json_summary_of_a_forged_run_names_what_differs(runs: dict[str, Pat
     }
     assert report.actions_sent > 100 and len(report.compared) >= 10 and "score" in report.compared
     assert report.problem() == "result.json differs in score"
+
+
+def test_the_json_summary_carries_every_field_of_the_report_under_its_own_key() -> None:
+    """Each field holds a value no other field has, so a key swapped, dropped or renamed shows."""
+    report = ReplayReport(
+        path="runs/x",
+        env="cfo",
+        seed=7,
+        actions_sent=12,
+        actions_skipped=3,
+        config_changes=["months"],
+        divergence="line 4: refused",
+        mismatches={"score": {"recorded": 1.0, "replayed": 2.0}},
+        compared=["score", "cash", "months"],
+        unverified=["tokens"],
+        files_verified=["ledger.csv"],
+        file_mismatches={"metrics.jsonl": "line 2 differs"},
+        files_unverified=["cash.png"],
+    )
+    assert report.summary() == {
+        "path": "runs/x",
+        "env": "cfo",
+        "seed": 7,
+        "ok": False,
+        "actions_sent": 12,
+        "actions_skipped": 3,
+        "fields_compared": 3,
+        "config_changes": ["months"],
+        "divergence": "line 4: refused",
+        "mismatches": {"score": {"recorded": 1.0, "replayed": 2.0}},
+        "files_verified": ["ledger.csv"],
+        "file_mismatches": {"metrics.jsonl": "line 2 differs"},
+        "unverified": ["tokens"],
+        "files_unverified": ["cash.png"],
+    }
+    assert ReplayReport(path="p", env="yc", seed=1).summary()["ok"] is True
 
 
 def test_same_value_tells_a_bool_from_a_number_and_a_cent_on_a_billion() -> None:
