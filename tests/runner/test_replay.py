@@ -14,7 +14,15 @@ from bizbench.agents.models.scripted import ScriptedModel
 from bizbench.cli import app
 from bizbench.runner.agent_episode import run_agent_episode
 from bizbench.runner.episode import run_baseline
-from bizbench.runner.replay import RESULT_REL_TOL, ReplayReport, read_verdict, replay_run, same_value, save_verdict
+from bizbench.runner.replay import (
+    RESULT_REL_TOL,
+    ReplayReport,
+    default_verdict_store,
+    read_verdict,
+    replay_run,
+    same_value,
+    save_verdict,
+)
 from bizbench.runner.resume import resume_run
 from bizbench.runner.runconfig import RunDirError
 
@@ -139,6 +147,15 @@ def test_the_json_summary_carries_every_field_of_the_report_under_its_own_key() 
         "files_unverified": ["cash.png"],
     }
     assert ReplayReport(path="p", env="yc", seed=1).summary()["ok"] is True
+
+
+def test_verdicts_are_kept_in_the_users_cache_directory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """docs: ``$XDG_CACHE_HOME/bizbench/replays``, ``~/.cache/bizbench/replays`` without it."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert default_verdict_store() == tmp_path / "cache" / "bizbench" / "replays"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert default_verdict_store() == tmp_path / "home" / ".cache" / "bizbench" / "replays"
 
 
 def test_same_value_tells_a_bool_from_a_number_and_a_cent_on_a_billion() -> None:
