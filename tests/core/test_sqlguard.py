@@ -85,6 +85,29 @@ def test_limits_that_are_not_numbers_are_refused_in_words(guard: SqlGuard, timeo
     assert str(err) == "timeout_s must be a number > 0 and max_rows an integer >= 1."
 
 
+@pytest.mark.parametrize(
+    ("sql", "limits", "message"),
+    [
+        (5, {}, "sql must be a string holding one SELECT statement."),
+        (b"SELECT 1", {}, "sql must be a string holding one SELECT statement."),
+        ("SELECT 1", {"timeout_s": 0}, "timeout_s must be > 0 and max_rows >= 1."),
+        ("SELECT 1", {"timeout_s": -1}, "timeout_s must be > 0 and max_rows >= 1."),
+        ("SELECT 1", {"max_rows": 0}, "timeout_s must be > 0 and max_rows >= 1."),
+    ],
+)
+def test_a_query_that_is_not_text_or_has_no_time_or_no_rows_is_refused_in_words(
+    guard: SqlGuard, sql: object, limits: dict[str, float], message: str
+) -> None:
+    err = refused(guard, sql, **limits)  # type: ignore[arg-type]
+    assert (str(err), err.tamper) == (message, None)
+
+
+def test_a_limit_of_exactly_one_row_still_answers(guard: SqlGuard) -> None:
+    """max_rows = 1, the smallest allowed: the first row, and the answer says there were more."""
+    answer = guard.query("SELECT 1 AS one UNION ALL SELECT 2", timeout_s=0.5, max_rows=1)
+    assert answer["rows"] == [{"one": 1}] and answer["truncated"] is True
+
+
 @pytest.mark.parametrize("sql", ["", "  ", ";", " ; ;", "-- only a comment", "/* a */ ;"])
 def test_a_query_without_a_statement_is_refused_as_empty(guard: SqlGuard, sql: str) -> None:
     err = refused(guard, sql)
