@@ -262,6 +262,8 @@ def test_a_truncated_answer_within_the_size_limit_is_not_refused_for_the_row_it_
         ("status in 'a'", []),
         ("status in", []),
         ("x = 'z' and status in ('a')", [(None, "a")]),
+        # every token of the list is read: a literal after an odd number of tokens is found too
+        ("status in (-1, 'a')", [(None, "a")]),
         ("status not like 'a'", []),
         # the literal on the left: only =, ==, != and <>
         ("'a' = status", [(None, "a")]),
