@@ -108,6 +108,76 @@ def test_a_limit_of_exactly_one_row_still_answers(guard: SqlGuard) -> None:
     assert answer["rows"] == [{"one": 1}] and answer["truncated"] is True
 
 
+class _Cursor:
+    """A cursor over ``rows`` that records the batch sizes it is asked for."""
+
+    def __init__(self, rows: list[tuple[object, ...]]) -> None:
+        self.rows, self.asked = list(rows), []
+
+    def fetchmany(self, n: int) -> list[tuple[object, ...]]:
+        self.asked.append(n)
+        out, self.rows = self.rows[:n], self.rows[n:]
+        return out
+
+
+def small_limits(monkeypatch: pytest.MonkeyPatch, result: int, batch: int) -> None:
+    """A 10-byte longest value: with the one key "ab" a row costs 8 + 4 = 12 bytes of keys, so the
+    worst row is 10 + 12 = 22 bytes and a row of one integer (24 bytes) 36."""
+    monkeypatch.setattr(sqlguard, "MAX_VALUE_BYTES", 10)
+    monkeypatch.setattr(sqlguard, "MAX_RESULT_BYTES", result)
+    monkeypatch.setattr(sqlguard, "FETCH_BATCH", batch)
+
+
+def test_an_answer_of_exactly_the_byte_limit_is_fetched_in_batches_the_room_left_allows(
+    guard: SqlGuard, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """3 rows x 36 bytes = 108 = the limit: allowed. Batches: min(101 rows left, 3 per batch,
+    108 // 22 = 4 that fit) = 3, then no room (0 // 22 -> at least 1), which finds the end."""
+    small_limits(monkeypatch, result=108, batch=3)
+    cur = _Cursor([(1,), (2,), (3,)])
+    assert guard._fetch(cur, ["ab"], 100) == [(1,), (2,), (3,)]  # type: ignore[arg-type]
+    assert cur.asked == [3, 1]
+
+
+def test_an_answer_over_the_byte_limit_stops_where_the_room_runs_out(
+    guard: SqlGuard, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Limit 200: min(101, 4, 200 // 22 = 9) = 4 rows (144 bytes); then 56 // 22 = 2 rows: 216 > 200."""
+    small_limits(monkeypatch, result=200, batch=4)
+    cur = _Cursor([(i,) for i in range(10)])
+    with pytest.raises(ToolError, match=r"\(stopped after 6 rows\)") as err:
+        guard._fetch(cur, ["ab"], 100)  # type: ignore[arg-type]
+    assert cur.asked == [4, 2] and err.value.tamper == "oversized_result"
+
+
+def test_no_batch_asks_for_more_than_the_rows_still_wanted_plus_the_one_that_tells_the_cut(
+    guard: SqlGuard, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """max_rows 4, 3 per batch: 3, then min(4 + 1 - 3, 3) = 2; the 5th row only says "truncated"."""
+    small_limits(monkeypatch, result=10_000, batch=3)
+    cur = _Cursor([(i,) for i in range(9)])
+    assert guard._fetch(cur, ["ab"], 4) == [(0,), (1,), (2,), (3,), (4,)]  # type: ignore[arg-type]
+    assert cur.asked == [3, 2]
+
+
+def test_the_oversized_answer_names_the_limit_in_mb_and_the_rows_fetched(
+    guard: SqlGuard, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 2 MB limit, rows of one 700,000-character string (700,002 bytes with its quotes, + 12 of
+    keys): one row fits the room at a time (1,000,012 is the worst row); the third makes
+    2,100,042 > 2,000,000."""
+    monkeypatch.setattr(sqlguard, "MAX_RESULT_BYTES", 2_000_000)
+    text = "x" * 700_000
+    cur = _Cursor([(text,)] * 5)
+    with pytest.raises(ToolError) as err:
+        guard._fetch(cur, ["ab"], 100)  # type: ignore[arg-type]
+    assert str(err.value) == (
+        "The answer is larger than the 2 MB limit (stopped after 3 rows). Aggregate with GROUP BY, select "
+        "fewer or shorter columns (e.g. substr(text, 1, 200)), or add a LIMIT."
+    )
+    assert cur.asked == [1, 1, 1]
+
+
 @pytest.mark.parametrize("sql", ["", "  ", ";", " ; ;", "-- only a comment", "/* a */ ;"])
 def test_a_query_without_a_statement_is_refused_as_empty(guard: SqlGuard, sql: str) -> None:
     err = refused(guard, sql)
