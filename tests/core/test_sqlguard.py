@@ -108,6 +108,17 @@ def test_a_limit_of_exactly_one_row_still_answers(guard: SqlGuard) -> None:
     assert answer["rows"] == [{"one": 1}] and answer["truncated"] is True
 
 
+@pytest.mark.parametrize("content", [None, b"not a database, just bytes" * 100])
+def test_a_database_file_missing_or_not_sqlite_is_not_available_yet(tmp_path: Path, content: bytes | None) -> None:
+    """No file: SQLite cannot open it; a file of junk opens, and its schema cannot be read."""
+    path = tmp_path / "company.db"
+    if content is not None:
+        path.write_bytes(content)
+    err = refused(SqlGuard(path, {"t": ["day"]}), "SELECT day FROM t")
+    assert (str(err), err.tamper) == ("The database is not available yet.", None)
+    assert path.exists() == (content is not None)  # opened read-only: nothing is created
+
+
 class _Cursor:
     """A cursor over ``rows`` that records the batch sizes it is asked for."""
 
