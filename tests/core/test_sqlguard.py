@@ -119,6 +119,25 @@ def test_a_database_file_missing_or_not_sqlite_is_not_available_yet(tmp_path: Pa
     assert path.exists() == (content is not None)  # opened read-only: nothing is created
 
 
+def test_a_database_with_no_table_still_answers_a_query_of_constants(tmp_path: Path) -> None:
+    path = tmp_path / "empty.db"
+    sqlite3.connect(path).close()  # a valid SQLite file whose schema is empty
+    assert SqlGuard(path, {}).query("SELECT 1 AS one")["rows"] == [{"one": 1}]
+
+
+def test_a_table_wider_than_the_column_floor_is_read_whole(tmp_path: Path) -> None:
+    """The column limit is raised to the widest stored table: 120 columns > the floor of 100."""
+    path = tmp_path / "wide.db"
+    columns = [f"c{i}" for i in range(120)]
+    conn = sqlite3.connect(path)
+    conn.execute(f"CREATE TABLE wide ({', '.join(columns)})")
+    conn.execute(f"INSERT INTO wide VALUES ({', '.join(str(i) for i in range(120))})")
+    conn.commit()
+    conn.close()
+    row = SqlGuard(path, {"wide": columns}).query("SELECT * FROM wide")["rows"][0]
+    assert list(row) == columns and row["c119"] == 119
+
+
 class _Cursor:
     """A cursor over ``rows`` that records the batch sizes it is asked for."""
 
