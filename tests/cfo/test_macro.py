@@ -221,6 +221,22 @@ def test_macro_path_validation():
         MacroPath(good, np.array([0, 1, 3]), "x")
 
 
+def test_a_macro_path_refuses_in_whole_words_and_stores_int8_regimes_and_float_series():
+    """Three regimes (codes 0..2), 1..1200 months, every series float64 (an int series too)."""
+    good = {k: np.zeros(3) for k in SERIES}
+    with pytest.raises(ValueError, match=r"^regime codes must be 0\.\.2$"):
+        MacroPath(good, np.array([0, 1, 3]), "x")
+    with pytest.raises(ValueError, match=r"^regime codes must be 0\.\.2$"):
+        MacroPath(good, np.array([0, -1, 2]), "x")
+    with pytest.raises(ValueError, match=r"^a macro path has 1\.\.1200 months, got 0$"):
+        MacroPath({k: np.zeros(0) for k in SERIES}, np.zeros(0), "x")
+    with pytest.raises(ValueError, match=r"^macro path series mismatch: missing \[\], unexpected \['zzz'\]$"):
+        MacroPath({**good, "zzz": np.zeros(3)}, np.zeros(3), "x")
+    path = MacroPath({k: [1, 2, 3] for k in SERIES}, [0, 2, 1], "x")
+    assert path.regimes.dtype == np.int8 and path.regimes.tolist() == [0, 2, 1]
+    assert all(path.series[k].dtype == np.float64 for k in SERIES)
+
+
 def test_groups_and_data_types():
     flat = [k for keys in GROUPS.values() for k in keys]
     assert sorted(flat) == sorted(SERIES) and len(flat) == len(set(flat))
