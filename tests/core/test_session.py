@@ -115,7 +115,7 @@ def test_a_call_that_crashes_the_env_is_answered_and_still_recorded(
     with caplog.at_level(logging.ERROR, logger="bizbench.core.session"):
         answer = session.call_tool("anything", {"a": 1})
     assert [r.getMessage() for r in caplog.records] == [f"internal error in {ENVS[0]}'s call_tool('anything')"]
-    assert not answer.ok and answer.error == "internal_error: RecursionError"
+    assert (answer.ok, answer.error) == (False, "internal_error: RecursionError")  # false, not merely falsy
     assert _lines(tmp_path / "run" / "actions.jsonl")[-1] == {
         "tool": "anything",
         "args": {"a": 1},
@@ -491,6 +491,9 @@ class _LoggingWorld(_World):
         self.actions.append({"tool": name, "args": args, "ok": True})
         return ToolResult(ok=True, data={"got": args})
 
+    def log_tamper(self, kind: str, detail: dict[str, Any]) -> None:
+        self.tamper.append({"kind": kind, **detail})
+
     def ledger_rows(self) -> list[LedgerRow]:
         return [LedgerRow(1, "revenue", 250, "a sale", "sales")]
 
@@ -643,3 +646,22 @@ def test_finish_writes_the_common_ledger_columns_for_an_env_that_names_none(
         "1,revenue,2.50,sales,a sale",  # 250 cents
     ]
     assert plots == [([(0, 2.5)], tmp_path / "run" / "cash.png", "month", "cfo / stand-in / me / seed 5")]
+
+
+def test_each_budget_spent_writes_its_own_tamper_entry_with_the_error_the_call_got(tmp_path: Path) -> None:
+    session = Session(get_env("cfo"), _LoggingWorld(), tmp_path / "run")  # type: ignore[arg-type]
+    session.budget.max_calls_per_turn, session.budget.max_log_bytes = 1, 50
+    assert session.call_tool("read", {}).ok  # 41 bytes logged: {"tool": "read", "args": {}, "ok": true}
+    calls = session.call_tool("read", {})  # the turn's second read: past its calls
+    full = session.call_tool("act", {})  # an action goes past the turn's calls, not past the record's 50 bytes
+    assert calls.error == (
+        "1 calls were made this turn, the most a turn takes; only actions (ending the turn among them) "
+        "are answered until it ends"
+    )
+    assert full.error == "this run's record is full (50 bytes of calls); no further call is accepted"
+    assert (calls.ok, full.ok) == (False, False)  # false, not merely falsy: a served seat sends it as JSON
+    assert _lines(tmp_path / "run" / "tamper.jsonl") == [
+        {"kind": "call_budget_spent", "error": calls.error},
+        {"kind": "log_budget_spent", "error": full.error},
+    ]
+    assert session.result()["calls_over_budget"] == 2
