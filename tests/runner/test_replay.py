@@ -149,6 +149,23 @@ def test_the_json_summary_carries_every_field_of_the_report_under_its_own_key() 
     assert ReplayReport(path="p", env="yc", seed=1).summary()["ok"] is True
 
 
+def test_the_first_problem_is_named_in_the_order_config_divergence_result_files() -> None:
+    def report(**fields: Any) -> ReplayReport:
+        return ReplayReport(path="p", env="yc", seed=1, **fields)
+
+    config = {"config_changes": ["months", "seed"]}
+    divergence = {"divergence": "line 4: refused"}
+    result = {"mismatches": {"score": {}, "cash": {}}}
+    files = {"file_mismatches": {"ledger.csv": "line 3 differs", "metrics.jsonl": "line 1 differs"}}
+    assert report(**config, **divergence, **result, **files).problem() == (
+        "the world differs from its preset in months, seed"
+    )
+    assert report(**divergence, **result, **files).problem() == "line 4: refused"
+    assert report(**result, **files).problem() == "result.json differs in score, cash"
+    assert report(**files).problem() == "ledger.csv: line 3 differs"
+    assert report().problem() is None
+
+
 def test_verdicts_are_kept_in_the_users_cache_directory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """docs: ``$XDG_CACHE_HOME/bizbench/replays``, ``~/.cache/bizbench/replays`` without it."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
