@@ -166,6 +166,39 @@ def test_the_first_problem_is_named_in_the_order_config_divergence_result_files(
     assert report().problem() is None
 
 
+@pytest.mark.parametrize("resent_checked", [True, False])
+def test_a_saved_verdict_binds_the_digests_of_every_file_checked(tmp_path: Path, resent_checked: bool) -> None:
+    """config.json and result.json always, the files verified and the mismatched ones; the
+    re-sent action lines only when actions.jsonl itself was verified. The store is made with its
+    parents."""
+    run = tmp_path / "run"
+    files = ["actions.jsonl", "ledger.csv"] if resent_checked else ["ledger.csv"]
+    report = ReplayReport(
+        path=str(run),
+        env="yc",
+        seed=1,
+        compared=["score", "cash"],
+        mismatches={"cash": {"recorded": 1, "replayed": 2}},
+        files_verified=files,
+        file_mismatches={"metrics.jsonl": "line 2 differs"},
+        actions_resent=[0, 2],
+        digests={"config.json": "c", "result.json": "r", "actions.jsonl": "a", "ledger.csv": "l", "x.png": "p"},
+    )
+    saved = json.loads(save_verdict(report, tmp_path / "cache" / "replays").read_text())
+    assert saved == {
+        "format": saved["format"],
+        "path": str(run.resolve()),
+        "ok": False,
+        "problem": "result.json differs in cash",
+        "digests": {"config.json": "c", "ledger.csv": "l", "metrics.jsonl": None, "result.json": "r"}
+        | ({"actions.jsonl": "a"} if resent_checked else {}),
+        "result_fields": ["score"],
+        "files": files,
+        "action_lines": [0, 2] if resent_checked else [],
+    }
+    assert list(saved["digests"]) == sorted(saved["digests"])
+
+
 def test_verdicts_are_kept_in_the_users_cache_directory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """docs: ``$XDG_CACHE_HOME/bizbench/replays``, ``~/.cache/bizbench/replays`` without it."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
