@@ -39,3 +39,59 @@ def test_each_group_known_from_the_start_has_a_day_0_insight_snapshot(cfg):
     assert sorted(w.state.insight_snapshots) == [0, 1, 2, 3, 4, 5]
     s1 = w.state.insight_snapshots[0]
     assert (s1["day"], s1["c_max"], s1["q_min"]) == (0, 50.0, 0.1)
+
+
+def test_delivered_quality_is_the_product_quality_times_each_plan_s_model_tier(cfg):
+    """Eq 10: Del_{g,p} = (q0 + b_shared + b_g) m_tier(p); q0 0.20, tiers 1, 3, 5 -> m 0.60, 0.90, 1.10,
+    S1 with a group bonus of 0.05."""
+    w = World(cfg, seed=3)
+    w.state.settings.tiers[:] = [1, 3, 5]
+    w.state.bonus_group[0] = 0.05
+    got = w.delivered_quality()
+    assert got[0] == pytest.approx([0.25 * 0.60, 0.25 * 0.90, 0.25 * 1.10])
+    assert got[1] == pytest.approx([0.20 * 0.60, 0.20 * 0.90, 0.20 * 1.10])
+
+
+def test_a_turn_rolls_its_surges_from_the_surges_stream_for_the_days_after_today(cfg, monkeypatch):
+    """Ref §4.14: before a turn's days, one roll per coming day (days d + 1 .. d + 7) from the world's
+    own ``surges`` stream."""
+    from bizbench.envs.ceo.world import surges
+
+    w = World(cfg, seed=3)
+    calls = []
+    monkeypatch.setattr(surges, "roll_surges", lambda st, rng, first, days: calls.append((rng, first, days)))
+    monkeypatch.setattr(w, "step_day", lambda sample_posts=True: {})
+    w.state.day = 14
+    w.advance()
+    assert calls == [(w.streams.get("surges"), 15, 7)]
+
+
+def test_customers_post_only_on_a_turn_s_last_day(cfg, monkeypatch):
+    """Ref §1.3: customer posts are sampled on the last day of the turn only (a 7-day turn, then a 3-day one)."""
+    w = World(cfg, seed=3)
+    flags = []
+
+    def step(sample_posts=True):
+        flags.append(sample_posts)
+        w.state.day += 1
+        return {"day": w.state.day}
+
+    monkeypatch.setattr(w, "step_day", step)
+    assert [r["day"] for r in w.advance()] == [1, 2, 3, 4, 5, 6, 7]
+    assert flags == [False] * 6 + [True]
+    flags.clear()
+    w.advance(3)
+    assert flags == [False, False, True]
+
+
+def test_the_last_turn_stops_at_the_horizon(cfg, monkeypatch):
+    """Ref §1.2: 500 days; a 7-day turn from day 497 steps days 498, 499 and 500 only."""
+    w = World(cfg, seed=3)
+
+    def step(sample_posts=True):
+        w.state.day += 1
+        return {"day": w.state.day, "posts": sample_posts}
+
+    monkeypatch.setattr(w, "step_day", step)
+    w.state.day = 497
+    assert w.advance() == [{"day": 498, "posts": False}, {"day": 499, "posts": False}, {"day": 500, "posts": True}]
