@@ -4,6 +4,7 @@ at most a few days."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from bizbench.envs.ceo.config import load_config
@@ -95,3 +96,25 @@ def test_the_last_turn_stops_at_the_horizon(cfg, monkeypatch):
     monkeypatch.setattr(w, "step_day", step)
     w.state.day = 497
     assert w.advance() == [{"day": 498, "posts": False}, {"day": 499, "posts": False}, {"day": 500, "posts": True}]
+
+
+def test_a_day_s_payments_are_booked_as_one_row_per_group_with_their_count(cfg):
+    """Ref §4.22 / the ledger: subscription payments are summed per group into one
+    ``subscription_payment`` row dated today, noted with the number of payments; no payment, no row."""
+    from bizbench.envs.ceo.world.billing import Payments
+
+    w = World(cfg, seed=3)
+    w.state.day = 9
+    s1 = w.state.customers.append(2, {"group": 0})
+    e1 = w.state.customers.append(1, {"group": 3})
+    w._book_payments(Payments(customers=np.array([s1[0], e1[0], s1[1]]), cents=np.array([1999, 750_000, 2001])))
+    rows = [tuple(r) for r in w.state.ledger.rows[1:]]
+    assert rows == [
+        (9, "subscription_payment", 4000, "2 payments", "S1"),
+        (9, "subscription_payment", 750_000, "1 payments", "E1"),
+    ]
+    w._book_payments(Payments(customers=np.array([s1[0]]), cents=np.array([2500])))
+    assert tuple(w.state.ledger.rows[-1]) == (9, "subscription_payment", 2500, "1 payments", "S1")
+    n = len(w.state.ledger.rows)
+    w._book_payments(Payments(customers=np.empty(0, dtype=np.int64), cents=np.empty(0, dtype=np.int64)))
+    assert len(w.state.ledger.rows) == n
