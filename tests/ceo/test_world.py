@@ -118,3 +118,69 @@ def test_a_day_s_payments_are_booked_as_one_row_per_group_with_their_count(cfg):
     n = len(w.state.ledger.rows)
     w._book_payments(Payments(customers=np.empty(0, dtype=np.int64), cents=np.empty(0, dtype=np.int64)))
     assert len(w.state.ledger.rows) == n
+
+
+def _svc(overload=0.0, outage=False):
+    from bizbench.envs.ceo.world.service import ServiceDay
+
+    return ServiceDay(
+        total_usage=1.0,
+        capacity_tier=1,
+        capacity_units=1.0,
+        overload=overload,
+        outage=outage,
+        downtime_minutes=0,
+        p95_ms=1.0,
+        error_rate=0.0,
+    )
+
+
+def test_customer_posts_weigh_subscribers_cancellations_and_enterprise_churn(cfg, monkeypatch):
+    """Ref §4.12: the candidates are today's subscribers (eq 26 weights; overload counts when above 0),
+    today's cancellations (5 (1 + 10 |min(S, 0)|)) and churned enterprises (8 x seats), the latter two
+    marked churned, drawn from the ``social`` stream; each author's causes see the turn's last 7 days
+    of service (an outage 6 days ago counts, an overload 8 days ago does not)."""
+    from types import SimpleNamespace
+
+    from bizbench.envs.ceo.world import social
+
+    w = World(cfg, seed=3)
+    w.state.day = 14
+    cust = w.state.customers
+    a = int(cust.append(1, {"group": 0, "plan": 1})[0])
+    b1, b2 = (int(i) for i in cust.append(2, {"group": 1}))
+    cust.satisfaction[b1], cust.satisfaction[b2] = -0.3, 0.4
+    c = int(cust.append(1, {"group": 3, "seats": 40.0, "plan": -1})[0])
+    # 10 days of service: overload 8 days ago (index 2), outage 6 days ago (index 4), the rest quiet
+    w.service_history = [_svc(overload=0.5 if k == 2 else 0.0, outage=k == 4) for k in range(10)]
+    seen = {}
+    monkeypatch.setattr(
+        social,
+        "subscriber_weights",
+        lambda st, p, act, ov, out: seen.setdefault("ov", []).append(ov) or np.array([2.0]),
+    )
+
+    def sample(st, p, rng, cands):
+        seen["rng"], seen["cands"] = rng, cands
+        return [{"customer": a, "churned": False}, {"customer": c, "churned": True}]
+
+    monkeypatch.setattr(social, "sample_posts", sample)
+    monkeypatch.setattr(
+        social, "author_events", lambda st, p, who, churned, outage, overload: [f"{who}:{churned}:{outage}:{overload}"]
+    )
+    monkeypatch.setattr(
+        w.feed, "customer_posts", lambda day, records: seen.setdefault("posted", []).append((day, records))
+    )
+    dec = SimpleNamespace(cancelled=np.array([b1, b2]))
+    w._customer_posts(np.array([a]), _svc(overload=0.0), dec, np.array([c]))
+    w._customer_posts(np.array([a]), _svc(overload=0.5), dec, np.array([c]))
+    assert seen["ov"] == [False, True]
+    cands = seen["cands"]
+    assert list(cands.customers) == [a, b1, b2, c]
+    assert list(cands.weights) == pytest.approx([2.0, 5 * (1 + 10 * 0.3), 5.0, 8 * 40])  # 2, 20, 5, 320
+    assert [bool(x) for x in cands.churned] == [False, True, True, True]
+    assert seen["rng"] is w.streams.get("social")
+    day, records = seen["posted"][-1]
+    assert day == 14
+    assert [r["events"] for r in records] == [[f"{a}:False:True:False"], [f"{c}:True:True:False"]]
+    assert [r["plan"] for r in records] == ["B", None]
