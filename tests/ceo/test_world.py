@@ -147,7 +147,7 @@ def test_customer_posts_weigh_subscribers_cancellations_and_enterprise_churn(cfg
     w = World(cfg, seed=3)
     w.state.day = 14
     cust = w.state.customers
-    a = int(cust.append(1, {"group": 0, "plan": 1})[0])
+    a = int(cust.append(1, {"group": 0, "plan": 0})[0])
     b1, b2 = (int(i) for i in cust.append(2, {"group": 1}))
     cust.satisfaction[b1], cust.satisfaction[b2] = -0.3, 0.4
     c = int(cust.append(1, {"group": 3, "seats": 40.0, "plan": -1})[0])
@@ -183,4 +183,38 @@ def test_customer_posts_weigh_subscribers_cancellations_and_enterprise_churn(cfg
     day, records = seen["posted"][-1]
     assert day == 14
     assert [r["events"] for r in records] == [[f"{a}:False:True:False"], [f"{c}:True:True:False"]]
-    assert [r["plan"] for r in records] == ["B", None]
+    assert [r["plan"] for r in records] == ["A", None]  # plan 0 is A; -1 has none
+    w.service_history[-1] = _svc(overload=0.5)  # an overload today, half the capacity over
+    w._customer_posts(np.array([a]), _svc(overload=0.5), dec, np.array([c]))
+    assert seen["posted"][-1][1][0]["events"] == [f"{a}:False:True:True"]
+
+
+def test_enterprise_prospects_that_did_not_open_talks_are_told_by_group_and_cause(cfg):
+    """docs/ceo-seat.md "Enterprise deals": one notification per enterprise group with dropped prospects,
+    the count and each cause; a group with none is not named."""
+    from types import SimpleNamespace
+
+    w = World(cfg, seed=3)
+    w.state.day = 30
+    quota, quality = np.zeros(26, dtype=np.int64), np.zeros(26, dtype=np.int64)
+    quota[3], quality[3] = 1, 1  # E1: both causes, as many of each
+    quality[4] = 1  # E2: quality only
+    quota[5] = 1  # E3: quota only
+    w._notify_dropped_prospects(SimpleNamespace(dropped_quota=quota, dropped_quality=quality))
+    need = "need a larger daily usage quota than any plan whose quality suits them grants"
+    cover = "(the quota must cover usage per seat x seats)"
+    assert [(n["type"], n["day"], n["message"]) for n in w.notifications] == [
+        (
+            "large_customer_message",
+            30,
+            f"2 enterprise prospect(s) from E1 did not open talks: 1 {need} {cover}; "
+            "1 found no plan's quality good enough at any price.",
+        ),
+        (
+            "large_customer_message",
+            30,
+            "1 enterprise prospect(s) from E2 did not open talks: 1 found no plan's quality good enough at any price.",
+        ),
+        ("large_customer_message", 30, f"1 enterprise prospect(s) from E3 did not open talks: 1 {need} {cover}."),
+    ]
+    assert [n["notification_id"] for n in w.notifications] == [1, 2, 3]
