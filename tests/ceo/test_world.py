@@ -218,3 +218,14 @@ def test_enterprise_prospects_that_did_not_open_talks_are_told_by_group_and_caus
         ("large_customer_message", 30, f"1 enterprise prospect(s) from E3 did not open talks: 1 {need} {cover}."),
     ]
     assert [n["notification_id"] for n in w.notifications] == [1, 2, 3]
+
+
+def test_each_stepped_day_reaches_on_day_and_the_first_record_holds_the_initial_funding(cfg):
+    """``on_day`` sees each day's record as it is stepped (the session's store); day 1's ledger sums
+    include the day-0 funding ($1,000,000), so the records reconcile cash from the start."""
+    w = World(cfg, seed=3)
+    seen = []
+    out = w.advance(2, on_day=seen.append)
+    assert seen == out and [r["day"] for r in seen] == [1, 2]
+    assert out[0]["ledger"]["initial_funding"] == 1_000_000.0
+    assert "initial_funding" not in out[1]["ledger"]
