@@ -86,3 +86,91 @@ def test_customers_do_not_depend_on_batching(cfg, params):
     first, second = sample_customers(rng, st, params, 0, 3), sample_customers(rng, st, params, 0, 2)
     for col in ("c_max", "q_min", "q_max", "s_left", "s_right", "usage_demand", "eta_ads", "deal_noise"):
         assert np.array_equal(together[col], np.concatenate([first[col], second[col]])), col
+
+
+# Two E1 prospects from scripted uniforms (ref §2.1, eq 4). Each customer's 16 draws: 4 uniforms,
+# then 6 values 1 - u1 and 6 values u2 of the Box-Muller transform: z_j = r_j cos(2 pi u2_j),
+# z_{j+6} = r_j sin(2 pi u2_j), r_j = sqrt(-2 ln u1_j). u1_j = exp(-r_j^2 / 2) gives the radius r_j.
+_R = (1.0, 0.8, 1.2, 0.6, 1.1, 0.9)
+_ANGLE = (0.05, 0.15, 0.3, 0.45, 0.6, 0.85)
+_U = (0.3, 0.6, 0.25, 0.7)
+
+
+def _block(radii, angles, uniforms):
+    return [*uniforms, *(1.0 - math.exp(-r * r / 2) for r in radii), *angles]
+
+
+def _z(radii, angles):
+    return [r * math.cos(2 * math.pi * a) for r, a in zip(radii, angles, strict=True)] + [
+        r * math.sin(2 * math.pi * a) for r, a in zip(radii, angles, strict=True)
+    ]
+
+
+def _two_e1_prospects(cfg, params, fake_rng, gidx, drift_once=True):
+    st = WorldState(config=cfg, seed=1)
+    if not drift_once:
+        st.config = cfg.model_copy(update={"fixes": cfg.fixes.model_copy(update={"drift_counted_once": False})})
+    st.day = 37
+    e1 = gidx["E1"]
+    st.macro_multipliers[e1, 2] = 2.0  # M_deal = 2 halves the reply-delay mean
+    st.q_drift_global, st.q_drift_group[e1], st.c_drift_group[e1] = 0.03, 0.05, -45.0
+    # customer B: radius 5 at angle 1/4: z_0..z_5 = 0 (cos), z_6..z_11 = 5 (sin); u0 = 0.999, u2 = 0.9999
+    block = [_block(_R, _ANGLE, _U), _block((5.0,) * 6, (0.25,) * 6, (0.999, 0.999, 0.9999, 0.0))]
+    return sample_customers(fake_rng(random=[block]), st, params, e1, 2)
+
+
+def test_every_trait_of_a_scripted_e1_prospect_follows_its_own_draw(cfg, params, fake_rng, gidx):
+    """Ref §2.1 for E1 (c_max 55/23, q_min 0.5/0.06, q_range 0.45/0.1, usage 60/38, seats 50-500,
+    reply delay 5/2, negotiation 0.4/0.1, turns 6/2, lock-in 0.1/0.04, eta 0.08/0.03, rho 0.2/0.06),
+    each trait from its own uniform or normal; with ``drift_counted_once`` the drift is not stored."""
+    z = _z(_R, _ANGLE)  # 0.951, 0.470, -0.371, -0.571, -0.890, 0.529, 0.309, 0.647, 1.141, 0.185, -0.647, -0.728
+    p = _two_e1_prospects(cfg, params, fake_rng, gidx)
+    a = {k: v[0] for k, v in p.items()}
+    assert a["s_left"] == pytest.approx(-math.log(0.7) + 0.2)  # 0.557
+    assert a["s_right"] == pytest.approx(-2 * math.log(0.4) + 0.8)  # 2.633
+    assert a["seats"] == 162  # 50 + floor(0.25 x 451) = 50 + 112
+    assert a["deal_noise"] == pytest.approx(1.01)  # 0.8 + (1.1 - 0.8) x 0.7
+    assert a["c_max"] == pytest.approx(55 + 1.2 * 23 * z[0])  # 81.25: no drift stored
+    assert a["q_min"] == pytest.approx(0.5 + 0.06 * z[1])  # 0.528
+    assert a["q_max"] == pytest.approx(0.5 + 0.06 * z[1] + 0.45 + 0.1 * z[2])  # 0.528 + 0.413
+    assert a["usage_demand"] == pytest.approx(60 + 38 * z[3])  # 38.3
+    assert a["reply_mean"] == pytest.approx(5 / 2 + 0.5 * 2 * z[4])  # 1.61
+    assert a["reply_sd"] == pytest.approx(2 + 0.3 * 2 * z[5])  # 2.317
+    assert a["negotiation_rate"] == pytest.approx(0.4 + 0.1 * z[6])  # 0.431
+    assert a["offer_factor"] == pytest.approx(0.75 + 0.05 * z[7])  # 0.782
+    assert a["max_turns"] == 8  # round(6 + 2 x 1.141) = round(8.28)
+    assert a["lockin"] == pytest.approx(0.1 + 0.04 * z[9])  # 0.107
+    assert a["eta_ads"] == pytest.approx(0.08 + 0.03 * z[10])  # 0.061
+    assert a["rho_ads"] == pytest.approx(0.2 + 0.06 * z[11])  # 0.156
+    assert list(p["group"]) == [gidx["E1"]] * 2
+    assert list(p["created_day"]) == [37, 37]
+    assert list(p["satisfaction"]) == [0.5, 0.5]
+    assert list(p["relationship"]) == [0.5, 0.5]
+
+
+def test_a_far_draw_meets_each_trait_s_bound(cfg, params, fake_rng, gidx):
+    """Ref §2.1 bounds: s_L <= 6, s_R <= 7, seats <= 500, negotiation <= 0.8, offer factor <= 0.95,
+    for customer B (u0 = u1 = 0.999, u2 = 0.9999, z_6..z_11 = 5)."""
+    b = {k: v[1] for k, v in _two_e1_prospects(cfg, params, fake_rng, gidx).items()}
+    assert b["s_left"] == 6.0  # -ln(0.001) + 0.2 = 7.1
+    assert b["s_right"] == 7.0  # 13.8 + 0.8
+    assert b["seats"] == 500  # 50 + floor(0.9999 x 451) = 500
+    assert b["deal_noise"] == pytest.approx(0.8)  # u3 = 0
+    assert b["c_max"] == pytest.approx(55.0)  # z_0 = 0
+    assert b["negotiation_rate"] == pytest.approx(0.8)  # 0.4 + 0.5 = 0.9, clipped
+    assert b["offer_factor"] == pytest.approx(0.95)  # 0.75 + 0.25 = 1.0, clipped
+    assert b["max_turns"] == 16  # 6 + 2 x 5
+    assert b["lockin"] == pytest.approx(0.3)  # 0.1 + 0.04 x 5
+    assert b["eta_ads"] == pytest.approx(0.23)  # 0.08 + 0.03 x 5
+    assert b["rho_ads"] == pytest.approx(0.5)  # 0.2 + 0.06 x 5
+
+
+def test_without_the_drift_fix_a_prospect_stores_today_s_drift(cfg, params, fake_rng, gidx):
+    """Ref §4.7 (the engine): q_min gets the global (+0.03) and the group's (+0.05) drift, c_max the
+    group's c-drift (-45) under its $15 floor: A 81.25 - 45 = 36.25, B 55 - 45 = 10 -> 15."""
+    z = _z(_R, _ANGLE)
+    p = _two_e1_prospects(cfg, params, fake_rng, gidx, drift_once=False)
+    assert p["q_min"][0] == pytest.approx(0.5 + 0.06 * z[1] + 0.08)
+    assert p["q_max"][0] == pytest.approx(0.5 + 0.06 * z[1] + 0.08 + 0.45 + 0.1 * z[2])
+    assert p["c_max"][0] == pytest.approx(55 + 1.2 * 23 * z[0] - 45)
+    assert p["c_max"][1] == 15.0

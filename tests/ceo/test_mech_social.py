@@ -10,11 +10,12 @@ import pytest
 
 from bizbench.core.rng import RngStreams
 from bizbench.envs.ceo.world import posttext
-from bizbench.envs.ceo.world.customers import LEAD
+from bizbench.envs.ceo.world.customers import LEAD, NONE, SUBSCRIBED
 from bizbench.envs.ceo.world.feed import Feed
 from bizbench.envs.ceo.world.social import (
     PostCandidates,
     author_events,
+    judge_posts,
     over_quota,
     sample_posts,
     social_multiplier,
@@ -402,3 +403,169 @@ def test_demand_over_quota_is_the_usage_rate_times_the_weekday_factor(state, add
     state.settings.quotas[:] = [105.0, 111.0, 1e9]
     idx = np.array([add_customer(state, group=gidx["S1"], plan=p, usage_rate=100.0) for p in (0, 1)])
     assert over_quota(state, idx).tolist() == [True, False]
+
+
+def test_a_post_is_judged_the_day_after_with_views_growing_with_the_score(state, params, fake_rng, gidx):
+    """Ref §4.13: a post of day 4 is judged on day 5, one of day 5 is not yet, a judged one never again.
+    Scores are clipped to [-1, 1]; views = floor(max(50, 0.1 x active) x m(|e|) x LogNormal(0, 0.3)) with
+    m = 1 + 2|e|/0.6 up to 0.6, then 3 exp(ln(100/3) (|e| - 0.6) / 0.4) (3 at 0.6, 100 at 1); an
+    undiscovered group's views are 0."""
+    s1, s2, s3, e1, e2, d1 = (gidx[k] for k in ("S1", "S2", "S3", "E1", "E2", "D_S01"))
+    state.day = 5
+    state.customers.append(800, {"group": s1, "status": SUBSCRIBED})  # 800 active S1 -> base 80
+    state.customers.append(3, {"group": s2, "status": LEAD})  # leads are not counted
+    due = AgentPost(post_id=1, day=4, content="due", reply_to=None)
+    early = AgentPost(post_id=2, day=5, content="too early", reply_to=None)
+    old = _post(3, 1, {s1: 0.2})
+    state.agent_posts = [old, due, early]
+    asked = []
+
+    def verdicts(post):
+        asked.append(post.post_id)
+        return {
+            "S1": (1.5, "loved"),
+            "S2": (-0.3, "meh"),
+            "S3": (0.6, "ok"),
+            "E1": (-0.8, "angry"),
+            "E2": (-1.7, "furious"),
+            "D_S01": (0.9, "x"),
+        }
+
+    z = np.zeros(N)
+    z[s1], z[e2] = 1.0, -1.0
+    done = judge_posts(state, params, fake_rng(lognormal=[z]), verdicts)
+    assert done == [due] and asked == [1]
+    assert early.scores is None and list(old.scores[:2]) == [0.2, 0.0]
+    assert due.scores[s1] == 1.0 and due.scores[s2] == -0.3 and due.scores[e1] == -0.8 and due.scores[d1] == 0.9
+    assert due.reasoning == {"S1": "loved", "S2": "meh", "S3": "ok", "E1": "angry", "E2": "furious", "D_S01": "x"}
+    assert due.scores[e2] == -1.0  # clipped
+    v = due.views
+    assert v[s1] == 10798  # 80 x 100 x e^0.3 = 10798.9
+    assert v[s2] == 100  # 50 x (1 + 2 x 0.3 / 0.6)
+    assert v[s3] == 150  # 50 x 3
+    assert v[e1] == 866  # 50 x 3 x (100/3)^(0.2/0.4) = 50 x 17.32
+    assert v[e2] == 3704  # 50 x 100 x e^-0.3 = 3704.1
+    assert v[gidx["E3"]] == 50
+    assert v[d1] == 0  # not discovered
+    assert v.dtype == np.int64
+
+
+class _PostRng:
+    """Scripted draws for ``sample_posts``: the exponential keys, then 8 uniforms per author
+    (sentiment, likes, shares, sentiment multiplier, spike, spike virality, spike likes, spike shares)."""
+
+    def __init__(self, exp, uniforms):
+        self.exp, self.uniforms = list(exp), [list(u) for u in uniforms]
+
+    def exponential(self, scale=1.0, size=None):
+        assert scale == 1.0 and size == len(self.exp)
+        return np.array(self.exp)
+
+    def random(self, size=None):
+        assert size == 8
+        return np.array(self.uniforms.pop(0))
+
+
+def test_the_authors_are_the_smallest_exponential_keys_over_weight_in_key_order(state, params, add_customer):
+    """Ref §4.12 (weighted sampling without replacement): key_i = Exp(1)_i / w_i, the 5 smallest keys
+    post, smallest first, whatever the weights' scale (weights below 1 too)."""
+    idx = [add_customer(state, group=0, satisfaction=0.3) for _ in range(7)]
+    w = [0.5, 0.25, 1.0, 0.1, 0.2, 0.4, 0.05]
+    e = [0.3, 0.1, 0.5, 0.061, 0.07, 0.08, 0.2]
+    # keys 0.6, 0.4, 0.5, 0.61, 0.35, 0.2, 4.0 -> the five smallest: 5, 4, 1, 2, 0
+    # (a floor of 1 on the weights would leave the keys = e: 3, 4, 5, 1, 6)
+    uniforms = [[0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]] * 5
+    posts = sample_posts(state, params, _PostRng(e, uniforms), _cands(idx, w))
+    assert [p["customer"] for p in posts] == [idx[5], idx[4], idx[1], idx[2], idx[0]]
+
+
+def test_descending_keys_still_give_the_five_smallest(state, params, add_customer):
+    """Keys 7, 6, ..., 1 (equal weights): the authors are the last five candidates, smallest key first."""
+    idx = [add_customer(state, group=0, satisfaction=0.3) for _ in range(7)]
+    uniforms = [[0.5] * 8] * 5
+    posts = sample_posts(state, params, _PostRng([7, 6, 5, 4, 3, 2, 1], uniforms), _cands(idx, np.ones(7)))
+    assert [p["customer"] for p in posts] == [idx[6], idx[5], idx[4], idx[3], idx[2]]
+
+
+def test_each_post_s_sentiment_engagement_and_spike_follow_its_own_draws(state, params, add_customer, gidx):
+    """Ref §4.12 by hand, five authors (keys in candidate order):
+    sentiment by bucket (S >= 0.2: 0.70/0.25/0.05, S >= -0.05: 0.15/0.55/0.30, churned: negative);
+    likes 1 + floor(99 u) and shares floor(30 u) (an "E" group: 5 + floor(45 u), floor(10 u));
+    multiplier negative 1.5 + u, positive 1 + 0.5 u, neutral 0.5 + 0.5 u; virality
+    min(1, (likes + 3 shares) / 200 x mult); a spike (u < 0.01) multiplies virality by 3 + 2u (capped at 1),
+    likes by floor(5 + 5u), shares by floor(3 + 3u). An "E" group: base likes 5 + floor(45 u), shares floor(10 u)."""
+    state.day = 21
+    a = add_customer(state, group=gidx["S1"], satisfaction=0.2)
+    b = add_customer(state, group=gidx["E1"], satisfaction=0.5)
+    c = add_customer(state, group=gidx["S2"], satisfaction=0.0)
+    d = add_customer(state, group=gidx["S3"], satisfaction=0.5)
+    uniforms = [
+        [0.5, 0.5, 0.99, 0.4, 0.01, 0.9, 0.9, 0.9],  # a: positive (exactly at 0.2), no spike at 0.01
+        [0.0, 0.5, 0.95, 0.2, 0.5, 0.9, 0.9, 0.9],  # b: churned -> negative
+        [0.5, 0.2, 0.1, 0.6, 0.005, 0.5, 0.5, 0.5],  # c: neutral, spike
+        [0.1, 0.99, 0.99, 1.0, 0.5, 0.5, 0.5, 0.5],  # d: positive, capped
+        [0.1, 0.5, 0.5, 0.0, 0.0, 0.5, 0.5, 0.5],  # e: positive, spike over the cap
+    ]
+    rng = _PostRng([1.0, 2.0, 3.0, 4.0, 5.0], uniforms)
+    posts = sample_posts(state, params, rng, _cands([a, b, c, d, a], np.ones(5), [False, True, False, False, False]))
+    pa, pb, pc, pd, pe = posts
+    assert set(pa) == {
+        "day", "customer", "group_id", "sentiment", "satisfaction", "churned",
+        "likes", "shares", "virality", "influence",
+    }  # fmt: skip
+    assert (pa["day"], pa["customer"], pa["group_id"], pa["satisfaction"], pa["churned"]) == (21, a, "S1", 0.2, False)
+    assert (pa["sentiment"], pa["likes"], pa["shares"]) == ("positive", 50, 29)  # 1 + floor(49.5), floor(29.7)
+    assert pa["virality"] == pytest.approx((50 + 87) / 200 * 1.2)  # 0.822
+    assert (pb["sentiment"], pb["group_id"], pb["churned"]) == ("negative", "E1", True)
+    assert (pb["likes"], pb["shares"]) == (27, 9)  # 5 + floor(22.5), floor(9.5)
+    assert pb["virality"] == pytest.approx((27 + 27) / 200 * 1.7)  # 0.459
+    assert pc["sentiment"] == "neutral"  # 0.5 in [0.15, 0.70)
+    assert (pc["likes"], pc["shares"]) == (20 * 7, 3 * 4)  # (1 + floor(19.8)) x floor(7.5), floor(3.0) x floor(4.5)
+    assert pc["virality"] == pytest.approx((20 + 9) / 200 * 0.8 * 4)  # 0.116 x (3 + 2 x 0.5)
+    assert pd["sentiment"] == "positive"
+    assert pd["virality"] == 1.0  # (99 + 87) / 200 x 1.5 = 1.395, capped
+    assert (pd["likes"], pd["shares"]) == (99, 29)
+    assert pe["virality"] == 1.0  # (50 + 45) / 200 x 1.0 = 0.475, x (3 + 2 x 0.5) = 1.9, capped
+    assert (pe["likes"], pe["shares"]) == (50 * 7, 15 * 4)
+
+
+@pytest.mark.parametrize(("u_sent", "sentiment"), [(0.6999, "positive"), (0.70, "neutral"), (0.9499, "neutral")])
+def test_a_sentiment_draw_on_a_bucket_edge_takes_the_next_sentiment(
+    state, params, add_customer, gidx, u_sent, sentiment
+):
+    """Ref §4.12, S >= 0.2: positive for u < 0.70, neutral for 0.70 <= u < 0.95."""
+    a = add_customer(state, group=gidx["S1"], satisfaction=0.3)
+    rng = _PostRng([1.0], [[u_sent, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]])
+    assert sample_posts(state, params, rng, _cands([a], [1.0]))[0]["sentiment"] == sentiment
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+def test_a_weight_that_overflows_counts_as_a_million(state, params, add_customer, gidx):
+    """Ref §4.12: a weight that is not finite (here 10 x |S| overflows) is replaced by 1e6, so the
+    author is all but sure to post and the sampling keys stay finite."""
+    state.day = 400
+    state.settings.quotas[:] = [1e9, 1e9, 1e9]
+    a = add_customer(state, group=gidx["S1"], satisfaction=1e308, start_day=0, plan=0)
+    assert subscriber_weights(state, params, np.array([a]), overload=False, outage=False)[0] == 1e6
+
+
+def test_a_scored_post_after_an_unscored_one_still_counts(state, params, gidx):
+    """Ref §4.13: the posts are summed whatever their order; an unscored or future post before a scored one
+    does not stop the sum. e = 0.8 at age 0: 1 + 0.5 x 0.25 = 1.125."""
+    s1 = gidx["S1"]
+    state.agent_posts = [
+        AgentPost(post_id=1, day=3, content="unscored", reply_to=None),
+        _post(2, 9, {s1: 0.8}),
+        _post(3, 5, {s1: 0.8}),
+    ]
+    assert social_multiplier(state, params, 5)[s1] == pytest.approx(1.125)
+
+
+def test_a_lead_with_a_plan_tells_of_its_price_and_a_row_never_used_does_not(state, params, add_customer, gidx):
+    """Ref §4.22: the price and quota causes need a plan and a status other than NONE (an empty row)."""
+    state.settings.prices[:] = [30.0, 60.0, 100.0]
+    state.day = 100
+    lead = add_customer(state, group=gidx["S1"], status=LEAD, plan=0, listed_price=20.0, start_day=-1)
+    empty = add_customer(state, group=gidx["S1"], status=NONE, plan=0, listed_price=20.0, start_day=-1)
+    assert author_events(state, params, lead, False, False, False) == ["price_increase"]
+    assert author_events(state, params, empty, False, False, False) == []
