@@ -984,6 +984,21 @@ def test_a_double_quoted_hidden_name_is_a_string_like_any_unknown_name(
     assert guard.query(sql.format(name=hidden, table=table))["rows"] == [{"v": hidden}]  # SQLite's reading
 
 
+def test_hidden_names_given_in_any_case_are_hidden(db: Path) -> None:
+    """SQL names are case-insensitive, so the guard's lists are too: names given in mixed case
+    hide the same tables and columns as the lower-case ones."""
+    guard = SqlGuard(
+        db,
+        {"t": ["day", "status", "note"], "u": ["day", "v"]},
+        hidden_tables=["Customer_State", "EVENTS"],
+        hidden_columns={"T": ["Satisfaction"], "u": ["SATISFACTION"]},
+    )
+    assert refused(guard, "SELECT * FROM events").tamper == "hidden_table"
+    assert refused(guard, "SELECT * FROM customer_state").tamper == "hidden_table"
+    assert refused(guard, "SELECT satisfaction FROM t").tamper == "hidden_column"
+    assert refused(guard, "SELECT satisfaction FROM u").tamper == "hidden_column"
+
+
 def test_a_hidden_column_is_still_tagged_for_the_tamper_log(guard: SqlGuard) -> None:
     for sql, tamper in [("SELECT satisfaction FROM u", "hidden_column"), ("SELECT * FROM events", "hidden_table")]:
         assert refused(guard, sql).tamper == tamper
