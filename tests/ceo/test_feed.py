@@ -20,7 +20,7 @@ class _CompetitorWriter:
 
 
 def test_a_competitor_post_is_written_from_its_own_stream_about_a_competitor_by_a_persona(cfg) -> None:
-    """Reference notes §4.12: an observer (a persona) posts about a competitor's open event; the
+    """docs/reference-notes.md §4.12: an observer (a persona) posts about a competitor's open event; the
     post keeps the event's severity and noisy boost and the competitor's name, hidden."""
     writer = _CompetitorWriter()
     feed = Feed(cfg, RngStreams(5), writer=writer)

@@ -88,7 +88,7 @@ def test_customers_do_not_depend_on_batching(cfg, params):
         assert np.array_equal(together[col], np.concatenate([first[col], second[col]])), col
 
 
-# Two E1 prospects from scripted uniforms (ref §2.1, eq 4). Each customer's 16 draws: 4 uniforms,
+# Two E1 prospects from scripted uniforms (docs/reference-notes.md §2.1, eq 4). Each customer's 16 draws: 4 uniforms,
 # then 6 values 1 - u1 and 6 values u2 of the Box-Muller transform: z_j = r_j cos(2 pi u2_j),
 # z_{j+6} = r_j sin(2 pi u2_j), r_j = sqrt(-2 ln u1_j). u1_j = exp(-r_j^2 / 2) gives the radius r_j.
 _R = (1.0, 0.8, 1.2, 0.6, 1.1, 0.9)
@@ -120,7 +120,7 @@ def _two_e1_prospects(cfg, params, fake_rng, gidx, drift_once=True):
 
 
 def test_every_trait_of_a_scripted_e1_prospect_follows_its_own_draw(cfg, params, fake_rng, gidx):
-    """Ref §2.1 for E1 (c_max 55/23, q_min 0.5/0.06, q_range 0.45/0.1, usage 60/38, seats 50-500,
+    """docs/reference-notes.md §2.1 for E1 (c_max 55/23, q_min 0.5/0.06, q_range 0.45/0.1, usage 60/38, seats 50-500,
     reply delay 5/2, negotiation 0.4/0.1, turns 6/2, lock-in 0.1/0.04, eta 0.08/0.03, rho 0.2/0.06),
     each trait from its own uniform or normal; with ``drift_counted_once`` the drift is not stored."""
     z = _z(_R, _ANGLE)  # 0.951, 0.470, -0.371, -0.571, -0.890, 0.529, 0.309, 0.647, 1.141, 0.185, -0.647, -0.728
@@ -149,7 +149,7 @@ def test_every_trait_of_a_scripted_e1_prospect_follows_its_own_draw(cfg, params,
 
 
 def test_a_far_draw_meets_each_trait_s_bound(cfg, params, fake_rng, gidx):
-    """Ref §2.1 bounds: s_L <= 6, s_R <= 7, seats <= 500, negotiation <= 0.8, offer factor <= 0.95,
+    """docs/reference-notes.md §2.1 bounds: s_L <= 6, s_R <= 7, seats <= 500, negotiation <= 0.8, offer factor <= 0.95,
     for customer B (u0 = u1 = 0.999, u2 = 0.9999, z_6..z_11 = 5)."""
     b = {k: v[1] for k, v in _two_e1_prospects(cfg, params, fake_rng, gidx).items()}
     assert b["s_left"] == 6.0  # -ln(0.001) + 0.2 = 7.1
@@ -166,7 +166,7 @@ def test_a_far_draw_meets_each_trait_s_bound(cfg, params, fake_rng, gidx):
 
 
 def test_without_the_drift_fix_a_prospect_stores_today_s_drift(cfg, params, fake_rng, gidx):
-    """Ref §4.7 (the engine): q_min gets the global (+0.03) and the group's (+0.05) drift, c_max the
+    """docs/reference-notes.md §4.7 (the engine): q_min gets the global (+0.03) and the group's (+0.05) drift, c_max the
     group's c-drift (-45) under its $15 floor: A 81.25 - 45 = 36.25, B 55 - 45 = 10 -> 15."""
     z = _z(_R, _ANGLE)
     p = _two_e1_prospects(cfg, params, fake_rng, gidx, drift_once=False)

@@ -406,7 +406,8 @@ def test_demand_over_quota_is_the_usage_rate_times_the_weekday_factor(state, add
 
 
 def test_a_post_is_judged_the_day_after_with_views_growing_with_the_score(state, params, fake_rng, gidx):
-    """Ref §4.13: a post of day 4 is judged on day 5, one of day 5 is not yet, a judged one never again.
+    """docs/reference-notes.md §4.13: a post of day 4 is judged on day 5, one of day 5 is not yet, a judged one
+    never again.
     Scores are clipped to [-1, 1]; views = floor(max(50, 0.1 x active) x m(|e|) x LogNormal(0, 0.3)) with
     m = 1 + 2|e|/0.6 up to 0.6, then 3 exp(ln(100/3) (|e| - 0.6) / 0.4) (3 at 0.6, 100 at 1); an
     undiscovered group's views are 0."""
@@ -467,7 +468,8 @@ class _PostRng:
 
 
 def test_the_authors_are_the_smallest_exponential_keys_over_weight_in_key_order(state, params, add_customer):
-    """Ref §4.12 (weighted sampling without replacement): key_i = Exp(1)_i / w_i, the 5 smallest keys
+    """docs/reference-notes.md §4.12 (weighted sampling without replacement): key_i = Exp(1)_i / w_i, the 5
+    smallest keys
     post, smallest first, whatever the weights' scale (weights below 1 too)."""
     idx = [add_customer(state, group=0, satisfaction=0.3) for _ in range(7)]
     w = [0.5, 0.25, 1.0, 0.1, 0.2, 0.4, 0.05]
@@ -488,7 +490,7 @@ def test_descending_keys_still_give_the_five_smallest(state, params, add_custome
 
 
 def test_each_post_s_sentiment_engagement_and_spike_follow_its_own_draws(state, params, add_customer, gidx):
-    """Ref §4.12 by hand, five authors (keys in candidate order):
+    """docs/reference-notes.md §4.12 by hand, five authors (keys in candidate order):
     sentiment by bucket (S >= 0.2: 0.70/0.25/0.05, S >= -0.05: 0.15/0.55/0.30, churned: negative);
     likes 1 + floor(99 u) and shares floor(30 u) (an "E" group: 5 + floor(45 u), floor(10 u));
     multiplier negative 1.5 + u, positive 1 + 0.5 u, neutral 0.5 + 0.5 u; virality
@@ -533,7 +535,7 @@ def test_each_post_s_sentiment_engagement_and_spike_follow_its_own_draws(state, 
 def test_a_sentiment_draw_on_a_bucket_edge_takes_the_next_sentiment(
     state, params, add_customer, gidx, u_sent, sentiment
 ):
-    """Ref §4.12, S >= 0.2: positive for u < 0.70, neutral for 0.70 <= u < 0.95."""
+    """docs/reference-notes.md §4.12, S >= 0.2: positive for u < 0.70, neutral for 0.70 <= u < 0.95."""
     a = add_customer(state, group=gidx["S1"], satisfaction=0.3)
     rng = _PostRng([1.0], [[u_sent, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]])
     assert sample_posts(state, params, rng, _cands([a], [1.0]))[0]["sentiment"] == sentiment
@@ -541,7 +543,7 @@ def test_a_sentiment_draw_on_a_bucket_edge_takes_the_next_sentiment(
 
 @pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
 def test_a_weight_that_overflows_counts_as_a_million(state, params, add_customer, gidx):
-    """Ref §4.12: a weight that is not finite (here 10 x |S| overflows) is replaced by 1e6, so the
+    """docs/reference-notes.md §4.12: a weight that is not finite (here 10 x |S| overflows) is replaced by 1e6, so the
     author is all but sure to post and the sampling keys stay finite."""
     state.day = 400
     state.settings.quotas[:] = [1e9, 1e9, 1e9]
@@ -550,7 +552,8 @@ def test_a_weight_that_overflows_counts_as_a_million(state, params, add_customer
 
 
 def test_a_scored_post_after_an_unscored_one_still_counts(state, params, gidx):
-    """Ref §4.13: the posts are summed whatever their order; an unscored or future post before a scored one
+    """docs/reference-notes.md §4.13: the posts are summed whatever their order; an unscored or future post before
+    a scored one
     does not stop the sum. e = 0.8 at age 0: 1 + 0.5 x 0.25 = 1.125."""
     s1 = gidx["S1"]
     state.agent_posts = [
@@ -562,7 +565,8 @@ def test_a_scored_post_after_an_unscored_one_still_counts(state, params, gidx):
 
 
 def test_a_lead_with_a_plan_tells_of_its_price_and_a_row_never_used_does_not(state, params, add_customer, gidx):
-    """Ref §4.22: the price and quota causes need a plan and a status other than NONE (an empty row)."""
+    """docs/reference-notes.md §4.22: the price and quota causes need a plan and a status other than NONE (an empty
+    row)."""
     state.settings.prices[:] = [30.0, 60.0, 100.0]
     state.day = 100
     lead = add_customer(state, group=gidx["S1"], status=LEAD, plan=0, listed_price=20.0, start_day=-1)

@@ -1,4 +1,4 @@
-"""The NovaMind world's own bookkeeping (reference-notes §1.1-§1.2): what a new world holds before its
+"""The NovaMind world's own bookkeeping (docs/reference-notes.md §1.1-§1.2): what a new world holds before its
 first day, and the records a day leaves. Each test builds a world of the default preset and steps it
 at most a few days."""
 
@@ -17,7 +17,8 @@ def cfg():
 
 
 def test_a_new_world_is_funded_on_day_0_with_the_preset_s_start_cash(cfg):
-    """Ref §1.1: the ledger opens with one row, day 0, ``initial_funding``, $1,000,000 (start_cash)."""
+    """docs/reference-notes.md §1.1: the ledger opens with one row, day 0, ``initial_funding``, $1,000,000
+    (start_cash)."""
     w = World(cfg, seed=3)
     row = w.state.ledger.rows[0]
     assert (row.day, row.category, row.cents) == (0, "initial_funding", 100_000_000)
@@ -34,7 +35,8 @@ def test_an_injected_post_judge_is_the_one_that_judges(cfg):
 
 
 def test_each_group_known_from_the_start_has_a_day_0_insight_snapshot(cfg):
-    """Ref §1.1 / §4.25: day-0 snapshots of the 6 groups known at the start (S1-S3, E1-E3), none of a
+    """docs/reference-notes.md §1.1 / §4.25: day-0 snapshots of the 6 groups known at the start (S1-S3, E1-E3),
+    none of a
     discoverable group; S1's are its preset means, c_max 50 and q_min 0.1 (no drift yet)."""
     w = World(cfg, seed=3)
     assert sorted(w.state.insight_snapshots) == [0, 1, 2, 3, 4, 5]
@@ -54,7 +56,8 @@ def test_delivered_quality_is_the_product_quality_times_each_plan_s_model_tier(c
 
 
 def test_a_turn_rolls_its_surges_from_the_surges_stream_for_the_days_after_today(cfg, monkeypatch):
-    """Ref §4.14: before a turn's days, one roll per coming day (days d + 1 .. d + 7) from the world's
+    """docs/reference-notes.md §4.14: before a turn's days, one roll per coming day (days d + 1 .. d + 7) from the
+    world's
     own ``surges`` stream."""
     from bizbench.envs.ceo.world import surges
 
@@ -68,7 +71,8 @@ def test_a_turn_rolls_its_surges_from_the_surges_stream_for_the_days_after_today
 
 
 def test_customers_post_only_on_a_turn_s_last_day(cfg, monkeypatch):
-    """Ref §1.3: customer posts are sampled on the last day of the turn only (a 7-day turn, then a 3-day one)."""
+    """docs/reference-notes.md §1.3: customer posts are sampled on the last day of the turn only (a 7-day turn,
+    then a 3-day one)."""
     w = World(cfg, seed=3)
     flags = []
 
@@ -86,7 +90,7 @@ def test_customers_post_only_on_a_turn_s_last_day(cfg, monkeypatch):
 
 
 def test_the_last_turn_stops_at_the_horizon(cfg, monkeypatch):
-    """Ref §1.2: 500 days; a 7-day turn from day 497 steps days 498, 499 and 500 only."""
+    """docs/reference-notes.md §1.2: 500 days; a 7-day turn from day 497 steps days 498, 499 and 500 only."""
     w = World(cfg, seed=3)
 
     def step(sample_posts=True):
@@ -99,7 +103,7 @@ def test_the_last_turn_stops_at_the_horizon(cfg, monkeypatch):
 
 
 def test_a_day_s_payments_are_booked_as_one_row_per_group_with_their_count(cfg):
-    """Ref §4.22 / the ledger: subscription payments are summed per group into one
+    """docs/reference-notes.md §4.22 / the ledger: subscription payments are summed per group into one
     ``subscription_payment`` row dated today, noted with the number of payments; no payment, no row."""
     from bizbench.envs.ceo.world.billing import Payments
 
@@ -136,7 +140,8 @@ def _svc(overload=0.0, outage=False):
 
 
 def test_customer_posts_weigh_subscribers_cancellations_and_enterprise_churn(cfg, monkeypatch):
-    """Ref §4.12: the candidates are today's subscribers (eq 26 weights; overload counts when above 0),
+    """docs/reference-notes.md §4.12: the candidates are today's subscribers (eq 26 weights; overload counts when
+    above 0),
     today's cancellations (5 (1 + 10 |min(S, 0)|)) and churned enterprises (8 x seats), the latter two
     marked churned, drawn from the ``social`` stream; each author's causes see the turn's last 7 days
     of service (an outage 6 days ago counts, an overload 8 days ago does not)."""
