@@ -178,17 +178,21 @@ def configuration_digest(root: Path = ROOT) -> str:
 def save_checkpoint(mutants: Path, checkpoint: Path, root: Path = ROOT) -> int:
     """Write every ``*.py.meta`` under ``mutants`` (verdicts and function hashes) to ``checkpoint``;
     return how many mutants have a verdict."""
-    files = {
-        meta.relative_to(mutants).as_posix(): {
+    files = {}
+    for meta in _metas(mutants):
+        data = json.loads(meta.read_text())
+        files[meta.relative_to(mutants).as_posix()] = {
             "exit_code_by_key": data["exit_code_by_key"],
             "hash_by_function_name": data.get("hash_by_function_name", {}),
         }
-        for meta in _metas(mutants)
-        if (data := json.loads(meta.read_text()))
-    }
     payload = {"format": 1, "configuration": configuration_digest(root), "files": files}
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
     checkpoint.write_bytes(gzip.compress(text.encode(), mtime=0))
+    return _with_verdict(files)
+
+
+def _with_verdict(files: dict[str, dict[str, dict[str, int | None]]]) -> int:
+    """How many mutants of a checkpoint's ``files`` have a verdict."""
     return sum(code is not None for f in files.values() for code in f["exit_code_by_key"].values())
 
 
@@ -221,8 +225,7 @@ def restore_checkpoint(checkpoint: Path, mutants: Path, audit: int = 0, root: Pa
         }
         meta.write_text(json.dumps(data, indent=4))
     (mutants / "audit.txt").write_text("".join(f"{name}\n" for name in sorted(audited)))
-    kept = sum(code is not None for f in files.values() for code in f["exit_code_by_key"].values())
-    restored = kept - len(audited)
+    restored = _with_verdict(files) - len(audited)
     return f"restored {restored} verdicts from {checkpoint.name}; {len(audited)} kept kills will be checked again"
 
 
