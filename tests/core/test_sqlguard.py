@@ -1170,3 +1170,192 @@ def test_the_errors_no_query_text_reaches_today_still_get_their_own_words(
 ) -> None:
     err = guard._translate(exc, sqlguard._Run([], [], timeout_s=1.0), 1.0)
     assert (str(err), err.tamper) == (error, tamper)
+
+
+# ----------------------------------------------------------------------------- the allow-list itself
+# The text check refuses most of what the authorizer would deny before SQLite runs anything, so
+# the allow-list is driven here on its own: SQLite calls it as auth(action, arg1, arg2, db, trigger).
+# The file holds t, u and secret; t and u are visible; h is a column of t that is not.
+READ, SELECT, FUNCTION, UPDATE = (
+    sqlite3.SQLITE_READ,
+    sqlite3.SQLITE_SELECT,
+    sqlite3.SQLITE_FUNCTION,
+    sqlite3.SQLITE_UPDATE,
+)
+RECURSIVE = getattr(sqlite3, "SQLITE_RECURSIVE", 33)
+OK, DENY = sqlite3.SQLITE_OK, sqlite3.SQLITE_DENY
+STORED = {"t", "u", "secret"}
+SEES_NOTHING = "The query reads data you cannot query; name the columns you need. Valid tables: t, u."
+
+
+def authorize(
+    guard: SqlGuard, action: int, arg1: str | None, arg2: str | None, db: str | None = "main", sql: str = "SELECT 1"
+) -> tuple[int, str | None, str | None]:
+    """The allow-list's answer to one call, the error it records for the agent and that error's tamper tag."""
+    run = sqlguard._Run(tokenize(sql), [], timeout_s=10.0)
+    answer = guard._authorizer(run, STORED)(action, arg1, arg2, db, None)
+    return answer, None if run.denial is None else str(run.denial), None if run.denial is None else run.denial.tamper
+
+
+@pytest.mark.parametrize(
+    ("action", "arg1", "arg2", "database"),
+    [
+        (SELECT, None, None, None),
+        (RECURSIVE, None, None, None),
+        (READ, "t", "day", "main"),
+        (READ, "T", "DAY", "main"),  # SQLite gives names as the query spelled them
+        (READ, "t", "day", None),
+        (READ, "t", "rowid", "main"),  # every table's own key
+        (READ, "t", "", "main"),  # COUNT(*) reads the table with no column
+        (READ, "u", "v", "main"),
+        (READ, "sqlite_master", "rowid", "main"),  # SQLite's own lookup when a table function is first used
+        (READ, "SQLITE_SCHEMA", "ROWID", "main"),
+        (READ, "json_each", "value", None),
+        (READ, "JSON_TREE", "key", None),
+        (READ, "recent", "day", None),  # a CTE or subquery: not in the file, no database
+        (READ, "recent", None, None),
+        (FUNCTION, None, "abs", None),
+        (FUNCTION, None, "json_extract", None),
+        (FUNCTION, None, None, None),
+        (UPDATE, "sqlite_master", "name", "main"),  # SQLite registering an eponymous table function
+        (UPDATE, "Sqlite_Temp_Master", "name", "temp"),
+    ],
+)
+def test_the_allow_list_lets_through_selects_visible_reads_table_functions_and_safe_functions(
+    guard: SqlGuard, action: int, arg1: str | None, arg2: str | None, database: str | None
+) -> None:
+    assert authorize(guard, action, arg1, arg2, database) == (OK, None, None)
+
+
+@pytest.mark.parametrize(
+    ("action", "arg1", "arg2", "database", "sql", "error", "tamper"),
+    [
+        # the schema tables (but their rowid lookup) and every sqlite_/pragma_ table
+        (
+            READ,
+            "sqlite_master",
+            "sql",
+            "main",
+            "SELECT 1",
+            "Schema introspection is not allowed.",
+            "schema_introspection",
+        ),
+        (
+            READ,
+            "sqlite_temp_schema",
+            "",
+            "temp",
+            "SELECT 1",
+            "Schema introspection is not allowed.",
+            "schema_introspection",
+        ),
+        (
+            READ,
+            "sqlite_stat1",
+            "tbl",
+            "main",
+            "SELECT 1",
+            "Schema introspection is not allowed.",
+            "schema_introspection",
+        ),
+        (
+            READ,
+            "Pragma_Table_Info",
+            "name",
+            None,
+            "SELECT 1",
+            "Schema introspection is not allowed.",
+            "schema_introspection",
+        ),
+        (
+            READ,
+            "sqlite_sequence",
+            "rowid",
+            "main",
+            "SELECT 1",
+            "Schema introspection is not allowed.",
+            "schema_introspection",
+        ),
+        # a table in the file that is not visible: the unknown-table answer when the query names it
+        (
+            READ,
+            "secret",
+            "x",
+            "main",
+            "SELECT x FROM secret",
+            "Unknown table 'secret'. Valid tables: t, u.",
+            "hidden_table",
+        ),
+        (READ, "SECRET", "", None, "SELECT 1", SEES_NOTHING, "hidden_table"),
+        # a name in no table of the file, but read from a database: not a CTE
+        (READ, "recent", "day", "main", "SELECT 1", SEES_NOTHING, "hidden_table"),
+        # a visible table's name in another database
+        (READ, "t", "day", "temp", "SELECT 1", SEES_NOTHING, "hidden_table"),
+        (READ, "u", "", "aux", "SELECT 1", SEES_NOTHING, "hidden_table"),
+        # a column of a visible table that is not visible (SELECT * reads it unnamed)
+        (READ, "t", "h", "main", "SELECT * FROM t", SEES_NOTHING, "hidden_column"),
+        (READ, "t", "H", None, "SELECT h FROM t", "Unknown column 'h'. Valid tables: t, u.", "hidden_column"),
+        (READ, "u", "day2", "main", "SELECT 1", SEES_NOTHING, "hidden_column"),
+        # functions that reach outside the database, in any case
+        (
+            FUNCTION,
+            None,
+            "load_extension",
+            None,
+            "SELECT 1",
+            "Function 'load_extension' is not allowed.",
+            "forbidden_function",
+        ),
+        (FUNCTION, None, "PRINTF", None, "SELECT 1", "Function 'printf' is not allowed.", "forbidden_function"),
+        # every other action: PRAGMA is introspection, the rest writes
+        (
+            sqlite3.SQLITE_PRAGMA,
+            "table_info",
+            "t",
+            None,
+            "SELECT 1",
+            "PRAGMA statements are not allowed.",
+            "schema_introspection",
+        ),
+        (UPDATE, "t", "day", "main", "SELECT 1", "Only read-only SELECT queries are allowed.", "write_sql"),
+        (UPDATE, None, None, "main", "SELECT 1", "Only read-only SELECT queries are allowed.", "write_sql"),
+        (
+            sqlite3.SQLITE_INSERT,
+            "t",
+            None,
+            "main",
+            "SELECT 1",
+            "Only read-only SELECT queries are allowed.",
+            "write_sql",
+        ),
+        (
+            sqlite3.SQLITE_ATTACH,
+            "x.db",
+            None,
+            None,
+            "SELECT 1",
+            "Only read-only SELECT queries are allowed.",
+            "write_sql",
+        ),
+        (
+            sqlite3.SQLITE_CREATE_TEMP_TABLE,
+            "z",
+            None,
+            "temp",
+            "SELECT 1",
+            "Only read-only SELECT queries are allowed.",
+            "write_sql",
+        ),
+    ],
+)
+def test_the_allow_list_denies_everything_else_and_records_why(
+    guard: SqlGuard,
+    action: int,
+    arg1: str | None,
+    arg2: str | None,
+    database: str | None,
+    sql: str,
+    error: str,
+    tamper: str,
+) -> None:
+    assert authorize(guard, action, arg1, arg2, database, sql) == (DENY, error, tamper)
