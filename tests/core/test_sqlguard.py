@@ -864,6 +864,15 @@ def test_string_literals_are_not_names(guard: SqlGuard, sql: str) -> None:
     assert guard.query(sql)["row_count"] == 1
 
 
+def test_a_string_before_a_parenthesis_or_a_dot_is_a_name_wherever_it_stands() -> None:
+    """SQLite reads ``x IN 'pragma_table_info'('t')`` as a table function and ``'a'.x`` as a
+    qualified column, with no FROM, JOIN or comma before the string."""
+    toks = tokenize("SELECT 1 WHERE 1 IN 'pragma_table_info'('t') AND 'a'.x = 'b'")
+    # 0 select, 2 where, 4 in, 9 and, 12 x are words; 5 stands before "(" and 10 before ".";
+    # 't' (7, after "(") and 'b' (14, after "=") are values
+    assert sqlguard._name_positions(toks) == {0, 2, 4, 5, 9, 10, 12}
+
+
 def test_a_string_after_a_comma_is_a_name_only_inside_a_from_list(guard: SqlGuard) -> None:
     # before any FROM, a comma-listed string (here a CTE's name that is never read) is not read as a name
     sql = "WITH a AS (SELECT 1 AS v), 'sqlite_master' AS (SELECT 2 AS v) SELECT v FROM a"
@@ -1051,6 +1060,13 @@ def test_no_error_names_a_hidden_name_the_query_did_not(guard: SqlGuard) -> None
         except ToolError as err:
             said = str(err)
         assert not set(re.findall(r"\w+", said.lower())) & hidden, (sql, said)
+
+
+def test_a_new_query_has_taken_no_steps_and_each_check_counts_the_steps_between_checks() -> None:
+    run = sqlguard._Run([], [], timeout_s=10.0)
+    assert run.steps == 0
+    run.over_budget()
+    assert run.steps == sqlguard.PROGRESS_STEPS == 1000
 
 
 def test_each_budget_stops_a_query_only_once_it_is_passed_not_when_it_is_reached(
@@ -1287,6 +1303,25 @@ def test_the_allow_list_lets_through_selects_visible_reads_table_functions_and_s
             "hidden_table",
         ),
         (READ, "SECRET", "", None, "SELECT 1", SEES_NOTHING, "hidden_table"),
+        # named as a quoted identifier or a string, the table is still one the query named
+        (
+            READ,
+            "secret",
+            "",
+            "main",
+            'SELECT * FROM "secret"',
+            "Unknown table 'secret'. Valid tables: t, u.",
+            "hidden_table",
+        ),
+        (
+            READ,
+            "secret",
+            "",
+            "main",
+            "SELECT * FROM 'Secret'",
+            "Unknown table 'secret'. Valid tables: t, u.",
+            "hidden_table",
+        ),
         # a name in no table of the file, but read from a database: not a CTE
         (READ, "recent", "day", "main", "SELECT 1", SEES_NOTHING, "hidden_table"),
         # a visible table's name in another database
