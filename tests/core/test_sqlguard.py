@@ -1394,3 +1394,16 @@ def test_the_allow_list_denies_everything_else_and_records_why(
     tamper: str,
 ) -> None:
     assert authorize(guard, action, arg1, arg2, database, sql) == (DENY, error, tamper)
+
+
+def test_a_row_is_counted_as_its_json_a_blob_as_quoted_hex_any_other_value_as_24_bytes() -> None:
+    # 7 -> 24; "ab" -> '"ab"' = 4; b"\x00\x01\x02" -> '"000102"' = 2 * 3 + 2 = 8; None -> 24: 24 + 4 + 8 + 24 = 60
+    assert sqlguard._row_bytes((7, "ab", b"\x00\x01\x02", None)) == 60
+    assert sqlguard._row_bytes(()) == 0
+
+
+def test_a_table_alias_is_read_with_or_without_as_and_bare_or_quoted() -> None:
+    toks = tokenize('SELECT * FROM t a JOIN u AS "b" ON a.day = b.day, t [c] WHERE c.day > 1')
+    assert sqlguard._aliases(toks, ["t", "u"]) == {"a": "t", "b": "u", "c": "t"}
+    # a word that goes on with the query is no alias
+    assert sqlguard._aliases(tokenize("SELECT * FROM t WHERE day > 1"), ["t"]) == {}
