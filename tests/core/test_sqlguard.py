@@ -621,6 +621,42 @@ def test_every_token_keeps_its_kind_text_and_position() -> None:
     ]
 
 
+def test_numbers_and_parameters_are_one_token_each_with_their_position() -> None:
+    sql = "SELECT .5, 1e3, 0x1F, ?12, ?, :name, @v, $w, 3.;x ?"
+    # positions by hand: SELECT 0-5, .5 at 7, 1e3 at 11, 0x1F at 16, ?12 at 22, ? at 27, :name at 30,
+    # @v at 37, $w at 41, 3. at 45, ; at 47, x at 48 and the last ? (the text's last character) at 50
+    assert [(t.kind, t.text, t.pos) for t in tokenize(sql)] == [
+        ("word", "select", 0),
+        ("number", ".5", 7),
+        ("op", ",", 9),
+        ("number", "1e3", 11),
+        ("op", ",", 14),
+        ("number", "0x1F", 16),
+        ("op", ",", 20),
+        ("param", "?12", 22),
+        ("op", ",", 25),
+        ("param", "?", 27),
+        ("op", ",", 28),
+        ("param", ":name", 30),
+        ("op", ",", 35),
+        ("param", "@v", 37),
+        ("op", ",", 39),
+        ("param", "$w", 41),
+        ("op", ",", 43),
+        ("number", "3.", 45),
+        ("semi", ";", 47),
+        ("word", "x", 48),
+        ("param", "?", 50),
+    ]
+    # a ? takes the digits after it (one here) and no word: ?a is a ? and then the word a
+    assert [(t.kind, t.text, t.pos) for t in tokenize("?1,?a")] == [
+        ("param", "?1", 0),
+        ("op", ",", 2),
+        ("param", "?", 3),
+        ("word", "a", 4),
+    ]
+
+
 @pytest.mark.parametrize(
     ("sql", "tokens"),
     [
@@ -1146,6 +1182,10 @@ def test_an_unknown_name_is_answered_by_its_last_part_with_what_the_query_may_re
         ),
         ("SELECT ?", "Query parameters (?, :name) are not supported; write the values into the SQL."),
         ("SELECT :x", "Query parameters (?, :name) are not supported; write the values into the SQL."),
+        # a parameter's name is part of it, never a keyword: no write or PRAGMA refusal (and no tamper tag)
+        ("SELECT :update", "Query parameters (?, :name) are not supported; write the values into the SQL."),
+        ("SELECT @pragma", "Query parameters (?, :name) are not supported; write the values into the SQL."),
+        ("SELECT $delete", "Query parameters (?, :name) are not supported; write the values into the SQL."),
         ("SELECT FROM", 'SQL error: near "FROM": syntax error'),
         ("SELECT 'ab", 'SQL error: unrecognized token: "\'ab"'),
     ],
