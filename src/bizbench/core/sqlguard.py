@@ -212,7 +212,7 @@ def tokenize(sql: str) -> list[Token]:
         elif ch == ";":
             toks.append(Token("semi", ";", i))
             i += 1
-        elif ch in "?:@$" and i + 1 <= n:
+        elif ch in "?:@$":
             m = _WORD.match(sql, i + 1) if ch != "?" else None
             j = m.end() if m else i + 1
             if ch == "?":
