@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -257,7 +258,7 @@ def test_replay_needs_a_finished_run_and_the_same_secret(
     with pytest.raises(RunDirError, match="no readable result.json"):
         replay_run(tmp_path)
     monkeypatch.setenv("BIZBENCH_SEED_SECRET", "another secret")
-    with pytest.raises(RunDirError, match="public seeds; unset"):
+    with pytest.raises(RunDirError, match=re.escape(f"{runs['yc']} was run on public seeds; unset")):
         replay_run(runs["yc"])
     held = tmp_path / "held"
     run_baseline("cfo", "always-pass", 1, "paper", out=held)
@@ -488,3 +489,23 @@ def test_a_short_run_labelled_with_a_longer_horizon_is_not_verified(tmp_path: Pa
     (run / "config.json").write_text(json.dumps({**config, "horizon": 500}))
     report = replay_run(run)
     assert not report.ok and any("config.json says 500" in c for c in report.config_changes)
+
+
+def test_a_run_recorded_on_another_machine_and_version_verifies(runs: dict[str, Path], tmp_path: Path) -> None:
+    """Provenance says where a run was made, not what it did: replay neither compares it nor lists it."""
+    moved = copy_run(runs["yc"], tmp_path / "moved")
+    other = {"bizbench": "0.0.1", "git_commit": "0" * 40, "python": "3.99.0", "platform": "elsewhere"}
+    edit_json(moved / "result.json", lambda result: {**result, "provenance": other})
+    report = replay_run(moved)
+    assert report.ok, report.summary()
+    assert "provenance" not in report.compared and "provenance" not in report.unverified
+
+
+def test_a_replay_draws_no_plot(runs: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The replayed record is compared, never looked at, so no cash plot is drawn for it."""
+
+    def no_plot(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a replay drew a plot")
+
+    monkeypatch.setattr("bizbench.core.plots.plot_money", no_plot)
+    assert replay_run(runs["yc"]).ok
