@@ -509,3 +509,33 @@ def test_a_replay_draws_no_plot(runs: dict[str, Path], monkeypatch: pytest.Monke
 
     monkeypatch.setattr("bizbench.core.plots.plot_money", no_plot)
     assert replay_run(runs["yc"]).ok
+
+
+def without(field: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    return lambda record: {k: v for k, v in record.items() if k != field}
+
+
+def test_a_field_added_later_is_left_out_and_a_core_field_is_missing_only_from_format_2(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    """cfo added ``score_net_of_debt`` after its first runs: a run without it still verifies. The
+    core fields (here ``survived_fraction``) are every format-2 run's: one missing is a mismatch; a
+    format-1 run predates them, so there it is left out."""
+    early = copy_run(runs["cfo"], tmp_path / "early")
+    edit_json(early / "result.json", without("score_net_of_debt"))
+    report = replay_run(early)
+    assert report.ok, report.summary()
+    assert "score_net_of_debt" not in report.compared
+
+    cut = copy_run(runs["cfo"], tmp_path / "cut")
+    edit_json(cut / "result.json", without("survived_fraction"))
+    report = replay_run(cut)
+    assert set(report.mismatches) == {"survived_fraction"}
+    assert report.mismatches["survived_fraction"]["recorded"] == "(missing)"
+
+    old = copy_run(runs["cfo"], tmp_path / "old")
+    edit_json(old / "config.json", lambda c: {k: v for k, v in c.items() if k not in ("run_format", "horizon", "unit")})
+    edit_json(old / "result.json", without("survived_fraction"))
+    report = replay_run(old)
+    assert report.ok, report.summary()
+    assert "survived_fraction" not in report.compared
