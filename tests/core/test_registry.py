@@ -950,3 +950,15 @@ def test_a_documented_argument_loses_only_the_stars_of_its_docstring_name_never_
         ("XL", "Extra-large units."),  # "*XL" documents XL: the star goes, the X stays
     ]
     assert local.spec("mix").parameters["properties"]["X_share"]["description"] == "Share of product X, from 0 to 1."
+
+
+def test_a_value_whose_repr_fails_is_named_by_its_type_in_the_error():
+    class Unprintable:  # what an in-process agent may pass: an object that cannot print itself
+        def __repr__(self) -> str:
+            raise ValueError("cannot print")
+
+    refused = reg.call(Ctx(), "set_price", {"tier": "basic", "price": Unprintable()})
+    assert (refused.ok, refused.error) == (
+        False,
+        "Invalid arguments for tool 'set_price': argument 'price': expected a number, got <Unprintable> (Unprintable)",
+    )
