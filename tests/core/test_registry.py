@@ -962,3 +962,15 @@ def test_a_value_whose_repr_fails_is_named_by_its_type_in_the_error():
         False,
         "Invalid arguments for tool 'set_price': argument 'price': expected a number, got <Unprintable> (Unprintable)",
     )
+
+
+def test_a_call_never_raises_even_when_an_arguments_repr_raises_something_other_than_a_value_error():
+    class Broken:  # an in-process agent's object whose repr itself is broken
+        def __repr__(self) -> str:
+            raise RuntimeError("broken repr")
+
+    refused = reg.call(Ctx(), "set_price", {"tier": "basic", "price": Broken()})
+    assert (refused.ok, refused.error) == (
+        False,
+        "Invalid arguments for tool 'set_price': argument 'price': expected a number, got <Broken> (Broken)",
+    )
