@@ -1,4 +1,5 @@
 import enum
+import functools
 import inspect
 import logging
 import math
@@ -909,4 +910,67 @@ def test_a_validator_error_without_words_gives_an_empty_reason_never_pydantics_p
 def test_an_unknown_argument_shaped_like_a_type_tag_is_named_as_sent():
     assert reg.call(Ctx(), "get_prices", {"x[1]": 1}).error == (
         "Invalid arguments for tool 'get_prices': unknown argument 'x[1]' (allowed: none)"
+    )
+
+
+def test_a_partial_without_annotations_of_its_own_is_registered_with_the_types_of_the_function_it_wraps():
+    def transfer(ctx: Ctx, to: str, cents: Annotated[int, Field(ge=1)], currency: str = "usd") -> dict:
+        return {"to": to, "cents": cents, "currency": currency}
+
+    in_euros = functools.partial(transfer, currency="eur")
+    assert not hasattr(in_euros, "__annotations__")  # the types are only the wrapped function's
+    local = ToolRegistry()
+    local.tool(in_euros, name="transfer_eur")
+    # the bound keyword becomes the argument's default; the limit comes from the wrapped annotation
+    assert local.spec("transfer_eur").signature == "transfer_eur(to: str, cents: int (>= 1), currency: str = 'eur')"
+    sent = local.call(Ctx(), "transfer_eur", {"to": "bo", "cents": 250})
+    assert sent.data == {"to": "bo", "cents": 250, "currency": "eur"}
+    assert local.call(Ctx(), "transfer_eur", {"to": "bo", "cents": 0}).error == (
+        "Invalid arguments for tool 'transfer_eur': argument 'cents': expected a value >= 1, got 0"
+    )
+    assert local.call(Ctx(), "transfer_eur", {"to": 7, "cents": 1}).error == (
+        "Invalid arguments for tool 'transfer_eur': argument 'to': expected a string, got 7"
+    )
+
+
+def test_a_documented_argument_loses_only_the_stars_of_its_docstring_name_never_a_leading_letter():
+    local = ToolRegistry()
+
+    @local.tool
+    def mix(ctx: Ctx, X_share: float, XL: int = 0) -> None:
+        """Mix two products.
+
+        Args:
+            X_share: Share of product X, from 0 to 1.
+            *XL: Extra-large units.
+        """
+
+    assert [(d.name, d.description) for d in local.spec("mix").params] == [
+        ("X_share", "Share of product X, from 0 to 1."),
+        ("XL", "Extra-large units."),  # "*XL" documents XL: the star goes, the X stays
+    ]
+    assert local.spec("mix").parameters["properties"]["X_share"]["description"] == "Share of product X, from 0 to 1."
+
+
+def test_a_value_whose_repr_fails_is_named_by_its_type_in_the_error():
+    class Unprintable:  # what an in-process agent may pass: an object that cannot print itself
+        def __repr__(self) -> str:
+            raise ValueError("cannot print")
+
+    refused = reg.call(Ctx(), "set_price", {"tier": "basic", "price": Unprintable()})
+    assert (refused.ok, refused.error) == (
+        False,
+        "Invalid arguments for tool 'set_price': argument 'price': expected a number, got <Unprintable> (Unprintable)",
+    )
+
+
+def test_a_call_never_raises_even_when_an_arguments_repr_raises_something_other_than_a_value_error():
+    class Broken:  # an in-process agent's object whose repr itself is broken
+        def __repr__(self) -> str:
+            raise RuntimeError("broken repr")
+
+    refused = reg.call(Ctx(), "set_price", {"tier": "basic", "price": Broken()})
+    assert (refused.ok, refused.error) == (
+        False,
+        "Invalid arguments for tool 'set_price': argument 'price': expected a number, got <Broken> (Broken)",
     )

@@ -325,6 +325,31 @@ def test_a_session_records_its_world_and_agent_and_every_call_from_the_first_wit
     assert bare.path is None and bare.call_tool(tool, {}).ok
 
 
+def test_a_session_made_around_an_env_that_already_holds_calls_records_each_of_them_from_the_first(
+    tmp_path: Path,
+) -> None:
+    # check_env's refused-calls check wraps a session around an env one baseline turn in
+    spec = get_env("cfo")
+    env = spec.from_preset(seed=3, horizon=2, **spec.headless())
+    tool = _read_tool(env)  # type: ignore[arg-type]
+    env.call_tool(tool, {})
+    env.call_tool("fly", {})  # refused: no such tool
+    Session(spec, env, tmp_path / "run")
+    assert [(row["tool"], row["ok"]) for row in _lines(tmp_path / "run" / "actions.jsonl")] == [
+        (tool, True),
+        ("fly", False),
+    ]
+
+
+def test_a_session_made_around_an_env_that_already_holds_calls_bounds_each_of_them_in_memory() -> None:
+    world = _World(elapsed=0, horizon=12, done=False)
+    refused = {"tool": "t" * 300, "ok": False, "error": "Unknown tool"}
+    world.actions += [dict(refused), dict(refused)]
+    Session(get_env("cfo"), world, None)  # type: ignore[arg-type]
+    # a refused call's tool name is cut to 200 characters (MAX_LOGGED_TOOL) and its length, in both rows
+    assert [row["tool"] for row in world.actions] == ["t" * 200 + "... (300 chars)"] * 2
+
+
 def test_arguments_whose_printed_form_cannot_be_encoded_are_still_digested_with_a_question_mark() -> None:
     class Odd:  # what an in-process agent may pass: its repr is a lone surrogate, not valid UTF-8
         def __repr__(self) -> str:

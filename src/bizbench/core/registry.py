@@ -487,7 +487,7 @@ def _oversized_int(value: Any) -> bool:
 def _got(v: Any) -> str:
     try:
         r = repr(v)
-    except ValueError:  # e.g. an integer too long to print
+    except Exception:  # noqa: BLE001 - e.g. an integer too long to print, or an in-process object's broken repr
         r = f"<{type(v).__name__}>"
     if len(r) > 60:
         r = r[:57] + "..."
