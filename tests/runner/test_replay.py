@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -521,6 +522,7 @@ def test_a_field_added_later_is_left_out_and_a_core_field_is_missing_only_from_f
     """cfo added ``score_net_of_debt`` after its first runs: a run without it still verifies. The
     core fields (here ``survived_fraction``) are every format-2 run's: one missing is a mismatch; a
     format-1 run predates them, so there it is left out."""
+    assert "score_net_of_debt" in replay_run(runs["cfo"]).compared  # a run that has it: compared
     early = copy_run(runs["cfo"], tmp_path / "early")
     edit_json(early / "result.json", without("score_net_of_debt"))
     report = replay_run(early)
@@ -530,8 +532,10 @@ def test_a_field_added_later_is_left_out_and_a_core_field_is_missing_only_from_f
     cut = copy_run(runs["cfo"], tmp_path / "cut")
     edit_json(cut / "result.json", without("survived_fraction"))
     report = replay_run(cut)
-    assert set(report.mismatches) == {"survived_fraction"}
-    assert report.mismatches["survived_fraction"]["recorded"] == "(missing)"
+    recorded = json.loads((runs["cfo"] / "result.json").read_text())
+    assert report.mismatches == {
+        "survived_fraction": {"recorded": "(missing)", "replayed": recorded["survived_fraction"]}
+    }
 
     old = copy_run(runs["cfo"], tmp_path / "old")
     edit_json(old / "config.json", lambda c: {k: v for k, v in c.items() if k not in ("run_format", "horizon", "unit")})
@@ -539,3 +543,17 @@ def test_a_field_added_later_is_left_out_and_a_core_field_is_missing_only_from_f
     report = replay_run(old)
     assert report.ok, report.summary()
     assert "survived_fraction" not in report.compared
+
+
+def test_a_result_float_in_its_last_bit_still_verifies_and_one_a_trillionth_off_does_not(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    """Another CPU's exp/log may change a float's last bit (RESULT_REL_TOL is 1e-13); a forgery
+    does more: the cfo score, about 2e8, moved by 1e-12 of itself (~0.0002) is caught."""
+    score = json.loads((runs["cfo"] / "result.json").read_text())["score"]
+    last_bit = copy_run(runs["cfo"], tmp_path / "last-bit")
+    edit_json(last_bit / "result.json", lambda r: {**r, "score": math.nextafter(score, math.inf)})
+    assert replay_run(last_bit).ok
+    forged = copy_run(runs["cfo"], tmp_path / "forged")
+    edit_json(forged / "result.json", lambda r: {**r, "score": score * (1 + 1e-12)})
+    assert set(replay_run(forged).mismatches) == {"score"}
