@@ -394,6 +394,10 @@ def test_every_file_the_report_reads_is_regenerated_and_the_rest_is_listed(runs:
     report = replay_run(runs[name])
     assert {"actions.jsonl", "metrics.jsonl", "ledger.csv"} <= set(report.files_verified)
     assert report.file_mismatches == {} and "tamper.jsonl" in report.files_unverified
+    # every file of the run is checked once: config.json and result.json field by field, the rest
+    # regenerated or listed as not
+    files = sorted(f.name for f in runs[name].iterdir())
+    assert sorted(["config.json", "result.json", *report.files_verified, *report.files_unverified]) == files
 
 
 def test_a_format_1_run_still_verifies_and_its_logs_are_left_unverified(runs: dict[str, Path], tmp_path: Path) -> None:
