@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -199,6 +200,16 @@ def test_a_saved_verdict_binds_the_digests_of_every_file_checked(tmp_path: Path,
         "action_lines": [0, 2] if resent_checked else [],
     }
     assert list(saved["digests"]) == sorted(saved["digests"])
+
+
+def test_each_run_directory_has_its_own_verdict_file_named_by_the_sha256_of_its_path(tmp_path: Path) -> None:
+    """docs/run-format.md, "The verdict": one file per run directory, named by the SHA-256 of its
+    absolute path (its first 32 hex digits)."""
+    store = tmp_path / "store"
+    first = save_verdict(ReplayReport(path=str(tmp_path / "a"), env="yc", seed=1), store)
+    second = save_verdict(ReplayReport(path=str(tmp_path / "b"), env="yc", seed=1), store)
+    assert sorted(store.iterdir()) == sorted([first, second]) and first != second
+    assert first.name == hashlib.sha256(str((tmp_path / "a").resolve()).encode()).hexdigest()[:32] + ".json"
 
 
 def test_verdicts_are_kept_in_the_users_cache_directory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
