@@ -20,6 +20,7 @@ from bizbench.runner.episode import run_baseline
 from bizbench.runner.replay import (
     RESULT_REL_TOL,
     ReplayReport,
+    _lines,
     default_verdict_store,
     read_verdict,
     replay_run,
@@ -572,3 +573,15 @@ def test_a_result_float_in_its_last_bit_still_verifies_and_one_a_trillionth_off_
     forged = copy_run(runs["cfo"], tmp_path / "forged")
     edit_json(forged / "result.json", lambda r: {**r, "score": score * (1 + 1e-12)})
     assert set(replay_run(forged).mismatches) == {"score"}
+
+
+def test_a_record_file_is_read_line_by_line_as_the_report_reads_it(tmp_path: Path) -> None:
+    """ledger.csv by csv rules (a quoted field keeps its line break; a row is numbered by its last
+    line), a .jsonl log by its JSON objects only; a byte that is no UTF-8 becomes U+FFFD, never an error."""
+    ledger = tmp_path / "ledger.csv"
+    ledger.write_bytes(b'month,memo\r\n1,"a\r\nb"\r\n2,\xff\r\n')
+    assert _lines(ledger) == [(3, {"month": "1", "memo": "a\r\nb"}), (4, {"month": "2", "memo": "\ufffd"})]
+    log = tmp_path / "metrics.jsonl"
+    log.write_bytes(b'{"a": "\xff"}\nnot json\n[1]\n{"b": 2}\n')
+    assert _lines(log) == [(1, {"a": "\ufffd"}), (4, {"b": 2})]
+    assert _lines(tmp_path / "absent.jsonl") == []
