@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +20,7 @@ from bizbench.runner.episode import run_baseline
 from bizbench.runner.replay import (
     RESULT_REL_TOL,
     ReplayReport,
+    _lines,
     default_verdict_store,
     read_verdict,
     replay_run,
@@ -198,6 +201,16 @@ def test_a_saved_verdict_binds_the_digests_of_every_file_checked(tmp_path: Path,
         "action_lines": [0, 2] if resent_checked else [],
     }
     assert list(saved["digests"]) == sorted(saved["digests"])
+
+
+def test_each_run_directory_has_its_own_verdict_file_named_by_the_sha256_of_its_path(tmp_path: Path) -> None:
+    """docs/run-format.md, "The verdict": one file per run directory, named by the SHA-256 of its
+    absolute path (its first 32 hex digits)."""
+    store = tmp_path / "store"
+    first = save_verdict(ReplayReport(path=str(tmp_path / "a"), env="yc", seed=1), store)
+    second = save_verdict(ReplayReport(path=str(tmp_path / "b"), env="yc", seed=1), store)
+    assert sorted(store.iterdir()) == sorted([first, second]) and first != second
+    assert first.name == hashlib.sha256(str((tmp_path / "a").resolve()).encode()).hexdigest()[:32] + ".json"
 
 
 def test_verdicts_are_kept_in_the_users_cache_directory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -393,6 +406,10 @@ def test_every_file_the_report_reads_is_regenerated_and_the_rest_is_listed(runs:
     report = replay_run(runs[name])
     assert {"actions.jsonl", "metrics.jsonl", "ledger.csv"} <= set(report.files_verified)
     assert report.file_mismatches == {} and "tamper.jsonl" in report.files_unverified
+    # every file of the run is checked once: config.json and result.json field by field, the rest
+    # regenerated or listed as not
+    files = sorted(f.name for f in runs[name].iterdir())
+    assert sorted(["config.json", "result.json", *report.files_verified, *report.files_unverified]) == files
 
 
 def test_a_format_1_run_still_verifies_and_its_logs_are_left_unverified(runs: dict[str, Path], tmp_path: Path) -> None:
@@ -521,6 +538,7 @@ def test_a_field_added_later_is_left_out_and_a_core_field_is_missing_only_from_f
     """cfo added ``score_net_of_debt`` after its first runs: a run without it still verifies. The
     core fields (here ``survived_fraction``) are every format-2 run's: one missing is a mismatch; a
     format-1 run predates them, so there it is left out."""
+    assert "score_net_of_debt" in replay_run(runs["cfo"]).compared  # a run that has it: compared
     early = copy_run(runs["cfo"], tmp_path / "early")
     edit_json(early / "result.json", without("score_net_of_debt"))
     report = replay_run(early)
@@ -530,8 +548,10 @@ def test_a_field_added_later_is_left_out_and_a_core_field_is_missing_only_from_f
     cut = copy_run(runs["cfo"], tmp_path / "cut")
     edit_json(cut / "result.json", without("survived_fraction"))
     report = replay_run(cut)
-    assert set(report.mismatches) == {"survived_fraction"}
-    assert report.mismatches["survived_fraction"]["recorded"] == "(missing)"
+    recorded = json.loads((runs["cfo"] / "result.json").read_text())
+    assert report.mismatches == {
+        "survived_fraction": {"recorded": "(missing)", "replayed": recorded["survived_fraction"]}
+    }
 
     old = copy_run(runs["cfo"], tmp_path / "old")
     edit_json(old / "config.json", lambda c: {k: v for k, v in c.items() if k not in ("run_format", "horizon", "unit")})
@@ -539,3 +559,29 @@ def test_a_field_added_later_is_left_out_and_a_core_field_is_missing_only_from_f
     report = replay_run(old)
     assert report.ok, report.summary()
     assert "survived_fraction" not in report.compared
+
+
+def test_a_result_float_in_its_last_bit_still_verifies_and_one_a_trillionth_off_does_not(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    """Another CPU's exp/log may change a float's last bit (RESULT_REL_TOL is 1e-13); a forgery
+    does more: the cfo score, about 2e8, moved by 1e-12 of itself (~0.0002) is caught."""
+    score = json.loads((runs["cfo"] / "result.json").read_text())["score"]
+    last_bit = copy_run(runs["cfo"], tmp_path / "last-bit")
+    edit_json(last_bit / "result.json", lambda r: {**r, "score": math.nextafter(score, math.inf)})
+    assert replay_run(last_bit).ok
+    forged = copy_run(runs["cfo"], tmp_path / "forged")
+    edit_json(forged / "result.json", lambda r: {**r, "score": score * (1 + 1e-12)})
+    assert set(replay_run(forged).mismatches) == {"score"}
+
+
+def test_a_record_file_is_read_line_by_line_as_the_report_reads_it(tmp_path: Path) -> None:
+    """ledger.csv by csv rules (a quoted field keeps its line break; a row is numbered by its last
+    line), a .jsonl log by its JSON objects only; a byte that is no UTF-8 becomes U+FFFD, never an error."""
+    ledger = tmp_path / "ledger.csv"
+    ledger.write_bytes(b'month,memo\r\n1,"a\r\nb"\r\n2,\xff\r\n')
+    assert _lines(ledger) == [(3, {"month": "1", "memo": "a\r\nb"}), (4, {"month": "2", "memo": "\ufffd"})]
+    log = tmp_path / "metrics.jsonl"
+    log.write_bytes(b'{"a": "\xff"}\nnot json\n[1]\n{"b": 2}\n')
+    assert _lines(log) == [(1, {"a": "\ufffd"}), (4, {"b": 2})]
+    assert _lines(tmp_path / "absent.jsonl") == []
