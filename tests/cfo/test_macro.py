@@ -26,7 +26,6 @@ from bizbench.envs.cfo.world.macro import (
     SERIES,
     MacroGeneratorConfig,
     MacroPath,
-    Tenor,
     _ar1,
     _policy_rate,
     _regime_chain,
@@ -598,23 +597,3 @@ def test_a_vix_jump_happens_when_its_uniform_is_below_the_jump_probability():
     p = generate_path(_ScriptedGenerator(EXPANSION, [0.3, 0.3, 0.3], [0.9, 0.5, 0.49]), cfg, months=3)
     assert p.series["vix"].tolist() == [14.1, 14.1, 19.9]
     assert p.source == "generated:unknown"
-
-
-def test_the_curve_starts_at_its_first_months_regime_offset_and_phases_into_the_next() -> None:
-    """Tenor: yield = ... + offset[regime] + deviation, the offset phasing in at
-    ``curve_offset_speed``. With no burn-in, a path that starts in expansion and is in slowdown
-    from month 1 on: the slowdown offset cannot reach month 0, and moves month 1 by
-    ``curve_offset_speed`` of its change (offsets +1.0 and -1.0: 0.5 x 1.0 - 0.5 x -1.0 = 1.0)."""
-    base = MacroGeneratorConfig(
-        burn_in_months=0,
-        initial=(1.0, 0.0, 0.0),
-        transition=((0.0, 1.0, 0.0), (0.0, 1.0, 0.0), (0.0, 1.0, 0.0)),
-        treasury_2y=Tenor(intercept=3.0, ff=0.0, cpi=0.0, offset=(0.0, 1.0, 0.0), vol=0.0),
-    )
-    lower = base.model_copy(update={"treasury_2y": base.treasury_2y.model_copy(update={"offset": (0.0, -1.0, 0.0)})})
-    high = generate_path(np.random.default_rng(5), base, months=3)
-    low = generate_path(np.random.default_rng(5), lower, months=3)
-    assert list(high.regimes) == list(low.regimes) == [0, 1, 1]
-    first, second = high.series["treasury_2y"][:2] - low.series["treasury_2y"][:2]
-    assert first == 0.0
-    assert second == pytest.approx(1.0, abs=0.011)  # 3.0 + 0.5 x 1.0 against 3.0 - 0.5 x 1.0, to the series' 2 decimals
