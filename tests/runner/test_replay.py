@@ -233,6 +233,19 @@ def test_same_value_tells_a_bool_from_a_number_and_a_cent_on_a_billion() -> None
     assert same_value(1, 1.0) and not same_value("1", 1, RESULT_REL_TOL) and not same_value(None, 0.0, RESULT_REL_TOL)
     assert not same_value({"a": 1}, {"a": 1, "b": 2}) and not same_value([1, 2], [1, 2, 3])
     assert not same_value({"a": [1.0]}, {"a": [1.5]}, RESULT_REL_TOL) and same_value({"a": [1]}, {"a": [1]})
+    # the tolerance reaches values inside objects and lists; a value of another shape is just different
+    assert same_value({"a": [0.1 + 0.2]}, {"a": [0.3]}, RESULT_REL_TOL) and same_value(
+        [0.1 + 0.2], [0.3], RESULT_REL_TOL
+    )
+    assert (
+        not same_value({"a": 1}, 1)
+        and not same_value(1, {"a": 1})
+        and not same_value([1], 1)
+        and not same_value(1, [1])
+    )
+    # an integer against a float one unit in the last place above it: equal within the tolerance only
+    assert same_value(3, 3.0000000000000004, RESULT_REL_TOL) and same_value(3.0000000000000004, 3, RESULT_REL_TOL)
+    assert not same_value(3, 3.0000000000000004)
 
 
 def test_an_edited_action_log_is_caught(runs: dict[str, Path], tmp_path: Path) -> None:

@@ -379,3 +379,18 @@ def test_a_terminal_run_is_finished_only_once_the_runner_wrote_its_result(
     (tmp_path / "config.json").write_text(json.dumps(config | ({"harness": harness} if harness else {})))
     (tmp_path / "result.json").write_text(json.dumps({"agent": agent, "score": 1.0}))
     assert finished(tmp_path) == ({"agent": agent, "score": 1.0} if is_finished else None)
+
+
+def test_resume_returns_a_finished_runs_result_as_it_is_and_refuses_a_persons_game(tmp_path: Path) -> None:
+    config = {"env": "yc", "seed": 1, "agent": "rule-based", "preset": "default", "config": {}}
+    done = tmp_path / "done"
+    done.mkdir()
+    (done / "config.json").write_text(json.dumps(config))
+    (done / "result.json").write_text(json.dumps({"agent": "rule-based", "score": 2.5}))
+    assert resume_run(done) == {"agent": "rule-based", "score": 2.5}
+    played = tmp_path / "played"
+    played.mkdir()
+    (played / "config.json").write_text(json.dumps(config | {"agent": "human:ana"}))
+    with pytest.raises(RunDirError) as err:
+        resume_run(played)
+    assert str(err.value) == f"{played} is a person's game (bizbench play): bizbench resume serves it again to play on"
