@@ -915,6 +915,11 @@ def test_an_unknown_argument_shaped_like_a_type_tag_is_named_as_sent():
 
 def test_a_partial_without_annotations_of_its_own_is_registered_with_the_types_of_the_function_it_wraps():
     def transfer(ctx: Ctx, to: str, cents: Annotated[int, Field(ge=1)], currency: str = "usd") -> dict:
+        """Send money to an account.
+
+        Args:
+            to: The account.
+        """
         return {"to": to, "cents": cents, "currency": currency}
 
     in_euros = functools.partial(transfer, currency="eur")
@@ -923,6 +928,9 @@ def test_a_partial_without_annotations_of_its_own_is_registered_with_the_types_o
     local.tool(in_euros, name="transfer_eur")
     # the bound keyword becomes the argument's default; the limit comes from the wrapped annotation
     assert local.spec("transfer_eur").signature == "transfer_eur(to: str, cents: int (>= 1), currency: str = 'eur')"
+    # and its words are the wrapped function's, not functools.partial's own docstring
+    assert local.spec("transfer_eur").description == "Send money to an account."
+    assert [(p.name, p.description) for p in local.spec("transfer_eur").params][0] == ("to", "The account.")
     sent = local.call(Ctx(), "transfer_eur", {"to": "bo", "cents": 250})
     assert sent.data == {"to": "bo", "cents": 250, "currency": "eur"}
     assert local.call(Ctx(), "transfer_eur", {"to": "bo", "cents": 0}).error == (

@@ -20,6 +20,7 @@ from bizbench.runner.episode import run_baseline
 from bizbench.runner.replay import (
     RESULT_REL_TOL,
     ReplayReport,
+    _first_difference,
     _lines,
     default_verdict_store,
     read_verdict,
@@ -585,3 +586,13 @@ def test_a_record_file_is_read_line_by_line_as_the_report_reads_it(tmp_path: Pat
     log.write_bytes(b'{"a": "\xff"}\nnot json\n[1]\n{"b": 2}\n')
     assert _lines(log) == [(1, {"a": "\ufffd"}), (4, {"b": 2})]
     assert _lines(tmp_path / "absent.jsonl") == []
+
+
+def test_a_field_only_one_side_of_a_line_has_is_a_difference() -> None:
+    recorded = [(1, {"day": 1}), (2, {"day": 2, "cash": 5})]
+    assert _first_difference(recorded, [{"day": 1, "cash": 3}, {"day": 2, "cash": 5}]) == (
+        "line 1, field 'cash': recorded (missing), replayed 3 (1 of 2 lines differ)"
+    )
+    assert _first_difference(recorded, [{"day": 1}, {"day": 2}]) == (
+        "line 2, field 'cash': recorded 5, replayed (missing) (1 of 2 lines differ)"
+    )

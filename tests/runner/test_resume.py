@@ -17,7 +17,7 @@ from bizbench.agents.models.scripted import ScriptedModel
 from bizbench.cli import app
 from bizbench.core.jsonio import read_jsonl
 from bizbench.runner.agent_episode import run_agent_episode
-from bizbench.runner.resume import resume_run
+from bizbench.runner.resume import finished, resume_run
 from bizbench.runner.runconfig import RunDirError
 
 VOLATILE = ("wall_seconds", "provenance")
@@ -361,3 +361,21 @@ def test_a_format_one_ceo_run_restarts_with_its_database_flag_and_no_empty_agent
         (21, None, {"world_options": {"database": True}}),
         (21, None, {"world_options": {"database": True}}),  # world options win over the old flag
     ]
+
+
+@pytest.mark.parametrize(
+    ("harness", "agent", "is_finished"),
+    [
+        ("claude-code", "served", False),  # the served seat's own result.json: the runner's is still to come
+        ("claude-code", "claude-code", True),  # the runner's result.json
+        (None, "served", True),  # no harness: a result.json is the run's
+        (None, "rule-based", True),
+    ],
+)
+def test_a_terminal_run_is_finished_only_once_the_runner_wrote_its_result(
+    tmp_path: Path, harness: str | None, agent: str, is_finished: bool
+) -> None:
+    config = {"env": "yc", "seed": 1, "agent": agent, "preset": "default", "config": {}}
+    (tmp_path / "config.json").write_text(json.dumps(config | ({"harness": harness} if harness else {})))
+    (tmp_path / "result.json").write_text(json.dumps({"agent": agent, "score": 1.0}))
+    assert finished(tmp_path) == ({"agent": agent, "score": 1.0} if is_finished else None)

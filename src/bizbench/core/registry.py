@@ -26,6 +26,7 @@ Field(ge=0)]`` for ranges.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 import re
@@ -289,7 +290,9 @@ def _build_spec(fn: Callable[..., Any], name: str, category: str, mutates: bool)
     if not params:
         raise TypeError(f"tool {name}: first parameter must be the context object")
     hints = _argument_hints(fn, params[0].name)
-    summary, doc_body, arg_docs = _parse_docstring(inspect.getdoc(fn) or "")
+    # a functools.partial's own docstring is the class's; its words are the wrapped function's
+    documented = fn.func if isinstance(fn, functools.partial) else fn
+    summary, doc_body, arg_docs = _parse_docstring(inspect.getdoc(documented) or "")
     fields: dict[str, Any] = {}
     pdocs: list[ParamDoc] = []
     for p in params[1:]:
