@@ -596,3 +596,16 @@ def test_a_field_only_one_side_of_a_line_has_is_a_difference() -> None:
     assert _first_difference(recorded, [{"day": 1}, {"day": 2}]) == (
         "line 2, field 'cash': recorded 5, replayed (missing) (1 of 2 lines differ)"
     )
+
+
+def test_a_difference_names_the_first_line_cuts_a_long_value_at_80_characters_and_counts_the_lines() -> None:
+    long = "x" * 81  # shown as its first 80 characters and its length
+    recorded = [(1, {"note": long}), (2, {"note": "b"}), (3, {"note": "c"})]
+    assert _first_difference(recorded, [{"note": "a"}, {"note": "z"}]) == (
+        f"line 1, field 'note': recorded {'x' * 80}... (81 chars), replayed a (2 of 2 lines differ); "
+        "3 lines recorded, 2 replayed"
+    )
+    assert _first_difference([(1, {"note": "x" * 80})], [{"note": "y"}]) == (
+        f"line 1, field 'note': recorded {'x' * 80}, replayed y (1 of 1 lines differ)"
+    )
+    assert _first_difference(recorded[:1], [{"note": long}, {"note": "b"}]) == "1 lines recorded, 2 replayed"
