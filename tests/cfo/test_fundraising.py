@@ -60,6 +60,16 @@ def test_no_equity_is_raised_on_a_company_worth_nothing(enterprise_value: int) -
     assert fr.equity_probability(20.0, 0, 1, enterprise_value, EQUITY, None) == 0.0
 
 
+def test_an_enterprise_value_of_one_cent_still_prices_the_request_against_it() -> None:
+    # One cent is the first value above "worth nothing": the request is read as a share of
+    # it. With a preset whose size_zero (2.0) is past the whole value, a one-cent request is
+    # ratio 1: size = 1 - (1 - 0.25) / (2.0 - 0.25) = 1 - 0.75 / 1.75 = 4/7; p = 0.69 x 4/7.
+    wide = Equity(size_zero=2.0)
+    assert fr.equity_probability(20.0, 0, 1, 1, wide, None) == pytest.approx(0.69 * 4 / 7)
+    # ... and one cent below it (0), the same request and preset get no odds at all.
+    assert fr.equity_probability(20.0, 0, 1, 0, wide, None) == 0.0
+
+
 @pytest.mark.parametrize(
     ("books_age", "factor"),
     [

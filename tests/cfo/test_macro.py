@@ -597,3 +597,27 @@ def test_a_vix_jump_happens_when_its_uniform_is_below_the_jump_probability():
     p = generate_path(_ScriptedGenerator(EXPANSION, [0.3, 0.3, 0.3], [0.9, 0.5, 0.49]), cfg, months=3)
     assert p.series["vix"].tolist() == [14.1, 14.1, 19.9]
     assert p.source == "generated:unknown"
+
+
+def test_the_curve_starts_at_its_first_months_regime_offset_and_phases_into_the_next():
+    # No burn-in, no noise; expansion in month 0, neutral for good from month 1. Month 0 reads
+    # expansion's targets: CPI 2.2, unemployment 4.0, so fed funds 1.7 + 0.55 x 2.2 - 0.24 x 4.0
+    # = 1.95 (no stance without noise). Each tenor: intercept + ff x 1.95 + cpi x 2.2 + its
+    # expansion offset (the soft floors move none of these by 0.005):
+    #   2Y  0.27 + 1.482 + 0.286 + 0.04 = 2.078 -> 2.08   (neutral's -0.04 would give 2.00)
+    #   5Y  0.89 + 1.17  + 0.22  + 0.14 = 2.42            (neutral's -0.14: 2.14)
+    #   10Y 1.47 + 1.014 + 0.11  + 0.15 = 2.744 -> 2.74   (neutral's -0.15: 2.44)
+    #   30Y 2.22 + 0.858 + 0     + 0.12 = 3.198 -> 3.20   (neutral's -0.10: 2.98)
+    # Month 1: the offset moves half-way (speed 0.5) from expansion's towards neutral's: 2Y
+    # 0.5 x 0.04 + 0.5 x -0.04 = 0; CPI 0.96 x 2.2 + 0.04 x 3.8 = 2.264; fed funds reads month 0
+    # (12-month lag): 1.95. 2Y = 0.27 + 1.482 + 0.13 x 2.264 + 0 = 2.04632 -> 2.05 (a curve
+    # started at neutral's offset would stay at -0.04: 2.01).
+    cfg = MacroGeneratorConfig(
+        initial=(1.0, 0.0, 0.0), burn_in_months=0, transition=((0.0, 1.0, 0.0), (0.0, 1.0, 0.0), (0.0, 1.0, 0.0))
+    )
+    p = generate_path(_ScriptedGenerator(EXPANSION, [0.3, 0.3], [0.9, 0.9]), cfg, months=2)
+    assert p.regimes.tolist() == [EXPANSION, NEUTRAL]
+    assert p.series["fed_funds"].tolist() == [1.95, 1.95]
+    month_0 = {k: float(p.series[k][0]) for k in ("treasury_2y", "treasury_5y", "treasury_10y", "treasury_30y")}
+    assert month_0 == {"treasury_2y": 2.08, "treasury_5y": 2.42, "treasury_10y": 2.74, "treasury_30y": 3.2}
+    assert float(p.series["treasury_2y"][1]) == 2.05
