@@ -290,8 +290,9 @@ def _build_spec(fn: Callable[..., Any], name: str, category: str, mutates: bool)
     if not params:
         raise TypeError(f"tool {name}: first parameter must be the context object")
     hints = _argument_hints(fn, params[0].name)
-    # a functools.partial's own docstring is the class's; its words are the wrapped function's
-    documented = fn.func if isinstance(fn, functools.partial) else fn
+    # a functools.partial's docstring is the class's unless one was set on it: else its words are
+    # the wrapped function's
+    documented = fn.func if isinstance(fn, functools.partial) and "__doc__" not in vars(fn) else fn
     summary, doc_body, arg_docs = _parse_docstring(inspect.getdoc(documented) or "")
     fields: dict[str, Any] = {}
     pdocs: list[ParamDoc] = []
