@@ -91,13 +91,15 @@ def test_paper_path_loads_cached_and_read_only():
 
 def test_a_new_macro_path_holds_read_only_copies() -> None:
     """Every path, not only the cached paper path (made once, perhaps before a test runs)."""
-    given = {k: np.array([1.0, 2.0]) for k in SERIES}
-    p = MacroPath(given, np.array([0, 1]), "x")
-    assert not any(arr.flags.writeable for arr in p.series.values()) and not p.regimes.flags.writeable
+    given, regimes = {k: np.array([1.0, 2.0]) for k in SERIES}, np.array([0, 1], dtype=np.int8)
+    p = MacroPath(given, regimes, "x")
+    assert not any(arr.flags.writeable for arr in p.series.values())
+    assert not p.regimes.flags.writeable
     with pytest.raises(ValueError):
         p.regimes[0] = 1
-    given["vix"][0] = 99.0  # the caller's array is not the path's
+    given["vix"][0], regimes[0] = 99.0, 2  # the caller's arrays are not the path's
     assert p.series["vix"][0] == 1.0
+    assert p.regimes[0] == 0
 
 
 def test_paper_path_values_in_realistic_ranges():

@@ -412,6 +412,16 @@ def test_enum_hint_on_empty_result(guard: SqlGuard) -> None:
     )
     assert "hint" not in guard.query("SELECT day FROM t WHERE status IN ('open') AND day > 99")
     assert "hint" in guard.query("SELECT day FROM t WHERE status NOT IN ('open', 'nope') AND day > 99")
+    # an alias with or without AS, bare or quoted, leads the qualified column to its table
+    for sql in (
+        "SELECT day FROM t a WHERE a.status = 'closed'",
+        "SELECT day FROM t [c] WHERE c.status = 'closed'",
+        "SELECT day FROM t AS \"b\" WHERE b.status = 'closed'",
+    ):
+        assert guard.query(sql)["hint"] == (
+            "No rows matched. t.status takes the values 'open', 'done'; the query compared it with 'closed', "
+            "which no row has."
+        ), sql
 
 
 def test_the_enum_hint_has_one_note_per_column_and_names_no_table_the_value_is_valid_for(db: Path) -> None:
@@ -902,7 +912,8 @@ def test_string_literals_are_not_names(guard: SqlGuard, sql: str) -> None:
 
 def test_a_string_before_a_parenthesis_or_a_dot_is_a_name_wherever_it_stands() -> None:
     """SQLite reads ``x IN 'pragma_table_info'('t')`` as a table function and ``'a'.x`` as a
-    qualified column, with no FROM, JOIN or comma before the string."""
+    qualified column, with no FROM, JOIN or comma before the string. Private: through ``query``
+    the authorizer would refuse ``pragma_table_info`` anyway, so the answer cannot tell."""
     toks = tokenize("SELECT 1 WHERE 1 IN 'pragma_table_info'('t') AND 'a'.x = 'b'")
     # 0 select, 2 where, 4 in, 9 and, 12 x are words; 5 stands before "(" and 10 before ".";
     # 't' (7, after "(") and 'b' (14, after "=") are values
@@ -1098,11 +1109,8 @@ def test_no_error_names_a_hidden_name_the_query_did_not(guard: SqlGuard) -> None
         assert not set(re.findall(r"\w+", said.lower())) & hidden, (sql, said)
 
 
-def test_a_new_query_has_taken_no_steps_and_each_check_counts_the_steps_between_checks() -> None:
-    run = sqlguard._Run([], [], timeout_s=10.0)
-    assert run.steps == 0
-    run.over_budget()
-    assert run.steps == sqlguard.PROGRESS_STEPS == 1000
+def test_a_new_query_has_taken_no_steps() -> None:
+    assert sqlguard._Run([], [], timeout_s=10.0).steps == 0
 
 
 def test_each_budget_stops_a_query_only_once_it_is_passed_not_when_it_is_reached(
@@ -1245,7 +1253,7 @@ SEES_NOTHING = "The query reads data you cannot query; name the columns you need
 
 
 def authorize(
-    guard: SqlGuard, action: int, arg1: str | None, arg2: str | None, db: str | None = "main", sql: str = "SELECT 1"
+    guard: SqlGuard, action: int, arg1: str | None, arg2: str | None, db: str | None, sql: str = "SELECT 1"
 ) -> tuple[int, str | None, str | None]:
     """The allow-list's answer to one call, the error it records for the agent and that error's tamper tag."""
     run = sqlguard._Run(tokenize(sql), [], timeout_s=10.0)
@@ -1442,8 +1450,6 @@ def test_a_row_is_counted_as_its_json_a_blob_as_quoted_hex_any_other_value_as_24
     assert sqlguard._row_bytes(()) == 0
 
 
-def test_a_table_alias_is_read_with_or_without_as_and_bare_or_quoted() -> None:
-    toks = tokenize('SELECT * FROM t a JOIN u AS "b" ON a.day = b.day, t [c] WHERE c.day > 1')
-    assert sqlguard._aliases(toks, ["t", "u"]) == {"a": "t", "b": "u", "c": "t"}
-    # a word that goes on with the query is no alias
+def test_a_word_that_goes_on_with_the_query_is_no_alias() -> None:
+    # private: a WHERE taken for an alias would change no answer the guard gives
     assert sqlguard._aliases(tokenize("SELECT * FROM t WHERE day > 1"), ["t"]) == {}

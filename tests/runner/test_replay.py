@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import re
@@ -208,10 +207,12 @@ def test_each_run_directory_has_its_own_verdict_file_named_by_the_sha256_of_its_
     """docs/run-format.md, "The verdict": one file per run directory, named by the SHA-256 of its
     absolute path (its first 32 hex digits)."""
     store = tmp_path / "store"
-    first = save_verdict(ReplayReport(path=str(tmp_path / "a"), env="yc", seed=1), store)
-    second = save_verdict(ReplayReport(path=str(tmp_path / "b"), env="yc", seed=1), store)
-    assert sorted(store.iterdir()) == sorted([first, second]) and first != second
-    assert first.name == hashlib.sha256(str((tmp_path / "a").resolve()).encode()).hexdigest()[:32] + ".json"
+    first = save_verdict(ReplayReport(path="/nonexistent/bizbench-run-a", env="yc", seed=1), store)
+    second = save_verdict(ReplayReport(path="/nonexistent/bizbench-run-b", env="yc", seed=1), store)
+    # printf %s /nonexistent/bizbench-run-a | sha256sum | cut -c1-32 (and -b)
+    assert first.name == "f1146afb1b13899d6b4778a877654dd3.json"
+    assert second.name == "da8cd8b20c75b8713b33e416d934e932.json"
+    assert sorted(store.iterdir()) == sorted([first, second])
 
 
 def test_verdicts_are_kept_in_the_users_cache_directory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -546,27 +547,28 @@ def without(field: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
     return lambda record: {k: v for k, v in record.items() if k != field}
 
 
-def test_a_field_added_later_is_left_out_and_a_core_field_is_missing_only_from_format_2(
-    runs: dict[str, Path], tmp_path: Path
-) -> None:
-    """cfo added ``score_net_of_debt`` after its first runs: a run without it still verifies. The
-    core fields (here ``survived_fraction``) are every format-2 run's: one missing is a mismatch; a
-    format-1 run predates them, so there it is left out."""
-    assert "score_net_of_debt" in replay_run(runs["cfo"]).compared  # a run that has it: compared
+def test_a_field_added_later_is_left_out_of_the_comparison(runs: dict[str, Path], tmp_path: Path) -> None:
+    """cfo added ``score_net_of_debt`` after its first runs: a run without it still verifies; one
+    with it has it compared."""
+    assert "score_net_of_debt" in replay_run(runs["cfo"]).compared
     early = copy_run(runs["cfo"], tmp_path / "early")
     edit_json(early / "result.json", without("score_net_of_debt"))
     report = replay_run(early)
     assert report.ok, report.summary()
     assert "score_net_of_debt" not in report.compared
 
+
+def test_a_core_field_missing_from_a_format_2_result_is_a_mismatch(runs: dict[str, Path], tmp_path: Path) -> None:
     cut = copy_run(runs["cfo"], tmp_path / "cut")
     edit_json(cut / "result.json", without("survived_fraction"))
-    report = replay_run(cut)
     recorded = json.loads((runs["cfo"] / "result.json").read_text())
-    assert report.mismatches == {
+    assert replay_run(cut).mismatches == {
         "survived_fraction": {"recorded": "(missing)", "replayed": recorded["survived_fraction"]}
     }
 
+
+def test_a_core_field_missing_from_a_format_1_result_is_left_out(runs: dict[str, Path], tmp_path: Path) -> None:
+    """A format-1 run predates the common result core."""
     old = copy_run(runs["cfo"], tmp_path / "old")
     edit_json(old / "config.json", lambda c: {k: v for k, v in c.items() if k not in ("run_format", "horizon", "unit")})
     edit_json(old / "result.json", without("survived_fraction"))
@@ -584,9 +586,10 @@ def test_a_result_float_in_its_last_bit_still_verifies_and_one_a_trillionth_off_
     last_bit = copy_run(runs["cfo"], tmp_path / "last-bit")
     edit_json(last_bit / "result.json", lambda r: {**r, "score": math.nextafter(score, math.inf)})
     assert replay_run(last_bit).ok
-    forged = copy_run(runs["cfo"], tmp_path / "forged")
-    edit_json(forged / "result.json", lambda r: {**r, "score": score * (1 + 1e-12)})
-    assert set(replay_run(forged).mismatches) == {"score"}
+    for factor in (1 + 2e-13, 1 + 1e-12):  # twice the tolerance, and ten times
+        forged = copy_run(runs["cfo"], tmp_path / f"forged-{factor}")
+        edit_json(forged / "result.json", lambda r, f=factor: {**r, "score": score * f})
+        assert set(replay_run(forged).mismatches) == {"score"}
 
 
 def test_a_record_file_is_read_line_by_line_as_the_report_reads_it(tmp_path: Path) -> None:

@@ -369,7 +369,6 @@ def test_a_format_one_ceo_run_restarts_with_its_database_flag_and_no_empty_agent
         ("claude-code", "served", False),  # the served seat's own result.json: the runner's is still to come
         ("claude-code", "claude-code", True),  # the runner's result.json
         (None, "served", True),  # no harness: a result.json is the run's
-        (None, "rule-based", True),
     ],
 )
 def test_a_terminal_run_is_finished_only_once_the_runner_wrote_its_result(
@@ -379,6 +378,8 @@ def test_a_terminal_run_is_finished_only_once_the_runner_wrote_its_result(
     (tmp_path / "config.json").write_text(json.dumps(config | ({"harness": harness} if harness else {})))
     (tmp_path / "result.json").write_text(json.dumps({"agent": agent, "score": 1.0}))
     assert finished(tmp_path) == ({"agent": agent, "score": 1.0} if is_finished else None)
+    (tmp_path / "result.json").unlink()  # no result.json at all: unfinished
+    assert finished(tmp_path) is None
 
 
 def test_resume_returns_a_finished_runs_result_as_it_is_and_refuses_a_persons_game(tmp_path: Path) -> None:
