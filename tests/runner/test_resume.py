@@ -395,3 +395,42 @@ def test_resume_returns_a_finished_runs_result_as_it_is_and_refuses_a_persons_ga
     with pytest.raises(RunDirError) as err:
         resume_run(played)
     assert str(err.value) == f"{played} is a person's game (bizbench play): bizbench resume serves it again to play on"
+
+
+def a_run_without_result(path: Path, **fields: object) -> Path:
+    """A run directory holding only a config.json (its recorded world left empty)."""
+    path.mkdir()
+    config = {"env": "yc", "seed": 1, "agent": "rule-based", "preset": "default", "config": {}}
+    (path / "config.json").write_text(json.dumps(config | fields))
+    return path
+
+
+def stopped_with(path: Path, **options: object) -> str:
+    with pytest.raises(RunDirError) as err:
+        resume_run(path, **options)  # type: ignore[arg-type]
+    return str(err.value)
+
+
+def test_resume_refuses_a_served_run_without_a_harness_and_an_untrusted_agent_class_in_words(tmp_path: Path) -> None:
+    """Each refusal names the run and why; a run that passes them is stopped later, at its world
+    config (empty here), which shows which checks it passed."""
+    later = "no longer builds the recorded world"
+    served = a_run_without_result(tmp_path / "served", agent="served")
+    assert stopped_with(served) == f"{served} was served to an outside agent (bizbench serve); it cannot be resumed"
+    harness = a_run_without_result(tmp_path / "harness", agent="served", harness="claude-code")
+    assert stopped_with(harness).startswith(f"{harness}: preset 'default' {later}")
+    agent_class = a_run_without_result(tmp_path / "class", agent="my_agents:Careful")
+    assert stopped_with(agent_class) == (
+        f"{agent_class} is a run of the agent class 'my_agents:Careful': resuming it imports and runs that code. "
+        "If you trust this run directory's config.json, resume it with --trust-agent-code"
+    )
+    assert later in stopped_with(agent_class, trust_agent_code=True)
+    # a model run's agent is its model string, colon and all: no agent class
+    model_run = a_run_without_result(tmp_path / "model", agent="openai:gpt-4o", harness="bizbench")
+    assert later in stopped_with(model_run)
+
+
+def test_resume_of_a_public_run_under_a_secret_names_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    public = a_run_without_result(tmp_path / "public")
+    monkeypatch.setenv("BIZBENCH_SEED_SECRET", "a secret")
+    assert stopped_with(public).startswith(f"{public} was run on public seeds")
