@@ -329,7 +329,9 @@ def test_a_yc_model_run_with_refused_commands_verifies(tmp_path: Path) -> None:
     run_agent_episode("yc", ScriptedModel([bad, ok, bad, ok]), 5, None, tmp_path / "run")
     report = replay_run(tmp_path / "run")
     assert report.ok, report.summary()
-    assert report.actions_skipped >= 2
+    rows = [json.loads(line) for line in (tmp_path / "run" / "actions.jsonl").read_text().splitlines()]
+    assert [row["ok"] for row in rows].count(False) == 2  # the two refused accepts, each left out once
+    assert (report.actions_skipped, report.actions_sent) == (2, len(rows) - 2)
 
 
 @pytest.mark.parametrize(
