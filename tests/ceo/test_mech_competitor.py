@@ -234,3 +234,17 @@ def test_the_ramp_is_full_on_the_cutoff_day_of_a_short_world(state, params, fake
     st.day = 2
     ev = maybe_fire(st, params, firing_rng(fake_rng, z=0.0))
     assert ev["sampled_boost"] == pytest.approx(math.exp(LOG_MU) * 4.0)
+
+
+def test_with_an_odd_horizon_the_late_interval_starts_on_the_whole_half_day(state, params, fake_rng):
+    """Ref §4.16: the x1.5 interval holds before day horizon // 2, a whole day: for a 501-day
+    horizon that is day 250 (not 250.5), so a firing draw just below 1 / 6.858 (above 1 /
+    10.287) fires on day 250 as it does for the 500-day horizon."""
+    state.config = state.config.model_copy(update={"horizon_days": 501})
+    draw = 0.999 / 6.858
+    assert draw > 1 / (6.858 * 1.5) and 501 // 2 == 250
+    state.day = 249
+    assert maybe_fire(state, params, fake_rng(random=[draw])) is None
+    state.day = 250
+    ev = maybe_fire(state, params, fake_rng(random=[draw], lognormal=[0.0], uniform=[0.5, [0.0] * N_GROUPS]))
+    assert ev is not None and ev["day"] == 250

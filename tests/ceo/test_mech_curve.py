@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from bizbench.envs.ceo.world.curve import max_acceptable_price, required_quality
+from bizbench.envs.ceo.world.curve import max_acceptable_price, required_quality, sigmoid
 
 C_MAX, Q_MIN, Q_MAX, S_L, S_R = 100.0, 0.2, 0.8, 1.5, 2.5
 HALF = (Q_MAX - Q_MIN) / 2
@@ -30,15 +30,17 @@ def q_req_hand(price: float, c_max: float = C_MAX, s_l: float = S_L, s_r: float 
 def _req(cfg, prices):
     p = np.asarray(prices, dtype=float)
     n = len(p)
-    return required_quality(p, np.full(n, C_MAX), np.full(n, Q_MIN), np.full(n, Q_MAX),
-                            np.full(n, S_L), np.full(n, S_R), cfg.curve)
+    return required_quality(
+        p, np.full(n, C_MAX), np.full(n, Q_MIN), np.full(n, Q_MAX), np.full(n, S_L), np.full(n, S_R), cfg.curve
+    )
 
 
 def _cmax(cfg, qualities):
     q = np.asarray(qualities, dtype=float)
     n = len(q)
-    return max_acceptable_price(q, np.full(n, C_MAX), np.full(n, Q_MIN), np.full(n, Q_MAX),
-                                np.full(n, S_L), np.full(n, S_R), cfg.curve)
+    return max_acceptable_price(
+        q, np.full(n, C_MAX), np.full(n, Q_MIN), np.full(n, Q_MAX), np.full(n, S_L), np.full(n, S_R), cfg.curve
+    )
 
 
 def test_required_quality_piecewise_branches(cfg):
@@ -47,14 +49,14 @@ def test_required_quality_piecewise_branches(cfg):
     got = _req(cfg, [0.0, 10.0, 25.0, 49.99, 50.0, 80.0, 100.0, 100.01, 500.0])
     # hand values
     exp = [
-        0.2 + 0.3 * sig(10 * 1.5 * (0.0 - 0.25)),       # 0.2 + 0.3 sig(-3.75)
-        0.2 + 0.3 * sig(10 * 1.5 * (0.1 - 0.25)),       # 0.2 + 0.3 sig(-2.25)
-        0.2 + 0.3 * 0.5,                                # centre of the left sigmoid
+        0.2 + 0.3 * sig(10 * 1.5 * (0.0 - 0.25)),  # 0.2 + 0.3 sig(-3.75)
+        0.2 + 0.3 * sig(10 * 1.5 * (0.1 - 0.25)),  # 0.2 + 0.3 sig(-2.25)
+        0.2 + 0.3 * 0.5,  # centre of the left sigmoid
         0.2 + 0.3 * sig(10 * 1.5 * (0.4999 - 0.25)),
-        0.5 + 0.3 * sig(10 * 2.5 * (0.5 - 0.75)),       # x = 0.5 is on the right branch
-        0.5 + 0.3 * sig(10 * 2.5 * (0.8 - 0.75)),       # 0.5 + 0.3 sig(1.25)
-        0.5 + 0.3 * sig(10 * 2.5 * 0.25),               # at c_max: not yet q_max
-        0.8,                                            # C > c_max -> q_max
+        0.5 + 0.3 * sig(10 * 2.5 * (0.5 - 0.75)),  # x = 0.5 is on the right branch
+        0.5 + 0.3 * sig(10 * 2.5 * (0.8 - 0.75)),  # 0.5 + 0.3 sig(1.25)
+        0.5 + 0.3 * sig(10 * 2.5 * 0.25),  # at c_max: not yet q_max
+        0.8,  # C > c_max -> q_max
         0.8,
     ]
     assert got == pytest.approx(exp, abs=1e-12)
@@ -79,12 +81,12 @@ def test_max_acceptable_price_hand_inverse(cfg):
     Q below Q_req(0) gives 0; Q at or above Q_req(c_max) gives c_max; a Q inside the jump
     at x = 0.5 gives (just below) c_max / 2.
     """
-    q_left = 0.2 + 0.3 * 0.5           # -> x = 0.25
-    q_right = 0.5 + 0.3 * 0.5          # -> x = 0.75
-    q_any_left = 0.3                   # (0.3 - 0.2) / 0.3 = 1/3 -> logit = ln(0.5)
+    q_left = 0.2 + 0.3 * 0.5  # -> x = 0.25
+    q_right = 0.5 + 0.3 * 0.5  # -> x = 0.75
+    q_any_left = 0.3  # (0.3 - 0.2) / 0.3 = 1/3 -> logit = ln(0.5)
     x_any_left = 0.25 + math.log((1 / 3) / (2 / 3)) / (10 * S_L)
-    q_floor = q_req_hand(0.0)          # ~0.20689
-    q_top = q_req_hand(C_MAX)          # ~0.79942
+    q_floor = q_req_hand(0.0)  # ~0.20689
+    q_top = q_req_hand(C_MAX)  # ~0.79942
     got = _cmax(cfg, [q_left, q_right, q_any_left, q_floor - 1e-4, q_top + 1e-4, 0.497])
     assert got[0] == pytest.approx(25.0, abs=1e-6)
     assert got[1] == pytest.approx(75.0, abs=1e-6)
@@ -116,3 +118,14 @@ def test_max_acceptable_price_at_exactly_the_quality_a_price_needs_is_that_price
     top, half, floor = max_acceptable_price(needed, *args).tolist()
     assert top == C_MAX and floor == 0.0
     assert C_MAX / 2 <= half < C_MAX / 2 + 1e-9  # prices a few ulps above need the same rounded quality
+
+
+def test_the_logistic_clamps_its_argument_to_plus_or_minus_500():
+    """``sigmoid`` is 1 / (1 + e^-z) with z clamped to [-500, 500] (reference-notes notation): at z =
+    -500 and below (-600, -inf) it is 1 / (1 + e^500) = 7.1e-218, neither 0 nor the unclamped
+    1 / (1 + e^600); e^500 is a finite double, so no overflow."""
+    floor = 1.0 / (1.0 + math.exp(500.0))
+    assert 0.0 < floor < 1e-217
+    with np.errstate(over="raise"):
+        got = sigmoid(np.array([-500.0, -600.0, -np.inf]))
+    assert got == pytest.approx([floor] * 3, rel=1e-12, abs=0.0)

@@ -14,6 +14,8 @@ from bizbench.envs.ceo.world.enterprise import (
     CHURN_PREVENTION,
     DECLINE_TEXT,
     NEW_LEAD,
+    PLAN_CHANGE,
+    RENEGOTIATION,
     EnterpriseBook,
     MessageIds,
     evaluate_offers,
@@ -55,17 +57,28 @@ def ent(state, add_customer):
     state.day = 10
     state.settings.quotas[:] = [1e9, 1e9, 1e9]
     state.settings.prices[:] = [200.0, 200.0, 200.0]
-    c = add_customer(state, group=E1, status=LEAD, offer_factor=0.8, max_turns=10,
-                     deal_noise=1.0, relationship=0.5, reply_mean=1.0, reply_sd=0.1,
-                     seats=20.0, usage_demand=50.0, billing_mod=10, **PREFS)
+    c = add_customer(
+        state,
+        group=E1,
+        status=LEAD,
+        offer_factor=0.8,
+        max_turns=10,
+        deal_noise=1.0,
+        relationship=0.5,
+        reply_mean=1.0,
+        reply_sd=0.1,
+        seats=20.0,
+        usage_demand=50.0,
+        billing_mod=10,
+        **PREFS,
+    )
     delivered = np.zeros((N, 3))
     delivered[E1] = [0.4, 0.65, 0.8]
     return state, c, delivered, np.zeros(N), np.zeros(N)
 
 
-def _offer_and_reply(state, params, fake_rng, book, c, offers, delivered, q_shift, c_drift,
-                     process_rng=None):
-    send_offers(state, fake_rng(normal=[0.0]), book, c, offers)   # reply delay = 1 day
+def _offer_and_reply(state, params, fake_rng, book, c, offers, delivered, q_shift, c_drift, process_rng=None):
+    send_offers(state, fake_rng(normal=[0.0]), book, c, offers)  # reply delay = 1 day
     state.day += 1
     rng = process_rng if process_rng is not None else fake_rng()
     return process_day(state, params, rng, book, delivered, q_shift, c_drift)
@@ -100,8 +113,18 @@ def test_accept_best_positive_offer(ent, params, fake_rng):
     offers = [(0, 10.0), (2, 40.0), (1, 95.0)]
     s = [0.4 - q_req(10), 0.8 - q_req(40), 0.65 - q_req(95)]
     assert s[1] > s[0] > 0 > s[2]
-    out = _offer_and_reply(state, params, fake_rng, book, c, offers, delivered, q_shift, c_drift,
-                           process_rng=fake_rng(normal=[0.0], random=[[0.9]]))
+    out = _offer_and_reply(
+        state,
+        params,
+        fake_rng,
+        book,
+        c,
+        offers,
+        delivered,
+        q_shift,
+        c_drift,
+        process_rng=fake_rng(normal=[0.0], random=[[0.9]]),
+    )
     cust = state.customers
     assert out.won == [c]
     assert cust.status[c] == SUBSCRIBED
@@ -111,7 +134,7 @@ def test_accept_best_positive_offer(ent, params, fake_rng):
     assert cust.relationship[c] == pytest.approx(0.6)
     assert cust.effective_c_max[c] == 100.0
     assert cust.usage_rate[c] == pytest.approx(50.0 * 20)
-    assert cust.billing_mod[c] == 10                     # anchor stays at lead creation
+    assert cust.billing_mod[c] == 10  # anchor stays at lead creation
     assert c not in book.open_by_customer
 
 
@@ -124,11 +147,9 @@ def test_ghost_past_max_turns(ent, params, fake_rng, max_turns):
     state.customers.max_turns[c] = max_turns
     book = EnterpriseBook()
     book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
-    out = _offer_and_reply(state, params, fake_rng, book, c, [(1, 90.0)], delivered, q_shift,
-                           c_drift)
+    out = _offer_and_reply(state, params, fake_rng, book, c, [(1, 90.0)], delivered, q_shift, c_drift)
     assert out.countered == [c]
-    out = _offer_and_reply(state, params, fake_rng, book, c, [(1, 90.0)], delivered, q_shift,
-                           c_drift)
+    out = _offer_and_reply(state, params, fake_rng, book, c, [(1, 90.0)], delivered, q_shift, c_drift)
     assert out.lost_leads == [c]
     assert state.customers.status[c] == LOST
     assert book.threads[0].status == "ghosted"
@@ -232,29 +253,26 @@ def test_churn_prevention_opens_and_suspends_payment(ent, params, fake_rng):
     assert [t["sender"] for t in thread.turns] == ["system", "customer"]
     assert list(book.suspended_customers()) == [c]
 
-    state.day = 40                                       # anchor 10
+    state.day = 40  # anchor 10
     active = np.array([c])
-    pay = take_payments(state, params, np.random.default_rng(0), active,
-                        book.suspended_customers(), c_drift)
+    pay = take_payments(state, params, np.random.default_rng(0), active, book.suspended_customers(), c_drift)
     assert len(pay.customers) == 0
     reject(state, book, c)
     assert state.customers.status[c] == SUBSCRIBED
     assert len(book.suspended_customers()) == 0
-    pay = take_payments(state, params, np.random.default_rng(0), active,
-                        book.suspended_customers(), c_drift)
+    pay = take_payments(state, params, np.random.default_rng(0), active, book.suspended_customers(), c_drift)
     assert pay.cents.tolist() == [95 * 20 * 100]
 
 
 def test_no_churn_thread_when_surplus_positive(ent, params, fake_rng):
     """Ref §4.23 trigger: surplus 0.65 - Q_req(50) = 0.027 > 0 on a W = 1 day -> no thread."""
     state, c, delivered, q_shift, c_drift = ent
-    state.day = 7                                        # 7 mod 7 = 0 -> W = 1.0
+    state.day = 7  # 7 mod 7 = 0 -> W = 1.0
     _subscribed(state, c, 50.0)
     state.customers.usage_rate[c] = 100.0
     state.settings.quotas[:] = [1e9, 100.0, 1e9]
     assert 0.65 - q_req(50) > 0
-    out = process_day(state, params, fake_rng(random=[[0.9]]), EnterpriseBook(), delivered,
-                      q_shift, c_drift)
+    out = process_day(state, params, fake_rng(random=[[0.9]]), EnterpriseBook(), delivered, q_shift, c_drift)
     assert out.opened == []
 
 
@@ -262,13 +280,12 @@ def test_churn_trigger_quota_factor_uses_weekly_demand(ent, params, fake_rng):
     """Ref §4.7 / §4.4: on a W = 1.15 day demand = 115 > quota 100 -> F = 0.8696, so
     Q = 0.65 F = 0.565 < Q_req(50) = 0.623 and a churn-prevention thread opens."""
     state, c, delivered, q_shift, c_drift = ent
-    state.day = 9                                        # 9 mod 7 = 2 -> W = 1.15
+    state.day = 9  # 9 mod 7 = 2 -> W = 1.15
     _subscribed(state, c, 50.0)
     state.customers.usage_rate[c] = 100.0
     state.settings.quotas[:] = [1e9, 100.0, 1e9]
     assert 0.65 * 100 / 115 - q_req(50) < 0
-    out = process_day(state, params, fake_rng(random=[[0.9]]), EnterpriseBook(), delivered,
-                      q_shift, c_drift)
+    out = process_day(state, params, fake_rng(random=[[0.9]]), EnterpriseBook(), delivered, q_shift, c_drift)
     assert out.opened == [c]
 
 
@@ -286,8 +303,7 @@ def test_existing_customer_timeout_cancels(ent, params, fake_rng):
     assert state.customers.relationship[c] == pytest.approx(0.2)
 
 
-@pytest.mark.parametrize("case", ["new_lead_second_offer", "churn_prevention_first_offer",
-                                  "renegotiation_first_offer"])
+@pytest.mark.parametrize("case", ["new_lead_second_offer", "churn_prevention_first_offer", "renegotiation_first_offer"])
 def test_counter_offer_uses_thread_turn_number(ent, params, fake_rng, case):
     """Eq 41 / reference-notes §4.23: counter = C_max (1 - (1 - f) 0.7^t), t = thread turn number of the
     agent's latest message: 3 for a new lead's second offer, 2 for the first reply on a
@@ -297,8 +313,7 @@ def test_counter_offer_uses_thread_turn_number(ent, params, fake_rng, case):
     cmax = c_max_of_q_right(0.65)
     if case == "new_lead_second_offer":
         book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
-        _offer_and_reply(state, params, fake_rng, book, c, [(1, 90.0)], delivered, q_shift,
-                         c_drift)
+        _offer_and_reply(state, params, fake_rng, book, c, [(1, 90.0)], delivered, q_shift, c_drift)
         t = 3
     elif case == "churn_prevention_first_offer":
         _subscribed(state, c, 95.0)
@@ -313,7 +328,7 @@ def test_counter_offer_uses_thread_turn_number(ent, params, fake_rng, case):
     assert thread.turns[-1]["sender"] == "agent" and thread.turns[-1]["turn"] == t
     verdict, _, price = evaluate_offers(state, params, thread, delivered, q_shift, c_drift)
     assert verdict == "counter"
-    assert price == round(cmax * (1 - 0.2 * 0.7 ** t), 2)
+    assert price == round(cmax * (1 - 0.2 * 0.7**t), 2)
 
 
 def test_with_the_engines_flag_a_firm_above_its_q_max_accepts_a_price_above_its_budget(ent, params, fake_rng):
@@ -321,25 +336,34 @@ def test_with_the_engines_flag_a_firm_above_its_q_max_accepts_a_price_above_its_
     Q = 0.8 (plan C) -> surplus at $150 (> c_max 100) is 0.8 - 0.75 = 0.05 > 0 -> accept."""
     state, c, delivered, q_shift, c_drift = ent
     state.config = state.config.model_copy(
-        update={"fixes": state.config.fixes.model_copy(update={"enterprise_offer_within_budget": False})})
+        update={"fixes": state.config.fixes.model_copy(update={"enterprise_offer_within_budget": False})}
+    )
     state.customers.q_max[c] = 0.75
     book = EnterpriseBook()
     book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
     send_offers(state, fake_rng(normal=[0.0]), book, c, [(2, 150.0)])
-    verdict, plan, price = evaluate_offers(state, params, book.open_by_customer[c], delivered,
-                                           q_shift, c_drift)
+    verdict, plan, price = evaluate_offers(state, params, book.open_by_customer[c], delivered, q_shift, c_drift)
     assert (verdict, plan, price) == ("accept", 2, 150.0)
 
 
 W_B = c_max_of_q_right(0.65)  # plan B's willingness C_max(Q = 0.65) of the ent fixture: $58.906
 
 
-@pytest.mark.parametrize(("price", "verdict"), [
-    (1.0, "accept"), (0.5 * W_B, "accept"), (W_B - 0.01, "accept"),
-    (W_B + 0.01, "counter"), (1.5 * W_B, "counter"), (99.0, "counter"), (500.0, "counter"),
-])
+@pytest.mark.parametrize(
+    ("price", "verdict"),
+    [
+        (1.0, "accept"),
+        (0.5 * W_B, "accept"),
+        (W_B - 0.01, "accept"),
+        (W_B + 0.01, "counter"),
+        (1.5 * W_B, "counter"),
+        (99.0, "counter"),
+        (500.0, "counter"),
+    ],
+)
 def test_an_offer_below_the_customers_willingness_is_accepted_and_one_above_is_countered(
-        ent, params, fake_rng, price, verdict):
+    ent, params, fake_rng, price, verdict
+):
     """The acceptance curve (docs/calibration.md "Enterprise acceptance curve"; CEO-Bench eq 39-41):
     surplus 0.65 - Q_req(C) > 0 exactly when C < C_max(0.65) = $58.906, so offers below that
     willingness are accepted at the offered price, and any offer above it is countered at the same
@@ -355,11 +379,19 @@ def test_an_offer_below_the_customers_willingness_is_accepted_and_one_above_is_c
         assert got == ("counter", 1, 50.66)
 
 
-@pytest.mark.parametrize(("price", "verdict"), [
-    (50.0, "accept"), (100.0, "accept"), (100.01, "counter"), (1_000.0, "counter"), (1_000_000.0, "counter"),
-])
+@pytest.mark.parametrize(
+    ("price", "verdict"),
+    [
+        (50.0, "accept"),
+        (100.0, "accept"),
+        (100.01, "counter"),
+        (1_000.0, "counter"),
+        (1_000_000.0, "counter"),
+    ],
+)
 def test_a_firm_whose_quality_exceeds_its_q_max_never_accepts_a_price_above_its_budget(
-        ent, params, fake_rng, price, verdict):
+    ent, params, fake_rng, price, verdict
+):
     """Plan B delivers 0.95 > q_max = 0.9 (a lead's quality reaches this through its U(0.8, 1.1) noise).
     The engine's surplus above the budget is Q - q_max = +0.05, so it accepts any price, $1,000,000
     per seat too (reference-notes §4.2, §4.23). With ``fixes.enterprise_offer_within_budget`` (default)
@@ -372,7 +404,8 @@ def test_a_firm_whose_quality_exceeds_its_q_max_never_accepts_a_price_above_its_
     results = {}
     for fixed in (True, False):
         state.config = state.config.model_copy(
-            update={"fixes": state.config.fixes.model_copy(update={"enterprise_offer_within_budget": fixed})})
+            update={"fixes": state.config.fixes.model_copy(update={"enterprise_offer_within_budget": fixed})}
+        )
         book = EnterpriseBook()
         book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
         send_offers(state, fake_rng(normal=[0.0]), book, c, [(1, price)])
@@ -410,7 +443,7 @@ def test_counters_rise_toward_willingness_until_the_customer_stops_replying(ent,
         out = _offer_and_reply(state, params, fake_rng, book, c, [(1, 90.0)], delivered, q_shift, c_drift)
         assert out.countered == [c]
         counters.append(book.open_by_customer[c].turns[-1]["offer"]["price"])
-    assert counters == pytest.approx([W_B * (1 - 0.2 * 0.7 ** t) for t in (1, 3, 5)], abs=0.006)
+    assert counters == pytest.approx([W_B * (1 - 0.2 * 0.7**t) for t in (1, 3, 5)], abs=0.006)
     assert counters == [50.66, 54.86, 56.93] and counters[-1] < W_B
     out = _offer_and_reply(state, params, fake_rng, book, c, [(1, 90.0)], delivered, q_shift, c_drift)
     assert out.lost_leads == [c] and out.declined == []
@@ -424,8 +457,18 @@ def test_accepting_the_customers_counter_closes_the_deal(ent, params, fake_rng):
     book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
     _offer_and_reply(state, params, fake_rng, book, c, [(1, 90.0)], delivered, q_shift, c_drift)
     counter = book.open_by_customer[c].turns[-1]["offer"]["price"]
-    out = _offer_and_reply(state, params, fake_rng, book, c, [(1, counter)], delivered, q_shift, c_drift,
-                           process_rng=fake_rng(normal=[0.0], random=[[0.9]]))
+    out = _offer_and_reply(
+        state,
+        params,
+        fake_rng,
+        book,
+        c,
+        [(1, counter)],
+        delivered,
+        q_shift,
+        c_drift,
+        process_rng=fake_rng(normal=[0.0], random=[[0.9]]),
+    )
     assert out.won == [c] and state.customers.listed_price[c] == counter == 50.66
 
 
@@ -442,6 +485,7 @@ def test_a_lead_that_no_price_can_satisfy_says_so_and_is_lost(ent, params, fake_
     assert out.declined == [c] and out.lost_leads == [c] and out.countered == []
     thread = book.threads[0]
     assert thread.turns[-1]["sender"] == "customer" and thread.turns[-1]["text"] == DECLINE_TEXT
+    assert thread.turns[-1]["day"] == 11  # the day of the reply
     assert state.customers.status[c] == LOST and c not in book.open_by_customer
     assert thread.status == "declined"
 
@@ -452,7 +496,8 @@ def test_with_the_engines_flag_a_lead_that_no_price_can_satisfy_ghosts_silently(
     lead_lost notification carries no reason); it is lost all the same."""
     state, c, delivered, q_shift, c_drift = ent
     state.config = state.config.model_copy(
-        update={"fixes": state.config.fixes.model_copy(update={"enterprise_decline_says_so": False})})
+        update={"fixes": state.config.fixes.model_copy(update={"enterprise_decline_says_so": False})}
+    )
     delivered[E1] = [0.2, 0.25, 0.3]
     book = EnterpriseBook()
     book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
@@ -574,7 +619,11 @@ def test_list_enterprise_threads_pages_past_500_with_an_offset():
     assert pages == [500, 500, 203]
     assert seen == ids[::-1]
     assert env.call("list_enterprise_threads", offset=5000).data == {
-        "threads": [], "total": 1203, "offset": 5000, "next_offset": None}
+        "threads": [],
+        "total": 1203,
+        "offset": 5000,
+        "next_offset": None,
+    }
     bad = env.call("list_enterprise_threads", offset=-1)
     assert not bad.ok and "offset" in bad.error
 
@@ -598,7 +647,8 @@ def test_the_counter_falls_on_an_offered_plan_some_price_can_win(ent, params, fa
     ours counters on B at eq 41's $50.66."""
     state, c, delivered, q_shift, c_drift = ent
     state.config = state.config.model_copy(
-        update={"fixes": state.config.fixes.model_copy(update={"enterprise_counter_on_a_winnable_plan": fixed})})
+        update={"fixes": state.config.fixes.model_copy(update={"enterprise_counter_on_a_winnable_plan": fixed})}
+    )
     delivered[E1] = [0.3, 0.65, 0.8]
     assert 0.3 - q_req(0.01) > 0.65 - q_req(99.0) and 0.3 < q_req(0.0)
     book = EnterpriseBook()
@@ -657,13 +707,19 @@ def test_a_simple_policy_closes_enterprise_deals_that_pay():
     assert len(accepted) == len(won) >= 10
     assert all(t["last_message"]["text"].startswith("[DEAL CLOSED]") for t in accepted)
     countered_then_won = [
-        t for t in accepted
-        if any(m["sender"] == "customer" and m["offer"]
-               for m in env.call("get_enterprise_thread", thread_id=t["thread_id"]).data["messages"])
+        t
+        for t in accepted
+        if any(
+            m["sender"] == "customer" and m["offer"]
+            for m in env.call("get_enterprise_thread", thread_id=t["thread_id"]).data["messages"]
+        )
     ]
     assert countered_then_won
-    paid = sum(r.cents for r in env.world.state.ledger.rows
-               if r.category == "subscription_payment" and r.group in ("E1", "E2", "E3"))
+    paid = sum(
+        r.cents
+        for r in env.world.state.ledger.rows
+        if r.category == "subscription_payment" and r.group in ("E1", "E2", "E3")
+    )
     assert paid > 0
 
 
@@ -789,3 +845,237 @@ def test_threads_are_numbered_from_one_and_closing_one_twice_keeps_its_last_stat
     book.close(first, "ghosted")
     book.close(first, "declined")
     assert first.status == "declined" and list(book.open_by_customer) == [8]
+
+
+def _turn(thread, k=-1):
+    """A thread's turn without its message id: (sender, day, text, offer)."""
+    t = thread.turns[k]
+    return (t["sender"], t["day"], t["text"], t["offer"])
+
+
+def test_every_open_thread_is_handled_each_day_whatever_happens_to_the_ones_before(ent, params, fake_rng, add_customer):
+    """Ref §4.23, step 17 on day 10, four threads in the order opened: X's account was cancelled
+    (its thread closes as customer_churned); Y's lead thread opened on day 3 waits for the agent
+    7 days (10 - 3 = 7: a timeout, the lead is lost); Z's thread opened today waits for the agent
+    (nothing happens); W (the ``ent`` lead) got an offer of plan B at $90 on day 9 with a 1-day
+    delay: it counters today at C_max(0.65) (1 - 0.2 x 0.7^1) = 58.906 x 0.86 = $50.66
+    (``test_counter_offer_first_turn``). The counter is a customer turn of day 10 carrying the
+    offer, and the thread then waits for the agent from day 10."""
+    state, w, delivered, q_shift, c_drift = ent
+    lead = dict(group=E1, status=LEAD, seats=20.0, **PREFS)
+    x = add_customer(state, **{**lead, "status": CANCELLED})
+    y = add_customer(state, **lead)
+    z = add_customer(state, **lead)
+    book = EnterpriseBook()
+    book.open_thread(x, CHURN_PREVENTION, 8, "Account flagged at risk of churn.")
+    book.open_thread(y, NEW_LEAD, 3, "New enterprise lead.")
+    book.open_thread(z, NEW_LEAD, 10, "New enterprise lead.")
+    book.open_thread(w, NEW_LEAD, 9, "New enterprise lead.")
+    state.day = 9
+    send_offers(state, fake_rng(normal=[0.0]), book, w, [(1, 90.0)])
+    state.day = 10
+    out = process_day(state, params, fake_rng(), book, delivered, q_shift, c_drift)
+    tx, ty, tz, tw = book.threads
+    assert tx.status == "customer_churned" and x not in book.open_by_customer
+    assert ty.status == "timeout" and out.lost_leads == [y] and state.customers.status[y] == LOST
+    assert tz.status == "open" and len(tz.turns) == 1 and z in book.open_by_customer
+    assert out.countered == [w] and tw.status == "open"
+    assert _turn(tw) == (
+        "customer",
+        10,
+        "Counter-offer: Plan B, $50.66/seat/month, 1-month contract.",
+        {"plan": "B", "price": 50.66},
+    )
+    assert tw.awaiting_agent is True and tw.last_counterparty_day == 10 and tw.next_reply_day is None
+
+
+def test_a_counter_the_agent_leaves_unanswered_for_7_days_loses_the_lead(ent, params, fake_rng):
+    """Ref §4.23: after the customer's counter (day 11) the thread waits for the agent, who has 7
+    days: still open on day 17 (6 days), a timeout on day 18 (7 days)."""
+    state, c, delivered, q_shift, c_drift = ent
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    assert _offer_and_reply(state, params, fake_rng, book, c, [(1, 90.0)], delivered, q_shift, c_drift).countered == [c]
+    state.day = 17
+    assert process_day(state, params, fake_rng(), book, delivered, q_shift, c_drift).lost_leads == []
+    assert book.threads[0].status == "open"
+    state.day = 18
+    assert process_day(state, params, fake_rng(), book, delivered, q_shift, c_drift).lost_leads == [c]
+    assert book.threads[0].status == "timeout" and state.customers.status[c] == LOST
+
+
+def test_the_customer_replies_on_its_reply_day_not_before(ent, params, fake_rng):
+    """Eq 42: delay = max(1, round(N(1, 0.1))); z = 10 gives round(1 + 0.1 x 10) = 2 days. An offer
+    sent on day 10 gets no reply on day 11 and the counter on day 12."""
+    state, c, delivered, q_shift, c_drift = ent
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    thread = send_offers(state, fake_rng(normal=[10.0]), book, c, [(1, 90.0)])
+    assert thread.next_reply_day == 12
+    state.day = 11
+    assert process_day(state, params, fake_rng(), book, delivered, q_shift, c_drift).countered == []
+    assert thread.turns[-1]["sender"] == "agent"
+    state.day = 12
+    assert process_day(state, params, fake_rng(), book, delivered, q_shift, c_drift).countered == [c]
+
+
+def test_a_closed_deal_is_a_system_turn_of_the_deal_day_naming_plan_and_price(ent, params, fake_rng):
+    """Ref §4.23: plan C accepted at $40 on day 11 ends the thread ``accepted`` with the system's
+    "[DEAL CLOSED] Plan C at $40.00/seat/month, 1-month contract." of day 11."""
+    state, c, delivered, q_shift, c_drift = ent
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    won = fake_rng(normal=[0.0], random=[[0.9]])
+    out = _offer_and_reply(state, params, fake_rng, book, c, [(2, 40.0)], delivered, q_shift, c_drift, won)
+    assert out.won == [c] and book.threads[0].status == "accepted"
+    assert _turn(book.threads[0]) == (
+        "system",
+        11,
+        "[DEAL CLOSED] Plan C at $40.00/seat/month, 1-month contract.",
+        None,
+    )
+
+
+@pytest.mark.parametrize(("kind", "relationship"), [(CHURN_PREVENTION, 0.3), (RENEGOTIATION, 0.2)])
+def test_an_account_whose_customer_ghosts_is_cancelled_and_loses_relationship_by_thread_kind(
+    ent, params, fake_rng, kind, relationship
+):
+    """Ref §4.10 / §4.23: a customer ghosts once the agent's turn reaches its max turns; an existing
+    account then ends (cancelled on the day, reason enterprise) and its relationship drops 0.20,
+    or 0.30 on an agent-opened renegotiation: 0.5 -> 0.3 / 0.2. The churn-prevention thread's
+    offer is turn 2 (system 0, customer 1) >= max turns 2; the renegotiation's is turn 0 >= 0."""
+    state, c, delivered, q_shift, c_drift = ent
+    _subscribed(state, c, 50.0)
+    book = EnterpriseBook()
+    if kind == CHURN_PREVENTION:
+        state.customers.max_turns[c] = 2
+        t = book.open_thread(c, CHURN_PREVENTION, 10, "Account flagged at risk of churn.")
+        t.add_turn("customer", 10, "Please propose better terms.")
+    else:
+        state.customers.max_turns[c] = 0
+    send_offers(state, fake_rng(normal=[0.0]), book, c, [(1, 45.0)])
+    state.day = 11
+    out = process_day(state, params, fake_rng(), book, delivered, q_shift, c_drift)
+    assert book.threads[0].kind == kind and book.threads[0].status == "ghosted"
+    assert out.churned == [c] and out.lost_leads == []
+    assert state.customers.status[c] == CANCELLED and state.customers.end_day[c] == 11
+    assert state.customers.relationship[c] == pytest.approx(relationship, abs=1e-12)
+
+
+def _account(state, add_customer, q, listed, *, c_max=60.0, start_day=10):
+    """An E1 account on plan B at ``listed`` whose requirement is ``q`` at every price (q_min = q_max)."""
+    c = add_customer(
+        state,
+        group=E1,
+        status=SUBSCRIBED,
+        plan=1,
+        listed_price=listed,
+        effective_price=listed,
+        start_day=start_day,
+        relationship=0.5,
+        c_max=c_max,
+        q_min=q,
+        q_max=q,
+        s_left=1.0,
+        s_right=1.0,
+        seats=20.0,
+        max_turns=10,
+    )
+    return c
+
+
+@pytest.mark.parametrize(("draw", "opens"), [(0.29, True), (0.3, False)])
+def test_an_account_asks_to_move_to_a_plan_much_better_for_it_when_its_draw_is_below_0_3(
+    ent, params, fake_rng, draw, opens
+):
+    """Ref §4.23 plan_change: the ``ent`` firm on plan B at $50 sees Q_B = 0.65 - Q_req(50) =
+    0.65 - (0.6 + 0.3 sig(-2.5)) = +0.027 (not at risk); C listed at $40 gives 0.8 - Q_req(40) =
+    0.8 - (0.3 + 0.3 sig(1.5)) = +0.255, (0.255 - 0.027) / 0.027 = 8.4 > 10 % better; A at $200 is
+    above its $100 budget. A thread opens when U < 0.3: at 0.29, not at 0.3. Its turns: the
+    system's "Customer requested a plan change." and the customer's "We would like to move to
+    Plan C.", both of day 10."""
+    state, c, delivered, q_shift, c_drift = ent
+    _subscribed(state, c, 50.0)
+    state.settings.prices[:] = [200.0, 200.0, 40.0]
+    cur, best = 0.65 - q_req(50), 0.8 - q_req(40)
+    assert 0 < cur < best and (best - cur) / cur > 0.1
+    book = EnterpriseBook()
+    out = process_day(state, params, fake_rng(random=[[draw]]), book, delivered, q_shift, c_drift)
+    if not opens:
+        assert out.opened == [] and book.threads == []
+        return
+    assert out.opened == [c]
+    thread = book.open_by_customer[c]
+    assert thread.kind == PLAN_CHANGE
+    assert [_turn(thread, k) for k in (0, 1)] == [
+        ("system", 10, "Customer requested a plan change.", None),
+        ("customer", 10, "We would like to move to Plan C.", None),
+    ]
+
+
+@pytest.mark.parametrize(("del_c", "opens"), [(0.556, True), (0.555, False)])
+def test_a_plan_change_needs_more_than_ten_percent_more_surplus_and_may_cost_the_whole_budget(
+    state, params, fake_rng, add_customer, del_c, opens
+):
+    """Ref §4.23: another plan must be more than 10 % better than the current one, relative to
+    max(0.01, |current|). An E1 account requiring 0.5 at every price (q_min = q_max) on B at $50,
+    B delivering 0.55: current surplus 0.05. C costs $60, exactly its $60 budget (within it).
+    C delivering 0.556: (0.056 - 0.05) / 0.05 = 12 % -> a thread (draw 0.0); 0.555: exactly 10 %
+    -> none. No ads, tenure 0, r = 0.5: Q = Del."""
+    state.day = 10
+    state.settings.prices[:] = [200.0, 200.0, 60.0]
+    state.settings.quotas[:] = [1e9, 1e9, 1e9]
+    c = _account(state, add_customer, 0.5, 50.0)
+    delivered = np.zeros((N, 3))
+    delivered[E1] = [0.0, 0.55, del_c]
+    out = process_day(state, params, fake_rng(random=[[0.0]]), EnterpriseBook(), delivered, np.zeros(N), np.zeros(N))
+    assert out.opened == ([c] if opens else [])
+
+
+def test_each_account_weighs_its_own_tenure_budget_and_band(state, params, fake_rng, add_customer):
+    """Ref §4.7 trigger: Q = Del + TB, TB = 0.05 ln(1 + t / 30). Day 70; a lead (not an account)
+    first, then three E1 accounts on B ($50) delivering 0.6, each requiring q at every price:
+    X (q = 0.65, since day 10: TB = 0.05 ln 3 = 0.0549 -> +0.0049, safe), Y (q = 0.66, since
+    day 10: -0.0051, at risk), Z (q = 0.6, since today: exactly 0, not at risk, as "< 0").
+    C at $55 (delivering 0.3) is within Y's $80 budget only: X's and Z's budgets are $50."""
+    state.day = 70
+    state.settings.prices[:] = [200.0, 200.0, 55.0]
+    state.settings.quotas[:] = [1e9, 1e9, 1e9]
+    add_customer(state, group=E1, status=LEAD, c_max=300.0, q_min=0.1, q_max=0.2)
+    x = _account(state, add_customer, 0.65, 50.0, c_max=50.0)
+    y = _account(state, add_customer, 0.66, 50.0, c_max=80.0)
+    z = _account(state, add_customer, 0.6, 50.0, c_max=50.0, start_day=70)
+    tb = 0.05 * math.log(1 + 60 / 30)
+    assert 0.6 + tb - 0.65 > 0 > 0.6 + tb - 0.66
+    delivered = np.zeros((N, 3))
+    delivered[E1] = [0.0, 0.6, 0.3]
+    book = EnterpriseBook()
+    out = process_day(state, params, fake_rng(random=[[0.9, 0.9, 0.9]]), book, delivered, np.zeros(N), np.zeros(N))
+    assert out.opened == [y] and x not in book.open_by_customer and z not in book.open_by_customer
+    thread = book.open_by_customer[y]
+    assert thread.kind == CHURN_PREVENTION
+    assert [_turn(thread, k) for k in (0, 1)] == [
+        ("system", 70, "Account flagged at risk of churn.", None),
+        (
+            "customer",
+            70,
+            "We are not getting enough value for what we pay. Please propose better terms or we will cancel.",
+            None,
+        ),
+    ]
+    # the next day the open thread is not opened again
+    state.day = 71
+    out = process_day(state, params, fake_rng(random=[[0.9, 0.9]]), book, delivered, np.zeros(N), np.zeros(N))
+    assert out.opened == [] and len(book.threads) == 1
+
+
+def test_an_accounts_own_in_product_ads_do_not_enter_its_churn_trigger(ent, params, fake_rng):
+    """Reference-notes §4.18: the customer's own ad term enters only daily satisfaction and ad
+    revenue. The ``ent`` firm on B at $50 (surplus +0.027) with eta 0.5 and its own ads at 1.0
+    (a penalty of 0.5 if it counted) opens no thread."""
+    state, c, delivered, q_shift, c_drift = ent
+    _subscribed(state, c, 50.0)
+    state.customers.eta_ads[c] = 0.5
+    state.settings.ads_by_customer = {c: 1.0}
+    out = process_day(state, params, fake_rng(random=[[0.9]]), EnterpriseBook(), delivered, q_shift, c_drift)
+    assert out.opened == []

@@ -22,6 +22,7 @@ import pytest
 
 from bizbench.envs.ceo.world.research import (
     attempt_market_research,
+    complete_group_research,
     group_insights,
     insight_noise,
     level_spec,
@@ -303,3 +304,34 @@ def test_market_research_fails_at_its_probability_and_when_every_group_is_known(
     assert attempt_market_research(state, ScriptedStream(random=[[0.2999, 0.0]])) == 0
     state.discovered[:] = True
     assert attempt_market_research(state, ScriptedStream(random=[[0.0, 0.5]])) is None
+
+
+def test_group_research_completes_on_its_due_day_raises_the_level_only_upward_and_snapshots_that_day(state, params):
+    """Eq 31 / reference-notes §4.25: a job finishes on its completion day (not the day before); the
+    group's level becomes the larger of its level and the job's, the day is its last research
+    day, and its insights snapshot is taken that day. Day 10: S2 (already at level 4) researched
+    to level 2 is due day 13, S3 (level 1) to level 3 day 15, S1 to level 5 day 20. S2's snapshot
+    on day 13 (preset: c_max_mu $140, q_min_mu 0.3, base cap 136,000 growing 16 % a year; budget
+    drift +$5, quality drift 0.02 + 0.01): c_max 145, q_min 0.33, market 136,000 (1 + 0.16 x 13 /
+    365) = 136,775.01."""
+    state.day = 10
+    state.info_level[S2], state.info_level[S3] = 4, 1
+    jobs = [queue_group_research(state, g, lv) for g, lv in ((S2, 2), (S3, 3), (S1, 5))]
+    assert [j.completion_day for j in jobs] == [13, 15, 20]
+    state.c_drift_group[S2] = 5.0
+    state.q_drift_global, state.q_drift_group[S2] = 0.02, 0.01
+    state.day = 12
+    assert complete_group_research(state, params) == [] and len(state.pending_research) == 3
+    state.day = 13
+    assert complete_group_research(state, params) == [jobs[0]]
+    assert state.pending_research == jobs[1:]
+    assert state.info_level[S2] == 4 and state.last_research_day[S2] == 13
+    snap = state.insight_snapshots[S2]
+    assert snap["day"] == 13 and snap["c_max"] == 145.0
+    assert snap["q_min"] == pytest.approx(0.33, abs=1e-12)
+    assert snap["market_cap"] == pytest.approx(136_000 * (1 + 0.16 * 13 / 365), rel=1e-12)
+    state.day = 16
+    assert complete_group_research(state, params) == [jobs[1]]
+    assert state.info_level[S3] == 3 and state.last_research_day[S3] == 16
+    assert state.insight_snapshots[S3]["day"] == 16
+    assert state.pending_research == [jobs[2]] and state.last_research_day[S1] == -1
