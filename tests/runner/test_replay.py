@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -495,7 +496,14 @@ def test_the_verdict_is_kept_outside_the_run_and_void_once_a_file_changes(
     verdict = read_verdict(run, store)
     assert verdict.verified and "metrics.jsonl" in verdict.files and "score" in verdict.result_fields
     # a copy elsewhere (its files unchanged) has no verdict: a submission cannot bring its own
-    assert read_verdict(copy_run(run, tmp_path / "copy"), store).status == "not replayed"
+    copy = copy_run(run, tmp_path / "copy")
+    assert read_verdict(copy, store).status == "not replayed"
+    # nor by planting the verdict under the copy's file name (docs/run-format.md: the first 32 hex
+    # digits of the SHA-256 of its path): the verdict names the run it was made for
+    (saved,) = store.iterdir()
+    (store / f"{hashlib.sha256(str(copy.resolve()).encode()).hexdigest()[:32]}.json").write_bytes(saved.read_bytes())
+    assert read_verdict(copy, store).status == "not replayed"
+    assert read_verdict(run, None).status == "not replayed"  # no store, nothing read
     edit_lines(run / "metrics.jsonl", lambda i, row: row if i else {**row, "cash": 2_000_000})
     assert read_verdict(run, store).status == "changed since replay: metrics.jsonl"
     (run / "metrics.jsonl").unlink()

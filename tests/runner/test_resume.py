@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,9 @@ from typer.testing import CliRunner
 from bizbench.agents.models.scripted import ScriptedModel
 from bizbench.cli import app
 from bizbench.core.jsonio import read_jsonl
+from bizbench.runner import resume as resume_module
 from bizbench.runner.agent_episode import run_agent_episode
+from bizbench.runner.episode import run_baseline
 from bizbench.runner.resume import finished, resume_run
 from bizbench.runner.runconfig import RunDirError
 
@@ -418,7 +422,9 @@ def test_resume_refuses_a_served_run_without_a_harness_and_an_untrusted_agent_cl
     served = a_run_without_result(tmp_path / "served", agent="served")
     assert stopped_with(served) == f"{served} was served to an outside agent (bizbench serve); it cannot be resumed"
     harness = a_run_without_result(tmp_path / "harness", agent="served", harness="claude-code")
-    assert stopped_with(harness).startswith(f"{harness}: preset 'default' {later}")
+    refusal = stopped_with(harness)
+    assert refusal.startswith(f"{harness}: preset 'default' {later} (changed: checkpoints_pct, clients, clock, ")
+    assert refusal.endswith("); resume it with the bizbench version that started it")
     agent_class = a_run_without_result(tmp_path / "class", agent="my_agents:Careful")
     assert stopped_with(agent_class) == (
         f"{agent_class} is a run of the agent class 'my_agents:Careful': resuming it imports and runs that code. "
@@ -434,3 +440,25 @@ def test_resume_of_a_public_run_under_a_secret_names_the_run(tmp_path: Path, mon
     public = a_run_without_result(tmp_path / "public")
     monkeypatch.setenv("BIZBENCH_SEED_SECRET", "a secret")
     assert stopped_with(public).startswith(f"{public} was run on public seeds")
+
+
+def test_a_run_another_resume_finished_while_this_one_waited_is_returned_untouched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """resume_run checks for a result again once it holds the directory."""
+    done = tmp_path / "done"
+    run_baseline("yc", "heuristic", 2, "default", 3, done)  # three months
+    killed = cut_short(done, tmp_path / "killed", 0, 10)
+    other = {"agent": "heuristic", "score": 1.5}
+    real_exclusive = resume_module.exclusive
+
+    @contextlib.contextmanager
+    def finished_by_another(path: Path) -> Iterator[None]:
+        with real_exclusive(path):
+            (path / "result.json").write_text(json.dumps(other))  # the other resume, done first
+            yield
+
+    monkeypatch.setattr(resume_module, "exclusive", finished_by_another)
+    before = entries(killed)
+    assert resume_run(killed) == other
+    assert entries(killed) == before | {"result.json"}  # the other's result only: no attempt archived
