@@ -506,8 +506,21 @@ def test_the_verdict_is_kept_outside_the_run_and_void_once_a_file_changes(
     assert read_verdict(run, None).status == "not replayed"  # no store, nothing read
     edit_lines(run / "metrics.jsonl", lambda i, row: row if i else {**row, "cash": 2_000_000})
     assert read_verdict(run, store).status == "changed since replay: metrics.jsonl"
+    with (run / "ledger.csv").open("a") as ledger:
+        ledger.write("\n")
+    assert read_verdict(run, store).status == "changed since replay: ledger.csv, metrics.jsonl"
     (run / "metrics.jsonl").unlink()
-    assert read_verdict(run, store).status == "changed since replay: metrics.jsonl"
+    assert read_verdict(run, store).status == "changed since replay: ledger.csv, metrics.jsonl"
+
+
+@pytest.mark.parametrize("digests", [{}, None, ["result.json"]])
+def test_a_verdict_without_digests_verifies_nothing(runs: dict[str, Path], tmp_path: Path, digests: Any) -> None:
+    """A verdict is bound to its files' digests: an edited one with none binds nothing."""
+    run = copy_run(runs["cfo"], tmp_path / "run")
+    saved = save_verdict(replay_run(run), tmp_path / "verdicts")
+    assert read_verdict(run, tmp_path / "verdicts").verified
+    edit_json(saved, lambda verdict: {**verdict, "digests": digests})
+    assert read_verdict(run, tmp_path / "verdicts").status == "not replayed"
 
 
 def test_a_failed_replay_is_kept_with_its_reason(runs: dict[str, Path], tmp_path: Path) -> None:
