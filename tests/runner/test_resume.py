@@ -21,7 +21,7 @@ from bizbench.core.jsonio import read_jsonl
 from bizbench.runner import resume as resume_module
 from bizbench.runner.agent_episode import run_agent_episode
 from bizbench.runner.episode import run_baseline
-from bizbench.runner.resume import finished, resume_run
+from bizbench.runner.resume import archive_attempt, finished, resume_run
 from bizbench.runner.runconfig import RunDirError
 
 VOLATILE = ("wall_seconds", "provenance")
@@ -462,3 +462,38 @@ def test_a_run_another_resume_finished_while_this_one_waited_is_returned_untouch
     before = entries(killed)
     assert resume_run(killed) == other
     assert entries(killed) == before | {"result.json"}  # the other's result only: no attempt archived
+
+
+def test_each_attempt_is_archived_under_the_next_number_with_a_copy_of_the_config(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.json").write_text("{}")
+    for n in range(1, 10):  # nine earlier attempts, and a record that is no attempt
+        (run / "attempts" / str(n)).mkdir(parents=True)
+    (run / "attempts" / "record").mkdir()
+    (run / "actions.jsonl").write_text('{"day": 1}\n')
+    attempts = archive_attempt(run)
+    # numbered by value (10 after 9), oldest first
+    assert [p.name for p in attempts] == [str(n) for n in range(1, 11)]
+    assert entries(run) == {"config.json", "attempts"}
+    assert entries(run / "attempts" / "10") == {"actions.jsonl", "config.json"}
+    assert (run / "attempts" / "10" / "actions.jsonl").read_text() == '{"day": 1}\n'
+    (run / "actions.jsonl").write_text('{"day": 2}\n')
+    assert [p.name for p in archive_attempt(run)][-2:] == ["10", "11"]
+
+
+def test_a_baseline_killed_again_while_resuming_checks_its_longest_earlier_actions(tmp_path: Path) -> None:
+    """The second kill left 4 action lines, the first 10: the resume checks the new run against
+    the 10 (the longest, whatever the lines hold), and reuses no model reply (a baseline has none)."""
+    done = tmp_path / "done"
+    run_baseline("yc", "heuristic", 2, "default", 3, done)  # three months
+    killed = cut_short(done, tmp_path / "killed", 0, 10)
+    archive_attempt(killed)  # the first resume, killed after these 4 lines (the first of them unlike the run's)
+    first_lines = [json.loads(line) for line in (done / "actions.jsonl").read_text().splitlines()[:4]]
+    first_lines[0]["time_s"] = -1.0
+    (killed / "actions.jsonl").write_text("".join(json.dumps(row) + "\n" for row in first_lines))
+    result = resume_run(killed)
+    assert read_jsonl(killed / "resume.jsonl") == [
+        {"attempt": "2", "replies_reused": 0, "actions_checked": 10, "actions_match": True}
+    ]
+    assert result["score"] == json.loads((done / "result.json").read_text())["score"]
