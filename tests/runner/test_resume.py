@@ -188,8 +188,11 @@ def test_resume_errors_are_clear(tmp_path: Path) -> None:
     from_python = tmp_path / "py"
     run_agent_episode("cfo", ScriptedModel([{"content": "no block"}]), 1, "paper", from_python, limits=None)
     (from_python / "result.json").unlink()
-    with pytest.raises(RunDirError, match="model object"):
+    with pytest.raises(RunDirError) as err:
         resume_run(from_python)
+    assert (
+        str(err.value) == f"{from_python} was started from Python with a model object; call resume_run(path, model=...)"
+    )
     assert not (from_python / "attempts").exists()  # a refused resume moves nothing
 
 
