@@ -500,3 +500,63 @@ def test_a_baseline_killed_again_while_resuming_checks_its_longest_earlier_actio
         {"attempt": "2", "replies_reused": 0, "actions_checked": 10, "actions_match": True}
     ]
     assert result["score"] == json.loads((done / "result.json").read_text())["score"]
+
+
+def test_the_live_model_is_rebuilt_from_the_recorded_spec_and_sampling_and_a_server_in_the_spec_needs_trust(
+    tmp_path: Path,
+) -> None:
+    config = {"model_spec": "openai-compatible/m@http://127.0.0.1:9", "sampling": {"temperature": 0.2}}
+    with pytest.raises(RunDirError) as err:
+        resume_module._live_model(tmp_path, config, None, False)
+    assert str(err.value) == (
+        f"{tmp_path} is a run of the model 'openai-compatible/m@http://127.0.0.1:9', which names its own server: "
+        "resuming it sends your prompts and that provider's API key there. If you trust this run directory's "
+        "config.json, resume it with --trust-agent-code"
+    )
+    assert resume_module._live_model(tmp_path, config, None, True).sampling == {"temperature": 0.2}
+    given = ScriptedModel([])
+    assert resume_module._live_model(tmp_path, config, given, False) is given  # a client given is used as it is
+
+
+def test_the_record_is_the_attempts_trajectory_with_the_most_model_replies_errors_included(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "config.json").write_text('{"env": "yc"}')
+    trajectories = {
+        "1": [{"kind": "model_call"}, {"kind": "tool_result"}, {"kind": "tool_result"}, {"kind": "tool_result"}],
+        "2": [{"kind": "model_error"}, {"kind": "model_call"}],  # two replies, one of them an error
+        "3": [],
+    }
+    attempts = []
+    for name, rows in trajectories.items():
+        attempt = run / "attempts" / name
+        attempt.mkdir(parents=True)
+        (attempt / "trajectory.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        attempts.append(attempt)
+    for _ in range(2):  # made again by the next resume
+        record = resume_module._record(run, attempts)
+        assert record == run / "attempts" / "record"
+        assert read_jsonl(record / "trajectory.jsonl") == trajectories["2"]
+        assert (record / "config.json").read_text() == '{"env": "yc"}'
+    assert resume_module._record(run, attempts[2:]) is None  # no reply to reuse: no record
+
+
+def test_a_run_of_a_model_that_names_its_own_server_resumes_only_when_trusted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = tmp_path / "run"
+    run_agent_episode("cfo", ScriptedModel([{"content": "no block"}]), 1, "paper", run, limits=None)
+    (run / "result.json").unlink()
+    config = json.loads((run / "config.json").read_text())
+    (run / "config.json").write_text(json.dumps({**config, "model_spec": "openai-compatible/m@http://127.0.0.1:9"}))
+    with pytest.raises(RunDirError, match="which names its own server"):
+        resume_run(run)
+    built: list[str] = []
+
+    def make_model(spec: str, sampling: object, prices: object = None) -> ScriptedModel:
+        built.append(spec)  # in place of a client of that server
+        return ScriptedModel([{"content": "no block"}])
+
+    monkeypatch.setattr("bizbench.agents.models.factory.make_model", make_model)
+    assert resume_run(run, trust_agent_code=True)["env"] == "cfo"
+    assert built == ["openai-compatible/m@http://127.0.0.1:9"]
