@@ -648,3 +648,16 @@ def test_a_difference_names_the_first_line_cuts_a_long_value_at_80_characters_an
         f"line 1, field 'note': recorded {'x' * 80}, replayed y (1 of 1 lines differ)"
     )
     assert _first_difference(recorded[:1], [{"note": long}, {"note": "b"}]) == "1 lines recorded, 2 replayed"
+
+
+def test_a_verified_verdict_gives_the_result_fields_files_and_action_lines_replay_regenerated(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    run = copy_run(runs["yc"], tmp_path / "run")
+    report = replay_run(run)
+    save_verdict(report, tmp_path / "verdicts")
+    verdict = read_verdict(run, tmp_path / "verdicts")
+    assert verdict.verified and report.compared and report.files_verified and report.actions_resent
+    assert verdict.result_fields == frozenset(report.compared)
+    assert verdict.files == frozenset(report.files_verified)
+    assert verdict.action_lines == tuple(report.actions_resent)
