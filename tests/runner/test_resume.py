@@ -505,7 +505,13 @@ def test_a_baseline_killed_again_while_resuming_checks_its_longest_earlier_actio
 def test_the_live_model_is_rebuilt_from_the_recorded_spec_and_sampling_and_a_server_in_the_spec_needs_trust(
     tmp_path: Path,
 ) -> None:
-    config = {"model_spec": "openai-compatible/m@http://127.0.0.1:9", "sampling": {"temperature": 0.2}}
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"m": {"input": 1.0, "cached_input": 0.5, "output": 2.0}}))
+    config = {
+        "model_spec": "openai-compatible/m@http://127.0.0.1:9",
+        "sampling": {"temperature": 0.2},
+        "prices": str(prices),
+    }
     with pytest.raises(RunDirError) as err:
         resume_module._live_model(tmp_path, config, None, False)
     assert str(err.value) == (
@@ -513,7 +519,8 @@ def test_the_live_model_is_rebuilt_from_the_recorded_spec_and_sampling_and_a_ser
         "resuming it sends your prompts and that provider's API key there. If you trust this run directory's "
         "config.json, resume it with --trust-agent-code"
     )
-    assert resume_module._live_model(tmp_path, config, None, True).sampling == {"temperature": 0.2}
+    rebuilt = resume_module._live_model(tmp_path, config, None, True)
+    assert rebuilt.sampling == {"temperature": 0.2} and set(rebuilt.prices) == {"m"}
     given = ScriptedModel([])
     assert resume_module._live_model(tmp_path, config, given, False) is given  # a client given is used as it is
 
