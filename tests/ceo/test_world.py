@@ -418,3 +418,390 @@ def test_a_preset_with_an_llm_judge_or_writer_needs_it_injected(cfg, field, mess
         World(llm, seed=3)
     assert str(err.value) == message
     World(llm, seed=3, post_judge=lambda content, context: {}, writer=posttext.TEMPLATE_WRITER)
+
+
+# ---------------------------------------------------------------------------------------------- step_day
+# ``step_day`` is the engine's order (docs/reference-notes.md §1.2): each test below replaces every mechanic
+# by a recorder that returns scripted results, so what is pinned is the day's wiring: which step runs, in
+# which order, on which state and stream, and what the world does with each result. Day 30 is the first day
+# of month 1 (30 // 30), a drift day and a channel-noise day (30 mod 30 = 0); day 31 is none of these.
+
+S1, S2, S3, E1, E2, E3, D_S01 = 0, 1, 2, 3, 4, 5, 6
+
+
+def _eq(got, want) -> bool:
+    if isinstance(want, np.ndarray):
+        return isinstance(got, np.ndarray) and got.shape == want.shape and np.allclose(got, want)
+    if isinstance(want, float):
+        return isinstance(got, float | int) and got == pytest.approx(want)
+    return got is want or (type(got) is type(want) and got == want)
+
+
+def _check(calls, name, *want, k=0):
+    got = [a for n, a in calls if n == name][k]
+    assert len(got) == len(want), (name, got)
+    bad = [i for i, (g, x) in enumerate(zip(got, want, strict=True)) if not _eq(g, x)]
+    assert not bad, (name, bad, got)
+
+
+class _Day:
+    """A world on day 29 whose day-30 mechanics are recorders (see above).
+
+    Customers: 0 S1 stays; 1 S1 cancels; 2 E1 whose card fails (an open plan-change thread); 3 E1 churns in
+    its negotiation; 4 E2 stays, its payment suspended (an open churn-prevention thread); 5 an S3 lead who
+    subscribes today; 6 an E3 prospect who becomes a lead; 7 S1 whose card fails (no thread)."""
+
+    def __init__(self, cfg, monkeypatch):
+        from bizbench.envs.ceo.world import (
+            acquisition,
+            billing,
+            competitor,
+            costs,
+            development,
+            drift,
+            enterprise,
+            macro,
+            reputation,
+            research,
+            satisfaction,
+            service,
+            social,
+            support,
+            surges,
+            usage,
+        )
+        from bizbench.envs.ceo.world.customers import CANCELLED, LEAD, SUBSCRIBED
+        from bizbench.envs.ceo.world.state import AgentPost, PendingGroupResearch, RndProject
+
+        self.w = w = World(cfg, seed=3)
+        st = w.state
+        st.day = 29
+        cust = st.customers
+        sub, lead = SUBSCRIBED, LEAD
+        for group, status in [(S1, sub), (S1, sub), (E1, sub), (E1, sub), (E2, sub), (S3, lead), (E3, lead), (S1, sub)]:
+            cust.append(1, {"group": group, "status": status})
+        self.plan_thread = w.book.open_thread(2, enterprise.PLAN_CHANGE, 20, "plan change")
+        self.churn_thread = w.book.open_thread(4, enterprise.CHURN_PREVENTION, 25, "churn prevention")
+        st.q_drift_global, st.q_drift_group[S1], st.c_drift_group[S2] = 0.01, 0.02, 2.0
+        st.bonus_shared = 0.05
+        st.settings.prices[:] = [20.0, 50.0, 0.5]
+        st.settings.ad_spend[S1, 1] = 100.0
+        w.price_log = [(1, np.array([10.0, 40.0, 0.4]))]
+        self.readings = [
+            {"visible_day": 10, "pmi_value": 48.0, "pmi_trend": "contraction"},
+            {"visible_day": 25, "pmi_value": 49.5, "pmi_trend": "neutral"},
+            {"visible_day": 30, "pmi_value": 51.3, "pmi_trend": "expansion"},
+        ]
+        st.macro_readings = list(self.readings)
+
+        self.svc = service.ServiceDay(7.5, 1, 5.0, 0.5, True, 30, 300.0, 0.02)
+        self.units_by_plan = np.array([1.0, 2.0, 3.0])
+        self.s_before = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
+        self.sup = support.SupportDay(opened=np.array([0]), resolved=np.array([4]))
+        self.rates = np.full(26, 0.01)
+        self.social = np.full(26, 1.1)
+        self.channel_leads = np.ones((26, 5))
+        self.ad_revenue = (np.zeros(1), np.zeros(1), np.zeros(1))
+        self.closed = np.array([1, 2])
+        self.post = AgentPost(post_id=1, day=29, content="hello", reply_to=None)
+        none = np.empty(0, dtype=np.int64)
+        self.dec = billing.BillingDecisions(
+            involuntary=np.array([2, 7]),
+            cancelled=np.array([1]),
+            cancelled_satisfaction=np.array([-0.4]),
+            upgrades=np.array([0]),
+            downgrades=none,
+        )
+        self.ent = enterprise.EnterpriseDay(
+            won=[11], lost_leads=[8, 9], churned=[3], countered=[12], opened=[13], declined=[9]
+        )
+        leads = np.zeros(26, dtype=np.int64)
+        leads[[S1, S3, E3]] = 2, 1, 1  # 4 leads
+        self.leads = acquisition.LeadsDay(
+            leads=leads,
+            channel_leads=self.channel_leads,
+            new_subscribers=np.array([5]),
+            lost=none,
+            enterprise_leads=np.array([6]),
+            expected=np.zeros(26),
+            dropped_quota=np.zeros(26, dtype=np.int64),
+            dropped_quality=np.zeros(26, dtype=np.int64),
+        )
+        quiet_leads = dataclasses.replace(
+            self.leads, leads=np.zeros(26, dtype=np.int64), new_subscribers=none, enterprise_leads=none
+        )
+        quiet_dec = billing.BillingDecisions(none, none, np.empty(0), none, none)
+        self.calls = calls = []
+
+        def rec(name, ret=None):
+            def fake(*args):
+                calls.append((name, args))
+                return ret(*args) if callable(ret) else ret
+
+            return fake
+
+        def patch(mod, name, ret=None):
+            monkeypatch.setattr(mod, name, rec(name, ret))
+
+        def decide(*args):
+            if st.day != 30:
+                return quiet_dec
+            cust.status[[1, 2, 7]] = CANCELLED
+            return self.dec
+
+        def negotiate(*args):
+            if st.day != 30:
+                return enterprise.EnterpriseDay()
+            cust.status[3] = CANCELLED
+            return self.ent
+
+        def generate(*args):
+            if st.day != 30:
+                return quiet_leads
+            cust.status[5] = SUBSCRIBED
+            return self.leads
+
+        def pay(*args):
+            if st.day != 30:
+                return billing.Payments(none, none)
+            return billing.Payments(customers=np.array([0, 5]), cents=np.array([2000, 5000]))
+
+        def book_costs(*args):
+            # day 30 leaves cash at exactly $0 (it survives); day 31 one cent below (bankrupt)
+            st.ledger.post(st.day, "operations_cost", -st.ledger.balance_cents if st.day == 30 else -1)
+            return self.ad_revenue
+
+        patch(usage, "compute_usage", np.array([3.0, 4.5]))
+        patch(costs, "usage_by_plan", self.units_by_plan)
+        patch(service, "service_day", self.svc)
+        patch(
+            development,
+            "complete_projects",
+            lambda s: [RndProject("rnd-1", 1, 10, 30, 0.01234, 1000.0)] if s.day == 30 else [],
+        )
+        patch(
+            research,
+            "complete_group_research",
+            lambda s, p: [PendingGroupResearch(D_S01, 2, 30)] if s.day == 30 else [],
+        )
+        patch(drift, "is_drift_day", lambda d, s: d == 30)
+        patch(drift, "apply_group_drift")
+        patch(drift, "apply_individual_drift")
+        patch(acquisition, "channel_noise")
+        patch(macro, "step_pmi", 51.0)
+        patch(macro, "update_multipliers")
+        patch(macro, "close_measurement")
+        patch(macro, "published_readings", lambda s: list(self.readings))
+        monkeypatch.setattr(w.feed, "macro_posts", rec("macro_posts"))
+        patch(competitor, "maybe_fire")
+        monkeypatch.setattr(w, "_competitor_posts", rec("_competitor_posts"))
+        patch(development, "apply_daily_development")
+        patch(satisfaction, "update_satisfaction", self.s_before)
+        patch(support, "run_support", self.sup)
+        patch(billing, "involuntary_rates", self.rates)
+        patch(billing, "billing_decisions", decide)
+        patch(reputation, "cancellation_damage")
+        patch(enterprise, "process_day", negotiate)
+        patch(reputation, "daily_update")
+        monkeypatch.setattr(w, "_customer_posts", rec("_customer_posts"))
+        patch(social, "social_multiplier", self.social)
+        patch(surges, "surge_multiplier", 2.5)
+        patch(acquisition, "generate_leads", generate)
+        patch(billing, "take_payments", pay)
+        patch(costs, "book_daily_costs", book_costs)
+        patch(social, "judge_posts", lambda s, p, r, v: [self.post] if s.day == 30 else [])
+        monkeypatch.setattr(w, "_after_judging", rec("_after_judging"))
+        patch(support, "close_churned_issues", self.closed)
+        monkeypatch.setattr(w, "_daily_metrics", rec("_daily_metrics", lambda *a: {"record of day": st.day}))
+
+
+def test_a_day_runs_the_engine_s_steps_in_order(cfg, monkeypatch):
+    """docs/reference-notes.md §1.2: usage and service, R&D and research completions, monthly drift and channel
+    noise, macro, competitor, development, satisfaction, support, billing decisions, enterprise threads,
+    reputation and posts, new leads, payments, daily costs, post judging; then the day's record."""
+    day = _Day(cfg, monkeypatch)
+    record = day.w.step_day()
+    assert record == {"record of day": 30} and day.w.metrics == [record]
+    assert [n for n, _ in day.calls] == [
+        "compute_usage",
+        "usage_by_plan",
+        "service_day",
+        "complete_projects",
+        "complete_group_research",
+        "is_drift_day",
+        "apply_group_drift",
+        "apply_individual_drift",
+        "channel_noise",
+        "step_pmi",
+        "update_multipliers",
+        "close_measurement",
+        "published_readings",
+        "macro_posts",
+        "maybe_fire",
+        "_competitor_posts",
+        "apply_daily_development",
+        "update_satisfaction",
+        "run_support",
+        "involuntary_rates",
+        "billing_decisions",
+        "cancellation_damage",
+        "process_day",
+        "cancellation_damage",
+        "daily_update",
+        "_customer_posts",
+        "social_multiplier",
+        "surge_multiplier",
+        "generate_leads",
+        "take_payments",
+        "book_daily_costs",
+        "judge_posts",
+        "_after_judging",
+        "close_churned_issues",
+        "_daily_metrics",
+    ]
+
+
+def test_each_step_of_a_day_works_on_the_start_of_day_caches_the_right_customers_and_its_own_stream(cfg, monkeypatch):
+    """docs/reference-notes.md §1.2 and principle 4 (every stochastic step draws from its own named stream).
+    The start-of-day caches: delivered quality (0.20 + 0.05) x 0.60 (tier 1) = 0.15 for every group and plan;
+    the quality shift q_global + q_g = 0.01 + 0.02 for S1, 0.01 elsewhere; the WTP drift 2.0 for S2; the service
+    penalty 0.08 x overload 0.5 + 0.20 x outage = 0.24 (eq 10). Subscribers at the start of day 30: 0, 1, 2, 3, 4,
+    7 (S1 3, E1 2, E2 1); after the cancellations (1), the failed cards (2, 7) and the enterprise churn (3): 0
+    and 4; after today's signup (5): 0, 4 and 5. Involuntary churn rates are those of month 30 // 30 = 1."""
+    day = _Day(cfg, monkeypatch)
+    w, st, p, rs, c = day.w, day.w.state, day.w.params, day.w.streams, day.calls
+    w.step_day()
+    at_start, after_churn, at_payments = np.array([0, 1, 2, 3, 4, 7]), np.array([0, 4]), np.array([0, 4, 5])
+    delivered = np.full((26, 3), 0.15)
+    q_shift = np.full(26, 0.01)
+    q_shift[S1] = 0.03
+    c_drift = np.zeros(26)
+    c_drift[S2] = 2.0
+    start_counts = np.zeros(26, dtype=np.int64)
+    start_counts[[S1, E1, E2]] = 3, 2, 1
+    counts = np.zeros(26, dtype=np.int64)
+    counts[[S1, E2]] = 1, 1
+    _check(c, "compute_usage", st, at_start)
+    _check(c, "usage_by_plan", st, at_start)
+    _check(c, "service_day", st, p, rs.get("service"), 7.5)  # 3 + 4.5 units
+    _check(c, "complete_projects", st)
+    _check(c, "complete_group_research", st, p)
+    _check(c, "is_drift_day", 30, st)
+    _check(c, "apply_group_drift", st, p)
+    _check(c, "apply_individual_drift", st, p, at_start)
+    _check(c, "channel_noise", st, rs.get("channel_noise"))
+    _check(c, "step_pmi", st, rs.get("macro"))
+    _check(c, "update_multipliers", st, p)
+    _check(c, "close_measurement", st)
+    _check(c, "published_readings", st)
+    # the readings that become visible today, and the latest one the agent may see
+    _check(c, "macro_posts", 30, [day.readings[2]], day.readings[2])
+    _check(c, "maybe_fire", st, p, rs.get("competitor"))
+    _check(c, "_competitor_posts", rs.get("competitor_posts"))
+    _check(c, "apply_daily_development", st, rs.get("quality_noise"))
+    _check(c, "update_satisfaction", st, at_start, delivered, q_shift, c_drift, 0.24)
+    _check(c, "run_support", st, p, rs.get("support"), at_start, day.s_before, True)
+    _check(c, "involuntary_rates", p, rs.get("involuntary/1"))
+    _check(c, "billing_decisions", st, p, rs.get("billing"), day.rates, at_start, delivered, q_shift, c_drift)
+    # a voluntary cancellation costs its group reputation, with its satisfaction; an enterprise churn too
+    _check(c, "cancellation_damage", st, p, rs.get("reputation"), np.array([S1]), np.array([-0.4]), start_counts)
+    _check(c, "process_day", st, p, rs.get("enterprise"), w.book, delivered, q_shift, c_drift)
+    _check(c, "cancellation_damage", st, p, rs.get("reputation"), np.array([E1]), None, start_counts, k=1)
+    _check(c, "daily_update", st, p, after_churn)
+    _check(c, "_customer_posts", after_churn, day.svc, day.dec, np.array([3]))
+    _check(c, "social_multiplier", st, p, 30)
+    _check(c, "surge_multiplier", st, 30)
+    _check(
+        c,
+        "generate_leads",
+        st,
+        p,
+        rs.get("leads"),
+        rs.get("conversion"),
+        w.group_streams,
+        counts,
+        delivered,
+        day.social,
+        2.5,
+    )
+    _check(c, "take_payments", st, p, rs.get("payments"), at_payments, np.array([4]), c_drift)
+    _check(c, "book_daily_costs", st, p, at_payments, day.units_by_plan)
+    _check(c, "judge_posts", st, p, rs.get("post_views"), w._judge_post)
+    _check(c, "_after_judging", day.post, at_payments)
+    _check(c, "close_churned_issues", st)
+    _check(c, "_daily_metrics", at_payments, day.svc, day.dec, day.leads, day.ent, 4)
+
+
+def test_a_day_s_events_reach_the_notifications_the_threads_the_ledger_and_the_logs(cfg, monkeypatch):
+    """What the world does with each step's result on day 30 (docs/ceo-seat.md, reference-notes §1.2): one
+    notification per event, in the day's order; a failed card closes its customer's open thread
+    (``customer_churned``), a churn-prevention thread stays; each enterprise lead opens a ``new_lead`` thread;
+    4 leads cost 4 x $0.50 = $2.00 (reference-notes §3.3); the payments are booked by group; cash of exactly $0
+    survives (§1.4); the logs get the day's list prices (they changed), service, ad spend and channel leads,
+    churn by group (S1 1 cancellation, E1 1 enterprise churn) and issues."""
+    from bizbench.envs.ceo.world import enterprise
+
+    day = _Day(cfg, monkeypatch)
+    w = day.w
+    w.step_day()
+    declined = " (declined: no price works for them at the quality they see)"
+    assert [(n["day"], n["type"], n["message"]) for n in w.notifications] == [
+        (30, "research_complete", "R&D rnd-1 complete: quality +0.0123"),
+        (30, "group_research_complete", "Research on D_S01 reached level 2"),
+        (30, "macro_economic_update", "PMI 51.3 (expansion)"),
+        (30, "deal_won", "Deal closed with customer 11"),
+        (30, "lead_lost", "Lead lost: customer 8"),
+        (30, "lead_lost", f"Lead lost: customer 9{declined}"),
+        (30, "large_customer_message", "Enterprise customer 13 opened a thread"),
+        (30, "large_customer_message", "Enterprise customer 12 sent a counter-offer"),
+        (30, "large_customer_message", "New enterprise lead: customer 6"),
+    ]
+    assert day.plan_thread.status == "customer_churned" and 2 not in w.book.open_by_customer
+    assert day.churn_thread.status == "open" and w.book.open_by_customer[4] is day.churn_thread
+    lead = w.book.open_by_customer[6]
+    assert (lead.kind, lead.opened_day, [t["text"] for t in lead.turns]) == (
+        enterprise.NEW_LEAD,
+        30,
+        ["New enterprise lead."],
+    )
+    assert [tuple(r) for r in w.state.ledger.rows[1:]] == [
+        (30, "lead_acquisition_cost", -200, "4 leads", ""),
+        (30, "subscription_payment", 2000, "1 payments", "S1"),
+        (30, "subscription_payment", 5000, "1 payments", "S3"),
+        (30, "operations_cost", -100_006_800, "", ""),  # $1,000,000 - $2 + $20 + $50: cash to $0
+    ]
+    assert w.state.bankrupt is False
+    assert len(w.price_log) == 2 and w.price_log[1][0] == 30
+    assert list(w.price_log[1][1]) == [20.0, 50.0, 0.5]
+    assert w.service_history == [day.svc]
+    [(d, spend, channel)] = w.channel_log
+    assert d == 30 and spend[S1, 1] == 100.0 and spend.sum() == 100.0 and channel is day.channel_leads
+    churn = np.zeros(26, dtype=np.int64)
+    churn[[S1, E1]] = 1
+    [(d, by_group)] = w.churn_log
+    assert d == 30 and list(by_group) == list(churn)
+    assert w.issue_log == [(30, day.sup.opened, day.sup.resolved, day.closed)]
+    assert w.ad_revenue_today is day.ad_revenue
+
+
+def test_monthly_steps_run_on_day_30_only_posts_only_when_sampled_and_a_cent_below_zero_is_bankruptcy(cfg, monkeypatch):
+    """docs/reference-notes.md §1.2-§1.4: drift and channel noise on d mod 30 = 0 (day 30, not day 31); the
+    month's involuntary rates are drawn once (day 31 is month 1 too); list prices unchanged add no price-log
+    entry; no lead, no lead-cost row; customer posts only on a sampled day (``step_day()`` samples by default);
+    cash one cent below $0 ends the run."""
+    day = _Day(cfg, monkeypatch)
+    w = day.w
+    w.step_day()
+    day.calls.clear()
+    rows = len(w.state.ledger.rows)
+    w.step_day(sample_posts=False)
+    names = [n for n, _ in day.calls]
+    for absent in ("apply_group_drift", "apply_individual_drift", "channel_noise", "involuntary_rates"):
+        assert absent not in names
+    assert "_customer_posts" not in names
+    _check(day.calls, "is_drift_day", 31, w.state)
+    assert len(w.price_log) == 2
+    assert [tuple(r) for r in w.state.ledger.rows[rows:]] == [(31, "operations_cost", -1, "", "")]
+    assert w.state.bankrupt is True
+    assert [r for r in w.metrics] == [{"record of day": 30}, {"record of day": 31}]
+    assert len(w.service_history) == 2 and len(w.churn_log) == 2 and len(w.issue_log) == 2
