@@ -805,3 +805,69 @@ def test_monthly_steps_run_on_day_30_only_posts_only_when_sampled_and_a_cent_bel
     assert w.state.bankrupt is True
     assert [r for r in w.metrics] == [{"record of day": 30}, {"record of day": 31}]
     assert len(w.service_history) == 2 and len(w.churn_log) == 2 and len(w.issue_log) == 2
+
+
+def test_a_world_keeps_its_seed_and_draws_each_group_s_customers_from_the_group_s_own_stream(cfg):
+    """Principle 4: every stochastic component draws from its own named stream; a group's prospects from
+    ``customers/<group id>``, in the preset's group order. The state keeps the seed (research insight noise is
+    seeded by it, docs/reference-notes.md §4.25)."""
+    w = World(cfg, seed=3)
+    assert w.state.seed == 3
+    assert len(w.group_streams) == 26
+    assert all(s is w.streams.get(f"customers/{g}") for s, g in zip(w.group_streams, cfg.group_ids, strict=True))
+
+
+def test_a_turn_stops_on_the_day_of_bankruptcy_and_returns_the_days_it_stepped(cfg, monkeypatch):
+    """docs/reference-notes.md §1.3-§1.4: the days of a turn run until bankruptcy, which ends it at once; the turn
+    still returns the records of the days stepped (days 1 and 2 of 7)."""
+    w = World(cfg, seed=3)
+
+    def step(sample_posts=True):
+        w.state.day += 1
+        w.state.bankrupt = w.state.day == 2
+        return {"day": w.state.day}
+
+    monkeypatch.setattr(w, "step_day", step)
+    assert w.advance() == [{"day": 1}, {"day": 2}]
+    assert w.state.day == 2
+
+
+def test_an_agent_post_is_judged_on_its_text_and_what_the_groups_lived_through(cfg):
+    """docs/reference-notes.md §4.13: the judge reads the post's content and the world's context for that post
+    (``judge_context``); its verdicts are the world's."""
+    from bizbench.envs.ceo.world.state import AgentPost
+
+    seen = []
+    w = World(cfg, seed=3, post_judge=lambda content, context: seen.append((content, context)) or {"S1": (0.5, "ok")})
+    w.state.day = 8
+    post = AgentPost(post_id=1, day=7, content="We cut prices for everyone.", reply_to=None)
+    assert w._judge_post(post) == {"S1": (0.5, "ok")}
+    [(content, context)] = seen
+    assert content == "We cut prices for everyone."
+    assert context == w.judge_context(post)
+    assert sorted(context.groups) == ["E1", "E2", "E3", "S1", "S2", "S3"]
+
+
+def test_customer_posts_carry_each_author_s_true_causes_plan_and_churn(cfg):
+    """docs/reference-notes.md §4.12: with 3 candidates and up to 5 posts every candidate posts. The subscriber
+    on A (stored $20, A now $25) tells of a price increase; the cancelled individual of churning; the churned
+    enterprise of an enterprise churn; no outage or overload in the turn, no new customer (no start day)."""
+    from types import SimpleNamespace
+
+    from bizbench.envs.ceo.world.customers import CANCELLED, SUBSCRIBED
+
+    w = World(cfg, seed=3)
+    st = w.state
+    st.day = 14
+    st.settings.prices[:] = [25.0, 50.0, 0.5]
+    cust = st.customers
+    a = int(cust.append(1, {"group": 0, "status": SUBSCRIBED, "plan": 0, "listed_price": 20.0})[0])
+    b = int(cust.append(1, {"group": 1, "status": CANCELLED})[0])
+    c = int(cust.append(1, {"group": 3, "status": CANCELLED, "seats": 40.0})[0])
+    w._customer_posts(np.array([a]), _svc(), SimpleNamespace(cancelled=np.array([b])), np.array([c]))
+    got = {q["customer"]: (q["kind"], q["day"], q["events"], q["plan"], q["churned"]) for q in w.feed.posts}
+    assert got == {
+        a: ("customer", 14, ["price_increase"], "A", False),
+        b: ("customer", 14, ["churned"], None, True),
+        c: ("customer", 14, ["enterprise_churn"], None, True),
+    }
