@@ -352,3 +352,39 @@ def test_a_customer_whose_best_plan_is_its_own_stays_on_its_stored_price(billing
     cust = state.customers
     assert len(dec.upgrades) == 0 and len(dec.downgrades) == 0 and len(dec.cancelled) == 0
     assert (cust.plan[a], cust.listed_price[a], cust.promotion[a], cust.effective_price[a]) == (0, 15.0, 0.0, 15.0)
+
+
+def test_a_switch_to_a_plan_whose_promotion_exceeds_its_price_costs_nothing_and_stores_the_own_budget(
+        billing_world, params, add_customer, fake_rng):
+    """Eq 7 / reference-notes §4.22: the switcher stores the new plan's list price, its ongoing promotion and
+    [list - promo]+ as its effective price: A at $20 with a $25 group-plan promotion -> $0, not below and not
+    above. With ``fixes.drift_counted_once`` (default) the budget snapshot is the customer's own c_max ($100),
+    the group's c-drift (+7) being added on read."""
+    state, delivered, q_shift, c_drift = billing_world
+    c_drift[0] = 7.0
+    state.settings.promo_by_group_plan[0, 0] = 25.0
+    a = _sub(state, add_customer)                       # on B at $50; A (free) has the largest surplus
+    dec = billing_decisions(state, params, fake_rng(random=[[0.9]]), np.zeros(N), np.array([a]), delivered,
+                            q_shift, c_drift)
+    cust = state.customers
+    assert list(dec.downgrades) == [a] and len(dec.upgrades) == 0
+    assert (cust.plan[a], cust.listed_price[a], cust.promotion[a], cust.effective_price[a]) == (0, 20.0, 25.0, 0.0)
+    assert cust.effective_c_max[a] == 100.0
+
+
+def test_the_engine_stores_a_switcher_s_drifted_budget_floored_at_15(billing_world, params, add_customer, fake_rng):
+    """Ref §4.22 with ``fixes.drift_counted_once`` off (the engine): a switcher's budget snapshot is c_max + its
+    group's c-drift, floored at $15 (reference-notes §2.1): S1 100 + 7 = 107; S2 100 - 90 = 10 -> 15. Both move
+    from B to A, free under a $25 promotion (S2's budget of $15 affords only that)."""
+    state, delivered, q_shift, c_drift = billing_world
+    state.config = state.config.model_copy(
+        update={"fixes": state.config.fixes.model_copy(update={"drift_counted_once": False})})
+    delivered[1] = delivered[0]
+    c_drift[0], c_drift[1] = 7.0, -90.0
+    state.settings.promo_by_group_plan[[0, 1], 0] = 25.0
+    a = _sub(state, add_customer)
+    b = _sub(state, add_customer, group=1)
+    dec = billing_decisions(state, params, fake_rng(random=[[0.9, 0.9]]), np.zeros(N), np.array([a, b]),
+                            delivered, q_shift, c_drift)
+    assert list(dec.downgrades) == [a, b]
+    assert state.customers.effective_c_max[[a, b]].tolist() == [107.0, 15.0]

@@ -123,3 +123,13 @@ def test_the_error_rate_is_clipped_to_zero_and_one_and_the_day_row_keeps_its_inp
     assert high.overload == pytest.approx(100.0)
     assert high.error_rate == 1.0
     assert high.p95_ms == pytest.approx(180 + 800 * 100.0)
+
+
+@pytest.mark.parametrize(("u", "minutes"), [(0.45, 10), (0.6, 30), (0.8, 90)])
+def test_downtime_probabilities_are_weights_scaled_to_their_sum(state, params, fake_rng, u, minutes):
+    """Ref §4.5: the downtime bucket is drawn in proportion to ``downtime_probs``. A preset with weights 2, 1, 1
+    (sum 4, not 1) gives 10 minutes for u < 0.5, 30 for u in [0.5, 0.75), 90 above: u x 4 against 2, 3, 4."""
+    service = state.config.service.model_copy(update={"downtime_probs": (2.0, 1.0, 1.0)})
+    state.config = state.config.model_copy(update={"service": service})
+    rng = fake_rng(random=[0.0, u], normal=[0.0, 0.0])
+    assert service_day(state, params, rng, 0.0).downtime_minutes == minutes

@@ -68,3 +68,11 @@ def test_fire_frequency_and_ranges_statistical(state):
     mults = np.array([s.multiplier for s in new])
     assert mults.min() >= 2.0 and mults.max() < 8.0
     assert abs(mults.mean() - 5.0) < 4 * 6 / math.sqrt(12 * len(new))
+
+
+def test_a_fire_draw_equal_to_the_daily_probability_rolls_no_surge(state, fake_rng):
+    """Ref §4.14: a day fires with probability 0.005, so the draw must be below it: 0.005 itself fires nothing,
+    the float just below it fires."""
+    assert roll_surges(state, fake_rng(random=[0.005, 0.5, 0.5]), 1, 1) == []
+    below = math.nextafter(0.005, 0.0)
+    assert len(roll_surges(state, fake_rng(random=[below, 0.5, 0.5]), 1, 1)) == 1

@@ -48,3 +48,14 @@ def test_compute_usage_follows_weekly_cycle(state, add_customer, weekly):
         got.append(float(compute_usage(state, idx)[0]))
     assert got == pytest.approx([round(1000 * weekly[d % 7]) for d in range(1, 8)])
     assert got == [1100, 1150, 1100, 1000, 600, 600, 1000]
+
+
+def test_a_usage_rate_is_a_normal_draw_around_the_demand_floored_at_0_times_the_seats(fake_rng):
+    """Ref §4.3: r_i = max(0, N(u_i, 0.2 u_i)) x seats. z = +1: u 10, 1 seat -> 10 x 1.2 = 12; z = -1: u 5,
+    4 seats -> 5 x 0.8 x 4 = 16; z = -6: u 10 -> 10 x (1 - 1.2) < 0 -> 0 (2 seats)."""
+    from bizbench.envs.ceo.world.usage import draw_usage_rate
+
+    got = draw_usage_rate(
+        fake_rng(normal=[[1.0, -1.0, -6.0]]), np.array([10.0, 5.0, 10.0]), np.array([1.0, 4.0, 2.0]), 0.2
+    )
+    assert got == pytest.approx([12.0, 16.0, 0.0])

@@ -1,0 +1,78 @@
+"""The customers' column store (docs/principles.md principle 6): one row per sampled prospect, numpy columns
+that grow as rows are appended, each column of the type and default the ``COLUMNS`` table gives it."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+from bizbench.envs.ceo.world.customers import CANCELLED, COLUMNS, LEAD, SUBSCRIBED, Customers
+
+
+def test_a_new_store_has_no_rows_and_new_rows_start_from_the_column_defaults():
+    """Every column has the dtype ``COLUMNS`` declares (group an int16 index, status an int8 code, ...).
+    docs/reference-notes.md §2.1: satisfaction and relationship start at 0.5; a new row has no status (0),
+    no plan (-1), no start day (-1) and no budget snapshot yet (NaN)."""
+    cust = Customers()
+    assert cust.n == 0 and len(cust.group) == 0 and len(cust.active()) == 0
+    assert {name: cust.column(name).dtype for name in COLUMNS} == {n: np.dtype(t) for n, (t, _) in COLUMNS.items()}
+    [i] = cust.append(1, {"group": 4})
+    assert (cust.group[i], cust.satisfaction[i], cust.relationship[i]) == (4, 0.5, 0.5)
+    assert (cust.status[i], cust.plan[i], cust.start_day[i]) == (0, -1, -1)
+    assert np.isnan(cust.effective_c_max[i])
+
+
+def test_rows_appended_past_the_capacity_keep_every_value_and_each_column_its_type():
+    """A store of capacity 2 takes 3 rows, then 1 (exactly full), then 1 more: the first rows' values survive
+    each growth, the new rows get the defaults, and every column keeps the dtype of ``COLUMNS`` (group an
+    integer index, ``first_billing_done`` a bool)."""
+    cust = Customers(capacity=2)
+    first = cust.append(3, {"group": np.array([1, 2, 3]), "satisfaction": np.array([0.1, 0.2, 0.3])})
+    assert first.tolist() == [0, 1, 2]
+    assert cust.append(1, {"group": 5, "first_billing_done": True}).tolist() == [3]
+    assert cust.append(1, {"status": SUBSCRIBED}).tolist() == [4]
+    assert cust.n == 5
+    assert cust.group.tolist() == [1, 2, 3, 5, 0]
+    assert cust.satisfaction.tolist() == [0.1, 0.2, 0.3, 0.5, 0.5]
+    assert cust.first_billing_done.tolist() == [False, False, False, True, False]
+    assert cust.active().tolist() == [4]
+    assert {name: cust.column(name).dtype for name in COLUMNS} == {
+        name: np.dtype(t) for name, (t, _) in COLUMNS.items()
+    }
+    assert (~cust.first_billing_done).tolist() == [True, True, True, False, True]
+
+
+def test_the_active_customers_are_those_subscribed():
+    """docs/reference-notes.md §5.1: only status ``subscribed`` is active; leads, cancelled and lost are not."""
+    cust = Customers()
+    cust.append(4, {"status": np.array([LEAD, SUBSCRIBED, CANCELLED, SUBSCRIBED])})
+    assert cust.active().tolist() == [1, 3]
+
+
+def test_an_unknown_column_is_refused_by_name_before_any_row_is_added():
+    cust = Customers(capacity=2)
+    cust.append(1, {"group": 1})
+    with pytest.raises(KeyError) as err:
+        cust.append(2, {"group": 2, "bogus": 1.0, "also_bogus": 2})
+    assert err.value.args == ("unknown customer columns: ['also_bogus', 'bogus']",)
+    assert cust.n == 1 and cust.group.tolist() == [1]
+
+
+def test_a_column_is_an_attribute_and_any_other_name_is_an_attribute_error():
+    cust = Customers()
+    cust.append(2, {"seats": np.array([3.0, 40.0])})
+    assert cust.seats.tolist() == [3.0, 40.0]
+    assert not hasattr(cust, "no_such_column")
+    with pytest.raises(AttributeError) as err:
+        cust.no_such_column  # noqa: B018
+    assert err.value.args == ("no_such_column",)
+
+
+def test_a_store_pickles_and_unpickles_with_its_rows():
+    """The env's state digest pickles the world state, customers included (``CeoEnv.state_digest``)."""
+    cust = Customers(capacity=2)
+    cust.append(3, {"group": np.array([1, 2, 3]), "status": SUBSCRIBED})
+    back = pickle.loads(pickle.dumps(cust, protocol=5))
+    assert back.n == 3 and back.group.tolist() == [1, 2, 3] and back.active().tolist() == [0, 1, 2]
