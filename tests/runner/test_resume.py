@@ -16,6 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from bizbench.agents.models.scripted import ScriptedModel
+from bizbench.agents.recording import Limits
 from bizbench.cli import app
 from bizbench.core.jsonio import read_jsonl
 from bizbench.runner import resume as resume_module
@@ -567,3 +568,24 @@ def test_a_run_of_a_model_that_names_its_own_server_resumes_only_when_trusted(
     monkeypatch.setattr("bizbench.agents.models.factory.make_model", make_model)
     assert resume_run(run, trust_agent_code=True)["env"] == "cfo"
     assert built == ["openai-compatible/m@http://127.0.0.1:9"]
+
+
+def test_a_model_run_resumes_with_every_option_it_was_started_with(tmp_path: Path) -> None:
+    """A preset, a horizon, a turn limit, a model string and a price file that are none of the
+    defaults: the resumed run ends as the uninterrupted one (its second turn, by the limit)."""
+    reply = {"content": "", "tool_calls": [{"name": "run_command", "arguments": {"command": "sim resume"}}]}
+    script = tmp_path / "replies.jsonl"
+    script.write_text("".join(json.dumps(reply) + "\n" for _ in range(10)))
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"replies.jsonl": {"input": 1.0, "cached_input": 0.5, "output": 2.0}}))
+    done = tmp_path / "done"
+    options = {"model_spec": f"scripted:{script}", "prices": str(prices), "horizon": 3}
+    run_agent_episode(
+        "yc", ScriptedModel.from_file(script), 4, "salary-compounding", done, None, Limits(max_turns=2), {}, **options
+    )
+    expected = outcome(done)
+    assert (expected["preset"], expected["horizon"], expected["ended_by"]) == ("salary-compounding", 3, "max_turns")
+    killed = cut_short(done, tmp_path / "killed", 0, 0)
+    resume_run(killed)
+    assert outcome(killed) == expected
+    assert json.loads((killed / "config.json").read_text()) == json.loads((done / "config.json").read_text())
