@@ -371,6 +371,14 @@ def test_a_format_one_ceo_run_restarts_with_its_database_flag_and_no_empty_agent
     ]
 
 
+def a_run_without_result(path: Path, **fields: object) -> Path:
+    """A run directory holding only a config.json (its recorded world left empty)."""
+    path.mkdir()
+    config = {"env": "yc", "seed": 1, "agent": "rule-based", "preset": "default", "config": {}}
+    (path / "config.json").write_text(json.dumps(config | fields))
+    return path
+
+
 @pytest.mark.parametrize(
     ("harness", "agent", "is_finished"),
     [
@@ -382,35 +390,21 @@ def test_a_format_one_ceo_run_restarts_with_its_database_flag_and_no_empty_agent
 def test_a_terminal_run_is_finished_only_once_the_runner_wrote_its_result(
     tmp_path: Path, harness: str | None, agent: str, is_finished: bool
 ) -> None:
-    config = {"env": "yc", "seed": 1, "agent": agent, "preset": "default", "config": {}}
-    (tmp_path / "config.json").write_text(json.dumps(config | ({"harness": harness} if harness else {})))
-    (tmp_path / "result.json").write_text(json.dumps({"agent": agent, "score": 1.0}))
-    assert finished(tmp_path) == ({"agent": agent, "score": 1.0} if is_finished else None)
-    (tmp_path / "result.json").unlink()  # no result.json at all: unfinished
-    assert finished(tmp_path) is None
+    run = a_run_without_result(tmp_path / "run", agent=agent, **({"harness": harness} if harness else {}))
+    (run / "result.json").write_text(json.dumps({"agent": agent, "score": 1.0}))
+    assert finished(run) == ({"agent": agent, "score": 1.0} if is_finished else None)
+    (run / "result.json").unlink()  # no result.json at all: unfinished
+    assert finished(run) is None
 
 
 def test_resume_returns_a_finished_runs_result_as_it_is_and_refuses_a_persons_game(tmp_path: Path) -> None:
-    config = {"env": "yc", "seed": 1, "agent": "rule-based", "preset": "default", "config": {}}
-    done = tmp_path / "done"
-    done.mkdir()
-    (done / "config.json").write_text(json.dumps(config))
+    done = a_run_without_result(tmp_path / "done")
     (done / "result.json").write_text(json.dumps({"agent": "rule-based", "score": 2.5}))
     assert resume_run(done) == {"agent": "rule-based", "score": 2.5}
-    played = tmp_path / "played"
-    played.mkdir()
-    (played / "config.json").write_text(json.dumps(config | {"agent": "human:ana"}))
+    played = a_run_without_result(tmp_path / "played", agent="human:ana")
     with pytest.raises(RunDirError) as err:
         resume_run(played)
     assert str(err.value) == f"{played} is a person's game (bizbench play): bizbench resume serves it again to play on"
-
-
-def a_run_without_result(path: Path, **fields: object) -> Path:
-    """A run directory holding only a config.json (its recorded world left empty)."""
-    path.mkdir()
-    config = {"env": "yc", "seed": 1, "agent": "rule-based", "preset": "default", "config": {}}
-    (path / "config.json").write_text(json.dumps(config | fields))
-    return path
 
 
 def stopped_with(path: Path, **options: object) -> str:
