@@ -22,7 +22,7 @@ from bizbench.core.jsonio import read_jsonl
 from bizbench.runner import resume as resume_module
 from bizbench.runner.agent_episode import run_agent_episode
 from bizbench.runner.episode import run_baseline
-from bizbench.runner.resume import archive_attempt, finished, resume_run
+from bizbench.runner.resume import archive_attempt, finished, resume_run, same_actions
 from bizbench.runner.runconfig import RunDirError
 
 VOLATILE = ("wall_seconds", "provenance")
@@ -583,3 +583,31 @@ def test_a_model_run_resumes_with_every_option_it_was_started_with(tmp_path: Pat
     resume_run(killed)
     assert outcome(killed) == expected
     assert json.loads((killed / "config.json").read_text()) == json.loads((done / "config.json").read_text())
+
+
+def test_a_model_run_resumes_with_the_harness_and_harness_options_it_was_started_with(tmp_path: Path) -> None:
+    """A cfo run driven by cli-chat (not cfo's react-json) that auto-advances after every turn (not
+    the preset's count): the resumed run ends as the uninterrupted one, three months on."""
+    reply = {"content": "", "tool_calls": [{"name": "run_command", "arguments": {"command": "help"}}]}
+    script = tmp_path / "replies.jsonl"
+    script.write_text("".join(json.dumps(reply) + "\n" for _ in range(10)))
+    options = {"auto_advance_after": 1, "context_turns": 1}
+    done = tmp_path / "done"
+    model, spec = ScriptedModel.from_file(script), f"scripted:{script}"
+    run_agent_episode("cfo", model, 4, None, done, "cli-chat", Limits(max_turns=3), options, model_spec=spec, horizon=6)
+    expected = outcome(done)
+    assert (expected["harness"], expected["ended_by"], expected["months_survived"]) == ("cli-chat", "max_turns", 3)
+    killed = cut_short(done, tmp_path / "killed", 0, 0)
+    resume_run(killed)
+    assert outcome(killed) == expected
+    assert json.loads((killed / "config.json").read_text()) == json.loads((done / "config.json").read_text())
+
+
+def test_actions_are_the_same_when_only_their_host_timings_differ() -> None:
+    """time_s and wall_s record the host, not the run; any other field that differs is a divergence."""
+    old = [{"day": 1, "action": "hire", "time_s": 0.5}, {"day": 2, "action": "price", "wall_s": 1.0}]
+    slower = [{"day": 1, "action": "hire", "time_s": 9.5}, {"day": 2, "action": "price", "wall_s": 7.0}]
+    other = [{"day": 1, "action": "fire", "time_s": 0.5}, {"day": 2, "action": "price", "wall_s": 1.0}]
+    assert same_actions(old, slower)
+    assert not same_actions(old, other)
+    assert not same_actions(old, old[:1])
