@@ -22,7 +22,7 @@ from bizbench.core.jsonio import read_jsonl
 from bizbench.runner import resume as resume_module
 from bizbench.runner.agent_episode import run_agent_episode
 from bizbench.runner.episode import run_baseline
-from bizbench.runner.resume import archive_attempt, finished, resume_run, same_actions
+from bizbench.runner.resume import archive_attempt, finished, log_attempt, resume_run
 from bizbench.runner.runconfig import RunDirError
 
 VOLATILE = ("wall_seconds", "provenance")
@@ -603,11 +603,15 @@ def test_a_model_run_resumes_with_the_harness_and_harness_options_it_was_started
     assert json.loads((killed / "config.json").read_text()) == json.loads((done / "config.json").read_text())
 
 
-def test_actions_are_the_same_when_only_their_host_timings_differ() -> None:
-    """time_s and wall_s record the host, not the run; any other field that differs is a divergence."""
-    old = [{"day": 1, "action": "hire", "time_s": 0.5}, {"day": 2, "action": "price", "wall_s": 1.0}]
-    slower = [{"day": 1, "action": "hire", "time_s": 9.5}, {"day": 2, "action": "price", "wall_s": 7.0}]
-    other = [{"day": 1, "action": "fire", "time_s": 0.5}, {"day": 2, "action": "price", "wall_s": 1.0}]
-    assert same_actions(old, slower)
-    assert not same_actions(old, other)
-    assert not same_actions(old, old[:1])
+def test_the_resume_log_says_whether_the_new_actions_begin_with_the_killed_attempts(tmp_path: Path) -> None:
+    """Any field that differs in any of the old actions is a divergence; actions after them are new."""
+    old = [{"day": 1, "tool": "hire", "ok": True}, {"day": 2, "tool": "price", "ok": True}]
+    (tmp_path / "actions.jsonl").write_text("".join(json.dumps(row) + "\n" for row in [*old, {"day": 3}]))
+    assert log_attempt(tmp_path, "1", old, replies_reused=4)["actions_match"] is True
+    assert log_attempt(tmp_path, "2", [*old[:1], {**old[1], "ok": False}])["actions_match"] is False
+    assert log_attempt(tmp_path, "3", [*old, {"day": 3}, {"day": 4}])["actions_match"] is False
+    assert read_jsonl(tmp_path / "resume.jsonl") == [
+        {"attempt": "1", "replies_reused": 4, "actions_checked": 2, "actions_match": True},
+        {"attempt": "2", "actions_checked": 2, "actions_match": False},
+        {"attempt": "3", "actions_checked": 4, "actions_match": False},
+    ]

@@ -105,8 +105,6 @@ SHORT_HORIZON = {"day": 21, "turn": 8, "month": 3}
 MAX_TURNS = 100_000
 #: result.json fields that record the host, not the run
 VOLATILE_RESULT = ("wall_seconds", "provenance")
-#: action-log fields that record when something happened on the host
-VOLATILE_ACTION = ("time_s", "wall_s")
 _PROBLEMS_PER_CHECK = 25
 
 
@@ -296,10 +294,6 @@ def _differing(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     return sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
 
 
-def _actions(env: Any) -> list[dict[str, Any]]:
-    return [{k: v for k, v in row.items() if k not in VOLATILE_ACTION} for row in env.actions]
-
-
 def trace(spec: EnvSpec, seed: int, horizon: int, preset: str) -> dict[str, Any]:
     """Every baseline's episode: the state digest at the start and after each turn, the action
     log's digest and the result (the second process of ``determinism`` prints this)."""
@@ -311,7 +305,7 @@ def trace(spec: EnvSpec, seed: int, horizon: int, preset: str) -> dict[str, Any]
         _play(env, policy, partial(_append_digest, digests))
         out[name] = {
             "digests": digests,
-            "actions": hashlib.sha256(_canonical(_actions(env)).encode()).hexdigest(),
+            "actions": hashlib.sha256(_canonical(env.actions).encode()).hexdigest(),
             "result": json.loads(_canonical(env.result())),
         }
         env.close()
@@ -1134,7 +1128,7 @@ def _comparable(run: Path) -> dict[str, Any]:
 
     result = read_json(run / "result.json") or {}
     files = {
-        name: [{k: v for k, v in row.items() if k not in VOLATILE_ACTION} for row in read_jsonl(run / name)]
+        name: read_jsonl(run / name)
         for name in sorted(p.name for p in run.glob("*.jsonl"))
         if name not in ("resume.jsonl", "trajectory.jsonl", "tamper.jsonl")
     }

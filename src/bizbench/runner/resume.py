@@ -35,7 +35,7 @@ from bizbench.core.runlog import ATTEMPTS, RESUMING, read_result
 from bizbench.core.runs import is_human
 from bizbench.runner.runconfig import RunDirError, check_secret, config_changes, read_config
 
-__all__ = ["archive_attempt", "exclusive", "finished", "log_attempt", "resume_run", "same_actions"]
+__all__ = ["archive_attempt", "exclusive", "finished", "log_attempt", "resume_run"]
 
 
 def finished(path: str | Path) -> dict[str, Any] | None:
@@ -104,7 +104,7 @@ def log_attempt(path: Path, attempt: str, old_actions: list[dict[str, Any]], **e
         "attempt": attempt,
         **extra,
         "actions_checked": len(old_actions),
-        "actions_match": same_actions(old_actions, new_actions[: len(old_actions)]),
+        "actions_match": new_actions[: len(old_actions)] == old_actions,
     }
     with (path / "resume.jsonl").open("a") as f:
         f.write(json.dumps(row) + "\n")
@@ -228,14 +228,3 @@ def _rerun_agent(path: Path, config: dict[str, Any]) -> dict[str, Any]:
         return run_user_agent(env, agent, seed, preset, path, _horizon(config), world)
     options = config.get("agent_options") or None
     return run_baseline(env, agent, seed, preset, _horizon(config), path, options, world_options=world)
-
-
-#: action-log fields that record when something happened on the host, not what happened
-_VOLATILE = ("time_s", "wall_s")
-
-
-def same_actions(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> bool:
-    def strip(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [{k: v for k, v in r.items() if k not in _VOLATILE} for r in rows]
-
-    return strip(old) == strip(new)
