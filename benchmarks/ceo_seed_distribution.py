@@ -1,0 +1,187 @@
+"""The ceo rule-based baseline across seeds, against the official CEO-Bench engine's distribution.
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/ceo_seed_distribution.py                      # engine-bugs, seeds 1-30
+    .venv/bin/python benchmarks/ceo_seed_distribution.py --preset default --seeds 1-40
+    .venv/bin/python benchmarks/ceo_seed_distribution.py --measure-reference ~/ceobench-src \
+        --reference-python ~/ceobench-venv/bin/python --seeds 1-30            # measure the engine again
+
+The policy is the paper's best configuration of Appendix B (mid price book / S1 only / heavy
+spend / $100K floor). For each seed it takes five figures from ``result.json``: final cash, the
+lowest cash and its day, the peak number of individual subscribers and its day, and the
+subscribers left at the end. It prints each figure's distribution for bizbench and for the
+official engine side by side, a Mann-Whitney U test (do the two differ in location?) and a
+Kolmogorov-Smirnov test (in shape?) per figure, and Fisher's exact test on the share of seeds
+that end below $1M. The worlds of a seed differ between the engines by construction (their
+random streams differ), so only distributions are compared, never seeds.
+
+The engine's figures come from ``benchmarks/data/ceo_official_engine_seeds.json``, measured
+with ``--measure-reference``: it runs the engine's own Appendix-B driver, unmodified, once per
+seed (``PYTHONHASHSEED=0``, 4-16 minutes of one core each) and reads the five figures from the
+SQLite database the engine writes (cash from its ledger, subscribers from its subscriptions).
+docs/calibration.md, "Across seeds", reports the result.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+REFERENCE = Path(__file__).parent / "data" / "ceo_official_engine_seeds.json"
+PAPER_BEST = {"price_book": "mid", "target_rule": "s1_only", "spend_package": "heavy", "cash_floor": 100_000.0}
+FIGURES = ("final_cash", "min_cash", "min_cash_day", "peak_subscribers", "peak_subscribers_day", "final_subscribers")
+MONEY = ("final_cash", "min_cash")
+LOW_CASH = 1_000_000.0
+
+
+def ours(preset: str, seeds: list[int], workers: int | None) -> list[dict[str, float]]:
+    """The five figures of bizbench's rule-based runs, one row per seed."""
+    from bizbench.runner.search import seeds_of
+
+    results = seeds_of("ceo", "rule-based", PAPER_BEST, seeds, preset, workers)
+    return [{"seed": r["seed"], **{f: r[f] for f in FIGURES}} for r in results]
+
+
+def engine_figures(database: Path, days: int) -> dict[str, float]:
+    """The five figures of one engine run, read from its database after the run: cash is the sum
+    of the ledger up to each day's end; a subscriber is an individual ('small') customer's
+    subscription from its start day until its end day (the engine's own active count, without
+    enterprise accounts, as bizbench counts ``subscribers``)."""
+    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
+        flow = np.zeros(days + 1)
+        for day, amount in db.execute("SELECT day, SUM(amount) FROM ledger GROUP BY day"):
+            flow[day] += amount
+        starts, ends = np.zeros(days + 2), np.zeros(days + 2)
+        rows = db.execute(
+            "SELECT s.start_day, s.end_day FROM subscriptions s JOIN customers c USING (customer_id) "
+            "WHERE s.status != 'lost' AND c.customer_type = 'small'"
+        )
+        for start, end in rows:
+            starts[start] += 1
+            if end is not None:
+                ends[end] += 1
+    cash = np.cumsum(flow)[1:]
+    active = (np.cumsum(starts) - np.cumsum(ends))[1 : days + 1]
+    return {
+        "final_cash": round(float(cash[-1]), 2),
+        "min_cash": round(float(cash.min()), 2),
+        "min_cash_day": int(cash.argmin()) + 1,
+        "peak_subscribers": int(active.max()),
+        "peak_subscribers_day": int(active.argmax()) + 1,
+        "final_subscribers": int(active[-1]),
+    }
+
+
+def measure_reference(source: Path, python: str, seeds: list[int], out: Path, days: int = 500) -> None:
+    """Run the engine's Appendix-B driver on each seed not yet in ``out``; add each seed's figures
+    to ``out`` as soon as it ends (a stopped measurement goes on where it stopped)."""
+    data = json.loads(out.read_text()) if out.exists() else {"provenance": _provenance(source, python), "seeds": []}
+    done = {row["seed"] for row in data["seeds"]}
+    env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(source / "src")}
+    for seed in (s for s in seeds if s not in done):
+        with tempfile.TemporaryDirectory() as work:
+            started = time.perf_counter()
+            subprocess.run(
+                [python, "scripts/run_rule_based_baseline.py", "--seed", str(seed), "--workspace", work],
+                cwd=source,
+                env=env,
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
+            row = {"seed": seed, **engine_figures(Path(work) / "rule_based_world.db", days)}
+            row["seconds"] = round(time.perf_counter() - started)
+        data["seeds"] = sorted([*data["seeds"], row], key=lambda r: r["seed"])
+        out.write_text(json.dumps(data, indent=1) + "\n")
+        print(f"engine seed {seed}: final cash ${row['final_cash']:,.0f} ({row['seconds']} s)", flush=True)
+
+
+def _provenance(source: Path, python: str) -> dict[str, str]:
+    """What was measured, how and where (the engine's commit when ``source`` is a git checkout)."""
+    commit = subprocess.run(["git", "-C", str(source), "rev-parse", "HEAD"], capture_output=True, text=True)
+    version = subprocess.run([python, "--version"], capture_output=True, text=True)
+    return {
+        "engine_commit": commit.stdout.strip() or "unknown",
+        "driver": "scripts/run_rule_based_baseline.py, its defaults (mid / s1_only / heavy / $100K), 500 days",
+        "environment": f"PYTHONHASHSEED=0, {version.stdout.strip()}",
+        "measured": time.strftime("%Y-%m-%d"),
+    }
+
+
+def _shown(figure: str, value: float) -> str:
+    return f"${value / 1e6:,.2f}M" if figure in MONEY else f"{value:,.0f}"
+
+
+def _summary(figure: str, values: np.ndarray) -> str:
+    q1, med, q3 = np.percentile(values, [25, 50, 75])
+    spread = f"IQR {_shown(figure, q1)}-{_shown(figure, q3)}"
+    return (
+        f"median {_shown(figure, med)}, {spread}, range {_shown(figure, values.min())}-{_shown(figure, values.max())}"
+    )
+
+
+def compare(mine: list[dict[str, float]], engine: list[dict[str, float]]) -> None:
+    """Print each figure's two distributions and the two-sample tests."""
+    print(f"bizbench: {len(mine)} seeds; official engine: {len(engine)} seeds")
+    for figure in FIGURES:
+        a = np.array([r[figure] for r in mine], dtype=float)
+        b = np.array([r[figure] for r in engine], dtype=float)
+        mw = stats.mannwhitneyu(a, b, alternative="two-sided").pvalue
+        ks = stats.ks_2samp(a, b).pvalue
+        print(f"\n{figure}")
+        print(f"  bizbench  {_summary(figure, a)}")
+        print(f"  engine    {_summary(figure, b)}")
+        print(f"  Mann-Whitney U p = {mw:.3f}   Kolmogorov-Smirnov p = {ks:.3f}")
+    low_a = sum(r["final_cash"] < LOW_CASH for r in mine)
+    low_b = sum(r["final_cash"] < LOW_CASH for r in engine)
+    table = [[low_a, len(mine) - low_a], [low_b, len(engine) - low_b]]
+    print(
+        f"\nseeds ending below $1M: bizbench {low_a}/{len(mine)}, engine {low_b}/{len(engine)}, "
+        f"Fisher's exact p = {stats.fisher_exact(table).pvalue:.3f}"
+    )
+
+
+def main() -> None:
+    from bizbench.runner.sweep_spec import parse_seeds
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--preset", default="engine-bugs", help="bizbench preset (engine-bugs reproduces the engine)")
+    ap.add_argument("--seeds", default="1-30", help="seeds of bizbench's runs (and of a measurement), e.g. 1-30")
+    ap.add_argument("--workers", type=int, default=None, help="parallel processes (default: all cores)")
+    ap.add_argument("--reference", type=Path, default=REFERENCE, help="the engine's figures (JSON)")
+    ap.add_argument(
+        "--measure-reference",
+        type=Path,
+        metavar="ENGINE_SOURCE",
+        default=None,
+        help="a checkout of the engine (with scripts/run_rule_based_baseline.py) to measure into --reference",
+    )
+    ap.add_argument(
+        "--reference-python",
+        default=sys.executable,
+        help="the Python that runs the engine (3.11+ with numpy, pandas, pydantic)",
+    )
+    args = ap.parse_args()
+    seeds = parse_seeds(args.seeds)
+    if args.measure_reference is not None:
+        measure_reference(args.measure_reference, args.reference_python, seeds, args.reference)
+        return
+    engine = json.loads(args.reference.read_text())["seeds"]
+    started = time.perf_counter()
+    mine = ours(args.preset, seeds, args.workers)
+    print(f"bizbench preset {args.preset}, seeds {args.seeds}: {time.perf_counter() - started:,.0f} s\n")
+    compare(mine, engine)
+
+
+if __name__ == "__main__":
+    main()
