@@ -126,3 +126,21 @@ def test_an_active_customer_is_judged_by_its_own_band_and_budget_not_another_cus
     _snapshot_day(state, [active])
     assert state.customers.satisfaction[active] == pytest.approx(0.1 * (0.5 - SNAPSHOT_REQ), abs=1e-12)
     assert state.customers.satisfaction[other] == 0.3
+
+
+@pytest.mark.parametrize("zero_kept", [True, False])
+def test_the_engine_reads_a_relationship_of_zero_as_half_in_daily_satisfaction(cfg, add_customer, zero_kept):
+    """Ref §4.10: with ``fixes.relationship_zero_kept`` off, a customer at relationship 0 is as
+    satisfied as one at 0.5 (the engine's ``r or 0.5``); with it on, 0.9 x 0.5 less perceived quality."""
+    from bizbench.envs.ceo.world.state import WorldState
+
+    fixes = cfg.fixes.model_copy(update={"relationship_zero_kept": zero_kept})
+    state = WorldState(config=cfg.model_copy(update={"fixes": fixes}), seed=1)
+    state.day = 9
+    common = {"group": 0, "plan": 0, "effective_price": 10.0, "c_max": 100.0, "q_min": 0.2, "q_max": 0.8}
+    zero = add_customer(state, relationship=0.0, start_day=9, satisfaction=0.0, **common)
+    half = add_customer(state, relationship=0.5, start_day=9, satisfaction=0.0, **common)
+    delivered = np.full((N, 3), 0.6)
+    update_satisfaction(state, np.array([zero, half]), delivered, np.zeros(N), np.zeros(N), 0.0)
+    gap = state.customers.satisfaction[half] - state.customers.satisfaction[zero]
+    assert gap == pytest.approx(0.1 * 0.9 * 0.5 if zero_kept else 0.0, abs=1e-12)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from bizbench.envs.ceo.world.customers import CANCELLED, LOST, SUBSCRIBED
+from bizbench.envs.ceo.world.state import WorldState
 from bizbench.envs.ceo.world.support import close_churned_issues, run_support
 
 
@@ -277,3 +278,28 @@ def test_a_group_pool_of_one_dollar_still_draws(state, params, add_customer, fak
     out = run_support(state, params, rng, np.array([c]), np.full(1, 0.5), outage=False)
     assert [lam[s1] for lam in rng.poisson_lams] == pytest.approx([2.0, 0.6])
     assert out.resolved.tolist() == [c]
+
+
+@pytest.mark.parametrize(("zero_kept", "expected"), [(True, [0.4, 0.0, 0.0, 0.29]), (False, [0.9, 0.0, 0.49, 0.29])])
+def test_a_relationship_decayed_to_zero_restarts_from_half_in_the_engine(
+    cfg, params, add_customer, fake_rng, gidx, zero_kept, expected
+):
+    """Ref §4.10: the engine reads a relationship of exactly 0 as 0.5 (``r or 0.5``) before the
+    day's fast-fix boost or decay, so a neglected customer jumps back to 0.49; with
+    ``fixes.relationship_zero_kept`` 0 stays 0. A slow fix (3 days open) leaves it as stored,
+    and a relationship above 0 decays the same either way."""
+    fixes = cfg.fixes.model_copy(update={"relationship_zero_kept": zero_kept})
+    state = WorldState(config=cfg.model_copy(update={"fixes": fixes}), seed=1)
+    s1 = gidx["S1"]
+    c = [
+        _issue_customer(state, add_customer, s1, 1, rel=0.0),  # fixed after a day: +0.40
+        _issue_customer(state, add_customer, s1, 3, rel=0.0),  # fixed after 3 days: no boost
+        _issue_customer(state, add_customer, s1, 9, rel=0.0),  # stays open
+        _issue_customer(state, add_customer, s1, 9, rel=0.3),  # stays open
+    ]
+    counts = np.zeros(26)
+    counts[s1] = 2  # the fake draw resolves the first two of the pool
+    rng = fake_rng(poisson=[counts], random=[[]])
+    out = run_support(state, params, rng, np.array(c), np.full(4, 0.5), outage=False)
+    assert sorted(out.resolved.tolist()) == c[:2]
+    assert state.customers.relationship[c] == pytest.approx(expected)

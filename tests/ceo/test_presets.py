@@ -190,3 +190,16 @@ def test_every_preset_but_engine_bugs_turns_the_later_fixes_flags_on(name: str) 
     assert {flag: getattr(fixes, flag) for flag in LATER_FLAGS} == dict.fromkeys(LATER_FLAGS, True)
     bugs = load_config("engine-bugs")[0].fixes
     assert {flag: getattr(bugs, flag) for flag in LATER_FLAGS} == dict.fromkeys(LATER_FLAGS, False)
+
+
+def test_a_recorded_config_without_the_relationship_flag_keeps_a_relationship_of_zero() -> None:
+    """``relationship_zero_kept`` came after runs were recorded whose code kept a relationship of 0
+    as 0 (the fix): such a config.json is rebuilt with the flag on, so it replays as it ran; the
+    engine-bugs preset turns it off and every other preset keeps it on."""
+    from bizbench.core.envs import get_env
+
+    for name in (*ALL_PRESETS, "engine-bugs"):
+        recorded = load_config(name)[0].model_dump(mode="json")
+        del recorded["fixes"]["relationship_zero_kept"]
+        assert get_env("ceo").validate_config(recorded).fixes.relationship_zero_kept is True
+        assert load_config(name)[0].fixes.relationship_zero_kept is (name != "engine-bugs")

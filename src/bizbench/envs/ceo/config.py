@@ -363,11 +363,12 @@ class EngineFixes(_Strict):
 
     Each flag set to ``false`` reproduces the engine's behaviour instead.
 
-    A flag added after runs were recorded defaults to ``False`` here, the behaviour of the
-    code those runs were recorded with, so that a recorded config.json that lacks it replays
-    and resumes to its recorded result (docs/principles.md principles 4 and 9). The presets
-    that want the fix set it to ``true`` explicitly (``default.toml``, which every other
-    preset but ``engine-bugs`` inherits).
+    A flag added after runs were recorded defaults here to the behaviour of the code those runs
+    were recorded with, so that a recorded config.json that lacks it replays and resumes to its
+    recorded result (docs/principles.md principles 4 and 9): ``False`` for the enterprise flags
+    (the code had the engine's behaviour), ``True`` for ``relationship_zero_kept`` (it had the
+    fix). The presets set each flag explicitly (``default.toml``, which every other preset but
+    ``engine-bugs`` inherits).
     """
 
     drift_counted_once: bool = True
@@ -380,6 +381,8 @@ class EngineFixes(_Strict):
     enterprise_counter_on_a_winnable_plan: bool = False
     enterprise_decline_says_so: bool = False
     enterprise_offer_within_budget: bool = False
+    # added for issue 19, after runs were recorded with the fix: on unless a preset turns it off
+    relationship_zero_kept: bool = True
 
 
 class CeoConfig(_Strict):

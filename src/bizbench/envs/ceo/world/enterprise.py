@@ -17,7 +17,7 @@ from bizbench.envs.ceo.world.customers import CANCELLED, LEAD, LOST, REASON_ENTE
 from bizbench.envs.ceo.world.drift import drifted_c_max, quality_band
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.promotions import ad_strength, ongoing_promotion
-from bizbench.envs.ceo.world.quality import effective_ad_load, perceived_quality, quota_factor
+from bizbench.envs.ceo.world.quality import effective_ad_load, perceived_quality, quota_factor, relationship_as_read
 from bizbench.envs.ceo.world.state import WorldState
 from bizbench.envs.ceo.world.usage import draw_usage_rate, weekly_factor
 
@@ -124,7 +124,7 @@ def negotiation_quality(
     ads = effective_ad_load(ad_strength(state.settings, idx, g, include_customer=False))
     q = perceived_quality(
         delivered[g, plans],
-        cust.relationship[idx],
+        relationship_as_read(cust.relationship[idx], cfg.fixes.relationship_zero_kept),
         tenure,
         cust.issue_days[idx],
         cust.eta_ads[idx] * ads,
@@ -368,7 +368,7 @@ def _open_customer_threads(
     for p in range(len(PLANS)):
         q = perceived_quality(
             delivered[g, p],
-            cust.relationship[subs],
+            relationship_as_read(cust.relationship[subs], cfg.fixes.relationship_zero_kept),
             state.day - cust.start_day[subs],
             cust.issue_days[subs],
             cust.eta_ads[subs] * ads,

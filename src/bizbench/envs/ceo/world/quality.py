@@ -37,6 +37,16 @@ def relationship_bonus(relationship: np.ndarray, q: Quality) -> np.ndarray:
     return q.relationship_weight * (relationship - q.relationship_neutral)
 
 
+def relationship_as_read(relationship: np.ndarray, zero_kept: bool) -> np.ndarray:
+    """The relationship a mechanic reads (reference-notes §4.10). With ``zero_kept`` off (the
+    engine: ``fixes.relationship_zero_kept``), a relationship of exactly 0 reads as 0.5, the
+    engine's default for a missing value (``r or 0.5``), which also catches a customer whose
+    relationship has decayed to 0; the billing decision reads it as stored."""
+    if zero_kept:
+        return relationship
+    return np.where(relationship == 0.0, 0.5, relationship)
+
+
 def tenure_bonus(days_subscribed: np.ndarray, q: Quality) -> np.ndarray:
     """TB = 0.05 ln(1 + t/30) for t > 0, else 0 (eq 15 beta_d term; reference-notes §4.7)."""
     t = np.maximum(np.asarray(days_subscribed, dtype=np.float64), 0.0)

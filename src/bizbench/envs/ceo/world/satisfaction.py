@@ -7,7 +7,7 @@ import numpy as np
 from bizbench.envs.ceo.world.curve import required_quality
 from bizbench.envs.ceo.world.drift import quality_band, satisfaction_c_max
 from bizbench.envs.ceo.world.promotions import ad_penalty
-from bizbench.envs.ceo.world.quality import perceived_quality, quota_factor
+from bizbench.envs.ceo.world.quality import perceived_quality, quota_factor, relationship_as_read
 from bizbench.envs.ceo.world.state import WorldState
 from bizbench.envs.ceo.world.usage import weekly_factor
 
@@ -54,7 +54,7 @@ def _update_block(
     ads = ad_penalty(state.settings, active, g, cust.eta_ads, include_customer=True)
     q_perc = perceived_quality(
         delivered[g, plan],
-        cust.relationship[active],
+        relationship_as_read(cust.relationship[active], cfg.fixes.relationship_zero_kept),
         state.day - cust.start_day[active],
         cust.issue_days[active],
         ads,

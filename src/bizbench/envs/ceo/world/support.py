@@ -9,6 +9,7 @@ import numpy as np
 from bizbench.envs.ceo.world.customers import SUBSCRIBED
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.promotions import per_customer
+from bizbench.envs.ceo.world.quality import relationship_as_read
 from bizbench.envs.ceo.world.state import WorldState
 
 
@@ -59,6 +60,7 @@ def run_support(
     Generation (eq 20): P = clip((0.01 + 0.15 (1 - S_prev) + 0.25 1[outage]) seats, 0, 0.4).
     """
     sp = state.config.support
+    zero_kept = state.config.fixes.relationship_zero_kept
     s = state.settings
     cust = state.customers
     issue_days = cust.issue_days[active]
@@ -91,12 +93,15 @@ def run_support(
     if not outage:
         fast1, fast2 = sp.relationship_fast_fix
         boost = np.where(open_days == 1, fast1, np.where(open_days == 2, fast2, 0.0))
-        cust.relationship[resolved] = np.minimum(1.0, cust.relationship[resolved] + boost)
+        boosted = resolved[boost > 0]
+        before = relationship_as_read(cust.relationship[boosted], zero_kept)
+        cust.relationship[boosted] = np.minimum(1.0, before + boost[boost > 0])
     cust.issue_days[resolved] = 0
     cust.issue_open_day[resolved] = -1
     unresolved = pool[~resolved_mask]
     cust.issue_days[unresolved] += 1
-    cust.relationship[unresolved] = np.maximum(0.0, cust.relationship[unresolved] - sp.relationship_daily_decay)
+    before = relationship_as_read(cust.relationship[unresolved], zero_kept)
+    cust.relationship[unresolved] = np.maximum(0.0, before - sp.relationship_daily_decay)
 
     # Generation for subscribers without an open issue at day start.
     free = active[~has_issue]
