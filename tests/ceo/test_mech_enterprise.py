@@ -1079,3 +1079,37 @@ def test_an_accounts_own_in_product_ads_do_not_enter_its_churn_trigger(ent, para
     state.settings.ads_by_customer = {c: 1.0}
     out = process_day(state, params, fake_rng(random=[[0.9]]), EnterpriseBook(), delivered, q_shift, c_drift)
     assert out.opened == []
+
+
+@pytest.mark.parametrize("zero_kept", [True, False])
+def test_an_account_at_relationship_zero_negotiates_as_neutral_in_the_engine(ent, params, zero_kept):
+    """Ref §4.10: the engine reads a relationship of 0 as 0.5 in negotiation (``r or 0.5``), so
+    the account perceives what a neutral one does; with ``fixes.relationship_zero_kept`` it
+    perceives RB = 0.9 (0 - 0.5) = -0.45 less on every plan."""
+    state, c, delivered, _, _ = ent
+    _engine_flags(state, relationship_zero_kept=zero_kept)
+    state.customers.status[c] = SUBSCRIBED
+    state.settings.quotas[:] = [1e9, 1e9, 1e9]
+    state.customers.relationship[c] = 0.5
+    neutral = negotiation_quality(state, params, c, PLANS, delivered, lead=False)
+    state.customers.relationship[c] = 0.0
+    zero = negotiation_quality(state, params, c, PLANS, delivered, lead=False)
+    assert (neutral - zero).tolist() == pytest.approx([0.45 if zero_kept else 0.0] * 3, abs=1e-12)
+
+
+@pytest.mark.parametrize(("zero_kept", "opened"), [(True, True), (False, False)])
+def test_an_account_at_relationship_zero_opens_a_churn_thread_only_where_zero_stays_zero(
+    ent, params, fake_rng, zero_kept, opened
+):
+    """Ref §4.23 trigger, §4.10: the surplus 0.65 - Q_req(50) = 0.027 of a neutral account opens no
+    thread; at relationship 0 it is 0.027 - 0.45 < 0 and a thread opens, unless the engine's read
+    takes the 0 for 0.5 (``fixes.relationship_zero_kept`` off)."""
+    state, c, delivered, q_shift, c_drift = ent
+    _engine_flags(state, relationship_zero_kept=zero_kept)
+    state.day = 7  # W = 1.0
+    _subscribed(state, c, 50.0)
+    state.customers.usage_rate[c] = 100.0
+    state.settings.quotas[:] = [1e9, 100.0, 1e9]
+    state.customers.relationship[c] = 0.0
+    out = process_day(state, params, fake_rng(random=[[0.9]]), EnterpriseBook(), delivered, q_shift, c_drift)
+    assert out.opened == ([c] if opened else [])

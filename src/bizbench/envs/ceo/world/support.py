@@ -92,10 +92,10 @@ def run_support(
     open_days = cust.issue_days[resolved].copy()
     if not outage:
         fast1, fast2 = sp.relationship_fast_fix
-        boost = np.where(open_days == 1, fast1, np.where(open_days == 2, fast2, 0.0))
-        boosted = resolved[boost > 0]
-        before = relationship_as_read(cust.relationship[boosted], zero_kept)
-        cust.relationship[boosted] = np.minimum(1.0, before + boost[boost > 0])
+        fast = (open_days == 1) | (open_days == 2)
+        boost = np.where(open_days[fast] == 1, fast1, fast2)
+        before = relationship_as_read(cust.relationship[resolved[fast]], zero_kept)
+        cust.relationship[resolved[fast]] = np.minimum(1.0, before + boost)
     cust.issue_days[resolved] = 0
     cust.issue_open_day[resolved] = -1
     unresolved = pool[~resolved_mask]
