@@ -17,9 +17,13 @@ that end below $1M. The worlds of a seed differ between the engines by construct
 random streams differ), so only distributions are compared, never seeds.
 
 The engine's figures come from ``benchmarks/data/ceo_official_engine_seeds.json``, measured
-with ``--measure-reference``: it runs the engine's own Appendix-B driver, unmodified, once per
-seed (``PYTHONHASHSEED=0``, 4-16 minutes of one core each) and reads the five figures from the
+with ``--measure-reference``: it runs the Appendix-B driver, unmodified, once per seed
+(``PYTHONHASHSEED=0``, 10-30 minutes of one core each) and reads the five figures from the
 SQLite database the engine writes (cash from its ledger, subscribers from its subscriptions).
+The engine is zlab-princeton/ceobench-src at d2b7b32 (the version docs/reference-notes.md
+describes); the driver is ``scripts/run_rule_based_baseline.py`` of the fork hutauf/ceobench-src,
+copied into that checkout's ``scripts/``. ``benchmarks/data/ceo_engine_fork_seeds.json`` holds
+the same figures for the fork's own, older engine (``--reference`` compares with it).
 docs/calibration.md, "Across seeds", reports the result.
 """
 
