@@ -8,7 +8,7 @@ Run from the repository root::
         --reference-python ~/ceobench-venv/bin/python --seeds 1-30            # measure the engine again
 
 The policy is the paper's best configuration of Appendix B (mid price book / S1 only / heavy
-spend / $100K floor). For each seed it takes five figures from ``result.json``: final cash, the
+spend / $100K floor). For each seed it takes six figures from ``result.json``: final cash, the
 lowest cash and its day, the peak number of individual subscribers and its day, and the
 subscribers left at the end. It prints each figure's distribution for bizbench and for the
 official engine side by side, a Mann-Whitney U test (do the two differ in location?) and a
@@ -18,18 +18,21 @@ random streams differ), so only distributions are compared, never seeds.
 
 The engine's figures come from ``benchmarks/data/ceo_official_engine_seeds.json``, measured
 with ``--measure-reference``: it runs the Appendix-B driver, unmodified, once per seed
-(``PYTHONHASHSEED=0``, 10-30 minutes of one core each) and reads the five figures from the
+(``PYTHONHASHSEED=0``, 10-30 minutes of one core each) and reads the six figures from the
 SQLite database the engine writes (cash from its ledger, subscribers from its subscriptions).
 The engine is zlab-princeton/ceobench-src at d2b7b32 (the version docs/reference-notes.md
 describes); the driver is ``scripts/run_rule_based_baseline.py`` of the fork hutauf/ceobench-src,
-copied into that checkout's ``scripts/``. ``benchmarks/data/ceo_engine_fork_seeds.json`` holds
-the same figures for the fork's own, older engine (``--reference`` compares with it).
+copied into that checkout's ``scripts/``. A seed marked with the fork's own ``engine_commit`` ran on
+the fork's older engine, which differs from d2b7b32 only where this policy never goes (the quota
+penalty, first-period promotions, the price billed after a price change): seed 1 ends the same to
+the cent on both.
 docs/calibration.md, "Across seeds", reports the result.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import sqlite3
@@ -43,22 +46,23 @@ import numpy as np
 from scipy import stats
 
 REFERENCE = Path(__file__).parent / "data" / "ceo_official_engine_seeds.json"
-PAPER_BEST = {"price_book": "mid", "target_rule": "s1_only", "spend_package": "heavy", "cash_floor": 100_000.0}
+DRIVER = "scripts/run_rule_based_baseline.py"
 FIGURES = ("final_cash", "min_cash", "min_cash_day", "peak_subscribers", "peak_subscribers_day", "final_subscribers")
 MONEY = ("final_cash", "min_cash")
 LOW_CASH = 1_000_000.0
 
 
 def ours(preset: str, seeds: list[int], workers: int | None) -> list[dict[str, float]]:
-    """The five figures of bizbench's rule-based runs, one row per seed."""
+    """The six figures of bizbench's rule-based runs (its defaults are the paper's best
+    configuration), one row per seed."""
     from bizbench.runner.search import seeds_of
 
-    results = seeds_of("ceo", "rule-based", PAPER_BEST, seeds, preset, workers)
+    results = seeds_of("ceo", "rule-based", {}, seeds, preset, workers)
     return [{"seed": r["seed"], **{f: r[f] for f in FIGURES}} for r in results]
 
 
 def engine_figures(database: Path, days: int) -> dict[str, float]:
-    """The five figures of one engine run, read from its database after the run: cash is the sum
+    """The six figures of one engine run, read from its database after the run: cash is the sum
     of the ledger up to each day's end; a subscriber is an individual ('small') customer's
     subscription from its start day until its end day (the engine's own active count, without
     enterprise accounts, as bizbench counts ``subscribers``)."""
@@ -89,37 +93,68 @@ def engine_figures(database: Path, days: int) -> dict[str, float]:
 
 def measure_reference(source: Path, python: str, seeds: list[int], out: Path, days: int = 500) -> None:
     """Run the engine's Appendix-B driver on each seed not yet in ``out``; add each seed's figures
-    to ``out`` as soon as it ends (a stopped measurement goes on where it stopped)."""
-    data = json.loads(out.read_text()) if out.exists() else {"provenance": _provenance(source, python), "seeds": []}
+    to ``out`` as soon as it ends (a stopped measurement goes on where it stopped). A file measured
+    with another engine or driver is refused rather than mixed; each seed records its environment."""
+    source = source.resolve()
+    if "/" in python:
+        python = os.path.abspath(python)  # not resolve(): a virtualenv's python is a symlink
+    provenance = _provenance(source)
+    data = json.loads(out.read_text()) if out.exists() else {"provenance": provenance, "seeds": []}
+    differ = [k for k in ("engine_commit", "driver_sha256") if data["provenance"].get(k) != provenance[k]]
+    if differ:
+        sys.exit(f"{out} was measured with another {' and '.join(differ)}: measure into another --reference file")
     done = {row["seed"] for row in data["seeds"]}
     env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(source / "src")}
     for seed in (s for s in seeds if s not in done):
         with tempfile.TemporaryDirectory() as work:
             started = time.perf_counter()
-            subprocess.run(
-                [python, "scripts/run_rule_based_baseline.py", "--seed", str(seed), "--workspace", work],
-                cwd=source,
-                env=env,
-                check=True,
-                stdout=subprocess.DEVNULL,
-            )
-            row = {"seed": seed, **engine_figures(Path(work) / "rule_based_world.db", days)}
-            row["seconds"] = round(time.perf_counter() - started)
+            command = [python, DRIVER, "--seed", str(seed), "--days", str(days), "--workspace", work]
+            subprocess.run(command, cwd=source, env=env, check=True, stdout=subprocess.DEVNULL)
+            row = {"seed": seed, **run_figures(Path(work), days)}
+            row.update(seconds=round(time.perf_counter() - started), environment=_environment(python))
         data["seeds"] = sorted([*data["seeds"], row], key=lambda r: r["seed"])
         out.write_text(json.dumps(data, indent=1) + "\n")
         print(f"engine seed {seed}: final cash ${row['final_cash']:,.0f} ({row['seconds']} s)", flush=True)
 
 
-def _provenance(source: Path, python: str) -> dict[str, str]:
-    """What was measured, how and where (the engine's commit when ``source`` is a git checkout)."""
-    commit = subprocess.run(["git", "-C", str(source), "rev-parse", "HEAD"], capture_output=True, text=True)
-    version = subprocess.run([python, "--version"], capture_output=True, text=True)
+def run_figures(workspace: Path, days: int) -> dict[str, float]:
+    """One finished driver run's figures, checked against the summary the driver wrote itself,
+    with the days it ran and whether it shut down bankrupt."""
+    figures = engine_figures(workspace / "rule_based_world.db", days)
+    summary = json.loads((workspace / "rule_based_summary.json").read_text())
+    if abs(summary["final_cash"] - figures["final_cash"]) > 0.01:
+        raise ValueError(
+            f"{workspace}: the ledger ends at {figures['final_cash']}, the driver says {summary['final_cash']}"
+        )
+    return {**figures, "days_run": summary["days_run"], "bankrupt": summary["shutdown"]}
+
+
+def _provenance(source: Path) -> dict[str, str]:
+    """What was measured: the engine's commit (when ``source`` is itself a git checkout; '+ changes'
+    when tracked files differ from it) and the driver's SHA-256."""
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(source), *args], capture_output=True, text=True).stdout.strip()
+
+    commit = "not a git checkout"
+    if git("rev-parse", "--show-toplevel") == str(source):
+        commit = git("rev-parse", "HEAD") + (
+            " + changes" if git("status", "--porcelain", "--untracked-files=no") else ""
+        )
     return {
-        "engine_commit": commit.stdout.strip() or "unknown",
-        "driver": "scripts/run_rule_based_baseline.py, its defaults (mid / s1_only / heavy / $100K), 500 days",
-        "environment": f"PYTHONHASHSEED=0, {version.stdout.strip()}",
+        "engine_commit": commit,
+        "driver_sha256": hashlib.sha256((source / DRIVER).read_bytes()).hexdigest(),
         "measured": time.strftime("%Y-%m-%d"),
     }
+
+
+def _environment(python: str) -> str:
+    """The Python and the engine's libraries that ran a seed."""
+    script = "import sys, numpy, pandas, pydantic; print(sys.version.split()[0], numpy.__version__, "
+    script += "pandas.__version__, pydantic.VERSION)"
+    versions = subprocess.run([python, "-c", script], capture_output=True, text=True).stdout.split()
+    py, np_, pd, pyd = (versions + ["?"] * 4)[:4]
+    return f"PYTHONHASHSEED=0, Python {py}, numpy {np_}, pandas {pd}, pydantic {pyd}"
 
 
 def _shown(figure: str, value: float) -> str:
@@ -160,7 +195,9 @@ def main() -> None:
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--preset", default="engine-bugs", help="bizbench preset (engine-bugs reproduces the engine)")
-    ap.add_argument("--seeds", default="1-30", help="seeds of bizbench's runs (and of a measurement), e.g. 1-30")
+    ap.add_argument(
+        "--seeds", type=parse_seeds, default="1-30", help="seeds of bizbench's runs (and of a measurement), e.g. 1-30"
+    )
     ap.add_argument("--workers", type=int, default=None, help="parallel processes (default: all cores)")
     ap.add_argument("--reference", type=Path, default=REFERENCE, help="the engine's figures (JSON)")
     ap.add_argument(
@@ -176,14 +213,15 @@ def main() -> None:
         help="the Python that runs the engine (3.11+ with numpy, pandas, pydantic)",
     )
     args = ap.parse_args()
-    seeds = parse_seeds(args.seeds)
     if args.measure_reference is not None:
-        measure_reference(args.measure_reference, args.reference_python, seeds, args.reference)
+        measure_reference(args.measure_reference, args.reference_python, args.seeds, args.reference)
         return
-    engine = json.loads(args.reference.read_text())["seeds"]
+    engine = json.loads(args.reference.read_text())["seeds"] if args.reference.exists() else []
+    if not engine:
+        sys.exit(f"{args.reference} holds no engine seeds: measure them with --measure-reference")
     started = time.perf_counter()
-    mine = ours(args.preset, seeds, args.workers)
-    print(f"bizbench preset {args.preset}, seeds {args.seeds}: {time.perf_counter() - started:,.0f} s\n")
+    mine = ours(args.preset, args.seeds, args.workers)
+    print(f"bizbench preset {args.preset}, {len(args.seeds)} seeds: {time.perf_counter() - started:,.0f} s\n")
     compare(mine, engine)
 
 
