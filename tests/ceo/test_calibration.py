@@ -5,8 +5,11 @@ Full-horizon runs: marked ``slow`` (``make test-slow``; CI runs them after the f
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from bizbench.runner.episode import run_baseline
@@ -56,3 +59,27 @@ def test_ads_without_development_goes_bankrupt() -> None:
     """Heavy advertising for S1 and S3 with no development spend and no cash floor."""
     result = run_baseline("ceo", "rule-based", 42, "default", options=ADS_ONLY, world_options={"database": False})
     assert result["bankrupt"], result["final_cash"]
+
+
+ENGINE_SEEDS = Path(__file__).parents[2] / "benchmarks" / "data" / "ceo_official_engine_seeds.json"
+
+
+def engine_bands(n: int, draws: int = 100_000) -> tuple[tuple[float, float], int]:
+    """What n seeds of the official engine give, from its measured seeds (docs/calibration.md,
+    "Across seeds"): the central 95 % of the median final cash of n seeds drawn with replacement,
+    and the 97.5th percentile of how many of them end below $1M (a fixed draw: the same bands on
+    every run)."""
+    cash = np.array([row["final_cash"] for row in json.loads(ENGINE_SEEDS.read_text())["seeds"]])
+    sample = np.random.default_rng(0).choice(cash, size=(draws, n))
+    low, high = np.percentile(np.median(sample, axis=1), [2.5, 97.5])
+    return (float(low), float(high)), int(np.percentile((sample < 1e6).sum(axis=1), 97.5))
+
+
+def test_engine_bugs_seeds_1_to_10_sit_inside_the_official_engines_distribution() -> None:
+    """The rule-based baseline on seeds 1-10 of engine-bugs: the median final cash and the number
+    of seeds ending below $1M lie where 10 seeds of the official engine would put them."""
+    results = seeds_of("ceo", "rule-based", {}, range(1, 11), "engine-bugs", workers=2)
+    cash = [r["final_cash"] for r in results]
+    (low, high), most_below = engine_bands(len(cash))
+    assert low <= float(np.median(cash)) <= high, (low, np.median(cash), high)
+    assert sum(c < 1e6 for c in cash) <= most_below, (cash, most_below)
