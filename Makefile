@@ -51,7 +51,8 @@ mutants-checkpoint: venv
 	$(BIN)/python tests/mutants_report.py --save-checkpoint
 
 lint: venv
-	$(BIN)/ruff check src tests
+	$(BIN)/ruff check src tests benchmarks examples
+	$(BIN)/ruff format --check src tests benchmarks examples
 	$(BIN)/mypy src
 
 docs: venv

@@ -44,8 +44,10 @@ def _peak_rss_mb() -> float:
 def bench_episode(preset: str, seed: int, days: int | None) -> None:
     from bizbench.runner.episode import run_baseline
 
-    print(f"(a) rule-based episode: preset {preset}, seed {seed}, "
-          f"{'preset horizon' if days is None else f'{days} days'}", flush=True)
+    print(
+        f"(a) rule-based episode: preset {preset}, seed {seed}, {'preset horizon' if days is None else f'{days} days'}",
+        flush=True,
+    )
     started = time.perf_counter()
     result = run_baseline("ceo", "rule-based", seed, preset, days)
     wall = time.perf_counter() - started
@@ -75,27 +77,30 @@ def build_market(customers: int, seed: int) -> object:
     rng = np.random.default_rng(seed)
     n = customers
     c_max = np.maximum(15.0, rng.normal(50.0, 10.0, n))
-    world.state.customers.append(n, {
-        "group": 0,  # S1
-        "status": SUBSCRIBED,
-        "plan": 0,  # A
-        "c_max": c_max,
-        "effective_c_max": c_max,
-        "q_min": 0.1,
-        "q_max": 0.55,
-        "s_left": 1.2,
-        "s_right": 2.8,
-        "usage_rate": 80.0,
-        "usage_demand": 80.0,
-        "eta_ads": 0.05,
-        "rho_ads": 0.01,
-        "start_day": 0,
-        "created_day": 0,
-        "billing_mod": (np.arange(n) % 30).astype(np.int8),  # anchors spread over the month
-        "listed_price": 12.0,
-        "effective_price": 12.0,
-        "first_billing_done": True,
-    })
+    world.state.customers.append(
+        n,
+        {
+            "group": 0,  # S1
+            "status": SUBSCRIBED,
+            "plan": 0,  # A
+            "c_max": c_max,
+            "effective_c_max": c_max,
+            "q_min": 0.1,
+            "q_max": 0.55,
+            "s_left": 1.2,
+            "s_right": 2.8,
+            "usage_rate": 80.0,
+            "usage_demand": 80.0,
+            "eta_ads": 0.05,
+            "rho_ads": 0.01,
+            "start_day": 0,
+            "created_day": 0,
+            "billing_mod": (np.arange(n) % 30).astype(np.int8),  # anchors spread over the month
+            "listed_price": 12.0,
+            "effective_price": 12.0,
+            "first_billing_done": True,
+        },
+    )
     # A mature product, as after months of development spend, so subscribers mostly stay.
     world.state.bonus_shared = 0.1
     world.state.bonus_group[0] = 0.5
@@ -114,8 +119,7 @@ def build_market(customers: int, seed: int) -> object:
 
 
 def bench_market(customers: int, days: int, seed: int) -> None:
-    print(f"(b) synthetic full-market day: {customers:,} active S1 subscribers, {days} simulated days",
-          flush=True)
+    print(f"(b) synthetic full-market day: {customers:,} active S1 subscribers, {days} simulated days", flush=True)
     t0 = time.perf_counter()
     world = build_market(customers, seed)
     build = time.perf_counter() - t0
@@ -126,9 +130,11 @@ def bench_market(customers: int, days: int, seed: int) -> None:
         # Customer posts are sampled on a turn's last day only (reference-notes §1.3), as in a real turn.
         m = world.step_day(sample_posts=k == days - 1)  # type: ignore[attr-defined]
         times.append(time.perf_counter() - t)
-        print(f"    day {m['day']:>3}               {times[-1]:,.2f} s  "
-              f"(subscribers {m['subscribers']:,}, leads {m['leads']:,}, cancellations {m['cancellations']:,})",
-              flush=True)
+        print(
+            f"    day {m['day']:>3}               {times[-1]:,.2f} s  "
+            f"(subscribers {m['subscribers']:,}, leads {m['leads']:,}, cancellations {m['cancellations']:,})",
+            flush=True,
+        )
     total = sum(times)
     print(f"    seconds per day       {total / days:,.2f} (mean), {min(times):,.2f} (best)")
     print(f"    customer-days / s     {customers * days / total:,.0f}")
@@ -157,8 +163,10 @@ def main() -> None:
         return
     import numpy
 
-    print(f"ceo speed benchmark: python {platform.python_version()}, numpy {numpy.__version__}, "
-          f"{platform.machine()}, load average {' '.join(f'{x:.2f}' for x in _loadavg())}")
+    print(
+        f"ceo speed benchmark: python {platform.python_version()}, numpy {numpy.__version__}, "
+        f"{platform.machine()}, load average {' '.join(f'{x:.2f}' for x in _loadavg())}"
+    )
     base = [sys.executable, __file__, "--seed", str(args.seed)]
     episode = base + ["--part", "episode", "--preset", args.preset]
     if args.episode_days is not None:

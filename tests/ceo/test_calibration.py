@@ -18,8 +18,13 @@ from bizbench.runner.search import search, seeds_of
 pytestmark = pytest.mark.slow
 
 PAPER_BEST = {"price_book": "mid", "target_rule": "s1_only", "spend_package": "heavy", "cash_floor": 100_000.0}
-ADS_ONLY = {"price_book": "mid", "target_rule": "s1_then_s3", "spend_package": "heavy", "cash_floor": 0.0,
-            "development": False}
+ADS_ONLY = {
+    "price_book": "mid",
+    "target_rule": "s1_then_s3",
+    "spend_package": "heavy",
+    "cash_floor": 0.0,
+    "development": False,
+}
 
 
 @pytest.fixture(scope="module", params=["no-surges", "default"])

@@ -42,10 +42,24 @@ def test_market_cap_linear_growth(params, gidx):
     assert params.market_cap(730)[gidx["S1"]] == pytest.approx(272_000 * 1.4)
 
 
-@pytest.mark.parametrize(("day", "factor"), [
-    (0, 1.15), (1, 1.15), (2, 1.15), (3, 1.0), (26, 1.0), (27, 1.10), (28, 1.10), (29, 1.10),
-    (30, 1.15), (32, 1.15), (33, 1.0), (57, 1.10), (60, 1.15),
-])
+@pytest.mark.parametrize(
+    ("day", "factor"),
+    [
+        (0, 1.15),
+        (1, 1.15),
+        (2, 1.15),
+        (3, 1.0),
+        (26, 1.0),
+        (27, 1.10),
+        (28, 1.10),
+        (29, 1.10),
+        (30, 1.15),
+        (32, 1.15),
+        (33, 1.0),
+        (57, 1.10),
+        (60, 1.15),
+    ],
+)
 def test_monthly_factor(state, day, factor):
     """Ref §2.6: m = (d mod 30) + 1; m in {1,2,3} -> 1.15, m in {28,29,30} -> 1.10, else 1."""
     assert monthly_factor(state, day) == factor
@@ -123,8 +137,12 @@ def test_individual_lead_conversion(state, params, fake_rng, gidx):
     delivered[s1] = [0.3, 0.5, 0.9]
     n = 3
     cols = {
-        "group": np.full(n, s1), "c_max": np.full(n, 100.0), "q_min": np.full(n, 0.2),
-        "q_max": np.full(n, 0.8), "s_left": np.ones(n), "s_right": np.ones(n),
+        "group": np.full(n, s1),
+        "c_max": np.full(n, 100.0),
+        "q_min": np.full(n, 0.2),
+        "q_max": np.full(n, 0.8),
+        "s_left": np.ones(n),
+        "s_right": np.ones(n),
         "usage_demand": np.full(n, 80.0),
         "source": np.array([content, SOURCE_ORGANIC, SOURCE_ORGANIC]),
     }
@@ -157,11 +175,17 @@ def test_enterprise_gate(state, params, gidx):
     delivered[e1] = [0.3, 0.35, 0.4]
     n = 2
     cols = {
-        "group": np.full(n, e1), "c_max": np.full(n, 100.0), "q_min": np.array([0.3, 0.5]),
-        "q_max": np.array([0.9, 0.95]), "s_left": np.ones(n), "s_right": np.ones(n),
-        "usage_demand": np.full(n, 50.0), "seats": np.full(n, 100.0), "deal_noise": np.ones(n),
+        "group": np.full(n, e1),
+        "c_max": np.full(n, 100.0),
+        "q_min": np.array([0.3, 0.5]),
+        "q_max": np.array([0.9, 0.95]),
+        "s_left": np.ones(n),
+        "s_right": np.ones(n),
+        "usage_demand": np.full(n, 50.0),
+        "seats": np.full(n, 100.0),
+        "deal_noise": np.ones(n),
     }
-    floor0 = 0.3 + 0.3 * _sig(-2.5)                      # Q_req(0) for the first: 0.3228
+    floor0 = 0.3 + 0.3 * _sig(-2.5)  # Q_req(0) for the first: 0.3228
     assert 0.4 >= floor0 and 0.4 < 0.5
     gated = _enterprise_gate(state, e1, cols, delivered)
     assert gated.leads.tolist() == [0]
@@ -182,9 +206,14 @@ def test_a_prospect_dropped_at_the_gate_is_counted_by_its_cause(state, params, g
     delivered = np.zeros((26, 3))
     delivered[e1] = [0.3, 0.35, 0.4]
     cols = {
-        "group": np.full(3, e1), "c_max": np.full(3, 100.0), "q_min": np.array([0.3, 0.5, 0.3]),
-        "q_max": np.array([0.9, 0.95, 0.9]), "s_left": np.ones(3), "s_right": np.ones(3),
-        "usage_demand": np.array([50.0, 50.0, 5.0]), "seats": np.array([100.0, 100.0, 1.0]),
+        "group": np.full(3, e1),
+        "c_max": np.full(3, 100.0),
+        "q_min": np.array([0.3, 0.5, 0.3]),
+        "q_max": np.array([0.9, 0.95, 0.9]),
+        "s_left": np.ones(3),
+        "s_right": np.ones(3),
+        "usage_demand": np.array([50.0, 50.0, 5.0]),
+        "seats": np.array([100.0, 100.0, 1.0]),
         "deal_noise": np.ones(3),
     }
     assert 0.4 * 1_000 / 5_000 < 0.3 + 0.3 * _sig(-2.5) <= 0.4 < 0.5 + 0.225 * _sig(-2.5)
@@ -205,14 +234,21 @@ def test_the_enterprise_gate_admits_only_leads_some_price_can_win(state, params,
     could only ghost; ours admits firm 2 and counts the others as quality drops."""
     e1 = gidx["E1"]
     state.config = state.config.model_copy(
-        update={"fixes": state.config.fixes.model_copy(update={"enterprise_gate_as_negotiation": fixed})})
+        update={"fixes": state.config.fixes.model_copy(update={"enterprise_gate_as_negotiation": fixed})}
+    )
     state.settings.quotas[:] = [1e9, 1e9, 1e9]
     delivered = np.zeros((26, 3))
     delivered[e1] = [0.3, 1.2, 0.4]
     cols = {
-        "group": np.full(3, e1), "c_max": np.full(3, 100.0), "q_min": np.array([1.0, 0.9, 0.9]),
-        "q_max": np.array([1.5, 1.3, 1.3]), "s_left": np.ones(3), "s_right": np.ones(3),
-        "usage_demand": np.full(3, 1.0), "seats": np.full(3, 10.0), "deal_noise": np.array([1.0, 0.8, 1.0]),
+        "group": np.full(3, e1),
+        "c_max": np.full(3, 100.0),
+        "q_min": np.array([1.0, 0.9, 0.9]),
+        "q_max": np.array([1.5, 1.3, 1.3]),
+        "s_left": np.ones(3),
+        "s_right": np.ones(3),
+        "usage_demand": np.full(3, 1.0),
+        "seats": np.full(3, 10.0),
+        "deal_noise": np.array([1.0, 0.8, 1.0]),
     }
     floors = [1.0 + 0.25 * _sig(-2.5), 0.9 + 0.2 * _sig(-2.5)]
     assert 1.0 < floors[0] <= 1.2 and 0.8 < floors[1] <= 1.0
@@ -225,8 +261,17 @@ def test_the_enterprise_gate_admits_only_leads_some_price_can_win(state, params,
 
 def _leads_of_a_day(state, params, delivered):
     rngs = [np.random.default_rng(100 + g) for g in range(26)]
-    return generate_leads(state, params, np.random.default_rng(1), np.random.default_rng(2), rngs,
-                          np.zeros(26), delivered, np.ones(26), 1.0)
+    return generate_leads(
+        state,
+        params,
+        np.random.default_rng(1),
+        np.random.default_rng(2),
+        rngs,
+        np.zeros(26),
+        delivered,
+        np.ones(26),
+        1.0,
+    )
 
 
 def test_enterprise_leads_never_exceed_the_market_across_days(state, params, gidx, add_customer):
@@ -242,7 +287,7 @@ def test_enterprise_leads_never_exceed_the_market_across_days(state, params, gid
     state.settings.quotas[:] = [1e12, 1e12, 1e12]
     state.settings.ad_spend[e3, CHANNELS.index("linkedin")] = 1e9
     delivered = np.zeros((26, 3))
-    delivered[e3] = [1.5, 1.5, 1.5]                      # every prospect clears the gate
+    delivered[e3] = [1.5, 1.5, 1.5]  # every prospect clears the gate
     for status in [LEAD, SUBSCRIBED, LOST, CANCELLED] * 32 + [LEAD, LEAD]:
         add_customer(state, group=e3, status=status, seats=10.0)
     for _ in range(50):
@@ -271,7 +316,7 @@ def test_the_agent_is_told_why_enterprise_prospects_did_not_open_talks():
     env = CeoEnv.from_preset("default", seed=5, horizon_days=30)
     st = env.world.state
     e1 = env.config.group_ids.index("E1")
-    st.bonus_group[e1] = 2.0                              # every plan's quality clears any E1 floor
+    st.bonus_group[e1] = 2.0  # every plan's quality clears any E1 floor
     assert env.call("set_targeted_ad_spend", targeted_spend={"linkedin": {"E1": 200_000.0}}).ok
     assert env.call("set_usage_quotas", A=0.0, B=0.0, C=0.0).ok
     env.next_turn(1)
@@ -283,8 +328,10 @@ def test_the_agent_is_told_why_enterprise_prospects_did_not_open_talks():
     ]
     assert env.call("set_usage_quotas", A=1e12, B=1e12, C=1e12).ok
     env.next_turn(1)
-    notes = [n["message"] for n in env.call("get_notifications", type="large_customer_message", since_day=2)
-             .data["notifications"]]
+    notes = [
+        n["message"]
+        for n in env.call("get_notifications", type="large_customer_message", since_day=2).data["notifications"]
+    ]
     assert notes and all(m.startswith("New enterprise lead: customer ") for m in notes)
 
 
@@ -293,7 +340,8 @@ def test_the_engine_lets_enterprise_leads_pass_the_market_over_the_days(state, p
     firms already engaged, the day's prospects are still capped only at the day's whole market."""
     e3 = gidx["E3"]
     state.config = state.config.model_copy(
-        update={"fixes": state.config.fixes.model_copy(update={"enterprise_market_finite": False})})
+        update={"fixes": state.config.fixes.model_copy(update={"enterprise_market_finite": False})}
+    )
     state.day = 10
     state.reputation[:] = 1.0
     state.settings.ad_spend[e3, CHANNELS.index("linkedin")] = 1e9
@@ -319,8 +367,7 @@ class _ScriptedPoisson:
 
 
 @pytest.mark.parametrize("finite", [True, False])
-def test_a_poisson_draw_above_the_market_is_cut_only_under_the_finite_market_flag(
-        state, params, gidx, finite):
+def test_a_poisson_draw_above_the_market_is_cut_only_under_the_finite_market_flag(state, params, gidx, finite):
     """E3's lambda sits at its day-10 market (136 open firms; the engine's cap 136.37) and the draw
     comes out at 150.
     With ``fixes.enterprise_market_finite`` (default) the draw is cut to the 136 firms of the open
@@ -330,18 +377,28 @@ def test_a_poisson_draw_above_the_market_is_cut_only_under_the_finite_market_fla
     before: $35,684,105.66)."""
     e3 = gidx["E3"]
     state.config = state.config.model_copy(
-        update={"fixes": state.config.fixes.model_copy(update={"enterprise_market_finite": finite})})
+        update={"fixes": state.config.fixes.model_copy(update={"enterprise_market_finite": finite})}
+    )
     state.day = 10
     state.reputation[:] = 1.0
     state.settings.ad_spend[e3, CHANNELS.index("linkedin")] = 1e9
     draws = np.zeros(26, dtype=np.int64)
     draws[e3] = 150
     rngs = [np.random.default_rng(100 + g) for g in range(26)]
-    day = generate_leads(state, params, _ScriptedPoisson(draws), np.random.default_rng(2), rngs,
-                         np.zeros(26), np.zeros((26, 3)), np.ones(26), 1.0)
+    day = generate_leads(
+        state,
+        params,
+        _ScriptedPoisson(draws),
+        np.random.default_rng(2),
+        rngs,
+        np.zeros(26),
+        np.zeros((26, 3)),
+        np.ones(26),
+        1.0,
+    )
     assert day.expected[e3] == (136.0 if finite else pytest.approx(136 * (1 + 0.1 * 10 / 365)))
     assert day.leads[e3] == (136 if finite else 150)
-    assert day.dropped_quality[e3] == day.leads[e3]         # Del = 0: every prospect dropped at the gate
+    assert day.dropped_quality[e3] == day.leads[e3]  # Del = 0: every prospect dropped at the gate
 
 
 def _one_lead_converts(state, params, fake_rng, gidx, *, prices, c_max, lead_promo=0.0, quality=0.9):
@@ -448,8 +505,13 @@ def _exact_requirement_leads(
     by_group[group] = delivered
     n = len(q)
     cols = {
-        "group": np.full(n, group), "c_max": np.full(n, 100.0), "q_min": q, "q_max": q.copy(),
-        "s_left": np.ones(n), "s_right": np.ones(n), "usage_demand": np.full(n, 80.0),
+        "group": np.full(n, group),
+        "c_max": np.full(n, 100.0),
+        "q_min": q,
+        "q_max": q.copy(),
+        "s_left": np.ones(n),
+        "s_right": np.ones(n),
+        "usage_demand": np.full(n, 80.0),
         "source": np.full(n, SOURCE_ORGANIC),
     }
     return cols, by_group
@@ -493,14 +555,21 @@ def test_the_enterprise_gate_clips_a_quality_below_minus_one_to_minus_one(state,
     not); firm 1 (band -0.9 to -0.7: Q_req(0) = -0.8924) does not, a quality drop."""
     e1 = gidx["E1"]
     state.config = state.config.model_copy(
-        update={"fixes": state.config.fixes.model_copy(update={"enterprise_gate_as_negotiation": True})})
+        update={"fixes": state.config.fixes.model_copy(update={"enterprise_gate_as_negotiation": True})}
+    )
     state.settings.quotas[:] = [1e9, 1e9, 1e9]
     delivered = np.zeros((26, 3))
     delivered[e1] = [-1.5, -1.5, -1.5]
     cols = {
-        "group": np.full(2, e1), "c_max": np.full(2, 100.0), "q_min": np.array([-1.3, -0.9]),
-        "q_max": np.array([-1.1, -0.7]), "s_left": np.ones(2), "s_right": np.ones(2),
-        "usage_demand": np.full(2, 1.0), "seats": np.full(2, 10.0), "deal_noise": np.ones(2),
+        "group": np.full(2, e1),
+        "c_max": np.full(2, 100.0),
+        "q_min": np.array([-1.3, -0.9]),
+        "q_max": np.array([-1.1, -0.7]),
+        "s_left": np.ones(2),
+        "s_right": np.ones(2),
+        "usage_demand": np.full(2, 1.0),
+        "seats": np.full(2, 10.0),
+        "deal_noise": np.ones(2),
     }
     floors = [-1.3 + 0.1 * _sig(-2.5), -0.9 + 0.1 * _sig(-2.5)]
     assert -1.5 < floors[0] <= -1.0 < floors[1]
@@ -520,15 +589,22 @@ def test_an_enterprise_prospect_whose_quality_equals_the_requirement_exactly_pas
     e1 = gidx["E1"]
     state.day = 47
     state.config = state.config.model_copy(
-        update={"fixes": state.config.fixes.model_copy(update={"enterprise_gate_as_negotiation": True})})
+        update={"fixes": state.config.fixes.model_copy(update={"enterprise_gate_as_negotiation": True})}
+    )
     state.settings.quotas[:] = [1_000.0, 1_000.0, 1_000.0]
     delivered = np.zeros((26, 3))
     delivered[e1] = [0.3, 0.35, 0.4]
     q = np.array([0.4, 0.4, 0.41])
     cols = {
-        "group": np.full(3, e1), "c_max": np.full(3, 100.0), "q_min": q, "q_max": q.copy(),
-        "s_left": np.ones(3), "s_right": np.ones(3), "usage_demand": np.array([5.0, 50.0, 5.0]),
-        "seats": np.array([1.0, 100.0, 1.0]), "deal_noise": np.ones(3),
+        "group": np.full(3, e1),
+        "c_max": np.full(3, 100.0),
+        "q_min": q,
+        "q_max": q.copy(),
+        "s_left": np.ones(3),
+        "s_right": np.ones(3),
+        "usage_demand": np.array([5.0, 50.0, 5.0]),
+        "seats": np.array([1.0, 100.0, 1.0]),
+        "deal_noise": np.ones(3),
     }
     gated = _enterprise_gate(state, e1, cols, delivered)
     assert gated.leads.tolist() == [0]
@@ -545,7 +621,8 @@ def test_a_new_lead_evaluates_with_its_band_and_budget_drifted_once(state, gidx,
     off (the engine) the lead reads the columns as they are."""
     s1 = gidx["S1"]
     state.config = state.config.model_copy(
-        update={"fixes": state.config.fixes.model_copy(update={"drift_counted_once": once})})
+        update={"fixes": state.config.fixes.model_copy(update={"drift_counted_once": once})}
+    )
     state.q_drift_global = 0.05
     state.q_drift_group[s1] = 0.02
     state.c_drift_group[s1] = -20.0
@@ -571,8 +648,17 @@ def test_a_poisson_draw_above_an_individual_groups_cap_is_cut_to_a_whole_count(s
     draws = np.zeros(26, dtype=np.int64)
     draws[ds10] = 40_000
     rngs = [np.random.default_rng(100 + g) for g in range(26)]
-    day = generate_leads(state, params, _ScriptedPoisson(draws), np.random.default_rng(2), rngs,
-                         np.zeros(26), np.zeros((26, 3)), np.ones(26), 1.0)
+    day = generate_leads(
+        state,
+        params,
+        _ScriptedPoisson(draws),
+        np.random.default_rng(2),
+        rngs,
+        np.zeros(26),
+        np.zeros((26, 3)),
+        np.ones(26),
+        1.0,
+    )
     assert day.leads[ds10] == 34_130 and day.leads.sum() == 34_130
     assert len(day.new_subscribers) + len(day.lost) == 34_130
 
@@ -597,8 +683,17 @@ def test_each_prospect_is_attributed_to_the_channels_that_sent_it_or_else_is_org
     draws = np.zeros(26, dtype=np.int64)
     draws[[s1, s2, s3]] = [3, 2, 2]
     rngs = [np.random.default_rng(100 + g) for g in range(26)]
-    day = generate_leads(state, params, _ScriptedPoisson(draws), np.random.default_rng(2), rngs,
-                         np.zeros(26), delivered, np.ones(26), 1.0)
+    day = generate_leads(
+        state,
+        params,
+        _ScriptedPoisson(draws),
+        np.random.default_rng(2),
+        rngs,
+        np.zeros(26),
+        delivered,
+        np.ones(26),
+        1.0,
+    )
     assert 1.0 * 320.3613 / 1000 < 1
     assert day.channel_leads[s1, content] == 3 and day.channel_leads[s2, content] == 2
     assert day.channel_leads.sum() == 5

@@ -47,8 +47,17 @@ def billing_world(state):
 
 
 def _sub(state, add_customer, **kw):
-    cols = dict(group=0, plan=1, listed_price=50.0, effective_price=50.0, start_day=0,
-                billing_mod=0, usage_rate=0.0, first_billing_done=True, **PREFS)
+    cols = dict(
+        group=0,
+        plan=1,
+        listed_price=50.0,
+        effective_price=50.0,
+        start_day=0,
+        billing_mod=0,
+        usage_rate=0.0,
+        first_billing_done=True,
+        **PREFS,
+    )
     cols.update(kw)
     return add_customer(state, **cols)
 
@@ -60,12 +69,15 @@ def test_plan_choice_max_surplus_among_acceptable(billing_world, params, add_cus
     state, delivered, q_shift, c_drift = billing_world
     a = _sub(state, add_customer)
     tb = 0.05 * math.log(1 + 30 / 30)
-    sur = [delivered[0, 0] + tb - q_req(20, **PREFS_CURVE),
-           delivered[0, 1] + tb - q_req(50, **PREFS_CURVE),
-           delivered[0, 2] + tb - q_req(110, **PREFS_CURVE)]
-    assert sur[0] > sur[1] > 0 and sur[2] > sur[0]      # C would win if budget were ignored
-    dec = billing_decisions(state, params, fake_rng(random=[[0.9]]), np.zeros(N),
-                            np.array([a]), delivered, q_shift, c_drift)
+    sur = [
+        delivered[0, 0] + tb - q_req(20, **PREFS_CURVE),
+        delivered[0, 1] + tb - q_req(50, **PREFS_CURVE),
+        delivered[0, 2] + tb - q_req(110, **PREFS_CURVE),
+    ]
+    assert sur[0] > sur[1] > 0 and sur[2] > sur[0]  # C would win if budget were ignored
+    dec = billing_decisions(
+        state, params, fake_rng(random=[[0.9]]), np.zeros(N), np.array([a]), delivered, q_shift, c_drift
+    )
     cust = state.customers
     assert cust.plan[a] == 0
     assert list(dec.downgrades) == [a] and len(dec.upgrades) == 0
@@ -81,13 +93,14 @@ def test_promotion_and_macro_wtp_enter_the_decision(billing_world, params, add_c
     state.settings.promo_by_group_plan[0, 2] = 15.0
     tb = 0.05 * math.log(2)
     assert 0.9 + tb - q_req(95, **PREFS_CURVE) > 0.3 + tb - q_req(20, **PREFS_CURVE)
-    dec = billing_decisions(state, params, fake_rng(random=[[0.9]]), np.zeros(N),
-                            np.array([a]), delivered, q_shift, c_drift)
+    dec = billing_decisions(
+        state, params, fake_rng(random=[[0.9]]), np.zeros(N), np.array([a]), delivered, q_shift, c_drift
+    )
     assert state.customers.plan[a] == 2
     assert list(dec.upgrades) == [a]
     assert state.customers.listed_price[a] == 110.0
     assert state.customers.effective_price[a] == 95.0
-    assert state.customers.promotion[a] == 15.0      # the new plan's promotion goes with it
+    assert state.customers.promotion[a] == 15.0  # the new plan's promotion goes with it
     assert state.customers.effective_c_max[a] == 100.0  # its budget snapshot: its own c_max (drift read once)
 
     # WTP multiplier 2 -> budget 200, C at 110 acceptable without a promotion
@@ -95,8 +108,7 @@ def test_promotion_and_macro_wtp_enter_the_decision(billing_world, params, add_c
     b = _sub(state, add_customer)
     state.macro_multipliers[0, 1] = 2.0
     assert 0.9 + tb - q_req(110, 200.0, 0.2, 0.8) > 0
-    billing_decisions(state, params, fake_rng(random=[[0.9]]), np.zeros(N), np.array([b]),
-                      delivered, q_shift, c_drift)
+    billing_decisions(state, params, fake_rng(random=[[0.9]]), np.zeros(N), np.array([b]), delivered, q_shift, c_drift)
     assert state.customers.plan[b] == 2
 
 
@@ -108,11 +120,10 @@ def test_cancel_when_no_plan_acceptable_and_skips(billing_world, params, add_cus
     new = _sub(state, add_customer, c_max=15.0, q_min=0.7, q_max=0.9, start_day=30)
     other = _sub(state, add_customer, c_max=15.0, q_min=0.7, q_max=0.9, billing_mod=7)
     active = np.array([poor, new, other])
-    dec = billing_decisions(state, params, fake_rng(random=[[0.9]]), np.zeros(N), active,
-                            delivered, q_shift, c_drift)
+    dec = billing_decisions(state, params, fake_rng(random=[[0.9]]), np.zeros(N), active, delivered, q_shift, c_drift)
     cust = state.customers
     assert list(dec.cancelled) == [poor]
-    assert dec.cancelled_satisfaction.tolist() == [0.37]   # the canceller's satisfaction, for the post
+    assert dec.cancelled_satisfaction.tolist() == [0.37]  # the canceller's satisfaction, for the post
     assert cust.status[poor] == CANCELLED
     assert cust.end_day[poor] == 30
     assert cust.churn_reason[poor] == REASON_VOLUNTARY
@@ -127,8 +138,9 @@ def test_involuntary_churn_draw(billing_world, params, add_customer, fake_rng):
     b = _sub(state, add_customer)
     rates = np.zeros(N)
     rates[0] = 0.3
-    dec = billing_decisions(state, params, fake_rng(random=[[0.31, 0.29]]), rates,
-                            np.array([a, b]), delivered, q_shift, c_drift)
+    dec = billing_decisions(
+        state, params, fake_rng(random=[[0.31, 0.29]]), rates, np.array([a, b]), delivered, q_shift, c_drift
+    )
     assert list(dec.involuntary) == [b]
     assert state.customers.churn_reason[b] == REASON_INVOLUNTARY
     assert state.customers.status[b] == CANCELLED
@@ -141,11 +153,11 @@ def test_involuntary_rates_clip_normal(params, fake_rng):
     z = np.zeros(N)
     z[0], z[1], z[2] = -10.0, 1.0, 2.0
     got = involuntary_rates(params, fake_rng(normal=[z]))
-    assert got[0] == 0.0                                 # 0.055 - 0.15 < 0
+    assert got[0] == 0.0  # 0.055 - 0.15 < 0
     assert got[1] == pytest.approx(0.035 + 0.01)
     assert got[2] == pytest.approx(0.045 + 2 * 0.012)
-    assert got[3] == pytest.approx(0.015)                # E1 mean
-    assert got[16] == pytest.approx(0.003)               # D_E01 mean
+    assert got[3] == pytest.approx(0.015)  # E1 mean
+    assert got[16] == pytest.approx(0.003)  # D_E01 mean
 
 
 def test_payments(state, params, add_customer, gidx):
@@ -154,33 +166,33 @@ def test_payments(state, params, add_customer, gidx):
     one, a higher one does not reach them. ENT pay the agreed effective per-seat price on the
     first bill, then [listed - ongoing]+, times floor(seats); suspended accounts pay nothing."""
     s1, e1 = gidx["S1"], gidx["E1"]
-    state.day = 45                                       # anchor 15
+    state.day = 45  # anchor 15
     state.settings.prices[:] = [20.0, 50.0, 110.0]
     state.settings.promo_global = 3.0
     common = dict(billing_mod=15, usage_demand=10.0, start_day=15)
-    i1 = add_customer(state, group=s1, plan=1, listed_price=50.0, first_promotion=12.0,
-                      first_billing_done=False, **common)
+    i1 = add_customer(
+        state, group=s1, plan=1, listed_price=50.0, first_promotion=12.0, first_billing_done=False, **common
+    )
     i2 = add_customer(state, group=s1, plan=0, listed_price=15.0, first_billing_done=True, **common)
-    i3 = add_customer(state, group=s1, plan=2, listed_price=120.0, first_billing_done=True,
-                      **common)
+    i3 = add_customer(state, group=s1, plan=2, listed_price=120.0, first_billing_done=True, **common)
     i4 = add_customer(state, group=s1, plan=0, listed_price=2.0, first_billing_done=True, **common)
-    e_first = add_customer(state, group=e1, plan=1, listed_price=32.0, effective_price=30.0,
-                           seats=10.7, first_billing_done=False, **common)
-    e_next = add_customer(state, group=e1, plan=1, listed_price=32.0, effective_price=30.0,
-                          seats=5.2, first_billing_done=True, **common)
-    e_susp = add_customer(state, group=e1, plan=1, listed_price=32.0, seats=8.0,
-                          first_billing_done=True, **common)
+    e_first = add_customer(
+        state, group=e1, plan=1, listed_price=32.0, effective_price=30.0, seats=10.7, first_billing_done=False, **common
+    )
+    e_next = add_customer(
+        state, group=e1, plan=1, listed_price=32.0, effective_price=30.0, seats=5.2, first_billing_done=True, **common
+    )
+    e_susp = add_customer(state, group=e1, plan=1, listed_price=32.0, seats=8.0, first_billing_done=True, **common)
     not_due = add_customer(state, group=s1, plan=0, listed_price=20.0, billing_mod=14)
     active = np.array([i1, i2, i3, i4, e_first, e_next, e_susp, not_due])
-    pay = take_payments(state, params, np.random.default_rng(0), active, np.array([e_susp]),
-                        np.zeros(26))
+    pay = take_payments(state, params, np.random.default_rng(0), active, np.array([e_susp]), np.zeros(26))
     got = dict(zip(pay.customers.tolist(), pay.cents.tolist(), strict=True))
     assert got == {
         i1: (50 - 12) * 100,
-        i2: (15 - 3) * 100,             # stored 15 < list 20: the increase does not reach them
-        i3: (110 - 3) * 100,            # list fell to 110 < stored 120
-        i4: 0,                          # floored at 0
-        e_first: 30 * 10 * 100,         # agreed effective price x floor(10.7)
+        i2: (15 - 3) * 100,  # stored 15 < list 20: the increase does not reach them
+        i3: (110 - 3) * 100,  # list fell to 110 < stored 120
+        i4: 0,  # floored at 0
+        e_first: 30 * 10 * 100,  # agreed effective price x floor(10.7)
         e_next: (32 - 3) * 5 * 100,
     }
     cust = state.customers
@@ -191,8 +203,9 @@ def test_payments(state, params, add_customer, gidx):
     assert cust.seats[e_susp] == 8.0 and not_due not in got
 
 
-def test_a_payment_restores_prices_budget_usage_and_seats_for_the_next_period(state, params, add_customer, gidx,
-                                                                              fake_rng):
+def test_a_payment_restores_prices_budget_usage_and_seats_for_the_next_period(
+    state, params, add_customer, gidx, fake_rng
+):
     """Ref §4.22 payments, after the charge: an enterprise keeps its stored list price although the
     current one is lower ($60 stored, B now $50: pays (60 - 3) x 4 seats), an individual moves down
     to it (pays 50 - 3); each stores the ongoing promotion ($3) and [list - promo]+ as its
@@ -201,20 +214,21 @@ def test_a_payment_restores_prices_budget_usage_and_seats_for_the_next_period(st
     a fresh usage rate max(0, N(u, 0.2 u)) x seats (z = +1: 10 x 1.2 = 12; z = -1: 5 x 0.8 x 4
     = 16; z = -6: 10 x (1 - 1.2) < 0 -> 0) and a period usage of 0."""
     s1, e1 = gidx["S1"], gidx["E1"]
-    state.day = 75                                       # anchor 15
+    state.day = 75  # anchor 15
     state.settings.prices[:] = [20.0, 50.0, 110.0]
     state.settings.promo_global = 3.0
     common = dict(billing_mod=15, start_day=15, first_billing_done=True, period_usage=123.0)
     ind = add_customer(state, group=s1, plan=1, listed_price=60.0, c_max=80.0, usage_demand=10.0, **common)
-    ent = add_customer(state, group=e1, plan=1, listed_price=60.0, c_max=500.0, usage_demand=5.0, seats=4.0,
-                       **common)
+    ent = add_customer(state, group=e1, plan=1, listed_price=60.0, c_max=500.0, usage_demand=5.0, seats=4.0, **common)
     low = add_customer(state, group=s1, plan=0, listed_price=2.0, c_max=40.0, usage_demand=10.0, **common)
     c_drift = np.zeros(26)
     c_drift[[s1, e1]] = 7.0
     rng = fake_rng(normal=[[1.0, -1.0, -6.0]])
     pay = take_payments(state, params, rng, np.array([ind, ent, low]), np.array([], dtype=np.int64), c_drift)
     assert dict(zip(pay.customers.tolist(), pay.cents.tolist(), strict=True)) == {
-        ind: (50 - 3) * 100, ent: (60 - 3) * 4 * 100, low: 0,
+        ind: (50 - 3) * 100,
+        ent: (60 - 3) * 4 * 100,
+        low: 0,
     }
     cust = state.customers
     idx = [ind, ent, low]
@@ -235,7 +249,8 @@ def test_an_involuntary_rate_above_one_is_clipped_to_one(params, fake_rng):
 
 
 def test_the_billing_review_reads_the_quota_against_the_days_usage_and_the_ad_penalty_of_its_group(
-        billing_world, params, add_customer):
+    billing_world, params, add_customer
+):
     """Ref §4.7, billing variant: (Del + RB + TB) F - IP - AP, AP = eta a(s) with s = global + group ad
     strength (no customer term), F = clip(quota / (r W(d)), 0, 1). Day 30 (W = 1.15): a usage
     rate of 100 is a demand of 115, so B's quota of 57.5 gives F = 0.5. Customer a (S1, eta
@@ -286,7 +301,8 @@ def test_the_engine_stores_the_drifted_budget_floored_at_a_payment(state, params
     billing is c_max + the group's c-drift (+7), floored at $15: 80 -> 87, 5 -> 15."""
     s1 = gidx["S1"]
     state.config = state.config.model_copy(
-        update={"fixes": state.config.fixes.model_copy(update={"drift_counted_once": False})})
+        update={"fixes": state.config.fixes.model_copy(update={"drift_counted_once": False})}
+    )
     state.day = 75
     state.settings.prices[:] = [20.0, 50.0, 110.0]
     common = dict(group=s1, plan=0, listed_price=20.0, billing_mod=15, start_day=15, first_billing_done=True)
@@ -294,13 +310,13 @@ def test_the_engine_stores_the_drifted_budget_floored_at_a_payment(state, params
     b = add_customer(state, c_max=5.0, **common)
     c_drift = np.zeros(26)
     c_drift[s1] = 7.0
-    take_payments(state, params, fake_rng(normal=[[0.0, 0.0]]), np.array([a, b]), np.array([], dtype=np.int64),
-                  c_drift)
+    take_payments(state, params, fake_rng(normal=[[0.0, 0.0]]), np.array([a, b]), np.array([], dtype=np.int64), c_drift)
     assert state.customers.effective_c_max[[a, b]].tolist() == [87.0, 15.0]
 
 
 def test_a_plan_priced_at_the_budget_with_a_quality_equal_to_the_requirement_is_acceptable(
-        billing_world, params, add_customer):
+    billing_world, params, add_customer
+):
     """Eq 6: a plan is acceptable iff price <= budget and quality >= Q_req(price), both boundaries
     included. With q_min = q_max the requirement is that value exactly, and on the signup day
     (tenure 0, relationship 0.5) the quality read is Del itself. B delivers 0.5 at $50: customer
@@ -319,43 +335,47 @@ def test_a_plan_priced_at_the_budget_with_a_quality_equal_to_the_requirement_is_
 
 @pytest.mark.parametrize("ent_churn", [True, False])
 def test_enterprise_accounts_face_involuntary_churn_only_under_the_flag(
-        billing_world, params, add_customer, fake_rng, gidx, ent_churn):
+    billing_world, params, add_customer, fake_rng, gidx, ent_churn
+):
     """Eq 19 / reference-notes §4.22: the month's rate mu (0.5 for S1 and E1 here) cancels a due
     account whose draw is below it (< mu: a draw of exactly 0.5 stays). With
     ``fixes.enterprise_involuntary_churn`` (default) enterprise accounts face it at their
     anchor too; without it (the engine) only individuals do."""
     state, delivered, q_shift, c_drift = billing_world
     state.config = state.config.model_copy(
-        update={"fixes": state.config.fixes.model_copy(update={"enterprise_involuntary_churn": ent_churn})})
+        update={"fixes": state.config.fixes.model_copy(update={"enterprise_involuntary_churn": ent_churn})}
+    )
     a = _sub(state, add_customer)
     e = _sub(state, add_customer, group=gidx["E1"], seats=10.0)
     c = _sub(state, add_customer)
     rates = np.zeros(N)
     rates[gidx["S1"]] = rates[gidx["E1"]] = 0.5
     draws = [[0.4, 0.4, 0.5]] if ent_churn else [[0.4, 0.5]]
-    dec = billing_decisions(state, params, fake_rng(random=draws), rates, np.array([a, e, c]), delivered,
-                            q_shift, c_drift)
+    dec = billing_decisions(
+        state, params, fake_rng(random=draws), rates, np.array([a, e, c]), delivered, q_shift, c_drift
+    )
     assert dec.involuntary.tolist() == ([a, e] if ent_churn else [a])
     assert (state.customers.status[e] == CANCELLED) == ent_churn
 
 
-def test_a_customer_whose_best_plan_is_its_own_stays_on_its_stored_price(billing_world, params, add_customer,
-                                                                          fake_rng):
+def test_a_customer_whose_best_plan_is_its_own_stays_on_its_stored_price(billing_world, params, add_customer, fake_rng):
     """Ref §4.22: only a different best plan is a switch. A customer on A with a stored list price of
     $15 (A now $20) finds A still the best acceptable plan (as in
     ``test_plan_choice_max_surplus_among_acceptable``): no upgrade, no downgrade, and the stored
     price and promotion stay as they are."""
     state, delivered, q_shift, c_drift = billing_world
     a = _sub(state, add_customer, plan=0, listed_price=15.0, effective_price=15.0, promotion=0.0)
-    dec = billing_decisions(state, params, fake_rng(random=[[0.9]]), np.zeros(N), np.array([a]), delivered,
-                            q_shift, c_drift)
+    dec = billing_decisions(
+        state, params, fake_rng(random=[[0.9]]), np.zeros(N), np.array([a]), delivered, q_shift, c_drift
+    )
     cust = state.customers
     assert len(dec.upgrades) == 0 and len(dec.downgrades) == 0 and len(dec.cancelled) == 0
     assert (cust.plan[a], cust.listed_price[a], cust.promotion[a], cust.effective_price[a]) == (0, 15.0, 0.0, 15.0)
 
 
 def test_a_switch_to_a_plan_whose_promotion_exceeds_its_price_costs_nothing_and_stores_the_own_budget(
-        billing_world, params, add_customer, fake_rng):
+    billing_world, params, add_customer, fake_rng
+):
     """Eq 7 / reference-notes §4.22: the switcher stores the new plan's list price, its ongoing promotion and
     [list - promo]+ as its effective price: A at $20 with a $25 group-plan promotion -> $0, not below and not
     above. With ``fixes.drift_counted_once`` (default) the budget snapshot is the customer's own c_max ($100),
@@ -363,9 +383,10 @@ def test_a_switch_to_a_plan_whose_promotion_exceeds_its_price_costs_nothing_and_
     state, delivered, q_shift, c_drift = billing_world
     c_drift[0] = 7.0
     state.settings.promo_by_group_plan[0, 0] = 25.0
-    a = _sub(state, add_customer)                       # on B at $50; A (free) has the largest surplus
-    dec = billing_decisions(state, params, fake_rng(random=[[0.9]]), np.zeros(N), np.array([a]), delivered,
-                            q_shift, c_drift)
+    a = _sub(state, add_customer)  # on B at $50; A (free) has the largest surplus
+    dec = billing_decisions(
+        state, params, fake_rng(random=[[0.9]]), np.zeros(N), np.array([a]), delivered, q_shift, c_drift
+    )
     cust = state.customers
     assert list(dec.downgrades) == [a] and len(dec.upgrades) == 0
     assert (cust.plan[a], cust.listed_price[a], cust.promotion[a], cust.effective_price[a]) == (0, 20.0, 25.0, 0.0)
@@ -378,13 +399,15 @@ def test_the_engine_stores_a_switcher_s_drifted_budget_floored_at_15(billing_wor
     from B to A, free under a $25 promotion (S2's budget of $15 affords only that)."""
     state, delivered, q_shift, c_drift = billing_world
     state.config = state.config.model_copy(
-        update={"fixes": state.config.fixes.model_copy(update={"drift_counted_once": False})})
+        update={"fixes": state.config.fixes.model_copy(update={"drift_counted_once": False})}
+    )
     delivered[1] = delivered[0]
     c_drift[0], c_drift[1] = 7.0, -90.0
     state.settings.promo_by_group_plan[[0, 1], 0] = 25.0
     a = _sub(state, add_customer)
     b = _sub(state, add_customer, group=1)
-    dec = billing_decisions(state, params, fake_rng(random=[[0.9, 0.9]]), np.zeros(N), np.array([a, b]),
-                            delivered, q_shift, c_drift)
+    dec = billing_decisions(
+        state, params, fake_rng(random=[[0.9, 0.9]]), np.zeros(N), np.array([a, b]), delivered, q_shift, c_drift
+    )
     assert list(dec.downgrades) == [a, b]
     assert state.customers.effective_c_max[[a, b]].tolist() == [107.0, 15.0]

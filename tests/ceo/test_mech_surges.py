@@ -21,12 +21,12 @@ def _script(fire_day_offset: int, dur_u: float, mult_u: float, days: int = 7) ->
 def test_roll_duration_multiplier_and_end(state, fake_rng):
     """Ref §4.14: each of the 7 coming days fires with prob 0.005; duration U{3..10};
     multiplier 2 + 6U; end day = s + duration (exclusive)."""
-    rng = fake_rng(random=_script(2, 0.5, 0.25))        # fires on day 8 + 2 = 10
+    rng = fake_rng(random=_script(2, 0.5, 0.25))  # fires on day 8 + 2 = 10
     new = roll_surges(state, rng, first_day=8, days=7)
-    assert rng.remaining("random") == 0                # three draws per day, fired or not
+    assert rng.remaining("random") == 0  # three draws per day, fired or not
     assert len(new) == 1
     s = new[0]
-    duration = 3 + math.floor(0.5 * 8)                 # U{3..10} -> 7
+    duration = 3 + math.floor(0.5 * 8)  # U{3..10} -> 7
     assert s.end_day == 10 + duration
     assert s.multiplier == pytest.approx(2 + 6 * 0.25)
     assert state.surges == new
@@ -51,8 +51,7 @@ def test_product_of_concurrent_surges_and_window(state):
     """Eq 30: Z_t = product of z_s over surges with t in [start, end)."""
     state.surges = [Surge(5, 9, 2.0), Surge(7, 12, 3.0)]
     got = {d: surge_multiplier(state, d) for d in range(3, 14)}
-    assert got == {3: 1.0, 4: 1.0, 5: 2.0, 6: 2.0, 7: 6.0, 8: 6.0, 9: 3.0, 10: 3.0, 11: 3.0,
-                   12: 1.0, 13: 1.0}
+    assert got == {3: 1.0, 4: 1.0, 5: 2.0, 6: 2.0, 7: 6.0, 8: 6.0, 9: 3.0, 10: 3.0, 11: 3.0, 12: 1.0, 13: 1.0}
 
 
 def test_fire_frequency_and_ranges_statistical(state):

@@ -24,11 +24,11 @@ def test_compute_usage_round_min_rate_times_w_quota(state, add_customer):
     idx = np.array([add_customer(state, group=0, plan=p, usage_rate=r) for r, p in rates_plans])
     units = compute_usage(state, idx)
     exp = [
-        round(min(100.0 * 1.15, 150.0)),     # 115
-        round(min(200.0 * 1.15, 150.0)),     # capped at 150
-        round(min(33.3 * 1.15, 10_000.0)),   # 38.295 -> 38
-        round(min(77.7 * 1.15, 10_000.0)),   # 89.355 -> 89
-        0,                                   # quota 0
+        round(min(100.0 * 1.15, 150.0)),  # 115
+        round(min(200.0 * 1.15, 150.0)),  # capped at 150
+        round(min(33.3 * 1.15, 10_000.0)),  # 38.295 -> 38
+        round(min(77.7 * 1.15, 10_000.0)),  # 89.355 -> 89
+        0,  # quota 0
         0,
     ]
     assert list(units) == exp

@@ -92,13 +92,19 @@ class Perturbed:
         self.week += 1
         scale = (1.0, 0.9, 1.15, 0.8)[k % 4]
         assert env.call("set_prices", A=round(12 * scale, 2), B=round(25 * scale, 2), C=round(55 * scale, 2)).ok
-        assert env.call("set_promotion", global_promotion=0.35 * (k % 3), by_group={"S1": 0.5 * (k % 2)},
-                        by_group_plan={"S1": {"B": 1.25 * (k % 2)}}).ok
-        assert env.call("set_lead_promotion", global_promotion=1.5 * ((k + 1) % 2),
-                        by_channel={"social_media": 0.75}).ok
+        assert env.call(
+            "set_promotion",
+            global_promotion=0.35 * (k % 3),
+            by_group={"S1": 0.5 * (k % 2)},
+            by_group_plan={"S1": {"B": 1.25 * (k % 2)}},
+        ).ok
+        assert env.call(
+            "set_lead_promotion", global_promotion=1.5 * ((k + 1) % 2), by_channel={"social_media": 0.75}
+        ).ok
         assert env.call("set_ads_strength", global_strength=0.04 * (k % 3), by_group={"S1": 0.01}).ok
-        assert env.call("set_targeted_ops_spend", targeted_spend={"S1": 15.0}, by_plan={"A": 5.0},
-                        by_group_plan={"S1": {"C": 2.5}}).ok
+        assert env.call(
+            "set_targeted_ops_spend", targeted_spend={"S1": 15.0}, by_plan={"A": 5.0}, by_group_plan={"S1": {"C": 2.5}}
+        ).ok
 
 
 def _expected_payments(env: CeoEnv, pre: dict[str, np.ndarray], day: int) -> dict[str, np.ndarray]:
@@ -128,8 +134,12 @@ def _expected_payments(env: CeoEnv, pre: dict[str, np.ndarray], day: int) -> dic
     assert (cust.start_day[idx[new]] == day).all()
     # Every individual's first bill falls on its signup day (anchor = start day % 30).
     assert pre["first_billing_done"][idx[old]].all()
-    ongoing = (s.promo_global + s.promo_by_group[g] + s.promo_by_group_plan[g, plan]
-               + np.array([s.promo_by_customer.get(int(i), 0.0) for i in idx]))
+    ongoing = (
+        s.promo_global
+        + s.promo_by_group[g]
+        + s.promo_by_group_plan[g, plan]
+        + np.array([s.promo_by_customer.get(int(i), 0.0) for i in idx])
+    )
     src = cust.source[idx].astype(np.int64)
     channel = src < SOURCE_NETWORK
     lead = s.lead_promo_global + s.lead_promo_by_group[g]
@@ -168,8 +178,9 @@ def test_daily_ledger_rows_recomputed_independently() -> None:
             start_active = np.flatnonzero(pre["status"] == SUBSCRIBED)
             start_plan = pre["plan"][start_active].astype(np.int64)
             unit_cost = np.array([t.cost_per_unit for t in cfg.model_tiers])[s.tiers[start_plan] - 1]
-            ops_targeted = (s.ops_by_group.sum() + s.ops_by_plan.sum() + s.ops_by_group_plan.sum()
-                            + sum(s.ops_by_customer.values()))
+            ops_targeted = (
+                s.ops_by_group.sum() + s.ops_by_plan.sum() + s.ops_by_group_plan.sum() + sum(s.ops_by_customer.values())
+            )
             expected = {
                 "capacity": -cfg.capacity_tiers[s.capacity_tier].cost_per_day,
                 "compute": -math.fsum(cust.usage_today[start_active] * unit_cost),
@@ -182,8 +193,11 @@ def test_daily_ledger_rows_recomputed_independently() -> None:
             }
             # In-app ad revenue: sum rho_i a(s_i) over active individuals, a = ln(1+9s)/ln 10.
             g_act = cust.group[active].astype(np.int64)
-            strength = np.clip(s.ads_global + s.ads_by_group[g_act]
-                               + np.array([s.ads_by_customer.get(int(i), 0.0) for i in active]), 0, 1)
+            strength = np.clip(
+                s.ads_global + s.ads_by_group[g_act] + np.array([s.ads_by_customer.get(int(i), 0.0) for i in active]),
+                0,
+                1,
+            )
             if s.ads_global > 0 or s.ads_by_group.any() or s.ads_by_customer:
                 expected["ad_revenue"] = math.fsum(cust.rho_ads[active] * np.log1p(9 * strength) / math.log(10))
                 ad_days += expected["ad_revenue"] > 0

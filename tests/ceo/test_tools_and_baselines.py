@@ -48,8 +48,9 @@ def test_every_tool_has_schema_and_description() -> None:
 # ---------------------------------------------------------------------------- errors are answers
 def _snapshot(env: CeoEnv) -> dict[str, Any]:
     st = env.world.state
-    settings = {k: (v.tolist() if isinstance(v, np.ndarray) else copy.deepcopy(v))
-                for k, v in vars(st.settings).items()}
+    settings = {
+        k: (v.tolist() if isinstance(v, np.ndarray) else copy.deepcopy(v)) for k, v in vars(st.settings).items()
+    }
     return {
         "settings": settings,
         "ledger_len": len(st.ledger.rows),
@@ -95,8 +96,7 @@ BAD_CALLS: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
     ("set_targeted_dev_spend", {"targeted_spend": {"D_S01": 100.0}}, ("'D_S01'", "not been discovered")),
     ("set_targeted_dev_spend", {"targeted_spend": {"S1": float("nan")}}, ("targeted_spend.S1", "finite")),
     ("set_targeted_ad_spend", {"targeted_spend": {"tiktok": {"S1": 100.0}}}, ("'tiktok'", "Unknown channel")),
-    ("set_targeted_ad_spend", {"targeted_spend": {"search_ads": {"S1": 10.0}, "fax": {"S1": 1.0}}},
-     ("'fax'",)),
+    ("set_targeted_ad_spend", {"targeted_spend": {"search_ads": {"S1": 10.0}, "fax": {"S1": 1.0}}}, ("'fax'",)),
     ("set_targeted_ad_spend", {"targeted_spend": {"search_ads": {"S1": -1.0}}}, ("search_ads.S1", ">= 0")),
     ("set_targeted_ops_spend", {"by_customer": {"abc": 1.0}}, ("'abc'", "integer")),
     ("set_targeted_ops_spend", {"by_plan": {"D": 1.0}}, ("by_plan",)),
@@ -113,12 +113,21 @@ BAD_CALLS: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
     ("get_group_insights", {"group_id": "ZZ"}, ("'ZZ'",)),
     ("start_research_project", {"tier": 21}, ("'tier'", "<= 20")),
     ("start_research_project", {"tier": 0}, ("'tier'", ">= 1")),
-    ("send_enterprise_deal", {"deals": [{"customer_id": 10**9, "offerings": [{"plan": "B", "price_per_seat": 90.0}]}]},
-     ("1000000000", "Unknown customer")),
-    ("send_enterprise_deal", {"deals": [{"customer_id": 0, "offerings": [{"plan": "D", "price_per_seat": 90.0}]}]},
-     ("plan", "'A'")),
-    ("send_enterprise_deal", {"deals": [{"customer_id": 0, "offerings": [{"plan": "B", "price_per_seat": -5.0}]}]},
-     ("price_per_seat", "> 0")),
+    (
+        "send_enterprise_deal",
+        {"deals": [{"customer_id": 10**9, "offerings": [{"plan": "B", "price_per_seat": 90.0}]}]},
+        ("1000000000", "Unknown customer"),
+    ),
+    (
+        "send_enterprise_deal",
+        {"deals": [{"customer_id": 0, "offerings": [{"plan": "D", "price_per_seat": 90.0}]}]},
+        ("plan", "'A'"),
+    ),
+    (
+        "send_enterprise_deal",
+        {"deals": [{"customer_id": 0, "offerings": [{"plan": "B", "price_per_seat": -5.0}]}]},
+        ("price_per_seat", "> 0"),
+    ),
     ("send_enterprise_deal", {"deals": [{"customer_id": 0, "offerings": []}]}, ("offerings",)),
     ("send_enterprise_deal", {"deals": []}, ("deals",)),
     ("reject_enterprise_deal", {"deals": [-3]}, ("-3",)),
@@ -126,8 +135,9 @@ BAD_CALLS: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
 ]
 
 
-@pytest.mark.parametrize(("tool", "args", "needles"), BAD_CALLS,
-                         ids=[f"{t}-{i}" for i, (t, _, _) in enumerate(BAD_CALLS)])
+@pytest.mark.parametrize(
+    ("tool", "args", "needles"), BAD_CALLS, ids=[f"{t}-{i}" for i, (t, _, _) in enumerate(BAD_CALLS)]
+)
 def test_bad_calls_are_answers_and_change_nothing(
     played_env: CeoEnv, tool: str, args: dict[str, Any], needles: tuple[str, ...]
 ) -> None:
@@ -146,9 +156,11 @@ def test_lump_sums_refused_below_their_cost() -> None:
     cfg, _ = load_config("default")
     env = CeoEnv(cfg.model_copy(update={"start_cash": 10_000.0}), 1)
     before = _snapshot(env)
-    for tool, args, cost in [("research_market", {}, "$25,000.00"),
-                             ("start_research_project", {"tier": 20}, None),
-                             ("research_group", {"group_id": "S1", "target_level": 5}, None)]:
+    for tool, args, cost in [
+        ("research_market", {}, "$25,000.00"),
+        ("start_research_project", {"tier": 20}, None),
+        ("research_group", {"group_id": "S1", "target_level": 5}, None),
+    ]:
         r = env.call(tool, **args)
         assert r.ok is False
         assert "Insufficient cash" in r.error and "$10,000.00" in r.error
@@ -166,8 +178,11 @@ def _env_with_enterprise_lead() -> tuple[CeoEnv, int]:
     env = CeoEnv.from_preset("default", seed=3, horizon_days=60)
     st = env.world.state
     g = env.config.group_ids.index("E1")
-    c = int(st.customers.append(1, {"group": g, "status": LEAD, "seats": 40.0, "c_max": 120.0,
-                                    "q_min": 0.1, "q_max": 0.6, "max_turns": 3})[0])
+    c = int(
+        st.customers.append(
+            1, {"group": g, "status": LEAD, "seats": 40.0, "c_max": 120.0, "q_min": 0.1, "q_max": 0.6, "max_turns": 3}
+        )[0]
+    )
     env.world.book.open_thread(c, enterprise.NEW_LEAD, st.day, "New enterprise lead.")
     return env, c
 
@@ -209,8 +224,21 @@ READ_TOOLS: list[tuple[str, dict[str, Any]]] = [
     ("get_group_insights", {"group_id": "E1"}),
     ("list_research_projects", {}),
 ]
-FORBIDDEN_KEYS = {"satisfaction", "mean_satisfaction", "pmi", "seed", "c_max", "q_min", "q_max",
-                  "reputation", "q_drift_global", "bank_global", "effective_c_max", "boost", "bankrupt"}
+FORBIDDEN_KEYS = {
+    "satisfaction",
+    "mean_satisfaction",
+    "pmi",
+    "seed",
+    "c_max",
+    "q_min",
+    "q_max",
+    "reputation",
+    "q_drift_global",
+    "bank_global",
+    "effective_c_max",
+    "boost",
+    "bankrupt",
+}
 SEED = 918_273_645
 
 
@@ -270,7 +298,7 @@ def test_hidden_state_stays_hidden() -> None:
             # The latest reading published by today: the 30-day window mean closed on day
             # 1, 31, 61, ... (rounded to 0.1), visible 30 days later.
             close = 1 + 30 * ((env.day - 31) // 30)
-            window = st.pmi_history[max(0, close - 30):close]
+            window = st.pmi_history[max(0, close - 30) : close]
             assert m["day"] == close
             assert m["pmi_value"] == round(float(np.mean(window)), 1)
             assert m["pmi_value"] == round(m["pmi_value"], 1)
@@ -339,8 +367,9 @@ def test_cli_run_writes_run_directory(tmp_path: Path) -> None:
     from bizbench.cli import app
 
     out = tmp_path / "run"
-    res = CliRunner().invoke(app, ["run", "ceo", "--agent", "rule-based", "--seed", "42", "--days", "30",
-                                   "--out", str(out)])
+    res = CliRunner().invoke(
+        app, ["run", "ceo", "--agent", "rule-based", "--seed", "42", "--days", "30", "--out", str(out)]
+    )
     assert res.exit_code == 0, res.output
     result = json.loads((out / "result.json").read_text())
     assert result["env"] == "ceo"

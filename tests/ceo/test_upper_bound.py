@@ -40,9 +40,7 @@ def default(cfg: CeoConfig) -> UpperBound:
 
 
 def _with_groups(cfg: CeoConfig, **scale: float) -> CeoConfig:
-    groups = tuple(
-        g.model_copy(update={k: getattr(g, k) * f for k, f in scale.items()}) for g in cfg.groups
-    )
+    groups = tuple(g.model_copy(update={k: getattr(g, k) * f for k, f in scale.items()}) for g in cfg.groups)
     return cfg.model_copy(update={"groups": groups})
 
 
@@ -57,9 +55,7 @@ def test_default_estimate_is_finite_and_consistent(cfg: CeoConfig, default: Uppe
     )  # eq 46
     assert default.friction == 0.49
     assert default.reported == pytest.approx(0.49 * default.pre_friction)  # eq 47
-    assert default.subscription_revenue == pytest.approx(
-        default.revenue_individual + default.revenue_enterprise
-    )
+    assert default.subscription_revenue == pytest.approx(default.revenue_individual + default.revenue_enterprise)
     assert sum(g.revenue for g in default.groups) == pytest.approx(default.subscription_revenue)
     assert all(c > 0 for c in (getattr(default, f) for f in COST_FIELDS))
 
@@ -106,18 +102,14 @@ def test_capacity_tier_cost_raises_costs(cfg: CeoConfig, default: UpperBound) ->
     assert dearer.reported < default.reported
 
 
-def test_threshold_and_competitor_parameters_move_the_estimate(
-    cfg: CeoConfig, default: UpperBound
-) -> None:
+def test_threshold_and_competitor_parameters_move_the_estimate(cfg: CeoConfig, default: UpperBound) -> None:
     harder = estimate(_with_groups(cfg, q_min_mu=1.5))
     assert harder.targeted_development > default.targeted_development
     sized = UpperBoundAssumptions(targeted_sizing="retention")
     calm = estimate(load_config("no-competitor")[0], sized)
     busy = estimate(cfg, sized)
     assert calm.targeted_development < busy.targeted_development
-    assert estimate(cfg, UpperBoundAssumptions(friction=0.98)).reported == pytest.approx(
-        2 * default.reported
-    )
+    assert estimate(cfg, UpperBoundAssumptions(friction=0.98)).reported == pytest.approx(2 * default.reported)
 
 
 def test_retention_sizing_keeps_every_group(cfg: CeoConfig, default: UpperBound) -> None:

@@ -58,4 +58,3 @@ def test_read_only_commands_do_not_change_the_state() -> None:
                  "finance_ledger", "scratchpad_read"):  # fmt: skip
         ok(env.call(name))
     assert env.state_digest() == digest
-
