@@ -23,7 +23,7 @@ SQLite database the engine writes (cash from its ledger, subscribers from its su
 The engine is zlab-princeton/ceobench-src at d2b7b32 (the version docs/reference-notes.md
 describes); the driver is ``scripts/run_rule_based_baseline.py`` of the fork hutauf/ceobench-src,
 copied into that checkout's ``scripts/``. A seed marked with the fork's own ``engine_commit`` ran on
-the fork's older engine, which differs from d2b7b32 only where this policy never goes (the quota
+the fork's older engine, which differs from d2b7b32 where this policy does not go (the quota
 penalty, first-period promotions, the price billed after a price change): seed 1 ends the same to
 the cent on both.
 docs/calibration.md, "Across seeds", reports the result.
