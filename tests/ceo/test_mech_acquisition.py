@@ -259,12 +259,13 @@ def test_the_enterprise_gate_admits_only_leads_some_price_can_win(state, params,
         assert gated.leads.tolist() == [0, 1, 2]
 
 
-def _leads_of_a_day(state, params, delivered):
+def _leads_of_a_day(state, params, delivered, leads_rng=None):
+    """One day's leads with fixed streams; ``leads_rng`` (a scripted Poisson) replaces the leads stream."""
     rngs = [np.random.default_rng(100 + g) for g in range(26)]
     return generate_leads(
         state,
         params,
-        np.random.default_rng(1),
+        np.random.default_rng(1) if leads_rng is None else leads_rng,
         np.random.default_rng(2),
         rngs,
         np.zeros(26),
@@ -384,18 +385,7 @@ def test_a_poisson_draw_above_the_market_is_cut_only_under_the_finite_market_fla
     state.settings.ad_spend[e3, CHANNELS.index("linkedin")] = 1e9
     draws = np.zeros(26, dtype=np.int64)
     draws[e3] = 150
-    rngs = [np.random.default_rng(100 + g) for g in range(26)]
-    day = generate_leads(
-        state,
-        params,
-        _ScriptedPoisson(draws),
-        np.random.default_rng(2),
-        rngs,
-        np.zeros(26),
-        np.zeros((26, 3)),
-        np.ones(26),
-        1.0,
-    )
+    day = _leads_of_a_day(state, params, np.zeros((26, 3)), _ScriptedPoisson(draws))
     assert day.expected[e3] == (136.0 if finite else pytest.approx(136 * (1 + 0.1 * 10 / 365)))
     assert day.leads[e3] == (136 if finite else 150)
     assert day.dropped_quality[e3] == day.leads[e3]  # Del = 0: every prospect dropped at the gate
@@ -647,18 +637,7 @@ def test_a_poisson_draw_above_an_individual_groups_cap_is_cut_to_a_whole_count(s
     assert params.market_cap(10)[ds10] == pytest.approx(cap) and math.floor(cap) == 34_130 < cap
     draws = np.zeros(26, dtype=np.int64)
     draws[ds10] = 40_000
-    rngs = [np.random.default_rng(100 + g) for g in range(26)]
-    day = generate_leads(
-        state,
-        params,
-        _ScriptedPoisson(draws),
-        np.random.default_rng(2),
-        rngs,
-        np.zeros(26),
-        np.zeros((26, 3)),
-        np.ones(26),
-        1.0,
-    )
+    day = _leads_of_a_day(state, params, np.zeros((26, 3)), _ScriptedPoisson(draws))
     assert day.leads[ds10] == 34_130 and day.leads.sum() == 34_130
     assert len(day.new_subscribers) + len(day.lost) == 34_130
 
@@ -682,18 +661,7 @@ def test_each_prospect_is_attributed_to_the_channels_that_sent_it_or_else_is_org
     delivered[s1] = [5.0, 5.0, 5.0]
     draws = np.zeros(26, dtype=np.int64)
     draws[[s1, s2, s3]] = [3, 2, 2]
-    rngs = [np.random.default_rng(100 + g) for g in range(26)]
-    day = generate_leads(
-        state,
-        params,
-        _ScriptedPoisson(draws),
-        np.random.default_rng(2),
-        rngs,
-        np.zeros(26),
-        delivered,
-        np.ones(26),
-        1.0,
-    )
+    day = _leads_of_a_day(state, params, delivered, _ScriptedPoisson(draws))
     assert 1.0 * 320.3613 / 1000 < 1
     assert day.channel_leads[s1, content] == 3 and day.channel_leads[s2, content] == 2
     assert day.channel_leads.sum() == 5

@@ -93,9 +93,9 @@ def run_support(
     if not outage:
         fast1, fast2 = sp.relationship_fast_fix
         fast = (open_days == 1) | (open_days == 2)
+        fixed = resolved[fast]
         boost = np.where(open_days[fast] == 1, fast1, fast2)
-        before = relationship_as_read(cust.relationship[resolved[fast]], zero_kept)
-        cust.relationship[resolved[fast]] = np.minimum(1.0, before + boost)
+        cust.relationship[fixed] = np.minimum(1.0, relationship_as_read(cust.relationship[fixed], zero_kept) + boost)
     cust.issue_days[resolved] = 0
     cust.issue_open_day[resolved] = -1
     unresolved = pool[~resolved_mask]
