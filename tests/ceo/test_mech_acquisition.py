@@ -152,7 +152,7 @@ def test_individual_lead_conversion(state, params, fake_rng, gidx):
     assert max(0.3 - _req(20), 0.5 - _req(50)) < 0
     assert 0.3 * 1.1 >= _req(20) > 0.3 * 0.8
     rng = fake_rng(uniform=[[0.5, 1.0, 0.0]], normal=[[0.0, 1.0]])
-    subs, lost = _convert_individuals(state, params, rng, s1, cols, delivered)
+    subs, lost = _convert_individuals(state, params, rng, s1, cols, _undrifted(state, cols), delivered)
     cust = state.customers
     assert subs.tolist() == [0, 1] and lost.tolist() == [2]
     assert cust.plan[subs].tolist() == [1, 0]
@@ -187,7 +187,7 @@ def test_enterprise_gate(state, params, gidx):
     }
     floor0 = 0.3 + 0.3 * _sig(-2.5)  # Q_req(0) for the first: 0.3228
     assert 0.4 >= floor0 and 0.4 < 0.5
-    gated = _enterprise_gate(state, e1, cols, delivered)
+    gated = _enterprise_gate(state, e1, cols, _undrifted(state, cols), delivered)
     assert gated.leads.tolist() == [0]
     assert (gated.dropped_quota, gated.dropped_quality) == (0, 1)
     assert state.customers.status.tolist() == [LEAD, NONE]
@@ -217,7 +217,7 @@ def test_a_prospect_dropped_at_the_gate_is_counted_by_its_cause(state, params, g
         "deal_noise": np.ones(3),
     }
     assert 0.4 * 1_000 / 5_000 < 0.3 + 0.3 * _sig(-2.5) <= 0.4 < 0.5 + 0.225 * _sig(-2.5)
-    gated = _enterprise_gate(state, e1, cols, delivered)
+    gated = _enterprise_gate(state, e1, cols, _undrifted(state, cols), delivered)
     assert gated.leads.tolist() == [2]
     assert (gated.dropped_quota, gated.dropped_quality) == (1, 1)
     assert state.customers.status.tolist() == [NONE, NONE, LEAD]
@@ -252,11 +252,16 @@ def test_the_enterprise_gate_admits_only_leads_some_price_can_win(state, params,
     }
     floors = [1.0 + 0.25 * _sig(-2.5), 0.9 + 0.2 * _sig(-2.5)]
     assert 1.0 < floors[0] <= 1.2 and 0.8 < floors[1] <= 1.0
-    gated = _enterprise_gate(state, e1, cols, delivered)
+    gated = _enterprise_gate(state, e1, cols, _undrifted(state, cols), delivered)
     if fixed:
         assert gated.leads.tolist() == [2] and (gated.dropped_quota, gated.dropped_quality) == (0, 2)
     else:
         assert gated.leads.tolist() == [0, 1, 2]
+
+
+def _undrifted(state, cols):
+    """The (c_max, q_min, q_max) a new lead evaluates with on a day with no market drift."""
+    return _lead_preferences(state, cols, 0.0, 0.0)
 
 
 def _leads_of_a_day(state, params, delivered, leads_rng=None):
@@ -270,6 +275,8 @@ def _leads_of_a_day(state, params, delivered, leads_rng=None):
         rngs,
         np.zeros(26),
         delivered,
+        np.zeros(26),
+        np.zeros(26),
         np.ones(26),
         1.0,
     )
@@ -418,7 +425,7 @@ def _one_lead_converts(state, params, fake_rng, gidx, *, prices, c_max, lead_pro
         "source": np.array([content if lead_promo else SOURCE_ORGANIC]),
     }
     rng = fake_rng(uniform=[1.0], normal=[0.0])  # a usage-rate draw z = 0 if it subscribes
-    return _convert_individuals(state, params, rng, s1, cols, delivered)
+    return _convert_individuals(state, params, rng, s1, cols, _undrifted(state, cols), delivered)
 
 
 def test_a_lead_whose_budget_equals_the_price_exactly_subscribes(state, params, fake_rng, gidx):
@@ -519,7 +526,7 @@ def test_a_lead_whose_best_surplus_is_exactly_zero_falls_back_to_plan_a(state, p
     s1 = gidx["S1"]
     cols, delivered = _exact_requirement_leads(state, s1, np.array([0.5, 0.49, 0.52]), delivered=[0.4, 0.5, 0.3])
     rng = fake_rng(uniform=[1.0, 1.0, 1.0], normal=[0.0, 0.0, 0.0])
-    subs, lost = _convert_individuals(state, params, rng, s1, cols, delivered)
+    subs, lost = _convert_individuals(state, params, rng, s1, cols, _undrifted(state, cols), delivered)
     assert subs.tolist() == [1] and lost.tolist() == [0, 2]
     assert state.customers.plan[1] == 1 and state.customers.listed_price[1] == 20.0
 
@@ -533,7 +540,7 @@ def test_a_lead_whose_impression_equals_the_requirement_exactly_subscribes(state
     cols, delivered = _exact_requirement_leads(state, s1, np.array([0.4, 0.41]), delivered=[0.5, 0.5, 0.5])
     assert 0.5 * 0.8 == 0.4
     rng = fake_rng(uniform=[0.0, 0.0], normal=[0.0, 0.0])
-    subs, lost = _convert_individuals(state, params, rng, s1, cols, delivered)
+    subs, lost = _convert_individuals(state, params, rng, s1, cols, _undrifted(state, cols), delivered)
     assert subs.tolist() == [0] and lost.tolist() == [1]
     assert state.customers.plan[0] == 0
 
@@ -563,7 +570,7 @@ def test_the_enterprise_gate_clips_a_quality_below_minus_one_to_minus_one(state,
     }
     floors = [-1.3 + 0.1 * _sig(-2.5), -0.9 + 0.1 * _sig(-2.5)]
     assert -1.5 < floors[0] <= -1.0 < floors[1]
-    gated = _enterprise_gate(state, e1, cols, delivered)
+    gated = _enterprise_gate(state, e1, cols, _undrifted(state, cols), delivered)
     assert gated.leads.tolist() == [0]
     assert (gated.dropped_quota, gated.dropped_quality) == (0, 1)
 
@@ -596,7 +603,7 @@ def test_an_enterprise_prospect_whose_quality_equals_the_requirement_exactly_pas
         "seats": np.array([1.0, 100.0, 1.0]),
         "deal_noise": np.ones(3),
     }
-    gated = _enterprise_gate(state, e1, cols, delivered)
+    gated = _enterprise_gate(state, e1, cols, _undrifted(state, cols), delivered)
     assert gated.leads.tolist() == [0]
     assert (gated.dropped_quota, gated.dropped_quality) == (1, 1)
     assert state.customers.status.tolist() == [LEAD, NONE, NONE]
@@ -605,19 +612,20 @@ def test_an_enterprise_prospect_whose_quality_equals_the_requirement_exactly_pas
 
 @pytest.mark.parametrize("once", [True, False])
 def test_a_new_lead_evaluates_with_its_band_and_budget_drifted_once(state, gidx, once):
-    """Reference-notes §4.7: a new lead reads its quality band shifted by the drift of the day (global
-    + its group's: 0.05 + 0.02 = 0.07) and its budget moved by its group's budget drift (-20),
-    floored at $15 ([sampling] c_max_floor): 100 -> 80, 30 -> 15. With ``fixes.drift_counted_once``
-    off (the engine) the lead reads the columns as they are."""
+    """Reference-notes §4.7: a new lead reads its quality band shifted by its group's drift of the start of
+    the day (global + its group's: 0.05 + 0.02 = 0.07) and its budget moved by its group's budget drift
+    (-20), floored at $15 ([sampling] c_max_floor): 100 -> 80, 30 -> 15. The state's drift, which a
+    competitor event may have moved since the morning, is not read (reference-notes §1.2). With
+    ``fixes.drift_counted_once`` off (the engine) the lead reads the columns as they are."""
     s1 = gidx["S1"]
     state.config = state.config.model_copy(
         update={"fixes": state.config.fixes.model_copy(update={"drift_counted_once": once})}
     )
-    state.q_drift_global = 0.05
-    state.q_drift_group[s1] = 0.02
-    state.c_drift_group[s1] = -20.0
+    state.q_drift_global = 0.5
+    state.q_drift_group[s1] = 0.2
+    state.c_drift_group[s1] = -60.0
     cols = {"c_max": np.array([100.0, 30.0]), "q_min": np.array([0.2, 0.3]), "q_max": np.array([0.8, 0.9])}
-    c_max, q_min, q_max = _lead_preferences(state, s1, cols)
+    c_max, q_min, q_max = _lead_preferences(state, cols, 0.07, -20.0)
     if once:
         assert c_max.tolist() == [80.0, 15.0]
         assert q_min == pytest.approx([0.27, 0.37]) and q_max == pytest.approx([0.87, 0.97])

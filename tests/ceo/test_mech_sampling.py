@@ -16,13 +16,13 @@ N = 40_000
 @pytest.fixture(scope="module")
 def s3_sample(cfg, params):
     st = WorldState(config=cfg, seed=1)
-    return sample_customers(np.random.default_rng(2024), st, params, 2, N)  # S3
+    return sample_customers(np.random.default_rng(2024), st, params, 2, N, 0.0, 0.0)  # S3
 
 
 @pytest.fixture(scope="module")
 def e1_sample(cfg, params):
     st = WorldState(config=cfg, seed=1)
-    return sample_customers(np.random.default_rng(77), st, params, 3, N)  # E1
+    return sample_customers(np.random.default_rng(77), st, params, 3, N, 0.0, 0.0)  # E1
 
 
 def test_steepness_distributions(s3_sample):
@@ -81,9 +81,9 @@ def test_customers_do_not_depend_on_batching(cfg, params):
     """Principle 4: the k-th prospect of a group is the same whether leads arrive 5 at once or
     3 then 2 (each customer consumes its own block of draws)."""
     st = WorldState(config=cfg, seed=1)
-    together = sample_customers(np.random.default_rng(5), st, params, 0, 5)
+    together = sample_customers(np.random.default_rng(5), st, params, 0, 5, 0.0, 0.0)
     rng = np.random.default_rng(5)
-    first, second = sample_customers(rng, st, params, 0, 3), sample_customers(rng, st, params, 0, 2)
+    first, second = sample_customers(rng, st, params, 0, 3, 0.0, 0.0), sample_customers(rng, st, params, 0, 2, 0.0, 0.0)
     for col in ("c_max", "q_min", "q_max", "s_left", "s_right", "usage_demand", "eta_ads", "deal_noise"):
         assert np.array_equal(together[col], np.concatenate([first[col], second[col]])), col
 
@@ -113,10 +113,11 @@ def _two_e1_prospects(cfg, params, fake_rng, gidx, drift_once=True):
     st.day = 37
     e1 = gidx["E1"]
     st.macro_multipliers[e1, 2] = 2.0  # M_deal = 2 halves the reply-delay mean
-    st.q_drift_global, st.q_drift_group[e1], st.c_drift_group[e1] = 0.03, 0.05, -45.0
+    # the state's drift after a competitor event of today; the prospects get the start of the day's
+    st.q_drift_global, st.q_drift_group[e1], st.c_drift_group[e1] = 0.5, 0.5, -90.0
     # customer B: radius 5 at angle 1/4: z_0..z_5 = 0 (cos), z_6..z_11 = 5 (sin); u0 = 0.999, u2 = 0.9999
     block = [_block(_R, _ANGLE, _U), _block((5.0,) * 6, (0.25,) * 6, (0.999, 0.999, 0.9999, 0.0))]
-    return sample_customers(fake_rng(random=[block]), st, params, e1, 2)
+    return sample_customers(fake_rng(random=[block]), st, params, e1, 2, 0.03 + 0.05, -45.0)
 
 
 def test_every_trait_of_a_scripted_e1_prospect_follows_its_own_draw(cfg, params, fake_rng, gidx):
@@ -165,9 +166,10 @@ def test_a_far_draw_meets_each_trait_s_bound(cfg, params, fake_rng, gidx):
     assert b["rho_ads"] == pytest.approx(0.5)  # 0.2 + 0.06 x 5
 
 
-def test_without_the_drift_fix_a_prospect_stores_today_s_drift(cfg, params, fake_rng, gidx):
+def test_without_the_drift_fix_a_prospect_stores_the_drift_of_the_start_of_its_day(cfg, params, fake_rng, gidx):
     """docs/reference-notes.md §4.7 (the engine): q_min gets the global (+0.03) and the group's (+0.05) drift, c_max the
-    group's c-drift (-45) under its $15 floor: A 81.25 - 45 = 36.25, B 55 - 45 = 10 -> 15."""
+    group's c-drift (-45) under its $15 floor: A 81.25 - 45 = 36.25, B 55 - 45 = 10 -> 15; the drift of the start of
+    the day (§1.2), not the state's after today's competitor event."""
     z = _z(_R, _ANGLE)
     p = _two_e1_prospects(cfg, params, fake_rng, gidx, drift_once=False)
     assert p["q_min"][0] == pytest.approx(0.5 + 0.06 * z[1] + 0.08)

@@ -585,7 +585,7 @@ class _Day:
             lambda s, p: [PendingGroupResearch(D_S01, 2, 30)] if s.day == 30 else [],
         )
         patch(drift, "is_drift_day", lambda d, s: d == 30)
-        patch(drift, "apply_group_drift")
+        patch(drift, "apply_group_drift", lambda s, p: s.c_drift_group.__setitem__(S2, 9.0))
         patch(drift, "apply_individual_drift")
         patch(acquisition, "channel_noise")
         patch(macro, "step_pmi", 51.0)
@@ -593,7 +593,7 @@ class _Day:
         patch(macro, "close_measurement")
         patch(macro, "published_readings", lambda s: list(self.readings))
         monkeypatch.setattr(w.feed, "macro_posts", rec("macro_posts"))
-        patch(competitor, "maybe_fire")
+        patch(competitor, "maybe_fire", lambda s, p, r: setattr(s, "q_drift_global", s.q_drift_global + 0.5))
         monkeypatch.setattr(w, "_competitor_posts", rec("_competitor_posts"))
         patch(development, "apply_daily_development")
         patch(satisfaction, "update_satisfaction", self.s_before)
@@ -664,7 +664,8 @@ def test_a_day_runs_the_engine_s_steps_in_order(cfg, monkeypatch):
 def test_each_step_of_a_day_works_on_the_start_of_day_caches_the_right_customers_and_its_own_stream(cfg, monkeypatch):
     """docs/reference-notes.md §1.2 and principle 4 (every stochastic step draws from its own named stream).
     The start-of-day caches: delivered quality (0.20 + 0.05) x 0.60 (tier 1) = 0.15 for every group and plan;
-    the quality shift q_global + q_g = 0.01 + 0.02 for S1, 0.01 elsewhere; the WTP drift 2.0 for S2; the service
+    the quality shift q_global + q_g = 0.01 + 0.02 for S1, 0.01 elsewhere; the WTP drift 2.0 for S2 (today's
+    monthly drift to 9.0 and competitor event of +0.5 reach customers, today's prospects too, tomorrow); the service
     penalty 0.08 x overload 0.5 + 0.20 x outage = 0.24 (eq 10). Subscribers at the start of day 30: 0, 1, 2, 3, 4,
     7 (S1 3, E1 2, E2 1); after the cancellations (1), the failed cards (2, 7) and the enterprise churn (3): 0
     and 4; after today's signup (5): 0, 4 and 5. Involuntary churn rates are those of month 30 // 30 = 1."""
@@ -707,7 +708,8 @@ def test_each_step_of_a_day_works_on_the_start_of_day_caches_the_right_customers
     _check(c, "cancellation_damage", st, p, rs.get("reputation"), np.array([S1]), np.array([-0.4]), start_counts)
     _check(c, "process_day", st, p, rs.get("enterprise"), w.book, delivered, q_shift, c_drift)
     _check(c, "cancellation_damage", st, p, rs.get("reputation"), np.array([E1]), None, start_counts, k=1)
-    _check(c, "daily_update", st, p, after_churn)
+    # reputation: the subscribers of the morning, whose satisfaction today's update reached, those who left today too
+    _check(c, "daily_update", st, p, at_start)
     _check(c, "_customer_posts", after_churn, day.svc, day.dec, np.array([3]))
     _check(c, "social_multiplier", st, p, 30)
     _check(c, "surge_multiplier", st, 30)
@@ -721,6 +723,8 @@ def test_each_step_of_a_day_works_on_the_start_of_day_caches_the_right_customers
         w.group_streams,
         counts,
         delivered,
+        q_shift,
+        c_drift,
         day.social,
         2.5,
     )

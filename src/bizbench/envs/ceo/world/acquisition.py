@@ -126,10 +126,16 @@ def generate_leads(
     group_streams: list[np.random.Generator],
     counts: np.ndarray,
     delivered: np.ndarray,
+    q_shift: np.ndarray,
+    c_drift: np.ndarray,
     social: np.ndarray,
     surge: float,
 ) -> LeadsDay:
     """Poisson leads per discovered group, source attribution, then conversion (eq 29; reference-notes §3.3-3.4).
+
+    Prospects are drawn and evaluated with the start-of-day caches (reference-notes §1.2 step 3):
+    the delivered quality ``delivered``, the quality shift ``q_shift`` and the budget drift
+    ``c_drift`` of each group.
 
     With ``fixes.enterprise_market_finite`` a group's realised prospects never exceed its open
     market (``open_market``), so the enterprise market cap holds across days; the Poisson draw is
@@ -156,14 +162,15 @@ def generate_leads(
             sources[sources == N_CHANNELS] = SOURCE_NETWORK
         else:
             sources = np.full(int(leads[g]), SOURCE_ORGANIC)
-        cols = sample_customers(group_streams[g], state, params, int(g), int(leads[g]))
+        cols = sample_customers(group_streams[g], state, params, int(g), int(leads[g]), q_shift[g], c_drift[g])
         cols["source"] = sources
+        prefs = _lead_preferences(state, cols, q_shift[g], c_drift[g])
         if params.is_ent[g]:
-            gated = _enterprise_gate(state, int(g), cols, delivered)
+            gated = _enterprise_gate(state, int(g), cols, prefs, delivered)
             ent_leads.append(gated.leads)
             dropped_quota[g], dropped_quality[g] = gated.dropped_quota, gated.dropped_quality
         else:
-            subs, gone = _convert_individuals(state, params, rng_conversion, int(g), cols, delivered)
+            subs, gone = _convert_individuals(state, params, rng_conversion, int(g), cols, prefs, delivered)
             new_subs.append(subs)
             lost.append(gone)
     empty = np.empty(0, dtype=np.int64)
@@ -179,12 +186,16 @@ def generate_leads(
     )
 
 
-def _lead_preferences(state: WorldState, group: int, cols: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:
-    """Budget and quality band a new lead evaluates with: its values at creation incl. drift."""
+def _lead_preferences(
+    state: WorldState, cols: dict[str, np.ndarray], q_shift: float, c_drift: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Budget, q_min and q_max a new lead evaluates with: its values at creation incl. the group's
+    start-of-day drift ``q_shift`` and ``c_drift`` (reference-notes §4.7), which the engine's
+    columns already hold (``sample_customers``)."""
     floor = state.config.sampling.c_max_floor
     if state.config.fixes.drift_counted_once:
-        shift = state.q_drift_global + state.q_drift_group[group]
-        c_max = np.maximum(floor, cols["c_max"] + state.c_drift_group[group])
+        shift = q_shift
+        c_max = np.maximum(floor, cols["c_max"] + c_drift)
     else:
         shift, c_max = 0.0, cols["c_max"]
     return c_max, cols["q_min"] + shift, cols["q_max"] + shift
@@ -202,13 +213,15 @@ def _convert_individuals(
     rng: np.random.Generator,
     group: int,
     cols: dict[str, np.ndarray],
+    prefs: tuple[np.ndarray, np.ndarray, np.ndarray],
     delivered: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each lead picks the plan with the largest positive surplus (else A) and subscribes if
-    C <= c_max and q U(0.8, 1.1) >= Q_req(C) (reference-notes §3.4, eq 6)."""
+    C <= c_max and q U(0.8, 1.1) >= Q_req(C) (reference-notes §3.4, eq 6); ``prefs`` is the
+    leads' (c_max, q_min, q_max) from ``_lead_preferences``."""
     cfg = state.config
     n = len(cols["group"])
-    c_max, q_min, q_max = _lead_preferences(state, group, cols)
+    c_max, q_min, q_max = prefs
     lead_promo = lead_promotion(state.settings, group, cols["source"])
     price = np.maximum(0.0, state.settings.prices[None, :] - lead_promo[:, None])
     quality = _offered_quality(state, group, cols["usage_demand"], delivered)
@@ -255,7 +268,13 @@ class Gate:
     dropped_quality: int  # dropped: no plan passes even with an unlimited quota
 
 
-def _enterprise_gate(state: WorldState, group: int, cols: dict[str, np.ndarray], delivered: np.ndarray) -> Gate:
+def _enterprise_gate(
+    state: WorldState,
+    group: int,
+    cols: dict[str, np.ndarray],
+    prefs: tuple[np.ndarray, np.ndarray, np.ndarray],
+    delivered: np.ndarray,
+) -> Gate:
     """An enterprise prospect becomes a lead if some plan's quality Del_{g,p} F(quota_p, u seats) clears
     Q_req(0) (reference-notes §3.4); otherwise it is dropped (a customer row with no subscription).
 
@@ -278,7 +297,7 @@ def _enterprise_gate(state: WorldState, group: int, cols: dict[str, np.ndarray],
     or, in the engine, a ghost.
     """
     cfg = state.config
-    c_max, q_min, q_max = _lead_preferences(state, group, cols)
+    c_max, q_min, q_max = prefs
     quality = _offered_quality(state, group, cols["usage_demand"] * cols["seats"], delivered)
     unlimited_quality = np.broadcast_to(delivered[group][None, :], quality.shape)
     if cfg.fixes.enterprise_gate_as_negotiation:

@@ -22,7 +22,9 @@ def _clip(state: WorldState, values: np.ndarray) -> np.ndarray:
 def daily_update(state: WorldState, params: Params, active: np.ndarray) -> np.ndarray:
     """Eq 22-23 per group, then eq 25 spillover to other discovered groups.
 
-    delta_i = 0.0005 S (S >= 0) or 0.001 S (S < 0); Delta R_g = sum(delta)/N' log2 N'.
+    ``active`` are the subscribers of the start of the day, whose satisfaction the day's step 14
+    updated, those who cancelled or churned later that day included (the engine's order,
+    reference-notes §1.2). delta_i = 0.0005 S (S >= 0) or 0.001 S (S < 0); Delta R_g = sum(delta)/N' log2 N'.
     Groups are processed in order and spillovers (0.3 W_rep[g,h] Delta R_g, applied when
     above 1e-4) take effect at once, as in the engine. Returns Delta R per group.
     """

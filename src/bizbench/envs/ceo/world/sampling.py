@@ -27,13 +27,21 @@ def _customer_major_draws(rng: np.random.Generator, n: int) -> tuple[np.ndarray,
 
 
 def sample_customers(
-    rng: np.random.Generator, state: WorldState, params: Params, group: int, n: int
+    rng: np.random.Generator,
+    state: WorldState,
+    params: Params,
+    group: int,
+    n: int,
+    q_shift: float,
+    c_drift: float,
 ) -> dict[str, np.ndarray]:
     """Draw ``n`` prospects of ``group``: preference curve, usage, seats, negotiation traits.
 
     Stored q_min and c_max exclude market drift when ``fixes.drift_counted_once`` (the read
     adds it, eq 4); the engine bakes the creation-day drift in and adds it again on every
-    read (reference-notes §4.7).
+    read (reference-notes §4.7). The creation-day drift is the group's quality shift
+    ``q_shift`` and budget drift ``c_drift`` of the start of the day (reference-notes §1.2
+    step 3: a competitor event or a monthly drift of today reaches customers from tomorrow).
     """
     s = state.config.sampling
     grp = state.config.groups[group]
@@ -58,8 +66,8 @@ def sample_customers(
     rho = np.maximum(s.param_floor, grp.ads_rev_sens_mu + grp.ads_rev_sens_sd * z[:, 11])
 
     if not state.config.fixes.drift_counted_once:
-        q_min = q_min + state.q_drift_global + state.q_drift_group[group]
-        c_max = np.maximum(s.c_max_floor, c_max + state.c_drift_group[group])
+        q_min = q_min + q_shift
+        c_max = np.maximum(s.c_max_floor, c_max + c_drift)
     return {
         "group": np.full(n, group),
         "created_day": np.full(n, state.day),

@@ -201,9 +201,10 @@ class World:
             self.notify("large_customer_message", f"Enterprise customer {c} opened a thread")
         for c in ent.countered:
             self.notify("large_customer_message", f"Enterprise customer {c} sent a counter-offer")
-        # 18. reputation and customer posts
-        active = cust.active()
+        # 18. reputation over the subscribers whose satisfaction step 14 updated, those who left
+        # today included (reference-notes §1.2), then customer posts
         reputation.daily_update(st, p, active)
+        active = cust.active()
         if sample_posts:
             self._customer_posts(active, svc, dec, churned_ent)
         # 19. new leads
@@ -216,6 +217,8 @@ class World:
             self.group_streams,
             counts,
             delivered,
+            q_shift,
+            c_drift,
             social.social_multiplier(st, p, d),
             surges.surge_multiplier(st, d),
         )
