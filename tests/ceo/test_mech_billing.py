@@ -241,6 +241,39 @@ def test_a_payment_restores_prices_budget_usage_and_seats_for_the_next_period(
     assert cust.seats[ent] == 4.0
 
 
+def test_a_suspended_account_pays_nothing_but_starts_a_new_period_with_a_new_usage_rate(
+    state, params, add_customer, gidx, fake_rng
+):
+    """Ref §4.22: an enterprise account with an open churn-prevention thread is skipped by the charge, but its
+    usage goes on: at its anchor its period usage restarts at 0 and its usage rate is redrawn, max(0, N(u, 0.2 u))
+    x whole seats (z = +1: 5 x 1.2 x 4 = 24; 4.7 seats bill as 4); its price, promotion and budget snapshot
+    stay as they were. The paying account draws first (z = -1: 10 x 0.8 = 8)."""
+    s1, e1 = gidx["S1"], gidx["E1"]
+    state.day = 75  # anchor 15
+    state.settings.promo_global = 3.0
+    common = dict(billing_mod=15, start_day=15, first_billing_done=True, period_usage=123.0, plan=1)
+    ind = add_customer(state, group=s1, listed_price=60.0, c_max=80.0, usage_demand=10.0, **common)
+    held = add_customer(
+        state,
+        group=e1,
+        listed_price=60.0,
+        effective_price=60.0,
+        c_max=500.0,
+        effective_c_max=450.0,
+        usage_demand=5.0,
+        seats=4.7,
+        **common,
+    )
+    rng = fake_rng(normal=[[-1.0, 1.0]])
+    pay = take_payments(state, params, rng, np.array([ind, held]), np.array([held]), np.zeros(26))
+    assert pay.customers.tolist() == [ind]
+    cust = state.customers
+    assert cust.usage_rate[[ind, held]] == pytest.approx([8.0, 24.0])
+    assert cust.period_usage[[ind, held]].tolist() == [0.0, 0.0]
+    assert (cust.listed_price[held], cust.effective_price[held], cust.promotion[held]) == (60.0, 60.0, 0.0)
+    assert cust.effective_c_max[held] == 450.0 and rng.remaining("normal") == 0
+
+
 def test_an_involuntary_rate_above_one_is_clipped_to_one(params, fake_rng):
     """Eq 19: mu_{g,m} = clip(N(mu_inv, sd_inv), 0, 1): S2's 0.035 + 200 x 0.01 = 2.035 -> 1."""
     z = np.zeros(N)

@@ -24,10 +24,17 @@ from bizbench.envs.ceo.world.enterprise import (
     reject,
     send_offers,
 )
+from bizbench.envs.ceo.world.quality import MarketView
 
 N = 26
 E1 = 3
 PREFS = dict(c_max=100.0, q_min=0.3, q_max=0.9, s_left=1.0, s_right=1.0)
+
+
+def _still(delivered, q_shift, c_drift):
+    """The start-of-day and the current view of a day on which nothing moved the product or the market."""
+    view = MarketView(delivered, q_shift, c_drift)
+    return view, view
 
 
 def sig(z: float) -> float:
@@ -81,7 +88,7 @@ def _offer_and_reply(state, params, fake_rng, book, c, offers, delivered, q_shif
     send_offers(state, fake_rng(normal=[0.0]), book, c, offers)  # reply delay = 1 day
     state.day += 1
     rng = process_rng if process_rng is not None else fake_rng()
-    return process_day(state, params, rng, book, delivered, q_shift, c_drift)
+    return process_day(state, params, rng, book, *_still(delivered, q_shift, c_drift))
 
 
 def test_counter_offer_first_turn(ent, params, fake_rng):
@@ -162,10 +169,10 @@ def test_agent_timeout_after_7_days(ent, params, fake_rng):
     book = EnterpriseBook()
     book.open_thread(c, NEW_LEAD, 10, "New enterprise lead.")
     state.day = 16
-    out = process_day(state, params, fake_rng(), book, delivered, q_shift, c_drift)
+    out = process_day(state, params, fake_rng(), book, *_still(delivered, q_shift, c_drift))
     assert out.lost_leads == [] and c in book.open_by_customer
     state.day = 17
-    out = process_day(state, params, fake_rng(), book, delivered, q_shift, c_drift)
+    out = process_day(state, params, fake_rng(), book, *_still(delivered, q_shift, c_drift))
     assert out.lost_leads == [c]
     assert state.customers.status[c] == LOST
     assert book.threads[0].status == "timeout"
@@ -210,7 +217,7 @@ def test_the_reply_delay_counts_from_the_customers_latest_message_not_from_the_t
     send_offers(state, fake_rng(normal=[0.0]), book, c, [(1, 90.0)])
     assert state.customers.relationship[c] == 0.5
     state.day = 13
-    assert process_day(state, params, fake_rng(), book, delivered, q_shift, c_drift).countered == [c]
+    assert process_day(state, params, fake_rng(), book, *_still(delivered, q_shift, c_drift)).countered == [c]
     state.day = 15
     send_offers(state, fake_rng(normal=[0.0]), book, c, [(1, 90.0)])
     assert state.customers.relationship[c] == pytest.approx(0.48, abs=1e-12)
@@ -246,7 +253,7 @@ def test_churn_prevention_opens_and_suspends_payment(ent, params, fake_rng):
     _subscribed(state, c, 95.0)
     assert 0.65 - q_req(95) < 0
     book = EnterpriseBook()
-    out = process_day(state, params, fake_rng(random=[[0.9]]), book, delivered, q_shift, c_drift)
+    out = process_day(state, params, fake_rng(random=[[0.9]]), book, *_still(delivered, q_shift, c_drift))
     assert out.opened == [c]
     thread = book.open_by_customer[c]
     assert thread.kind == CHURN_PREVENTION
@@ -264,6 +271,49 @@ def test_churn_prevention_opens_and_suspends_payment(ent, params, fake_rng):
     assert pay.cents.tolist() == [95 * 20 * 100]
 
 
+def _views(start_delivered, now_delivered):
+    zero = np.zeros(N)
+    return MarketView(start_delivered, zero, zero), MarketView(now_delivered, zero, zero)
+
+
+def test_a_reply_reads_the_product_as_it_is_now_and_the_deal_it_closes_opens_no_thread_that_day(ent, params, fake_rng):
+    """Reference-notes §1.2, §4.23 (the engine's order): a customer's reply reads the quality as it is at step 17
+    (today's development included: B delivers 1.0 now, 0.65 at the start of the day), so the lead accepts B at $90
+    (surplus 1.0 - Q_req(90) > 0; at 0.65 it would counter). The new threads read the start of the day's
+    caches, where the account at $90 has a negative surplus (0.65 - Q_req(90) < 0), but a customer whose thread
+    was open when the step began opens none that day; the next day, at the same quality, its churn-prevention
+    thread opens."""
+    state, c, delivered, *_ = ent
+    better = delivered.copy()
+    better[E1, 1] = 1.0
+    assert 1.0 - q_req(90) > 0 > 0.65 - q_req(90)
+    book = EnterpriseBook()
+    book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
+    send_offers(state, fake_rng(normal=[0.0]), book, c, [(1, 90.0)])
+    state.day += 1
+    out = process_day(state, params, fake_rng(normal=[0.0]), book, *_views(delivered, better))
+    assert out.won == [c] and out.opened == [] and c not in book.open_by_customer
+    state.day += 1
+    out = process_day(state, params, fake_rng(random=[[0.9]]), book, *_views(delivered, better))
+    assert out.opened == [c] and book.open_by_customer[c].kind == CHURN_PREVENTION
+
+
+def test_payment_is_suspended_for_the_threads_open_when_the_day_s_negotiations_began(ent, params, fake_rng):
+    """Ref §4.22 with the engine's order (§1.2 step 17): whose payment is suspended today is decided before the
+    day's replies and triggers. An account whose churn-prevention thread closes today with an accepted deal pays
+    nothing today (it pays again from its next anchor); one whose churn-prevention thread opens today still pays
+    today."""
+    state, c, delivered, q_shift, c_drift = ent
+    _subscribed(state, c, 95.0)
+    book = EnterpriseBook()
+    out = process_day(state, params, fake_rng(random=[[0.9]]), book, *_still(delivered, q_shift, c_drift))
+    assert out.opened == [c] and out.suspended.tolist() == []
+    send_offers(state, fake_rng(normal=[0.0]), book, c, [(1, 20.0)])
+    state.day += 1
+    out = process_day(state, params, fake_rng(), book, *_still(delivered, q_shift, c_drift))
+    assert out.won == [c] and out.suspended.tolist() == [c] and len(book.suspended_customers()) == 0
+
+
 def test_no_churn_thread_when_surplus_positive(ent, params, fake_rng):
     """Ref §4.23 trigger: surplus 0.65 - Q_req(50) = 0.027 > 0 on a W = 1 day -> no thread."""
     state, c, delivered, q_shift, c_drift = ent
@@ -272,7 +322,7 @@ def test_no_churn_thread_when_surplus_positive(ent, params, fake_rng):
     state.customers.usage_rate[c] = 100.0
     state.settings.quotas[:] = [1e9, 100.0, 1e9]
     assert 0.65 - q_req(50) > 0
-    out = process_day(state, params, fake_rng(random=[[0.9]]), EnterpriseBook(), delivered, q_shift, c_drift)
+    out = process_day(state, params, fake_rng(random=[[0.9]]), EnterpriseBook(), *_still(delivered, q_shift, c_drift))
     assert out.opened == []
 
 
@@ -285,7 +335,7 @@ def test_churn_trigger_quota_factor_uses_weekly_demand(ent, params, fake_rng):
     state.customers.usage_rate[c] = 100.0
     state.settings.quotas[:] = [1e9, 100.0, 1e9]
     assert 0.65 * 100 / 115 - q_req(50) < 0
-    out = process_day(state, params, fake_rng(random=[[0.9]]), EnterpriseBook(), delivered, q_shift, c_drift)
+    out = process_day(state, params, fake_rng(random=[[0.9]]), EnterpriseBook(), *_still(delivered, q_shift, c_drift))
     assert out.opened == [c]
 
 
@@ -295,9 +345,9 @@ def test_existing_customer_timeout_cancels(ent, params, fake_rng):
     state, c, delivered, q_shift, c_drift = ent
     _subscribed(state, c, 95.0)
     book = EnterpriseBook()
-    process_day(state, params, fake_rng(random=[[0.9]]), book, delivered, q_shift, c_drift)
+    process_day(state, params, fake_rng(random=[[0.9]]), book, *_still(delivered, q_shift, c_drift))
     state.day += 7
-    out = process_day(state, params, fake_rng(), book, delivered, q_shift, c_drift)
+    out = process_day(state, params, fake_rng(), book, *_still(delivered, q_shift, c_drift))
     assert out.churned == [c]
     assert state.customers.status[c] == CANCELLED
     assert state.customers.relationship[c] == pytest.approx(0.2)
@@ -317,7 +367,7 @@ def test_counter_offer_uses_thread_turn_number(ent, params, fake_rng, case):
         t = 3
     elif case == "churn_prevention_first_offer":
         _subscribed(state, c, 95.0)
-        process_day(state, params, fake_rng(random=[[0.9]]), book, delivered, q_shift, c_drift)
+        process_day(state, params, fake_rng(random=[[0.9]]), book, *_still(delivered, q_shift, c_drift))
         assert book.open_by_customer[c].kind == CHURN_PREVENTION
         t = 2
     else:
@@ -569,7 +619,7 @@ def _unanswered_churn_thread(ent, params, fake_rng, relationship):
     book = EnterpriseBook()
     book.open_thread(c, CHURN_PREVENTION, state.day, "Churn risk.")
     state.day += 7
-    return process_day(state, params, fake_rng(), book, delivered, q_shift, c_drift)
+    return process_day(state, params, fake_rng(), book, *_still(delivered, q_shift, c_drift))
 
 
 def test_a_timed_out_account_loses_relationship_down_to_zero_not_below(ent, params, fake_rng):
@@ -874,7 +924,7 @@ def test_every_open_thread_is_handled_each_day_whatever_happens_to_the_ones_befo
     state.day = 9
     send_offers(state, fake_rng(normal=[0.0]), book, w, [(1, 90.0)])
     state.day = 10
-    out = process_day(state, params, fake_rng(), book, delivered, q_shift, c_drift)
+    out = process_day(state, params, fake_rng(), book, *_still(delivered, q_shift, c_drift))
     tx, ty, tz, tw = book.threads
     assert tx.status == "customer_churned" and x not in book.open_by_customer
     assert ty.status == "timeout" and out.lost_leads == [y] and state.customers.status[y] == LOST
@@ -897,10 +947,10 @@ def test_a_counter_the_agent_leaves_unanswered_for_7_days_loses_the_lead(ent, pa
     book.open_thread(c, NEW_LEAD, state.day, "New enterprise lead.")
     assert _offer_and_reply(state, params, fake_rng, book, c, [(1, 90.0)], delivered, q_shift, c_drift).countered == [c]
     state.day = 17
-    assert process_day(state, params, fake_rng(), book, delivered, q_shift, c_drift).lost_leads == []
+    assert process_day(state, params, fake_rng(), book, *_still(delivered, q_shift, c_drift)).lost_leads == []
     assert book.threads[0].status == "open"
     state.day = 18
-    assert process_day(state, params, fake_rng(), book, delivered, q_shift, c_drift).lost_leads == [c]
+    assert process_day(state, params, fake_rng(), book, *_still(delivered, q_shift, c_drift)).lost_leads == [c]
     assert book.threads[0].status == "timeout" and state.customers.status[c] == LOST
 
 
@@ -913,10 +963,10 @@ def test_the_customer_replies_on_its_reply_day_not_before(ent, params, fake_rng)
     thread = send_offers(state, fake_rng(normal=[10.0]), book, c, [(1, 90.0)])
     assert thread.next_reply_day == 12
     state.day = 11
-    assert process_day(state, params, fake_rng(), book, delivered, q_shift, c_drift).countered == []
+    assert process_day(state, params, fake_rng(), book, *_still(delivered, q_shift, c_drift)).countered == []
     assert thread.turns[-1]["sender"] == "agent"
     state.day = 12
-    assert process_day(state, params, fake_rng(), book, delivered, q_shift, c_drift).countered == [c]
+    assert process_day(state, params, fake_rng(), book, *_still(delivered, q_shift, c_drift)).countered == [c]
 
 
 def test_a_closed_deal_is_a_system_turn_of_the_deal_day_naming_plan_and_price(ent, params, fake_rng):
@@ -955,7 +1005,7 @@ def test_an_account_whose_customer_ghosts_is_cancelled_and_loses_relationship_by
         state.customers.max_turns[c] = 0
     send_offers(state, fake_rng(normal=[0.0]), book, c, [(1, 45.0)])
     state.day = 11
-    out = process_day(state, params, fake_rng(), book, delivered, q_shift, c_drift)
+    out = process_day(state, params, fake_rng(), book, *_still(delivered, q_shift, c_drift))
     assert book.threads[0].kind == kind and book.threads[0].status == "ghosted"
     assert out.churned == [c] and out.lost_leads == []
     assert state.customers.status[c] == CANCELLED and state.customers.end_day[c] == 11
@@ -1000,7 +1050,7 @@ def test_an_account_asks_to_move_to_a_plan_much_better_for_it_when_its_draw_is_b
     cur, best = 0.65 - q_req(50), 0.8 - q_req(40)
     assert 0 < cur < best and (best - cur) / cur > 0.1
     book = EnterpriseBook()
-    out = process_day(state, params, fake_rng(random=[[draw]]), book, delivered, q_shift, c_drift)
+    out = process_day(state, params, fake_rng(random=[[draw]]), book, *_still(delivered, q_shift, c_drift))
     if not opens:
         assert out.opened == [] and book.threads == []
         return
@@ -1028,7 +1078,9 @@ def test_a_plan_change_needs_more_than_ten_percent_more_surplus_and_may_cost_the
     c = _account(state, add_customer, 0.5, 50.0)
     delivered = np.zeros((N, 3))
     delivered[E1] = [0.0, 0.55, del_c]
-    out = process_day(state, params, fake_rng(random=[[0.0]]), EnterpriseBook(), delivered, np.zeros(N), np.zeros(N))
+    out = process_day(
+        state, params, fake_rng(random=[[0.0]]), EnterpriseBook(), *_still(delivered, np.zeros(N), np.zeros(N))
+    )
     assert out.opened == ([c] if opens else [])
 
 
@@ -1050,7 +1102,9 @@ def test_each_account_weighs_its_own_tenure_budget_and_band(state, params, fake_
     delivered = np.zeros((N, 3))
     delivered[E1] = [0.0, 0.6, 0.3]
     book = EnterpriseBook()
-    out = process_day(state, params, fake_rng(random=[[0.9, 0.9, 0.9]]), book, delivered, np.zeros(N), np.zeros(N))
+    out = process_day(
+        state, params, fake_rng(random=[[0.9, 0.9, 0.9]]), book, *_still(delivered, np.zeros(N), np.zeros(N))
+    )
     assert out.opened == [y] and x not in book.open_by_customer and z not in book.open_by_customer
     thread = book.open_by_customer[y]
     assert thread.kind == CHURN_PREVENTION
@@ -1065,7 +1119,7 @@ def test_each_account_weighs_its_own_tenure_budget_and_band(state, params, fake_
     ]
     # the next day the open thread is not opened again
     state.day = 71
-    out = process_day(state, params, fake_rng(random=[[0.9, 0.9]]), book, delivered, np.zeros(N), np.zeros(N))
+    out = process_day(state, params, fake_rng(random=[[0.9, 0.9]]), book, *_still(delivered, np.zeros(N), np.zeros(N)))
     assert out.opened == [] and len(book.threads) == 1
 
 
@@ -1077,7 +1131,7 @@ def test_an_accounts_own_in_product_ads_do_not_enter_its_churn_trigger(ent, para
     _subscribed(state, c, 50.0)
     state.customers.eta_ads[c] = 0.5
     state.settings.ads_by_customer = {c: 1.0}
-    out = process_day(state, params, fake_rng(random=[[0.9]]), EnterpriseBook(), delivered, q_shift, c_drift)
+    out = process_day(state, params, fake_rng(random=[[0.9]]), EnterpriseBook(), *_still(delivered, q_shift, c_drift))
     assert out.opened == []
 
 
@@ -1111,5 +1165,5 @@ def test_an_account_at_relationship_zero_opens_a_churn_thread_only_where_zero_st
     state.customers.usage_rate[c] = 100.0
     state.settings.quotas[:] = [1e9, 100.0, 1e9]
     state.customers.relationship[c] = 0.0
-    out = process_day(state, params, fake_rng(random=[[0.9]]), EnterpriseBook(), delivered, q_shift, c_drift)
+    out = process_day(state, params, fake_rng(random=[[0.9]]), EnterpriseBook(), *_still(delivered, q_shift, c_drift))
     assert out.opened == ([c] if opened else [])

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from bizbench.envs.ceo.config import load_config
+from bizbench.envs.ceo.world.quality import MarketView
 from bizbench.envs.ceo.world.world import World
 
 
@@ -430,6 +431,8 @@ S1, S2, S3, E1, E2, E3, D_S01 = 0, 1, 2, 3, 4, 5, 6
 
 
 def _eq(got, want) -> bool:
+    if isinstance(want, tuple):
+        return type(got) is type(want) and len(got) == len(want) and all(map(_eq, got, want))
     if isinstance(want, np.ndarray):
         return isinstance(got, np.ndarray) and got.shape == want.shape and np.allclose(got, want)
     if isinstance(want, float):
@@ -513,7 +516,13 @@ class _Day:
             downgrades=none,
         )
         self.ent = enterprise.EnterpriseDay(
-            won=[11], lost_leads=[8, 9], churned=[3], countered=[12], opened=[13], declined=[9]
+            won=[11],
+            lost_leads=[8, 9],
+            churned=[3],
+            countered=[12],
+            opened=[13],
+            declined=[9],
+            suspended=np.array([0, 4]),  # 0's thread, open when step 17 began, closed in it
         )
         leads = np.zeros(26, dtype=np.int64)
         leads[[S1, S3, E3]] = 2, 1, 1  # 4 leads
@@ -595,7 +604,7 @@ class _Day:
         monkeypatch.setattr(w.feed, "macro_posts", rec("macro_posts"))
         patch(competitor, "maybe_fire", lambda s, p, r: setattr(s, "q_drift_global", s.q_drift_global + 0.5))
         monkeypatch.setattr(w, "_competitor_posts", rec("_competitor_posts"))
-        patch(development, "apply_daily_development")
+        patch(development, "apply_daily_development", lambda s, r: setattr(s, "bonus_shared", s.bonus_shared + 0.05))
         patch(satisfaction, "update_satisfaction", self.s_before)
         patch(support, "run_support", self.sup)
         patch(billing, "involuntary_rates", self.rates)
@@ -706,7 +715,15 @@ def test_each_step_of_a_day_works_on_the_start_of_day_caches_the_right_customers
     _check(c, "billing_decisions", st, p, rs.get("billing"), day.rates, at_start, delivered, q_shift, c_drift)
     # a voluntary cancellation costs its group reputation, with its satisfaction; an enterprise churn too
     _check(c, "cancellation_damage", st, p, rs.get("reputation"), np.array([S1]), np.array([-0.4]), start_counts)
-    _check(c, "process_day", st, p, rs.get("enterprise"), w.book, delivered, q_shift, c_drift)
+    # the customers' replies read the product and the market as they are at step 17: today's development (+0.05:
+    # (0.20 + 0.10) x 0.60 = 0.18), competitor event (+0.5) and monthly drift (S2's WTP drift 9.0)
+    live_c_drift = c_drift.copy()
+    live_c_drift[S2] = 9.0
+    start, now = (
+        MarketView(delivered, q_shift, c_drift),
+        MarketView(np.full((26, 3), 0.18), q_shift + 0.5, live_c_drift),
+    )
+    _check(c, "process_day", st, p, rs.get("enterprise"), w.book, start, now)
     _check(c, "cancellation_damage", st, p, rs.get("reputation"), np.array([E1]), None, start_counts, k=1)
     # reputation: the subscribers of the morning, whose satisfaction today's update reached, those who left today too
     _check(c, "daily_update", st, p, at_start)
@@ -728,7 +745,8 @@ def test_each_step_of_a_day_works_on_the_start_of_day_caches_the_right_customers
         day.social,
         2.5,
     )
-    _check(c, "take_payments", st, p, rs.get("payments"), at_payments, np.array([4]), c_drift)
+    # payments are suspended for the churn-prevention threads open when step 17 began, as it reports them
+    _check(c, "take_payments", st, p, rs.get("payments"), at_payments, np.array([0, 4]), c_drift)
     _check(c, "book_daily_costs", st, p, at_payments, day.units_by_plan)
     _check(c, "judge_posts", st, p, rs.get("post_views"), w._judge_post)
     _check(c, "_after_judging", day.post, at_payments)

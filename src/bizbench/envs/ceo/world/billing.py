@@ -169,14 +169,15 @@ def take_payments(
     snapshot; a lower list price becomes the stored one, a higher one does not reach them).
     Enterprises pay the agreed per-seat price (first bill) or [listed - promo]+, times
     whole seats, and nothing while a churn-prevention thread is open (``suspended``).
-    Afterwards the usage rate is redrawn and prices, promotion, budget snapshot and seats
-    are re-stored (reference-notes §4.22).
+    Afterwards prices, promotion, budget snapshot and seats are re-stored for those who paid;
+    every account due today, a suspended one too (its usage goes on), starts a new period with a
+    new usage rate (reference-notes §4.22).
     """
     cfg = state.config
     cust = state.customers
     s = state.settings
-    due = due_today(state, active)
-    due = due[~np.isin(due, suspended)]
+    period_ends = due_today(state, active)
+    due = period_ends[~np.isin(period_ends, suspended)]
     g = cust.group[due]
     ent = params.is_ent[g]
     plan = cust.plan[due]
@@ -198,6 +199,8 @@ def take_payments(
     )
     cust.first_billing_done[due] = True
     cust.seats[due] = seats
-    cust.usage_rate[due] = draw_usage_rate(rng, cust.usage_demand[due], seats, cfg.usage.rate_sd_fraction)
-    cust.period_usage[due] = 0.0
+    cust.usage_rate[period_ends] = draw_usage_rate(
+        rng, cust.usage_demand[period_ends], np.floor(cust.seats[period_ends]), cfg.usage.rate_sd_fraction
+    )
+    cust.period_usage[period_ends] = 0.0
     return Payments(due, cents)

@@ -17,7 +17,13 @@ from bizbench.envs.ceo.world.customers import CANCELLED, LEAD, LOST, REASON_ENTE
 from bizbench.envs.ceo.world.drift import drifted_c_max, quality_band
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.promotions import ad_strength, ongoing_promotion
-from bizbench.envs.ceo.world.quality import effective_ad_load, perceived_quality, quota_factor, relationship_as_read
+from bizbench.envs.ceo.world.quality import (
+    MarketView,
+    effective_ad_load,
+    perceived_quality,
+    quota_factor,
+    relationship_as_read,
+)
 from bizbench.envs.ceo.world.state import WorldState
 from bizbench.envs.ceo.world.usage import draw_usage_rate, weekly_factor
 
@@ -90,6 +96,10 @@ class EnterpriseBook:
         """Accounts whose payment is suspended: an open churn-prevention thread (reference-notes §4.22)."""
         return np.array([c for c, t in self.open_by_customer.items() if t.kind == CHURN_PREVENTION], dtype=np.int64)
 
+    def customers_with_threads(self) -> np.ndarray:
+        """Customers with an open thread of any kind."""
+        return np.fromiter(self.open_by_customer.keys(), dtype=np.int64, count=len(self.open_by_customer))
+
 
 @dataclass
 class EnterpriseDay:
@@ -99,6 +109,8 @@ class EnterpriseDay:
     countered: list[int] = field(default_factory=list)
     opened: list[int] = field(default_factory=list)
     declined: list[int] = field(default_factory=list)  # said no price works at the quality they see
+    # accounts that pay nothing today: a churn-prevention thread open when the day's step 17 began
+    suspended: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
 
 
 def negotiation_quality(
@@ -280,14 +292,21 @@ def process_day(
     params: Params,
     rng: np.random.Generator,
     book: EnterpriseBook,
-    delivered: np.ndarray,
-    q_shift: np.ndarray,
-    c_drift: np.ndarray,
+    start: MarketView,
+    now: MarketView,
 ) -> EnterpriseDay:
-    """Step 17: agent-reply timeouts, customer replies due today, new customer-initiated threads."""
+    """Step 17: agent-reply timeouts, customer replies due today, new customer-initiated threads.
+
+    As in the engine (reference-notes §1.2, §4.23): the customers' replies read the product and
+    the market as they are ``now`` (today's R&D, monthly drift, competitor event and development
+    included), the new threads the start of the day's caches ``start``; the threads open when the
+    step begins decide whose payment is suspended today (``EnterpriseDay.suspended``) and who
+    cannot open a new thread today, even if their thread closes in between.
+    """
     cfg = state.config.enterprise
     d = state.day
-    out = EnterpriseDay()
+    out = EnterpriseDay(suspended=book.suspended_customers())
+    had_thread = book.customers_with_threads()
     for thread in list(book.open_by_customer.values()):
         c = thread.customer
         if state.customers.status[c] not in (SUBSCRIBED, LEAD):
@@ -304,7 +323,7 @@ def process_day(
             continue
         if thread.awaiting_agent or thread.next_reply_day is None or thread.next_reply_day > d:
             continue
-        verdict, plan, price = evaluate_offers(state, params, thread, delivered, q_shift, c_drift)
+        verdict, plan, price = evaluate_offers(state, params, thread, *now)
         if verdict == "accept":
             _close_deal(state, params, rng, thread, plan, price)
             thread.add_turn(
@@ -337,7 +356,7 @@ def process_day(
                 )
                 _end_account(state, c, change)
                 out.churned.append(c)
-    _open_customer_threads(state, params, rng, book, delivered, q_shift, c_drift, out)
+    _open_customer_threads(state, params, rng, book, start, had_thread, out)
     return out
 
 
@@ -346,18 +365,18 @@ def _open_customer_threads(
     params: Params,
     rng: np.random.Generator,
     book: EnterpriseBook,
-    delivered: np.ndarray,
-    q_shift: np.ndarray,
-    c_drift: np.ndarray,
+    start: MarketView,
+    had_thread: np.ndarray,
     out: EnterpriseDay,
 ) -> None:
     """Churn-prevention when the current deal's surplus is negative; plan-change when another
-    plan is >10 % better and a U < 0.3 draw passes (reference-notes §4.23 thread types)."""
+    plan is >10 % better and a U < 0.3 draw passes (reference-notes §4.23 thread types), for the
+    enterprise subscribers with no thread when the day's step 17 began (``had_thread``)."""
     cfg = state.config
     cust = state.customers
+    delivered, q_shift, c_drift = start
     subs = np.flatnonzero((cust.status == SUBSCRIBED) & params.is_ent[cust.group])
-    open_ids = np.fromiter(book.open_by_customer.keys(), dtype=np.int64, count=len(book.open_by_customer))
-    subs = subs[~np.isin(subs, open_ids)]
+    subs = subs[~np.isin(subs, had_thread)]
     if len(subs) == 0:
         return
     g = cust.group[subs]

@@ -7,9 +7,22 @@ apply, as listed in reference-notes §4.7.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from bizbench.envs.ceo.config import Quality
+
+
+class MarketView(NamedTuple):
+    """What customers read of the product and the market at one moment of a day: the delivered
+    quality [group, plan] (eq 10 before the service penalty), each group's quality shift (global +
+    group drift) and budget drift (reference-notes §4.7). Most steps read the start of the day's
+    (reference-notes §1.2 step 3); the enterprise replies read the state as it is then."""
+
+    delivered: np.ndarray
+    q_shift: np.ndarray
+    c_drift: np.ndarray
 
 
 def delivered_quality(

@@ -38,6 +38,7 @@ from bizbench.envs.ceo.world import (
     usage,
 )
 from bizbench.envs.ceo.world.params import Params
+from bizbench.envs.ceo.world.quality import MarketView
 from bizbench.envs.ceo.world.state import AgentPost, WorldState
 
 
@@ -189,7 +190,14 @@ class World:
             st, p, rep_rng, cust.group[dec.cancelled], dec.cancelled_satisfaction, start_counts
         )
         # 17. enterprise negotiation
-        ent = enterprise.process_day(st, p, rs.get("enterprise"), self.book, delivered, q_shift, c_drift)
+        ent = enterprise.process_day(
+            st,
+            p,
+            rs.get("enterprise"),
+            self.book,
+            MarketView(delivered, q_shift, c_drift),
+            MarketView(self.delivered_quality(), st.q_drift_global + st.q_drift_group, st.c_drift_group.copy()),
+        )
         churned_ent = np.array(ent.churned, dtype=np.int64)
         reputation.cancellation_damage(st, p, rep_rng, cust.group[churned_ent], None, start_counts)
         for c in ent.won:
@@ -234,7 +242,7 @@ class World:
         self.channel_log.append((d, st.settings.ad_spend.copy(), leads.channel_leads))
         # 20. payments
         active = cust.active()
-        pay = billing.take_payments(st, p, rs.get("payments"), active, self.book.suspended_customers(), c_drift)
+        pay = billing.take_payments(st, p, rs.get("payments"), active, ent.suspended, c_drift)
         self._book_payments(pay)
         # 21. daily costs and ad revenue
         self.ad_revenue_today = costs.book_daily_costs(st, p, active, units_by_plan)
