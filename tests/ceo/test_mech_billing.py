@@ -199,8 +199,27 @@ def test_payments(state, params, add_customer, gidx):
     assert cust.listed_price[[i2, i3]] == pytest.approx([15.0, 110.0])
     assert cust.promotion[i1] == 3.0 and cust.effective_price[i1] == 47.0
     assert bool(cust.first_billing_done[i1]) and bool(cust.first_billing_done[e_first])
-    assert cust.seats[e_first] == 10.0
+    assert cust.seats[e_first] == 10.7  # billed as 10, the fraction kept
     assert cust.seats[e_susp] == 8.0 and not_due not in got
+
+
+def test_a_seat_count_keeps_its_fraction_so_monthly_growth_below_a_seat_adds_up(state, params, add_customer, gidx):
+    """Ref §4.17, §4.22: the engine keeps the seat count as a float, drifts it monthly and floors it on each
+    read. 10.7 seats bill as 10; a month of 3 % growth makes 11.021, which bills as 11 (re-stored as 10 and
+    grown to 10.3 it would bill 10 again)."""
+    state.day = 45  # anchor 15
+    common = dict(billing_mod=15, usage_demand=10.0, start_day=15, first_billing_done=True)
+    e = add_customer(state, group=gidx["E1"], plan=1, listed_price=30.0, seats=10.7, **common)
+    pay = take_payments(
+        state, params, np.random.default_rng(0), np.array([e]), np.array([], dtype=np.int64), np.zeros(26)
+    )
+    assert pay.cents.tolist() == [30 * 10 * 100]
+    state.customers.seats[e] *= 1.03
+    state.day = 75
+    pay = take_payments(
+        state, params, np.random.default_rng(0), np.array([e]), np.array([], dtype=np.int64), np.zeros(26)
+    )
+    assert pay.cents.tolist() == [30 * 11 * 100] and state.customers.seats[e] == pytest.approx(11.021)
 
 
 def test_a_payment_restores_prices_budget_usage_and_seats_for_the_next_period(

@@ -62,13 +62,14 @@ def test_capacity_cost_by_tier(state, params, tier, cost):
 
 
 def test_ad_revenue(state, params, add_customer, gidx):
-    """Eq 14 / reference-notes §4.18: daily ad revenue = sum_i rho_i a_i seats_i, a = ln(1 + 9 s)/ln 10."""
+    """Eq 14 / reference-notes §4.18: daily ad revenue = sum_i rho_i a_i seats_i, a = ln(1 + 9 s)/ln 10, with whole
+    seats (10.6 drifted seats read as 10, §4.17)."""
     state.day = 3
     state.settings.ads_global = 0.5
     idx = np.array(
         [
             add_customer(state, group=gidx["S1"], plan=0, rho_ads=0.1),
-            add_customer(state, group=gidx["E1"], plan=0, rho_ads=0.2, seats=10.0),
+            add_customer(state, group=gidx["E1"], plan=0, rho_ads=0.2, seats=10.6),
         ]
     )
     book_daily_costs(state, params, idx, usage_by_plan(state, idx))

@@ -87,7 +87,7 @@ def test_subscriber_weight_hand_computed(state, params, add_customer, gidx):
         start_day=0,
         plan=0,
         usage_rate=10.0,
-        seats=40.0,
+        seats=40.8,  # drifted seats: read as 40 (reference-notes §4.17)
     )
     w = subscriber_weights(state, params, np.array([a, b]), overload=True, outage=False)
     wa = (1 + 3.0) * (1 + 20 * 0.09) * 2 * 1.5 * (1 + 20 * 0.05) * (1 + 5 * 2)

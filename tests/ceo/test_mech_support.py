@@ -75,13 +75,14 @@ def test_targeted_pool_mean_has_no_base(state, params, add_customer, fake_rng, g
 
 
 def test_issue_probability_cases(state, params, add_customer, fake_rng, gidx):
-    """Eq 20 / reference-notes §4.9: P = clip((0.01 + 0.15 (1 - S_prev) + 0.25 1[outage]) seats, 0, 0.4)."""
+    """Eq 20 / reference-notes §4.9: P = clip((0.01 + 0.15 (1 - S_prev) + 0.25 1[outage]) seats, 0, 0.4), with whole
+    seats (3.9 drifted seats read as 3, §4.17)."""
     s1, e1 = gidx["S1"], gidx["E1"]
     cases = [  # (group, seats, S_prev)
         (s1, 1, 0.5),
         (s1, 1, -1.0),
         (s1, 1, -3.0),
-        (e1, 3, 0.9),
+        (e1, 3.9, 0.9),
         (e1, 100, 0.9),
         (s1, 1, 2.0),
     ]
@@ -89,7 +90,7 @@ def test_issue_probability_cases(state, params, add_customer, fake_rng, gidx):
         st = type(state)(config=state.config, seed=1)
         idx = np.array([add_customer(st, group=g, seats=n) for g, n, _ in cases])
         sprev = np.array([s for *_, s in cases])
-        probs = [min(0.4, max(0.0, (0.01 + 0.15 * (1 - s) + 0.25 * outage) * n)) for _, n, s in cases]
+        probs = [min(0.4, max(0.0, (0.01 + 0.15 * (1 - s) + 0.25 * outage) * math.floor(n))) for _, n, s in cases]
         if not outage:
             assert probs == pytest.approx([0.085, 0.31, 0.4, 0.075, 0.4, 0.0])
         # a draw just below p opens an issue; just above does not

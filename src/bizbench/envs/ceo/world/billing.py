@@ -169,7 +169,8 @@ def take_payments(
     snapshot; a lower list price becomes the stored one, a higher one does not reach them).
     Enterprises pay the agreed per-seat price (first bill) or [listed - promo]+, times
     whole seats, and nothing while a churn-prevention thread is open (``suspended``).
-    Afterwards prices, promotion, budget snapshot and seats are re-stored for those who paid;
+    Afterwards prices, promotion and budget snapshot are re-stored for those who paid (the seat
+    count keeps its fraction: ``Customers.whole_seats``);
     every account due today, a suspended one too (its usage goes on), starts a new period with a
     new usage rate (reference-notes §4.22).
     """
@@ -188,7 +189,7 @@ def take_payments(
     listed = np.where(ent, cust.listed_price[due], np.minimum(cust.listed_price[due], current))
     promo = np.where(first & ~ent, cust.first_promotion[due], ongoing)
     per_seat = np.where(ent & first, cust.effective_price[due], np.maximum(0.0, listed - promo))
-    seats = np.floor(cust.seats[due])  # individuals always have exactly one seat
+    seats = cust.whole_seats(due)
     cents = to_cents_array(per_seat * seats)
 
     cust.listed_price[due] = listed
@@ -198,9 +199,8 @@ def take_payments(
         cust, due, c_drift_group, cfg.sampling.c_max_floor, cfg.fixes.drift_counted_once
     )
     cust.first_billing_done[due] = True
-    cust.seats[due] = seats
     cust.usage_rate[period_ends] = draw_usage_rate(
-        rng, cust.usage_demand[period_ends], np.floor(cust.seats[period_ends]), cfg.usage.rate_sd_fraction
+        rng, cust.usage_demand[period_ends], cust.whole_seats(period_ends), cfg.usage.rate_sd_fraction
     )
     cust.period_usage[period_ends] = 0.0
     return Payments(due, cents)

@@ -19,7 +19,7 @@ def ad_revenue_by_customer(state: WorldState, active: np.ndarray) -> tuple[np.nd
         return empty
     cust = state.customers
     a = effective_ad_load(ad_strength(state.settings, active, cust.group[active], include_customer=True))
-    seats = cust.seats[active]  # individuals always have exactly one seat
+    seats = cust.whole_seats(active)
     return active, a, cust.rho_ads[active] * a * seats
 
 

@@ -106,6 +106,12 @@ class Customers:
         self.n = need
         return idx
 
+    def whole_seats(self, idx: np.ndarray) -> np.ndarray:
+        """Seats as every mechanic reads them: the floor of the seat count, which is kept as a float so
+        the monthly drift's growth of less than a seat accumulates (reference-notes §4.17, §4.22; the
+        engine floors on read). Individuals have exactly one."""
+        return np.floor(self.column("seats")[idx])
+
     def active(self) -> np.ndarray:
         """Indices of active subscriptions (status subscribed, reference-notes §5.1)."""
         return np.flatnonzero(self.column("status") == SUBSCRIBED)

@@ -280,9 +280,9 @@ def _close_deal(
     if thread.kind == NEW_LEAD:
         cust.status[c] = SUBSCRIBED
         cust.effective_c_max[c] = cust.c_max[c]
-        cust.usage_rate[c] = draw_usage_rate(rng, cust.usage_demand[idx], cust.seats[idx], cfg.usage.rate_sd_fraction)[
-            0
-        ]
+        cust.usage_rate[c] = draw_usage_rate(
+            rng, cust.usage_demand[idx], cust.whole_seats(idx), cfg.usage.rate_sd_fraction
+        )[0]
         cust.start_day[c] = state.day
         cust.relationship[c] = min(1.0, cust.relationship[c] + cfg.enterprise.relationship_deal_won)
 

@@ -46,7 +46,7 @@ def subscriber_weights(
     ds = np.abs(cust.satisfaction_change[active])
     quota_short = over_quota(state, active)
     events = float(overload) + float(outage) + (cust.issue_days[active] > 0) + quota_short
-    seats = cust.seats[active]  # individuals always have exactly one seat
+    seats = cust.whole_seats(active)
     w = 1.0 + so.extremity_weight * np.abs(s)
     w *= np.where(s < 0, 1.0 + so.negative_weight * s**2, 1.0)
     w *= np.where(params.influencer[g], so.influencer_weight, 1.0)

@@ -105,7 +105,7 @@ def run_support(
 
     # Generation for subscribers without an open issue at day start.
     free = active[~has_issue]
-    seats = cust.seats[free]  # individuals always have exactly one seat
+    seats = cust.whole_seats(free)
     prob = (
         sp.base_rate + sp.satisfaction_rate * (1.0 - satisfaction_before[~has_issue]) + sp.outage_rate * float(outage)
     ) * seats

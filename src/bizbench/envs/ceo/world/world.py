@@ -287,7 +287,7 @@ class World:
         w_cancel = so.cancelled_weight * (
             1.0 + so.extremity_weight * np.abs(np.minimum(cust.satisfaction[dec.cancelled], 0))
         )
-        w_ent = so.ent_churn_weight * cust.seats[churned_ent]
+        w_ent = so.ent_churn_weight * cust.whole_seats(churned_ent)
         cands = social.PostCandidates(
             customers=np.concatenate([active, dec.cancelled, churned_ent]),
             weights=np.concatenate([w_active, w_cancel, w_ent]),
@@ -436,7 +436,7 @@ class World:
         cust = st.customers
         g = cust.group[active]
         accounts = np.bincount(g, minlength=p.n_groups)
-        billed_seats = np.floor(cust.seats[active])  # individuals always have exactly one seat
+        billed_seats = cust.whole_seats(active)
         seats = np.bincount(g, weights=billed_seats, minlength=p.n_groups)
         ids = self.config.group_ids
         # Cash flow by category since the previous record: this day's rows plus lump sums
@@ -459,8 +459,8 @@ class World:
             "leads": n_leads,
             "individual_leads": int(leads.leads[~p.is_ent].sum()),
             "enterprise_leads": len(leads.enterprise_leads),
-            "enterprise_lead_seats": int(np.floor(cust.seats[leads.enterprise_leads]).sum()),
-            "enterprise_new_seats": int(np.floor(cust.seats[np.array(ent.won, dtype=np.int64)]).sum()),
+            "enterprise_lead_seats": int(cust.whole_seats(leads.enterprise_leads).sum()),
+            "enterprise_new_seats": int(cust.whole_seats(np.array(ent.won, dtype=np.int64)).sum()),
             "open_issues": int((cust.issue_days[active] > 0).sum()),
             "downtime_minutes": svc.downtime_minutes,
             "p95_ms": svc.p95_ms,
