@@ -249,7 +249,9 @@ def build_env(customers: int, seed: int, db_path: Path | None) -> Any:
     st = world.state
     rng = np.random.default_rng([seed, 0x5EA7])  # its own stream: the world's streams are untouched
     n = customers
-    cols = sample_customers(rng, st, world.params, 0, 2 * n, 0.0, 0.0)  # group 0 = S1, no drift on day 0
+    cols = sample_customers(
+        rng, st, world.params, 0, 2 * n, q_shift=0.0, c_drift=0.0
+    )  # group 0 = S1, no drift on day 0
     keep = np.flatnonzero(cols["c_max"] >= PRICE_A)[:n]
     if len(keep) < n:
         raise RuntimeError("too few sampled S1 prospects can afford plan A")

@@ -261,11 +261,12 @@ def test_the_enterprise_gate_admits_only_leads_some_price_can_win(state, params,
 
 def _undrifted(state, cols):
     """The (c_max, q_min, q_max) a new lead evaluates with on a day with no market drift."""
-    return _lead_preferences(state, cols, 0.0, 0.0)
+    return _lead_preferences(state, cols, q_shift=0.0, c_drift=0.0)
 
 
-def _leads_of_a_day(state, params, delivered, leads_rng=None):
-    """One day's leads with fixed streams; ``leads_rng`` (a scripted Poisson) replaces the leads stream."""
+def _leads_of_a_day(state, params, delivered, leads_rng=None, q_shift=None, c_drift=None):
+    """One day's leads with fixed streams; ``leads_rng`` (a scripted Poisson) replaces the leads stream;
+    ``q_shift`` and ``c_drift`` are the start-of-day drift of each group (none when not given)."""
     rngs = [np.random.default_rng(100 + g) for g in range(26)]
     return generate_leads(
         state,
@@ -275,11 +276,44 @@ def _leads_of_a_day(state, params, delivered, leads_rng=None):
         rngs,
         np.zeros(26),
         delivered,
-        np.zeros(26),
-        np.zeros(26),
+        np.zeros(26) if q_shift is None else q_shift,
+        np.zeros(26) if c_drift is None else c_drift,
         np.ones(26),
         1.0,
     )
+
+
+@pytest.mark.parametrize("once", [True, False])
+@pytest.mark.parametrize("moved", ["nothing", "quality", "budget"])
+def test_the_prospects_of_a_day_are_drawn_and_decide_with_their_groups_drift_of_the_start_of_the_day(
+    state, params, gidx, once, moved
+):
+    """Reference-notes §1.2 step 3 and §4.7: 20 S1 prospects, every plan at $16 delivering 0.9. With no drift at
+    the start of the day some subscribe, though the state's drift has since moved far (a competitor event of
+    today: +5 quality, -1000 budget; it reaches them tomorrow) and other groups' drift is extreme. A start-of-day
+    quality shift of +5 for S1 puts every band above any quality: all walk away; a budget drift of -1000 floors
+    every budget at $15 < $16: all walk away. The engine's columns (``drift_counted_once`` off) store the shift
+    and the floored budget; with the fix the columns hold the undrifted draws."""
+    s1 = gidx["S1"]
+    state.config = state.config.model_copy(
+        update={"fixes": state.config.fixes.model_copy(update={"drift_counted_once": once})}
+    )
+    state.day = 10
+    state.settings.prices[:] = [16.0, 16.0, 16.0]
+    state.settings.quotas[:] = [1e12, 1e12, 1e12]
+    state.q_drift_global, state.c_drift_group[s1] = 5.0, -1000.0
+    q_shift, c_drift = np.full(26, 5.0), np.full(26, -1000.0)
+    q_shift[s1] = 5.0 if moved == "quality" else 0.0
+    c_drift[s1] = -1000.0 if moved == "budget" else 0.0
+    draws = np.zeros(26, dtype=np.int64)
+    draws[s1] = 20
+    day = _leads_of_a_day(state, params, np.full((26, 3), 0.9), _ScriptedPoisson(draws), q_shift, c_drift)
+    assert len(day.new_subscribers) + len(day.lost) == 20
+    assert (len(day.new_subscribers) > 0) == (moved == "nothing")
+    cust = state.customers
+    stored_shift = not once and moved == "quality"
+    assert ((cust.q_max[:20] - cust.q_min[:20] > 0).all()) and ((cust.q_min[:20] > 4.0).all() == stored_shift)
+    assert (cust.c_max[:20] == 15.0).all() == (not once and moved == "budget")
 
 
 def test_enterprise_leads_never_exceed_the_market_across_days(state, params, gidx, add_customer):
@@ -625,7 +659,7 @@ def test_a_new_lead_evaluates_with_its_band_and_budget_drifted_once(state, gidx,
     state.q_drift_group[s1] = 0.2
     state.c_drift_group[s1] = -60.0
     cols = {"c_max": np.array([100.0, 30.0]), "q_min": np.array([0.2, 0.3]), "q_max": np.array([0.8, 0.9])}
-    c_max, q_min, q_max = _lead_preferences(state, cols, 0.07, -20.0)
+    c_max, q_min, q_max = _lead_preferences(state, cols, q_shift=0.07, c_drift=-20.0)
     if once:
         assert c_max.tolist() == [80.0, 15.0]
         assert q_min == pytest.approx([0.27, 0.37]) and q_max == pytest.approx([0.87, 0.97])

@@ -222,7 +222,7 @@ def test_a_seat_count_keeps_its_fraction_so_monthly_growth_below_a_seat_adds_up(
     assert pay.cents.tolist() == [30 * 11 * 100] and state.customers.seats[e] == pytest.approx(11.021)
 
 
-def test_a_payment_restores_prices_budget_usage_and_seats_for_the_next_period(
+def test_a_payment_restores_prices_budget_and_usage_for_the_next_period_and_keeps_the_seat_fraction(
     state, params, add_customer, gidx, fake_rng
 ):
     """Ref §4.22 payments, after the charge: an enterprise keeps its stored list price although the
@@ -238,7 +238,7 @@ def test_a_payment_restores_prices_budget_usage_and_seats_for_the_next_period(
     state.settings.promo_global = 3.0
     common = dict(billing_mod=15, start_day=15, first_billing_done=True, period_usage=123.0)
     ind = add_customer(state, group=s1, plan=1, listed_price=60.0, c_max=80.0, usage_demand=10.0, **common)
-    ent = add_customer(state, group=e1, plan=1, listed_price=60.0, c_max=500.0, usage_demand=5.0, seats=4.0, **common)
+    ent = add_customer(state, group=e1, plan=1, listed_price=60.0, c_max=500.0, usage_demand=5.0, seats=4.6, **common)
     low = add_customer(state, group=s1, plan=0, listed_price=2.0, c_max=40.0, usage_demand=10.0, **common)
     c_drift = np.zeros(26)
     c_drift[[s1, e1]] = 7.0
@@ -257,7 +257,7 @@ def test_a_payment_restores_prices_budget_usage_and_seats_for_the_next_period(
     assert cust.effective_c_max[idx].tolist() == [80.0, 500.0, 40.0]
     assert cust.usage_rate[idx] == pytest.approx([12.0, 16.0, 0.0])
     assert cust.period_usage[idx].tolist() == [0.0, 0.0, 0.0]
-    assert cust.seats[ent] == 4.0
+    assert cust.seats[ent] == 4.6  # billed and drawn as 4 whole seats, the fraction kept
 
 
 def test_a_suspended_account_pays_nothing_but_starts_a_new_period_with_a_new_usage_rate(

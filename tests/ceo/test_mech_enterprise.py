@@ -247,27 +247,33 @@ def _subscribed(state, c, listed):
 
 def test_churn_prevention_opens_and_suspends_payment(ent, params, fake_rng):
     """Ref §4.23 / §4.22: a churn-prevention thread opens when the trigger surplus at the
-    stored price is < 0 (Q = 0.65 vs Q_req(95) = 0.864); payment is suspended while it is open;
-    an agent reject closes it and the customer stays subscribed and pays again."""
+    stored price is < 0 (Q = 0.65 vs Q_req(95) = 0.864); payment is suspended while it is open
+    (on day 40, the account's anchor, six days after the thread opened); an agent reject closes it
+    and the customer stays subscribed and pays at its next anchor (day 70), although the trigger
+    opens a new thread that day (it suspends from the next day's step on)."""
     state, c, delivered, q_shift, c_drift = ent
     _subscribed(state, c, 95.0)
     assert 0.65 - q_req(95) < 0
     book = EnterpriseBook()
+    state.day = 34
     out = process_day(state, params, fake_rng(random=[[0.9]]), book, *_still(delivered, q_shift, c_drift))
-    assert out.opened == [c]
+    assert out.opened == [c] and out.suspended.tolist() == []
     thread = book.open_by_customer[c]
     assert thread.kind == CHURN_PREVENTION
     assert [t["sender"] for t in thread.turns] == ["system", "customer"]
-    assert list(book.suspended_customers()) == [c]
 
     state.day = 40  # anchor 10
     active = np.array([c])
-    pay = take_payments(state, params, np.random.default_rng(0), active, book.suspended_customers(), c_drift)
+    out = process_day(state, params, fake_rng(), book, *_still(delivered, q_shift, c_drift))
+    assert out.suspended.tolist() == [c] and out.churned == []
+    pay = take_payments(state, params, np.random.default_rng(0), active, out.suspended, c_drift)
     assert len(pay.customers) == 0
     reject(state, book, c)
     assert state.customers.status[c] == SUBSCRIBED
-    assert len(book.suspended_customers()) == 0
-    pay = take_payments(state, params, np.random.default_rng(0), active, book.suspended_customers(), c_drift)
+    state.day = 70
+    out = process_day(state, params, fake_rng(random=[[0.9]]), book, *_still(delivered, q_shift, c_drift))
+    assert out.suspended.tolist() == [] and out.opened == [c]
+    pay = take_payments(state, params, np.random.default_rng(0), active, out.suspended, c_drift)
     assert pay.cents.tolist() == [95 * 20 * 100]
 
 
@@ -311,7 +317,7 @@ def test_payment_is_suspended_for_the_threads_open_when_the_day_s_negotiations_b
     send_offers(state, fake_rng(normal=[0.0]), book, c, [(1, 20.0)])
     state.day += 1
     out = process_day(state, params, fake_rng(), book, *_still(delivered, q_shift, c_drift))
-    assert out.won == [c] and out.suspended.tolist() == [c] and len(book.suspended_customers()) == 0
+    assert out.won == [c] and out.suspended.tolist() == [c] and c not in book.open_by_customer
 
 
 def test_no_churn_thread_when_surplus_positive(ent, params, fake_rng):

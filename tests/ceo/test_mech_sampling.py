@@ -16,13 +16,13 @@ N = 40_000
 @pytest.fixture(scope="module")
 def s3_sample(cfg, params):
     st = WorldState(config=cfg, seed=1)
-    return sample_customers(np.random.default_rng(2024), st, params, 2, N, 0.0, 0.0)  # S3
+    return sample_customers(np.random.default_rng(2024), st, params, 2, N, q_shift=0.0, c_drift=0.0)  # S3
 
 
 @pytest.fixture(scope="module")
 def e1_sample(cfg, params):
     st = WorldState(config=cfg, seed=1)
-    return sample_customers(np.random.default_rng(77), st, params, 3, N, 0.0, 0.0)  # E1
+    return sample_customers(np.random.default_rng(77), st, params, 3, N, q_shift=0.0, c_drift=0.0)  # E1
 
 
 def test_steepness_distributions(s3_sample):
@@ -81,9 +81,12 @@ def test_customers_do_not_depend_on_batching(cfg, params):
     """Principle 4: the k-th prospect of a group is the same whether leads arrive 5 at once or
     3 then 2 (each customer consumes its own block of draws)."""
     st = WorldState(config=cfg, seed=1)
-    together = sample_customers(np.random.default_rng(5), st, params, 0, 5, 0.0, 0.0)
+    together = sample_customers(np.random.default_rng(5), st, params, 0, 5, q_shift=0.0, c_drift=0.0)
     rng = np.random.default_rng(5)
-    first, second = sample_customers(rng, st, params, 0, 3, 0.0, 0.0), sample_customers(rng, st, params, 0, 2, 0.0, 0.0)
+    first, second = (
+        sample_customers(rng, st, params, 0, 3, q_shift=0.0, c_drift=0.0),
+        sample_customers(rng, st, params, 0, 2, q_shift=0.0, c_drift=0.0),
+    )
     for col in ("c_max", "q_min", "q_max", "s_left", "s_right", "usage_demand", "eta_ads", "deal_noise"):
         assert np.array_equal(together[col], np.concatenate([first[col], second[col]])), col
 
@@ -117,7 +120,7 @@ def _two_e1_prospects(cfg, params, fake_rng, gidx, drift_once=True):
     st.q_drift_global, st.q_drift_group[e1], st.c_drift_group[e1] = 0.5, 0.5, -90.0
     # customer B: radius 5 at angle 1/4: z_0..z_5 = 0 (cos), z_6..z_11 = 5 (sin); u0 = 0.999, u2 = 0.9999
     block = [_block(_R, _ANGLE, _U), _block((5.0,) * 6, (0.25,) * 6, (0.999, 0.999, 0.9999, 0.0))]
-    return sample_customers(fake_rng(random=[block]), st, params, e1, 2, 0.03 + 0.05, -45.0)
+    return sample_customers(fake_rng(random=[block]), st, params, e1, 2, q_shift=0.03 + 0.05, c_drift=-45.0)
 
 
 def test_every_trait_of_a_scripted_e1_prospect_follows_its_own_draw(cfg, params, fake_rng, gidx):

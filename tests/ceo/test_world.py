@@ -158,7 +158,7 @@ def test_customer_posts_weigh_subscribers_cancellations_and_enterprise_churn(cfg
     a = int(cust.append(1, {"group": 0, "plan": 0})[0])
     b1, b2 = (int(i) for i in cust.append(2, {"group": 1}))
     cust.satisfaction[b1], cust.satisfaction[b2] = -0.3, 0.4
-    c = int(cust.append(1, {"group": 3, "seats": 40.0, "plan": -1})[0])
+    c = int(cust.append(1, {"group": 3, "seats": 40.9, "plan": -1})[0])  # drifted seats: 40 whole ones
     # 10 days of service: overload 8 days ago (index 2), outage 6 days ago (index 4), the rest quiet
     w.service_history = [_svc(overload=0.5 if k == 2 else 0.0, outage=k == 4) for k in range(10)]
     seen = {}
@@ -522,7 +522,8 @@ class _Day:
             countered=[12],
             opened=[13],
             declined=[9],
-            suspended=np.array([0, 4]),  # 0's thread, open when step 17 began, closed in it
+            # not the book's open churn-prevention threads ([4]): payments must take the step's own snapshot
+            suspended=np.array([0, 4]),
         )
         leads = np.zeros(26, dtype=np.int64)
         leads[[S1, S3, E3]] = 2, 1, 1  # 4 leads

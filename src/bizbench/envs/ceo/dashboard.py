@@ -136,7 +136,7 @@ def _inbox(env: CeoEnv, week: list[dict[str, Any]]) -> list[str]:
     book = env.world.book
     first = env.world.day - len(week) + 1
     new_leads = [t for t in book.threads if t.kind == NEW_LEAD and t.opened_day >= first]
-    seats = int(sum(np.floor(env.world.state.customers.seats[t.customer]) for t in new_leads))
+    seats = int(sum(env.world.state.customers.whole_seats(t.customer) for t in new_leads))
     replies = sum(1 for t in book.threads for turn in t.turns if turn["sender"] == "customer" and turn["day"] >= first)
     awaiting = sum(1 for t in book.open_by_customer.values() if t.awaiting_agent)
     deadline = env.config.enterprise.reply_deadline_days

@@ -281,7 +281,7 @@ class _Accounts:
     @staticmethod
     def _field(cust: Any, name: str, rows: Any = slice(None)) -> np.ndarray:
         if name == "seats":
-            return np.floor(cust.seats[rows])
+            return cust.whole_seats(rows)
         return getattr(cust, name)[rows]
 
     def capture(self, cust: Any, quick: bool = False) -> None:
@@ -847,7 +847,7 @@ class CeoStore:
         self._live_threads.extend(range(start, len(threads)))
         if not self._live_threads:
             return
-        seats = w.state.customers.seats
+        customers = w.state.customers
         rows, updates, still_live = [], [], []
         for i in self._live_threads:
             t = threads[i]
@@ -869,7 +869,7 @@ class CeoStore:
                         None if offer is None else _json(offer),
                         turn["day"],
                         self._emails[t.customer],
-                        int(np.floor(seats[t.customer])),
+                        int(customers.whole_seats(t.customer)),
                         closed,
                         reason,
                     )

@@ -727,7 +727,7 @@ def list_enterprise_threads(
                 "thread_id": t.thread_id,
                 "customer_id": t.customer,
                 "thread_type": t.kind,
-                "seat_count": int(w.state.customers.seats[t.customer]),
+                "seat_count": int(w.state.customers.whole_seats(t.customer)),
                 "opened_day": t.opened_day,
                 "status": _public_status(t.status),
                 "awaiting_response": t.status == "open" and t.awaiting_agent,

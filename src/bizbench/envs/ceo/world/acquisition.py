@@ -162,9 +162,11 @@ def generate_leads(
             sources[sources == N_CHANNELS] = SOURCE_NETWORK
         else:
             sources = np.full(int(leads[g]), SOURCE_ORGANIC)
-        cols = sample_customers(group_streams[g], state, params, int(g), int(leads[g]), q_shift[g], c_drift[g])
+        cols = sample_customers(
+            group_streams[g], state, params, int(g), int(leads[g]), q_shift=q_shift[g], c_drift=c_drift[g]
+        )
         cols["source"] = sources
-        prefs = _lead_preferences(state, cols, q_shift[g], c_drift[g])
+        prefs = _lead_preferences(state, cols, q_shift=q_shift[g], c_drift=c_drift[g])
         if params.is_ent[g]:
             gated = _enterprise_gate(state, int(g), cols, prefs, delivered)
             ent_leads.append(gated.leads)
@@ -187,7 +189,7 @@ def generate_leads(
 
 
 def _lead_preferences(
-    state: WorldState, cols: dict[str, np.ndarray], q_shift: float, c_drift: float
+    state: WorldState, cols: dict[str, np.ndarray], *, q_shift: float, c_drift: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Budget, q_min and q_max a new lead evaluates with: its values at creation incl. the group's
     start-of-day drift ``q_shift`` and ``c_drift`` (reference-notes §4.7), which the engine's

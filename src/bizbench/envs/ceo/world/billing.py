@@ -168,39 +168,39 @@ def take_payments(
     Individuals pay [min(stored, current list) - promo]+ (the first bill uses the signup
     snapshot; a lower list price becomes the stored one, a higher one does not reach them).
     Enterprises pay the agreed per-seat price (first bill) or [listed - promo]+, times
-    whole seats, and nothing while a churn-prevention thread is open (``suspended``).
-    Afterwards prices, promotion and budget snapshot are re-stored for those who paid (the seat
-    count keeps its fraction: ``Customers.whole_seats``);
-    every account due today, a suspended one too (its usage goes on), starts a new period with a
-    new usage rate (reference-notes §4.22).
+    whole seats, and nothing while their payment is ``suspended`` (``EnterpriseDay.suspended``:
+    a churn-prevention thread open when the day's step 17 began). Afterwards prices, promotion
+    and budget snapshot are re-stored for those who paid (the seat count keeps its fraction:
+    ``Customers.whole_seats``); every account due today, a suspended one too (its usage goes
+    on), starts a new period with a new usage rate (reference-notes §4.22).
     """
     cfg = state.config
     cust = state.customers
     s = state.settings
-    period_ends = due_today(state, active)
-    due = period_ends[~np.isin(period_ends, suspended)]
-    g = cust.group[due]
+    due = due_today(state, active)
+    paying = due[~np.isin(due, suspended)]
+    g = cust.group[paying]
     ent = params.is_ent[g]
-    plan = cust.plan[due]
-    first = ~cust.first_billing_done[due]
-    ongoing = ongoing_promotion(s, due, g, plan)
+    plan = cust.plan[paying]
+    first = ~cust.first_billing_done[paying]
+    ongoing = ongoing_promotion(s, paying, g, plan)
 
     current = s.prices[plan]
-    listed = np.where(ent, cust.listed_price[due], np.minimum(cust.listed_price[due], current))
-    promo = np.where(first & ~ent, cust.first_promotion[due], ongoing)
-    per_seat = np.where(ent & first, cust.effective_price[due], np.maximum(0.0, listed - promo))
-    seats = cust.whole_seats(due)
+    listed = np.where(ent, cust.listed_price[paying], np.minimum(cust.listed_price[paying], current))
+    promo = np.where(first & ~ent, cust.first_promotion[paying], ongoing)
+    per_seat = np.where(ent & first, cust.effective_price[paying], np.maximum(0.0, listed - promo))
+    seats = cust.whole_seats(paying)
     cents = to_cents_array(per_seat * seats)
 
-    cust.listed_price[due] = listed
-    cust.promotion[due] = ongoing
-    cust.effective_price[due] = np.maximum(0.0, listed - ongoing)
-    cust.effective_c_max[due] = billing_snapshot_c_max(
-        cust, due, c_drift_group, cfg.sampling.c_max_floor, cfg.fixes.drift_counted_once
+    cust.listed_price[paying] = listed
+    cust.promotion[paying] = ongoing
+    cust.effective_price[paying] = np.maximum(0.0, listed - ongoing)
+    cust.effective_c_max[paying] = billing_snapshot_c_max(
+        cust, paying, c_drift_group, cfg.sampling.c_max_floor, cfg.fixes.drift_counted_once
     )
-    cust.first_billing_done[due] = True
-    cust.usage_rate[period_ends] = draw_usage_rate(
-        rng, cust.usage_demand[period_ends], cust.whole_seats(period_ends), cfg.usage.rate_sd_fraction
+    cust.first_billing_done[paying] = True
+    cust.usage_rate[due] = draw_usage_rate(
+        rng, cust.usage_demand[due], cust.whole_seats(due), cfg.usage.rate_sd_fraction
     )
-    cust.period_usage[period_ends] = 0.0
-    return Payments(due, cents)
+    cust.period_usage[due] = 0.0
+    return Payments(paying, cents)

@@ -106,7 +106,7 @@ class Customers:
         self.n = need
         return idx
 
-    def whole_seats(self, idx: np.ndarray) -> np.ndarray:
+    def whole_seats(self, idx: np.ndarray | slice | int) -> np.ndarray:
         """Seats as every mechanic reads them: the floor of the seat count, which is kept as a float so
         the monthly drift's growth of less than a seat accumulates (reference-notes §4.17, §4.22; the
         engine floors on read). Individuals have exactly one."""

@@ -92,14 +92,6 @@ class EnterpriseBook:
         thread.status = status
         self.open_by_customer.pop(thread.customer, None)
 
-    def suspended_customers(self) -> np.ndarray:
-        """Accounts whose payment is suspended: an open churn-prevention thread (reference-notes §4.22)."""
-        return np.array([c for c, t in self.open_by_customer.items() if t.kind == CHURN_PREVENTION], dtype=np.int64)
-
-    def customers_with_threads(self) -> np.ndarray:
-        """Customers with an open thread of any kind."""
-        return np.fromiter(self.open_by_customer.keys(), dtype=np.int64, count=len(self.open_by_customer))
-
 
 @dataclass
 class EnterpriseDay:
@@ -109,7 +101,7 @@ class EnterpriseDay:
     countered: list[int] = field(default_factory=list)
     opened: list[int] = field(default_factory=list)
     declined: list[int] = field(default_factory=list)  # said no price works at the quality they see
-    # accounts that pay nothing today: a churn-prevention thread open when the day's step 17 began
+    # accounts whose payment is suspended today: a churn-prevention thread open when the day's step 17 began
     suspended: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
 
 
@@ -305,9 +297,12 @@ def process_day(
     """
     cfg = state.config.enterprise
     d = state.day
-    out = EnterpriseDay(suspended=book.suspended_customers())
-    had_thread = book.customers_with_threads()
-    for thread in list(book.open_by_customer.values()):
+    at_start = list(book.open_by_customer.values())
+    had_thread = np.array([t.customer for t in at_start], dtype=np.int64)
+    out = EnterpriseDay(
+        suspended=np.array([t.customer for t in at_start if t.kind == CHURN_PREVENTION], dtype=np.int64)
+    )
+    for thread in at_start:
         c = thread.customer
         if state.customers.status[c] not in (SUBSCRIBED, LEAD):
             book.close(thread, "customer_churned")

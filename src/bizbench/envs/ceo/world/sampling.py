@@ -32,6 +32,7 @@ def sample_customers(
     params: Params,
     group: int,
     n: int,
+    *,
     q_shift: float,
     c_drift: float,
 ) -> dict[str, np.ndarray]:

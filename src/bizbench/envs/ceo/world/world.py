@@ -38,7 +38,6 @@ from bizbench.envs.ceo.world import (
     usage,
 )
 from bizbench.envs.ceo.world.params import Params
-from bizbench.envs.ceo.world.quality import MarketView
 from bizbench.envs.ceo.world.state import AgentPost, WorldState
 
 
@@ -107,6 +106,11 @@ class World:
             self.config.quality.base, s.bonus_shared, s.bonus_group, self.params.tier_quality[s.settings.tiers - 1]
         )
 
+    def market_view(self) -> quality.MarketView:
+        """What customers read of the product and the market now (reference-notes §4.7), a copy."""
+        s = self.state
+        return quality.MarketView(self.delivered_quality(), s.q_drift_global + s.q_drift_group, s.c_drift_group.copy())
+
     # ------------------------------------------------------------------ time
     def advance(
         self, days: int | None = None, on_day: Callable[[dict[str, Any]], None] | None = None
@@ -137,9 +141,8 @@ class World:
         if not self.price_log or not np.array_equal(self.price_log[-1][1], st.settings.prices):
             self.price_log.append((d, st.settings.prices.copy()))
         # 3-4. start-of-day caches
-        q_shift = st.q_drift_global + st.q_drift_group.copy()
-        c_drift = st.c_drift_group.copy()
-        delivered = self.delivered_quality()
+        start = self.market_view()
+        delivered, q_shift, c_drift = start
         active = cust.active()
         start_counts = np.bincount(cust.group[active], minlength=p.n_groups)
         # 5. usage and service health
@@ -189,15 +192,8 @@ class World:
         reputation.cancellation_damage(
             st, p, rep_rng, cust.group[dec.cancelled], dec.cancelled_satisfaction, start_counts
         )
-        # 17. enterprise negotiation
-        ent = enterprise.process_day(
-            st,
-            p,
-            rs.get("enterprise"),
-            self.book,
-            MarketView(delivered, q_shift, c_drift),
-            MarketView(self.delivered_quality(), st.q_drift_global + st.q_drift_group, st.c_drift_group.copy()),
-        )
+        # 17. enterprise negotiation: replies read the product and the market as they are now
+        ent = enterprise.process_day(st, p, rs.get("enterprise"), self.book, start, self.market_view())
         churned_ent = np.array(ent.churned, dtype=np.int64)
         reputation.cancellation_damage(st, p, rep_rng, cust.group[churned_ent], None, start_counts)
         for c in ent.won:
