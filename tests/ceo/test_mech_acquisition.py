@@ -415,8 +415,7 @@ def test_a_poisson_draw_above_the_market_is_cut_only_under_the_finite_market_fla
     With ``fixes.enterprise_market_finite`` (default) the draw is cut to the 136 firms of the open
     market; without it (engine-bugs, and every run recorded before the flag existed, whose
     config.json lacks it) the draw is used as it comes, as the code those runs were recorded with
-    did, so they replay to their recorded figures (a default rule-based seed-42 run recorded
-    before: $35,684,105.66)."""
+    did."""
     e3 = gidx["E3"]
     state.config = state.config.model_copy(
         update={"fixes": state.config.fixes.model_copy(update={"enterprise_market_finite": finite})}
