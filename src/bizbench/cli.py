@@ -489,6 +489,11 @@ def replay(
             f"  {k}: recorded {v['recorded']!r}, replayed {v['replayed']!r}" for k, v in report.mismatches.items()
         ]
         lines += [f"  {name}: {why}" for name, why in report.file_mismatches.items()]
+        if report.recorded_with and not report.ok:
+            lines.append(
+                f"the run was recorded with {report.recorded_with}: a change of the world since then also makes a "
+                "replay differ; replay it with that version to tell an edited record from an upgrade"
+            )
         unverified = [*report.unverified, *report.files_unverified]
         lines.append(f"not verifiable from the actions: {', '.join(unverified) or 'nothing'}")
         for line in lines:

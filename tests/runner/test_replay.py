@@ -113,6 +113,7 @@ def test_the_json_summary_of_a_forged_run_names_what_differs(runs: dict[str, Pat
         "file_mismatches": {},
         "unverified": report.unverified,
         "files_unverified": report.files_unverified,
+        "recorded_with": None,  # recorded by this bizbench
     }
     assert report.actions_sent > 100 and len(report.compared) >= 10 and "score" in report.compared
     assert report.problem() == "result.json differs in score"
@@ -134,6 +135,7 @@ def test_the_json_summary_carries_every_field_of_the_report_under_its_own_key() 
         files_verified=["ledger.csv"],
         file_mismatches={"metrics.jsonl": "line 2 differs"},
         files_unverified=["cash.png"],
+        recorded_with="bizbench 0.0.1, commit 000000000000",
     )
     assert report.summary() == {
         "path": "runs/x",
@@ -150,6 +152,7 @@ def test_the_json_summary_carries_every_field_of_the_report_under_its_own_key() 
         "file_mismatches": {"metrics.jsonl": "line 2 differs"},
         "unverified": ["tokens"],
         "files_unverified": ["cash.png"],
+        "recorded_with": "bizbench 0.0.1, commit 000000000000",
     }
     assert ReplayReport(path="p", env="yc", seed=1).summary()["ok"] is True
 
@@ -554,6 +557,43 @@ def test_a_run_recorded_on_another_machine_and_version_verifies(runs: dict[str, 
     report = replay_run(moved)
     assert report.ok, report.summary()
     assert "provenance" not in report.compared and "provenance" not in report.unverified
+    assert report.recorded_with == "bizbench 0.0.1, commit 000000000000"
+
+
+def test_a_mismatch_of_a_run_recorded_by_another_bizbench_says_an_upgrade_may_explain_it(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    """A world changed between two versions makes an honest record differ too: the message names the
+    recording version, so a user can replay with it before calling the record edited."""
+    forged = copy_run(runs["yc"], tmp_path / "older")
+    edit_json(forged / "result.json", lambda r: {**r, "score": r["score"] + 1, "provenance": {"bizbench": "0.0.1"}})
+    r = CliRunner().invoke(app, ["replay", str(forged)])
+    assert r.exit_code == 1 and "recorded with bizbench 0.0.1, commit unknown" in r.output, r.output
+    copy = copy_run(runs["yc"], tmp_path / "same")
+    edit_json(copy / "result.json", lambda r: {**r, "score": r["score"] + 1})
+    r = CliRunner().invoke(app, ["replay", str(copy)])
+    assert r.exit_code == 1 and "recorded with" not in r.output, r.output
+
+
+@pytest.mark.parametrize(
+    ("recorded", "named"),
+    [
+        (None, None),
+        ("not an object", None),
+        ({}, "bizbench None, commit unknown"),
+        ({"bizbench": "0.0.1", "git_commit": None}, "bizbench 0.0.1, commit unknown"),
+        ({"bizbench": "now", "git_commit": None}, None),  # no commit recorded: the version decides
+        ({"bizbench": "now", "git_commit": "now"}, None),
+        ({"bizbench": "now", "git_commit": "a" * 40}, "bizbench now, commit aaaaaaaaaaaa"),
+    ],
+)
+def test_another_bizbench_is_named_by_a_version_or_a_known_commit_other_than_this_ones(
+    monkeypatch: pytest.MonkeyPatch, recorded: Any, named: str | None
+) -> None:
+    import bizbench.runner.replay as replay
+
+    monkeypatch.setattr(replay, "provenance", lambda: {"bizbench": "now", "git_commit": "now"})
+    assert replay.another_bizbench(recorded) == named
 
 
 def test_a_replay_draws_no_plot(runs: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:

@@ -46,6 +46,7 @@ from typing import Any
 from bizbench.core.env import ReplayRules
 from bizbench.core.envs import get_env
 from bizbench.core.jsonio import jsonable, preview, read_json, write_json
+from bizbench.core.provenance import provenance
 from bizbench.core.runlog import read_result
 from bizbench.core.runs import ACTIONS
 from bizbench.core.session import Session
@@ -100,6 +101,9 @@ class ReplayReport:
     actions_resent: list[int] = field(default_factory=list)
     #: SHA-256 of each file of the run as replay read it
     digests: dict[str, str | None] = field(default_factory=dict)
+    #: the bizbench that recorded the run ("bizbench 0.3.0, commit 1a2b3c4d5e6f"), when it is
+    #: not this one: a world changed between the two also makes a replay differ
+    recorded_with: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -134,6 +138,7 @@ class ReplayReport:
             "file_mismatches": self.file_mismatches,
             "unverified": self.unverified,
             "files_unverified": self.files_unverified,
+            "recorded_with": self.recorded_with,
         }
 
 
@@ -148,7 +153,13 @@ def replay_run(path: str | Path) -> ReplayReport:
             f"{path} has no readable result.json: only a finished run can be replayed (bizbench resume finishes it)"
         )
     spec = get_env(config["env"])
-    report = ReplayReport(str(path), spec.id, config["seed"], config_changes=config_changes(config))
+    report = ReplayReport(
+        str(path),
+        spec.id,
+        config["seed"],
+        config_changes=config_changes(config),
+        recorded_with=another_bizbench(recorded.get("provenance")),
+    )
     report.digests = {f.name: _sha256(f) for f in sorted(path.iterdir()) if f.is_file()}
     env = open_recorded_env(config, check_secret(path, recorded.get("seed_secret_id")))
     actions = _lines(path / ACTIONS)
@@ -165,6 +176,19 @@ def replay_run(path: str | Path) -> ReplayReport:
         _compare_result(report, spec.replay, config, recorded, fresh, own)
         _compare_files(report, path, fresh_dir, logs, actions, config)
     return report
+
+
+def another_bizbench(recorded: Any) -> str | None:
+    """The version and commit a result's ``provenance`` names, when either differs from this
+    bizbench's (a commit is compared only when both are known), else None."""
+    if not isinstance(recorded, dict):
+        return None
+    now = provenance()
+    version, commit = recorded.get("bizbench"), recorded.get("git_commit")
+    other_commit = commit is not None and now["git_commit"] is not None and commit != now["git_commit"]
+    if version == now["bizbench"] and not other_commit:
+        return None
+    return f"bizbench {version}, commit {str(commit)[:12] if commit else 'unknown'}"
 
 
 def _compare_result(
