@@ -15,11 +15,13 @@ from typer.testing import CliRunner
 
 from bizbench.agents.models.scripted import ScriptedModel
 from bizbench.cli import app
+from bizbench.core.env import ReplayRules
 from bizbench.runner.agent_episode import run_agent_episode
 from bizbench.runner.episode import run_baseline
 from bizbench.runner.replay import (
     RESULT_REL_TOL,
     ReplayReport,
+    _compare_result,
     _first_difference,
     _lines,
     default_verdict_store,
@@ -155,6 +157,19 @@ def test_the_json_summary_carries_every_field_of_the_report_under_its_own_key() 
         "recorded_with": "bizbench 0.0.1, commit 000000000000",
     }
     assert ReplayReport(path="p", env="yc", seed=1).summary()["ok"] is True
+
+
+def test_a_result_field_that_differs_is_kept_as_recorded_and_replayed_and_one_missing_is_named() -> None:
+    """A light twin of the forged-run tests: the result fields the world computes, compared one by one."""
+    report = ReplayReport(path="p", env="yc", seed=1)
+    recorded = {"score": 1.0, "cash": 5, "wall_seconds": 9.0, "tokens": 4}
+    fresh = {"score": 2.0, "cash": 5, "months": 3, "wall_seconds": 1.0, "tokens": 8}
+    _compare_result(report, ReplayRules(), {"run_format": 2}, recorded, fresh, set(fresh))
+    assert report.mismatches == {
+        "score": {"recorded": 1.0, "replayed": 2.0},
+        "months": {"recorded": "(missing)", "replayed": 3},
+    }
+    assert report.compared == ["score", "cash", "months"] and report.unverified == ["tokens", "wall_seconds"]
 
 
 def test_the_first_problem_is_named_in_the_order_config_divergence_result_files() -> None:
