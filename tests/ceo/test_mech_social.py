@@ -65,8 +65,8 @@ def test_social_multiplier_clipped(state, params, gidx):
 
 def test_subscriber_weight_hand_computed(state, params, add_customer, gidx):
     """Eq 26 / reference-notes §4.12: w = (1 + 10|S|)(1 + 20 S^2 if S < 0)(2 influencer)(1.5 if tenure <=
-    30)(1 + 20|dS| if |dS| >= 0.02)(1 + 5k) seats, k = today's events (overload, outage, issue,
-    quota)."""
+    30)(1 + 20|dS| if |dS| >= 0.02)(1 + 5k) seats, k = today's events (overload, outage, an issue open when the
+    day's satisfaction update ran, quota)."""
     state.day = 40
     state.settings.quotas[:] = [1e9, 1e9, 1e9]
     a = add_customer(
@@ -75,7 +75,7 @@ def test_subscriber_weight_hand_computed(state, params, add_customer, gidx):
         satisfaction=-0.3,
         satisfaction_change=0.05,
         start_day=20,
-        issue_days=2,
+        issue_days=0,  # resolved by today's support, after the satisfaction update saw it open
         plan=0,
         usage_rate=10.0,
     )
@@ -89,7 +89,9 @@ def test_subscriber_weight_hand_computed(state, params, add_customer, gidx):
         usage_rate=10.0,
         seats=40.8,  # drifted seats: read as 40 (reference-notes §4.17)
     )
-    w = subscriber_weights(state, params, np.array([a, b]), overload=True, outage=False)
+    w = subscriber_weights(
+        state, params, np.array([a, b]), overload=True, outage=False, open_issue=np.array([True, False])
+    )
     wa = (1 + 3.0) * (1 + 20 * 0.09) * 2 * 1.5 * (1 + 20 * 0.05) * (1 + 5 * 2)
     wb = (1 + 2.0) * 1 * 1 * 1 * 1 * (1 + 5 * 1) * 40
     assert w == pytest.approx([wa, wb])
@@ -389,11 +391,15 @@ def test_the_new_customer_change_and_quota_weights_start_at_their_thresholds(sta
     b = add_customer(state, group=s2, satisfaction=0.0, start_day=18, plan=0, usage_rate=100.0)
     c = add_customer(state, group=s2, satisfaction=0.0, satisfaction_change=-0.02, start_day=0, plan=0)
     d = add_customer(state, group=s2, satisfaction=0.0, start_day=0, plan=1, usage_rate=101.0)
-    w = subscriber_weights(state, params, np.array([a, b, c, d]), overload=False, outage=False)
+    w = subscriber_weights(
+        state, params, np.array([a, b, c, d]), overload=False, outage=False, open_issue=np.zeros(4, bool)
+    )
     assert w == pytest.approx([1.5, 1.0, 1.4, 6.0])
     # an outage and an issue open for 1 day are two events: 1 + 5 x 2
     e = add_customer(state, group=s2, satisfaction=0.0, start_day=0, plan=0, issue_days=1)
-    assert subscriber_weights(state, params, np.array([e]), overload=False, outage=True) == pytest.approx([11.0])
+    assert subscriber_weights(
+        state, params, np.array([e]), overload=False, outage=True, open_issue=np.array([True])
+    ) == pytest.approx([11.0])
 
 
 def test_demand_over_quota_is_the_usage_rate_times_the_weekday_factor(state, add_customer, gidx):
@@ -548,7 +554,10 @@ def test_a_weight_that_overflows_counts_as_a_million(state, params, add_customer
     state.day = 400
     state.settings.quotas[:] = [1e9, 1e9, 1e9]
     a = add_customer(state, group=gidx["S1"], satisfaction=1e308, start_day=0, plan=0)
-    assert subscriber_weights(state, params, np.array([a]), overload=False, outage=False)[0] == 1e6
+    assert (
+        subscriber_weights(state, params, np.array([a]), overload=False, outage=False, open_issue=np.array([False]))[0]
+        == 1e6
+    )
 
 
 def test_a_scored_post_after_an_unscored_one_still_counts(state, params, gidx):

@@ -165,7 +165,7 @@ def test_customer_posts_weigh_subscribers_cancellations_and_enterprise_churn(cfg
     monkeypatch.setattr(
         social,
         "subscriber_weights",
-        lambda st, p, act, ov, out: seen.setdefault("ov", []).append(ov) or np.array([2.0]),
+        lambda st, p, act, ov, out, issue: seen.setdefault("ov", []).append((ov, list(issue))) or np.array([2.0]),
     )
 
     def sample(st, p, rng, cands):
@@ -180,9 +180,9 @@ def test_customer_posts_weigh_subscribers_cancellations_and_enterprise_churn(cfg
         w.feed, "customer_posts", lambda day, records: seen.setdefault("posted", []).append((day, records))
     )
     dec = SimpleNamespace(cancelled=np.array([b1, b2]))
-    w._customer_posts(np.array([a]), _svc(overload=0.0), dec, np.array([c]))
-    w._customer_posts(np.array([a]), _svc(overload=0.5), dec, np.array([c]))
-    assert seen["ov"] == [False, True]
+    w._customer_posts(np.array([a]), np.array([True]), _svc(overload=0.0), dec, np.array([c]))
+    w._customer_posts(np.array([a]), np.array([False]), _svc(overload=0.5), dec, np.array([c]))
+    assert seen["ov"] == [(False, [True]), (True, [False])]
     cands = seen["cands"]
     assert list(cands.customers) == [a, b1, b2, c]
     assert list(cands.weights) == pytest.approx([2.0, 5 * (1 + 10 * 0.3), 5.0, 8 * 40])  # 2, 20, 5, 320
@@ -193,7 +193,7 @@ def test_customer_posts_weigh_subscribers_cancellations_and_enterprise_churn(cfg
     assert [r["events"] for r in records] == [[f"{a}:False:True:False"], [f"{c}:True:True:False"]]
     assert [r["plan"] for r in records] == ["A", None]  # plan 0 is A; -1 has none
     w.service_history[-1] = _svc(overload=0.5)  # an overload today, half the capacity over
-    w._customer_posts(np.array([a]), _svc(overload=0.5), dec, np.array([c]))
+    w._customer_posts(np.array([a]), np.array([False]), _svc(overload=0.5), dec, np.array([c]))
     assert seen["posted"][-1][1][0]["events"] == [f"{a}:False:True:True"]
 
 
@@ -483,6 +483,7 @@ class _Day:
         sub, lead = SUBSCRIBED, LEAD
         for group, status in [(S1, sub), (S1, sub), (E1, sub), (E1, sub), (E2, sub), (S3, lead), (E3, lead), (S1, sub)]:
             cust.append(1, {"group": group, "status": status})
+        cust.issue_days[0] = 2  # an issue open for two days, which today's support resolves
         self.plan_thread = w.book.open_thread(2, enterprise.PLAN_CHANGE, 20, "plan change")
         self.churn_thread = w.book.open_thread(4, enterprise.CHURN_PREVENTION, 25, "churn prevention")
         st.q_drift_global, st.q_drift_group[S1], st.c_drift_group[S2] = 0.01, 0.02, 2.0
@@ -607,7 +608,7 @@ class _Day:
         monkeypatch.setattr(w, "_competitor_posts", rec("_competitor_posts"))
         patch(development, "apply_daily_development", lambda s, r: setattr(s, "bonus_shared", s.bonus_shared + 0.05))
         patch(satisfaction, "update_satisfaction", self.s_before)
-        patch(support, "run_support", self.sup)
+        patch(support, "run_support", lambda *a: cust.issue_days.__setitem__(0, 0) or self.sup)  # 0's issue fixed
         patch(billing, "involuntary_rates", self.rates)
         patch(billing, "billing_decisions", decide)
         patch(reputation, "cancellation_damage")
@@ -682,7 +683,7 @@ def test_each_step_of_a_day_works_on_the_start_of_day_caches_the_right_customers
     day = _Day(cfg, monkeypatch)
     w, st, p, rs, c = day.w, day.w.state, day.w.params, day.w.streams, day.calls
     w.step_day()
-    at_start, after_churn, at_payments = np.array([0, 1, 2, 3, 4, 7]), np.array([0, 4]), np.array([0, 4, 5])
+    at_start, at_payments = np.array([0, 1, 2, 3, 4, 7]), np.array([0, 4, 5])
     delivered = np.full((26, 3), 0.15)
     q_shift = np.full(26, 0.01)
     q_shift[S1] = 0.03
@@ -728,7 +729,17 @@ def test_each_step_of_a_day_works_on_the_start_of_day_caches_the_right_customers
     _check(c, "cancellation_damage", st, p, rs.get("reputation"), np.array([E1]), None, start_counts, k=1)
     # reputation: the subscribers of the morning, whose satisfaction today's update reached, those who left today too
     _check(c, "daily_update", st, p, at_start)
-    _check(c, "_customer_posts", after_churn, day.svc, day.dec, np.array([3]))
+    # the posts' candidates: the subscribers of step 14 (today's leavers among them), with the issues open then
+    # (0's, resolved by today's support)
+    _check(
+        c,
+        "_customer_posts",
+        at_start,
+        np.array([True, False, False, False, False, False]),
+        day.svc,
+        day.dec,
+        np.array([3]),
+    )
     _check(c, "social_multiplier", st, p, 30)
     _check(c, "surge_multiplier", st, 30)
     _check(
@@ -887,7 +898,7 @@ def test_customer_posts_carry_each_author_s_true_causes_plan_and_churn(cfg):
     a = int(cust.append(1, {"group": 0, "status": SUBSCRIBED, "plan": 0, "listed_price": 20.0})[0])
     b = int(cust.append(1, {"group": 1, "status": CANCELLED})[0])
     c = int(cust.append(1, {"group": 3, "status": CANCELLED, "seats": 40.0})[0])
-    w._customer_posts(np.array([a]), _svc(), SimpleNamespace(cancelled=np.array([b])), np.array([c]))
+    w._customer_posts(np.array([a]), np.array([False]), _svc(), SimpleNamespace(cancelled=np.array([b])), np.array([c]))
     got = {q["customer"]: (q["kind"], q["day"], q["events"], q["plan"], q["churned"]) for q in w.feed.posts}
     assert got == {
         a: ("customer", 14, ["price_increase"], "A", False),

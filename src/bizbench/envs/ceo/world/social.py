@@ -35,17 +35,18 @@ class PostCandidates:
 
 
 def subscriber_weights(
-    state: WorldState, params: Params, active: np.ndarray, overload: bool, outage: bool
+    state: WorldState, params: Params, active: np.ndarray, overload: bool, outage: bool, open_issue: np.ndarray
 ) -> np.ndarray:
     """w_i of eq 26 in the engine form (reference-notes §4.12): extremity, negativity, influencer, new
-    customer, satisfaction change, today's events (overload, outage, open issue, quota), seats."""
+    customer, satisfaction change, today's events (overload, outage, an open issue, quota), seats.
+    ``open_issue``: whether each had an issue open when the day's satisfaction update ran."""
     so = state.config.social
     cust = state.customers
     g = cust.group[active]
     s = cust.satisfaction[active]
     ds = np.abs(cust.satisfaction_change[active])
     quota_short = over_quota(state, active)
-    events = float(overload) + float(outage) + (cust.issue_days[active] > 0) + quota_short
+    events = float(overload) + float(outage) + open_issue + quota_short
     seats = cust.whole_seats(active)
     w = 1.0 + so.extremity_weight * np.abs(s)
     w *= np.where(s < 0, 1.0 + so.negative_weight * s**2, 1.0)

@@ -178,6 +178,7 @@ class World:
         # 14. satisfaction
         svc_penalty = svc.quality_penalty(cfg.quality.overload_penalty, cfg.quality.outage_penalty)
         s_before = satisfaction.update_satisfaction(st, active, delivered, q_shift, c_drift, svc_penalty)
+        open_issue = cust.issue_days[active] > 0  # as the update saw them: the posts' issue event
         # 15. support
         sup = support.run_support(st, p, rs.get("support"), active, s_before, svc.outage)
         # 16. billing decisions
@@ -205,12 +206,12 @@ class World:
             self.notify("large_customer_message", f"Enterprise customer {c} opened a thread")
         for c in ent.countered:
             self.notify("large_customer_message", f"Enterprise customer {c} sent a counter-offer")
-        # 18. reputation over the subscribers whose satisfaction step 14 updated, those who left
-        # today included (reference-notes §1.2), then customer posts
+        # 18. reputation and the customer posts' candidates: the subscribers whose satisfaction step 14
+        # updated, those who left today included (reference-notes §1.2, §4.12)
         reputation.daily_update(st, p, active)
-        active = cust.active()
         if sample_posts:
-            self._customer_posts(active, svc, dec, churned_ent)
+            self._customer_posts(active, open_issue, svc, dec, churned_ent)
+        active = cust.active()
         # 19. new leads
         counts = np.bincount(cust.group[active], minlength=p.n_groups)
         leads = acquisition.generate_leads(
@@ -275,11 +276,19 @@ class World:
             )
 
     def _customer_posts(
-        self, active: np.ndarray, svc: service.ServiceDay, dec: billing.BillingDecisions, churned_ent: np.ndarray
+        self,
+        active: np.ndarray,
+        open_issue: np.ndarray,
+        svc: service.ServiceDay,
+        dec: billing.BillingDecisions,
+        churned_ent: np.ndarray,
     ) -> None:
+        """Up to 5 posts sampled from the day's subscribers (``active``: those of step 14, today's leavers
+        among them) and, as churn candidates too, today's cancellations and enterprise churns (reference-notes
+        §4.12)."""
         so = self.config.social
         cust = self.state.customers
-        w_active = social.subscriber_weights(self.state, self.params, active, svc.overload > 0, svc.outage)
+        w_active = social.subscriber_weights(self.state, self.params, active, svc.overload > 0, svc.outage, open_issue)
         w_cancel = so.cancelled_weight * (
             1.0 + so.extremity_weight * np.abs(np.minimum(cust.satisfaction[dec.cancelled], 0))
         )
