@@ -483,7 +483,7 @@ class _Day:
         sub, lead = SUBSCRIBED, LEAD
         for group, status in [(S1, sub), (S1, sub), (E1, sub), (E1, sub), (E2, sub), (S3, lead), (E3, lead), (S1, sub)]:
             cust.append(1, {"group": group, "status": status})
-        cust.issue_days[0] = 2  # an issue open for two days, which today's support resolves
+        cust.issue_days[0] = 1  # an issue open since yesterday, which today's support resolves
         self.plan_thread = w.book.open_thread(2, enterprise.PLAN_CHANGE, 20, "plan change")
         self.churn_thread = w.book.open_thread(4, enterprise.CHURN_PREVENTION, 25, "churn prevention")
         st.q_drift_global, st.q_drift_group[S1], st.c_drift_group[S2] = 0.01, 0.02, 2.0
