@@ -178,7 +178,8 @@ class World:
         # 14. satisfaction
         svc_penalty = svc.quality_penalty(cfg.quality.overload_penalty, cfg.quality.outage_penalty)
         s_before = satisfaction.update_satisfaction(st, active, delivered, q_shift, c_drift, svc_penalty)
-        open_issue = cust.issue_days[active] > 0  # as the update saw them: the posts' issue event
+        # the posts' issue event as the update saw it, wanted only on a day that samples posts
+        open_issue = cust.issue_days[active] > 0 if sample_posts else np.zeros(0, dtype=bool)
         # 15. support
         sup = support.run_support(st, p, rs.get("support"), active, s_before, svc.outage)
         # 16. billing decisions
