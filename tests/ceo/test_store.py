@@ -21,7 +21,7 @@ from bizbench.core.registry import ToolError
 from bizbench.envs.ceo.baselines import make_policy
 from bizbench.envs.ceo.config import load_config
 from bizbench.envs.ceo.env import CeoEnv
-from bizbench.envs.ceo.personas import PERSONA_COLUMNS, persona_columns
+from bizbench.envs.ceo.personas import CODE_BITS, PICKED, persona_codes, persona_columns, persona_vocabulary
 from bizbench.envs.ceo.store import HIDDEN_TABLES, CeoStore, describe_tables, hidden_columns, visible_tables
 from bizbench.envs.ceo.world import enterprise
 from bizbench.envs.ceo.world.customers import LEAD, NONE, SUBSCRIBED
@@ -59,6 +59,8 @@ VISIBLE = {
     "ads_revenue": "day customer_id group_id ads_strength revenue",
     "config_overrides": "id day tool_name setting_type settings_json",
 }
+# The tables the store keeps as views over compact storage (storage.sql).
+VIEWS = ("customers", "subscriptions", "issues")
 # Ref §5.1 stripped columns, per table.
 STRIPPED = {
     "customers": "steepness_left steepness_right c_max q_max q_min usage_demand reply_delay_mean reply_delay_std "
@@ -166,9 +168,10 @@ def test_schema_is_exactly_the_visible_tables(session: CeoEnv) -> None:
     db(session).flush()
     conn = sqlite3.connect(db(session).path)
     try:
-        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-        assert sorted(tables) == sorted(VISIBLE)
-        for table in tables:
+        kinds = dict(conn.execute("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view')").fetchall())
+        assert set(VISIBLE) <= set(kinds)
+        assert {t for t, kind in kinds.items() if kind == "view"} == set(VIEWS)
+        for table in VISIBLE:
             cols = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
             assert cols == VISIBLE[table].split(), table
             assert not set(cols) & set(STRIPPED.get(table, "").split()), table
@@ -178,6 +181,42 @@ def test_schema_is_exactly_the_visible_tables(session: CeoEnv) -> None:
         assert not names & set(HIDDEN_TABLES)
     finally:
         conn.close()
+
+
+def test_storage_tables_cannot_be_queried_by_name(session: CeoEnv) -> None:
+    conn = sqlite3.connect(db(session).path)
+    try:
+        storage = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    finally:
+        conn.close()
+    for table in set(storage) - set(VISIBLE):
+        for sql in (f"SELECT * FROM {table}", f"SELECT COUNT(*) FROM {table}"):
+            with pytest.raises(ToolError, match=f"Unknown table '{table}'"):
+                db(session).query(sql)
+
+
+def test_the_customers_view_spells_out_every_persona(session: CeoEnv) -> None:
+    rows = db(session).query("SELECT * FROM customers ORDER BY customer_id", max_rows=100_000)["rows"]
+    ids = np.array([r["customer_id"] for r in rows])
+    groups = session.world.state.customers.group[ids]
+    picked = persona_columns(ids, groups, session.config.groups)
+    assert {"small", "large"} == {r["customer_type"] for r in rows}
+    for k, r in enumerate(rows):
+        assert {col: r[col] for col in picked} == {col: picked[col][k] for col in picked}
+        role = r["persona_role"][:1].upper() + r["persona_role"][1:]
+        if r["customer_type"] == "large":
+            sentence = (
+                f"{role} at a {r['company_size_descriptor']} {r['persona_industry']} organisation with a "
+                f"{r['company_culture']} culture; {r['persona_experience']}, {r['persona_work_style']}; buying "
+                f"decisions: {r['company_decision_style']}; main concern: {r['company_primary_concern']}."
+            )
+        else:
+            sentence = (
+                f"{role} in {r['persona_industry']} ({r['company_size_descriptor']}), {r['persona_experience']}, "
+                f"{r['persona_work_style']}, {r['persona_tech_savvy']} technical skills; "
+                f"{r['company_decision_style']}; main concern: {r['company_primary_concern']}."
+            )
+        assert r["persona_description"] == sentence
 
 
 def test_describe_tables_matches_schema() -> None:
@@ -484,13 +523,25 @@ def test_personas_are_deterministic_and_fit_the_kind() -> None:
     groups = ids % len(config.groups)
     a = persona_columns(ids, groups, config.groups)
     b = persona_columns(ids[::-1].copy(), groups[::-1].copy(), config.groups)
-    assert set(a) == set(PERSONA_COLUMNS)
-    for col in PERSONA_COLUMNS:
+    assert set(a) == {*PICKED, "email"}
+    for col in a:
         assert a[col] == b[col][::-1]
     ent = np.array([config.groups[g].kind == "ENT" for g in groups])
     assert all((e is not None) == bool(k) for e, k in zip(a["email"], ent, strict=True))
-    assert len(set(a["persona_description"])) > 1_500  # varied text
-    assert all(isinstance(v, str) and v for col in PERSONA_COLUMNS if col != "email" for v in a[col])
+    assert len(set(zip(*(a[col] for col in PICKED), strict=True))) > 1_500  # varied personas
+    assert all(isinstance(v, str) and v for col in PICKED for v in a[col])
     # The same customer id in another group reads differently (the group is part of the hash).
     other = persona_columns(ids, (groups + 1) % len(config.groups), config.groups)
-    assert other["persona_description"] != a["persona_description"]
+    assert other["persona_role"] != a["persona_role"]
+
+
+def test_persona_codes_hold_each_pick_in_its_own_bits() -> None:
+    config, _ = load_config("default")
+    ids = np.arange(500)
+    groups = (ids * 7) % len(config.groups)
+    codes = persona_codes(ids, groups, config.groups)
+    words = {(field, group, code): word for field, group, code, word in persona_vocabulary(config.groups)}
+    picked = persona_columns(ids, groups, config.groups)
+    for k, (c, g) in enumerate(zip(codes.tolist(), groups.tolist(), strict=True)):
+        for field, col in enumerate(PICKED):
+            assert words[(field, config.groups[g].id, (c >> (CODE_BITS * field)) & 15)] == picked[col][k]

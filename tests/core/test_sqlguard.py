@@ -1088,6 +1088,31 @@ def test_a_view_over_a_hidden_table_is_refused_with_an_error_that_names_nothing_
         assert err.tamper == "hidden_table"
 
 
+def test_a_view_reads_the_storage_it_is_declared_over_but_no_query_reads_that_storage_by_name(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        """
+        CREATE TABLE rows (id INTEGER PRIMARY KEY, code INTEGER);
+        CREATE TABLE names (code INTEGER PRIMARY KEY, name TEXT);
+        INSERT INTO rows VALUES (1, 0), (2, 1), (3, 1);
+        INSERT INTO names VALUES (0, 'zero'), (1, 'one');
+        CREATE VIEW v AS SELECT r.id, (SELECT name FROM names AS n WHERE n.code = r.code) AS name FROM rows AS r;
+        """
+    )
+    conn.commit()
+    conn.close()
+    guard = SqlGuard(path, {"v": ["id", "name"]}, storage=("rows", "names"))
+    assert guard.query("SELECT name, COUNT(*) AS n FROM v GROUP BY name ORDER BY name")["rows"] == [
+        {"name": "one", "n": 2},
+        {"name": "zero", "n": 1},
+    ]
+    assert guard.query("SELECT COUNT(*) AS n FROM v")["rows"] == [{"n": 3}]
+    for sql in ("SELECT * FROM rows", "SELECT COUNT(*) FROM names", "SELECT id FROM v JOIN rows USING (id)"):
+        err = refused(guard, sql)
+        assert str(err).startswith("Unknown table"), (sql, err)
+
+
 def test_a_column_in_the_file_but_not_visible_is_hidden_even_when_not_listed(view_guard: SqlGuard) -> None:
     err = refused(view_guard, "SELECT h FROM t")
     assert str(err) == "Unknown column 'h'. Valid columns: t(day)." and err.tamper == "hidden_column"

@@ -10,7 +10,10 @@ file and returns a JSON-ready answer or raises :class:`~bizbench.core.registry.T
 2. The connection is opened read-only (``file:...?mode=ro``) with ``query_only`` on.
 3. ``set_authorizer`` allows only SELECT, reads of the visible tables and columns (plus the
    ``json_each``/``json_tree`` table functions), non-dangerous functions and recursive CTEs;
-   everything else (writes, temp tables, ATTACH, PRAGMA, schema tables) is denied.
+   everything else (writes, temp tables, ATTACH, PRAGMA, schema tables) is denied. A visible
+   table may be a view over storage tables the env declares (``storage``): reads the view
+   makes of them are allowed, a query cannot read them by name, and a view over any other
+   table is refused like the table.
 4. A progress handler stops a query after ``timeout_s`` seconds or :data:`MAX_VM_STEPS`
    SQLite VM steps (a budget that does not depend on the machine's speed); at most
    ``max_rows`` rows are returned (``max_rows + 1`` are fetched to detect truncation).
@@ -324,6 +327,8 @@ class SqlGuard:
             unknown names, tagged ``hidden_table`` for the tamper log.
         hidden_columns: Per visible table, column names of hidden state (likewise, ``hidden_column``).
         enums: (table, column) -> valid values, for the 0-row hint.
+        storage: Tables that visible views are defined over (they hold nothing hidden): read only
+            through those views.
     """
 
     def __init__(
@@ -334,6 +339,7 @@ class SqlGuard:
         hidden_tables: Collection[str] = (),
         hidden_columns: Mapping[str, Collection[str]] | None = None,
         enums: Mapping[tuple[str, str], Sequence[str]] | None = None,
+        storage: Collection[str] = (),
     ) -> None:
         self.db_path = Path(db_path)
         self.tables = {t.lower(): [c.lower() for c in cols] for t, cols in tables.items()}
@@ -341,6 +347,7 @@ class SqlGuard:
         self.hidden_tables = frozenset(t.lower() for t in hidden_tables)
         self.hidden_columns = {t.lower(): frozenset(c.lower() for c in cs) for t, cs in (hidden_columns or {}).items()}
         self.enums = {(t.lower(), c.lower()): list(v) for (t, c), v in (enums or {}).items()}
+        self.storage = frozenset(t.lower() for t in storage)
         self._slots = threading.BoundedSemaphore(MAX_CONCURRENT_QUERIES)
 
     # ------------------------------------------------------------------ public
@@ -498,11 +505,15 @@ class SqlGuard:
         codes = _SQLITE_CODES
         ok, deny = sqlite3.SQLITE_OK, sqlite3.SQLITE_DENY
 
-        def auth(action: int, arg1: str | None, arg2: str | None, db: str | None, _trigger: str | None) -> int:
+        def auth(action: int, arg1: str | None, arg2: str | None, db: str | None, view: str | None) -> int:
             if action in (codes["select"], codes["recursive"]):
                 return ok
             if action == codes["read"]:
                 table, column = (arg1 or "").lower(), (arg2 or "").lower()
+                if table in self.storage and (
+                    (view is not None and view.lower() in self.tables) or (not column and table not in run.named)
+                ):
+                    return ok  # read by a visible view defined over it, or opened by one that reads no column
                 if table in SCHEMA_NAMES and column == "rowid":
                     return ok  # SQLite's own lookup when a table function is first used
                 if table in TABLE_FUNCTIONS:

@@ -7,8 +7,10 @@ is deterministic, varied, fits the group (industries and roles per group, indivi
 enterprise vocabulary per kind) and carries no information about any hidden parameter:
 nothing here reads willingness to pay, seats, quality floors or satisfaction.
 
-Vectorised: the hash and every pick are numpy operations on index arrays; Python only
-joins the final strings.
+Vectorised: the hash and every pick are numpy operations on index arrays. The store keeps a
+customer's nine picks as one integer (``persona_codes``, 4 bits a field) and the options as a
+small table (``persona_vocabulary``); its ``customers`` view turns them back into text
+(storage.sql), so the file holds no repeated words.
 """
 
 from __future__ import annotations
@@ -32,6 +34,11 @@ PERSONA_COLUMNS: tuple[str, ...] = (
     "persona_description",
     "email",
 )
+#: the fields picked per customer from word lists; ``persona_description`` is a sentence made of them (the store's
+#: ``customers`` view writes it, storage.sql) and ``email`` is built for enterprise customers only
+PICKED: tuple[str, ...] = PERSONA_COLUMNS[:9]
+CODE_BITS = 4  # bits per picked field in a persona code: lists of up to 16 options
+_CODE_MASK = (1 << CODE_BITS) - 1
 
 
 class GroupLike(Protocol):
@@ -303,83 +310,73 @@ def _mix(x: np.ndarray) -> np.ndarray:
         return x ^ (x >> np.uint64(31))
 
 
-def _pick(h: np.ndarray, salt: int, options: np.ndarray, offset: np.ndarray, length: np.ndarray) -> np.ndarray:
-    """options[offset + (mix(h, salt) mod length)], all per customer."""
+def _hash(customer_ids: np.ndarray, group_idx: np.ndarray, groups: Sequence[GroupLike]) -> np.ndarray:
+    """A 64-bit hash of (customer id, group id) per customer."""
+    salts = np.array([zlib.crc32(grp.id.encode()) for grp in groups], dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        return _mix(np.asarray(customer_ids, dtype=np.int64).astype(np.uint64) ^ (salts[group_idx] << np.uint64(32)))
+
+
+def _draw(h: np.ndarray, salt: int, length: np.ndarray | int) -> np.ndarray:
+    """An index in [0, length) per customer, from its hash and a salt of its own per field."""
     with np.errstate(over="ignore"):
         r = _mix(h + np.uint64(salt) * _GOLDEN)
-    return options[offset + (r % length.astype(np.uint64)).astype(np.int64)]
+    return (r % np.asarray(length).astype(np.uint64)).astype(np.int64)
 
 
-def _table(rows: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Flatten per-row word lists into (options, offset per row, length per row)."""
-    flat = [w for r in rows for w in r]
-    lengths = np.array([len(r) for r in rows], dtype=np.int64)
-    offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
-    return np.array(flat, dtype=object), offsets, lengths
+def _option_lists(grp: GroupLike) -> list[tuple[str, ...]]:
+    """The options of each picked field (``PICKED`` order) for a customer of ``grp``: industries and roles
+    of its group, the rest by kind (individual or enterprise)."""
+    industries, roles, _ = _GROUPS.get(grp.id, _FALLBACK["ENT" if grp.kind == "ENT" else "IND"])
+    kind = 1 if grp.kind == "ENT" else 0
+    return [industries, roles, *(lists[kind] for lists in _FIELDS.values())]
+
+
+def persona_codes(customer_ids: np.ndarray, group_idx: np.ndarray, groups: Sequence[GroupLike]) -> np.ndarray:
+    """Each customer's persona picks packed in one integer: the index of field k (``PICKED`` order) in its
+    option list at bits ``CODE_BITS * k`` and up. ``persona_vocabulary`` decodes them."""
+    g = np.asarray(group_idx, dtype=np.int64)
+    h = _hash(customer_ids, g, groups)
+    lengths = np.array([[len(opts) for opts in _option_lists(grp)] for grp in groups], dtype=np.int64)
+    codes = np.zeros(len(h), dtype=np.int64)
+    for k in range(len(PICKED)):
+        codes |= _draw(h, k + 1, lengths[g, k]) << (CODE_BITS * k)
+    return codes
+
+
+def persona_vocabulary(groups: Sequence[GroupLike]) -> list[tuple[int, str, int, str]]:
+    """(field number, group id, index, text) of every option a customer of each group may get."""
+    return [
+        (k, grp.id, i, text)
+        for grp in groups
+        for k, options in enumerate(_option_lists(grp))
+        for i, text in enumerate(options)
+    ]
 
 
 def persona_columns(
     customer_ids: np.ndarray, group_idx: np.ndarray, groups: Sequence[GroupLike]
 ) -> dict[str, list[str | None]]:
-    """The persona columns (``PERSONA_COLUMNS``) of the given customers, one list per column."""
-    ids = np.asarray(customer_ids, dtype=np.int64)
+    """The picked persona fields (``PICKED``) and the ``email`` of the given customers, one list per column."""
     g = np.asarray(group_idx, dtype=np.int64)
-    flavours = [_GROUPS.get(grp.id, _FALLBACK["ENT" if grp.kind == "ENT" else "IND"]) for grp in groups]
-    ent_by_group = np.array([grp.kind == "ENT" for grp in groups], dtype=bool)
-    salts = np.array([zlib.crc32(grp.id.encode()) for grp in groups], dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        h = _mix(ids.astype(np.uint64) ^ (salts[g] << np.uint64(32)))
-    kind = ent_by_group[g].astype(np.int64)  # 0 individual, 1 enterprise
-
-    out: dict[str, np.ndarray] = {}
-    industries, ind_off, ind_len = _table([f[0] for f in flavours])
-    out["persona_industry"] = _pick(h, 1, industries, ind_off[g], ind_len[g])
-    roles, role_off, role_len = _table([f[1] for f in flavours])
-    out["persona_role"] = _pick(h, 2, roles, role_off[g], role_len[g])
-    for salt, (name, lists) in enumerate(_FIELDS.items(), start=3):
-        options, off, length = _table(lists)
-        out[name] = _pick(h, salt, options, off[kind], length[kind])
-
-    first = _pick(h, 20, np.array(_FIRST, dtype=object), np.zeros(len(h), np.int64), np.full(len(h), len(_FIRST)))
-    last = _pick(h, 21, np.array(_LAST, dtype=object), np.zeros(len(h), np.int64), np.full(len(h), len(_LAST)))
-    stem = _pick(h, 22, np.array(_STEMS, dtype=object), np.zeros(len(h), np.int64), np.full(len(h), len(_STEMS)))
-    domain = np.array([f[2] for f in flavours], dtype=object)[g]
-
-    cols: dict[str, list[str | None]] = {k: v.tolist() for k, v in out.items()}
-    cols["persona_description"] = [
-        (
-            f"{role[:1].upper()}{role[1:]} at a {size} {ind} organisation with a {cult} culture; {exp}, "
-            f"{style}; buying decisions: {dec}; main concern: {conc}."
-            if k
-            else f"{role[:1].upper()}{role[1:]} in {ind} ({size}), {exp}, {style}, {tech} technical skills; "
-            f"{dec}; main concern: {conc}."
-        )
-        for k, role, ind, size, cult, exp, style, tech, dec, conc in zip(
-            kind.tolist(),
-            cols["persona_role"],
-            cols["persona_industry"],
-            cols["company_size_descriptor"],
-            cols["company_culture"],
-            cols["persona_experience"],
-            cols["persona_work_style"],
-            cols["persona_tech_savvy"],
-            cols["company_decision_style"],
-            cols["company_primary_concern"],
-            strict=True,
-        )
-    ]
-    cols["email"] = [
-        f"{f}.{la}@{s}-{d}.com" if k else None
-        for k, f, la, s, d in zip(
-            kind.tolist(), first.tolist(), last.tolist(), stem.tolist(), domain.tolist(), strict=True
-        )
-    ]
+    codes = persona_codes(customer_ids, g, groups)
+    lists = [_option_lists(grp) for grp in groups]
+    pairs = list(zip(g.tolist(), codes.tolist(), strict=True))
+    cols: dict[str, list[str | None]] = {
+        name: [lists[gi][k][(c >> (CODE_BITS * k)) & _CODE_MASK] for gi, c in pairs] for k, name in enumerate(PICKED)
+    }
+    cols["email"] = persona_emails(customer_ids, g, groups)
     return cols
 
 
-def persona_rows(
-    customer_ids: np.ndarray, group_idx: np.ndarray, groups: Sequence[GroupLike]
-) -> list[tuple[str | None, ...]]:
-    """Row tuples in ``PERSONA_COLUMNS`` order."""
-    cols = persona_columns(customer_ids, group_idx, groups)
-    return list(zip(*(cols[c] for c in PERSONA_COLUMNS), strict=True))
+def persona_emails(customer_ids: np.ndarray, group_idx: np.ndarray, groups: Sequence[GroupLike]) -> list[str | None]:
+    """The contact address of each enterprise customer (None for individuals)."""
+    g = np.asarray(group_idx, dtype=np.int64)
+    h = _hash(customer_ids, g, groups)
+    ent = np.array([grp.kind == "ENT" for grp in groups], dtype=bool)[g]
+    domains = [_GROUPS.get(grp.id, _FALLBACK["ENT" if grp.kind == "ENT" else "IND"])[2] for grp in groups]
+    first, last, stem = (_draw(h, salt, len(words)) for salt, words in ((20, _FIRST), (21, _LAST), (22, _STEMS)))
+    return [
+        f"{_FIRST[f]}.{_LAST[la]}@{_STEMS[s]}-{domains[gi]}.com" if e else None
+        for e, f, la, s, gi in zip(ent.tolist(), first.tolist(), last.tolist(), stem.tolist(), g.tolist(), strict=True)
+    ]

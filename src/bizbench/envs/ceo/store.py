@@ -1,10 +1,15 @@
 """The agent-visible SQLite database of a ceo session and its read-only query interface.
 
-The file holds exactly the 19 agent-visible tables of docs/reference-notes.md, ceo §5.1
-(``schema.sql``). Hidden state is never written, not even to be stripped at query time, so
-no SQL can reach it; hidden table names (§5.2) and hidden column names (§5.1 "stripped
-columns", and the world's hidden customer columns) are refused by name and tagged for the
-tamper log. Queries go through :class:`bizbench.core.sqlguard.SqlGuard` (§5.3).
+The agent sees exactly the 19 tables of docs/reference-notes.md, ceo §5.1 (``schema.sql``,
+the contract). Three of them, ``customers``, ``subscriptions`` and ``issues``, are views of
+those names and columns over compact storage (``storage.sql``: codes instead of repeated text,
+one row per customer for both customer tables, derived issue status), which keeps the file
+about a fifth of the size it had as plain tables (docs/performance.md).
+
+Hidden state is never written, not even to be stripped at query time, so no SQL can reach
+it; hidden table names (§5.2) and hidden column names (§5.1 "stripped columns", and the
+world's hidden customer columns) are refused by name and tagged for the tamper log. Queries
+go through :class:`bizbench.core.sqlguard.SqlGuard` (§5.3).
 
 Writing (the session calls these; every write is incremental):
 
@@ -31,10 +36,10 @@ in the store's own numpy arrays and written on demand, when a query names one of
 on ``flush()``/``close()``; a query always sees them complete up to the last record call.
 
 - ``customers``/``subscriptions``: at every record call a vectorised diff of the visible
-  subscription columns against the store's copy marks new and changed customers; only
-  those rows are written (persona text is built then) and upserted.
+  subscription columns against the store's copy marks new and changed customers; new
+  customers are inserted (with their persona code) and changed ones updated.
 - ``issues``: the store keeps each issue's customer, group, open and resolved day; writing
-  inserts new issues, closes resolved ones and refreshes ``days_open``.
+  inserts new issues, closes resolved ones and moves the day open issues count to.
 - ``daily_usage``/``ads_revenue``: a ring buffer of the last 30 days (a copy of the day's
   id and value arrays); writing deletes days older than the window and bulk-inserts the
   missing days.
@@ -69,15 +74,16 @@ import numpy as np
 from bizbench.core.registry import ToolError
 from bizbench.core.sqlguard import SqlGuard
 from bizbench.envs.ceo.config import CHANNELS, PLANS, CeoConfig
-from bizbench.envs.ceo.personas import PERSONA_COLUMNS, persona_columns, persona_rows
+from bizbench.envs.ceo.personas import persona_codes, persona_emails, persona_vocabulary
 from bizbench.envs.ceo.world.customers import COLUMNS as CUSTOMER_COLUMNS
-from bizbench.envs.ceo.world.customers import NONE, SOURCE_NETWORK, SOURCE_ORGANIC, SUBSCRIBED
+from bizbench.envs.ceo.world.customers import SOURCE_NETWORK, SOURCE_ORGANIC, SUBSCRIBED
 
 __all__ = ["CeoStore", "describe_tables", "visible_tables", "HIDDEN_TABLES", "STRIPPED_COLUMNS", "ENUMS"]
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_PATH = Path(__file__).with_name("schema.sql")
+SCHEMA_PATH = Path(__file__).with_name("schema.sql")  # the agent's contract: 19 tables, columns, types
+STORAGE_PATH = Path(__file__).with_name("storage.sql")  # how three of them are kept compact
 WINDOW_DAYS = 30  # daily_usage / ads_revenue keep days d-29 .. d (reference-notes §5.1 "last ~30 days")
 LAZY_TABLES = ("customers", "subscriptions", "issues", "daily_usage", "ads_revenue")
 _LAZY_RE = re.compile(r"\b(customers|subscriptions|issues|daily_usage|ads_revenue)\b", re.IGNORECASE)
@@ -169,16 +175,32 @@ TABLE_NOTES: dict[str, str] = {
 }
 
 _PLAN_TEXT = np.array(list(PLANS), dtype=object)
-_STATUS_TEXT = np.array([None, "lead", "subscribed", "cancelled", "lost"], dtype=object)
-_SOURCE_TEXT = np.array([*CHANNELS, "network", "organic"], dtype=object)
+_STATUS_TEXT = (None, "lead", "subscribed", "cancelled", "lost")  # by status code (world/customers.py)
+_SOURCE_TEXT = (*CHANNELS, "network", "organic")  # by acquisition source code
 _PENDING = np.array("pending", dtype=object)
 _NULL = np.array(None, dtype=object)
-_OPS_RESOLVED = np.array("ops_resolved", dtype=object)
-_CUSTOMER_CHURNED = np.array("customer_churned", dtype=object)
+# customer_rows' subscription columns (storage.sql), written for new customers and rewritten when they change
+_SUBSCRIPTION_COLUMNS = (
+    "status", "plan", "listed_price", "promotion", "effective_price", "start_day", "end_day", "billing_day_mod30",
+    "seat_count", "contract_months", "contract_end_day", "first_billing_done",
+)  # fmt: skip
+_SUBSCRIPTION_SLOTS = ",".join("?" * len(_SUBSCRIPTION_COLUMNS))
 assert len(_SOURCE_TEXT) == SOURCE_ORGANIC + 1 and _SOURCE_TEXT[SOURCE_NETWORK] == "network"
 assert {"status", "plan", "seats", "start_day", "end_day"} <= set(CUSTOMER_COLUMNS)
 _CLOSED_REASONS = ("accepted", "agent_rejected")  # other dead threads keep closed=0 (reference-notes §5.1)
 _VISIBLE_POST_KEYS = ("post_id", "day", "content", "reply_to_agent_post_id", "source_group_id")
+
+
+@lru_cache(maxsize=1)
+def storage_tables() -> frozenset[str]:
+    """The tables ``storage.sql`` keeps the three view-backed tables in (never queryable by name)."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.executescript(SCHEMA_PATH.read_text(encoding="utf-8") + STORAGE_PATH.read_text(encoding="utf-8"))
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        return frozenset(tables - set(visible_tables()))
+    finally:
+        conn.close()
 
 
 @lru_cache(maxsize=1)
@@ -248,8 +270,8 @@ class _Accounts:
 
     ``capture`` compares the world's visible subscription columns with the store's copy
     (vectorised), copies only new and changed rows and marks them dirty. ``write`` inserts
-    the new customers (persona text is built then), updates ``contract_start_day`` where
-    it moved and upserts the dirty subscriptions. Nothing hidden is ever copied.
+    the new customers into ``customer_rows`` and rewrites the subscription columns of the
+    changed ones (storage.sql). Nothing hidden is ever copied.
     """
 
     tables = ("customers", "subscriptions")
@@ -275,7 +297,6 @@ class _Accounts:
         self.in_file = 0  # customers written
         self.cols = {name: np.zeros(0, dtype) for name, dtype in {**self.FIELDS, **self.STATIC}.items()}
         self.dirty = np.zeros(0, dtype=bool)  # subscription row to (re)write
-        self.start_moved = np.zeros(0, dtype=bool)  # contract_start_day to update
         self.any_dirty = False
 
     @staticmethod
@@ -290,14 +311,12 @@ class _Accounts:
         for name in self.cols:
             self.cols[name] = _grow(self.cols[name], n)
         self.dirty = _grow(self.dirty, n, False)
-        self.start_moved = _grow(self.start_moved, n, False)
         if old:
             changed = np.zeros(old, dtype=bool)
             for name in ("status",) if quick else self.FIELDS:
                 changed |= self._field(cust, name, slice(0, old)) != self.cols[name][:old]
             idx = np.flatnonzero(changed)
             if len(idx):
-                self.start_moved[idx] |= cust.start_day[idx] != self.cols["start_day"][idx]
                 for name in self.FIELDS:
                     self.cols[name][idx] = self._field(cust, name, idx)
                 self.dirty[idx] = True
@@ -314,72 +333,63 @@ class _Accounts:
 
     def email(self, customer: int) -> str | None:
         g = self.cols["group"][customer : customer + 1].astype(np.int64)
-        return persona_columns(np.array([customer]), g, self.groups)["email"][0]
+        return persona_emails(np.array([customer]), g, self.groups)[0]
 
     def write(self, conn: sqlite3.Connection, day: int) -> None:
+        """New customers are inserted whole; customers seen before get their subscription columns updated."""
         c, n = self.cols, self.n
         new = np.arange(self.in_file, n)
         if len(new):
             g = c["group"][new].astype(np.int64)
-            rows = zip(
-                new.tolist(),
-                np.where(self.is_ent[g], "large", "small").tolist(),
-                self.group_ids[g].tolist(),
-                c["created_day"][new].tolist(),
-                persona_rows(new, g, self.groups),
-                c["start_day"][new].tolist(),
-                _SOURCE_TEXT[c["source"][new].astype(np.int64)].tolist(),
-                strict=True,
-            )
+            emails = np.full(len(new), None, dtype=object)  # enterprise customers only
+            ent = self.is_ent[g]
+            emails[ent] = persona_emails(new[ent], g[ent], self.groups)
             conn.executemany(
-                f"INSERT INTO customers VALUES (?,?,?,?,{','.join('?' * len(PERSONA_COLUMNS))},NULLIF(?, -1),?)",
-                (
-                    (cid, kind, gid, created, *persona, start, src)
-                    for cid, kind, gid, created, persona, start, src in rows
+                f"INSERT INTO customer_rows VALUES (?,?,?,?,?,?,{_SUBSCRIPTION_SLOTS})",
+                zip(
+                    new.tolist(),
+                    self.group_ids[g].tolist(),
+                    c["created_day"][new].tolist(),
+                    c["source"][new].tolist(),
+                    persona_codes(new, g, self.groups).tolist(),
+                    emails.tolist(),
+                    *self._subscription_columns(new),
+                    strict=True,
                 ),
             )
-        moved = np.flatnonzero(self.start_moved[: self.in_file])
+        old = np.flatnonzero(self.dirty[: self.in_file])
         conn.executemany(
-            "UPDATE customers SET contract_start_day = NULLIF(?, -1) WHERE customer_id = ?",
-            zip(c["start_day"][moved].tolist(), moved.tolist(), strict=True),
+            f"UPDATE customer_rows SET ({', '.join(_SUBSCRIPTION_COLUMNS)}) = ({_SUBSCRIPTION_SLOTS}) "
+            "WHERE customer_id = ?",
+            zip(*self._subscription_columns(old), old.tolist(), strict=True),
         )
-        self._upsert_subscriptions(conn, np.flatnonzero(self.dirty[:n] & (c["status"][:n] != NONE)))
         self.dirty[:n] = False
-        self.start_moved[:n] = False
         self.in_file = n
         self.any_dirty = False
 
-    def _upsert_subscriptions(self, conn: sqlite3.Connection, idx: np.ndarray) -> None:
-        """One row per customer that became a lead (reference-notes §5.1); subscription_id = customer_id + 1."""
+    def _subscription_columns(self, idx: np.ndarray) -> list[list[Any]]:
+        """The ``_SUBSCRIPTION_COLUMNS`` of customers ``idx``, one list per column (reference-notes §5.1)."""
         c = self.cols
         plan = c["plan"][idx].astype(np.int64)
         ent = self.is_ent[c["group"][idx].astype(np.int64)]
         start = c["start_day"][idx].astype(np.int64)
         no_plan = np.where(ent, _PENDING, _NULL)  # an enterprise lead's plan reads 'pending'
         plan_text = np.where(plan >= 0, _PLAN_TEXT[np.clip(plan, 0, len(PLANS) - 1)], no_plan)
-        months = np.where(start >= 0, 1, -1)  # contracts are always one month (reference-notes §4.23)
-        contract_end = np.where(ent & (start >= 0), start + 30, -1)
-        conn.executemany(
-            "INSERT OR REPLACE INTO subscriptions VALUES "
-            "(?,?,?,?,?,?,NULLIF(?, -1),NULLIF(?, -1),?,?,NULL,NULL,?,NULLIF(?, -1),NULLIF(?, -1),?)",
-            zip(
-                (idx + 1).tolist(),
-                idx.tolist(),
-                plan_text.tolist(),
-                c["listed_price"][idx].tolist(),
-                c["promotion"][idx].tolist(),
-                c["effective_price"][idx].tolist(),
-                start.tolist(),
-                c["end_day"][idx].tolist(),
-                _STATUS_TEXT[c["status"][idx].astype(np.int64)].tolist(),
-                c["billing_mod"][idx].tolist(),
-                c["seats"][idx].astype(np.int64).tolist(),
-                months.tolist(),
-                contract_end.tolist(),
-                c["first_billing_done"][idx].astype(np.int64).tolist(),
-                strict=True,
-            ),
-        )
+        started = start >= 0
+        return [
+            c["status"][idx].tolist(),
+            plan_text.tolist(),
+            c["listed_price"][idx].tolist(),
+            c["promotion"][idx].tolist(),
+            c["effective_price"][idx].tolist(),
+            np.where(started, start, _NULL).tolist(),
+            np.where(c["end_day"][idx] >= 0, c["end_day"][idx], _NULL).tolist(),
+            c["billing_mod"][idx].tolist(),
+            c["seats"][idx].astype(np.int64).tolist(),
+            np.where(started, 1, _NULL).tolist(),  # contracts are always one month (reference-notes §4.23)
+            np.where(ent & started, start + 30, _NULL).tolist(),
+            c["first_billing_done"][idx].astype(np.int64).tolist(),
+        ]
 
 
 class _Issues:
@@ -388,8 +398,8 @@ class _Issues:
     The world's daily (opened, resolved, closed) customer arrays update the store's own issue
     arrays; ``write`` inserts new issues, marks resolved ones ``resolved`` / ``ops_resolved``
     and those of customers who left ``closed`` / ``customer_churned`` (world/support.py
-    ``close_churned_issues``), and refreshes ``days_open`` (current day - open day while
-    open, resolved day - open day once resolved or closed).
+    ``close_churned_issues``); ``days_open`` is the view's (storage.sql): the day of the last
+    write minus the open day while open, the resolved day minus the open day after.
     """
 
     tables = ("issues",)
@@ -445,42 +455,36 @@ class _Issues:
         return self.in_file < self.count or self.resolved_since_write or self.refreshed_day != day
 
     def write(self, conn: sqlite3.Connection, day: int) -> None:
+        """Closures of issues written open, then the new issues; open issues count their days to ``day``."""
         k = self.in_file
         self.file_open = _grow(self.file_open, self.count, False)
         closed = np.flatnonzero(self.file_open[:k] & (self.resolved_day[:k] >= 0))
-        churned = self.churned[closed]
         conn.executemany(
-            "UPDATE issues SET status = ?3, resolved_day = ?1, days_open = ?1 - open_day, "
-            "resolution_type = ?4 WHERE issue_id = ?2",
+            "UPDATE issue_rows SET resolved_day = ?, churned = ? WHERE issue_id = ?",
             zip(
                 self.resolved_day[closed].tolist(),
+                self.churned[closed].astype(np.int64).tolist(),
                 (closed + 1).tolist(),
-                np.where(churned, "closed", "resolved").tolist(),
-                np.where(churned, _CUSTOMER_CHURNED, _OPS_RESOLVED).tolist(),
                 strict=True,
             ),
         )
         self.file_open[closed] = False
-        if self.refreshed_day != day and self.file_open[:k].any():
-            conn.execute("UPDATE issues SET days_open = ? - open_day WHERE status = 'open'", (day,))
         new = np.arange(k, self.count)
-        resolved = self.resolved_day[new].astype(np.int64)
-        is_open = resolved < 0
+        resolved = self.resolved_day[new]
         conn.executemany(
-            "INSERT INTO issues VALUES (?,?,?,?,?,?,NULLIF(?, -1),?)",
+            "INSERT INTO issue_rows VALUES (?,?,?,?,?,?)",
             zip(
                 (new + 1).tolist(),
                 self.customer[new].tolist(),
                 self.group_ids[self.group[new].astype(np.int64)].tolist(),
                 self.open_day[new].tolist(),
-                (np.where(is_open, day, resolved) - self.open_day[new]).tolist(),
-                np.where(is_open, "open", np.where(self.churned[new], "closed", "resolved")).tolist(),
-                resolved.tolist(),
-                np.where(is_open, _NULL, np.where(self.churned[new], _CUSTOMER_CHURNED, _OPS_RESOLVED)).tolist(),
+                np.where(resolved >= 0, resolved, _NULL).tolist(),
+                self.churned[new].astype(np.int64).tolist(),
                 strict=True,
             ),
         )
-        self.file_open[new] = is_open
+        conn.execute("UPDATE store_clock SET day = ?", (day,))
+        self.file_open[new] = resolved < 0
         self.in_file = self.count
         self.refreshed_day = day
         self.resolved_since_write = False
@@ -562,9 +566,14 @@ class CeoStore:
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.execute("PRAGMA cache_size=-65536")  # 64 MB: bulk writes touch many index pages
-        self._conn.executescript(SCHEMA_PATH.read_text())
+        self._conn.executescript(SCHEMA_PATH.read_text(encoding="utf-8") + STORAGE_PATH.read_text(encoding="utf-8"))
         self._guard = SqlGuard(
-            self.path, visible_tables(), hidden_tables=HIDDEN_TABLES, hidden_columns=hidden_columns(), enums=ENUMS
+            self.path,
+            visible_tables(),
+            hidden_tables=HIDDEN_TABLES,
+            hidden_columns=hidden_columns(),
+            enums=ENUMS,
+            storage=storage_tables(),
         )
         self._closed = False
         self._groups = list(config.groups)
@@ -579,6 +588,7 @@ class CeoStore:
         self._live_threads: list[int] = []  # indices of threads that may still change
         self._thread_state: dict[int, tuple[int, int, str]] = {}  # index -> (turns written, closed, reason)
         self._emails: dict[int, str | None] = {}
+        self._write_lookups()
         self._accounts = _Accounts(self._groups)
         self._issues = _Issues(self._group_ids)
         self._usage = _Window("daily_usage")
@@ -698,6 +708,16 @@ class CeoStore:
         self._write_social_posts(w)
         self._write_agent_posts(st)
         self._write_threads(w)
+
+    def _write_lookups(self) -> None:
+        """The small tables the storage views spell codes out with (storage.sql)."""
+        groups = self._groups
+        self._conn.executemany(
+            "INSERT INTO group_names VALUES (?,?)", ((g.id, "large" if g.kind == "ENT" else "small") for g in groups)
+        )
+        self._conn.executemany("INSERT INTO persona_words VALUES (?,?,?,?)", persona_vocabulary(groups))
+        self._conn.executemany("INSERT INTO status_names VALUES (?,?)", enumerate(_STATUS_TEXT))
+        self._conn.executemany("INSERT INTO source_names VALUES (?,?)", enumerate(_SOURCE_TEXT))
 
     # -- settings (config_history)
     def _write_settings(self, env: Any) -> None:
