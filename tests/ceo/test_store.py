@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from bizbench.core.registry import ToolError
+from bizbench.envs.ceo import store as store_module
 from bizbench.envs.ceo.baselines import make_policy
 from bizbench.envs.ceo.config import load_config
 from bizbench.envs.ceo.env import CeoEnv
@@ -60,7 +61,7 @@ VISIBLE = {
     "config_overrides": "id day tool_name setting_type settings_json",
 }
 # The tables the store keeps as views over compact storage (storage.sql).
-VIEWS = ("customers", "subscriptions", "issues")
+VIEWS = ("customers", "subscriptions", "issues", "daily_usage")
 # Ref §5.1 stripped columns, per table.
 STRIPPED = {
     "customers": "steepness_left steepness_right c_max q_max q_min usage_demand reply_delay_mean reply_delay_std "
@@ -193,6 +194,25 @@ def test_storage_tables_cannot_be_queried_by_name(session: CeoEnv) -> None:
         for sql in (f"SELECT * FROM {table}", f"SELECT COUNT(*) FROM {table}"):
             with pytest.raises(ToolError, match=f"Unknown table '{table}'"):
                 db(session).query(sql)
+
+
+def test_a_day_of_usage_larger_than_a_stored_value_reads_back_whole(tmp_path: Path) -> None:
+    config, _ = load_config("default")
+    store = CeoStore(tmp_path / "company.db", config)
+    ids = np.arange(0, 3 * store_module.USAGE_CHUNK + 7) * 3 + 5_000_000  # ids above 2^22, several chunks
+    units = (ids % 997) * 1_000_003  # units above 2^32 / id range
+    store._usage.capture(7, (ids, units))
+    store._day = 7
+    rows = store.query("SELECT customer_id, usage_units FROM daily_usage WHERE day = 7", max_rows=len(ids) + 1)
+    read = [(r["customer_id"], r["usage_units"]) for r in rows["rows"]]
+    assert read == list(zip(ids.tolist(), units.tolist(), strict=True))
+    conn = sqlite3.connect(store.path)
+    try:
+        longest = conn.execute("SELECT MAX(length(usage)) FROM usage_days").fetchone()[0]
+    finally:
+        conn.close()
+    store.close()
+    assert longest < 1_000_000
 
 
 def test_the_customers_view_spells_out_every_persona(session: CeoEnv) -> None:

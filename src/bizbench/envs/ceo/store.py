@@ -85,6 +85,9 @@ logger = logging.getLogger(__name__)
 SCHEMA_PATH = Path(__file__).with_name("schema.sql")  # the agent's contract: 19 tables, columns, types
 STORAGE_PATH = Path(__file__).with_name("storage.sql")  # how three of them are kept compact
 WINDOW_DAYS = 30  # daily_usage / ads_revenue keep days d-29 .. d (reference-notes §5.1 "last ~30 days")
+# Rows of a day's usage per usage_days row: at most 20 characters each, so a stored row stays under the
+# query guard's 1 MB value limit (SqlGuard MAX_VALUE_BYTES)
+USAGE_CHUNK = 40_000
 LAZY_TABLES = ("customers", "subscriptions", "issues", "daily_usage", "ads_revenue")
 _LAZY_RE = re.compile(r"\b(customers|subscriptions|issues|daily_usage|ads_revenue)\b", re.IGNORECASE)
 
@@ -491,11 +494,12 @@ class _Issues:
 
 
 class _Window:
-    """A per-customer daily table keeping days d-29..d: a ring of numpy arrays, bulk-written
-    (``INSERT ... SELECT FROM json_each``) on demand; older days are deleted."""
+    """A per-customer daily table keeping days d-29..d: a ring of numpy arrays, bulk-written on
+    demand to its storage table (``daily_usage``: ``usage_days``, storage.sql); older days are deleted."""
 
-    def __init__(self, table: str) -> None:
+    def __init__(self, table: str, storage: str) -> None:
         self.table = table
+        self.storage = storage
         self.tables = (table,)
         self.ring: deque[tuple[int, tuple[np.ndarray, ...]]] = deque(maxlen=WINDOW_DAYS)
         self.in_file: set[int] = set()
@@ -518,10 +522,10 @@ class _Window:
     def write(self, conn: sqlite3.Connection, day: int) -> None:
         cutoff = day - WINDOW_DAYS + 1
         if any(d < cutoff for d in self.in_file):
-            conn.execute(f"DELETE FROM {self.table} WHERE day < ?", (cutoff,))
+            conn.execute(f"DELETE FROM {self.storage} WHERE day < ?", (cutoff,))
             self.in_file = {d for d in self.in_file if d >= cutoff}
         for d in sorted(self.rewrite):
-            conn.execute(f"DELETE FROM {self.table} WHERE day = ?", (d,))
+            conn.execute(f"DELETE FROM {self.storage} WHERE day = ?", (d,))
         self.rewrite.clear()
         for d, arrays in self.ring:
             if d >= cutoff and d not in self.in_file:
@@ -531,10 +535,14 @@ class _Window:
     def _insert(self, conn: sqlite3.Connection, day: int, arrays: tuple[np.ndarray, ...]) -> None:
         if self.table == "daily_usage":
             ids, units = arrays
-            packed = (ids.astype(np.int64) << 32) | units.astype(np.int64)  # one JSON integer per row
-            conn.execute(
-                "INSERT INTO daily_usage SELECT ?, value >> 32, value & 4294967295 FROM json_each(?)",
-                (day, json.dumps(packed.tolist())),
+            id_bits = max(1, int(ids[-1]).bit_length())  # ids ascend
+            packed = (units.astype(np.int64) << id_bits) | ids.astype(np.int64)  # one JSON integer per row
+            conn.executemany(
+                "INSERT INTO usage_days VALUES (?,?,?,?)",
+                (
+                    (day, k // USAGE_CHUNK, id_bits, json.dumps(packed[k : k + USAGE_CHUNK].tolist()))
+                    for k in range(0, len(packed), USAGE_CHUNK)
+                ),
             )
         else:
             ids, group_ids, strength, revenue = arrays  # executemany beats json_each for mixed columns
@@ -591,8 +599,8 @@ class CeoStore:
         self._write_lookups()
         self._accounts = _Accounts(self._groups)
         self._issues = _Issues(self._group_ids)
-        self._usage = _Window("daily_usage")
-        self._ads = _Window("ads_revenue")
+        self._usage = _Window("daily_usage", "usage_days")
+        self._ads = _Window("ads_revenue", "ads_revenue")
         self._lazy: dict[str, Any] = {}
         for buffer in (self._accounts, self._issues, self._usage, self._ads):
             self._lazy.update(dict.fromkeys(buffer.tables, buffer))
