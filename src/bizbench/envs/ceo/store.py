@@ -182,12 +182,36 @@ _STATUS_TEXT = (None, "lead", "subscribed", "cancelled", "lost")  # by status co
 _SOURCE_TEXT = (*CHANNELS, "network", "organic")  # by acquisition source code
 _PENDING = np.array("pending", dtype=object)
 _NULL = np.array(None, dtype=object)
-# customer_rows' subscription columns (storage.sql), written for new customers and rewritten when they change
-_SUBSCRIPTION_COLUMNS = (
-    "status", "plan", "listed_price", "promotion", "effective_price", "start_day", "end_day", "billing_day_mod30",
-    "seat_count", "contract_months", "contract_end_day", "first_billing_done",
-)  # fmt: skip
-_SUBSCRIPTION_SLOTS = ",".join("?" * len(_SUBSCRIPTION_COLUMNS))
+# customer_rows' subscription columns (storage.sql) as SQL over the parameters: the small integers travel packed
+# in ?1 (bits: status 0-2, billing anchor 3-7, first billing done 8, start day + 1 9-24, end day + 1 25-40,
+# enterprise 41, created day 42-57, source 58-60), since binding a parameter costs more than unpacking it in
+# SQL; ?2-?6: plan text, list price, promotion, effective price, seats. Contracts are one month (§4.23).
+_SUBSCRIPTION_VALUES = {
+    "status": "?1 & 7",
+    "plan": "?2",
+    "listed_price": "?3",
+    "promotion": "?4",
+    "effective_price": "?5",
+    "start_day": "nullif(?1 >> 9 & 65535, 0) - 1",
+    "end_day": "nullif(?1 >> 25 & 65535, 0) - 1",
+    "billing_day_mod30": "?1 >> 3 & 31",
+    "seat_count": "?6",
+    "contract_months": "CASE WHEN ?1 >> 9 & 65535 THEN 1 END",
+    "contract_end_day": "CASE WHEN ?1 >> 41 & 1 THEN nullif(?1 >> 9 & 65535, 0) + 29 END",
+    "first_billing_done": "?1 >> 8 & 1",
+}
+_MAX_DAY = 65535  # days are packed in 16 bits
+# a new customer: ?7 id, ?8 group id, ?9 persona code, ?10 email
+_INSERT_CUSTOMERS = (
+    f"INSERT INTO customer_rows (customer_id, group_id, created_day, source, persona, email, "
+    f"{', '.join(_SUBSCRIPTION_VALUES)}) VALUES (?7, ?8, ?1 >> 42 & 65535, ?1 >> 58 & 7, ?9, ?10, "
+    f"{', '.join(_SUBSCRIPTION_VALUES.values())})"
+)
+# a customer written before: ?7 id
+_UPDATE_SUBSCRIPTIONS = (
+    f"UPDATE customer_rows SET ({', '.join(_SUBSCRIPTION_VALUES)}) = ({', '.join(_SUBSCRIPTION_VALUES.values())}) "
+    "WHERE customer_id = ?7"
+)
 assert len(_SOURCE_TEXT) == SOURCE_ORGANIC + 1 and _SOURCE_TEXT[SOURCE_NETWORK] == "network"
 assert {"status", "plan", "seats", "start_day", "end_day"} <= set(CUSTOMER_COLUMNS)
 _CLOSED_REASONS = ("accepted", "agent_rejected")  # other dead threads keep closed=0 (reference-notes §5.1)
@@ -348,50 +372,50 @@ class _Accounts:
             ent = self.is_ent[g]
             emails[ent] = persona_emails(new[ent], g[ent], self.groups)
             conn.executemany(
-                f"INSERT INTO customer_rows VALUES (?,?,?,?,?,?,{_SUBSCRIPTION_SLOTS})",
+                _INSERT_CUSTOMERS,
                 zip(
+                    *self._subscription_params(new),
                     new.tolist(),
                     self.group_ids[g].tolist(),
-                    c["created_day"][new].tolist(),
-                    c["source"][new].tolist(),
                     persona_codes(new, g, self.groups).tolist(),
                     emails.tolist(),
-                    *self._subscription_columns(new),
                     strict=True,
                 ),
             )
         old = np.flatnonzero(self.dirty[: self.in_file])
-        conn.executemany(
-            f"UPDATE customer_rows SET ({', '.join(_SUBSCRIPTION_COLUMNS)}) = ({_SUBSCRIPTION_SLOTS}) "
-            "WHERE customer_id = ?",
-            zip(*self._subscription_columns(old), old.tolist(), strict=True),
-        )
+        conn.executemany(_UPDATE_SUBSCRIPTIONS, zip(*self._subscription_params(old), old.tolist(), strict=True))
         self.dirty[:n] = False
         self.in_file = n
         self.any_dirty = False
 
-    def _subscription_columns(self, idx: np.ndarray) -> list[list[Any]]:
-        """The ``_SUBSCRIPTION_COLUMNS`` of customers ``idx``, one list per column (reference-notes §5.1)."""
+    def _subscription_params(self, idx: np.ndarray) -> list[list[Any]]:
+        """Parameters ?1-?6 of ``_SUBSCRIPTION_VALUES`` for customers ``idx`` (reference-notes §5.1)."""
         c = self.cols
         plan = c["plan"][idx].astype(np.int64)
         ent = self.is_ent[c["group"][idx].astype(np.int64)]
-        start = c["start_day"][idx].astype(np.int64)
         no_plan = np.where(ent, _PENDING, _NULL)  # an enterprise lead's plan reads 'pending'
         plan_text = np.where(plan >= 0, _PLAN_TEXT[np.clip(plan, 0, len(PLANS) - 1)], no_plan)
-        started = start >= 0
+        days = [c[name][idx].astype(np.int64) for name in ("start_day", "end_day", "created_day")]
+        if any(len(d) and d.max() >= _MAX_DAY for d in days):
+            raise ValueError(f"the store packs days below {_MAX_DAY}")
+        start, end, created = days
+        packed = (
+            c["status"][idx].astype(np.int64)
+            | c["billing_mod"][idx].astype(np.int64) << 3
+            | c["first_billing_done"][idx].astype(np.int64) << 8
+            | (start + 1) << 9
+            | (end + 1) << 25
+            | ent.astype(np.int64) << 41
+            | created << 42
+            | c["source"][idx].astype(np.int64) << 58
+        )
         return [
-            c["status"][idx].tolist(),
+            packed.tolist(),
             plan_text.tolist(),
             c["listed_price"][idx].tolist(),
             c["promotion"][idx].tolist(),
             c["effective_price"][idx].tolist(),
-            np.where(started, start, _NULL).tolist(),
-            np.where(c["end_day"][idx] >= 0, c["end_day"][idx], _NULL).tolist(),
-            c["billing_mod"][idx].tolist(),
             c["seats"][idx].astype(np.int64).tolist(),
-            np.where(started, 1, _NULL).tolist(),  # contracts are always one month (reference-notes §4.23)
-            np.where(ent & started, start + 30, _NULL).tolist(),
-            c["first_billing_done"][idx].astype(np.int64).tolist(),
         ]
 
 
@@ -474,15 +498,18 @@ class _Issues:
         self.file_open[closed] = False
         new = np.arange(k, self.count)
         resolved = self.resolved_day[new]
+        # open day, resolved day + 1 and the churned flag packed in ?4 (bits 0-15, 16-31, 32)
         conn.executemany(
-            "INSERT INTO issue_rows VALUES (?,?,?,?,?,?)",
+            "INSERT INTO issue_rows VALUES (?1, ?2, ?3, ?4 & 65535, nullif(?4 >> 16 & 65535, 0) - 1, ?4 >> 32)",
             zip(
                 (new + 1).tolist(),
                 self.customer[new].tolist(),
                 self.group_ids[self.group[new].astype(np.int64)].tolist(),
-                self.open_day[new].tolist(),
-                np.where(resolved >= 0, resolved, _NULL).tolist(),
-                self.churned[new].astype(np.int64).tolist(),
+                (
+                    self.open_day[new].astype(np.int64)
+                    | (resolved.astype(np.int64) + 1) << 16
+                    | self.churned[new].astype(np.int64) << 32
+                ).tolist(),
                 strict=True,
             ),
         )
