@@ -1,38 +1,68 @@
-"""Speed of the ceo world: a full rule-based episode, and one synthetic full-market day.
+"""Speed of the ceo world against issue 20's targets: full episodes, the company database, a full-market day.
 
 Run from the repository root::
 
-    .venv/bin/python benchmarks/ceo_speed.py                       # both parts, 5M customers
-    .venv/bin/python benchmarks/ceo_speed.py --customers 1000000 --days 3
-    .venv/bin/python benchmarks/ceo_speed.py --part market         # only the synthetic day
+    .venv/bin/python benchmarks/ceo_speed.py                       # every part, 5M customers
+    .venv/bin/python benchmarks/ceo_speed.py --part episodes       # only the episodes and databases
+    .venv/bin/python benchmarks/ceo_speed.py --part market --customers 1000000 --days 3
 
-(a) episode: the rule-based baseline (paper's best configuration) for the preset's
-    500-day horizon on ``no-surges`` seed 42, no run directory written; wall time, simulated
-    days per second, and the ratio against the official engine on the same episode.
+(a) episodes: ``bizbench run ceo`` as a user runs it, each in a child process whose CPU time
+    (user + system, interpreter start and imports included) is measured:
+    - the rule-based baseline (Appendix B: mid / S1 only / heavy / $100K) on the ``default``
+      preset, seed 42, with ``--no-db`` and with the agent-visible ``company.db`` (the
+      demo run, ``make demo``); the file's size is printed too;
+    - the paper's headline configuration: the same baseline on ``engine-bugs``, seed 42,
+      ``--no-db``, with its ratio to the official engine's 801 s of CPU on that episode;
+    - a larger game for the database: the rule-based variant cheap / S1 then S3 / heavy
+      (peak ~420K subscribers, more customers than the demo), ``company.db`` size only. No
+      played 500-day LLM game is recorded on this machine; this is its stand-in.
 (b) market: a world of the ``default`` preset with N active S1 subscribers injected straight
     into the customer columns, then ``World.step_day()`` timed for a few days: seconds per
     simulated day, customer-days per second and peak memory (ru_maxrss).
 
-Each part runs in its own child process so its peak-memory figure is its own. Only the
-simulation is timed: no database writes are included (the agent-visible SQLite store does
-not exist yet), and no run directory is written.
+Every figure is printed against its target and as a ratio to the figure before issue 20
+(7616c84, measured on this 2-core machine). The market part runs in its own child process,
+so its peak memory is its own.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import platform
 import resource
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-# The official CEO-Bench engine (Python/SQLite, one row per customer) took 1,314 s for the
-# 500-day rule-based episode (mid / S1 only / heavy / $100K, seed 42) measured on this
-# machine (2 cores). Only a ratio measured here against it is meaningful.
-OFFICIAL_ENGINE_EPISODE_SECONDS = 1314.0
+# The official CEO-Bench engine (Python/SQLite, one row per customer) used 801 s of CPU for the
+# engine-bugs headline episode (rule-based mid / S1 only / heavy / $100K, seed 42) on this machine.
+OFFICIAL_ENGINE_CPU_S = 801.0
+
+# (label, preset, extra CLI arguments, database written, CPU target s, CPU before s, size target MB,
+# size before MB). Before: 7616c84 on this machine.
+EPISODES: list[tuple[str, str, list[str], bool, float | None, float | None, float | None, float | None]] = [
+    ("default, --no-db", "default", [], False, 5.0, 14.6, None, None),
+    ("default, company.db (the demo run)", "default", [], True, 8.0, 29.8, 100.0, 450.3),
+    ("engine-bugs headline, --no-db", "engine-bugs", [], False, 4.0, 8.7, None, None),
+    (
+        "larger game: cheap / S1 then S3 / heavy, company.db",
+        "default",
+        ["--price-book", "cheap", "--target-rule", "s1_then_s3", "--spend-package", "heavy"],
+        True,
+        None,
+        None,
+        200.0,
+        588.5,
+    ),
+]
+MARKET_TARGET_S, MARKET_BEFORE_S = 1.0, 1.65  # seconds per full-market day (5M subscribers)
+MARKET_TARGET_MB, MARKET_BEFORE_MB = 3072.0, 2900.0  # peak memory
 
 
 def _peak_rss_mb() -> float:
@@ -41,28 +71,54 @@ def _peak_rss_mb() -> float:
     return peak / (1024 * 1024) if platform.system() == "Darwin" else peak / 1024
 
 
-def bench_episode(preset: str, seed: int, days: int | None) -> None:
-    from bizbench.runner.episode import run_baseline
+def _verdict(value: float, target: float | None, before: float | None) -> str:
+    out = "-" if target is None else ("PASS" if value <= target else "MISS")
+    if before is not None:
+        out += f"; before {before:,.1f}, {before / value:.1f}x"
+    return out
 
-    print(
-        f"(a) rule-based episode: preset {preset}, seed {seed}, {'preset horizon' if days is None else f'{days} days'}",
-        flush=True,
-    )
-    started = time.perf_counter()
-    result = run_baseline("ceo", "rule-based", seed, preset, days)
-    wall = time.perf_counter() - started
-    n = result["days_survived"]
-    print(f"    days simulated        {n}  (bankrupt: {result['bankrupt']})")
-    print(f"    final cash            ${result['final_cash']:,.2f}")
-    print(f"    peak subscribers      {result['peak_subscribers']:,} (day {result['peak_subscribers_day']})")
-    print(f"    wall time             {wall:,.1f} s")
-    print(f"    days per second       {n / wall:,.2f}")
-    if n == 500:
-        print(f"    official engine       {OFFICIAL_ENGINE_EPISODE_SECONDS:,.0f} s (same episode, this machine)")
-        print(f"    speed-up              {OFFICIAL_ENGINE_EPISODE_SECONDS / wall:,.1f}x")
-    else:
-        print("    speed-up              n/a (the official figure is for the full 500 days)")
-    print(f"    peak memory           {_peak_rss_mb():,.0f} MB (ru_maxrss)")
+
+def _row(figure: str, value: str, target: str, verdict: str) -> None:
+    print(f"  {figure:<58} {value:>10}  {target:>9}  {verdict}", flush=True)
+
+
+def run_episode(preset: str, extra: list[str], database: bool, seed: int, tmp: Path) -> dict[str, Any]:
+    """One ``bizbench run ceo`` in a child process: its CPU seconds, result and database size."""
+    out = tmp / f"run-{len(list(tmp.iterdir()))}"
+    cmd = [sys.executable, "-m", "bizbench.cli", "run", "ceo", "--seed", str(seed), "--preset", preset]
+    cmd += [*extra, "--out", str(out)] + ([] if database else ["--no-db"])
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    result = json.loads((out / "result.json").read_text(encoding="utf-8"))
+    db = out / "company.db"
+    return {
+        "cpu": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+        "final_cash": result["final_cash"],
+        "peak": result["peak_subscribers"],
+        "db_mb": db.stat().st_size / 1e6 if db.exists() else None,
+    }
+
+
+def bench_episodes(seed: int) -> None:
+    print(f"(a) episodes: bizbench run ceo, rule-based baseline, seed {seed} (CPU = user + system of the run)")
+    with tempfile.TemporaryDirectory(prefix="bizbench-ceo-speed-") as tmp:
+        for label, preset, extra, database, target, before, size_target, size_before in EPISODES:
+            r = run_episode(preset, extra, database, seed, Path(tmp))
+            print(f"    {label}: final cash ${r['final_cash']:,.2f}, peak {r['peak']:,} subscribers", flush=True)
+            if target is not None:
+                _row("  CPU of the run", f"{r['cpu']:.1f} s", f"<= {target:.0f} s", _verdict(r["cpu"], target, before))
+            if preset == "engine-bugs":
+                ratio = OFFICIAL_ENGINE_CPU_S / r["cpu"]
+                _row("  ratio to the official engine's 801 s CPU", f"{ratio:.0f}x", ">= 200x",
+                     "PASS" if ratio >= 200 else "MISS")  # fmt: skip
+            if size_target is not None:
+                _row(
+                    "  company.db size",
+                    f"{r['db_mb']:.0f} MB",
+                    f"<= {size_target:.0f} MB",
+                    _verdict(r["db_mb"], size_target, size_before),
+                )
 
 
 def build_market(customers: int, seed: int) -> object:
@@ -122,8 +178,7 @@ def bench_market(customers: int, days: int, seed: int) -> None:
     print(f"(b) synthetic full-market day: {customers:,} active S1 subscribers, {days} simulated days", flush=True)
     t0 = time.perf_counter()
     world = build_market(customers, seed)
-    build = time.perf_counter() - t0
-    print(f"    build world           {build:,.1f} s")
+    print(f"    build world           {time.perf_counter() - t0:,.1f} s")
     times = []
     for k in range(days):
         t = time.perf_counter()
@@ -135,45 +190,41 @@ def bench_market(customers: int, days: int, seed: int) -> None:
             f"(subscribers {m['subscribers']:,}, leads {m['leads']:,}, cancellations {m['cancellations']:,})",
             flush=True,
         )
-    total = sum(times)
-    print(f"    seconds per day       {total / days:,.2f} (mean), {min(times):,.2f} (best)")
-    print(f"    customer-days / s     {customers * days / total:,.0f}")
-    print(f"    peak memory           {_peak_rss_mb():,.0f} MB (ru_maxrss, whole process)")
-    print("    note: simulation only; no database writes are included (the agent-visible SQLite")
-    print("          store does not exist yet) and no run directory is written.")
+    mean, peak = sum(times) / days, _peak_rss_mb()
+    print(f"    customer-days / s     {customers * days / sum(times):,.0f}")
+    full = customers == 5_000_000
+    target = f"<= {MARKET_TARGET_S:.0f} s"
+    _row(f"  seconds per day at {customers:,} (mean of {days})", f"{mean:.2f} s", target,
+         _verdict(mean, MARKET_TARGET_S, MARKET_BEFORE_S if full else None))  # fmt: skip
+    _row("  peak memory (ru_maxrss, world built in this process)", f"{peak:,.0f} MB", "<= 3 GB",
+         _verdict(peak, MARKET_TARGET_MB, MARKET_BEFORE_MB if full else None))  # fmt: skip
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--customers", type=int, default=5_000_000, help="active subscribers in part (b)")
     ap.add_argument("--days", type=int, default=3, help="simulated days timed in part (b)")
-    ap.add_argument("--part", choices=("all", "episode", "market"), default="all")
-    ap.add_argument("--preset", default="no-surges", help="preset of part (a)")
+    ap.add_argument("--part", choices=("all", "episodes", "market"), default="all")
     ap.add_argument("--seed", type=int, default=42)
-    ap.add_argument("--episode-days", type=int, default=None, help="override the horizon of part (a)")
     args = ap.parse_args()
     if args.customers < 1 or args.days < 1:
         ap.error("--customers and --days must be positive")
-
-    if args.part == "episode":
-        bench_episode(args.preset, args.seed, args.episode_days)
-        return
     if args.part == "market":
         bench_market(args.customers, args.days, args.seed)
         return
-    import numpy
-
     print(
-        f"ceo speed benchmark: python {platform.python_version()}, numpy {numpy.__version__}, "
-        f"{platform.machine()}, load average {' '.join(f'{x:.2f}' for x in _loadavg())}"
+        f"ceo speed benchmark: python {platform.python_version()}, numpy {np.__version__}, "
+        f"{platform.machine()}, load average {' '.join(f'{x:.2f}' for x in _loadavg())}\n"
+        "figure, measured, target, verdict; ratios are to the figures before issue 20 on this machine",
+        flush=True,
     )
-    base = [sys.executable, __file__, "--seed", str(args.seed)]
-    episode = base + ["--part", "episode", "--preset", args.preset]
-    if args.episode_days is not None:
-        episode += ["--episode-days", str(args.episode_days)]
-    market = base + ["--part", "market", "--customers", str(args.customers), "--days", str(args.days)]
-    for cmd in (episode, market):
-        subprocess.run(cmd, check=True)
+    started = time.perf_counter()
+    if args.part in ("all", "episodes"):
+        bench_episodes(args.seed)
+    if args.part == "all":
+        market = [sys.executable, __file__, "--part", "market", "--seed", str(args.seed)]
+        subprocess.run(market + ["--customers", str(args.customers), "--days", str(args.days)], check=True)
+    print(f"\ntotal {time.perf_counter() - started:.0f} s")
 
 
 def _loadavg() -> tuple[float, ...]:
