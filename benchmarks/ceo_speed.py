@@ -88,7 +88,9 @@ def run_episode(preset: str, extra: list[str], database: bool, seed: int, tmp: P
     cmd = [sys.executable, "-m", "bizbench.cli", "run", "ceo", "--seed", str(seed), "--preset", preset]
     cmd += [*extra, "--out", str(out)] + ([] if database else ["--no-db"])
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"{' '.join(cmd)} failed: {done.stderr[-2000:]}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     result = json.loads((out / "result.json").read_text(encoding="utf-8"))
     db = out / "company.db"
