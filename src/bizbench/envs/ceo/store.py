@@ -42,13 +42,12 @@ on ``flush()``/``close()``; a query always sees them complete up to the last rec
   inserts new issues, closes resolved ones and moves the day open issues count to.
 - ``daily_usage``/``ads_revenue``: a ring buffer of the last 30 days (a copy of the day's
   id and value arrays); writing deletes days older than the window and bulk-inserts the
-  missing days.
+  missing days (usage as a few packed rows a day, storage.sql).
 
-Measured at 100K active subscribers (the synthetic market of ``benchmarks/ceo_speed.py``,
-this 2-core machine): a week of 7 ``record_day`` calls costs 0.025-0.045 s in total (ads on
-or off), 15 ``record_turn`` calls 0.002 s. The first query naming a lazy table after a week
-pays that week's writes: ~0.3 s for customers/subscriptions, ~0.3 s for issues, ~0.5 s for
-daily_usage and, with in-app ads on, ~2 s for ads_revenue.
+Measured at 300K active subscribers (``benchmarks/ceo_seat.py``, this 2-core machine): the
+store adds 0.04-0.07 s to a week. The first query naming a lazy table after a week pays that
+week's writes: ~0.15 s for customers/subscriptions, ~0.23 s for issues, ~0.3 s for
+daily_usage (docs/performance.md); with in-app ads on, ads_revenue costs more.
 
 ``close()`` checkpoints and switches the file back to a rollback journal so it can be read
 later (``mode=ro``) without its ``-wal``/``-shm`` companions. Opening a store on an existing
