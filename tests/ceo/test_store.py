@@ -536,6 +536,26 @@ def test_same_seed_same_actions_same_tables(session: CeoEnv, tmp_path: Path) -> 
     assert dump(db(other).path) == dump(db(session).path)
 
 
+def test_a_bulk_insert_builds_the_same_tables_and_indexes(
+    session: CeoEnv, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store_module, "BULK_ROWS", 0)  # every insert larger than its table rebuilds the indexes
+    other = run_session(tmp_path / "company.db")
+    db(session).flush()
+    db(other).flush()
+    assert dump(db(other).path) == dump(db(session).path)
+
+    def indexes(path: Path) -> list[tuple[str, str]]:
+        conn = sqlite3.connect(path)
+        try:
+            return conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name").fetchall()
+        finally:
+            conn.close()
+
+    assert indexes(db(other).path) == indexes(db(session).path)
+    assert {"customer_rows_group", "issue_rows_customer"} <= {name for name, _ in indexes(db(other).path)}
+
+
 # ----------------------------------------------------------------------------- personas
 def test_personas_are_deterministic_and_fit_the_kind() -> None:
     config, _ = load_config("default")

@@ -87,6 +87,7 @@ WINDOW_DAYS = 30  # daily_usage / ads_revenue keep days d-29 .. d (reference-not
 # Rows of a day's usage per usage_days row: at most 20 characters each, so a stored row stays under the
 # query guard's 1 MB value limit (SqlGuard MAX_VALUE_BYTES)
 USAGE_CHUNK = 40_000
+BULK_ROWS = 50_000  # an insert of more new rows than this and than the table holds rebuilds its indexes after
 LAZY_TABLES = ("customers", "subscriptions", "issues", "daily_usage", "ads_revenue")
 _LAZY_RE = re.compile(r"\b(customers|subscriptions|issues|daily_usage|ads_revenue)\b", re.IGNORECASE)
 
@@ -281,6 +282,22 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
+@contextmanager
+def _indexes_rebuilt(conn: sqlite3.Connection, table: str, inserting: int, rows: int) -> Iterator[None]:
+    """Drop ``table``'s indexes around a bulk insert of ``inserting`` rows into its ``rows`` and build them again
+    after, when the insert is the larger part: one sort costs less than as many index insertions."""
+    indexes = []
+    if inserting > max(rows, BULK_ROWS):
+        indexes = conn.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", (table,)
+        ).fetchall()
+        for name, _ in indexes:
+            conn.execute(f"DROP INDEX {name}")
+    yield
+    for _, sql in indexes:
+        conn.execute(sql)
+
+
 def _grow(arr: np.ndarray, n: int, fill: Any = 0) -> np.ndarray:
     """``arr`` with room for at least ``n`` rows (capacity doubles); new slots hold ``fill``."""
     if len(arr) >= n:
@@ -370,17 +387,18 @@ class _Accounts:
             emails = np.full(len(new), None, dtype=object)  # enterprise customers only
             ent = self.is_ent[g]
             emails[ent] = persona_emails(new[ent], g[ent], self.groups)
-            conn.executemany(
-                _INSERT_CUSTOMERS,
-                zip(
-                    *self._subscription_params(new),
-                    new.tolist(),
-                    self.group_ids[g].tolist(),
-                    persona_codes(new, g, self.groups).tolist(),
-                    emails.tolist(),
-                    strict=True,
-                ),
-            )
+            with _indexes_rebuilt(conn, "customer_rows", len(new), self.in_file):
+                conn.executemany(
+                    _INSERT_CUSTOMERS,
+                    zip(
+                        *self._subscription_params(new),
+                        new.tolist(),
+                        self.group_ids[g].tolist(),
+                        persona_codes(new, g, self.groups).tolist(),
+                        emails.tolist(),
+                        strict=True,
+                    ),
+                )
         old = np.flatnonzero(self.dirty[: self.in_file])
         conn.executemany(_UPDATE_SUBSCRIPTIONS, zip(*self._subscription_params(old), old.tolist(), strict=True))
         self.dirty[:n] = False
@@ -498,20 +516,21 @@ class _Issues:
         new = np.arange(k, self.count)
         resolved = self.resolved_day[new]
         # open day, resolved day + 1 and the churned flag packed in ?4 (bits 0-15, 16-31, 32)
-        conn.executemany(
-            "INSERT INTO issue_rows VALUES (?1, ?2, ?3, ?4 & 65535, nullif(?4 >> 16 & 65535, 0) - 1, ?4 >> 32)",
-            zip(
-                (new + 1).tolist(),
-                self.customer[new].tolist(),
-                self.group_ids[self.group[new].astype(np.int64)].tolist(),
-                (
-                    self.open_day[new].astype(np.int64)
-                    | (resolved.astype(np.int64) + 1) << 16
-                    | self.churned[new].astype(np.int64) << 32
-                ).tolist(),
-                strict=True,
-            ),
-        )
+        with _indexes_rebuilt(conn, "issue_rows", len(new), k):
+            conn.executemany(
+                "INSERT INTO issue_rows VALUES (?1, ?2, ?3, ?4 & 65535, nullif(?4 >> 16 & 65535, 0) - 1, ?4 >> 32)",
+                zip(
+                    (new + 1).tolist(),
+                    self.customer[new].tolist(),
+                    self.group_ids[self.group[new].astype(np.int64)].tolist(),
+                    (
+                        self.open_day[new].astype(np.int64)
+                        | (resolved.astype(np.int64) + 1) << 16
+                        | self.churned[new].astype(np.int64) << 32
+                    ).tolist(),
+                    strict=True,
+                ),
+            )
         conn.execute("UPDATE store_clock SET day = ?", (day,))
         self.file_open[new] = resolved < 0
         self.in_file = self.count
