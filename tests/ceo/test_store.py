@@ -18,12 +18,19 @@ import numpy as np
 import pytest
 
 from bizbench.core.registry import ToolError
-from bizbench.envs.ceo import store as store_module
 from bizbench.envs.ceo.baselines import make_policy
 from bizbench.envs.ceo.config import load_config
 from bizbench.envs.ceo.env import CeoEnv
 from bizbench.envs.ceo.personas import CODE_BITS, PICKED, persona_codes, persona_columns, persona_vocabulary
-from bizbench.envs.ceo.store import HIDDEN_TABLES, CeoStore, describe_tables, hidden_columns, visible_tables
+from bizbench.envs.ceo.store import (
+    HIDDEN_TABLES,
+    SCHEMA_PATH,
+    STORAGE_PATH,
+    CeoStore,
+    describe_tables,
+    hidden_columns,
+    visible_tables,
+)
 from bizbench.envs.ceo.world import enterprise
 from bizbench.envs.ceo.world.customers import LEAD, NONE, SUBSCRIBED
 
@@ -61,7 +68,7 @@ VISIBLE = {
     "config_overrides": "id day tool_name setting_type settings_json",
 }
 # The tables the store keeps as views over compact storage (storage.sql).
-VIEWS = ("customers", "subscriptions", "issues", "daily_usage")
+VIEWS = ("customers", "subscriptions", "issues")
 # Ref §5.1 stripped columns, per table.
 STRIPPED = {
     "customers": "steepness_left steepness_right c_max q_max q_min usage_demand reply_delay_mean reply_delay_std "
@@ -191,28 +198,39 @@ def test_storage_tables_cannot_be_queried_by_name(session: CeoEnv) -> None:
     finally:
         conn.close()
     for table in set(storage) - set(VISIBLE):
-        for sql in (f"SELECT * FROM {table}", f"SELECT COUNT(*) FROM {table}"):
+        for sql in (
+            f"SELECT * FROM {table}",
+            f"SELECT COUNT(*) FROM {table}",
+            f"WITH customers AS (SELECT * FROM {table}) SELECT * FROM customers",  # a CTE named like a view
+            f"WITH ledger AS (SELECT * FROM {table}) SELECT * FROM ledger",
+        ):
             with pytest.raises(ToolError, match=f"Unknown table '{table}'"):
                 db(session).query(sql)
 
 
-def test_a_day_of_usage_larger_than_a_stored_value_reads_back_whole(tmp_path: Path) -> None:
-    config, _ = load_config("default")
-    store = CeoStore(tmp_path / "company.db", config)
-    ids = np.arange(0, 3 * store_module.USAGE_CHUNK + 7) * 3 + 5_000_000  # ids above 2^22, several chunks
-    units = (ids % 997) * 1_000_003  # units above 2^32 / id range
-    store._usage.capture(7, (ids, units))
-    store._day = 7
-    rows = store.query("SELECT customer_id, usage_units FROM daily_usage WHERE day = 7", max_rows=len(ids) + 1)
-    read = [(r["customer_id"], r["usage_units"]) for r in rows["rows"]]
-    assert read == list(zip(ids.tolist(), units.tolist(), strict=True))
-    conn = sqlite3.connect(store.path)
+def test_the_file_names_and_describes_only_groups_it_has_customers_of(session: CeoEnv) -> None:
+    db(session).flush()
+    conn = sqlite3.connect(db(session).path)
     try:
-        longest = conn.execute("SELECT MAX(length(usage)) FROM usage_days").fetchone()[0]
+        with_words = {r[0] for r in conn.execute("SELECT DISTINCT group_id FROM persona_words")}
+        named = {r[0] for r in conn.execute("SELECT group_id FROM group_names")}
+        customers = {r[0] for r in conn.execute("SELECT DISTINCT group_id FROM customer_rows")}
     finally:
         conn.close()
-    store.close()
-    assert longest < 1_000_000
+    undiscovered = {g.id for g, known in zip(session.config.groups, session.world.state.discovered, strict=True)
+                    if not known}  # fmt: skip
+    assert len(customers) > 1 and with_words == named == customers
+    assert undiscovered and not customers & undiscovered
+
+
+def test_a_view_compares_its_numbers_with_quoted_numbers_as_the_table_did(session: CeoEnv) -> None:
+    """SQLite converts a quoted number for a column of INTEGER affinity; a view's computed column keeps it."""
+    store = db(session)
+    for table, column in (("subscriptions", "subscription_id"), ("issues", "days_open"), ("issues", "open_day")):
+        value = store.query(f"SELECT MAX({column}) AS v FROM {table}")["rows"][0]["v"]
+        quoted = store.query(f"SELECT COUNT(*) AS n FROM {table} WHERE {column} >= '{value}'")["rows"][0]["n"]
+        plain = store.query(f"SELECT COUNT(*) AS n FROM {table} WHERE {column} >= {value}")["rows"][0]["n"]
+        assert quoted == plain > 0, (table, column)
 
 
 def test_the_customers_view_spells_out_every_persona(session: CeoEnv) -> None:
@@ -536,24 +554,22 @@ def test_same_seed_same_actions_same_tables(session: CeoEnv, tmp_path: Path) -> 
     assert dump(db(other).path) == dump(db(session).path)
 
 
-def test_a_bulk_insert_builds_the_same_tables_and_indexes(
-    session: CeoEnv, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(store_module, "BULK_ROWS", 0)  # every insert larger than its table rebuilds the indexes
-    other = run_session(tmp_path / "company.db")
-    db(session).flush()
-    db(other).flush()
-    assert dump(db(other).path) == dump(db(session).path)
+def test_close_keeps_every_index_of_the_schema(tmp_path: Path) -> None:
+    env = run_session(tmp_path / "company.db", weeks=1)
+    env.close()
 
-    def indexes(path: Path) -> list[tuple[str, str]]:
-        conn = sqlite3.connect(path)
-        try:
-            return conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name").fetchall()
-        finally:
-            conn.close()
+    def indexes(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+        return conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name").fetchall()
 
-    assert indexes(db(other).path) == indexes(db(session).path)
-    assert {"customer_rows_group", "issue_rows_customer"} <= {name for name, _ in indexes(db(other).path)}
+    schema = sqlite3.connect(":memory:")
+    schema.executescript(SCHEMA_PATH.read_text() + STORAGE_PATH.read_text())
+    conn = sqlite3.connect(tmp_path / "company.db")
+    try:
+        assert indexes(conn) == indexes(schema)
+        assert {"customer_rows_group", "issue_rows_customer"} <= {name for name, _ in indexes(conn)}
+    finally:
+        conn.close()
+        schema.close()
 
 
 # ----------------------------------------------------------------------------- personas

@@ -1108,7 +1108,14 @@ def test_a_view_reads_the_storage_it_is_declared_over_but_no_query_reads_that_st
         {"name": "zero", "n": 1},
     ]
     assert guard.query("SELECT COUNT(*) AS n FROM v")["rows"] == [{"n": 3}]
-    for sql in ("SELECT * FROM rows", "SELECT COUNT(*) FROM names", "SELECT id FROM v JOIN rows USING (id)"):
+    for sql in (
+        "SELECT * FROM rows",
+        "SELECT COUNT(*) FROM names",
+        "SELECT id FROM v JOIN rows USING (id)",
+        "WITH v AS (SELECT code FROM rows) SELECT * FROM v",  # a CTE named like the view
+        "WITH RECURSIVE v(x) AS (SELECT name FROM names) SELECT x FROM v",
+        "SELECT * FROM (WITH v AS MATERIALIZED (SELECT * FROM rows) SELECT * FROM v)",
+    ):
         err = refused(guard, sql)
         assert str(err).startswith("Unknown table"), (sql, err)
 
@@ -1282,7 +1289,7 @@ def authorize(
 ) -> tuple[int, str | None, str | None]:
     """The allow-list's answer to one call, the error it records for the agent and that error's tamper tag."""
     run = sqlguard._Run(tokenize(sql), [], timeout_s=10.0)
-    answer = guard._authorizer(run, STORED)(action, arg1, arg2, db, None)
+    answer = guard._authorizer(run, STORED, set())(action, arg1, arg2, db, None)
     return answer, None if run.denial is None else str(run.denial), None if run.denial is None else run.denial.tamper
 
 

@@ -486,22 +486,24 @@ class SqlGuard:
         try:
             # Loads the schema (before the limits: a table wider than the column limit could not be parsed).
             found = conn.execute(
-                "SELECT name, (SELECT COUNT(*) FROM pragma_table_xinfo(m.name)) FROM sqlite_master AS m "
+                "SELECT name, type, (SELECT COUNT(*) FROM pragma_table_xinfo(m.name)) FROM sqlite_master AS m "
                 "WHERE type IN ('table', 'view')"
             ).fetchall()
         except sqlite3.Error:
             conn.close()
             raise ToolError("The database is not available yet.") from None
-        stored = {str(name).lower() for name, _ in found}
-        widest = max((int(n or 0) for _, n in found), default=0)
+        stored = {str(name).lower() for name, _, _ in found}
+        views = {str(name).lower() for name, kind, _ in found if kind == "view"} & set(self.tables)
+        widest = max((int(n or 0) for _, _, n in found), default=0)
         conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
         conn.setlimit(sqlite3.SQLITE_LIMIT_COLUMN, max(MAX_RESULT_COLUMNS, widest))
-        conn.set_authorizer(self._authorizer(run, stored))
+        conn.set_authorizer(self._authorizer(run, stored, views))
         conn.set_progress_handler(run.over_budget, PROGRESS_STEPS)
         return conn
 
-    def _authorizer(self, run: _Run, stored: set[str]) -> Any:
-        """The allow-list; ``stored`` names the file's tables (other names read are CTEs/subqueries)."""
+    def _authorizer(self, run: _Run, stored: set[str], views: set[str]) -> Any:
+        """The allow-list; ``stored`` names the file's tables (other names read are CTEs/subqueries),
+        ``views`` its visible views."""
         codes = _SQLITE_CODES
         ok, deny = sqlite3.SQLITE_OK, sqlite3.SQLITE_DENY
 
@@ -510,10 +512,10 @@ class SqlGuard:
                 return ok
             if action == codes["read"]:
                 table, column = (arg1 or "").lower(), (arg2 or "").lower()
-                if table in self.storage and (
-                    (view is not None and view.lower() in self.tables) or (not column and table not in run.named)
-                ):
-                    return ok  # read by a visible view defined over it, or opened by one that reads no column
+                if table in self.storage and table not in run.named and (not column or (view or "").lower() in views):
+                    # Read by a visible view defined over it, or opened by one that reads no column. SQLite also
+                    # names a CTE as the "view", so a storage table the query's own text names is never allowed.
+                    return ok
                 if table in SCHEMA_NAMES and column == "rowid":
                     return ok  # SQLite's own lookup when a table function is first used
                 if table in TABLE_FUNCTIONS:

@@ -1,15 +1,13 @@
--- How the ceo store keeps the four tables that grow with the customer base (docs/performance.md,
+-- How the ceo store keeps the three tables that grow with the customer base (docs/performance.md,
 -- "The company database"). schema.sql is the contract the agent reads; this script runs after it
--- and replaces `customers`, `subscriptions`, `issues` and `daily_usage` by views of the same
--- names, columns and values over compact storage:
+-- and replaces `customers`, `subscriptions` and `issues` by views of the same names, columns and
+-- values over compact storage:
 --
 -- * customer_rows: one row per customer for both `customers` and `subscriptions` (a customer
 --   has at most one subscription row, reference-notes §5.1); the nine persona picks are one
 --   integer (personas.persona_codes) spelled out through persona_words; enum texts are codes.
 -- * issue_rows: one row per issue; status, resolution and days_open are derived (an open
 --   issue's days_open counts to store_clock.day, the day the issues were last written).
--- * usage_days: a day's usage of every active customer as JSON arrays of packed integers
---   (chunks of at most 40,000, so no stored value passes the query guard's 1 MB limit).
 --
 -- Storage holds nothing hidden either. The agent reads the views; the storage tables are not
 -- queryable by name (the query guard allows reads made inside a visible view only).
@@ -19,7 +17,6 @@
 DROP TABLE customers;
 DROP TABLE subscriptions;
 DROP TABLE issues;
-DROP TABLE daily_usage;
 
 CREATE TABLE group_names (
     group_id TEXT PRIMARY KEY,
@@ -68,14 +65,6 @@ CREATE TABLE issue_rows (
     churned INTEGER                 -- 1: closed because the customer left
 );
 CREATE INDEX issue_rows_customer ON issue_rows (customer_id);
-
-CREATE TABLE usage_days (
-    day INTEGER,
-    chunk INTEGER,
-    id_bits INTEGER,
-    usage TEXT,                     -- JSON array, per customer: usage_units << id_bits | customer_id
-    PRIMARY KEY (day, chunk)
-) WITHOUT ROWID;
 
 CREATE TABLE store_clock (day INTEGER);
 INSERT INTO store_clock VALUES (0);
@@ -140,7 +129,7 @@ FROM customer_rows AS c;
 
 CREATE VIEW subscriptions AS
 SELECT
-    c.customer_id + 1 AS subscription_id,
+    CAST(c.customer_id + 1 AS INTEGER) AS subscription_id,  -- CAST: INTEGER affinity, as in the contract
     c.customer_id,
     c.plan,
     c.listed_price,
@@ -165,16 +154,9 @@ SELECT
     i.customer_id,
     i.group_id,
     i.open_day,
-    coalesce(i.resolved_day, (SELECT day FROM store_clock)) - i.open_day AS days_open,
+    CAST(coalesce(i.resolved_day, (SELECT day FROM store_clock)) - i.open_day AS INTEGER) AS days_open,
     CASE WHEN i.resolved_day IS NULL THEN 'open' WHEN i.churned THEN 'closed' ELSE 'resolved' END AS status,
     i.resolved_day,
     CASE WHEN i.resolved_day IS NULL THEN NULL WHEN i.churned THEN 'customer_churned' ELSE 'ops_resolved' END
         AS resolution_type
 FROM issue_rows AS i;
-
-CREATE VIEW daily_usage AS
-SELECT
-    d.day,
-    u.value & ((1 << d.id_bits) - 1) AS customer_id,
-    u.value >> d.id_bits AS usage_units
-FROM usage_days AS d, json_each(d.usage) AS u;

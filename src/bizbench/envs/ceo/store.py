@@ -42,7 +42,7 @@ on ``flush()``/``close()``; a query always sees them complete up to the last rec
   inserts new issues, closes resolved ones and moves the day open issues count to.
 - ``daily_usage``/``ads_revenue``: a ring buffer of the last 30 days (a copy of the day's
   id and value arrays); writing deletes days older than the window and bulk-inserts the
-  missing days (usage as a few packed rows a day, storage.sql).
+  missing days.
 
 Measured at 300K active subscribers (``benchmarks/ceo_seat.py``, this 2-core machine): the
 store adds 0.04-0.07 s to a week. The first query naming a lazy table after a week pays that
@@ -84,10 +84,6 @@ logger = logging.getLogger(__name__)
 SCHEMA_PATH = Path(__file__).with_name("schema.sql")  # the agent's contract: 19 tables, columns, types
 STORAGE_PATH = Path(__file__).with_name("storage.sql")  # how three of them are kept compact
 WINDOW_DAYS = 30  # daily_usage / ads_revenue keep days d-29 .. d (reference-notes §5.1 "last ~30 days")
-# Rows of a day's usage per usage_days row: at most 20 characters each, so a stored row stays under the
-# query guard's 1 MB value limit (SqlGuard MAX_VALUE_BYTES)
-USAGE_CHUNK = 40_000
-BULK_ROWS = 50_000  # an insert of more new rows than this and than the table holds rebuilds its indexes after
 LAZY_TABLES = ("customers", "subscriptions", "issues", "daily_usage", "ads_revenue")
 _LAZY_RE = re.compile(r"\b(customers|subscriptions|issues|daily_usage|ads_revenue)\b", re.IGNORECASE)
 
@@ -282,22 +278,6 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
-@contextmanager
-def _indexes_rebuilt(conn: sqlite3.Connection, table: str, inserting: int, rows: int) -> Iterator[None]:
-    """Drop ``table``'s indexes around a bulk insert of ``inserting`` rows into its ``rows`` and build them again
-    after, when the insert is the larger part: one sort costs less than as many index insertions."""
-    indexes = []
-    if inserting > max(rows, BULK_ROWS):
-        indexes = conn.execute(
-            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL", (table,)
-        ).fetchall()
-        for name, _ in indexes:
-            conn.execute(f"DROP INDEX {name}")
-    yield
-    for _, sql in indexes:
-        conn.execute(sql)
-
-
 def _grow(arr: np.ndarray, n: int, fill: Any = 0) -> np.ndarray:
     """``arr`` with room for at least ``n`` rows (capacity doubles); new slots hold ``fill``."""
     if len(arr) >= n:
@@ -341,6 +321,7 @@ class _Accounts:
         self.cols = {name: np.zeros(0, dtype) for name, dtype in {**self.FIELDS, **self.STATIC}.items()}
         self.dirty = np.zeros(0, dtype=bool)  # subscription row to (re)write
         self.any_dirty = False
+        self.words_written: set[int] = set()  # groups whose names and persona words are in the file
 
     @staticmethod
     def _field(cust: Any, name: str, rows: Any = slice(None)) -> np.ndarray:
@@ -384,26 +365,36 @@ class _Accounts:
         new = np.arange(self.in_file, n)
         if len(new):
             g = c["group"][new].astype(np.int64)
+            self._write_group_words(conn, np.unique(g).tolist())
             emails = np.full(len(new), None, dtype=object)  # enterprise customers only
             ent = self.is_ent[g]
             emails[ent] = persona_emails(new[ent], g[ent], self.groups)
-            with _indexes_rebuilt(conn, "customer_rows", len(new), self.in_file):
-                conn.executemany(
-                    _INSERT_CUSTOMERS,
-                    zip(
-                        *self._subscription_params(new),
-                        new.tolist(),
-                        self.group_ids[g].tolist(),
-                        persona_codes(new, g, self.groups).tolist(),
-                        emails.tolist(),
-                        strict=True,
-                    ),
-                )
+            conn.executemany(
+                _INSERT_CUSTOMERS,
+                zip(
+                    *self._subscription_params(new),
+                    new.tolist(),
+                    self.group_ids[g].tolist(),
+                    persona_codes(new, g, self.groups).tolist(),
+                    emails.tolist(),
+                    strict=True,
+                ),
+            )
         old = np.flatnonzero(self.dirty[: self.in_file])
         conn.executemany(_UPDATE_SUBSCRIPTIONS, zip(*self._subscription_params(old), old.tolist(), strict=True))
         self.dirty[:n] = False
         self.in_file = n
         self.any_dirty = False
+
+    def _write_group_words(self, conn: sqlite3.Connection, groups: list[int]) -> None:
+        """A group's name, kind and persona words, written with its first customer: before it, the file tells
+        nothing of what the group is (an undiscovered group stays hidden, reference-notes §4.25)."""
+        fresh = [self.groups[g] for g in groups if g not in self.words_written]
+        self.words_written.update(groups)
+        conn.executemany(
+            "INSERT INTO group_names VALUES (?,?)", ((g.id, "large" if g.kind == "ENT" else "small") for g in fresh)
+        )
+        conn.executemany("INSERT INTO persona_words VALUES (?,?,?,?)", persona_vocabulary(fresh))
 
     def _subscription_params(self, idx: np.ndarray) -> list[list[Any]]:
         """Parameters ?1-?6 of ``_SUBSCRIPTION_VALUES`` for customers ``idx`` (reference-notes §5.1)."""
@@ -516,21 +507,20 @@ class _Issues:
         new = np.arange(k, self.count)
         resolved = self.resolved_day[new]
         # open day, resolved day + 1 and the churned flag packed in ?4 (bits 0-15, 16-31, 32)
-        with _indexes_rebuilt(conn, "issue_rows", len(new), k):
-            conn.executemany(
-                "INSERT INTO issue_rows VALUES (?1, ?2, ?3, ?4 & 65535, nullif(?4 >> 16 & 65535, 0) - 1, ?4 >> 32)",
-                zip(
-                    (new + 1).tolist(),
-                    self.customer[new].tolist(),
-                    self.group_ids[self.group[new].astype(np.int64)].tolist(),
-                    (
-                        self.open_day[new].astype(np.int64)
-                        | (resolved.astype(np.int64) + 1) << 16
-                        | self.churned[new].astype(np.int64) << 32
-                    ).tolist(),
-                    strict=True,
-                ),
-            )
+        conn.executemany(
+            "INSERT INTO issue_rows VALUES (?1, ?2, ?3, ?4 & 65535, nullif(?4 >> 16 & 65535, 0) - 1, ?4 >> 32)",
+            zip(
+                (new + 1).tolist(),
+                self.customer[new].tolist(),
+                self.group_ids[self.group[new].astype(np.int64)].tolist(),
+                (
+                    self.open_day[new].astype(np.int64)
+                    | (resolved.astype(np.int64) + 1) << 16
+                    | self.churned[new].astype(np.int64) << 32
+                ).tolist(),
+                strict=True,
+            ),
+        )
         conn.execute("UPDATE store_clock SET day = ?", (day,))
         self.file_open[new] = resolved < 0
         self.in_file = self.count
@@ -539,12 +529,11 @@ class _Issues:
 
 
 class _Window:
-    """A per-customer daily table keeping days d-29..d: a ring of numpy arrays, bulk-written on
-    demand to its storage table (``daily_usage``: ``usage_days``, storage.sql); older days are deleted."""
+    """A per-customer daily table keeping days d-29..d: a ring of numpy arrays, bulk-written
+    (``INSERT ... SELECT FROM json_each``) on demand; older days are deleted."""
 
-    def __init__(self, table: str, storage: str) -> None:
+    def __init__(self, table: str) -> None:
         self.table = table
-        self.storage = storage
         self.tables = (table,)
         self.ring: deque[tuple[int, tuple[np.ndarray, ...]]] = deque(maxlen=WINDOW_DAYS)
         self.in_file: set[int] = set()
@@ -567,10 +556,10 @@ class _Window:
     def write(self, conn: sqlite3.Connection, day: int) -> None:
         cutoff = day - WINDOW_DAYS + 1
         if any(d < cutoff for d in self.in_file):
-            conn.execute(f"DELETE FROM {self.storage} WHERE day < ?", (cutoff,))
+            conn.execute(f"DELETE FROM {self.table} WHERE day < ?", (cutoff,))
             self.in_file = {d for d in self.in_file if d >= cutoff}
         for d in sorted(self.rewrite):
-            conn.execute(f"DELETE FROM {self.storage} WHERE day = ?", (d,))
+            conn.execute(f"DELETE FROM {self.table} WHERE day = ?", (d,))
         self.rewrite.clear()
         for d, arrays in self.ring:
             if d >= cutoff and d not in self.in_file:
@@ -580,14 +569,10 @@ class _Window:
     def _insert(self, conn: sqlite3.Connection, day: int, arrays: tuple[np.ndarray, ...]) -> None:
         if self.table == "daily_usage":
             ids, units = arrays
-            id_bits = max(1, int(ids[-1]).bit_length())  # ids ascend
-            packed = (units.astype(np.int64) << id_bits) | ids.astype(np.int64)  # one JSON integer per row
-            conn.executemany(
-                "INSERT INTO usage_days VALUES (?,?,?,?)",
-                (
-                    (day, k // USAGE_CHUNK, id_bits, json.dumps(packed[k : k + USAGE_CHUNK].tolist()))
-                    for k in range(0, len(packed), USAGE_CHUNK)
-                ),
+            packed = (ids.astype(np.int64) << 32) | units.astype(np.int64)  # one JSON integer per row
+            conn.execute(
+                "INSERT INTO daily_usage SELECT ?, value >> 32, value & 4294967295 FROM json_each(?)",
+                (day, json.dumps(packed.tolist())),
             )
         else:
             ids, group_ids, strength, revenue = arrays  # executemany beats json_each for mixed columns
@@ -644,8 +629,8 @@ class CeoStore:
         self._write_lookups()
         self._accounts = _Accounts(self._groups)
         self._issues = _Issues(self._group_ids)
-        self._usage = _Window("daily_usage", "usage_days")
-        self._ads = _Window("ads_revenue", "ads_revenue")
+        self._usage = _Window("daily_usage")
+        self._ads = _Window("ads_revenue")
         self._lazy: dict[str, Any] = {}
         for buffer in (self._accounts, self._issues, self._usage, self._ads):
             self._lazy.update(dict.fromkeys(buffer.tables, buffer))
@@ -681,11 +666,27 @@ class CeoStore:
             self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     def close(self) -> None:
-        """Flush, leave a self-contained, compacted file (rollback journal) and close the writer."""
+        """Flush, leave a self-contained, compacted file (rollback journal) and close the writer.
+
+        The last writes are the largest (a run that never queried writes every customer and issue now),
+        so the storage indexes are dropped around them and built again after: one sort costs less than as
+        many index insertions. It is done at every close, so the number of schema changes, which the
+        file's header counts, does not depend on when queries wrote the lazy tables.
+        """
         with self._lock:
             if self._closed:
                 return
-            self.flush()
+            indexes = self._conn.execute(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL ORDER BY name"
+            ).fetchall()
+            with self._transaction():
+                for name, _ in indexes:
+                    self._conn.execute(f"DROP INDEX {name}")
+                for b in dict.fromkeys(self._lazy.values()):
+                    if b.pending(self._day):
+                        b.write(self._conn, self._day)
+                for _, sql in indexes:
+                    self._conn.execute(sql)
             try:
                 self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                 self._conn.execute("PRAGMA journal_mode=DELETE")
@@ -763,12 +764,8 @@ class CeoStore:
         self._write_threads(w)
 
     def _write_lookups(self) -> None:
-        """The small tables the storage views spell codes out with (storage.sql)."""
-        groups = self._groups
-        self._conn.executemany(
-            "INSERT INTO group_names VALUES (?,?)", ((g.id, "large" if g.kind == "ENT" else "small") for g in groups)
-        )
-        self._conn.executemany("INSERT INTO persona_words VALUES (?,?,?,?)", persona_vocabulary(groups))
+        """The enum names the storage views spell codes out with (storage.sql); a group's own words come
+        with its first customer (``_Accounts.write``)."""
         self._conn.executemany("INSERT INTO status_names VALUES (?,?)", enumerate(_STATUS_TEXT))
         self._conn.executemany("INSERT INTO source_names VALUES (?,?)", enumerate(_SOURCE_TEXT))
 
