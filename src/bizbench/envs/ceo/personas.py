@@ -21,7 +21,10 @@ from typing import Protocol
 
 import numpy as np
 
-PERSONA_COLUMNS: tuple[str, ...] = (
+#: the persona columns of ``customers`` picked per customer from word lists (schema.sql); the table's
+#: ``persona_description`` is a sentence made of them (the store's ``customers`` view writes it, storage.sql)
+#: and its ``email`` is built for enterprise customers only (``persona_emails``)
+PICKED: tuple[str, ...] = (
     "persona_industry",
     "persona_role",
     "persona_experience",
@@ -31,14 +34,8 @@ PERSONA_COLUMNS: tuple[str, ...] = (
     "company_culture",
     "company_decision_style",
     "company_primary_concern",
-    "persona_description",
-    "email",
 )
-#: the fields picked per customer from word lists; ``persona_description`` is a sentence made of them (the store's
-#: ``customers`` view writes it, storage.sql) and ``email`` is built for enterprise customers only
-PICKED: tuple[str, ...] = PERSONA_COLUMNS[:9]
 CODE_BITS = 4  # bits per picked field in a persona code: lists of up to 16 options
-_CODE_MASK = (1 << CODE_BITS) - 1
 
 
 class GroupLike(Protocol):
@@ -338,6 +335,8 @@ def persona_codes(customer_ids: np.ndarray, group_idx: np.ndarray, groups: Seque
     g = np.asarray(group_idx, dtype=np.int64)
     h = _hash(customer_ids, g, groups)
     lengths = np.array([[len(opts) for opts in _option_lists(grp)] for grp in groups], dtype=np.int64)
+    if lengths.max(initial=0) > 1 << CODE_BITS:
+        raise ValueError(f"a persona field has more than {1 << CODE_BITS} options: they do not fit its code")
     codes = np.zeros(len(h), dtype=np.int64)
     for k in range(len(PICKED)):
         codes |= _draw(h, k + 1, lengths[g, k]) << (CODE_BITS * k)
@@ -352,21 +351,6 @@ def persona_vocabulary(groups: Sequence[GroupLike]) -> list[tuple[int, str, int,
         for k, options in enumerate(_option_lists(grp))
         for i, text in enumerate(options)
     ]
-
-
-def persona_columns(
-    customer_ids: np.ndarray, group_idx: np.ndarray, groups: Sequence[GroupLike]
-) -> dict[str, list[str | None]]:
-    """The picked persona fields (``PICKED``) and the ``email`` of the given customers, one list per column."""
-    g = np.asarray(group_idx, dtype=np.int64)
-    codes = persona_codes(customer_ids, g, groups)
-    lists = [_option_lists(grp) for grp in groups]
-    pairs = list(zip(g.tolist(), codes.tolist(), strict=True))
-    cols: dict[str, list[str | None]] = {
-        name: [lists[gi][k][(c >> (CODE_BITS * k)) & _CODE_MASK] for gi, c in pairs] for k, name in enumerate(PICKED)
-    }
-    cols["email"] = persona_emails(customer_ids, g, groups)
-    return cols
 
 
 def persona_emails(customer_ids: np.ndarray, group_idx: np.ndarray, groups: Sequence[GroupLike]) -> list[str | None]:

@@ -9,8 +9,11 @@
 -- * issue_rows: one row per issue; status, resolution and days_open are derived (an open
 --   issue's days_open counts to store_clock.day, the day the issues were last written).
 --
--- Storage holds nothing hidden either. The agent reads the views; the storage tables are not
--- queryable by name (the query guard allows reads made inside a visible view only).
+-- Storage holds nothing hidden either: a group's row in group_names and its persona_words come
+-- with its first customer (store.py), so the file says nothing of a group it has no customer
+-- of. The agent reads the views; a query that names a storage table is refused (the query guard
+-- allows reads of storage only from inside the file's visible views). Computed numbers are CAST
+-- so that they keep the INTEGER affinity of the contract's columns.
 -- Indexes: group_id (filters, GROUP BY, the per-group join) and issue_rows.customer_id (joins
 -- with customers and subscriptions). Days need none: customer and issue ids grow with the day.
 

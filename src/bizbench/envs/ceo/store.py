@@ -216,7 +216,8 @@ _VISIBLE_POST_KEYS = ("post_id", "day", "content", "reply_to_agent_post_id", "so
 
 @lru_cache(maxsize=1)
 def storage_tables() -> frozenset[str]:
-    """The tables ``storage.sql`` keeps the three view-backed tables in (never queryable by name)."""
+    """The tables ``storage.sql`` keeps the three view-backed tables in (never queryable by name): every
+    table of the file that is not in the contract."""
     conn = sqlite3.connect(":memory:")
     try:
         conn.executescript(SCHEMA_PATH.read_text(encoding="utf-8") + STORAGE_PATH.read_text(encoding="utf-8"))
