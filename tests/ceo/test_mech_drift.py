@@ -88,7 +88,7 @@ def test_reading_drifted_preferences_adds_the_group_drift_once_and_floors_the_bu
     # c_max + drift: 55, 14 -> floor 15, 16
     assert drifted_c_max(cust, idx, c_drift, 15.0).tolist() == [55.0, 15.0, 16.0]
     # the snapshot 40 replaces b's c_max: 40 - 6 = 34
-    assert satisfaction_c_max(cust, idx, c_drift, 15.0).tolist() == [55.0, 34.0, 16.0]
+    assert satisfaction_c_max(cust, idx, c_drift[cust.group[idx]], 15.0).tolist() == [55.0, 34.0, 16.0]
     assert billing_snapshot_c_max(cust, idx, c_drift, 15.0, drift_once=False).tolist() == [55.0, 15.0, 16.0]
     once = billing_snapshot_c_max(cust, idx, c_drift, 15.0, drift_once=True)
     assert once.tolist() == [50.0, 20.0, 22.0]

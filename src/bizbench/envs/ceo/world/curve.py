@@ -13,8 +13,13 @@ from bizbench.envs.ceo.config import Curve
 
 
 def sigmoid(z: np.ndarray) -> np.ndarray:
-    """1 / (1 + e^-z) with z clamped to [-500, 500] (reference-notes notation)."""
-    return 1.0 / (1.0 + np.exp(-np.clip(z, -500.0, 500.0)))
+    """1 / (1 + e^-z) with z clamped to [-500, 500] (reference-notes notation); one new array, the
+    other steps in place."""
+    e = np.asarray(np.clip(z, -500.0, 500.0))
+    np.negative(e, out=e)
+    np.exp(e, out=e)
+    e += 1.0
+    return np.divide(1.0, e, out=e)
 
 
 def required_quality(
@@ -26,13 +31,20 @@ def required_quality(
     s_right: np.ndarray,
     curve: Curve,
 ) -> np.ndarray:
-    """Q_req(C) of eq 5 in the engine's piecewise form (reference-notes §4.2)."""
+    """Q_req(C) of eq 5 in the engine's piecewise form (reference-notes §4.2).
+
+    Each customer's half of the curve is chosen before the sigmoid, so only that half's
+    k s (x - theta) is computed; the other steps work in place.
+    """
     price = np.asarray(price, dtype=np.float64)
     x = price / c_max
     half = (q_max - q_min) / 2.0
     is_left = x < curve.split
-    z = np.where(is_left, curve.k * s_left * (x - curve.theta_left), curve.k * s_right * (x - curve.theta_right))
-    q = q_min + half * np.where(is_left, 0.0, 1.0) + half * sigmoid(z)
+    z = curve.k * np.where(is_left, s_left, s_right)
+    z *= x - np.where(is_left, curve.theta_left, curve.theta_right)
+    q = sigmoid(z)
+    q *= half
+    q += q_min + half * ~is_left  # the right half starts at the middle of the band
     return np.where(price > c_max, q_max, q)
 
 

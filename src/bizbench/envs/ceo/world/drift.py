@@ -45,7 +45,10 @@ def apply_individual_drift(state: WorldState, params: Params, idx: np.ndarray) -
 
 def quality_band(cust: Customers, idx: np.ndarray, shift: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """q_min and q_max of customers ``idx`` with the market's quality shift G + q_g added (eq 4)."""
-    return cust.q_min[idx] + shift, cust.q_max[idx] + shift
+    lo, hi = cust.q_min[idx], cust.q_max[idx]
+    lo += shift
+    hi += shift
+    return lo, hi
 
 
 def drifted_c_max(cust: Customers, idx: np.ndarray, c_drift_group: np.ndarray, floor: float) -> np.ndarray:
@@ -53,11 +56,14 @@ def drifted_c_max(cust: Customers, idx: np.ndarray, c_drift_group: np.ndarray, f
     return np.maximum(floor, cust.c_max[idx] + c_drift_group[cust.group[idx]])
 
 
-def satisfaction_c_max(cust: Customers, idx: np.ndarray, c_drift_group: np.ndarray, floor: float) -> np.ndarray:
-    """Budget in the daily-satisfaction read: the billing snapshot when set (reference-notes §4.7)."""
-    snap = cust.effective_c_max[idx]
-    base = np.where(np.isnan(snap), cust.c_max[idx], snap)
-    return np.maximum(floor, base + c_drift_group[cust.group[idx]])
+def satisfaction_c_max(cust: Customers, idx: np.ndarray, c_drift: np.ndarray, floor: float) -> np.ndarray:
+    """Budget in the daily-satisfaction read: the billing snapshot when set, else c_max, plus each
+    customer's group c-drift ``c_drift`` (reference-notes §4.7)."""
+    budget = cust.effective_c_max[idx]
+    unset = np.flatnonzero(np.isnan(budget))
+    budget[unset] = cust.c_max[idx[unset]]
+    budget += c_drift
+    return np.maximum(floor, budget, out=budget)
 
 
 def billing_snapshot_c_max(

@@ -41,13 +41,17 @@ def quota_factor(quota: np.ndarray, demand: np.ndarray) -> np.ndarray:
     quota = np.maximum(np.asarray(quota, dtype=np.float64), 0.0)
     demand = np.asarray(demand, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.clip(quota / demand, 0.0, 1.0)
-    return np.where(demand <= 0, 1.0, ratio)
+        ratio = np.asarray(quota / demand)
+    np.clip(ratio, 0.0, 1.0, out=ratio)
+    np.copyto(ratio, 1.0, where=demand <= 0)
+    return ratio
 
 
 def relationship_bonus(relationship: np.ndarray, q: Quality) -> np.ndarray:
     """RB = 0.9 (r - 0.5) (eq 15 beta_r term; reference-notes §4.7)."""
-    return q.relationship_weight * (relationship - q.relationship_neutral)
+    bonus = np.asarray(relationship - q.relationship_neutral)
+    bonus *= q.relationship_weight
+    return bonus
 
 
 def relationship_as_read(relationship: np.ndarray, zero_kept: bool) -> np.ndarray:
@@ -61,8 +65,16 @@ def relationship_as_read(relationship: np.ndarray, zero_kept: bool) -> np.ndarra
 
 
 def tenure_bonus(days_subscribed: np.ndarray, q: Quality) -> np.ndarray:
-    """TB = 0.05 ln(1 + t/30) for t > 0, else 0 (eq 15 beta_d term; reference-notes §4.7)."""
-    t = np.maximum(np.asarray(days_subscribed, dtype=np.float64), 0.0)
+    """TB = 0.05 ln(1 + t/30) for t > 0, else 0 (eq 15 beta_d term; reference-notes §4.7).
+
+    Tenures in whole days read the bonus from a table of each day up to the longest tenure, so
+    the logarithm is taken once per distinct day (the same values).
+    """
+    days = np.asarray(days_subscribed)
+    if days.dtype.kind in "iu" and days.size:
+        table = tenure_bonus(np.arange(max(int(days.max()), 0) + 1, dtype=np.float64), q)
+        return table.take(np.maximum(days, 0))
+    t = np.maximum(np.asarray(days, dtype=np.float64), 0.0)
     return np.where(t > 0, q.tenure_weight * np.log1p(t / q.tenure_scale), 0.0)
 
 
@@ -83,5 +95,9 @@ def perceived_quality(
     service_penalty: float = 0.0,
 ) -> np.ndarray:
     """Q_perc = (Del - svc + RB + TB) * F - IP - AP (eq 15 in the engine form, reference-notes §4.7)."""
-    positive = delivered - service_penalty + relationship_bonus(relationship, q) + tenure_bonus(tenure_days, q)
-    return positive * quota_f - q.issue_penalty * issue_days - ad_penalty
+    positive = delivered - service_penalty + relationship_bonus(relationship, q)
+    positive += tenure_bonus(tenure_days, q)
+    positive *= quota_f
+    positive -= q.issue_penalty * issue_days
+    positive -= ad_penalty
+    return positive

@@ -47,13 +47,14 @@ def _update_block(
 ) -> np.ndarray:
     cfg = state.config
     cust = state.customers
-    g = cust.group[active]
-    plan = cust.plan[active]
-    demand = cust.usage_rate[active] * weekly_factor(state, state.day)
-    f = quota_factor(state.settings.quotas[plan], demand)
+    g = cust.group[active].astype(np.intp)  # one conversion for the group lookups below
+    plan = cust.plan[active].astype(np.intp)
+    demand = cust.usage_rate[active]
+    demand *= weekly_factor(state, state.day)
+    f = quota_factor(state.settings.quotas.take(plan), demand)
     ads = ad_penalty(state.settings, active, g, cust.eta_ads, include_customer=True)
     q_perc = perceived_quality(
-        delivered[g, plan],
+        delivered.take(g * delivered.shape[1] + plan),  # delivered[g, plan]
         relationship_as_read(cust.relationship[active], cfg.fixes.relationship_zero_kept),
         state.day - cust.start_day[active],
         cust.issue_days[active],
@@ -62,10 +63,10 @@ def _update_block(
         cfg.quality,
         service_penalty,
     )
-    q_lo, q_hi = quality_band(cust, active, q_shift_by_group[g])
-    c_max = satisfaction_c_max(cust, active, c_drift_group, cfg.sampling.c_max_floor)
+    q_lo, q_hi = quality_band(cust, active, q_shift_by_group.take(g))
+    c_max = satisfaction_c_max(cust, active, c_drift_group.take(g), cfg.sampling.c_max_floor)
     price = cust.effective_price[active]  # per seat for enterprise accounts
-    q_req = required_quality(
+    q_perc -= required_quality(
         price,
         c_max,
         q_lo,
@@ -76,7 +77,10 @@ def _update_block(
     )
     before = cust.satisfaction[active]
     w = cfg.satisfaction.new_weight
-    after = (1.0 - w) * before + w * (q_perc - q_req)
+    q_perc *= w
+    after = (1.0 - w) * before
+    after += q_perc
     cust.satisfaction[active] = after
-    cust.satisfaction_change[active] = after - before
+    after -= before
+    cust.satisfaction_change[active] = after
     return before
