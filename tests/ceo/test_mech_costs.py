@@ -39,7 +39,7 @@ def test_each_category_equals_settings(state, params, add_customer):
         ]
     )
     start = state.ledger.balance_cents
-    book_daily_costs(state, params, idx, usage_by_plan(state, idx))
+    book_daily_costs(state, params, idx, usage_by_plan(state, idx, state.customers.usage_today[idx]))
     compute = 1000 * 0.0003 + 2000 * 0.006 + 500 * 0.03  # 27.3
     exp = {
         "capacity": -53_000,
@@ -57,7 +57,8 @@ def test_capacity_cost_by_tier(state, params, tier, cost):
     """Ref §4.5: capacity cost per day by tier; zero-usage compute is not negative."""
     state.day = 1
     state.settings.capacity_tier = tier
-    book_daily_costs(state, params, np.array([], dtype=np.int64), usage_by_plan(state, np.array([], dtype=np.int64)))
+    none = np.array([], dtype=np.int64)
+    book_daily_costs(state, params, none, usage_by_plan(state, none, np.empty(0)))
     assert _rows(state, 1) == {"capacity": -cost * 100}
 
 
@@ -72,7 +73,7 @@ def test_ad_revenue(state, params, add_customer, gidx):
             add_customer(state, group=gidx["E1"], plan=0, rho_ads=0.2, seats=10.6),
         ]
     )
-    book_daily_costs(state, params, idx, usage_by_plan(state, idx))
+    book_daily_costs(state, params, idx, usage_by_plan(state, idx, state.customers.usage_today[idx]))
     a = math.log(5.5) / math.log(10)
     assert _rows(state, 3)["ad_revenue"] == round((0.1 * a + 2 * a) * 100)
 
@@ -88,7 +89,8 @@ def test_targeted_spend_booked_under_operations_and_development(state, params):
     s.ops_by_customer = {3: 5.0}
     s.development = 200.0
     s.targeted_dev[1] = 1000.0
-    book_daily_costs(state, params, np.array([], dtype=np.int64), usage_by_plan(state, np.array([], dtype=np.int64)))
+    none = np.array([], dtype=np.int64)
+    book_daily_costs(state, params, none, usage_by_plan(state, none, np.empty(0)))
     assert _rows(state, 2) == {"capacity": -8_500, "operations": -15_500, "development": -120_000}
 
 
@@ -105,7 +107,7 @@ def test_every_cost_row_carries_its_note_and_amounts_below_a_dollar_are_booked(s
     s.targeted_dev[1] = 1.0
     s.ad_spend[0, CHANNELS.index("content_marketing")] = 0.4
     idx = np.array([add_customer(state, group=0, plan=0, usage_today=1000.0)])
-    units = usage_by_plan(state, idx)
+    units = usage_by_plan(state, idx, state.customers.usage_today[idx])
     assert units.tolist() == [1000.0, 0.0, 0.0]
     book_daily_costs(state, params, idx, units)
     rows = [(r.category, r.cents, r.note) for r in state.ledger.rows if r.day == 4]

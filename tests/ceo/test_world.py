@@ -694,7 +694,7 @@ def test_each_step_of_a_day_works_on_the_start_of_day_caches_the_right_customers
     counts = np.zeros(26, dtype=np.int64)
     counts[[S1, E2]] = 1, 1
     _check(c, "compute_usage", st, at_start)
-    _check(c, "usage_by_plan", st, at_start)
+    _check(c, "usage_by_plan", st, at_start, np.array([3.0, 4.5]))
     _check(c, "service_day", st, p, rs.get("service"), 7.5)  # 3 + 4.5 units
     _check(c, "complete_projects", st)
     _check(c, "complete_group_research", st, p)

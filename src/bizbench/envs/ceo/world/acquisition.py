@@ -74,14 +74,20 @@ def open_market(state: WorldState, params: Params, day: int) -> np.ndarray:
     market. A prospect dropped at the gate (``_enterprise_gate``) engages nothing and may come
     back. Individual groups keep the per-day cap (their saturation is eq 29's D_g). With
     ``fixes.enterprise_market_finite`` off, every group keeps the per-day cap (the engine).
+
+    Each row is counted once, on the first day it exists here: a prospect's status is set on the
+    day it is drawn, and a status never turns into NONE nor leaves it, so the rows counted before
+    keep their count (``WorldState.engaged_by_group``).
     """
     cap = params.market_cap(day)
     if not state.config.fixes.enterprise_market_finite:
         return cap
     cust = state.customers
-    engaged = cust.status[: cust.n] != NONE  # ENGAGED: every status but a gate-dropped prospect's
-    taken = np.bincount(cust.group[: cust.n][engaged], minlength=params.n_groups)
-    return np.where(params.is_ent, np.maximum(0.0, np.floor(cap) - taken), cap)
+    new = slice(state.market_rows_counted, cust.n)
+    engaged = cust.status[new] != NONE  # ENGAGED: every status but a gate-dropped prospect's
+    state.engaged_by_group += np.bincount(cust.group[new][engaged], minlength=params.n_groups)
+    state.market_rows_counted = cust.n
+    return np.where(params.is_ent, np.maximum(0.0, np.floor(cap) - state.engaged_by_group), cap)
 
 
 def expected_leads(

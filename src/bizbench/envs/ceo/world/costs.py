@@ -23,10 +23,10 @@ def ad_revenue_by_customer(state: WorldState, active: np.ndarray) -> tuple[np.nd
     return active, a, cust.rho_ads[active] * a * seats
 
 
-def usage_by_plan(state: WorldState, active: np.ndarray) -> np.ndarray:
-    """Today's usage units on each plan, taken right after the usage step (eq 43 U_p)."""
-    cust = state.customers
-    return np.bincount(cust.plan[active], weights=cust.usage_today[active], minlength=N_PLANS)
+def usage_by_plan(state: WorldState, active: np.ndarray, units: np.ndarray) -> np.ndarray:
+    """Today's usage units on each plan, taken right after the usage step (eq 43 U_p): ``units`` are the
+    usage step's units of the ``active`` subscribers."""
+    return np.bincount(state.customers.plan[active], weights=units, minlength=N_PLANS)
 
 
 def book_daily_costs(

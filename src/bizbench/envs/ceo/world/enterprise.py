@@ -370,7 +370,7 @@ def _open_customer_threads(
     cfg = state.config
     cust = state.customers
     delivered, q_shift, c_drift = start
-    subs = np.flatnonzero((cust.status == SUBSCRIBED) & params.is_ent[cust.group])
+    subs = np.flatnonzero((cust.status == SUBSCRIBED) & np.isin(cust.group, np.flatnonzero(params.is_ent)))
     subs = subs[~np.isin(subs, had_thread)]
     if len(subs) == 0:
         return

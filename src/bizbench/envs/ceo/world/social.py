@@ -164,11 +164,12 @@ def judge_posts(
     ``verdicts(post)`` returns ``{group_id: (score, reason)}``; scores are clipped to [-1, 1].
     """
     so = state.config.social
-    done = []
+    done: list[AgentPost] = []
+    pending = [post for post in state.agent_posts if post.scores is None and post.day < state.day]
+    if not pending:
+        return done
     counts = np.bincount(state.customers.group[state.customers.active()], minlength=params.n_groups)
-    for post in state.agent_posts:
-        if post.scores is not None or post.day >= state.day:
-            continue
+    for post in pending:
         scores = np.zeros(params.n_groups)
         for gid, (e, reason) in verdicts(post).items():
             scores[params.group_index(gid)] = float(np.clip(e, -1.0, 1.0))

@@ -134,6 +134,9 @@ class WorldState:
     bonus_group: np.ndarray = field(init=False)
     bank_group: np.ndarray = field(init=False)
     channel_leads: np.ndarray = field(init=False)  # live (noisy) table [group, channel]
+    # customer rows no longer prospects, by group, over the first ``market_rows_counted`` rows (acquisition.open_market)
+    engaged_by_group: np.ndarray = field(init=False)
+    market_rows_counted: int = 0
     insight_snapshots: dict[int, dict[str, Any]] = field(default_factory=dict)
     # global quality state (eq 12, 35)
     bonus_shared: float = 0.0
@@ -171,6 +174,7 @@ class WorldState:
         self.c_drift_group = np.zeros(g)
         self.bonus_group = np.zeros(g)
         self.bank_group = np.zeros(g)
+        self.engaged_by_group = np.zeros(g, dtype=np.int64)
         self.channel_leads = np.array(
             [[grp.channel_leads[c] for c in CHANNELS] for grp in cfg.groups], dtype=np.float64
         )

@@ -25,9 +25,11 @@ def compute_usage(state: WorldState, active: np.ndarray) -> np.ndarray:
     (reference-notes §4.3); the billing-period usage is still accumulated (hidden).
     """
     cust = state.customers
-    w = weekly_factor(state, state.day)
-    quota = state.settings.quotas[cust.plan[active]]
-    units = np.floor(np.minimum(cust.usage_rate[active] * w, quota) + 0.5)  # SQL round(): half away from 0
+    units = cust.usage_rate[active]
+    units *= weekly_factor(state, state.day)
+    np.minimum(units, state.settings.quotas.take(cust.plan[active]), out=units)
+    units += 0.5
+    np.floor(units, out=units)  # SQL round(): half away from 0
     cust.usage_today[active] = units
     cust.period_usage[active] += units
     return units

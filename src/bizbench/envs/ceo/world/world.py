@@ -147,7 +147,7 @@ class World:
         start_counts = np.bincount(cust.group[active], minlength=p.n_groups)
         # 5. usage and service health
         units = usage.compute_usage(st, active)
-        units_by_plan = costs.usage_by_plan(st, active)  # billed at step 21 whatever churns today
+        units_by_plan = costs.usage_by_plan(st, active, units)  # billed at step 21 whatever churns today
         svc = service.service_day(st, p, rs.get("service"), float(units.sum()))
         self.service_history.append(svc)
         # 6-7. research completions
