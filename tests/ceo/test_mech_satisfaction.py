@@ -97,6 +97,25 @@ def test_satisfaction_uses_billing_snapshot_budget(state, add_customer):
     assert state.customers.satisfaction[c] == pytest.approx(0.1 * (0.5 - SNAPSHOT_REQ), abs=1e-12)
 
 
+def test_the_stored_requirement_follows_a_price_change_and_a_market_move(state, add_customer):
+    """Q_req is kept between days (``satisfaction_q_req``): a billing that stores a new price (marked by
+    ``forget_requirement``) and a move of the group c-drift each reach the next day's requirement.
+    Price $45 -> $60: budget 100, x = 0.6, the right half 0.5 + 0.3 sig(10 (0.6 - 0.75)); c-drift 10 -> 20:
+    budget 110, x = 60 / 110."""
+    c = add_customer(state, **SNAPSHOT_CUSTOMER)
+    _snapshot_day(state, [c])
+    assert state.customers.satisfaction_q_req[c] == pytest.approx(SNAPSHOT_REQ, abs=1e-12)
+    state.customers.effective_price[c] = 60.0
+    state.customers.forget_requirement(np.array([c]))
+    _snapshot_day(state, [c])
+    assert state.customers.satisfaction_q_req[c] == pytest.approx(0.5 + 0.3 * sig(10 * (0.6 - 0.75)), abs=1e-12)
+    c_drift = np.zeros(N)
+    c_drift[0] = 20.0
+    update_satisfaction(state, np.array([c]), np.zeros((N, 3)), np.zeros(N), c_drift, 0.0)
+    moved = 0.5 + 0.3 * sig(10 * (60 / 110 - 0.75))
+    assert state.customers.satisfaction_q_req[c] == pytest.approx(moved, abs=1e-12)
+
+
 def test_a_day_without_active_customers_returns_no_satisfaction_and_changes_none(state, add_customer):
     """update_satisfaction returns S before the update of each active customer: none when no customer
     is active, and a customer outside the active set keeps its satisfaction."""

@@ -139,6 +139,7 @@ def billing_decisions(
     cust.effective_c_max[movers] = billing_snapshot_c_max(
         cust, movers, c_drift_group, cfg.sampling.c_max_floor, cfg.fixes.drift_counted_once
     )
+    cust.forget_requirement(movers)
     return BillingDecisions(involuntary, cancelled, cancelled_s, movers[up], movers[~up])
 
 
@@ -198,6 +199,7 @@ def take_payments(
     cust.effective_c_max[paying] = billing_snapshot_c_max(
         cust, paying, c_drift_group, cfg.sampling.c_max_floor, cfg.fixes.drift_counted_once
     )
+    cust.forget_requirement(paying)
     cust.first_billing_done[paying] = True
     cust.usage_rate[due] = draw_usage_rate(
         rng, cust.usage_demand[due], cust.whole_seats(due), cfg.usage.rate_sd_fraction

@@ -65,6 +65,8 @@ COLUMNS: dict[str, tuple[Any, Any]] = {
     "first_billing_done": (np.bool_, False),
     "churn_reason": (np.int8, REASON_NONE),
     "usage_today": (np.float64, 0.0),
+    # derived: Q_req of the daily-satisfaction read, NaN until computed (satisfaction.daily_requirement)
+    "satisfaction_q_req": (np.float64, np.nan),
 }
 
 
@@ -76,6 +78,12 @@ class Customers:
         self._cols: dict[str, np.ndarray] = {
             name: np.full(capacity, fill, dtype=dtype) for name, (dtype, fill) in COLUMNS.items()
         }
+        self.q_req_market = b""  # the quality shift and budget drift the stored Q_req were computed with
+
+    def forget_requirement(self, idx: np.ndarray | slice | int) -> None:
+        """Mark the stored daily-satisfaction Q_req of rows ``idx`` stale: call it whenever a row's
+        effective price, budget snapshot, c_max, quality band or steepness changes."""
+        self.column("satisfaction_q_req")[idx] = np.nan
 
     def __getattr__(self, name: str) -> np.ndarray:
         cols = self.__dict__.get("_cols")

@@ -269,6 +269,7 @@ def _close_deal(
     cust.listed_price[c] = price
     cust.promotion[c] = promo
     cust.effective_price[c] = max(0.0, price - promo)
+    cust.forget_requirement(c)
     if thread.kind == NEW_LEAD:
         cust.status[c] = SUBSCRIBED
         cust.effective_c_max[c] = cust.c_max[c]

@@ -30,6 +30,10 @@ def update_satisfaction(
     per-customer strength. Uses start-of-day quality and drift (reference-notes §1.2 step 3). The update
     is elementwise, so it runs in blocks of customers with identical results.
     """
+    market = q_shift_by_group.tobytes() + c_drift_group.tobytes()
+    if state.customers.q_req_market != market:  # a drift or competitor event moved every Q_req
+        state.customers.forget_requirement(slice(None))
+        state.customers.q_req_market = market
     parts = [
         _update_block(state, active[i : i + CHUNK], delivered, q_shift_by_group, c_drift_group, service_penalty)
         for i in range(0, len(active), CHUNK)
@@ -63,18 +67,7 @@ def _update_block(
         cfg.quality,
         service_penalty,
     )
-    q_lo, q_hi = quality_band(cust, active, q_shift_by_group.take(g))
-    c_max = satisfaction_c_max(cust, active, c_drift_group.take(g), cfg.sampling.c_max_floor)
-    price = cust.effective_price[active]  # per seat for enterprise accounts
-    q_perc -= required_quality(
-        price,
-        c_max,
-        q_lo,
-        q_hi,
-        cust.s_left[active],
-        cust.s_right[active],
-        cfg.curve,
-    )
+    q_perc -= daily_requirement(state, active, g, q_shift_by_group, c_drift_group)
     before = cust.satisfaction[active]
     w = cfg.satisfaction.new_weight
     q_perc *= w
@@ -84,3 +77,28 @@ def _update_block(
     after -= before
     cust.satisfaction_change[active] = after
     return before
+
+
+def daily_requirement(
+    state: WorldState, active: np.ndarray, g: np.ndarray, q_shift_by_group: np.ndarray, c_drift_group: np.ndarray
+) -> np.ndarray:
+    """Q_req at the stored effective price of customers ``active`` (groups ``g``), with the billing snapshot
+    budget and the group c-drift and quality shift (reference-notes §4.7 daily variant).
+
+    Its inputs change only at a billing, a deal, a monthly drift or a market move, so it is kept in the
+    column ``satisfaction_q_req``: computed where the column is NaN (``Customers.forget_requirement``)
+    and read back otherwise, the same values.
+    """
+    cfg = state.config
+    cust = state.customers
+    q_req = cust.satisfaction_q_req[active]
+    stale = np.flatnonzero(np.isnan(q_req))
+    if len(stale):
+        idx, gs = active[stale], g[stale]
+        q_lo, q_hi = quality_band(cust, idx, q_shift_by_group.take(gs))
+        c_max = satisfaction_c_max(cust, idx, c_drift_group.take(gs), cfg.sampling.c_max_floor)
+        price = cust.effective_price[idx]  # per seat for enterprise accounts
+        fresh = required_quality(price, c_max, q_lo, q_hi, cust.s_left[idx], cust.s_right[idx], cfg.curve)
+        q_req[stale] = fresh
+        cust.satisfaction_q_req[idx] = fresh
+    return q_req
