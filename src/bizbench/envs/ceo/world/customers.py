@@ -95,22 +95,23 @@ class Customers:
         return self._cols[name][: self.n]
 
     def append(self, count: int, values: Mapping[str, np.ndarray | float | int]) -> np.ndarray:
-        """Add ``count`` rows with the given column values; returns their indices."""
+        """Add ``count`` rows with the given column values (the column's default elsewhere); returns their
+        indices. Grown columns are zeroed memory whose rows get their values only when appended, so
+        spare capacity is not touched (no time, no resident memory) before it is used."""
         need = self.n + count
         cap = len(self._cols["group"])
-        if need > cap:
-            new_cap = max(need, 2 * cap)
-            for name, (dtype, fill) in COLUMNS.items():
-                grown = np.empty(new_cap, dtype=dtype)
-                grown[: self.n] = self._cols[name][: self.n]
-                grown[self.n :] = fill
-                self._cols[name] = grown
-        idx = np.arange(self.n, need)
         unknown = set(values) - set(COLUMNS)
         if unknown:
             raise KeyError(f"unknown customer columns: {sorted(unknown)}")
-        for name, val in values.items():
-            self._cols[name][self.n : need] = val
+        if need > cap:
+            new_cap = max(need, 2 * cap)
+            for name, (dtype, _) in COLUMNS.items():
+                grown = np.zeros(new_cap, dtype=dtype)
+                grown[: self.n] = self._cols[name][: self.n]
+                self._cols[name] = grown
+        for name, (_, fill) in COLUMNS.items():
+            self._cols[name][self.n : need] = values.get(name, fill)
+        idx = np.arange(self.n, need)
         self.n = need
         return idx
 

@@ -39,23 +39,28 @@ def subscriber_weights(
 ) -> np.ndarray:
     """w_i of eq 26 in the engine form (reference-notes §4.12): extremity, negativity, influencer, new
     customer, satisfaction change, today's events (overload, outage, an open issue, quota), seats.
-    ``open_issue``: whether each had an issue open when the day's satisfaction update ran."""
+    ``open_issue``: whether each had an issue open when the day's satisfaction update ran.
+    A factor that does not apply to a customer is 1, so it is multiplied in only where it applies."""
     so = state.config.social
     cust = state.customers
-    g = cust.group[active]
     s = cust.satisfaction[active]
+    w = np.abs(s)
+    w *= so.extremity_weight
+    w += 1.0
+    neg = np.flatnonzero(s < 0)
+    w[neg] *= 1.0 + so.negative_weight * s[neg] ** 2
+    w[params.influencer.take(cust.group[active])] *= so.influencer_weight
+    w[state.day - cust.start_day[active] <= so.new_customer_days] *= so.new_customer_weight
     ds = np.abs(cust.satisfaction_change[active])
-    quota_short = over_quota(state, active)
-    events = float(overload) + float(outage) + open_issue + quota_short
-    seats = cust.whole_seats(active)
-    w = 1.0 + so.extremity_weight * np.abs(s)
-    w *= np.where(s < 0, 1.0 + so.negative_weight * s**2, 1.0)
-    w *= np.where(params.influencer[g], so.influencer_weight, 1.0)
-    w *= np.where(state.day - cust.start_day[active] <= so.new_customer_days, so.new_customer_weight, 1.0)
-    w *= np.where(ds >= so.change_threshold, 1.0 + so.change_weight * ds, 1.0)
-    w *= 1.0 + so.event_weight * events
-    w *= seats
-    return np.where(np.isfinite(w), w, 1e6)
+    changed = np.flatnonzero(ds >= so.change_threshold)
+    w[changed] *= 1.0 + so.change_weight * ds[changed]
+    events = float(overload) + float(outage) + open_issue + over_quota(state, active)
+    events *= so.event_weight
+    events += 1.0
+    w *= events
+    w *= cust.whole_seats(active)
+    w[~np.isfinite(w)] = 1e6
+    return w
 
 
 def over_quota(state: WorldState, active: np.ndarray) -> np.ndarray:

@@ -103,13 +103,15 @@ def run_support(
     before = relationship_as_read(cust.relationship[unresolved], zero_kept)
     cust.relationship[unresolved] = np.maximum(0.0, before - sp.relationship_daily_decay)
 
-    # Generation for subscribers without an open issue at day start.
-    free = active[~has_issue]
-    seats = cust.whole_seats(free)
-    prob = (
-        sp.base_rate + sp.satisfaction_rate * (1.0 - satisfaction_before[~has_issue]) + sp.outage_rate * float(outage)
-    ) * seats
-    prob = np.clip(prob, 0.0, sp.max_prob)
+    # Generation for subscribers without an open issue at day start (the formula's steps in place).
+    no_issue = ~has_issue
+    free = active[no_issue]
+    prob = np.subtract(1.0, satisfaction_before[no_issue])
+    prob *= sp.satisfaction_rate
+    prob += sp.base_rate
+    prob += sp.outage_rate * float(outage)
+    prob *= cust.whole_seats(free)
+    np.clip(prob, 0.0, sp.max_prob, out=prob)
     opened = free[rng.random(len(free)) < prob]
     cust.issue_days[opened] = 1
     cust.issue_open_day[opened] = state.day
