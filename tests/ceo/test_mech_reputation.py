@@ -17,6 +17,13 @@ def delta_r_hand(sats: list[float]) -> float:
     return total / n * math.log2(n)
 
 
+def _daily_update(state, params, idx: list[int]) -> np.ndarray:
+    """``daily_update`` on subscribers ``idx`` with their groups and counts, as the day's step passes them."""
+    active = np.array(idx, dtype=np.int64)
+    groups = state.customers.group[active].astype(np.intp)
+    return daily_update(state, params, active, groups, np.bincount(groups, minlength=params.n_groups))
+
+
 def _group(state, add_customer, g, sats):
     return [add_customer(state, group=g, satisfaction=s) for s in sats]
 
@@ -24,7 +31,7 @@ def _group(state, add_customer, g, sats):
 def test_daily_update_mixed_group(state, params, add_customer, gidx):
     """Ref §4.11: three S1 customers with S = 0.4, -0.2, 0.1 -> dR = 5e-5/3 log2 3."""
     idx = _group(state, add_customer, gidx["S1"], [0.4, -0.2, 0.1])
-    changes = daily_update(state, params, np.array(idx))
+    changes = _daily_update(state, params, idx)
     exp = (0.0002 - 0.0002 + 0.00005) / 3 * math.log2(3)
     assert exp == pytest.approx(delta_r_hand([0.4, -0.2, 0.1]))
     assert changes[gidx["S1"]] == pytest.approx(exp)
@@ -39,7 +46,7 @@ def test_daily_update_threshold(state, params, add_customer, gidx):
     a = _group(state, add_customer, gidx["S1"], [0.02, 0.02, 0.02])  # 1e-5 log2 3 = 1.58e-5
     b = _group(state, add_customer, gidx["S2"], [0.01, 0.01, 0.01])  # 7.9e-6 < 1e-5
     c = _group(state, add_customer, gidx["S3"], [-0.01, -0.01, -0.01])  # -1.58e-5
-    daily_update(state, params, np.array(a + b + c))
+    _daily_update(state, params, a + b + c)
     assert state.reputation[gidx["S1"]] == pytest.approx(0.5 + delta_r_hand([0.02] * 3))
     assert state.reputation[gidx["S2"]] == 0.5
     assert state.reputation[gidx["S3"]] == pytest.approx(0.5 + delta_r_hand([-0.01] * 3))
@@ -52,7 +59,7 @@ def test_spillover_only_to_discovered_and_above_threshold(state, params, add_cus
     state.discovered[gidx["D_S05"]] = True  # W[S3][D_S05] = 0.36 -> 2.7e-4: applied
     state.discovered[gidx["D_E01"]] = True  # W[S3][D_E01] = 0.07 -> 5.25e-5: too small
     idx = _group(state, add_customer, s3, [10.0])
-    daily_update(state, params, np.array(idx))
+    _daily_update(state, params, idx)
     dr = 0.0025
     assert state.reputation[s3] == pytest.approx(0.5 + dr)
     expected = {"S1": 0.4, "S2": 0.24, "E1": 0.35, "E2": 0.35, "E3": 0.28, "D_S05": 0.36}
@@ -68,12 +75,12 @@ def test_negative_spillover_and_bounds(state, params, add_customer, gidx):
     s1, s3 = gidx["S1"], gidx["S3"]
     state.reputation[s3] = 0.0015
     idx = _group(state, add_customer, s3, [-20.0])  # dR = -0.02 / 2 = -0.01
-    daily_update(state, params, np.array(idx))
+    _daily_update(state, params, idx)
     assert state.reputation[s3] == 0.001
     assert state.reputation[s1] == pytest.approx(0.5 - 0.3 * 0.4 * 0.01)
     state.reputation[s1] = 0.9995
     idx2 = _group(state, add_customer, s1, [10.0])  # dR = +0.0025 -> capped at 1
-    daily_update(state, params, np.array(idx2))
+    _daily_update(state, params, idx2)
     assert state.reputation[s1] == 1.0
 
 
@@ -102,7 +109,7 @@ def test_a_change_of_exactly_the_threshold_is_applied(state, params, add_custome
     = -1e-5. Neither spills (0.3 x W x 1e-5 < 1e-4)."""
     s1, s2 = gidx["S1"], gidx["S2"]
     idx = _group(state, add_customer, s1, [0.04]) + _group(state, add_customer, s2, [-0.02])
-    daily_update(state, params, np.array(idx))
+    _daily_update(state, params, idx)
     assert state.reputation[s1] == 0.5 + 1e-5
     assert state.reputation[s2] == 0.5 - 1e-5
     assert state.reputation[gidx["S3"]] == 0.5
@@ -118,7 +125,7 @@ def test_an_undiscovered_group_moves_its_own_reputation_and_later_groups_still_u
     d1, d5 = gidx["D_S01"], gidx["D_S05"]
     state.discovered[d5] = True
     idx = _group(state, add_customer, d1, [10.0]) + _group(state, add_customer, d5, [10.0])
-    daily_update(state, params, np.array(idx))
+    _daily_update(state, params, idx)
     assert state.reputation[d1] == pytest.approx(0.5 + 0.0025)
     assert state.reputation[d5] == pytest.approx(0.5 + 0.0025)
 
@@ -129,7 +136,7 @@ def test_the_change_returned_is_zero_for_a_group_without_customers(state, params
     every group without any."""
     s1, s2 = gidx["S1"], gidx["S2"]
     idx = _group(state, add_customer, s1, [0.4, -0.2, 0.1]) + _group(state, add_customer, s2, [0.01])
-    changes = daily_update(state, params, np.array(idx))
+    changes = _daily_update(state, params, idx)
     assert changes[s1] == pytest.approx(delta_r_hand([0.4, -0.2, 0.1]))
     assert changes[s2] == pytest.approx(2.5e-6)
     others = [g for g in range(26) if g not in (s1, s2)]
@@ -144,6 +151,6 @@ def test_a_spillover_of_exactly_the_threshold_is_not_applied(state, params, add_
     s1, s2 = gidx["S1"], gidx["S2"]
     assert params.spillover[s1, s2] == 0.05
     idx = _group(state, add_customer, s1, [26.666666666666668])
-    daily_update(state, params, np.array(idx))
+    _daily_update(state, params, idx)
     assert state.reputation[s1] == pytest.approx(0.5 + 1 / 150)
     assert state.discovered[s2] and state.reputation[s2] == 0.5

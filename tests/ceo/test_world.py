@@ -728,7 +728,7 @@ def test_each_step_of_a_day_works_on_the_start_of_day_caches_the_right_customers
     _check(c, "process_day", st, p, rs.get("enterprise"), w.book, start, now)
     _check(c, "cancellation_damage", st, p, rs.get("reputation"), np.array([E1]), None, start_counts, k=1)
     # reputation: the subscribers of the morning, whose satisfaction today's update reached, those who left today too
-    _check(c, "daily_update", st, p, at_start)
+    _check(c, "daily_update", st, p, at_start, np.array([S1, S1, E1, E1, E2, S1]), start_counts)
     # the posts' candidates: the subscribers of step 14 (today's leavers among them), with the issues open then
     # (0's, resolved by today's support)
     _check(

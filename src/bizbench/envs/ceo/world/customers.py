@@ -96,15 +96,16 @@ class Customers:
 
     def append(self, count: int, values: Mapping[str, np.ndarray | float | int]) -> np.ndarray:
         """Add ``count`` rows with the given column values (the column's default elsewhere); returns their
-        indices. Grown columns are zeroed memory whose rows get their values only when appended, so
-        spare capacity is not touched (no time, no resident memory) before it is used."""
+        indices. Columns grow to the next power of two rows, into zeroed memory whose rows get their
+        values only when appended, so spare capacity is not touched (no time, no resident memory)
+        before it is used."""
         need = self.n + count
         cap = len(self._cols["group"])
         unknown = set(values) - set(COLUMNS)
         if unknown:
             raise KeyError(f"unknown customer columns: {sorted(unknown)}")
         if need > cap:
-            new_cap = max(need, 2 * cap)
+            new_cap = max(2 * cap, 1 << (need - 1).bit_length())
             for name, (dtype, _) in COLUMNS.items():
                 grown = np.zeros(new_cap, dtype=dtype)
                 grown[: self.n] = self._cols[name][: self.n]

@@ -19,22 +19,23 @@ def _clip(state: WorldState, values: np.ndarray) -> np.ndarray:
     return np.maximum(np.clip(values, 0.0, r.ceiling), r.floor)
 
 
-def daily_update(state: WorldState, params: Params, active: np.ndarray) -> np.ndarray:
+def daily_update(
+    state: WorldState, params: Params, active: np.ndarray, groups: np.ndarray, counts: np.ndarray
+) -> np.ndarray:
     """Eq 22-23 per group, then eq 25 spillover to other discovered groups.
 
     ``active`` are the subscribers of the start of the day, whose satisfaction the day's step 14
     updated, those who cancelled or churned later that day included (the engine's order,
-    reference-notes §1.2). delta_i = 0.0005 S (S >= 0) or 0.001 S (S < 0); Delta R_g = sum(delta)/N' log2 N'.
-    Groups are processed in order and spillovers (0.3 W_rep[g,h] Delta R_g, applied when
-    above 1e-4) take effect at once, as in the engine. Returns Delta R per group.
+    reference-notes §1.2); ``groups`` their groups and ``counts`` their number per group, as the
+    day's step gathered them. delta_i = 0.0005 S (S >= 0) or 0.001 S (S < 0); Delta R_g =
+    sum(delta)/N' log2 N'. Groups are processed in order and spillovers (0.3 W_rep[g,h] Delta R_g,
+    applied when above 1e-4) take effect at once, as in the engine. Returns Delta R per group.
     """
     r = state.config.reputation
-    cust = state.customers
-    g = cust.group[active]
-    s = cust.satisfaction[active]
-    delta = np.where(s >= 0, r.positive_rate * s, r.negative_rate * s)
-    sums = np.bincount(g, weights=delta, minlength=params.n_groups)
-    counts = np.bincount(g, minlength=params.n_groups)
+    s = state.customers.satisfaction[active]
+    delta = s * r.positive_rate
+    np.multiply(s, r.negative_rate, out=delta, where=s < 0)
+    sums = np.bincount(groups, weights=delta, minlength=params.n_groups)
     changes = sums / np.maximum(counts, r.n_min) * np.log2(np.maximum(counts, r.n_min))
     changes[counts == 0] = 0.0
     for grp in np.flatnonzero(counts):

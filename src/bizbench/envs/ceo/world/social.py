@@ -47,26 +47,33 @@ def subscriber_weights(
     w = np.abs(s)
     w *= so.extremity_weight
     w += 1.0
-    neg = np.flatnonzero(s < 0)
-    w[neg] *= 1.0 + so.negative_weight * s[neg] ** 2
-    w[params.influencer.take(cust.group[active])] *= so.influencer_weight
-    w[state.day - cust.start_day[active] <= so.new_customer_days] *= so.new_customer_weight
+    negative = s**2
+    negative *= so.negative_weight
+    negative += 1.0
+    np.multiply(w, negative, out=w, where=s < 0)
+    np.multiply(w, so.influencer_weight, out=w, where=params.influencer.take(cust.group[active]))
+    np.multiply(w, so.new_customer_weight, out=w, where=state.day - cust.start_day[active] <= so.new_customer_days)
     ds = np.abs(cust.satisfaction_change[active])
-    changed = np.flatnonzero(ds >= so.change_threshold)
-    w[changed] *= 1.0 + so.change_weight * ds[changed]
-    events = float(overload) + float(outage) + open_issue + over_quota(state, active)
+    change = ds * so.change_weight
+    change += 1.0
+    np.multiply(w, change, out=w, where=ds >= so.change_threshold)
+    # the count of today's events, a whole number, so the order of its sum does not matter
+    events = np.add(open_issue, over_quota(state, active), dtype=np.float64)
+    events += float(overload) + float(outage)
     events *= so.event_weight
     events += 1.0
     w *= events
     w *= cust.whole_seats(active)
-    w[~np.isfinite(w)] = 1e6
+    np.copyto(w, 1e6, where=~np.isfinite(w))
     return w
 
 
 def over_quota(state: WorldState, active: np.ndarray) -> np.ndarray:
     """Whether each active subscriber's demand today exceeds its plan's daily quota (reference-notes §4.4)."""
     cust = state.customers
-    return cust.usage_rate[active] * weekly_factor(state, state.day) > state.settings.quotas[cust.plan[active]]
+    demand = cust.usage_rate[active]
+    demand *= weekly_factor(state, state.day)
+    return demand > state.settings.quotas.take(cust.plan[active])
 
 
 def author_events(

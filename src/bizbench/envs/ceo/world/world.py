@@ -144,7 +144,8 @@ class World:
         start = self.market_view()
         delivered, q_shift, c_drift = start
         active = cust.active()
-        start_counts = np.bincount(cust.group[active], minlength=p.n_groups)
+        groups = cust.group[active].astype(np.intp)  # gathered once for the day's group counts
+        start_counts = np.bincount(groups, minlength=p.n_groups)
         # 5. usage and service health
         units = usage.compute_usage(st, active)
         units_by_plan = costs.usage_by_plan(st, active, units)  # billed at step 21 whatever churns today
@@ -209,7 +210,7 @@ class World:
             self.notify("large_customer_message", f"Enterprise customer {c} sent a counter-offer")
         # 18. reputation and the customer posts' candidates: the subscribers whose satisfaction step 14
         # updated, those who left today included (reference-notes §1.2, §4.12)
-        reputation.daily_update(st, p, active)
+        reputation.daily_update(st, p, active, groups, start_counts)
         if sample_posts:
             self._customer_posts(active, open_issue, svc, dec, churned_ent)
         active = cust.active()
@@ -440,7 +441,7 @@ class World:
     ) -> dict[str, Any]:
         st, p = self.state, self.params
         cust = st.customers
-        g = cust.group[active]
+        g = cust.group[active].astype(np.intp)
         accounts = np.bincount(g, minlength=p.n_groups)
         billed_seats = cust.whole_seats(active)
         seats = np.bincount(g, weights=billed_seats, minlength=p.n_groups)
@@ -467,7 +468,7 @@ class World:
             "enterprise_leads": len(leads.enterprise_leads),
             "enterprise_lead_seats": int(cust.whole_seats(leads.enterprise_leads).sum()),
             "enterprise_new_seats": int(cust.whole_seats(np.array(ent.won, dtype=np.int64)).sum()),
-            "open_issues": int((cust.issue_days[active] > 0).sum()),
+            "open_issues": np.count_nonzero(cust.issue_days[active] > 0),
             "downtime_minutes": svc.downtime_minutes,
             "p95_ms": svc.p95_ms,
             "error_rate": svc.error_rate,
