@@ -76,3 +76,13 @@ def test_a_store_pickles_and_unpickles_with_its_rows():
     cust.append(3, {"group": np.array([1, 2, 3]), "status": SUBSCRIBED})
     back = pickle.loads(pickle.dumps(cust, protocol=5))
     assert back.n == 3 and back.group.tolist() == [1, 2, 3] and back.active().tolist() == [0, 1, 2]
+
+
+def test_whole_seats_are_the_floor_of_the_seat_count_as_appended_and_as_set():
+    """docs/reference-notes.md §4.17, §4.22: seats are kept as a float and read floored; the floor is stored with
+    the count, on append and by ``set_seats`` (the monthly drift's writer)."""
+    cust = Customers()
+    cust.append(3, {"seats": np.array([1.0, 10.7, 250.2])})
+    assert cust.whole_seats(np.array([0, 1, 2])).tolist() == [1.0, 10.0, 250.0]
+    cust.set_seats(np.array([1]), np.array([11.021]))
+    assert cust.seats[1] == 11.021 and cust.whole_seats(slice(None)).tolist() == [1.0, 11.0, 250.0]

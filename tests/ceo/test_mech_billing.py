@@ -214,7 +214,7 @@ def test_a_seat_count_keeps_its_fraction_so_monthly_growth_below_a_seat_adds_up(
         state, params, np.random.default_rng(0), np.array([e]), np.array([], dtype=np.int64), np.zeros(26)
     )
     assert pay.cents.tolist() == [30 * 10 * 100]
-    state.customers.seats[e] *= 1.03
+    state.customers.set_seats(np.array([e]), state.customers.seats[[e]] * 1.03)  # as the monthly drift does
     state.day = 75
     pay = take_payments(
         state, params, np.random.default_rng(0), np.array([e]), np.array([], dtype=np.int64), np.zeros(26)

@@ -34,6 +34,7 @@ COLUMNS: dict[str, tuple[Any, Any]] = {
     "q_max": (np.float64, 1.0),
     "usage_demand": (np.float64, 1.0),
     "seats": (np.float64, 1.0),
+    "billed_seats": (np.float64, 1.0),  # floor(seats), kept with it (append, set_seats): what mechanics read
     "eta_ads": (np.float64, 0.0),
     "rho_ads": (np.float64, 0.0),
     "lockin": (np.float64, 0.0),
@@ -112,6 +113,7 @@ class Customers:
                 self._cols[name] = grown
         for name, (_, fill) in COLUMNS.items():
             self._cols[name][self.n : need] = values.get(name, fill)
+        np.floor(self._cols["seats"][self.n : need], out=self._cols["billed_seats"][self.n : need])
         idx = np.arange(self.n, need)
         self.n = need
         return idx
@@ -119,8 +121,15 @@ class Customers:
     def whole_seats(self, idx: np.ndarray | slice | int) -> np.ndarray:
         """Seats as every mechanic reads them: the floor of the seat count, which is kept as a float so
         the monthly drift's growth of less than a seat accumulates (reference-notes §4.17, §4.22; the
-        engine floors on read). Individuals have exactly one."""
-        return np.floor(self.column("seats")[idx])
+        engine floors on read). Individuals have exactly one. Read from ``billed_seats``, the floor
+        stored whenever the seat count is set (a copy)."""
+        seats = self.column("billed_seats")[idx]
+        return seats.copy() if isinstance(idx, slice) else seats
+
+    def set_seats(self, idx: np.ndarray, seats: np.ndarray) -> None:
+        """Set the seat count of rows ``idx`` and its floor ``billed_seats`` with it."""
+        self.column("seats")[idx] = seats
+        self.column("billed_seats")[idx] = np.floor(seats)
 
     def active(self) -> np.ndarray:
         """Indices of active subscriptions (status subscribed, reference-notes §5.1)."""

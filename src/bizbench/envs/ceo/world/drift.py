@@ -40,7 +40,7 @@ def apply_individual_drift(state: WorldState, params: Params, idx: np.ndarray) -
     cust.q_max[idx] *= 1.0 + growth[:, 1]
     cust.s_left[idx] = np.clip(cust.s_left[idx] * (1.0 + growth[:, 2]), *cfg.steep_left_bounds)
     seat_mult = state.macro_multipliers[g, MACRO_SEAT]
-    cust.seats[idx] = np.maximum(1.0, cust.seats[idx] * (1.0 + growth[:, 3] * seat_mult))
+    cust.set_seats(idx, np.maximum(1.0, cust.seats[idx] * (1.0 + growth[:, 3] * seat_mult)))
     cust.forget_requirement(idx)
 
 
