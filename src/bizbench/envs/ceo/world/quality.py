@@ -94,10 +94,19 @@ def perceived_quality(
     q: Quality,
     service_penalty: float = 0.0,
 ) -> np.ndarray:
-    """Q_perc = (Del - svc + RB + TB) * F - IP - AP (eq 15 in the engine form, reference-notes §4.7)."""
-    positive = delivered - service_penalty + relationship_bonus(relationship, q)
+    """Q_perc = (Del - svc + RB + TB) * F - IP - AP (eq 15 in the engine form, reference-notes §4.7).
+
+    A penalty that is the scalar +0.0 (no service trouble, no ads) is not subtracted: x - 0.0 is x.
+    """
+    positive = relationship_bonus(relationship, q)
+    positive += delivered if _is_plus_zero(service_penalty) else delivered - service_penalty
     positive += tenure_bonus(tenure_days, q)
     positive *= quota_f
     positive -= q.issue_penalty * issue_days
-    positive -= ad_penalty
+    if not _is_plus_zero(ad_penalty):
+        positive -= ad_penalty
     return positive
+
+
+def _is_plus_zero(x: np.ndarray | float) -> bool:
+    return np.ndim(x) == 0 and x == 0.0 and not np.signbit(x)

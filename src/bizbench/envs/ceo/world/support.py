@@ -63,9 +63,8 @@ def run_support(
     zero_kept = state.config.fixes.relationship_zero_kept
     s = state.settings
     cust = state.customers
-    issue_days = cust.issue_days[active]
-    has_issue = issue_days > 0
-    pool = active[has_issue]
+    has_issue = cust.issue_days[active] > 0
+    pool = np.compress(has_issue, active)  # np.compress: a boolean index is slower unless nearly all pass
     pool_groups = cust.group[pool]
     resolved_mask = np.zeros(len(pool), dtype=bool)
     position = {"all": np.arange(len(pool))}
@@ -105,14 +104,14 @@ def run_support(
 
     # Generation for subscribers without an open issue at day start (the formula's steps in place).
     no_issue = ~has_issue
-    free = active[no_issue]
-    prob = np.subtract(1.0, satisfaction_before[no_issue])
+    free = np.compress(no_issue, active)
+    prob = np.subtract(1.0, np.compress(no_issue, satisfaction_before))
     prob *= sp.satisfaction_rate
     prob += sp.base_rate
     prob += sp.outage_rate * float(outage)
     prob *= cust.whole_seats(free)
     np.clip(prob, 0.0, sp.max_prob, out=prob)
-    opened = free[rng.random(len(free)) < prob]
+    opened = np.compress(rng.random(len(free)) < prob, free)
     cust.issue_days[opened] = 1
     cust.issue_open_day[opened] = state.day
     return SupportDay(opened=opened, resolved=resolved)
