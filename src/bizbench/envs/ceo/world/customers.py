@@ -18,6 +18,10 @@ NONE, LEAD, SUBSCRIBED, CANCELLED, LOST = 0, 1, 2, 3, 4
 # Acquisition sources: channel index 0..4, then these (reference-notes §3.3 source attribution).
 SOURCE_NETWORK, SOURCE_ORGANIC = 5, 6
 
+# Customers per block of an elementwise pass over many of them: temporaries stay small enough for the
+# allocator to reuse (and for the caches), with identical results.
+BLOCK = 1 << 19
+
 # Churn reasons (hidden column).
 REASON_NONE, REASON_VOLUNTARY, REASON_INVOLUNTARY, REASON_ENTERPRISE = 0, 1, 2, 3
 

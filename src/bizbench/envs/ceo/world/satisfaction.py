@@ -5,13 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from bizbench.envs.ceo.world.curve import required_quality
+from bizbench.envs.ceo.world.customers import BLOCK
 from bizbench.envs.ceo.world.drift import quality_band, satisfaction_c_max
 from bizbench.envs.ceo.world.promotions import ad_penalty
 from bizbench.envs.ceo.world.quality import perceived_quality, quota_factor, relationship_as_read
 from bizbench.envs.ceo.world.state import WorldState
 from bizbench.envs.ceo.world.usage import weekly_factor
-
-CHUNK = 1 << 19  # customers per block: keeps temporaries small enough for the allocator to reuse
 
 
 def update_satisfaction(
@@ -35,8 +34,8 @@ def update_satisfaction(
         state.customers.forget_requirement(slice(None))
         state.customers.q_req_market = market
     parts = [
-        _update_block(state, active[i : i + CHUNK], delivered, q_shift_by_group, c_drift_group, service_penalty)
-        for i in range(0, len(active), CHUNK)
+        _update_block(state, active[i : i + BLOCK], delivered, q_shift_by_group, c_drift_group, service_penalty)
+        for i in range(0, len(active), BLOCK)
     ]
     return np.concatenate(parts) if parts else np.empty(0)
 

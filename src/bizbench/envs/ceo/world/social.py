@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from bizbench.envs.ceo.world.customers import BLOCK
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.state import AgentPost, WorldState
 from bizbench.envs.ceo.world.usage import weekly_factor
@@ -40,7 +41,18 @@ def subscriber_weights(
     """w_i of eq 26 in the engine form (reference-notes §4.12): extremity, negativity, influencer, new
     customer, satisfaction change, today's events (overload, outage, an open issue, quota), seats.
     ``open_issue``: whether each had an issue open when the day's satisfaction update ran.
-    A factor that does not apply to a customer is 1, so it is multiplied in only where it applies."""
+    A factor that does not apply to a customer is 1, so it is multiplied in only where it applies.
+    The weights are elementwise, so they are computed in blocks of customers (``BLOCK``)."""
+    w = np.empty(len(active))
+    for i in range(0, len(active), BLOCK):
+        block = slice(i, i + BLOCK)
+        w[block] = _weights_block(state, params, active[block], overload, outage, open_issue[block])
+    return w
+
+
+def _weights_block(
+    state: WorldState, params: Params, active: np.ndarray, overload: bool, outage: bool, open_issue: np.ndarray
+) -> np.ndarray:
     so = state.config.social
     cust = state.customers
     s = cust.satisfaction[active]
@@ -58,7 +70,8 @@ def subscriber_weights(
     change += 1.0
     np.multiply(w, change, out=w, where=ds >= so.change_threshold)
     # the count of today's events, a whole number, so the order of its sum does not matter
-    events = np.add(open_issue, over_quota(state, active), dtype=np.float64)
+    events = over_quota(state, active).astype(np.float64)
+    events += open_issue
     events += float(overload) + float(outage)
     events *= so.event_weight
     events += 1.0
