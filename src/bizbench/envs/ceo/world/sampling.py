@@ -20,9 +20,11 @@ def _customer_major_draws(rng: np.random.Generator, n: int) -> tuple[np.ndarray,
     block = rng.random((n, UNIFORMS_PER_CUSTOMER))
     uniforms = block[:, :4]
     u1 = 1.0 - block[:, 4:10]  # (0, 1]
-    u2 = block[:, 10:16]
+    angle = 2 * np.pi * block[:, 10:16]
     radius = np.sqrt(-2.0 * np.log(u1))
-    normals = np.concatenate([radius * np.cos(2 * np.pi * u2), radius * np.sin(2 * np.pi * u2)], axis=1)
+    normals = np.empty((n, 12))
+    np.multiply(radius, np.cos(angle), out=normals[:, :6])
+    np.multiply(radius, np.sin(angle), out=normals[:, 6:])
     return uniforms, normals
 
 
