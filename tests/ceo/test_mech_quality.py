@@ -48,6 +48,14 @@ def test_relationship_and_tenure_bonus(cfg):
     assert got == pytest.approx(exp, abs=1e-15)
 
 
+def test_tenure_bonus_of_whole_days_is_the_formula_bit_for_bit(cfg):
+    """Whole-day tenures read TB from a table of each day up to the longest tenure: the same bits as the
+    formula on the same days as floats, for any order and repeat of the days."""
+    days = np.random.default_rng(3).integers(-3, 900, 20_000).astype(np.int32)
+    table, formula = tenure_bonus(days, cfg.quality), tenure_bonus(days.astype(np.float64), cfg.quality)
+    assert table.dtype == formula.dtype and table.tobytes() == formula.tobytes()
+
+
 def test_effective_ad_load_reference_points():
     """Ref §4.18: a = ln(1 + 9 s) / ln 10 (0 -> 0, 0.1 -> 0.28, 0.5 -> 0.74, 1 -> 1), s in [0, 1]."""
     got = effective_ad_load(np.array([0.0, 0.1, 0.5, 1.0, 1.5, -0.2]))
