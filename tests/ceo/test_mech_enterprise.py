@@ -18,6 +18,7 @@ from bizbench.envs.ceo.world.enterprise import (
     RENEGOTIATION,
     EnterpriseBook,
     MessageIds,
+    enterprise_rows,
     evaluate_offers,
     negotiation_quality,
     process_day,
@@ -1173,3 +1174,13 @@ def test_an_account_at_relationship_zero_opens_a_churn_thread_only_where_zero_st
     state.customers.relationship[c] = 0.0
     out = process_day(state, params, fake_rng(random=[[0.9]]), EnterpriseBook(), *_still(delivered, q_shift, c_drift))
     assert out.opened == ([c] if opened else [])
+
+
+def test_the_enterprise_rows_are_each_found_once_and_in_row_order(state, params, add_customer, gidx):
+    """``enterprise_rows`` lists the rows of enterprise groups, whatever their status; rows added after a
+    first look are found on the next one."""
+    e1, s1, e3 = gidx["E1"], gidx["S1"], gidx["E3"]
+    a, _, b = (add_customer(state, group=g) for g in (e1, s1, e3))
+    assert enterprise_rows(state, params).tolist() == [a, b]
+    _, c = add_customer(state, group=s1), add_customer(state, group=e1, status=LOST)
+    assert enterprise_rows(state, params).tolist() == [a, b, c]

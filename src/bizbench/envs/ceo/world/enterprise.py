@@ -356,6 +356,17 @@ def process_day(
     return out
 
 
+def enterprise_rows(state: WorldState, params: Params) -> np.ndarray:
+    """The customer rows of enterprise groups, in row order. A row's group never changes, so each row is
+    looked at once, the first time this runs after it was added (``WorldState.enterprise_rows``)."""
+    cust = state.customers
+    first = state.enterprise_rows_scanned
+    new = first + np.flatnonzero(params.is_ent.take(cust.group[first:]))
+    state.enterprise_rows = np.concatenate([state.enterprise_rows, new])
+    state.enterprise_rows_scanned = cust.n
+    return state.enterprise_rows
+
+
 def _open_customer_threads(
     state: WorldState,
     params: Params,
@@ -371,7 +382,8 @@ def _open_customer_threads(
     cfg = state.config
     cust = state.customers
     delivered, q_shift, c_drift = start
-    subs = np.flatnonzero((cust.status == SUBSCRIBED) & np.isin(cust.group, np.flatnonzero(params.is_ent)))
+    rows = enterprise_rows(state, params)
+    subs = rows[cust.status[rows] == SUBSCRIBED]
     subs = subs[~np.isin(subs, had_thread)]
     if len(subs) == 0:
         return

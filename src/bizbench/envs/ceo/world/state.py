@@ -137,6 +137,9 @@ class WorldState:
     # customer rows no longer prospects, by group, over the first ``market_rows_counted`` rows (acquisition.open_market)
     engaged_by_group: np.ndarray = field(init=False)
     market_rows_counted: int = 0
+    # customer rows of enterprise groups among the first ``enterprise_rows_scanned`` rows (enterprise.enterprise_rows)
+    enterprise_rows: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    enterprise_rows_scanned: int = 0
     insight_snapshots: dict[int, dict[str, Any]] = field(default_factory=dict)
     # global quality state (eq 12, 35)
     bonus_shared: float = 0.0
