@@ -20,7 +20,7 @@ from bizbench.envs.ceo.world.params import MACRO_LEAD, Params
 from bizbench.envs.ceo.world.promotions import lead_promotion, ongoing_promotion
 from bizbench.envs.ceo.world.quality import quota_factor
 from bizbench.envs.ceo.world.sampling import sample_customers
-from bizbench.envs.ceo.world.state import N_CHANNELS, N_PLANS, WorldState
+from bizbench.envs.ceo.world.state import N_CHANNELS, WorldState
 from bizbench.envs.ceo.world.usage import draw_usage_rate, weekly_factor
 
 
@@ -210,9 +210,9 @@ def _lead_preferences(
 
 
 def _offered_quality(state: WorldState, group: int, demand: np.ndarray, delivered: np.ndarray) -> np.ndarray:
-    """Del_{g,p} F(quota_p, u seats) for each plan, shape [n, 3] (reference-notes §3.4)."""
-    quotas = state.settings.quotas
-    return np.stack([delivered[group, p] * quota_factor(quotas[p], demand) for p in range(N_PLANS)], 1)
+    """Del_{g,p} F(quota_p, u seats) for each plan, shape [n, 3] (reference-notes §3.4), the plans broadcast
+    as columns."""
+    return delivered[group] * quota_factor(state.settings.quotas, demand[:, None])
 
 
 def _convert_individuals(
@@ -233,13 +233,8 @@ def _convert_individuals(
     lead_promo = lead_promotion(state.settings, group, cols["source"])
     price = np.maximum(0.0, state.settings.prices[None, :] - lead_promo[:, None])
     quality = _offered_quality(state, group, cols["usage_demand"], delivered)
-    req = np.stack(
-        [
-            required_quality(price[:, p], c_max, q_min, q_max, cols["s_left"], cols["s_right"], cfg.curve)
-            for p in range(N_PLANS)
-        ],
-        1,
-    )
+    columns = (c_max[:, None], q_min[:, None], q_max[:, None], cols["s_left"][:, None], cols["s_right"][:, None])
+    req = required_quality(price, *columns, cfg.curve)  # [n, 3], the plans broadcast as columns
     surplus = np.where(price <= c_max[:, None], quality - req, -np.inf)
     best = np.where(surplus.max(axis=1) > 0, surplus.argmax(axis=1), 0)
     rows = np.arange(n)

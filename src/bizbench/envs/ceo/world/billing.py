@@ -67,23 +67,23 @@ def plan_values(
     q_lo, q_hi = quality_band(cust, idx, q_shift[g])
     s_left, s_right = cust.s_left[idx], cust.s_right[idx]
     relationship, tenure, issue_days = cust.relationship[idx], state.day - cust.start_day[idx], cust.issue_days[idx]
-    q = np.empty((len(idx), N_PLANS))
-    price = np.empty((len(idx), N_PLANS))
-    ok = np.empty((len(idx), N_PLANS), dtype=bool)
-    for p in range(N_PLANS):
-        q[:, p] = perceived_quality(
-            delivered[g, p],
-            relationship,
-            tenure,
-            issue_days,
-            ads,
-            quota_factor(s.quotas[p], demand),
-            cfg.quality,
-        )
-        price[:, p] = np.maximum(0.0, s.prices[p] - ongoing_promotion(s, idx, g, np.full(len(idx), p)))
-        req = required_quality(price[:, p], c_max, q_lo, q_hi, s_left, s_right, cfg.curve)
-        ok[:, p] = (price[:, p] <= c_max) & (q[:, p] >= req)
-        q[:, p] -= req  # surplus
+    # each customer's terms as a column, broadcast against one column per plan
+    q = perceived_quality(
+        delivered[g],
+        relationship[:, None],
+        tenure[:, None],
+        issue_days[:, None],
+        ads[:, None] if isinstance(ads, np.ndarray) else ads,
+        quota_factor(s.quotas, demand[:, None]),
+        cfg.quality,
+    )
+    price = np.stack(
+        [np.maximum(0.0, s.prices[p] - ongoing_promotion(s, idx, g, np.full(len(idx), p))) for p in range(N_PLANS)], 1
+    )
+    columns = (c_max[:, None], q_lo[:, None], q_hi[:, None], s_left[:, None], s_right[:, None])
+    req = required_quality(price, *columns, cfg.curve)
+    ok = (price <= c_max[:, None]) & (q >= req)
+    q -= req  # surplus
     return q, price, ok
 
 

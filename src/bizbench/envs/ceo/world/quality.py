@@ -97,9 +97,10 @@ def perceived_quality(
     """Q_perc = (Del - svc + RB + TB) * F - IP - AP (eq 15 in the engine form, reference-notes §4.7).
 
     A penalty that is the scalar +0.0 (no service trouble, no ads) is not subtracted: x - 0.0 is x.
+    Arguments broadcast (a customer's terms as a column against one column per plan).
     """
-    positive = relationship_bonus(relationship, q)
-    positive += delivered if _is_plus_zero(service_penalty) else delivered - service_penalty
+    delivered = delivered if _is_plus_zero(service_penalty) else delivered - service_penalty
+    positive = np.add(relationship_bonus(relationship, q), delivered)
     positive += tenure_bonus(tenure_days, q)
     positive *= quota_f
     positive -= q.issue_penalty * issue_days
