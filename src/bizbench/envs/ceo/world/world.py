@@ -444,7 +444,8 @@ class World:
         g = cust.group[active].astype(np.intp)
         accounts = np.bincount(g, minlength=p.n_groups)
         billed_seats = cust.whole_seats(active)
-        seats = np.bincount(g, weights=billed_seats, minlength=p.n_groups)
+        ent_rows = np.flatnonzero(p.is_ent.take(g))  # seats are reported for enterprise groups only
+        seats = np.bincount(g[ent_rows], weights=billed_seats[ent_rows], minlength=p.n_groups)
         ids = self.config.group_ids
         # Cash flow by category since the previous record: this day's rows plus lump sums
         # (research, R&D) the agent bought between turns, so each record reconciles cash.
