@@ -312,6 +312,26 @@ def count_large(env: CeoEnv) -> int:
     return int(db(env).query("SELECT COUNT(*) AS n FROM customers WHERE customer_type='large'")["rows"][0]["n"])
 
 
+def test_usage_counts_the_accounts_subscribed_before_the_day_or_cancelled_on_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    churned_on_a_day: list[int] = []
+    record_day = CeoStore.record_day
+
+    def checked(store: CeoStore, env: CeoEnv) -> None:  # every simulated day, before the store copies it
+        w = env.world
+        cust, d = w.state.customers, w.day
+        started = (cust.start_day >= 0) & (cust.start_day < d)
+        expected = np.flatnonzero(started & ((cust.status == SUBSCRIBED) | (cust.end_day == d)))
+        assert w.usage_accounts.tolist() == expected.tolist()
+        churned_on_a_day.append(int((cust.end_day[expected] == d).sum()))
+        record_day(store, env)
+
+    monkeypatch.setattr(CeoStore, "record_day", checked)
+    run_session(tmp_path / "company.db")  # six weeks: cancellations begin at the first bills
+    assert len(churned_on_a_day) == 7 * WEEKS and sum(churned_on_a_day) > 0
+
+
 def test_daily_usage_keeps_30_days_and_matches_service(session: CeoEnv) -> None:
     day = session.day
     assert day == 7 * WEEKS

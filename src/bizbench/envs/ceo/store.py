@@ -75,7 +75,7 @@ from bizbench.core.sqlguard import SqlGuard
 from bizbench.envs.ceo.config import CHANNELS, PLANS, CeoConfig
 from bizbench.envs.ceo.personas import persona_codes, persona_emails, persona_vocabulary
 from bizbench.envs.ceo.world.customers import COLUMNS as CUSTOMER_COLUMNS
-from bizbench.envs.ceo.world.customers import SOURCE_NETWORK, SOURCE_ORGANIC, SUBSCRIBED
+from bizbench.envs.ceo.world.customers import SOURCE_NETWORK, SOURCE_ORGANIC
 
 __all__ = ["CeoStore", "describe_tables", "visible_tables", "HIDDEN_TABLES", "STRIPPED_COLUMNS", "ENUMS"]
 
@@ -655,7 +655,7 @@ class CeoStore:
             self._write_service(w)
             self._write_channels(w)
             self._capture_issues(w)
-            self._capture_usage(w.state)
+            self._capture_usage(w)
             self._capture_ads(w)
 
     def flush(self) -> None:
@@ -1000,14 +1000,12 @@ class CeoStore:
                 int(cust.n),
             )
 
-    def _capture_usage(self, st: Any) -> None:
-        """Today's units of every account active at the usage step (reference-notes §1.2 step 5): subscribed
-        before today and still subscribed, or churned today."""
-        cust, d = st.customers, int(st.day)
-        started = (cust.start_day >= 0) & (cust.start_day < d)
-        ids = np.flatnonzero(started & ((cust.status == SUBSCRIBED) | (cust.end_day == d)))
-        units = np.clip(cust.usage_today[ids], 0, 2**32 - 1).astype(np.int64)
-        self._usage.capture(d, (ids, units))
+    def _capture_usage(self, w: Any) -> None:
+        """Today's units of every account active at the usage step (reference-notes §1.2 step 5): the
+        morning's subscribers, today's cancellations among them."""
+        ids = w.usage_accounts
+        units = np.clip(w.state.customers.usage_today[ids], 0, 2**32 - 1).astype(np.int64)
+        self._usage.capture(int(w.state.day), (ids, units))
 
     def _capture_ads(self, w: Any) -> None:
         earners = getattr(w, "ad_revenue_today", None)

@@ -73,6 +73,7 @@ class World:
         self.price_log: list[tuple[int, np.ndarray]] = []  # (first day in force, list prices)
         self.churn_log: list[tuple[int, np.ndarray]] = []  # (day, cancellations by group)
         self.ad_revenue_today = costs.ad_revenue_by_customer(self.state, np.empty(0, dtype=np.int64))
+        self.usage_accounts = np.empty(0, dtype=np.int64)  # the accounts whose usage the last day counted
         self._invol_cache: dict[int, np.ndarray] = {}
         self._ledger_mark = 0
 
@@ -148,6 +149,7 @@ class World:
         start_counts = np.bincount(groups, minlength=p.n_groups)
         # 5. usage and service health
         units = usage.compute_usage(st, active)
+        self.usage_accounts = active
         units_by_plan = costs.usage_by_plan(st, active, units)  # billed at step 21 whatever churns today
         svc = service.service_day(st, p, rs.get("service"), float(units.sum()))
         self.service_history.append(svc)
