@@ -102,8 +102,8 @@ class Customers:
     def append(self, count: int, values: Mapping[str, np.ndarray | float | int]) -> np.ndarray:
         """Add ``count`` rows with the given column values (the column's default elsewhere); returns their
         indices. Columns grow to the next power of two rows, into zeroed memory whose rows get their
-        values only when appended, so spare capacity is not touched (no time, no resident memory)
-        before it is used."""
+        values only when appended: the spare rows of a large column are zero pages the kernel maps
+        only when first written, so they cost no time and no resident memory before they are used."""
         need = self.n + count
         cap = len(self._cols["group"])
         unknown = set(values) - set(COLUMNS)
