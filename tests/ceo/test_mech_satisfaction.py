@@ -163,3 +163,33 @@ def test_the_engine_reads_a_relationship_of_zero_as_half_in_daily_satisfaction(c
     update_satisfaction(state, np.array([zero, half]), delivered, np.zeros(N), np.zeros(N), 0.0)
     gap = state.customers.satisfaction[half] - state.customers.satisfaction[zero]
     assert gap == pytest.approx(0.1 * 0.9 * 0.5 if zero_kept else 0.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("agent", ["random", "rule-based"])
+def test_the_stored_requirement_equals_a_fresh_one_every_day_of_a_run(agent, monkeypatch):
+    """The kept Q_req (``daily_requirement``) is forgotten wherever its inputs change: on every day of ten
+    weeks of a baseline that changes prices, promotions, quotas and spend, it equals one computed anew."""
+    from bizbench.envs.ceo.baselines import make_policy
+    from bizbench.envs.ceo.env import CeoEnv
+    from bizbench.envs.ceo.world import satisfaction
+
+    kept = satisfaction.daily_requirement
+    days = []
+
+    def checked(state, active, g, q_shift_by_group, c_drift_group):
+        stored = kept(state, active, g, q_shift_by_group, c_drift_group).copy()
+        state.customers.forget_requirement(active)
+        fresh = kept(state, active, g, q_shift_by_group, c_drift_group)
+        assert np.array_equal(stored, fresh), state.day
+        days.append(len(active))
+        return fresh
+
+    monkeypatch.setattr(satisfaction, "daily_requirement", checked)
+    env = CeoEnv.from_preset("default", seed=3, horizon_days=70)
+    policy = make_policy(agent, seed=3) if agent == "random" else make_policy(agent)
+    while not env.done:
+        policy.act(env)
+        band = {"point": 1e6, "lower": 0.0, "upper": 2e6}
+        forecast = {k: band for k in ("cash_1wk", "cash_4wk", "cash_12wk", "cash_26wk")}
+        assert env.call("next_week", rationale="test", predictions=forecast).ok
+    assert len(days) >= 30 and max(days) > (100 if agent == "rule-based" else 0)
