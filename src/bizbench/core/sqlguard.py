@@ -327,8 +327,8 @@ class SqlGuard:
             unknown names, tagged ``hidden_table`` for the tamper log.
         hidden_columns: Per visible table, column names of hidden state (likewise, ``hidden_column``).
         enums: (table, column) -> valid values, for the 0-row hint.
-        storage: Tables that visible views are defined over (they hold nothing hidden): read only
-            through those views.
+        storage: Tables (or inner views) that visible views are defined over (they hold nothing
+            hidden): read only through those views.
     """
 
     def __init__(
@@ -462,6 +462,8 @@ class SqlGuard:
                     )
             if k in names_at and (tok.text in SCHEMA_NAMES or tok.text.startswith("pragma_")):
                 raise ToolError("Schema introspection is not allowed.", tamper="schema_introspection")
+            if k in names_at and tok.text.lower() in self.storage:  # only the env's views read storage
+                raise self._unknown_table(tok.text, hidden=True)
         lead = toks[0]
         if not (lead.kind == "word" and lead.text in ALLOWED_LEADING) and lead.text != "(":
             raise ToolError(f"Only SELECT queries are allowed (the statement starts with '{lead.text}').")
@@ -493,7 +495,7 @@ class SqlGuard:
             conn.close()
             raise ToolError("The database is not available yet.") from None
         stored = {str(name).lower() for name, _, _ in found}
-        views = {str(name).lower() for name, kind, _ in found if kind == "view"} & set(self.tables)
+        views = {str(name).lower() for name, kind, _ in found if kind == "view"} & (set(self.tables) | self.storage)
         widest = max((int(n or 0) for _, _, n in found), default=0)
         conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
         conn.setlimit(sqlite3.SQLITE_LIMIT_COLUMN, max(MAX_RESULT_COLUMNS, widest))

@@ -5,7 +5,8 @@
 --
 -- * customer_rows: one row per customer for both `customers` and `subscriptions` (a customer
 --   has at most one subscription row, reference-notes §5.1); the nine persona picks are one
---   integer (personas.persona_codes) spelled out through persona_words; enum texts are codes.
+--   integer (personas.persona_codes) spelled out through persona_words by the inner view
+--   customer_words, on which `customers` builds the persona sentence; enum texts are codes.
 -- * issue_rows: one row per issue; status, resolution and days_open are derived (an open
 --   issue's days_open counts to store_clock.day, the day the issues were last written).
 --
@@ -72,7 +73,8 @@ CREATE INDEX issue_rows_customer ON issue_rows (customer_id);
 CREATE TABLE store_clock (day INTEGER);
 INSERT INTO store_clock VALUES (0);
 
-CREATE VIEW customers AS
+-- The persona words of each customer row; `customers` adds the sentence made of them.
+CREATE VIEW customer_words AS
 SELECT
     c.customer_id,
     (SELECT customer_type FROM group_names AS g WHERE g.group_id = c.group_id) AS customer_type,
@@ -96,39 +98,38 @@ SELECT
         AS company_decision_style,
     (SELECT word FROM persona_words WHERE field = 8 AND group_id = c.group_id AND code = c.persona >> 32 & 15)
         AS company_primary_concern,
-    (SELECT
-        upper(substr(p.role, 1, 1)) || substr(p.role, 2) || CASE p.customer_type
-            WHEN 'large' THEN ' at a ' || p.size || ' ' || p.industry || ' organisation with a ' || p.culture
-                || ' culture; ' || p.experience || ', ' || p.work_style || '; buying decisions: ' || p.decision
-                || '; main concern: ' || p.concern || '.'
-            ELSE ' in ' || p.industry || ' (' || p.size || '), ' || p.experience || ', ' || p.work_style || ', '
-                || p.tech || ' technical skills; ' || p.decision || '; main concern: ' || p.concern || '.'
-        END
-     FROM (SELECT
-        (SELECT customer_type FROM group_names AS g WHERE g.group_id = c.group_id) AS customer_type,
-        (SELECT word FROM persona_words WHERE field = 0 AND group_id = c.group_id AND code = c.persona & 15)
-            AS industry,
-        (SELECT word FROM persona_words WHERE field = 1 AND group_id = c.group_id AND code = c.persona >> 4 & 15)
-            AS role,
-        (SELECT word FROM persona_words WHERE field = 2 AND group_id = c.group_id AND code = c.persona >> 8 & 15)
-            AS experience,
-        (SELECT word FROM persona_words WHERE field = 3 AND group_id = c.group_id AND code = c.persona >> 12 & 15)
-            AS work_style,
-        (SELECT word FROM persona_words WHERE field = 4 AND group_id = c.group_id AND code = c.persona >> 16 & 15)
-            AS tech,
-        (SELECT word FROM persona_words WHERE field = 5 AND group_id = c.group_id AND code = c.persona >> 20 & 15)
-            AS size,
-        (SELECT word FROM persona_words WHERE field = 6 AND group_id = c.group_id AND code = c.persona >> 24 & 15)
-            AS culture,
-        (SELECT word FROM persona_words WHERE field = 7 AND group_id = c.group_id AND code = c.persona >> 28 & 15)
-            AS decision,
-        (SELECT word FROM persona_words WHERE field = 8 AND group_id = c.group_id AND code = c.persona >> 32 & 15)
-            AS concern
-     ) AS p) AS persona_description,
     c.email,
     c.start_day AS contract_start_day,
     (SELECT name FROM source_names AS s WHERE s.code = c.source) AS acquisition_source
 FROM customer_rows AS c;
+
+CREATE VIEW customers AS
+SELECT
+    customer_id,
+    customer_type,
+    group_id,
+    created_day,
+    persona_industry,
+    persona_role,
+    persona_experience,
+    persona_work_style,
+    persona_tech_savvy,
+    company_size_descriptor,
+    company_culture,
+    company_decision_style,
+    company_primary_concern,
+    upper(substr(persona_role, 1, 1)) || substr(persona_role, 2) || CASE customer_type
+        WHEN 'large' THEN ' at a ' || company_size_descriptor || ' ' || persona_industry || ' organisation with a '
+            || company_culture || ' culture; ' || persona_experience || ', ' || persona_work_style
+            || '; buying decisions: ' || company_decision_style || '; main concern: ' || company_primary_concern || '.'
+        ELSE ' in ' || persona_industry || ' (' || company_size_descriptor || '), ' || persona_experience || ', '
+            || persona_work_style || ', ' || persona_tech_savvy || ' technical skills; ' || company_decision_style
+            || '; main concern: ' || company_primary_concern || '.'
+    END AS persona_description,
+    email,
+    contract_start_day,
+    acquisition_source
+FROM customer_words;
 
 CREATE VIEW subscriptions AS
 SELECT

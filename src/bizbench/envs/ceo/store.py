@@ -216,12 +216,12 @@ _VISIBLE_POST_KEYS = ("post_id", "day", "content", "reply_to_agent_post_id", "so
 
 @lru_cache(maxsize=1)
 def storage_tables() -> frozenset[str]:
-    """The tables ``storage.sql`` keeps the three view-backed tables in (never queryable by name): every
-    table of the file that is not in the contract."""
+    """The tables (and the inner view) ``storage.sql`` keeps the three view-backed tables in, never
+    queryable by name: every table or view of the file that is not in the contract."""
     conn = sqlite3.connect(":memory:")
     try:
         conn.executescript(SCHEMA_PATH.read_text(encoding="utf-8") + STORAGE_PATH.read_text(encoding="utf-8"))
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
         return frozenset(tables - set(visible_tables()))
     finally:
         conn.close()
