@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bizbench.envs.ceo.world.customers import BLOCK
 from bizbench.envs.ceo.world.state import WorldState
 
 
@@ -25,11 +26,16 @@ def compute_usage(state: WorldState, active: np.ndarray) -> np.ndarray:
     (reference-notes §4.3); the billing-period usage is still accumulated (hidden).
     """
     cust = state.customers
-    units = cust.usage_rate[active]
-    units *= weekly_factor(state, state.day)
-    np.minimum(units, state.settings.quotas.take(cust.plan[active]), out=units)
-    units += 0.5
-    np.floor(units, out=units)  # SQL round(): half away from 0
-    cust.usage_today[active] = units
-    cust.period_usage[active] += units
+    rate, plan, today, period = cust.usage_rate, cust.plan, cust.usage_today, cust.period_usage
+    quotas, w = state.settings.quotas, weekly_factor(state, state.day)
+    units = np.empty(len(active))
+    for i in range(0, len(active), BLOCK):  # elementwise, in blocks of customers (``BLOCK``)
+        rows, u = active[i : i + BLOCK], units[i : i + BLOCK]
+        rate.take(rows, out=u)
+        u *= w
+        np.minimum(u, quotas.take(plan.take(rows)), out=u)
+        u += 0.5
+        np.floor(u, out=u)  # SQL round(): half away from 0
+        today[rows] = u
+        period[rows] += u
     return units
