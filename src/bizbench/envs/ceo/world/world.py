@@ -37,6 +37,7 @@ from bizbench.envs.ceo.world import (
     surges,
     usage,
 )
+from bizbench.envs.ceo.world.customers import BLOCK
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.state import AgentPost, WorldState
 
@@ -445,9 +446,19 @@ class World:
         cust = st.customers
         g = cust.group[active].astype(np.intp)
         accounts = np.bincount(g, minlength=p.n_groups)
-        billed_seats = cust.whole_seats(active)
         ent_rows = np.flatnonzero(p.is_ent.take(g))  # seats are reported for enterprise groups only
-        seats = np.bincount(g[ent_rows], weights=billed_seats[ent_rows], minlength=p.n_groups)
+        seats = np.bincount(g[ent_rows], weights=cust.whole_seats(active[ent_rows]), minlength=p.n_groups)
+        # one buffer for the per-subscriber reads, filled in blocks (``BLOCK``): satisfaction, then the MRR
+        # terms price x whole seats, each summed over the whole buffer as before
+        per_subscriber = cust.satisfaction.take(active)
+        mean_satisfaction = float(per_subscriber.mean()) if len(active) else None
+        cust.effective_price.take(active, out=per_subscriber)
+        billed, issue_days = cust.billed_seats, cust.issue_days
+        open_issues = 0
+        for i in range(0, len(active), BLOCK):
+            rows = active[i : i + BLOCK]
+            per_subscriber[i : i + BLOCK] *= billed.take(rows)
+            open_issues += int(np.count_nonzero(issue_days.take(rows) > 0))
         ids = self.config.group_ids
         # Cash flow by category since the previous record: this day's rows plus lump sums
         # (research, R&D) the agent bought between turns, so each record reconciles cash.
@@ -471,7 +482,7 @@ class World:
             "enterprise_leads": len(leads.enterprise_leads),
             "enterprise_lead_seats": int(cust.whole_seats(leads.enterprise_leads).sum()),
             "enterprise_new_seats": int(cust.whole_seats(np.array(ent.won, dtype=np.int64)).sum()),
-            "open_issues": np.count_nonzero(cust.issue_days[active] > 0),
+            "open_issues": open_issues,
             "downtime_minutes": svc.downtime_minutes,
             "p95_ms": svc.p95_ms,
             "error_rate": svc.error_rate,
@@ -490,9 +501,9 @@ class World:
             "quality_bonus_by_group": {ids[i]: float(st.bonus_group[i]) for i in np.flatnonzero(st.bonus_group)},
             "q_drift_global": st.q_drift_global,
             "reputation": {ids[i]: round(float(st.reputation[i]), 6) for i in np.flatnonzero(st.discovered)},
-            "mean_satisfaction": float(cust.satisfaction[active].mean()) if len(active) else None,
+            "mean_satisfaction": mean_satisfaction,
             "pmi": st.pmi,
-            "mrr": float(np.sum(cust.effective_price[active] * billed_seats)),
+            "mrr": float(np.sum(per_subscriber)),
         }
 
 
