@@ -22,6 +22,14 @@ SOURCE_NETWORK, SOURCE_ORGANIC = 5, 6
 # allocator to reuse (and for the caches), with identical results.
 BLOCK = 1 << 19
 
+
+def gather(column: np.ndarray, rows: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``column[rows]`` written into ``out`` (returned). ``rows`` are row numbers, never negative nor past
+    the end, so numpy's take mode ``clip`` never clips; unlike the default mode it writes straight into
+    ``out`` instead of through a buffer (about twice as fast), the same values."""
+    return column.take(rows, out=out, mode="clip")
+
+
 # Churn reasons (hidden column).
 REASON_NONE, REASON_VOLUNTARY, REASON_INVOLUNTARY, REASON_ENTERPRISE = 0, 1, 2, 3
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bizbench.envs.ceo.world.customers import BLOCK
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.state import WorldState
 
@@ -32,9 +33,12 @@ def daily_update(
     applied when above 1e-4) take effect at once, as in the engine. Returns Delta R per group.
     """
     r = state.config.reputation
-    s = state.customers.satisfaction[active]
-    delta = s * r.positive_rate
-    np.multiply(s, r.negative_rate, out=delta, where=s < 0)
+    satisfaction = state.customers.satisfaction
+    delta = np.empty(len(active))
+    for i in range(0, len(active), BLOCK):  # elementwise, in blocks of customers (``BLOCK``)
+        s = satisfaction[active[i : i + BLOCK]]
+        np.multiply(s, r.positive_rate, out=delta[i : i + BLOCK])
+        np.multiply(s, r.negative_rate, out=delta[i : i + BLOCK], where=s < 0)
     sums = np.bincount(groups, weights=delta, minlength=params.n_groups)
     changes = sums / np.maximum(counts, r.n_min) * np.log2(np.maximum(counts, r.n_min))
     changes[counts == 0] = 0.0

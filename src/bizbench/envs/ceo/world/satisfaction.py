@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from bizbench.envs.ceo.world.curve import required_quality
-from bizbench.envs.ceo.world.customers import BLOCK
+from bizbench.envs.ceo.world.customers import BLOCK, gather
 from bizbench.envs.ceo.world.drift import quality_band, satisfaction_c_max
 from bizbench.envs.ceo.world.promotions import ad_penalty
 from bizbench.envs.ceo.world.quality import perceived_quality, quota_factor, relationship_as_read
@@ -33,11 +33,11 @@ def update_satisfaction(
     if state.customers.q_req_market != market:  # a drift or competitor event moved every Q_req
         state.customers.forget_requirement(slice(None))
         state.customers.q_req_market = market
-    parts = [
-        _update_block(state, active[i : i + BLOCK], delivered, q_shift_by_group, c_drift_group, service_penalty)
-        for i in range(0, len(active), BLOCK)
-    ]
-    return np.concatenate(parts) if parts else np.empty(0)
+    before = np.empty(len(active))
+    for i in range(0, len(active), BLOCK):
+        block = slice(i, i + BLOCK)
+        _update_block(state, active[block], delivered, q_shift_by_group, c_drift_group, service_penalty, before[block])
+    return before
 
 
 def _update_block(
@@ -47,7 +47,9 @@ def _update_block(
     q_shift_by_group: np.ndarray,
     c_drift_group: np.ndarray,
     service_penalty: float,
-) -> np.ndarray:
+    before: np.ndarray,
+) -> None:
+    """The update of customers ``active``; their S before it is written into ``before``."""
     cfg = state.config
     cust = state.customers
     g = cust.group[active].astype(np.intp)  # one conversion for the group lookups below
@@ -67,7 +69,7 @@ def _update_block(
         service_penalty,
     )
     q_perc -= daily_requirement(state, active, g, q_shift_by_group, c_drift_group)
-    before = cust.satisfaction[active]
+    gather(cust.satisfaction, active, before)
     w = cfg.satisfaction.new_weight
     q_perc *= w
     after = (1.0 - w) * before
@@ -75,7 +77,6 @@ def _update_block(
     cust.satisfaction[active] = after
     after -= before
     cust.satisfaction_change[active] = after
-    return before
 
 
 def daily_requirement(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bizbench.envs.ceo.world.customers import BLOCK
+from bizbench.envs.ceo.world.customers import BLOCK, gather
 from bizbench.envs.ceo.world.state import WorldState
 
 
@@ -31,7 +31,7 @@ def compute_usage(state: WorldState, active: np.ndarray) -> np.ndarray:
     units = np.empty(len(active))
     for i in range(0, len(active), BLOCK):  # elementwise, in blocks of customers (``BLOCK``)
         rows, u = active[i : i + BLOCK], units[i : i + BLOCK]
-        rate.take(rows, out=u)
+        gather(rate, rows, u)
         u *= w
         np.minimum(u, quotas.take(plan.take(rows)), out=u)
         u += 0.5

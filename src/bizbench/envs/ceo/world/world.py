@@ -37,7 +37,7 @@ from bizbench.envs.ceo.world import (
     surges,
     usage,
 )
-from bizbench.envs.ceo.world.customers import BLOCK
+from bizbench.envs.ceo.world.customers import BLOCK, gather
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.state import AgentPost, WorldState
 
@@ -450,9 +450,9 @@ class World:
         seats = np.bincount(g[ent_rows], weights=cust.whole_seats(active[ent_rows]), minlength=p.n_groups)
         # one buffer for the per-subscriber reads, filled in blocks (``BLOCK``): satisfaction, then the MRR
         # terms price x whole seats, each summed over the whole buffer as before
-        per_subscriber = cust.satisfaction.take(active)
+        per_subscriber = gather(cust.satisfaction, active, np.empty(len(active)))
         mean_satisfaction = float(per_subscriber.mean()) if len(active) else None
-        cust.effective_price.take(active, out=per_subscriber)
+        gather(cust.effective_price, active, per_subscriber)
         billed, issue_days = cust.billed_seats, cust.issue_days
         open_issues = 0
         for i in range(0, len(active), BLOCK):
