@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bizbench.envs.ceo.world.customers import SUBSCRIBED
+from bizbench.envs.ceo.world.customers import BLOCK, SUBSCRIBED, gather
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.promotions import per_customer
 from bizbench.envs.ceo.world.quality import relationship_as_read
@@ -102,15 +102,20 @@ def run_support(
     before = relationship_as_read(cust.relationship[unresolved], zero_kept)
     cust.relationship[unresolved] = np.maximum(0.0, before - sp.relationship_daily_decay)
 
-    # Generation for subscribers without an open issue at day start (the formula's steps in place).
+    # Generation for subscribers without an open issue at day start (the formula's steps in place, in
+    # blocks of customers: ``BLOCK``).
     no_issue = ~has_issue
     free = np.compress(no_issue, active)
-    prob = np.subtract(1.0, np.compress(no_issue, satisfaction_before))
-    prob *= sp.satisfaction_rate
-    prob += sp.base_rate
-    prob += sp.outage_rate * float(outage)
-    prob *= cust.whole_seats(free)
-    np.clip(prob, 0.0, sp.max_prob, out=prob)
+    prob = np.compress(no_issue, satisfaction_before)
+    seats = np.empty(min(BLOCK, len(free)))
+    for start in range(0, len(free), BLOCK):
+        block = prob[start : start + BLOCK]
+        np.subtract(1.0, block, out=block)
+        block *= sp.satisfaction_rate
+        block += sp.base_rate
+        block += sp.outage_rate * float(outage)
+        block *= gather(cust.billed_seats, free[start : start + BLOCK], seats[: len(block)])  # whole seats
+        np.clip(block, 0.0, sp.max_prob, out=block)
     opened = np.compress(rng.random(len(free)) < prob, free)
     cust.issue_days[opened] = 1
     cust.issue_open_day[opened] = state.day
