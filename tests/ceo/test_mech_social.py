@@ -466,7 +466,7 @@ class _PostRng:
 
     def exponential(self, scale=1.0, size=None):
         assert scale == 1.0 and size == len(self.exp)
-        return np.array(self.exp)
+        return np.array(self.exp, dtype=np.float64)  # a Generator's draws are floats
 
     def random(self, size=None):
         assert size == 8

@@ -134,7 +134,8 @@ def sample_posts(
     if n == 0:
         return []
     k = min(so.max_posts, n)
-    keys = rng.exponential(1.0, n) / np.maximum(cands.weights, 1e-300)
+    keys = rng.exponential(1.0, n)
+    keys /= np.maximum(cands.weights, 1e-300)
     pick = np.argpartition(keys, k - 1)[:k] if n > k else np.arange(n)
     pick = pick[np.argsort(keys[pick])]
     posts = []
