@@ -85,7 +85,7 @@ SCHEMA_PATH = Path(__file__).with_name("schema.sql")  # the agent's contract: 19
 STORAGE_PATH = Path(__file__).with_name("storage.sql")  # how three of them are kept compact
 WINDOW_DAYS = 30  # daily_usage / ads_revenue keep days d-29 .. d (reference-notes §5.1 "last ~30 days")
 LAZY_TABLES = ("customers", "subscriptions", "issues", "daily_usage", "ads_revenue")
-_LAZY_RE = re.compile(r"\b(customers|subscriptions|issues|daily_usage|ads_revenue)\b", re.IGNORECASE)
+_LAZY_RE = re.compile(rf"\b({'|'.join(LAZY_TABLES)})\b", re.IGNORECASE)
 
 # Columns the engine keeps in visible tables but strips from answers (reference-notes §5.1). bizbench
 # never writes them; they are listed so naming one is refused as hidden, not as a typo.
@@ -663,7 +663,7 @@ class CeoStore:
         with self._lock:
             if self._closed:
                 return
-            self._materialise(list(self._lazy))
+            self._materialise(LAZY_TABLES)
             self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     def close(self) -> None:
@@ -683,9 +683,7 @@ class CeoStore:
             with self._transaction():
                 for name, _ in indexes:
                     self._conn.execute(f"DROP INDEX {name}")
-                for b in dict.fromkeys(self._lazy.values()):
-                    if b.pending(self._day):
-                        b.write(self._conn, self._day)
+                self._write_pending(LAZY_TABLES)
                 for _, sql in indexes:
                     self._conn.execute(sql)
             try:
@@ -728,15 +726,16 @@ class CeoStore:
         self._conn.execute("COMMIT")
 
     def _materialise(self, tables: Sequence[str]) -> None:
-        buffers = []
-        for t in tables:
-            b = self._lazy[t]
-            if b not in buffers and b.pending(self._day):
-                buffers.append(b)
-        if buffers:
+        """Write the pending rows of ``tables`` in one transaction (none when nothing is pending)."""
+        if any(self._lazy[t].pending(self._day) for t in tables):
             with self._transaction():
-                for b in buffers:
-                    b.write(self._conn, self._day)
+                self._write_pending(tables)
+
+    def _write_pending(self, tables: Sequence[str]) -> None:
+        """Write the pending rows of each buffer behind ``tables`` once (inside a transaction)."""
+        for b in dict.fromkeys(self._lazy[t] for t in tables):
+            if b.pending(self._day):
+                b.write(self._conn, self._day)
 
     def _take(self, name: str, log: Sequence[Any]) -> tuple[int, Sequence[Any]]:
         """New entries of an append-only log since its mark, and the mark (advanced)."""
