@@ -228,6 +228,9 @@ class EnvSpec:
     #: the benchmark's name as a task id (inspect-ai ``bizbench/<task>``, docs/interfaces.md);
     #: None: the env id
     task: str | None = None
+    #: ``"module:Class"`` of the env's :class:`~bizbench.core.arena.Arena` (rival companies in one
+    #: market, docs/arena.md); None: the env has no arena
+    arena: str | None = None
 
     @property
     def task_name(self) -> str:
@@ -339,6 +342,21 @@ class EnvSpec:
             **world_options,
         )
         return env
+
+    def make_arena(
+        self,
+        config: Any,
+        seed: int,
+        seats: int,
+        preset: str | None = None,
+        preset_hash: str = "",
+        secret: str | None = None,
+    ) -> Any:
+        """A fresh :class:`~bizbench.core.arena.Arena` of ``seats`` rival companies (ValueError when
+        the env has none, or for a seat count it does not take)."""
+        if self.arena is None:
+            raise ValueError(f"env {self.id!r} has no arena (docs/arena.md lists the envs that do)")
+        return self.load(self.arena)(config, seed, seats, preset or self.default_preset, preset_hash, secret)
 
     def headless(self) -> dict[str, Any]:
         """World options for a run no agent reads (replay, anchors, searches): each agent-visible

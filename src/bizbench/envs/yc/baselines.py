@@ -37,12 +37,18 @@ def _ok(env: YcEnv, name: str, **args: Any) -> Any:
     return r.data
 
 
+def _end_turn(env: YcEnv) -> None:
+    """``sim resume``, unless the turn's own moves ended the run (a cancellation fee can bankrupt)."""
+    if not env.done:
+        _ok(env, "sim_resume")
+
+
 @dataclass
 class DoNothing:
     name: str = "do-nothing"
 
     def act(self, env: YcEnv) -> None:
-        _ok(env, "sim_resume")
+        _end_turn(env)
 
 
 @dataclass
@@ -64,7 +70,7 @@ class Greedy:
             _ok(env, "task_accept", task_id=best["task_id"])
             _ok(env, "task_assign", task_id=best["task_id"], employees=staff)
             _ok(env, "task_dispatch", task_id=best["task_id"])
-        _ok(env, "sim_resume")
+        _end_turn(env)
 
 
 @dataclass
@@ -92,7 +98,7 @@ class RandomPolicy:
         mine = [t for t in _ok(env, "task_list")["tasks"] if t["status"] in ("accepted", "active")]
         if mine and r.random() < 0.05:
             _ok(env, "task_cancel", task_id=mine[int(r.integers(len(mine)))]["task_id"], reason="random")
-        _ok(env, "sim_resume")
+        _end_turn(env)
 
 
 @dataclass
@@ -140,7 +146,7 @@ class Heuristic:
             work = float(sum(task["requirements"].values()))
             self.running[tid] = _Running(sent["throughput_per_hour"], work, hours, team)
             free = [e for e in free if e["employee_id"] not in team]
-        _ok(env, "sim_resume")
+        _end_turn(env)
 
     def _choose(self, env: YcEnv, free: list[dict[str, Any]]) -> tuple[dict[str, Any], list[str]] | None:
         best: tuple[float, dict[str, Any], list[str]] | None = None

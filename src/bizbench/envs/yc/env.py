@@ -113,6 +113,7 @@ class YcEnv(EnvBase):
 
     registry = _Registry()
     env_id = "yc"
+    world_class: type[YcWorld] = YcWorld  # an arena seat's is its rival company (arena.py)
 
     @classmethod
     def registry_for(cls, config: YcConfig) -> ToolRegistry:
@@ -129,7 +130,7 @@ class YcEnv(EnvBase):
         files: Path | None = None,  # noqa: ARG002 - the contract's; yc keeps no agent-visible files
     ) -> None:
         _check_horizon(config)
-        self.world = YcWorld(config, self._begin(config, seed, preset, preset_hash, secret))
+        self.world = self.world_class(config, self._begin(config, seed, preset, preset_hash, secret))
         self._events_seen = 0  # world.log entries already reported by status_summary
         self._metrics: list[dict[str, Any]] = []  # one row per turn (successful sim resume), not yet taken
         self._metrics_events = 0  # world.log entries already in a metrics row

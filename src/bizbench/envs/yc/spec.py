@@ -20,5 +20,6 @@ SPEC = EnvSpec(
     report="bizbench.envs.yc.report",
     viewer="bizbench.envs.yc.viewer",
     play="bizbench.envs.yc.play",
+    arena="bizbench.envs.yc.arena:YcArena",
     replay=ReplayRules(log_derived=frozenset({"tool_calls", "tamper_events"}), added_later=frozenset({"evaluation"})),
 )

@@ -20,7 +20,7 @@ the order ``market browse`` shows.
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -92,6 +92,17 @@ class Market:
         i = bisect.bisect_left(self.order, key)
         del self.order[i]
         return task
+
+    def copy(self) -> Market:
+        """An independent copy, its tasks copied too: a rival company's own view of a shared
+        market, which its accepts change until the arena settles the turn (docs/arena.md)."""
+        return Market(
+            {num: replace(t, assigned=list(t.assigned)) for num, t in self.tasks.items()},
+            list(self.order),
+            self.next_num,
+            [replace(t, assigned=list(t.assigned)) for t in self.pending],
+            self.batches_drawn,
+        )
 
     def ordered(self) -> list[Task]:
         return [self.tasks[num] for _, num in self.order]

@@ -271,12 +271,23 @@ class YcWorld:
         until the end, so with nothing active the clock jumps to the next payroll, deadline
         or the horizon."""
         self._require_running()
-        records: list[dict[str, Any]] = []
+        records = self.run_until(self.next_event_time())
+        self.resumes += 1
+        return records
+
+    def next_event_time(self) -> int:
+        """The instant of the next valid event (the horizon is always queued until the end)."""
         ev = self.queue.peek_valid(self._valid)
         assert ev is not None and ev.time > self.now, "events due now are processed before control returns"
-        self._advance_to(ev.time)
-        self._process_due(ev.time, records)
-        self.resumes += 1
+        return ev.time
+
+    def run_until(self, t: int) -> list[dict[str, Any]]:
+        """Move the clock to ``t`` (no later than :meth:`next_event_time`) and process every event
+        due then; returns their records. An arena (docs/arena.md) moves rival companies to the
+        earliest of their next events this way."""
+        records: list[dict[str, Any]] = []
+        self._advance_to(t)
+        self._process_due(t, records)
         if len(self.queue) > _COMPACT_AT:
             self.queue.compact(self._valid)
         return records

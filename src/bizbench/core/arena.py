@@ -1,0 +1,116 @@
+"""Arenas: several agents run rival companies in one market (docs/arena.md).
+
+An env that offers an arena names its class in :attr:`~bizbench.core.env.EnvSpec.arena`. An
+:class:`Arena` holds one :class:`~bizbench.core.env.Env` per seat, each a full single-player
+env under the contract of :mod:`bizbench.core.env` (its tools, observation, score), the seats
+sharing one market.
+
+Turns are simultaneous. A seat ends its turn the env's usual way (yc ``sim resume``); the call
+waits in the arena's :class:`TurnGate` until every seat still playing has ended its turn or
+left. The last one to arrive has the arena resolve the turn once (contests settled, the market
+and the clock moved), and every waiting call returns with its own company's outcome. Within a
+turn a seat changes only its own company; what it does reaches its rivals only through the
+resolution, so no seat sees another's moves of the same turn, the outcome does not depend on
+the order in which the seats acted, and a run is deterministic whatever the threads did.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
+
+from bizbench.core.env import Env
+
+__all__ = ["Arena", "ArenaAborted", "TurnGate"]
+
+
+class ArenaAborted(RuntimeError):
+    """The arena stopped: a seat's agent failed, or resolving a turn did."""
+
+
+@runtime_checkable
+class Arena(Protocol):
+    """Rival companies in one market (see the module docstring)."""
+
+    seats: list[Env]  # seat i's company, a full env
+    gate: TurnGate
+
+    def resolve(self) -> None:
+        """Settle the turn every seat still playing has ended, and move the world on."""
+
+    def result(self) -> dict[str, Any]:
+        """arena.json's env fields: what the seats' own results cannot say (contests ...)."""
+
+
+class TurnGate:
+    """Where seats wait for each other at the end of a turn.
+
+    ``resolve`` runs once per turn, in the thread of the last seat to end it (or to leave),
+    while every other playing seat waits in :meth:`end_turn`."""
+
+    def __init__(self, seats: int, resolve: Callable[[], None]) -> None:
+        if seats < 1:
+            raise ValueError(f"an arena needs at least one seat, got {seats}")
+        self._resolve = resolve
+        self._playing = set(range(seats))
+        self._ended: set[int] = set()
+        self._turn = 0
+        self._error: BaseException | None = None
+        self._cond = threading.Condition()
+
+    @property
+    def turn(self) -> int:
+        """Turns resolved so far."""
+        return self._turn
+
+    def end_turn(self, seat: int) -> None:
+        """Seat ``seat`` has ended its turn: wait until the turn is resolved (ArenaAborted if the
+        arena stopped)."""
+        with self._cond:
+            self._check(seat)
+            if seat in self._ended:
+                raise ArenaAborted(f"seat {seat} ended the same turn twice")
+            self._ended.add(seat)
+            turn = self._turn
+            self._resolve_if_complete()
+            while self._turn == turn and self._error is None:
+                self._cond.wait()
+            if self._error is not None:
+                raise ArenaAborted(f"the arena stopped: {self._error}") from self._error
+
+    def leave(self, seat: int) -> None:
+        """Seat ``seat`` plays no more (its company is done, or its agent stopped); the others go on."""
+        with self._cond:
+            if seat not in self._playing:
+                return
+            self._playing.discard(seat)
+            self._ended.discard(seat)
+            if self._error is None and self._ended:
+                self._resolve_if_complete()
+
+    def abort(self, error: BaseException) -> None:
+        """Stop the arena: every waiting seat's :meth:`end_turn` raises ArenaAborted."""
+        with self._cond:
+            if self._error is None:
+                self._error = error
+            self._cond.notify_all()
+
+    def _check(self, seat: int) -> None:
+        if self._error is not None:
+            raise ArenaAborted(f"the arena stopped: {self._error}") from self._error
+        if seat not in self._playing:
+            raise ArenaAborted(f"seat {seat} has left the arena")
+
+    def _resolve_if_complete(self) -> None:
+        if self._ended != self._playing:
+            return
+        try:
+            self._resolve()
+        except BaseException as error:
+            self._error = error
+            self._cond.notify_all()
+            raise
+        self._ended.clear()
+        self._turn += 1
+        self._cond.notify_all()

@@ -1,0 +1,218 @@
+"""The yc arena (envs/yc/arena.py, docs/arena.md): rival startups sharing one contract market."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from bizbench.core.arena import ArenaAborted
+from bizbench.core.envs import get_env
+from bizbench.runner.arena import play_seats, run_arena
+from bizbench.runner.episode import open_session, run_baseline
+
+SPEC = get_env("yc")
+#: result.json fields of whoever drove the run, or of where it sat, not of the world
+_DRIVER = {"wall_seconds", "provenance", "arena_seat"}
+
+
+def _arena(seats: int, seed: int = 5, horizon: int = 2) -> Any:
+    config, digest = SPEC.load_config("default")
+    return SPEC.make_arena(SPEC.with_horizon(config, horizon), seed, seats, "default", digest)
+
+
+def _one_turn(*steps: Callable[[Any], None]) -> list[Callable[[Any], None]]:
+    """Drivers that each make their seat's moves, then end the turn once."""
+
+    def driver(step: Callable[[Any], None]) -> Callable[[Any], None]:
+        def drive(env: Any) -> None:
+            step(env)
+            assert env.call("sim_resume").ok
+
+        return drive
+
+    return [driver(step) for step in steps]
+
+
+def _play_turn(arena: Any, *steps: Callable[[Any], None]) -> None:
+    play_seats(arena, _one_turn(*steps), arena.seats)
+
+
+def _top_task(env: Any) -> str:
+    tasks = env.call("market_browse").data["tasks"]
+    return str(max(tasks, key=lambda t: t["reward_cents"])["task_id"])
+
+
+def _take(task_id: str) -> Callable[[Any], None]:
+    def step(env: Any) -> None:
+        staff = [e["employee_id"] for e in env.call("employee_list").data["employees"]]
+        assert env.call("task_accept", task_id=task_id).ok
+        assert env.call("task_assign", task_id=task_id, employees=staff).ok
+        assert env.call("task_dispatch", task_id=task_id).ok
+
+    return step
+
+
+def _nothing(env: Any) -> None:
+    return None
+
+
+@pytest.mark.parametrize(("agent", "seed"), [("greedy", 1), ("heuristic", 2), ("random", 3), ("heuristic", 7)])
+def test_one_seat_arena_gives_the_single_player_result_digest_and_actions(agent: str, seed: int) -> None:
+    single = open_session("yc", seed, horizon=4, agent=agent)
+    policy = SPEC.baseline(agent).make(seed)
+    while not single.done:
+        policy.act(single)
+    arena = _arena(1, seed, horizon=4)
+    seat_policy = SPEC.baseline(agent).make(seed)
+
+    def drive(env: Any) -> None:
+        while not env.done:
+            seat_policy.act(env)
+
+    play_seats(arena, [drive], arena.seats)
+    seat = arena.seats[0]
+    assert seat.state_digest() == single.env.state_digest()
+    assert [(a["time"], a["tool"], a["args"], a["ok"]) for a in seat.actions] == [
+        (a["time"], a["tool"], a["args"], a["ok"]) for a in single.env.actions
+    ]
+    mine, theirs = seat.result(), single.env.result()
+    assert {k: v for k, v in mine.items() if k not in _DRIVER} == {k: v for k, v in theirs.items() if k not in _DRIVER}
+
+
+def test_run_arena_with_one_seat_matches_run_baseline() -> None:
+    single = run_baseline("yc", "heuristic", seed=4, horizon=3)
+    arena = run_arena("yc", ["heuristic"], seed=4, horizon=3)
+    (row,) = arena["standings"]
+    assert row["score"] == single["score"] and row["final_cash"] == single["final_cash"] and row["rank"] == 1
+    assert arena["contests"] == 0
+
+
+def test_swapping_two_policies_between_seats_mirrors_every_outcome() -> None:
+    ab = run_arena("yc", ["heuristic", "random"], seed=8, horizon=12)
+    ba = run_arena("yc", ["random", "heuristic"], seed=8, horizon=12)
+    assert ab["contests"] > 0, "the two policies must meet for the test to say anything"
+    flipped = [{**row, "seat": 1 - row["seat"]} for row in reversed(ba["standings"])]
+    assert ab["standings"] == flipped
+    assert ab["seat_contests"] == list(reversed(ba["seat_contests"]))
+    mirrored = [
+        {**c, "seats": sorted(1 - s for s in c["seats"]), "winner": None if c["winner"] is None else 1 - c["winner"]}
+        for c in ba["contest_log"]
+    ]
+    assert ab["contest_log"] == mirrored
+
+
+def test_the_same_arena_twice_gives_the_same_worlds() -> None:
+    agents = ["greedy", "heuristic", "random"]
+    first, second = _arena(3, seed=9), _arena(3, seed=9)
+    for arena in (first, second):
+        policies = [SPEC.baseline(a).make(9) for a in agents]
+
+        def driver(i: int, policies: list[Any] = policies) -> Callable[[Any], None]:
+            def drive(env: Any) -> None:
+                while not env.done:
+                    policies[i].act(env)
+
+            return drive
+
+        play_seats(arena, [driver(i) for i in range(3)], arena.seats)
+    assert [s.state_digest() for s in first.seats] == [s.state_digest() for s in second.seats]
+    assert first.contests == second.contests
+
+
+def test_a_seat_does_not_see_a_rivals_accept_until_the_turn_is_settled() -> None:
+    arena = _arena(2)
+    target = _top_task(arena.seats[0])
+    seen: list[list[str]] = []
+
+    def look(env: Any) -> None:
+        seen.append([t["task_id"] for t in env.call("market_browse").data["tasks"]])
+
+    _play_turn(arena, _take(target), look)
+    assert target in seen[0]
+    assert target not in [t["task_id"] for t in arena.seats[1].call("market_browse").data["tasks"]]
+    assert target in {t["task_id"] for t in arena.seats[0].call("task_list").data["tasks"]}
+
+
+def test_equal_bids_for_one_task_go_to_neither_seat_and_free_their_staff() -> None:
+    arena = _arena(2)
+    target = _top_task(arena.seats[0])
+    _play_turn(arena, _take(target), _take(target))
+    for env in arena.seats:
+        assert env.call("task_list").data["tasks"] == []
+        assert env.world.open == {} and env.world.rates == {}
+        lost = [e for e in env.world.log if e["type"] == "task_lost"]
+        assert [e["task_id"] for e in lost] == [target]
+        assert "none of you" in lost[0]["reason"]
+        assert target not in [t["task_id"] for t in env.call("market_browse").data["tasks"]]
+    assert arena.contests == [{"turn": 1, "task_id": target, "seats": [0, 1], "winner": None}]
+
+
+def test_the_seat_with_more_prestige_in_the_domain_wins_a_contested_task() -> None:
+    arena = _arena(3)
+    target = _top_task(arena.seats[0])
+    domain = arena.seats[0].world.lookup(target).domain
+    arena.seats[2].world.prestige[domain] += 0.5
+    _play_turn(arena, _take(target), _nothing, _take(target))
+    loser, _, winner = arena.seats
+    assert loser.call("task_list").data["tasks"] == []
+    assert [t["task_id"] for t in winner.call("task_list").data["tasks"]] == [target]
+    (lost,) = [e for e in loser.world.log if e["type"] == "task_lost"]
+    assert lost["reason"] == f"awarded to a rival with more prestige in {domain}"
+    assert arena.contests[0]["winner"] == 2
+
+
+def test_the_market_keeps_its_size_and_lists_each_replacement_once() -> None:
+    arena = _arena(2)
+    size = len(arena.market.tasks)
+    tasks = arena.seats[0].call("market_browse").data["tasks"]
+    first, second = tasks[0]["task_id"], tasks[1]["task_id"]
+    _play_turn(arena, _take(first), _take(second))
+    views = [set(env.world.market.tasks) for env in arena.seats]
+    assert views[0] == views[1] == set(arena.market.tasks)
+    assert len(views[0]) == size
+    assert {int(first.split("-")[1]), int(second.split("-")[1])}.isdisjoint(views[0])
+    assert {env.world.market.next_num for env in arena.seats} == {arena.market.next_num} == {size + 3}
+
+
+def test_time_moves_to_the_earliest_next_event_of_any_company() -> None:
+    arena = _arena(2)
+    target = _top_task(arena.seats[0])
+    idle_alone = arena.seats[1].world.next_event_time()  # where the idle company would jump by itself
+    _play_turn(arena, _take(target), _nothing)
+    times = {env.world.now for env in arena.seats}
+    assert times == {arena.seats[0].world.now} and arena.seats[0].world.now < idle_alone
+    assert [e["type"] for e in arena.seats[0].world.log] == ["task_progress"]
+
+
+def test_a_failing_seat_stops_the_arena_and_its_error_is_raised() -> None:
+    arena = _arena(2)
+
+    def broken(env: Any) -> None:
+        raise RuntimeError("the agent crashed")
+
+    def waits(env: Any) -> None:
+        with pytest.raises(ArenaAborted):
+            while not env.done:
+                env.world.resume()
+
+    with pytest.raises(RuntimeError, match="the agent crashed"):
+        play_seats(arena, [waits, broken], arena.seats)
+
+
+def test_a_seat_that_leaves_does_not_hold_up_the_others() -> None:
+    arena = _arena(2, horizon=1)
+
+    def plays(env: Any) -> None:
+        while not env.done:
+            assert env.call("sim_resume").ok
+
+    play_seats(arena, [plays, _nothing], arena.seats)
+    assert all(env.done for env in arena.seats)
+
+
+def test_an_arena_takes_one_to_eight_seats() -> None:
+    for bad in (0, 9, True, 2.0):
+        with pytest.raises(ValueError, match="--seats must be a whole number from 1 to 8"):
+            _arena(bad)
