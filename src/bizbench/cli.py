@@ -447,7 +447,7 @@ def resume(
 
 @app.command()
 def replay(
-    run_dir: str = typer.Argument(..., help="A finished run directory (a submission)."),
+    run_dir: str = typer.Argument(..., help="A finished run directory (a submission), or an arena directory."),
     json_output: bool = typer.Option(False, "--json", help="Print the report as JSON."),
     verdicts: str | None = typer.Option(
         None, "--verdicts", help="Where the verdict is kept for `bizbench report` (default: ~/.cache/bizbench/replays)."
@@ -458,48 +458,51 @@ def replay(
     Exit 0 when the world is the preset's, every action is accepted again, the outcome matches
     result.json and the files the world writes (metrics, the env's other logs, ledger.csv) are
     the recorded ones; 1 when not; 2 when the directory cannot be replayed. The verdict is
-    kept (outside the run directory) for `bizbench report`.
+    kept (outside the run directory) for `bizbench report`. An arena directory is replayed
+    whole, its seats together, with one report a seat (docs/arena.md).
     """
     import json
     from pathlib import Path
 
-    from bizbench.runner.replay import default_verdict_store, replay_run, save_verdict
+    from bizbench.runner.arena import ARENA_CONFIG
+    from bizbench.runner.replay import default_verdict_store, replay_arena, replay_run, save_verdict
 
     try:
-        report = replay_run(run_dir)
+        reports = replay_arena(run_dir) if (Path(run_dir) / ARENA_CONFIG).is_file() else [replay_run(run_dir)]
     except ValueError as e:
         err_console.print(str(e), style="red", markup=False, soft_wrap=True)
         raise typer.Exit(2) from None
-    save_verdict(report, Path(verdicts) if verdicts else default_verdict_store())
-    if json_output:
-        print(json.dumps(report.summary(), default=str))
-    else:
-        verdict = "[green]verified[/green]" if report.ok else "[red]does not match[/red]"
-        console.print(
-            f"{run_dir}: {verdict} ({report.actions_sent} actions re-sent, {report.actions_skipped} not re-sent, "
-            f"{len(report.compared)} result fields and {len(report.files_verified)} files verified)",
-            soft_wrap=True,
-        )
-        lines = [
-            f"the world differs from preset {report.result.get('preset')!r} in: {', '.join(report.config_changes)}"
-        ]
-        lines = lines if report.config_changes else []
-        lines += [report.divergence] if report.divergence else []
-        lines += [
-            f"  {k}: recorded {v['recorded']!r}, replayed {v['replayed']!r}" for k, v in report.mismatches.items()
-        ]
-        lines += [f"  {name}: {why}" for name, why in report.file_mismatches.items()]
-        if report.recorded_with and not report.ok:
-            lines.append(
-                f"the run was recorded with {report.recorded_with}: a change of the world since then also makes a "
-                "replay differ; replay it with that version to tell an edited record from an upgrade"
-            )
-        unverified = [*report.unverified, *report.files_unverified]
-        lines.append(f"not verifiable from the actions: {', '.join(unverified) or 'nothing'}")
-        for line in lines:
-            console.print(line, markup=False, soft_wrap=True)
-    if not report.ok:
+    for found in reports:
+        save_verdict(found, Path(verdicts) if verdicts else default_verdict_store())
+        if json_output:
+            print(json.dumps(found.summary(), default=str))
+        else:
+            _print_replay(found)
+    if not all(found.ok for found in reports):
         raise typer.Exit(1)
+
+
+def _print_replay(report: Any) -> None:
+    verdict = "[green]verified[/green]" if report.ok else "[red]does not match[/red]"
+    console.print(
+        f"{report.path}: {verdict} ({report.actions_sent} actions re-sent, {report.actions_skipped} not re-sent, "
+        f"{len(report.compared)} result fields and {len(report.files_verified)} files verified)",
+        soft_wrap=True,
+    )
+    lines = [f"the world differs from preset {report.result.get('preset')!r} in: {', '.join(report.config_changes)}"]
+    lines = lines if report.config_changes else []
+    lines += [report.divergence] if report.divergence else []
+    lines += [f"  {k}: recorded {v['recorded']!r}, replayed {v['replayed']!r}" for k, v in report.mismatches.items()]
+    lines += [f"  {name}: {why}" for name, why in report.file_mismatches.items()]
+    if report.recorded_with and not report.ok:
+        lines.append(
+            f"the run was recorded with {report.recorded_with}: a change of the world since then also makes a "
+            "replay differ; replay it with that version to tell an edited record from an upgrade"
+        )
+    unverified = [*report.unverified, *report.files_unverified]
+    lines.append(f"not verifiable from the actions: {', '.join(unverified) or 'nothing'}")
+    for line in lines:
+        console.print(line, markup=False, soft_wrap=True)
 
 
 @app.command()
@@ -612,6 +615,7 @@ def tools(
 
 # ---------------------------------------------------------------------------- many runs
 # Each command lives in its own light module (typer and rich at import; the work inside).
+from bizbench.cli_arena import arena, tournament  # noqa: E402
 from bizbench.cli_interfaces import mcp, openenv  # noqa: E402
 from bizbench.cli_play import play, serve_game  # noqa: E402
 from bizbench.cli_report import report  # noqa: E402
@@ -621,6 +625,8 @@ from bizbench.cli_sweep import sweep  # noqa: E402
 from bizbench.cli_view import view  # noqa: E402
 
 app.command("sweep")(sweep)
+app.command("arena")(arena)
+app.command("tournament")(tournament)
 app.command("report")(report)
 app.command("view")(view)
 app.command("play")(play)

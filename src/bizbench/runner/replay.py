@@ -50,13 +50,22 @@ from bizbench.core.provenance import provenance
 from bizbench.core.runlog import read_result
 from bizbench.core.runs import ACTIONS
 from bizbench.core.session import Session
-from bizbench.runner.runconfig import RunDirError, check_secret, config_changes, open_recorded_env, read_config
+from bizbench.runner.arena import ARENA_CONFIG, play_seats, seat_dir
+from bizbench.runner.runconfig import (
+    RunDirError,
+    check_secret,
+    config_changes,
+    open_recorded_env,
+    read_config,
+    recorded_config,
+)
 
 __all__ = [
     "ReplayReport",
     "Verdict",
     "default_verdict_store",
     "read_verdict",
+    "replay_arena",
     "replay_run",
     "same_value",
     "save_verdict",
@@ -146,36 +155,90 @@ def replay_run(path: str | Path) -> ReplayReport:
     """Re-execute ``path``'s actions.jsonl on a fresh world and compare the outcome with
     result.json and the regenerated files with the recorded ones."""
     path = Path(path)
+    config, recorded, report = _open_record(path)
+    spec = get_env(config["env"])
+    env = open_recorded_env(config, check_secret(path, recorded.get("seed_secret_id")))
+    actions = _lines(path / ACTIONS)
+    with tempfile.TemporaryDirectory(prefix="bizbench-replay-") as tmp:
+        session = Session(spec, env, Path(tmp) / "run")
+        try:
+            _send_actions(session, spec.replay, actions, report)
+        finally:
+            _check_record(report, path, session, config, recorded, actions)
+    return report
+
+
+def replay_arena(path: str | Path) -> list[ReplayReport]:
+    """Re-play an arena directory (runner/arena.py): a fresh arena of its seed, each seat sent
+    its own accepted calls in its own thread (turns end together, as they did), then every
+    seat's record checked as :func:`replay_run` checks a run; one report a seat."""
+    path = Path(path)
+    setup = read_json(path / ARENA_CONFIG)
+    if setup is None:
+        raise RunDirError(f"{path} has no readable {ARENA_CONFIG}: it is not an arena directory")
+    spec = get_env(setup["env"])
+    records = [_open_record(seat_dir(path, i)) for i in range(setup["seats"])]
+    config, recorded, _ = records[0]
+    arena = spec.make_arena(
+        recorded_config(config),
+        config["seed"],
+        setup["seats"],
+        config["preset"],
+        config.get("preset_hash") or "",
+        check_secret(path, recorded.get("seed_secret_id")),
+    )
+    actions = [_lines(seat_dir(path, i) / ACTIONS) for i in range(setup["seats"])]
+    with tempfile.TemporaryDirectory(prefix="bizbench-replay-") as tmp:
+        sessions = [Session(spec, env, seat_dir(Path(tmp), i)) for i, env in enumerate(arena.seats)]
+
+        def sender(i: int) -> Any:
+            return lambda session: _send_actions(session, spec.replay, actions[i], records[i][2])
+
+        try:
+            play_seats(arena, [sender(i) for i in range(len(sessions))], sessions)
+        finally:
+            for i, session in enumerate(sessions):
+                seat_config, seat_recorded, report = records[i]
+                _check_record(report, seat_dir(path, i), session, seat_config, seat_recorded, actions[i])
+    return [report for _, _, report in records]
+
+
+def _open_record(path: Path) -> tuple[dict[str, Any], dict[str, Any], ReplayReport]:
+    """A finished run's config.json, result.json and the empty report of its replay."""
     config = read_config(path)
     recorded = read_result(path)
     if recorded is None:
         raise RunDirError(
             f"{path} has no readable result.json: only a finished run can be replayed (bizbench resume finishes it)"
         )
-    spec = get_env(config["env"])
     report = ReplayReport(
         str(path),
-        spec.id,
+        config["env"],
         config["seed"],
         config_changes=config_changes(config),
         recorded_with=another_bizbench(recorded.get("provenance")),
     )
     report.digests = {f.name: _sha256(f) for f in sorted(path.iterdir()) if f.is_file()}
-    env = open_recorded_env(config, check_secret(path, recorded.get("seed_secret_id")))
-    actions = _lines(path / ACTIONS)
-    with tempfile.TemporaryDirectory(prefix="bizbench-replay-") as tmp:
-        fresh_dir = Path(tmp) / "run"
-        session = Session(spec, env, fresh_dir)
-        try:
-            _send_actions(session, spec.replay, actions, report)
-        finally:
-            own = set(env.result())
-            fresh = jsonable(session.finish(plot=False))
-        # the name of every log of the env, even one without a line (its rows are all written now)
-        logs = {f"{name}.jsonl" for name in env.take_rows()}
-        _compare_result(report, spec.replay, config, recorded, fresh, own)
-        _compare_files(report, path, fresh_dir, logs, actions, config)
-    return report
+    return config, recorded, report
+
+
+def _check_record(
+    report: ReplayReport,
+    path: Path,
+    session: Session,
+    config: dict[str, Any],
+    recorded: dict[str, Any],
+    actions: list[Line],
+) -> None:
+    """Finish the replayed session and compare its result and files with the recorded run's."""
+    env = session.env
+    own = set(env.result())
+    fresh = jsonable(session.finish(plot=False))
+    # the name of every log of the env, even one without a line (its rows are all written now)
+    logs = {f"{name}.jsonl" for name in env.take_rows()}
+    _compare_result(report, session.spec.replay, config, recorded, fresh, own)
+    assert session.path is not None
+    _compare_files(report, path, session.path, logs, actions, config)
 
 
 def another_bizbench(recorded: Any) -> str | None:

@@ -120,7 +120,8 @@ def execute_job(job: dict[str, Any]) -> dict[str, Any]:
     """Run one job in whatever process holds it; never raises: a failure is an outcome.
 
     ``job``: ``run`` (a RunSpec as a dict), ``run_dir``, ``resume`` (the directory holds an
-    unfinished run) and ``secret_id`` (the fingerprint the sweep's split demands)."""
+    unfinished run) and ``secret_id`` (the fingerprint the sweep's split demands); a tournament's
+    match is ``kind: "arena"`` with the match's own fields (:func:`bizbench.runner.tournament.play_match`)."""
     from bizbench.core.rng import SECRET_ENV, secret_from_env, secret_id  # numpy: after the thread limits
 
     held = os.environ.get(SECRET_ENV)
@@ -130,6 +131,10 @@ def execute_job(job: dict[str, Any]) -> dict[str, Any]:
         elif secret_id(secret_from_env()) != job["secret_id"]:
             raise SweepError(f"this worker's ${SECRET_ENV} is unset or not the sweep's (test split)")
         path = Path(job["run_dir"])
+        if job.get("kind") == "arena":  # a tournament's match (runner/tournament.py)
+            from bizbench.runner.tournament import play_match
+
+            return {"status": "done", "result": play_match(job, path)}
         note = ""
         result = None
         if job["resume"]:

@@ -1,0 +1,116 @@
+"""``bizbench arena ENV`` and ``bizbench tournament FILE.toml`` (docs/arena.md).
+
+Module-level imports are typer and rich only; the runner is imported inside the commands.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+__all__ = ["arena", "tournament"]
+
+_console = Console()
+_err = Console(stderr=True)
+
+
+def _fail(message: str) -> None:
+    _err.print(message, style="red", markup=False, highlight=False, soft_wrap=True)
+    raise typer.Exit(2)
+
+
+def arena(
+    env: Annotated[str, typer.Argument(help="Env id with an arena (docs/arena.md).")],
+    agent: Annotated[
+        list[str] | None,
+        typer.Option("--agent", "-a", help="The baseline of the next seat (repeat, one a seat; default: the env's)."),
+    ] = None,
+    seats: Annotated[int | None, typer.Option(help="Seats; with one --agent (or none), every seat plays it.")] = None,
+    seed: Annotated[int, typer.Option(help="World seed.")] = 42,
+    preset: Annotated[str | None, typer.Option(help="Preset; default: the env's default.")] = None,
+    horizon: Annotated[int | None, typer.Option(help="Override the preset's horizon, in the env's unit.")] = None,
+    out: Annotated[str | None, typer.Option(help="Arena directory (default runs/arena-<env>-<agents>-<seed>).")] = None,
+) -> None:
+    """Rival companies in one market, a baseline in each seat, turns simultaneous."""
+    from bizbench.core.envs import get_env
+    from bizbench.runner.arena import run_arena
+
+    try:
+        spec = get_env(env)
+    except (KeyError, ValueError) as e:
+        _fail(str(e).strip("'\""))
+    agents = list(agent or [spec.default_baseline])
+    if seats is not None:
+        if len(agents) == 1:
+            agents *= max(seats, 1)
+        elif len(agents) != seats:
+            _fail(f"--seats {seats} but {len(agents)} --agent options: give one --agent a seat, or one for all")
+    out_dir = Path(out) if out else Path("runs") / f"arena-{env}-{'-'.join(agents)}-{seed}"
+    try:
+        outcome = run_arena(env, agents, seed, preset, horizon, out_dir)
+    except ValueError as e:
+        _fail(str(e))
+    table = Table(title=f"{env} arena / seed {seed}")
+    for column in ("rank", "seat", "agent", "score", "bankrupt"):
+        table.add_column(column, justify="right" if column in ("rank", "seat", "score") else "left")
+    for row in sorted(outcome["standings"], key=lambda r: (r["rank"], r["seat"])):
+        table.add_row(
+            str(row["rank"]), str(row["seat"]), str(row["agent"]), f"{row['score']:,.2f}", str(row["bankrupt"])
+        )
+    _console.print(table)
+    if "contests" in outcome:
+        _console.print(f"contested tasks: {outcome['contests']}", markup=False)
+    _console.print(f"arena directory: {out_dir} (arena.json, seat-*/, standings.json)", markup=False)
+
+
+def tournament(
+    file: Annotated[Path, typer.Argument(metavar="FILE.toml", help="The tournament file (docs/arena.md).")],
+    backend: Annotated[str, typer.Option(help="local | ray | inline.")] = "local",
+    workers: Annotated[int | None, typer.Option(help="Matches at once (default: the CPUs).")] = None,
+    address: Annotated[str | None, typer.Option(help="Ray: the cluster's address.")] = None,
+    out: Annotated[str | None, typer.Option(help="Override the file's out directory.")] = None,
+) -> None:
+    """Play a round-robin or swiss tournament of arenas and print the ratings (resumable)."""
+    from bizbench.runner.sweep_spec import SweepError
+    from bizbench.runner.tournament import load_tournament, run_tournament
+
+    try:
+        spec = load_tournament(file)
+        if out is not None:
+            spec = spec.model_copy(update={"out": out})
+        result = run_tournament(spec, backend, workers, address, log=lambda line: _console.print(line, markup=False))
+    except SweepError as e:
+        _fail(str(e))
+    _print_ratings(result)
+    _console.print(f"ratings: {Path(spec.out) / 'ratings.json'}", markup=False)
+
+
+def _print_ratings(result: dict[str, Any]) -> None:
+    table = Table(title=f"{result['env']} {result['format']}, {result['matches']} matches ({result['rating']})")
+    for column in ("entrant", "ordinal", "mu", "sigma", "95% interval", "matches", "mean rank", "mean score"):
+        table.add_column(column, justify="left" if column == "entrant" else "right")
+    for row in result["entrants"]:
+        lo, hi = row["interval_95"]
+        table.add_row(
+            row["name"],
+            f"{row['ordinal']:.2f}",
+            f"{row['mu']:.2f}",
+            f"{row['sigma']:.2f}",
+            f"{lo:.1f} .. {hi:.1f}",
+            str(row["matches"]),
+            f"{row['mean_rank']:.2f}",
+            f"{row['mean_score']:,.0f}",
+        )
+    _console.print(table)
+    names = [row["name"] for row in result["entrants"]]
+    h2h = Table(title="head to head: matches the row finished ahead of the column")
+    h2h.add_column("")
+    for n in names:
+        h2h.add_column(n, justify="right")
+    for a in names:
+        h2h.add_row(a, *("-" if a == b else str(result["head_to_head"][a][b]) for b in names))
+    _console.print(h2h)

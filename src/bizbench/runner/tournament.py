@@ -1,0 +1,281 @@
+"""``bizbench tournament FILE.toml``: arenas between entrants over seeds, and their ratings (docs/arena.md).
+
+A tournament file names an env with an arena, its entrants (baselines, each with options), the
+seeds, the seats a match has, and the format:
+
+- ``round-robin``: every set of ``seats`` entrants meets on every seed, once in each rotation of
+  the seats (each entrant sits in each seat once), so no seat is anyone's advantage;
+- ``swiss``: ``rounds`` rounds; before each, the entrants are ordered by their rating so far
+  and consecutive groups of ``seats`` meet (on the round's seed, in every rotation), so strong
+  entrants meet strong ones; an entrant left over sits the round out.
+
+Matches are arena directories under ``<out>/matches/`` (runner/arena.py), run on the sweep
+backends (local processes or a Ray cluster). A match with its standings.json is never run
+again, so a stopped tournament goes on where it stopped; a match cut short is moved aside and
+played again. Ratings are Plackett-Luce ratings (``openskill``), updated match by match in the
+schedule's order from each match's ranks (equal scores tie): ``mu``, ``sigma``, the
+conservative ``ordinal`` (mu - 3 sigma) the table is sorted by, and a 95 % interval; with them,
+each entrant's mean score and rank and the head-to-head table (in how many matches each
+entrant finished ahead of each other).
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+
+from bizbench.core.envs import get_env
+from bizbench.core.jsonio import read_json, write_json
+from bizbench.runner.arena import STANDINGS, run_arena
+from bizbench.runner.sweep_spec import SweepError, _Strict, parse_seeds, validation_message
+from bizbench.runner.sweep_worker import Backend, make_backend, set_aside
+
+__all__ = ["Match", "TournamentSpec", "load_tournament", "play_match", "ratings", "run_tournament", "schedule"]
+
+RATINGS = "ratings.json"
+
+
+class Entrant(_Strict):
+    """One entrant: a baseline of the env, with its options, under a name of its own."""
+
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
+    baseline: str
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class TournamentSpec(_Strict):
+    """A tournament file (the module docstring)."""
+
+    env: str
+    preset: str | None = None
+    seeds: list[int]
+    seats: int = Field(default=2, ge=2)
+    horizon: int | None = Field(default=None, ge=1)
+    format: Literal["round-robin", "swiss"] = "round-robin"
+    rounds: int | None = Field(default=None, ge=1)
+    entrants: list[Entrant]
+    out: str = "runs/tournament"
+
+    @field_validator("seeds", mode="before")
+    @classmethod
+    def _seeds(cls, value: Any) -> list[int]:
+        return parse_seeds(value)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TournamentSpec:
+        spec = get_env(self.env)
+        if spec.arena is None:
+            raise ValueError(f"env {self.env!r} has no arena (docs/arena.md lists the envs that do)")
+        names = [e.name for e in self.entrants]
+        if len(set(names)) != len(names):
+            raise ValueError(f"entrants: names must differ, got {names}")
+        if len(self.entrants) < self.seats:
+            raise ValueError(f"entrants: {len(self.entrants)} entrants cannot fill {self.seats} seats")
+        for e in self.entrants:
+            spec.check_baseline(e.baseline, e.options)
+        if self.format == "swiss" and self.rounds is None:
+            raise ValueError("rounds: a swiss tournament needs its number of rounds")
+        if self.format == "round-robin" and self.rounds is not None:
+            raise ValueError("rounds: only a swiss tournament has rounds")
+        return self
+
+
+def load_tournament(path: str | Path) -> TournamentSpec:
+    """Read and validate a tournament file; SweepError says what is wrong."""
+    try:
+        data = tomllib.loads(Path(path).read_text())
+    except OSError as e:
+        raise SweepError(f"cannot read the tournament file {path}: {e.strerror}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise SweepError(f"{path}: not valid TOML: {e}") from None
+    try:
+        return TournamentSpec.model_validate(data)
+    except ValidationError as e:
+        raise SweepError(
+            validation_message(e, str(path)).replace("invalid sweep file", "invalid tournament file")
+        ) from None
+
+
+# ---------------------------------------------------------------------------- the schedule
+@dataclass(frozen=True)
+class Match:
+    """One arena of the tournament: who sits where, on which seed; ``name`` is its directory."""
+
+    name: str
+    seed: int
+    entrants: tuple[str, ...]  # in seat order
+    round: int = 0
+
+
+def _rotations(group: tuple[str, ...], seed: int, round_: int) -> list[Match]:
+    out = []
+    for r in range(len(group)):
+        seated = group[r:] + group[:r]
+        out.append(Match(f"r{round_}-s{seed}-" + "-".join(seated), seed, seated, round_))
+    return out
+
+
+def schedule(spec: TournamentSpec, table: dict[str, dict[str, Any]] | None = None, round_: int = 0) -> list[Match]:
+    """The matches of a round-robin, or of swiss round ``round_`` given the ratings ``table`` so far."""
+    names = [e.name for e in spec.entrants]
+    if spec.format == "round-robin":
+        return [
+            m
+            for seed in spec.seeds
+            for group in itertools.combinations(names, spec.seats)
+            for m in _rotations(group, seed, 0)
+        ]
+    table = table or {}
+    ordered = sorted(names, key=lambda n: (-table.get(n, {}).get("ordinal", 0.0), names.index(n)))
+    seed = spec.seeds[round_ % len(spec.seeds)]
+    groups = [tuple(ordered[i : i + spec.seats]) for i in range(0, len(ordered) - spec.seats + 1, spec.seats)]
+    return [m for group in groups for m in _rotations(group, seed, round_)]
+
+
+# ---------------------------------------------------------------------------- playing
+def play_match(job: dict[str, Any], path: Path) -> dict[str, Any]:
+    """A match's standings.json content: read when it was played, else played now (a directory
+    left by a match cut short is moved aside first)."""
+    done = read_json(path / STANDINGS)
+    if done is not None:
+        return done
+    if path.exists():
+        set_aside(path)
+    entrants = {e["name"]: e for e in job["entrants"]}
+    seated = [entrants[name] for name in job["seated"]]
+    return run_arena(
+        job["env"],
+        [e["baseline"] for e in seated],
+        job["seed"],
+        job["preset"],
+        job["horizon"],
+        path,
+        [e["options"] for e in seated],
+        secret=None,
+    )
+
+
+def _play(
+    spec: TournamentSpec, matches: list[Match], out: Path, backend: Backend, log: Any
+) -> dict[str, dict[str, Any]]:
+    """Run every match not played yet on ``backend``; their standings by match name."""
+    outcomes: dict[str, dict[str, Any]] = {}
+    todo = []
+    for m in matches:
+        done = read_json(out / "matches" / m.name / STANDINGS)
+        if done is not None:
+            outcomes[m.name] = done
+        else:
+            todo.append(m)
+    entrants = [e.model_dump() for e in spec.entrants]
+    running = 0
+    while todo or running:
+        while todo and running < backend.slots:
+            m = todo.pop(0)
+            job = {
+                "kind": "arena",
+                "env": spec.env,
+                "preset": spec.preset,
+                "horizon": spec.horizon,
+                "seed": m.seed,
+                "seated": list(m.entrants),
+                "entrants": entrants,
+                "run_dir": str(out / "matches" / m.name),
+                "secret_id": None,
+            }
+            backend.submit(m.name, job)
+            running += 1
+        for key, outcome in backend.wait():
+            running -= 1
+            if outcome["status"] != "done":
+                raise SweepError(f"match {key} failed: {outcome['error']}")
+            outcomes[str(key)] = outcome["result"]
+            log(f"{key}: " + ", ".join(f"{r['agent']} #{r['rank']}" for r in outcome["result"]["standings"]))
+    return outcomes
+
+
+def run_tournament(
+    spec: TournamentSpec,
+    backend: Backend | str = "local",
+    workers: int | None = None,
+    address: str | None = None,
+    log: Any = print,
+) -> dict[str, Any]:
+    """Play the tournament (resuming a stopped one) and write ``<out>/ratings.json``; returns it."""
+    out = Path(spec.out).expanduser().absolute()
+    out.mkdir(parents=True, exist_ok=True)
+    write_json(out / "tournament.json", spec.model_dump(mode="json"))
+    pool = make_backend(backend, workers, address) if isinstance(backend, str) else backend
+    started = time.perf_counter()
+    try:
+        matches: list[Match] = []
+        outcomes: dict[str, dict[str, Any]] = {}
+        rounds = 1 if spec.format == "round-robin" else int(spec.rounds or 1)
+        for r in range(rounds):
+            table = ratings(spec, matches, outcomes)["entrants"] if r else None
+            played = schedule(spec, {row["name"]: row for row in table} if table else None, r)
+            outcomes.update(_play(spec, played, out, pool, log))
+            matches += played
+    finally:
+        pool.close()
+    result = ratings(spec, matches, outcomes)
+    result["wall_seconds"] = round(time.perf_counter() - started, 3)
+    write_json(out / RATINGS, result)
+    return result
+
+
+# ---------------------------------------------------------------------------- ratings
+def ratings(spec: TournamentSpec, matches: list[Match], outcomes: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Plackett-Luce ratings from the matches in schedule order, with mean scores, mean ranks and
+    the head-to-head table (the module docstring)."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    names = [e.name for e in spec.entrants]
+    rating = {n: model.rating(name=n) for n in names}
+    scores: dict[str, list[float]] = {n: [] for n in names}
+    ranks: dict[str, list[int]] = {n: [] for n in names}
+    ahead = {a: dict.fromkeys(names, 0) for a in names}
+    for m in matches:
+        rows = outcomes[m.name]["standings"]
+        seated = list(m.entrants)
+        new = model.rate([[rating[n]] for n in seated], ranks=[standing["rank"] for standing in rows])
+        for n, (r,) in zip(seated, new, strict=True):
+            rating[n] = r
+        for n, standing in zip(seated, rows, strict=True):
+            scores[n].append(standing["score"])
+            ranks[n].append(standing["rank"])
+        for (a, ra), (b, rb) in itertools.permutations(zip(seated, rows, strict=True), 2):
+            ahead[a][b] += ra["rank"] < rb["rank"]
+
+    def entry(n: str) -> dict[str, Any]:
+        r = rating[n]
+        return {
+            "name": n,
+            "mu": round(r.mu, 4),
+            "sigma": round(r.sigma, 4),
+            "ordinal": round(r.ordinal(), 4),
+            "interval_95": [round(r.mu - 1.96 * r.sigma, 4), round(r.mu + 1.96 * r.sigma, 4)],
+            "matches": len(scores[n]),
+            "mean_score": round(sum(scores[n]) / len(scores[n]), 2) if scores[n] else None,
+            "mean_rank": round(sum(ranks[n]) / len(ranks[n]), 3) if ranks[n] else None,
+        }
+
+    order = sorted(names, key=lambda n: (-rating[n].ordinal(), names.index(n)))
+    table = [entry(n) for n in order]
+    return {
+        "env": spec.env,
+        "format": spec.format,
+        "seats": spec.seats,
+        "seeds": spec.seeds,
+        "matches": len(matches),
+        "rating": "openskill Plackett-Luce (ordinal = mu - 3 sigma)",
+        "entrants": table,
+        "head_to_head": ahead,
+    }

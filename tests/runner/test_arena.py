@@ -1,0 +1,93 @@
+"""``bizbench arena`` and the arena directory (runner/arena.py): the record, its replay, the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from bizbench.cli import app
+from bizbench.core.jsonio import read_json
+from bizbench.runner.arena import run_arena, standings
+from bizbench.runner.replay import replay_arena
+
+
+@pytest.fixture(scope="module")
+def arena_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("arena") / "a"
+    run_arena("yc", ["heuristic", "random", "greedy"], seed=8, horizon=3, out=out)
+    return out
+
+
+def test_an_arena_directory_holds_its_setup_every_seat_and_the_standings(arena_dir: Path) -> None:
+    setup, outcome = read_json(arena_dir / "arena.json"), read_json(arena_dir / "standings.json")
+    assert setup is not None and outcome is not None
+    assert setup["agents"] == ["heuristic", "random", "greedy"] and setup["seats"] == 3 and setup["seed"] == 8
+    for i in range(3):
+        seat = arena_dir / f"seat-{i}"
+        config, result = read_json(seat / "config.json"), read_json(seat / "result.json")
+        assert config is not None and result is not None
+        assert config["arena"] == {"seat": i, "seats": 3}
+        assert outcome["standings"][i]["score"] == result["score"]
+        assert (seat / "actions.jsonl").stat().st_size > 0
+
+
+def test_replay_verifies_every_seat_of_an_arena(arena_dir: Path) -> None:
+    reports = replay_arena(arena_dir)
+    assert [r.ok for r in reports] == [True, True, True]
+    assert all(r.actions_sent > 0 and "final_funds_cents" in r.compared for r in reports)
+
+
+def test_replay_finds_an_edited_seat_and_leaves_the_others_verified(arena_dir: Path, tmp_path: Path) -> None:
+    import shutil
+
+    copy = tmp_path / "edited"
+    shutil.copytree(arena_dir, copy)
+    result_path = copy / "seat-1" / "result.json"
+    result = json.loads(result_path.read_text())
+    result["final_funds_cents"] += 100
+    result_path.write_text(json.dumps(result))
+    reports = replay_arena(copy)
+    assert [r.ok for r in reports] == [True, False, True]
+    assert "final_funds_cents" in reports[1].mismatches
+
+
+def test_equal_scores_share_a_rank_and_the_next_rank_skips() -> None:
+    rows = standings(
+        [
+            {"agent": "a", "score": 5.0, "final_cash": 5.0, "bankrupt": False},
+            {"agent": "b", "score": 9.0, "final_cash": 9.0, "bankrupt": False},
+            {"agent": "c", "score": 5.0, "final_cash": 5.0, "bankrupt": False},
+            {"agent": "d", "score": -1.0, "final_cash": -1.0, "bankrupt": True},
+        ]
+    )
+    assert [r["rank"] for r in rows] == [2, 1, 2, 4]
+
+
+def test_the_cli_runs_an_arena_prints_its_standings_and_replays_it(tmp_path: Path) -> None:
+    runner = CliRunner()
+    out = tmp_path / "cli"
+    done = runner.invoke(app, ["arena", "yc", "--seats", "2", "-a", "heuristic", "--horizon", "1", "--out", str(out)])
+    assert done.exit_code == 0, done.output
+    assert "heuristic" in done.output and (out / "standings.json").is_file()
+    replayed = runner.invoke(app, ["replay", str(out), "--verdicts", str(tmp_path / "verdicts")])
+    assert replayed.exit_code == 0, replayed.output
+    assert replayed.output.count("verified") >= 2
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["arena", "yc", "--seats", "3", "-a", "greedy", "-a", "random"], "--seats 3 but 2 --agent options"),
+        (["arena", "yc", "-a", "nobody"], "unknown yc baseline 'nobody'"),
+        (["arena", "cfo"], "env 'cfo' has no arena"),
+        (["arena", "yc", "--seats", "9"], "--seats must be a whole number from 1 to 8"),
+    ],
+)
+def test_the_cli_refuses_a_bad_arena_with_a_clear_error(args: list[str], message: str, tmp_path: Path) -> None:
+    done = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "x")])
+    assert done.exit_code == 2
+    assert message in " ".join(done.output.split())
+    assert not (tmp_path / "x" / "standings.json").exists()

@@ -1,0 +1,119 @@
+"""``bizbench tournament`` (runner/tournament.py): the schedule, the ratings, resuming, the file's errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from bizbench.cli import app
+from bizbench.core.jsonio import read_json
+from bizbench.runner.sweep_spec import SweepError
+from bizbench.runner.sweep_worker import InlineBackend
+from bizbench.runner.tournament import Match, TournamentSpec, load_tournament, ratings, run_tournament, schedule
+
+ENTRANTS = [{"name": n, "baseline": n} for n in ("greedy", "heuristic", "random")]
+
+
+def _spec(tmp_path: Path, **over: object) -> TournamentSpec:
+    data = {"env": "yc", "seeds": [1], "horizon": 1, "entrants": ENTRANTS, "out": str(tmp_path / "t"), **over}
+    return TournamentSpec.model_validate(data)
+
+
+def test_a_round_robin_seats_every_group_in_every_rotation_on_every_seed(tmp_path: Path) -> None:
+    matches = schedule(_spec(tmp_path, seeds="1-2", seats=2))
+    assert len(matches) == 2 * 3 * 2
+    pairs = {(m.seed, m.entrants) for m in matches}
+    assert (1, ("greedy", "heuristic")) in pairs and (1, ("heuristic", "greedy")) in pairs
+    assert len({m.name for m in matches}) == len(matches)
+    for name in ("greedy", "heuristic", "random"):
+        seats = [m.entrants.index(name) for m in matches if name in m.entrants]
+        assert seats.count(0) == seats.count(1)
+
+
+def test_a_swiss_round_groups_the_entrants_by_their_rating(tmp_path: Path) -> None:
+    spec = _spec(tmp_path, format="swiss", rounds=2, entrants=[*ENTRANTS, {"name": "idle", "baseline": "do-nothing"}])
+    table = {
+        "random": {"ordinal": 9.0},
+        "idle": {"ordinal": 8.0},
+        "greedy": {"ordinal": 1.0},
+        "heuristic": {"ordinal": 0.5},
+    }
+    groups = {m.entrants for m in schedule(spec, table, 1) if m.name.endswith(m.entrants[0] + "-" + m.entrants[1])}
+    assert {tuple(sorted(g)) for g in groups} == {("idle", "random"), ("greedy", "heuristic")}
+
+
+def test_ratings_order_the_entrants_by_their_results(tmp_path: Path) -> None:
+    matches = [Match(f"m{i}", 1, ("a", "b") if i % 2 else ("b", "a")) for i in range(6)]
+    spec = _spec(tmp_path, entrants=[{"name": "a", "baseline": "greedy"}, {"name": "b", "baseline": "random"}])
+    outcomes = {
+        m.name: {"standings": [{"rank": 1 if n == "a" else 2, "score": 10.0 if n == "a" else 0.0} for n in m.entrants]}
+        for m in matches
+    }
+    result = ratings(spec, matches, outcomes)
+    first, second = result["entrants"]
+    assert first["name"] == "a" and first["mu"] > second["mu"] and first["ordinal"] > second["ordinal"]
+    assert first["mean_rank"] == 1.0 and second["mean_score"] == 0.0 and first["matches"] == 6
+    assert result["head_to_head"] == {"a": {"a": 0, "b": 6}, "b": {"a": 0, "b": 0}}
+    assert first["interval_95"][0] < first["mu"] < first["interval_95"][1]
+
+
+def test_a_tournament_plays_every_match_once_and_a_second_run_plays_none(tmp_path: Path) -> None:
+    spec = _spec(tmp_path)
+    played: list[str] = []
+    first = run_tournament(spec, InlineBackend(), log=played.append)
+    assert len(played) == 6 and first["matches"] == 6
+    assert read_json(Path(spec.out) / "ratings.json") is not None
+    again: list[str] = []
+    second = run_tournament(spec, InlineBackend(), log=again.append)
+    assert again == [] and second["entrants"] == first["entrants"]
+
+
+def test_a_match_cut_short_is_moved_aside_and_played_again(tmp_path: Path) -> None:
+    spec = _spec(tmp_path)
+    name = schedule(spec)[0].name
+    broken = Path(spec.out) / "matches" / name
+    (broken / "seat-0").mkdir(parents=True)
+    (broken / "arena.json").write_text("{}")
+    run_tournament(spec, InlineBackend(), log=lambda line: None)
+    assert read_json(broken / "standings.json") is not None
+    assert (broken.parent / f"{name}.incomplete-1" / "arena.json").is_file()
+
+
+@pytest.mark.parametrize(
+    ("over", "message"),
+    [
+        ({"env": "cfo"}, "env 'cfo' has no arena"),
+        ({"entrants": [ENTRANTS[0], ENTRANTS[0]]}, "names must differ"),
+        ({"seats": 4}, "3 entrants cannot fill 4 seats"),
+        ({"format": "swiss"}, "a swiss tournament needs its number of rounds"),
+        ({"entrants": [{"name": "x", "baseline": "nobody"}, ENTRANTS[1]]}, "unknown yc baseline 'nobody'"),
+        ({"seeds": "5-1"}, "runs backwards"),
+        ({"rounds": 2}, "only a swiss tournament has rounds"),
+    ],
+)
+def test_a_bad_tournament_file_names_its_problem(tmp_path: Path, over: dict[str, object], message: str) -> None:
+    data = {"env": "yc", "seeds": [1], "entrants": ENTRANTS, **over}
+    path = tmp_path / "t.toml"
+    path.write_text(_toml(data))
+    with pytest.raises(SweepError, match="invalid tournament file") as info:
+        load_tournament(path)
+    assert message in str(info.value)
+
+
+def _toml(data: dict[str, object]) -> str:
+    import json
+
+    lines = [f"{k} = {json.dumps(v)}" for k, v in data.items() if k != "entrants"]
+    for e in data["entrants"]:  # type: ignore[attr-defined]
+        lines += ["[[entrants]]", *(f"{k} = {json.dumps(v)}" for k, v in e.items())]
+    return "\n".join(lines) + "\n"
+
+
+def test_the_cli_plays_a_tournament_and_prints_the_ratings(tmp_path: Path) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text(_toml({"env": "yc", "seeds": [2], "horizon": 1, "entrants": ENTRANTS[:2]}))
+    done = CliRunner().invoke(app, ["tournament", str(path), "--backend", "inline", "--out", str(tmp_path / "o")])
+    assert done.exit_code == 0, done.output
+    assert "head to head" in done.output and (tmp_path / "o" / "ratings.json").is_file()
