@@ -6,12 +6,14 @@ env under the contract of :mod:`bizbench.core.env` (its tools, observation, scor
 sharing one market.
 
 Turns are simultaneous. A seat ends its turn the env's usual way (yc ``sim resume``); the call
-waits in the arena's :class:`TurnGate` until every seat still playing has ended its turn or
-left. The last one to arrive has the arena resolve the turn once (contests settled, the market
-and the clock moved), and every waiting call returns with its own company's outcome. Within a
-turn a seat changes only its own company; what it does reaches its rivals only through the
-resolution, so no seat sees another's moves of the same turn, the outcome does not depend on
-the order in which the seats acted, and a run is deterministic whatever the threads did.
+waits in the arena's :class:`TurnGate` until every seat still playing is waiting or has left.
+The last one to arrive has the arena resolve the turn once (contests settled, the market and the
+clock moved); the arena names the seats it wakes (those whose company has news: yc, an event of
+its own), their calls return with their own company's outcome, and the others wait on, as a
+single player's ``sim resume`` waits for its own next event. Within a turn a seat changes only
+its own company; what it does reaches its rivals only through the resolution, so no seat sees
+another's moves of the same turn, the outcome does not depend on the order in which the seats
+acted, and a run is deterministic whatever the threads did.
 """
 
 from __future__ import annotations
@@ -36,8 +38,9 @@ class Arena(Protocol):
     seats: list[Env]  # seat i's company, a full env
     gate: TurnGate
 
-    def resolve(self) -> None:
-        """Settle the turn every seat still playing has ended, and move the world on."""
+    def resolve(self) -> set[int]:
+        """Settle the turn every seat still playing has ended, move the world on, and name the
+        seats to wake (a seat whose company is done is always woken, so that it can leave)."""
 
     def result(self) -> dict[str, Any]:
         """arena.json's env fields: what the seats' own results cannot say (contests ...)."""
@@ -46,15 +49,16 @@ class Arena(Protocol):
 class TurnGate:
     """Where seats wait for each other at the end of a turn.
 
-    ``resolve`` runs once per turn, in the thread of the last seat to end it (or to leave),
-    while every other playing seat waits in :meth:`end_turn`."""
+    ``resolve`` runs in the thread of the last seat to end its turn (or to leave) while every
+    other playing seat waits in :meth:`end_turn`; it returns the seats to wake. It runs again at
+    once when it woke no playing seat (the news was for a seat that left)."""
 
-    def __init__(self, seats: int, resolve: Callable[[], None]) -> None:
+    def __init__(self, seats: int, resolve: Callable[[], set[int]]) -> None:
         if seats < 1:
             raise ValueError(f"an arena needs at least one seat, got {seats}")
         self._resolve = resolve
         self._playing = set(range(seats))
-        self._ended: set[int] = set()
+        self._waiting: set[int] = set()
         self._turn = 0
         self._error: BaseException | None = None
         self._cond = threading.Condition()
@@ -65,16 +69,15 @@ class TurnGate:
         return self._turn
 
     def end_turn(self, seat: int) -> None:
-        """Seat ``seat`` has ended its turn: wait until the turn is resolved (ArenaAborted if the
-        arena stopped)."""
+        """Seat ``seat`` has ended its turn: wait until a resolved turn wakes it (ArenaAborted if
+        the arena stopped)."""
         with self._cond:
             self._check(seat)
-            if seat in self._ended:
+            if seat in self._waiting:
                 raise ArenaAborted(f"seat {seat} ended the same turn twice")
-            self._ended.add(seat)
-            turn = self._turn
-            self._resolve_if_complete()
-            while self._turn == turn and self._error is None:
+            self._waiting.add(seat)
+            self._resolve_while_all_wait()
+            while seat in self._waiting and self._error is None:
                 self._cond.wait()
             if self._error is not None:
                 raise ArenaAborted(f"the arena stopped: {self._error}") from self._error
@@ -85,9 +88,9 @@ class TurnGate:
             if seat not in self._playing:
                 return
             self._playing.discard(seat)
-            self._ended.discard(seat)
-            if self._error is None and self._ended:
-                self._resolve_if_complete()
+            self._waiting.discard(seat)
+            if self._error is None:
+                self._resolve_while_all_wait()
 
     def abort(self, error: BaseException) -> None:
         """Stop the arena: every waiting seat's :meth:`end_turn` raises ArenaAborted."""
@@ -102,15 +105,14 @@ class TurnGate:
         if seat not in self._playing:
             raise ArenaAborted(f"seat {seat} has left the arena")
 
-    def _resolve_if_complete(self) -> None:
-        if self._ended != self._playing:
-            return
-        try:
-            self._resolve()
-        except BaseException as error:
-            self._error = error
+    def _resolve_while_all_wait(self) -> None:
+        while self._playing and self._waiting == self._playing:
+            try:
+                woken = self._resolve()
+            except BaseException as error:
+                self._error = error
+                self._cond.notify_all()
+                raise
+            self._turn += 1
+            self._waiting -= woken
             self._cond.notify_all()
-            raise
-        self._ended.clear()
-        self._turn += 1
-        self._cond.notify_all()

@@ -21,7 +21,9 @@ exactly as if it played alone. The turn is then resolved:
    the turn are not listed again. Each seat's view becomes the new market.
 3. **Time.** The clock moves to the earliest next event of any company still running (a
    checkpoint, deadline, payroll or the horizon), every company's work is credited to that
-   instant and its events due then are processed; each seat's ``sim resume`` returns its own.
+   instant and its events due then are processed. The seats with news (an event of their own,
+   a task lost in step 1) are woken: their ``sim resume`` returns it. The others sleep on to
+   their own next event, as ``sim resume`` promises a single player.
 
 With one seat every step reduces to the single-player world: no contests, the market the
 seat's own, the clock its own next event (a test checks the results are identical).
@@ -29,13 +31,14 @@ seat's own, the clock its own next event (a test checks the results are identica
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from bizbench.core.arena import TurnGate
 from bizbench.core.rng import stream_for
 from bizbench.envs.yc.config import YcConfig
 from bizbench.envs.yc.env import YcEnv
-from bizbench.envs.yc.world.tasks import ACTIVE
+from bizbench.envs.yc.world.tasks import ACTIVE, task_number
 from bizbench.envs.yc.world.world import YcWorld
 
 __all__ = ["MAX_SEATS", "RivalCompany", "YcArena", "YcSeatEnv"]
@@ -56,6 +59,9 @@ class RivalCompany(YcWorld):
         self.turn_records: list[dict[str, Any]] = []  # what the last resolved turn did to this company
 
     def accept(self, task_id: str) -> Any:
+        num = task_number(task_id) if isinstance(task_id, str) else None
+        if num in self.market.tasks:  # the rivals' views share it: accept a copy of this company's own
+            self.market.tasks[num] = replace(self.market.tasks[num])
         task = super().accept(task_id)
         self.claims.append(task.num)
         return task
@@ -112,8 +118,9 @@ class YcArena:
         return [env.world for env in self.seats]
 
     # ------------------------------------------------------------------ the turn
-    def resolve(self) -> None:
-        """Contests, then the market, then the clock (the module docstring, steps 1-3)."""
+    def resolve(self) -> set[int]:
+        """Contests, then the market, then the clock (the module docstring, steps 1-3); returns
+        the seats woken: those with news (an event of their own, a task lost) and those done."""
         worlds = self.worlds
         claims: dict[int, list[int]] = {}
         for i, w in enumerate(worlds):
@@ -129,6 +136,7 @@ class YcArena:
             t = min(w.next_event_time() for w in running)
             for w in running:
                 w.turn_records += w.run_until(t)
+        return {i for i, w in enumerate(worlds) if w.turn_records or w.done}
 
     def _settle(self, num: int, holders: list[int]) -> None:
         """Award a task several seats hold: most prestige in its domain, then most trust; equals get none."""

@@ -20,7 +20,7 @@ the order ``market browse`` shows.
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -94,15 +94,9 @@ class Market:
         return task
 
     def copy(self) -> Market:
-        """An independent copy, its tasks copied too: a rival company's own view of a shared
-        market, which its accepts change until the arena settles the turn (docs/arena.md)."""
-        return Market(
-            {num: replace(t, assigned=list(t.assigned)) for num, t in self.tasks.items()},
-            list(self.order),
-            self.next_num,
-            [replace(t, assigned=list(t.assigned)) for t in self.pending],
-            self.batches_drawn,
-        )
+        """A market of its own sharing the task objects: a rival company's view of the shared
+        market (docs/arena.md), which copies a task before accepting it."""
+        return Market(dict(self.tasks), list(self.order), self.next_num, list(self.pending), self.batches_drawn)
 
     def ordered(self) -> list[Task]:
         return [self.tasks[num] for _, num in self.order]
