@@ -43,7 +43,7 @@ def main() -> None:
         print(f"single-player yc year, {agent:<10}: {single[agent]:.3f} s CPU (mean of {len(seeds)} seeds)")
     print(f"\n4-seat yc arena, a year (target: <= {TARGET:.0f}x the single-player run)")
     for label, lineup in LINEUPS.items():
-        arena = statistics.mean(cpu(lambda s=s: run_arena("yc", lineup, seed=s)) for s in seeds)
+        arena = statistics.mean(cpu(lambda s=s, lineup=lineup: run_arena("yc", lineup, seed=s)) for s in seeds)
         base = statistics.mean(single[a] for a in lineup)
         ratio, of_sum = arena / base, arena / sum(single[a] for a in lineup)
         verdict = "PASS" if ratio <= TARGET else "MISS"
