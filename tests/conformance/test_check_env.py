@@ -137,3 +137,17 @@ def test_a_replay_that_lets_the_smallest_forgery_through_is_found(monkeypatch: p
     monkeypatch.setattr(replay, "same_value", lambda a, b, rel_tol=0.0: True)
     (problem,) = env_problems(lemonade, ["replay"])
     assert "score" in problem.message and "metrics.jsonl" in problem.message and "ledger.csv" in problem.message
+
+
+def test_an_arena_that_drifts_from_the_single_player_world_is_found() -> None:
+    import broken_arenas
+
+    messages = [p.message for p in env_problems(broken_arenas.LATE, ["arena"])]
+    assert any("a one-seat arena ends in another world than the single-player run" in m for m in messages), messages
+
+
+def test_an_arena_that_favours_a_seat_is_found() -> None:
+    import broken_arenas
+
+    messages = [p.message for p in env_problems(broken_arenas.FIRST_SEAT, ["arena"])]
+    assert any("a seat is favoured" in m for m in messages), messages

@@ -35,9 +35,15 @@ def test_an_arena_directory_holds_its_setup_every_seat_and_the_standings(arena_d
 
 
 def test_replay_verifies_every_seat_of_an_arena(arena_dir: Path) -> None:
-    reports = replay_arena(arena_dir)
-    assert [r.ok for r in reports] == [True, True, True]
-    assert all(r.actions_sent > 0 and "final_funds_cents" in r.compared for r in reports)
+    *seats, standings_report = replay_arena(arena_dir)
+    assert [r.ok for r in seats] == [True, True, True]
+    assert all(r.actions_sent > 0 and "final_funds_cents" in r.compared for r in seats)
+    assert standings_report.ok and standings_report.compared == [
+        "standings",
+        "contests",
+        "contest_log",
+        "seat_contests",
+    ]
 
 
 def test_replay_finds_an_edited_seat_and_leaves_the_others_verified(arena_dir: Path, tmp_path: Path) -> None:
@@ -50,8 +56,21 @@ def test_replay_finds_an_edited_seat_and_leaves_the_others_verified(arena_dir: P
     result["final_funds_cents"] += 100
     result_path.write_text(json.dumps(result))
     reports = replay_arena(copy)
-    assert [r.ok for r in reports] == [True, False, True]
+    assert [r.ok for r in reports] == [True, False, True, True]
     assert "final_funds_cents" in reports[1].mismatches
+
+
+def test_replay_finds_edited_standings(arena_dir: Path, tmp_path: Path) -> None:
+    import shutil
+
+    copy = tmp_path / "edited"
+    shutil.copytree(arena_dir, copy)
+    outcome = json.loads((copy / "standings.json").read_text())
+    outcome["standings"][0]["rank"] += 1
+    (copy / "standings.json").write_text(json.dumps(outcome))
+    *seats, standings_report = replay_arena(copy)
+    assert all(r.ok for r in seats) and not standings_report.ok
+    assert list(standings_report.mismatches) == ["standings"]
 
 
 def test_equal_scores_share_a_rank_and_the_next_rank_skips() -> None:

@@ -227,3 +227,27 @@ def test_an_arena_takes_one_to_eight_seats() -> None:
     for bad in (0, 9, True, 2.0):
         with pytest.raises(ValueError, match="--seats must be a whole number from 1 to 8"):
             _arena(bad)
+
+
+def test_a_rivals_task_is_invisible_and_its_hidden_work_never_reaches_a_seat() -> None:
+    arena = _arena(2)
+    target = _top_task(arena.seats[0])
+    answers: dict[str, Any] = {}
+
+    def taker(env: Any) -> None:
+        _take(target)(env)
+        assert env.call("sim_resume").ok
+
+    def prober(env: Any) -> None:
+        assert env.call("sim_resume").ok  # wakes at its own payroll, after the rival's task began
+        for name, args in (("task_inspect", {"task_id": target}), ("task_list", {}), ("client_history", {})):
+            answers[name] = env.call(name, **args)
+
+    play_seats(arena, [taker, prober], arena.seats)
+    assert not answers["task_inspect"].ok and "no task" in str(answers["task_inspect"].error)
+    assert answers["task_list"].data["tasks"] == []
+    taken = arena.seats[0].world.tasks[int(target.split("-")[1])]
+    assert taken.done > 0
+    for answer in answers.values():
+        text = str(answer.data) + str(answer.error)
+        assert repr(taken.true_work) not in text and repr(taken.done) not in text

@@ -35,7 +35,11 @@ is bizbench's (docs/envs.md). Each check builds fresh worlds of the env from its
   every float replay compares in result.json, one number on the last line of each log it
   regenerates, a cent in ledger.csv's last row) is caught in every forged field and file;
 - ``resume``: ``bizbench run`` killed with SIGKILL half-way and finished by ``bizbench resume``
-  ends with the result, actions, metrics and ledger of an uninterrupted run.
+  ends with the result, actions, metrics and ledger of an uninterrupted run;
+- ``arena`` (an env with an arena, docs/arena.md): a one-seat arena of every baseline ends in
+  the single-player run's world with its action log; two seats of the default baseline end in
+  equal companies (no seat is favoured); swapping two baselines between two seats mirrors the
+  companies (state digests).
 
 ``hidden_values()`` is optional: an env that has it returns the strings and numbers that must
 never reach the agent (a string is searched case-insensitively where a word starts, an integer
@@ -1172,6 +1176,56 @@ def check_resume(ctx: _Ctx) -> None:
                 ctx.problem(f"the resumed run's {name} differs from the uninterrupted one")
 
 
+# ---------------------------------------------------------------------------- arena
+def _arena_play(ctx: _Ctx, agents: list[str]) -> Any:
+    """An arena of the checked preset and horizon, seat i played by baseline ``agents[i]`` to the end."""
+    from bizbench.runner.arena import play_seats
+
+    config, digest = ctx.spec.load_config(ctx.preset)
+    arena = ctx.spec.make_arena(ctx.spec.with_horizon(config, ctx.horizon), ctx.seed, len(agents), ctx.preset, digest)
+    policies = [ctx.spec.baseline(name).make(ctx.seed) for name in agents]
+
+    def driver(i: int) -> Callable[[Any], None]:
+        def drive(env: Any) -> None:
+            _play(env, policies[i])
+
+        return drive
+
+    play_seats(arena, [driver(i) for i in range(len(agents))], arena.seats)
+    return arena
+
+
+def check_arena(ctx: _Ctx) -> None:
+    if ctx.spec.arena is None:
+        ctx.note("the env has no arena")
+        return
+    for name, policy in _policies(ctx.spec, ctx.seed).items():
+        single = ctx.make()
+        _play(single, policy)
+        (seat,) = _arena_play(ctx, [name]).seats
+        if seat.state_digest() != single.state_digest():
+            ctx.problem(f"baseline {name!r}: a one-seat arena ends in another world than the single-player run")
+        if _canonical([(a.get("tool"), a.get("args"), a.get("ok")) for a in seat.actions]) != _canonical(
+            [(a.get("tool"), a.get("args"), a.get("ok")) for a in single.actions]
+        ):
+            ctx.problem(f"baseline {name!r}: a one-seat arena's action log differs from the single-player run's")
+        single.close()
+        seat.close()
+    twins = _arena_play(ctx, [ctx.spec.default_baseline] * 2).seats
+    if twins[0].state_digest() != twins[1].state_digest():
+        ctx.problem(
+            f"two seats of baseline {ctx.spec.default_baseline!r} end in different companies: a seat is favoured"
+        )
+    names = list(ctx.spec.baseline_table())
+    pair = [ctx.spec.default_baseline, next(n for n in names if n != ctx.spec.default_baseline)]
+    ab, ba = _arena_play(ctx, pair), _arena_play(ctx, pair[::-1])
+    if [s.state_digest() for s in ab.seats] != [s.state_digest() for s in ba.seats][::-1]:
+        ctx.problem(f"seats {pair} and {pair[::-1]}: swapping the agents does not mirror the companies")
+    for arena in (ab, ba):
+        for env in arena.seats:
+            env.close()
+
+
 CHECKS: dict[str, Callable[[_Ctx], None]] = {
     "protocol": check_protocol,
     "determinism": check_determinism,
@@ -1182,6 +1236,7 @@ CHECKS: dict[str, Callable[[_Ctx], None]] = {
     "play": check_play,
     "replay": check_replay,
     "resume": check_resume,
+    "arena": check_arena,
 }
 
 

@@ -50,7 +50,7 @@ from bizbench.core.provenance import provenance
 from bizbench.core.runlog import read_result
 from bizbench.core.runs import ACTIONS
 from bizbench.core.session import Session
-from bizbench.runner.arena import ARENA_CONFIG, play_seats, seat_dir
+from bizbench.runner.arena import ARENA_CONFIG, STANDINGS, play_seats, seat_dir, standings
 from bizbench.runner.runconfig import (
     RunDirError,
     check_secret,
@@ -171,7 +171,8 @@ def replay_run(path: str | Path) -> ReplayReport:
 def replay_arena(path: str | Path) -> list[ReplayReport]:
     """Re-play an arena directory (runner/arena.py): a fresh arena of its seed, each seat sent
     its own accepted calls in its own thread (turns end together, as they did), then every
-    seat's record checked as :func:`replay_run` checks a run; one report a seat."""
+    seat's record checked as :func:`replay_run` checks a run; one report a seat, then one for
+    standings.json (ranks, scores and the env's arena fields such as the contests)."""
     path = Path(path)
     setup = read_json(path / ARENA_CONFIG)
     if setup is None:
@@ -200,7 +201,27 @@ def replay_arena(path: str | Path) -> list[ReplayReport]:
             for i, session in enumerate(sessions):
                 seat_config, seat_recorded, report = records[i]
                 _check_record(report, seat_dir(path, i), session, seat_config, seat_recorded, actions[i])
-    return [report for _, _, report in records]
+    seats = [report for _, _, report in records]
+    return [*seats, _check_standings(path, arena, seats)]
+
+
+def _check_standings(path: Path, arena: Any, seats: list[ReplayReport]) -> ReplayReport:
+    """The arena's own report: standings.json's ranks, scores and arena fields against the replay's."""
+    recorded = read_json(path / STANDINGS) or {}
+    report = ReplayReport(str(path), seats[0].env, seats[0].seed)
+    report.digests = {name: _sha256(path / name) for name in (ARENA_CONFIG, STANDINGS)}
+    fresh = {"standings": standings([seat.result for seat in seats]), **jsonable(arena.result())}
+    for key, value in fresh.items():
+        report.compared.append(key)
+        mine = recorded.get(key, "(missing)")
+        if key == "standings" and isinstance(mine, list):  # who sat there is the record's word, not the world's
+            mine = [{k: v for k, v in row.items() if k != "agent"} for row in mine]
+            value = [{k: v for k, v in row.items() if k != "agent"} for row in value]
+        if not same_value(mine, value, RESULT_REL_TOL):
+            report.mismatches[key] = {"recorded": mine, "replayed": value}
+    report.files_verified = [STANDINGS] if not report.mismatches else []
+    report.files_unverified = [ARENA_CONFIG]
+    return report
 
 
 def _open_record(path: Path) -> tuple[dict[str, Any], dict[str, Any], ReplayReport]:
