@@ -27,15 +27,32 @@ def arena(
     env: Annotated[str, typer.Argument(help="Env id with an arena (docs/arena.md).")],
     agent: Annotated[
         list[str] | None,
-        typer.Option("--agent", "-a", help="The baseline of the next seat (repeat, one a seat; default: the env's)."),
+        typer.Option(
+            "--agent",
+            "-a",
+            help="Who plays the next seat (repeat, one a seat; default: the env's baseline): a baseline "
+            "name or a model (openai/<model>, anthropic/<model>, scripted:FILE.jsonl ..., docs/models.md).",
+        ),
     ] = None,
     seats: Annotated[int | None, typer.Option(help="Seats; with one --agent (or none), every seat plays it.")] = None,
     seed: Annotated[int, typer.Option(help="World seed.")] = 42,
     preset: Annotated[str | None, typer.Option(help="Preset; default: the env's default.")] = None,
     horizon: Annotated[int | None, typer.Option(help="Override the preset's horizon, in the env's unit.")] = None,
     out: Annotated[str | None, typer.Option(help="Arena directory (default runs/arena-<env>-<agents>-<seed>).")] = None,
+    harness: Annotated[
+        str | None, typer.Option(help="Model seats: cli-chat | react-json (default: the env's).")
+    ] = None,
+    max_turns: Annotated[
+        int | None, typer.Option(help="Model seats: end a seat cleanly after this many turns.")
+    ] = None,
+    max_dollars: Annotated[
+        float | None, typer.Option(help="Model seats: end a seat once it has cost this much.")
+    ] = None,
 ) -> None:
-    """Rival companies in one market, a baseline in each seat, turns simultaneous."""
+    """Rival companies in one market, a baseline or a model in each seat, turns simultaneous."""
+    import re
+
+    from bizbench.agents.recording import Limits
     from bizbench.core.envs import get_env
     from bizbench.runner.arena import run_arena
 
@@ -49,9 +66,11 @@ def arena(
             agents *= max(seats, 1)
         elif len(agents) != seats:
             _fail(f"--seats {seats} but {len(agents)} --agent options: give one --agent a seat, or one for all")
-    out_dir = Path(out) if out else Path("runs") / f"arena-{env}-{'-'.join(agents)}-{seed}"
+    slugs = [re.sub(r"[^A-Za-z0-9_.-]+", "_", a).strip("_") for a in agents]
+    out_dir = Path(out) if out else Path("runs") / f"arena-{env}-{'-'.join(slugs)}-{seed}"
+    limits = Limits(max_dollars=max_dollars, max_turns=max_turns)
     try:
-        outcome = run_arena(env, agents, seed, preset, horizon, out_dir)
+        outcome = run_arena(env, agents, seed, preset, horizon, out_dir, harness=harness, limits=limits)
     except ValueError as e:
         _fail(str(e))
     table = Table(title=f"{env} arena / seed {seed}")

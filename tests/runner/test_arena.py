@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from bizbench.agents.recording import Limits
 from bizbench.cli import app
 from bizbench.core.jsonio import read_json
 from bizbench.runner.arena import run_arena, standings
@@ -100,7 +101,7 @@ def test_the_cli_runs_an_arena_prints_its_standings_and_replays_it(tmp_path: Pat
     ("args", "message"),
     [
         (["arena", "yc", "--seats", "3", "-a", "greedy", "-a", "random"], "--seats 3 but 2 --agent options"),
-        (["arena", "yc", "-a", "nobody"], "unknown yc baseline 'nobody'"),
+        (["arena", "yc", "-a", "nobody"], "seat 'nobody' is neither a yc baseline"),
         (["arena", "cfo"], "env 'cfo' has no arena"),
         (["arena", "yc", "--seats", "9"], "--seats must be a whole number from 1 to 8"),
     ],
@@ -110,3 +111,35 @@ def test_the_cli_refuses_a_bad_arena_with_a_clear_error(args: list[str], message
     assert done.exit_code == 2
     assert message in " ".join(done.output.split())
     assert not (tmp_path / "x" / "standings.json").exists()
+
+
+def _script(path: Path, *commands: str) -> Path:
+    replies = [{"content": "", "tool_calls": [{"name": "run_command", "arguments": {"command": c}}]} for c in commands]
+    path.write_text("\n".join(json.dumps(r) for r in replies) + "\n")
+    return path
+
+
+def test_a_model_seat_plays_through_its_harness_records_its_trajectory_and_replays(tmp_path: Path) -> None:
+    script = _script(tmp_path / "s.jsonl", "company status", "market browse --limit 3", "sim resume")
+    out = tmp_path / "m"
+    outcome = run_arena(
+        "yc", ["heuristic", f"scripted:{script}"], seed=3, horizon=1, out=out, limits=Limits(max_turns=9)
+    )
+    seat = out / "seat-1"
+    for name in ("trajectory.jsonl", "system_prompt.txt", "tools.json", "actions.jsonl"):
+        assert (seat / name).is_file(), name
+    result = read_json(seat / "result.json")
+    assert result is not None
+    assert result["harness"] == "cli-chat" and result["ended_by"] == "max_turns" and result["turns"] == 4
+    assert outcome["standings"][1]["agent"] == result["agent"]
+    assert [r.ok for r in replay_arena(out)] == [True, True, True]
+
+
+def test_a_seat_is_a_baseline_or_a_model_in_an_in_process_harness(tmp_path: Path) -> None:
+    script = _script(tmp_path / "s.jsonl", "sim resume")
+    with pytest.raises(ValueError, match="the terminal harness serves its own env"):
+        run_arena("yc", [f"scripted:{script}"], horizon=1, harness="terminal")
+    with pytest.raises(ValueError, match="options are a baseline's"):
+        run_arena("yc", [f"scripted:{script}"], horizon=1, options=[{"x": 1}])
+    with pytest.raises(ValueError, match="neither a yc baseline"):
+        run_arena("yc", ["gpt-nobody"], horizon=1)

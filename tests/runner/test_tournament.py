@@ -91,6 +91,11 @@ def test_a_match_cut_short_is_moved_aside_and_played_again(tmp_path: Path) -> No
         ({"entrants": [{"name": "x", "baseline": "nobody"}, ENTRANTS[1]]}, "unknown yc baseline 'nobody'"),
         ({"seeds": "5-1"}, "runs backwards"),
         ({"rounds": 2}, "only a swiss tournament has rounds"),
+        ({"entrants": [{"name": "x"}, ENTRANTS[1]]}, "give a baseline or a model"),
+        (
+            {"entrants": [{"name": "x", "model": "scripted:a.jsonl", "options": {"k": 1}}, ENTRANTS[1]]},
+            "options are a baseline's",
+        ),
     ],
 )
 def test_a_bad_tournament_file_names_its_problem(tmp_path: Path, over: dict[str, object], message: str) -> None:
@@ -105,9 +110,14 @@ def test_a_bad_tournament_file_names_its_problem(tmp_path: Path, over: dict[str,
 def _toml(data: dict[str, object]) -> str:
     import json
 
-    lines = [f"{k} = {json.dumps(v)}" for k, v in data.items() if k != "entrants"]
+    def value(v: object) -> str:
+        if isinstance(v, dict):
+            return "{" + ", ".join(f"{k} = {value(x)}" for k, x in v.items()) + "}"
+        return json.dumps(v)
+
+    lines = [f"{k} = {value(v)}" for k, v in data.items() if k != "entrants"]
     for e in data["entrants"]:  # type: ignore[attr-defined]
-        lines += ["[[entrants]]", *(f"{k} = {json.dumps(v)}" for k, v in e.items())]
+        lines += ["[[entrants]]", *(f"{k} = {value(v)}" for k, v in e.items())]
     return "\n".join(lines) + "\n"
 
 
@@ -117,3 +127,18 @@ def test_the_cli_plays_a_tournament_and_prints_the_ratings(tmp_path: Path) -> No
     done = CliRunner().invoke(app, ["tournament", str(path), "--backend", "inline", "--out", str(tmp_path / "o")])
     assert done.exit_code == 0, done.output
     assert "head to head" in done.output and (tmp_path / "o" / "ratings.json").is_file()
+
+
+def test_a_model_entrant_plays_its_matches_through_its_harness(tmp_path: Path) -> None:
+    import json
+
+    script = tmp_path / "s.jsonl"
+    script.write_text(
+        json.dumps({"content": "", "tool_calls": [{"name": "run_command", "arguments": {"command": "sim resume"}}]})
+        + "\n"
+    )
+    spec = _spec(tmp_path, entrants=[ENTRANTS[0], {"name": "bot", "model": f"scripted:{script}"}])
+    result = run_tournament(spec, InlineBackend(), log=lambda line: None)
+    assert {row["name"] for row in result["entrants"]} == {"greedy", "bot"} and result["matches"] == 2
+    seats = sorted((Path(spec.out) / "matches").glob("*/seat-*/trajectory.jsonl"))
+    assert len(seats) == 2

@@ -1,5 +1,9 @@
 """``bizbench arena ENV``: rival companies in one market, one agent a seat (docs/arena.md).
 
+A seat is played by a baseline of the env or by a model in an in-process harness (cli-chat,
+react-json; the terminal harness serves its own env and cannot sit in an arena). A model
+seat's directory also holds its trajectory.jsonl, system_prompt.txt and tools.json.
+
 An arena directory holds ``arena.json`` (written first: the env, preset, seed, the world config
 and who sits where), one ordinary run directory per seat (``seat-0/``, ``seat-1/`` ...: the
 seat's config.json, actions.jsonl, metrics, ledger.csv and result.json, docs/run-format.md) and,
@@ -73,6 +77,75 @@ def standings(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return rows
 
 
+class _Player:
+    """Who plays a seat: a baseline of the env, or a model in an in-process harness."""
+
+    def __init__(self, spec: Any, entry: str, options: dict[str, Any], seed: int, harness: str | None, limits: Any):
+        self.options = options
+        self.meta: dict[str, Any] = {"agent_options": options}
+        self.turns = 0
+        self.ended_by: str | None = None
+        if entry in spec.baseline_table():
+            self.name = spec.check_baseline(entry, options).name
+            self.policy = spec.baseline(entry).make(seed, **options)
+            self.run: Any = None
+            return
+        if options:
+            raise ValueError(f"seat {entry!r}: options are a baseline's, and {entry!r} is not a {spec.id} baseline")
+        from bizbench.agents.harness import unusable
+        from bizbench.agents.models.factory import make_model
+        from bizbench.agents.recording import AgentRun, Limits, Trajectory
+        from bizbench.runner.agent_episode import make_harness
+
+        try:
+            model = make_model(entry)
+        except ValueError as e:
+            choices = ", ".join(spec.baseline_table())
+            raise ValueError(f"seat {entry!r} is neither a {spec.id} baseline ({choices}) nor a model: {e}") from None
+        harness_name = harness or spec.harness
+        why = unusable(harness_name, spec)
+        if why:
+            raise ValueError(why)
+        self.harness = make_harness(harness_name)
+        if hasattr(self.harness, "open_env"):
+            raise ValueError(
+                f"the {harness_name} harness serves its own env; an arena seat needs cli-chat or react-json"
+            )
+        self.name = getattr(model, "recorded_name", None) or model.name
+        self.run = AgentRun(model, Trajectory(None), limits or Limits())
+        self.meta = {"model": model.name, "model_spec": entry, "sampling": model.sampling, "harness": harness_name}
+
+    def open(self, session: Session) -> None:
+        """Before play: a model seat's trajectory.jsonl, system prompt and tools beside its record."""
+        if self.run is None or session.path is None:
+            return
+        from bizbench.agents.recording import Trajectory, save_setup
+
+        self.run.trajectory = Trajectory(session.path / "trajectory.jsonl")
+        save_setup(session.path, self.harness.system_prompt(session), self.harness.tools(session))
+
+    def drive(self, session: Session) -> None:
+        if self.run is None:
+            while not session.done:
+                self.policy.act(session)
+                self.turns += 1
+            return
+        self.ended_by = "interrupted"
+        try:
+            self.ended_by = self.harness.run(session, self.run)
+        finally:
+            self.run.trajectory.event("end", ended_by=self.ended_by, **self.run.meter.summary())
+            self.run.trajectory.close()
+
+    def finish(self, session: Session, seat: int) -> dict[str, Any]:
+        if self.run is None:
+            return session.finish(agent=self.name, agent_options=self.options, turns=self.turns, arena_seat=seat)
+        extra = {k: v for k, v in self.meta.items() if k != "model_spec"}
+        return session.finish(
+            self.ended_by, self.run.meter.summary(), agent=self.name, **{**extra, "model": self.name}, arena_seat=seat
+        )
+
+
 def run_arena(
     env_id: str,
     agents: list[str],
@@ -82,14 +155,17 @@ def run_arena(
     out: Path | None = None,
     options: list[dict[str, Any]] | None = None,
     secret: str | None | Literal["from-env"] = "from-env",
+    harness: str | None = None,
+    limits: Any = None,
 ) -> dict[str, Any]:
-    """An arena of ``len(agents)`` seats, seat i played by the baseline ``agents[i]`` (with
-    ``options[i]``); returns standings.json's content."""
+    """An arena of ``len(agents)`` seats; seat i is played by ``agents[i]``: a baseline of the env
+    (with ``options[i]``) or a model spec (``--model``'s forms, docs/models.md) in ``harness``
+    (default: the env's paper harness) under ``limits``. Returns standings.json's content."""
     spec = get_env(env_id)
     options = options or [{} for _ in agents]
     if len(options) != len(agents):
         raise ValueError(f"{len(agents)} agents but {len(options)} option sets")
-    baselines = [spec.check_baseline(name, opts) for name, opts in zip(agents, options, strict=True)]
+    players = [_Player(spec, entry, opts, seed, harness, limits) for entry, opts in zip(agents, options, strict=True)]
     if out is not None:
         require_new(out)
     preset = preset or spec.default_preset
@@ -97,7 +173,6 @@ def run_arena(
     config = spec.with_horizon(config, horizon)
     secret = secret_from_env() if secret == "from-env" else secret
     arena = spec.make_arena(config, seed, len(agents), preset, preset_hash, secret)
-    names = [b.name for b in baselines]
     if out is not None:
         Path(out).mkdir(parents=True, exist_ok=True)
         write_json(
@@ -109,7 +184,7 @@ def run_arena(
                 "preset_hash": preset_hash,
                 "seed": seed,
                 "seats": len(agents),
-                "agents": names,
+                "agents": [p.name for p in players],
                 "agent_options": options,
                 "config": config.model_dump(mode="json"),
             },
@@ -119,27 +194,16 @@ def run_arena(
             spec,
             env,
             seat_dir(out, i) if out is not None else None,
-            agent=names[i],
-            agent_options=options[i],
+            agent=players[i].name,
+            **players[i].meta,
             arena={"seat": i, "seats": len(agents)},
         )
         for i, env in enumerate(arena.seats)
     ]
-    policies = [b.make(seed, **opts) for b, opts in zip(baselines, options, strict=True)]
-    turns = [0] * len(agents)
-
-    def driver(i: int) -> Callable[[Session], None]:
-        def drive(session: Session) -> None:
-            while not session.done:
-                policies[i].act(session)
-                turns[i] += 1
-
-        return drive
-
-    play_seats(arena, [driver(i) for i in range(len(agents))], sessions)
-    results = [
-        s.finish(agent=names[i], agent_options=options[i], turns=turns[i], arena_seat=i) for i, s in enumerate(sessions)
-    ]
+    for player, session in zip(players, sessions, strict=True):
+        player.open(session)
+    play_seats(arena, [p.drive for p in players], sessions)
+    results = [player.finish(session, i) for i, (player, session) in enumerate(zip(players, sessions, strict=True))]
     outcome = {"env": spec.id, "preset": preset, "seed": seed, "standings": standings(results), **arena.result()}
     if out is not None:
         write_json(Path(out) / STANDINGS, outcome)

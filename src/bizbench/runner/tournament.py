@@ -1,6 +1,7 @@
 """``bizbench tournament FILE.toml``: arenas between entrants over seeds, and their ratings (docs/arena.md).
 
-A tournament file names an env with an arena, its entrants (baselines, each with options), the
+A tournament file names an env with an arena, its entrants (baselines with their options, or
+models), the
 seeds, the seats a match has, and the format:
 
 - ``round-robin``: every set of ``seats`` entrants meets on every seed, once in each rotation of
@@ -42,11 +43,29 @@ RATINGS = "ratings.json"
 
 
 class Entrant(_Strict):
-    """One entrant: a baseline of the env, with its options, under a name of its own."""
+    """One entrant under a name of its own: a baseline of the env with its options, or a model
+    (``--model``'s forms, docs/models.md) in the env's paper harness or ``harness``."""
 
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
-    baseline: str
+    baseline: str | None = None
+    model: str | None = None
+    harness: str | None = None
     options: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _one_player(self) -> Entrant:
+        if (self.baseline is None) == (self.model is None):
+            raise ValueError(f"entrant {self.name!r}: give a baseline or a model (one of them)")
+        if self.model is not None and self.options:
+            raise ValueError(f"entrant {self.name!r}: options are a baseline's")
+        if self.baseline is not None and self.harness is not None:
+            raise ValueError(f"entrant {self.name!r}: a harness is a model's")
+        return self
+
+    @property
+    def player(self) -> str:
+        """What sits in the seat: the baseline's name or the model spec."""
+        return str(self.baseline or self.model)
 
 
 class TournamentSpec(_Strict):
@@ -78,7 +97,10 @@ class TournamentSpec(_Strict):
         if len(self.entrants) < self.seats:
             raise ValueError(f"entrants: {len(self.entrants)} entrants cannot fill {self.seats} seats")
         for e in self.entrants:
-            spec.check_baseline(e.baseline, e.options)
+            if e.baseline is not None:
+                spec.check_baseline(e.baseline, e.options)
+        if len({e.harness for e in self.entrants if e.model is not None}) > 1:
+            raise ValueError("entrants: the model entrants of one tournament share one harness")
         if self.format == "swiss" and self.rounds is None:
             raise ValueError("rounds: a swiss tournament needs its number of rounds")
         if self.format == "round-robin" and self.rounds is not None:
@@ -147,17 +169,19 @@ def play_match(job: dict[str, Any], path: Path) -> dict[str, Any]:
         return done
     if path.exists():
         set_aside(path)
-    entrants = {e["name"]: e for e in job["entrants"]}
+    entrants = {e["name"]: Entrant.model_validate(e) for e in job["entrants"]}
     seated = [entrants[name] for name in job["seated"]]
+    harness = next((e.harness for e in seated if e.harness is not None), None)
     return run_arena(
         job["env"],
-        [e["baseline"] for e in seated],
+        [e.player for e in seated],
         job["seed"],
         job["preset"],
         job["horizon"],
         path,
-        [e["options"] for e in seated],
+        [e.options for e in seated],
         secret=None,
+        harness=harness,
     )
 
 
