@@ -123,7 +123,7 @@ def test_a_model_seat_plays_through_its_harness_records_its_trajectory_and_repla
     script = _script(tmp_path / "s.jsonl", "company status", "market browse --limit 3", "sim resume")
     out = tmp_path / "m"
     outcome = run_arena(
-        "yc", ["heuristic", f"scripted:{script}"], seed=3, horizon=1, out=out, limits=Limits(max_turns=9)
+        "yc", ["heuristic", f"scripted:{script}"], seed=3, horizon=3, out=out, limits=Limits(max_turns=4)
     )
     seat = out / "seat-1"
     for name in ("trajectory.jsonl", "system_prompt.txt", "tools.json", "actions.jsonl"):
