@@ -9,12 +9,12 @@ import pytest
 
 from bizbench.envs.ceo.config import CHANNELS
 from bizbench.envs.ceo.world.acquisition import (
-    _convert_individuals,
     _enterprise_gate,
-    _lead_preferences,
     channel_noise,
+    convert_individuals,
     expected_leads,
     generate_leads,
+    lead_preferences,
     monthly_factor,
     saturation,
 )
@@ -152,7 +152,7 @@ def test_individual_lead_conversion(state, params, fake_rng, gidx):
     assert max(0.3 - _req(20), 0.5 - _req(50)) < 0
     assert 0.3 * 1.1 >= _req(20) > 0.3 * 0.8
     rng = fake_rng(uniform=[[0.5, 1.0, 0.0]], normal=[[0.0, 1.0]])
-    subs, lost = _convert_individuals(state, params, rng, s1, cols, _undrifted(state, cols), delivered)
+    subs, lost = convert_individuals(state, params, rng, s1, cols, _undrifted(state, cols), delivered)
     cust = state.customers
     assert subs.tolist() == [0, 1] and lost.tolist() == [2]
     assert cust.plan[subs].tolist() == [1, 0]
@@ -261,7 +261,7 @@ def test_the_enterprise_gate_admits_only_leads_some_price_can_win(state, params,
 
 def _undrifted(state, cols):
     """The (c_max, q_min, q_max) a new lead evaluates with on a day with no market drift."""
-    return _lead_preferences(state, cols, q_shift=0.0, c_drift=0.0)
+    return lead_preferences(state, cols, q_shift=0.0, c_drift=0.0)
 
 
 def _leads_of_a_day(state, params, delivered, leads_rng=None, q_shift=None, c_drift=None):
@@ -458,7 +458,7 @@ def _one_lead_converts(state, params, fake_rng, gidx, *, prices, c_max, lead_pro
         "source": np.array([content if lead_promo else SOURCE_ORGANIC]),
     }
     rng = fake_rng(uniform=[1.0], normal=[0.0])  # a usage-rate draw z = 0 if it subscribes
-    return _convert_individuals(state, params, rng, s1, cols, _undrifted(state, cols), delivered)
+    return convert_individuals(state, params, rng, s1, cols, _undrifted(state, cols), delivered)
 
 
 def test_a_lead_whose_budget_equals_the_price_exactly_subscribes(state, params, fake_rng, gidx):
@@ -559,7 +559,7 @@ def test_a_lead_whose_best_surplus_is_exactly_zero_falls_back_to_plan_a(state, p
     s1 = gidx["S1"]
     cols, delivered = _exact_requirement_leads(state, s1, np.array([0.5, 0.49, 0.52]), delivered=[0.4, 0.5, 0.3])
     rng = fake_rng(uniform=[1.0, 1.0, 1.0], normal=[0.0, 0.0, 0.0])
-    subs, lost = _convert_individuals(state, params, rng, s1, cols, _undrifted(state, cols), delivered)
+    subs, lost = convert_individuals(state, params, rng, s1, cols, _undrifted(state, cols), delivered)
     assert subs.tolist() == [1] and lost.tolist() == [0, 2]
     assert state.customers.plan[1] == 1 and state.customers.listed_price[1] == 20.0
 
@@ -573,7 +573,7 @@ def test_a_lead_whose_impression_equals_the_requirement_exactly_subscribes(state
     cols, delivered = _exact_requirement_leads(state, s1, np.array([0.4, 0.41]), delivered=[0.5, 0.5, 0.5])
     assert 0.5 * 0.8 == 0.4
     rng = fake_rng(uniform=[0.0, 0.0], normal=[0.0, 0.0])
-    subs, lost = _convert_individuals(state, params, rng, s1, cols, _undrifted(state, cols), delivered)
+    subs, lost = convert_individuals(state, params, rng, s1, cols, _undrifted(state, cols), delivered)
     assert subs.tolist() == [0] and lost.tolist() == [1]
     assert state.customers.plan[0] == 0
 
@@ -658,7 +658,7 @@ def test_a_new_lead_evaluates_with_its_band_and_budget_drifted_once(state, gidx,
     state.q_drift_group[s1] = 0.2
     state.c_drift_group[s1] = -60.0
     cols = {"c_max": np.array([100.0, 30.0]), "q_min": np.array([0.2, 0.3]), "q_max": np.array([0.8, 0.9])}
-    c_max, q_min, q_max = _lead_preferences(state, cols, q_shift=0.07, c_drift=-20.0)
+    c_max, q_min, q_max = lead_preferences(state, cols, q_shift=0.07, c_drift=-20.0)
     if once:
         assert c_max.tolist() == [80.0, 15.0]
         assert q_min == pytest.approx([0.27, 0.37]) and q_max == pytest.approx([0.87, 0.97])

@@ -756,6 +756,7 @@ def test_each_step_of_a_day_works_on_the_start_of_day_caches_the_right_customers
         c_drift,
         day.social,
         2.5,
+        None,  # no rivals: a single-player world (an arena's are docs/arena.md A2-A3)
     )
     # payments are suspended for the churn-prevention threads open when step 17 began, as it reports them
     _check(c, "take_payments", st, p, rs.get("payments"), at_payments, np.array([0, 4]), c_drift)

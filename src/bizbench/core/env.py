@@ -351,12 +351,21 @@ class EnvSpec:
         preset: str | None = None,
         preset_hash: str = "",
         secret: str | None = None,
+        files: list[Path] | None = None,
+        **world_options: Any,
     ) -> Any:
         """A fresh :class:`~bizbench.core.arena.Arena` of ``seats`` rival companies (ValueError when
-        the env has none, or for a seat count it does not take)."""
+        the env has none, or for a seat count it does not take); ``files[i]`` and
+        ``world_options`` are seat i's as :meth:`make` takes them."""
         if self.arena is None:
             raise ValueError(f"env {self.id!r} has no arena (docs/arena.md lists the envs that do)")
-        return self.load(self.arena)(config, seed, seats, preset or self.default_preset, preset_hash, secret)
+        unknown = sorted(set(world_options) - set(self.world_options))
+        if unknown:
+            raise ValueError(f"env {self.id!r} takes no option {', '.join(unknown)}")
+        if files is not None and len(files) != seats:
+            raise ValueError(f"{seats} seats but {len(files)} file directories")
+        cls = self.load(self.arena)
+        return cls(config, seed, seats, preset or self.default_preset, preset_hash, secret, files, **world_options)
 
     def headless(self) -> dict[str, Any]:
         """World options for a run no agent reads (replay, anchors, searches): each agent-visible

@@ -172,7 +172,8 @@ def run_arena(
     config, preset_hash = spec.load_config(preset)
     config = spec.with_horizon(config, horizon)
     secret = secret_from_env() if secret == "from-env" else secret
-    arena = spec.make_arena(config, seed, len(agents), preset, preset_hash, secret)
+    files = [seat_dir(out, i) for i in range(len(agents))] if out is not None else None
+    arena = spec.make_arena(config, seed, len(agents), preset, preset_hash, secret, files)
     if out is not None:
         Path(out).mkdir(parents=True, exist_ok=True)
         write_json(

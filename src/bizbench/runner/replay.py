@@ -187,6 +187,7 @@ def replay_arena(path: str | Path) -> list[ReplayReport]:
         config["preset"],
         config.get("preset_hash") or "",
         check_secret(path, recorded.get("seed_secret_id")),
+        **spec.headless(),
     )
     actions = [_lines(seat_dir(path, i) / ACTIONS) for i in range(setup["seats"])]
     with tempfile.TemporaryDirectory(prefix="bizbench-replay-") as tmp:

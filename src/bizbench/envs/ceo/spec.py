@@ -19,6 +19,7 @@ SPEC = EnvSpec(
     report="bizbench.envs.ceo.report",
     viewer="bizbench.envs.ceo.viewer",
     play="bizbench.envs.ceo.play",
+    arena="bizbench.envs.ceo.arena:CeoArena",
     # next_turn is the baselines' week without forecasts; reads (query ...) are not re-sent
     replay=ReplayRules(
         advance_action="next_turn", resend_reads=False, log_derived=frozenset({"tool_calls", "tamper_events"})

@@ -32,6 +32,7 @@ seat's own, the clock its own next event (a test checks the results are identica
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from bizbench.core.arena import TurnGate
@@ -98,7 +99,14 @@ class YcArena:
     """K rival yc companies sharing one contract market (the module docstring)."""
 
     def __init__(
-        self, config: YcConfig, seed: int, seats: int, preset: str, preset_hash: str = "", secret: str | None = None
+        self,
+        config: YcConfig,
+        seed: int,
+        seats: int,
+        preset: str,
+        preset_hash: str = "",
+        secret: str | None = None,
+        files: list[Path] | None = None,  # noqa: ARG002 - the contract's; yc keeps no agent-visible files
     ) -> None:
         if isinstance(seats, bool) or not isinstance(seats, int) or not 1 <= seats <= MAX_SEATS:
             raise ValueError(f"--seats must be a whole number from 1 to {MAX_SEATS}, got {seats!r}")

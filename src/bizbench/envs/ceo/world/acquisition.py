@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -19,6 +19,7 @@ from bizbench.envs.ceo.world.customers import (
 from bizbench.envs.ceo.world.params import MACRO_LEAD, Params
 from bizbench.envs.ceo.world.promotions import lead_promotion, ongoing_promotion
 from bizbench.envs.ceo.world.quality import quota_factor
+from bizbench.envs.ceo.world.rivals import Market, shop
 from bizbench.envs.ceo.world.sampling import sample_customers
 from bizbench.envs.ceo.world.state import N_CHANNELS, WorldState
 from bizbench.envs.ceo.world.usage import draw_usage_rate, weekly_factor
@@ -34,6 +35,8 @@ class LeadsDay:
     expected: np.ndarray  # lambda_g
     dropped_quota: np.ndarray  # per group: enterprise prospects some plan would win but for its quota
     dropped_quality: np.ndarray  # per group: enterprise prospects no plan's quality wins, whatever the quota
+    #: leads that went to a rival (docs/arena.md A3): (the rival's seat, group, their columns)
+    to_rivals: list[tuple[int, int, dict[str, np.ndarray]]] = field(default_factory=list)
 
 
 def monthly_factor(state: WorldState, day: int) -> float:
@@ -97,11 +100,13 @@ def expected_leads(
     social: np.ndarray,
     surge: float,
     room: np.ndarray | None = None,
+    market_counts: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """lambda_g = R D W Mo M_lead A Z (sum_c x_cg L_cg / 1000 + sum_h N_h NET[h,g]) (eq 28).
 
     Returns (lambda, channel part [g, c], network part [g]) for discovered groups only, each
-    lambda at most ``room`` (``open_market``; the whole market cap when not given).
+    lambda at most ``room`` (``open_market``; the whole market cap when not given). D counts
+    ``market_counts`` when given: every company's subscribers in an arena (docs/arena.md A2).
     """
     a = state.config.acquisition
     d = state.day
@@ -110,7 +115,7 @@ def expected_leads(
     network = (counts * disc) @ params.referral
     factor = (
         state.reputation
-        * saturation(counts, params.market_cap(d), a.saturation_exponent)
+        * saturation(counts if market_counts is None else market_counts, params.market_cap(d), a.saturation_exponent)
         * weekly_factor(state, d)
         * monthly_factor(state, d)
         * state.macro_multipliers[:, MACRO_LEAD]
@@ -136,8 +141,13 @@ def generate_leads(
     c_drift: np.ndarray,
     social: np.ndarray,
     surge: float,
+    market: Market | None = None,
 ) -> LeadsDay:
     """Poisson leads per discovered group, source attribution, then conversion (eq 29; reference-notes §3.3-3.4).
+
+    ``market``: the rivals of an arena (docs/arena.md A2-A3): saturation counts their
+    subscribers too, and an individual lead may go to a rival (``LeadsDay.to_rivals``) instead
+    of converting here.
 
     Prospects are drawn and evaluated with the start-of-day caches (reference-notes §1.2 step 3):
     the delivered quality ``delivered``, the quality shift ``q_shift`` and the budget drift
@@ -150,7 +160,8 @@ def generate_leads(
     capped, at the day's market cap, and the draw is used as it comes.
     """
     room = open_market(state, params, state.day)
-    lam, channel, network = expected_leads(state, params, counts, social, surge, room)
+    market_counts = None if market is None else counts + market.rival_counts()
+    lam, channel, network = expected_leads(state, params, counts, social, surge, room, market_counts)
     leads = rng_leads.poisson(lam)
     if state.config.fixes.enterprise_market_finite:
         leads = np.minimum(leads, room.astype(np.int64))
@@ -158,6 +169,7 @@ def generate_leads(
     new_subs, lost, ent_leads = [], [], []
     dropped_quota = np.zeros(params.n_groups, dtype=np.int64)
     dropped_quality = np.zeros(params.n_groups, dtype=np.int64)
+    to_rivals: list[tuple[int, int, dict[str, np.ndarray]]] = []
     for g in np.flatnonzero(leads):
         weights = np.append(channel[g], network[g])
         total = weights.sum()
@@ -172,13 +184,15 @@ def generate_leads(
             group_streams[g], state, params, int(g), int(leads[g]), q_shift=q_shift[g], c_drift=c_drift[g]
         )
         cols["source"] = sources
-        prefs = _lead_preferences(state, cols, q_shift=q_shift[g], c_drift=c_drift[g])
+        prefs = lead_preferences(state, cols, q_shift=q_shift[g], c_drift=c_drift[g])
         if params.is_ent[g]:
             gated = _enterprise_gate(state, int(g), cols, prefs, delivered)
             ent_leads.append(gated.leads)
             dropped_quota[g], dropped_quality[g] = gated.dropped_quota, gated.dropped_quality
         else:
-            subs, gone = _convert_individuals(state, params, rng_conversion, int(g), cols, prefs, delivered)
+            if market is not None:
+                cols, prefs = _to_rivals(state, market, int(g), delivered, cols, prefs, to_rivals)
+            subs, gone = convert_individuals(state, params, rng_conversion, int(g), cols, prefs, delivered)
             new_subs.append(subs)
             lost.append(gone)
     empty = np.empty(0, dtype=np.int64)
@@ -191,10 +205,32 @@ def generate_leads(
         expected=lam,
         dropped_quota=dropped_quota,
         dropped_quality=dropped_quality,
+        to_rivals=to_rivals,
     )
 
 
-def _lead_preferences(
+def _to_rivals(
+    state: WorldState,
+    market: Market,
+    group: int,
+    delivered: np.ndarray,
+    cols: dict[str, np.ndarray],
+    prefs: tuple[np.ndarray, np.ndarray, np.ndarray],
+    out: list[tuple[int, int, dict[str, np.ndarray]]],
+) -> tuple[dict[str, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Send the leads that prefer a rival there (docs/arena.md A3); the columns and preferences
+    of those who stay."""
+    choice = shop(state, market, group, delivered, cols, prefs)
+    for pos, rival in enumerate(market.rivals):
+        mine = choice == pos
+        if mine.any():
+            out.append((rival.seat, group, {k: v[mine] for k, v in cols.items()}))
+    stay = choice < 0
+    kept = (prefs[0][stay], prefs[1][stay], prefs[2][stay])
+    return {k: v[stay] for k, v in cols.items()}, kept
+
+
+def lead_preferences(
     state: WorldState, cols: dict[str, np.ndarray], *, q_shift: float, c_drift: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Budget, q_min and q_max a new lead evaluates with: its values at creation incl. the group's
@@ -209,13 +245,13 @@ def _lead_preferences(
     return c_max, cols["q_min"] + shift, cols["q_max"] + shift
 
 
-def _offered_quality(state: WorldState, group: int, demand: np.ndarray, delivered: np.ndarray) -> np.ndarray:
+def offered_quality(state: WorldState, group: int, demand: np.ndarray, delivered: np.ndarray) -> np.ndarray:
     """Del_{g,p} F(quota_p, u seats) for each plan, shape [n, 3] (reference-notes §3.4), the plans broadcast
     as columns."""
     return delivered[group] * quota_factor(state.settings.quotas, demand[:, None])
 
 
-def _convert_individuals(
+def convert_individuals(
     state: WorldState,
     params: Params,
     rng: np.random.Generator,
@@ -226,13 +262,13 @@ def _convert_individuals(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each lead picks the plan with the largest positive surplus (else A) and subscribes if
     C <= c_max and q U(0.8, 1.1) >= Q_req(C) (reference-notes §3.4, eq 6); ``prefs`` is the
-    leads' (c_max, q_min, q_max) from ``_lead_preferences``."""
+    leads' (c_max, q_min, q_max) from ``lead_preferences``."""
     cfg = state.config
     n = len(cols["group"])
     c_max, q_min, q_max = prefs
     lead_promo = lead_promotion(state.settings, group, cols["source"])
     price = np.maximum(0.0, state.settings.prices[None, :] - lead_promo[:, None])
-    quality = _offered_quality(state, group, cols["usage_demand"], delivered)
+    quality = offered_quality(state, group, cols["usage_demand"], delivered)
     columns = (c_max[:, None], q_min[:, None], q_max[:, None], cols["s_left"][:, None], cols["s_right"][:, None])
     req = required_quality(price, *columns, cfg.curve)  # [n, 3], the plans broadcast as columns
     surplus = np.where(price <= c_max[:, None], quality - req, -np.inf)
@@ -301,7 +337,7 @@ def _enterprise_gate(
     """
     cfg = state.config
     c_max, q_min, q_max = prefs
-    quality = _offered_quality(state, group, cols["usage_demand"] * cols["seats"], delivered)
+    quality = offered_quality(state, group, cols["usage_demand"] * cols["seats"], delivered)
     unlimited_quality = np.broadcast_to(delivered[group][None, :], quality.shape)
     if cfg.fixes.enterprise_gate_as_negotiation:
         noise = cols["deal_noise"][:, None]

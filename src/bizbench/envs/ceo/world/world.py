@@ -30,6 +30,7 @@ from bizbench.envs.ceo.world import (
     quality,
     reputation,
     research,
+    rivals,
     satisfaction,
     service,
     social,
@@ -37,7 +38,7 @@ from bizbench.envs.ceo.world import (
     surges,
     usage,
 )
-from bizbench.envs.ceo.world.customers import BLOCK, gather
+from bizbench.envs.ceo.world.customers import BLOCK, SOURCE_ORGANIC, gather
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.state import AgentPost, WorldState
 
@@ -77,6 +78,8 @@ class World:
         self.usage_accounts = np.empty(0, dtype=np.int64)  # the accounts whose usage the last day counted
         self._invol_cache: dict[int, np.ndarray] = {}
         self._ledger_mark = 0
+        self.rivals: rivals.Market | None = None  # an arena's rivals of the day (docs/arena.md), set by the arena
+        self.to_rivals: list[tuple[int, int, dict[str, np.ndarray]]] = []  # the day's leads that went to a rival
 
     # ------------------------------------------------------------------ helpers
     @property
@@ -122,9 +125,7 @@ class World:
         Customer social posts are sampled only on the turn's last day (reference-notes §1.3).
         ``on_day`` sees each day's metrics as soon as the day is stepped (the session's store).
         """
-        days = self.config.days_per_turn if days is None else days
-        days = min(days, self.config.horizon_days - self.state.day)
-        surges.roll_surges(self.state, self.streams.get("surges"), self.state.day + 1, days)
+        days = self.begin_turn(days)
         out = []
         for k in range(days):
             out.append(self.step_day(sample_posts=k == days - 1))
@@ -133,6 +134,14 @@ class World:
             if self.state.bankrupt:
                 break
         return out
+
+    def begin_turn(self, days: int | None = None) -> int:
+        """The days of a turn (the preset's, fewer at the horizon), with their surges rolled; an
+        arena begins every company's turn so, then steps the days of all together (docs/arena.md)."""
+        days = self.config.days_per_turn if days is None else days
+        days = min(days, self.config.horizon_days - self.state.day)
+        surges.roll_surges(self.state, self.streams.get("surges"), self.state.day + 1, days)
+        return days
 
     def step_day(self, sample_posts: bool = True) -> dict[str, Any]:
         """One simulated day in the engine's order (reference-notes §1.2, steps 1-24)."""
@@ -231,7 +240,9 @@ class World:
             c_drift,
             social.social_multiplier(st, p, d),
             surges.surge_multiplier(st, d),
+            self.rivals,
         )
+        self.to_rivals = leads.to_rivals
         for c in leads.enterprise_leads:
             self.book.open_thread(int(c), enterprise.NEW_LEAD, d, "New enterprise lead.")
             self.notify("large_customer_message", f"New enterprise lead: customer {int(c)}")
@@ -262,6 +273,19 @@ class World:
         record = self._daily_metrics(active, svc, dec, leads, ent, n_leads)
         self.metrics.append(record)
         return record
+
+    def welcome_leads(self, group: int, cols: dict[str, np.ndarray]) -> np.ndarray:
+        """Leads a rival reached that chose this company (docs/arena.md A3): at the end of the day
+        each converts with this company's offer (reference-notes §3.4's test) as an organic lead,
+        its draws from a stream of their own; returns the new subscribers."""
+        st = self.state
+        delivered, q_shift, c_drift = self.market_view()
+        cols = {**cols, "source": np.full(len(cols["group"]), SOURCE_ORGANIC)}
+        prefs = acquisition.lead_preferences(st, cols, q_shift=float(q_shift[group]), c_drift=float(c_drift[group]))
+        subs, _ = acquisition.convert_individuals(
+            st, self.params, self.streams.get("arena/leads"), group, cols, prefs, delivered
+        )
+        return subs
 
     # ------------------------------------------------------------------ bookkeeping
     def _book_payments(self, pay: billing.Payments) -> None:

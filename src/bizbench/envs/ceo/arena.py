@@ -1,0 +1,124 @@
+"""The ceo arena: rival NovaMind-like companies selling to one market of 26 groups (docs/arena.md).
+
+Every seat runs a full ceo company (its tools, SDK, company.db, dashboard and forecasts), all
+drawn from the same seed: the same cash, product, customers-to-be and market. A turn ends when
+every playing seat has ended its week (``next_week``, or ``next_turn`` for a baseline); the
+arena then steps the turn's days (a week, or the fewest days any seat asked) for every company
+together, day by day. Before each day it
+shows each company its rivals as a lead sees them at the start of the day (``world/rivals.py``):
+their public offer (prices, quotas, promotions, delivered quality), their reach and their
+subscribers. During the day a company's leads may go to a rival (A3), and its market
+saturates with every company's subscribers (A2). At the end of the day the leads that chose a
+rival convert there. Everything else (usage, satisfaction, support, billing, churn,
+reputation, posts, enterprise deals, research, the macro economy and the scripted
+competitor) is each company's own world, unchanged.
+
+With one seat no rival is shown and no lead moves: the arena is the single-player world (a
+test checks the state digest, actions and result are identical).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bizbench.core.arena import TurnGate
+from bizbench.envs.ceo.config import CeoConfig
+from bizbench.envs.ceo.env import CeoEnv
+from bizbench.envs.ceo.world import rivals
+
+__all__ = ["MAX_SEATS", "CeoArena", "CeoSeatEnv"]
+
+MAX_SEATS = 4  # issue 21: 2-4 companies in one market
+
+
+class CeoSeatEnv(CeoEnv):
+    """A seat of the ceo arena: the single-player env whose week waits for its rivals' weeks."""
+
+    arena: CeoArena
+    seat: int
+
+    def step(self, days: int | None = None) -> list[dict[str, Any]]:
+        """End this seat's turn (``days``: how many it asks, a week by default); returns its days
+        once every playing seat has ended theirs. The turn lasts the fewest days any seat asked."""
+        self.arena.asked[self.seat] = days
+        self.arena.gate.end_turn(self.seat)
+        return self.last_week
+
+
+class CeoArena:
+    """K rival ceo companies in one market (the module docstring)."""
+
+    def __init__(
+        self,
+        config: CeoConfig,
+        seed: int,
+        seats: int,
+        preset: str,
+        preset_hash: str = "",
+        secret: str | None = None,
+        files: list[Path] | None = None,
+        **world_options: Any,
+    ) -> None:
+        if isinstance(seats, bool) or not isinstance(seats, int) or not 1 <= seats <= MAX_SEATS:
+            raise ValueError(f"--seats must be a whole number from 1 to {MAX_SEATS}, got {seats!r}")
+        self.config = config
+        self.seats = [
+            CeoSeatEnv(
+                config, seed, preset, preset_hash, secret, files=None if files is None else files[i], **world_options
+            )
+            for i in range(seats)
+        ]
+        self.gate = TurnGate(seats, self.resolve)
+        for i, env in enumerate(self.seats):
+            env.arena = self
+            env.seat = i
+        self.moved = np.zeros((seats, seats), dtype=np.int64)  # leads reached by row that went to column
+        self.asked: list[int | None] = [None] * seats  # the days each seat asked for its turn
+
+    # ------------------------------------------------------------------ the week
+    def resolve(self) -> set[int]:
+        """Step every running company's week together, day by day; every seat wakes."""
+        running = [env for env in self.seats if not env.done]
+        asked = [days for days in (self.asked[env.seat] for env in running) if days is not None]
+        days = [env.world.begin_turn(min(asked) if asked else None) for env in running]
+        for env in running:
+            env.last_week = []
+        for k in range(max(days, default=0)):
+            stepping = [env for env in running if not env.world.state.bankrupt]
+            self._show_rivals(stepping)
+            for env in stepping:
+                record = env.world.step_day(sample_posts=k == days[0] - 1)
+                env.last_week.append(record)
+                env._on_day(record)
+            for env in stepping:
+                env.world.rivals = None
+                for seat, group, cols in env.world.to_rivals:
+                    self.seats[seat].world.welcome_leads(group, cols)
+                    self.moved[env.seat, seat] += len(cols["group"])
+        for env in running:
+            env.turns += 1
+            if env.store is not None:
+                env.store.record_turn(env)
+        return set(range(len(self.seats)))
+
+    def _show_rivals(self, stepping: list[CeoSeatEnv]) -> None:
+        """Each company's rivals as a lead sees them at the start of the day (world/rivals.py)."""
+        if len(stepping) < 2:
+            return
+        shown = []
+        for env in stepping:
+            w = env.world
+            counts = np.bincount(w.state.customers.group[w.state.customers.active()], minlength=w.params.n_groups)
+            reach = rivals.reach(w.state, w.params, counts)
+            shown.append(rivals.Rival(env.seat, w.state.settings, w.delivered_quality(), reach, counts))
+        for env, own in zip(stepping, shown, strict=True):
+            others = [r for r in shown if r is not own]
+            env.world.rivals = rivals.Market(others, own.reach, env.world.streams.get("arena/awareness"))
+
+    # ------------------------------------------------------------------ the record
+    def result(self) -> dict[str, Any]:
+        """standings.json's env fields: the leads each company reached that went to each rival."""
+        return {"leads_to_rivals": self.moved.tolist()}

@@ -1,0 +1,118 @@
+"""Rival companies in one market: what a lead weighs when several companies sell to its group.
+
+Not in CEO-Bench, which has one company; this is the arena's extension of the world
+(docs/arena.md "The ceo arena", equations A1-A3). With no rival every function here leaves the
+single-player world as it is, and draws nothing.
+
+- A1, reach: company k's reach in group g is what eq 28 multiplies by the market factors,
+  ``reach_gk = R_gk (sum_c x_cgk L_cgk / 1000 + sum_h N_hk NET[h,g])``.
+- A2, saturation: eq 29's D_g counts every company's subscribers of the group
+  (``N_g = sum_k N_gk``), rivals' as at the start of the day.
+- A3, choice: a lead company k reached knows k, and knows each rival j with probability
+  ``reach_gj / (reach_gj + reach_gk)``. For every company it knows it takes that company's best
+  plan (the largest surplus ``Del_gj F(quota_pj, u) - Q_req(C_pj)`` among the plans it can
+  afford, eq 5-6 with company j's price C_pj after j's lead promotion), and it goes to the
+  company with the largest positive surplus; a tie with k stays with k, a tie between rivals
+  is drawn. A rival's price is seen without its channel promotions (its ads did not reach the
+  lead). A lead that goes to rival j is sampled and paid for by k (k's ads reached it) and
+  converts at j at the end of the day, with j's offer (reference-notes §3.4's test), as an
+  organic lead of j.
+  Enterprise prospects stay with the company that reached them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bizbench.envs.ceo.world.curve import required_quality
+from bizbench.envs.ceo.world.customers import SOURCE_ORGANIC
+from bizbench.envs.ceo.world.params import Params
+from bizbench.envs.ceo.world.promotions import lead_promotion
+from bizbench.envs.ceo.world.quality import quota_factor
+from bizbench.envs.ceo.world.state import Settings, WorldState
+
+__all__ = ["Market", "Rival", "best_surplus", "reach", "shop"]
+
+
+@dataclass(frozen=True)
+class Rival:
+    """A rival company as a lead sees it at the start of a day: its public offer and its reach."""
+
+    seat: int
+    settings: Settings  # its prices, quotas and promotions (agents change them only between turns)
+    delivered: np.ndarray  # Del_{g,p}: each group's delivered quality of each plan
+    reach: np.ndarray  # A1, per group
+    counts: np.ndarray  # its subscribers per group
+
+
+@dataclass
+class Market:
+    """One company's rivals on one day, and the stream its leads' awareness and ties draw from."""
+
+    rivals: list[Rival]
+    own_reach: np.ndarray
+    rng: np.random.Generator
+
+    def rival_counts(self) -> np.ndarray:
+        return np.sum([r.counts for r in self.rivals], axis=0)
+
+
+def reach(state: WorldState, params: Params, counts: np.ndarray) -> np.ndarray:
+    """A1: ``R_g (sum_c x_cg L_cg / 1000 + sum_h N_h NET[h,g])`` for discovered groups, 0 elsewhere."""
+    a = state.config.acquisition
+    channel = state.settings.ad_spend * state.channel_leads / a.ad_reference_spend
+    network = (counts * state.discovered) @ params.referral
+    return np.where(state.discovered, state.reputation * (channel.sum(axis=1) + network), 0.0)
+
+
+def best_surplus(
+    state: WorldState,
+    settings: Settings,
+    delivered_g: np.ndarray,
+    group: int,
+    cols: dict[str, np.ndarray],
+    prefs: tuple[np.ndarray, np.ndarray, np.ndarray],
+    sources: np.ndarray,
+) -> np.ndarray:
+    """Each lead's largest surplus over the plans of the company of ``settings`` it can afford
+    (``-inf`` when it can afford none): ``Del_gp F(quota_p, u) - Q_req(C_p)`` (eq 5-6), the price
+    after that company's lead promotion for a lead of ``sources``."""
+    c_max, q_min, q_max = prefs
+    price = np.maximum(0.0, settings.prices[None, :] - lead_promotion(settings, group, sources)[:, None])
+    quality = delivered_g * quota_factor(settings.quotas, cols["usage_demand"][:, None])
+    columns = (c_max[:, None], q_min[:, None], q_max[:, None], cols["s_left"][:, None], cols["s_right"][:, None])
+    req = required_quality(price, *columns, state.config.curve)
+    surplus = np.where(price <= c_max[:, None], quality - req, -np.inf)
+    return np.asarray(surplus.max(axis=1))
+
+
+def shop(
+    state: WorldState,
+    market: Market,
+    group: int,
+    delivered: np.ndarray,
+    cols: dict[str, np.ndarray],
+    prefs: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> np.ndarray:
+    """A3: for each lead, the position in ``market.rivals`` of the rival it goes to, or -1 when it
+    stays with this company."""
+    n = len(cols["group"])
+    best = best_surplus(state, state.settings, delivered[group], group, cols, prefs, cols["source"])
+    organic = np.full(n, SOURCE_ORGANIC)  # a rival did not reach the lead: no channel promotion of its applies
+    best = np.where(best > 0, best, 0.0)  # a rival must offer a positive surplus, and more than this company
+    choice = np.full(n, -1, dtype=np.int64)
+    tied = np.zeros(n, dtype=np.int64)
+    draws = market.rng.random((2, len(market.rivals), n))
+    for pos, rival in enumerate(market.rivals):
+        total = rival.reach[group] + market.own_reach[group]
+        aware = draws[0, pos] < (rival.reach[group] / total if total > 0 else 0.0)
+        surplus = best_surplus(state, rival.settings, rival.delivered[group], group, cols, prefs, organic)
+        better = aware & (surplus > best)
+        tie = aware & (surplus == best) & (choice >= 0) & (surplus > 0)
+        tied = np.where(better, 1, tied + tie)
+        take = better | (tie & (draws[1, pos] * tied < 1.0))  # the m-th tied rival wins with chance 1/m
+        choice = np.where(take, pos, choice)
+        best = np.where(take, surplus, best)
+    return choice

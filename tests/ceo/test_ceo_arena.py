@@ -1,0 +1,116 @@
+"""The ceo arena (envs/ceo/arena.py, docs/arena.md): rival companies selling to one market."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from bizbench.core.envs import get_env
+from bizbench.runner.arena import play_seats, run_arena
+from bizbench.runner.replay import replay_arena
+
+SPEC = get_env("ceo")
+
+
+def _arena(seats: int, horizon: int, seed: int = 3) -> Any:
+    config, digest = SPEC.load_config("default")
+    return SPEC.make_arena(SPEC.with_horizon(config, horizon), seed, seats, "default", digest, database=False)
+
+
+def _play(arena: Any, agents: list[str], seed: int = 3) -> Any:
+    policies = [SPEC.baseline(a).make(seed) for a in agents]
+
+    def driver(i: int) -> Callable[[Any], None]:
+        def drive(env: Any) -> None:
+            while not env.done:
+                policies[i].act(env)
+
+        return drive
+
+    play_seats(arena, [driver(i) for i in range(len(agents))], arena.seats)
+    return arena
+
+
+@pytest.mark.parametrize("agent", ["rule-based", "random"])
+def test_one_seat_arena_is_the_single_player_world(agent: str) -> None:
+    config, digest = SPEC.load_config("default")
+    single = SPEC.make(SPEC.with_horizon(config, 45), 3, "default", digest, None, database=False)
+    policy = SPEC.baseline(agent).make(3)
+    while not single.done:
+        policy.act(single)
+    (seat,) = _play(_arena(1, 45), [agent]).seats
+    assert seat.state_digest() == single.state_digest()
+    assert [(a["day"], a["tool"], a["args"]) for a in seat.actions] == [
+        (a["day"], a["tool"], a["args"]) for a in single.actions
+    ]
+    assert seat.result() == single.result()
+
+
+def test_swapping_two_policies_mirrors_both_companies_and_the_leads_between_them() -> None:
+    ab = _play(_arena(2, 49), ["rule-based", "random"])
+    ba = _play(_arena(2, 49), ["random", "rule-based"])
+    assert [s.state_digest() for s in ab.seats] == [s.state_digest() for s in ba.seats][::-1]
+    moved = ab.result()["leads_to_rivals"]
+    assert moved[1][0] > 0, "the random company's leads must find the rule-based one's offer for the test to say much"
+    assert moved == [row[::-1] for row in ba.result()["leads_to_rivals"][::-1]]
+
+
+def test_twin_companies_end_equal_and_split_a_market_one_would_have_alone() -> None:
+    alone = _play(_arena(1, 70), ["rule-based"]).seats[0]
+    twins = _play(_arena(2, 70), ["rule-based", "rule-based"]).seats
+    assert twins[0].state_digest() == twins[1].state_digest()
+    assert twins[0].world.metrics[-1]["subscribers"] < alone.world.metrics[-1]["subscribers"]
+
+
+def test_leads_that_choose_a_rival_convert_there_as_its_organic_customers() -> None:
+    from bizbench.envs.ceo.world.customers import SOURCE_ORGANIC, SUBSCRIBED
+    from bizbench.envs.ceo.world.sampling import sample_customers
+
+    world = _arena(2, 35).seats[1].world
+    world.state.day = 12
+    world.state.settings.prices[:] = [5.0, 5.0, 5.0]  # an offer most leads take
+    world.state.settings.quotas[:] = [1e9, 1e9, 1e9]
+    s1 = next(i for i, g in enumerate(world.config.groups) if g.id == "S1")
+    cols = sample_customers(np.random.default_rng(5), world.state, world.params, s1, 300, q_shift=0.0, c_drift=0.0)
+    cols["source"] = np.zeros(300, dtype=np.int64)  # a channel of the company that reached them
+    before = {name: st for name, st in world.streams.get_state().items()}
+    subs = world.welcome_leads(s1, cols)
+    cust = world.state.customers
+    assert 0 < len(subs) <= 300 and cust.n == 300
+    assert (cust.status[subs] == SUBSCRIBED).all() and (cust.start_day[subs] == 12).all()
+    assert (cust.source[:300] == SOURCE_ORGANIC).all()
+    after = world.streams.get_state()
+    assert {k: v for k, v in after.items() if k != "arena/leads"} == before and "arena/leads" in after
+
+
+def test_a_turn_lasts_the_fewest_days_a_seat_asked() -> None:
+    arena = _arena(2, 30)
+
+    def week(env: Any) -> None:
+        env.next_turn()
+
+    def one_day(env: Any) -> None:
+        env.next_turn(1)
+
+    play_seats(arena, [week, one_day], arena.seats)
+    assert [env.world.day for env in arena.seats] == [1, 1]
+    assert [len(env.last_week) for env in arena.seats] == [1, 1]
+
+
+def test_an_arena_takes_one_to_four_companies() -> None:
+    for bad in (0, 5):
+        with pytest.raises(ValueError, match="--seats must be a whole number from 1 to 4"):
+            _arena(bad, 7)
+
+
+def test_a_ceo_arena_run_writes_each_seats_company_db_and_replays(tmp_path: Path) -> None:
+    out = tmp_path / "a"
+    outcome = run_arena("ceo", ["rule-based", "do-nothing"], seed=2, horizon=21, out=out)
+    assert [row["agent"] for row in outcome["standings"]] == ["rule-based", "do-nothing"]
+    for i in range(2):
+        assert (out / f"seat-{i}" / "company.db").is_file()
+    assert all(report.ok for report in replay_arena(out))
