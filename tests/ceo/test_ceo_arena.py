@@ -114,3 +114,45 @@ def test_a_ceo_arena_run_writes_each_seats_company_db_and_replays(tmp_path: Path
     for i in range(2):
         assert (out / f"seat-{i}" / "company.db").is_file()
     assert all(report.ok for report in replay_arena(out))
+
+
+def test_the_rivals_tool_shows_each_rivals_public_offer_as_the_week_began() -> None:
+    arena = _arena(2, 21)
+    seen: dict[str, Any] = {}
+
+    def reprice(env: Any) -> None:
+        assert env.call("set_prices", A=9.0, B=19.0, C=49.0).ok
+        env.next_turn()
+        seen["after"] = env.call("rivals").data
+
+    def look(env: Any) -> None:
+        seen["during"] = env.call("rivals").data
+        env.next_turn()
+
+    play_seats(arena, [reprice, look], arena.seats)
+    assert seen["during"]["you"] == "company 1"
+    (during,) = seen["during"]["rivals"]
+    assert during["company"] == "company 0" and during["prices"] == {"A": 0.0, "B": 0.0, "C": 0.0}
+    assert arena.seats[1].call("rivals").data["rivals"][0]["prices"] == {"A": 9.0, "B": 19.0, "C": 49.0}
+    assert set(during) == {"company", "prices", "model_tiers", "usage_quotas", "lead_promotion"}
+
+
+def test_a_lone_seat_has_the_single_players_tools() -> None:
+    (seat,) = _arena(1, 7).seats
+    assert "rivals" not in seat.registry and seat.registry.names() == SPEC.env_class.registry.names()
+
+
+def test_the_rival_aware_baseline_undercuts_a_cheaper_rival_and_alone_is_the_rule_based_one() -> None:
+    config, digest = SPEC.load_config("default")
+    alone = {}
+    for agent in ("rule-based", "rule-based-rival"):
+        env = SPEC.make(SPEC.with_horizon(config, 28), 3, "default", digest, None, database=False)
+        policy = SPEC.baseline(agent).make(3)
+        while not env.done:
+            policy.act(env)
+        alone[agent] = env.state_digest()
+    assert alone["rule-based"] == alone["rule-based-rival"]
+    arena = _play(_arena(2, 28), ["rule-based-rival", "rule-based"], seed=3)
+    prices = arena.seats[0].world.state.settings.prices.tolist()
+    book = [12.0, 25.0, 55.0]  # the rule-based rival's mid price book (Appendix B)
+    assert prices == [round(max(0.6 * b, b * 0.95), 2) for b in book]

@@ -147,6 +147,12 @@ class ToolRegistry:
             return register(fn)
         return register
 
+    def copy(self) -> ToolRegistry:
+        """A registry with the same tools, to which more can be added (an arena seat's, docs/arena.md)."""
+        other = ToolRegistry()
+        other._tools = dict(self._tools)
+        return other
+
     # ------------------------------------------------------------------ introspection
     def names(self) -> list[str]:
         return list(self._tools)

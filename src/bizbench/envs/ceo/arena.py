@@ -25,9 +25,13 @@ from typing import Any
 import numpy as np
 
 from bizbench.core.arena import TurnGate
-from bizbench.envs.ceo.config import CeoConfig
+from bizbench.envs.ceo.config import PLANS, CeoConfig
 from bizbench.envs.ceo.env import CeoEnv
-from bizbench.envs.ceo.world import rivals
+from bizbench.envs.ceo.tools import registry as single_player_tools
+from bizbench.envs.ceo.world import rivals as market
+
+#: a seat's tools: the single player's and ``rivals``, the market's public offers
+registry = single_player_tools.copy()
 
 __all__ = ["MAX_SEATS", "CeoArena", "CeoSeatEnv"]
 
@@ -35,7 +39,8 @@ MAX_SEATS = 4  # issue 21: 2-4 companies in one market
 
 
 class CeoSeatEnv(CeoEnv):
-    """A seat of the ceo arena: the single-player env whose week waits for its rivals' weeks."""
+    """A seat of the ceo arena: the single-player env whose week waits for its rivals' weeks,
+    with one tool more when it has rivals (``rivals``)."""
 
     arena: CeoArena
     seat: int
@@ -75,8 +80,10 @@ class CeoArena:
         for i, env in enumerate(self.seats):
             env.arena = self
             env.seat = i
+            env.registry = registry if seats > 1 else single_player_tools  # alone, the single player's tools
         self.moved = np.zeros((seats, seats), dtype=np.int64)  # leads reached by row that went to column
         self.asked: list[int | None] = [None] * seats  # the days each seat asked for its turn
+        self.public = [public_offer(env) for env in self.seats]  # as the turn began (the ``rivals`` tool)
 
     # ------------------------------------------------------------------ the week
     def resolve(self) -> set[int]:
@@ -102,6 +109,7 @@ class CeoArena:
             env.turns += 1
             if env.store is not None:
                 env.store.record_turn(env)
+        self.public = [public_offer(env) for env in self.seats]
         return set(range(len(self.seats)))
 
     def _show_rivals(self, stepping: list[CeoSeatEnv]) -> None:
@@ -112,13 +120,38 @@ class CeoArena:
         for env in stepping:
             w = env.world
             counts = np.bincount(w.state.customers.group[w.state.customers.active()], minlength=w.params.n_groups)
-            reach = rivals.reach(w.state, w.params, counts)
-            shown.append(rivals.Rival(env.seat, w.state.settings, w.delivered_quality(), reach, counts))
+            reach = market.reach(w.state, w.params, counts)
+            shown.append(market.Rival(env.seat, w.state.settings, w.delivered_quality(), reach, counts))
         for env, own in zip(stepping, shown, strict=True):
             others = [r for r in shown if r is not own]
-            env.world.rivals = rivals.Market(others, own.reach, env.world.streams.get("arena/awareness"))
+            env.world.rivals = market.Market(others, own.reach, env.world.streams.get("arena/awareness"))
 
     # ------------------------------------------------------------------ the record
     def result(self) -> dict[str, Any]:
         """standings.json's env fields: the leads each company reached that went to each rival."""
         return {"leads_to_rivals": self.moved.tolist()}
+
+
+def public_offer(env: CeoSeatEnv) -> dict[str, Any]:
+    """What any customer sees of a company: each plan's list price, model tier and usage quota,
+    and its global lead promotion (its targeted spend, costs and customers stay its own)."""
+    s = env.world.state.settings
+    return {
+        "company": f"company {env.seat}",
+        "prices": {p: float(s.prices[i]) for i, p in enumerate(PLANS)},
+        "model_tiers": {p: int(s.tiers[i]) for i, p in enumerate(PLANS)},
+        "usage_quotas": {p: float(s.quotas[i]) for i, p in enumerate(PLANS)},
+        "lead_promotion": float(s.lead_promo_global),
+    }
+
+
+@registry.tool(category="market", mutates=False)
+def rivals(env: CeoSeatEnv) -> dict[str, Any]:
+    """The rival companies selling to your market, as any customer sees them when this week began:
+    each one's list price, model tier and usage quota of every plan and its global lead promotion.
+    A lead that knows a rival (the more its ads and word of mouth reach, the likelier) goes to
+    whichever company's best plan leaves it the most (docs/arena.md)."""
+    return {
+        "you": f"company {env.seat}",
+        "rivals": [offer for i, offer in enumerate(env.arena.public) if i != env.seat],
+    }

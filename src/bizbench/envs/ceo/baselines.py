@@ -1,4 +1,5 @@
-"""Non-LLM baselines for ceo: do-nothing, seeded random, and the Appendix B rule-based policy.
+"""Non-LLM baselines for ceo: do-nothing, seeded random, the Appendix B rule-based policy, and
+its arena-aware variant that prices against its rivals (docs/arena.md).
 
 A policy sees only what an agent could: tool results and the public day-0 channel table.
 ``act`` is called once per turn, before the env advances.
@@ -135,6 +136,31 @@ class RuleBased:
         _ok(env, "set_capacity_tier", tier=current + int(np.sign(target - current)))
 
 
+@dataclass
+class RivalAware(RuleBased):
+    """The rule-based policy (Appendix B) that, in an arena (docs/arena.md), prices against its
+    rivals: each week it reads their public offers (the ``rivals`` tool) and lists each plan at the
+    cheapest rival's price less ``undercut``, never above its own price book nor below ``floor``
+    of it. Alone, or where no tool tells it of rivals, it is the rule-based policy."""
+
+    undercut: float = 0.05  # list this share below the cheapest rival
+    floor: float = 0.6  # never below this share of the price book
+    name: str = "rule-based-rival"
+
+    def act(self, env: CeoEnv) -> None:
+        super().act(env)
+        if "rivals" not in env.registry:
+            return
+        offers = _ok(env, "rivals")["rivals"]
+        book = PRICE_BOOKS[self.price_book]
+        prices = {}
+        for p in PLANS:
+            theirs = [o["prices"][p] for o in offers if o["prices"][p] > 0]
+            target = min(theirs, default=book[p][0]) * (1.0 - self.undercut)
+            prices[p] = round(max(self.floor * book[p][0], min(book[p][0], target)), 2)
+        _ok(env, "set_prices", **prices)
+
+
 def search_space() -> list[RuleBased]:
     """The 24 configurations of Table 4."""
     return [
@@ -190,7 +216,9 @@ def make_policy(name: str, seed: int = 0, **options: Any) -> Policy:
         return RandomPolicy(seed=seed)
     if name == "rule-based":
         return RuleBased(**options)
-    raise ValueError(f"Unknown ceo agent '{name}'. Baselines: do-nothing, random, rule-based")
+    if name == "rule-based-rival":
+        return RivalAware(**options)
+    raise ValueError(f"Unknown ceo agent '{name}'. Baselines: do-nothing, random, rule-based, rule-based-rival")
 
 
 @dataclass
@@ -230,5 +258,11 @@ TABLE: dict[str, Baseline] = {
         "Appendix B; defaults: the paper's best configuration (mid / S1 only / heavy / $100K floor)",
         search_space=lambda: [_table4_options(p) for p in search_space()],
         label=lambda options: RuleBased(**options).label,
+    ),
+    "rule-based-rival": Baseline(
+        "rule-based-rival",
+        lambda seed=0, **o: WeekByWeek(make_policy("rule-based-rival", seed, **o)),
+        _options(RivalAware),
+        "arena-aware: rule-based, each plan priced just under the cheapest rival's public price (docs/arena.md)",
     ),
 }
