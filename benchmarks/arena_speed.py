@@ -1,12 +1,15 @@
 """Cost of an arena against single-player runs (issue 21: a 4-seat arena at most 2x a single-player run).
 
-Run: ``.venv/bin/python benchmarks/arena_speed.py [--seeds N]``.
+Run: ``.venv/bin/python benchmarks/arena_speed.py [--seeds N] [--part yc|ceo|all]``.
 
-For each line-up, the CPU seconds (this process's, all threads) of a 4-seat yc arena of a year
-against the mean of the single-player years of its seats' baselines, on the same seeds, in this
-process. Identical deterministic seats contest the same tasks and are awarded none of them
+yc: for each line-up, the CPU seconds (this process's, all threads) of a 4-seat yc arena of a
+year against the mean of the single-player years of its seats' baselines, on the same seeds.
+Identical deterministic seats contest the same tasks and are awarded none of them
 (docs/arena.md), so an arena of four copies of one baseline does less work than four runs;
 the mixed line-up is the honest figure.
+
+ceo: a 500-day arena of four rule-based seats without company.db against one seat (the
+single-player world, seed 3), about a minute.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections.abc import Callable
+from typing import Any
 
 from bizbench.runner.arena import run_arena
 from bizbench.runner.episode import run_baseline
@@ -32,10 +37,41 @@ def cpu(fn: object) -> float:
     return time.process_time() - start
 
 
+def ceo() -> None:
+    from bizbench.core.envs import get_env
+    from bizbench.runner.arena import play_seats
+
+    spec = get_env("ceo")
+    config, digest = spec.load_config("default")
+
+    def arena(seats: int) -> float:
+        built = spec.make_arena(config, 3, seats, "default", digest, database=False)
+        policies = [spec.baseline("rule-based").make(3) for _ in range(seats)]
+
+        def driver(i: int) -> Callable[[Any], None]:
+            def drive(env: Any) -> None:
+                while not env.done:
+                    policies[i].act(env)
+
+            return drive
+
+        return cpu(lambda: play_seats(built, [driver(i) for i in range(seats)], built.seats))
+
+    one, four = arena(1), arena(4)
+    verdict = "PASS" if four / one <= TARGET else "MISS"
+    print(f"ceo, 500 days, rule-based seats, no company.db: 1 seat {one:.1f} s CPU, 4 seats {four:.1f} s")
+    print(f"  4-seat arena = {four / one:.2f}x the single-player run (target <= {TARGET:.0f}x)  {verdict}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=3, help="Seeds 1..N of each line-up.")
+    parser.add_argument("--seeds", type=int, default=3, help="Seeds 1..N of each yc line-up.")
+    parser.add_argument("--part", choices=("yc", "ceo", "all"), default="all")
     args = parser.parse_args()
+    if args.part in ("ceo", "all"):
+        ceo()
+    if args.part == "ceo":
+        return
     seeds = range(1, args.seeds + 1)
     single: dict[str, float] = {}
     for agent in sorted({a for lineup in LINEUPS.values() for a in lineup}):
