@@ -59,11 +59,14 @@ def test_swapping_two_policies_mirrors_both_companies_and_the_leads_between_them
     assert moved == [row[::-1] for row in ba.result()["leads_to_rivals"][::-1]]
 
 
-def test_twin_companies_end_equal_and_split_a_market_one_would_have_alone() -> None:
-    alone = _play(_arena(1, 70), ["rule-based"]).seats[0]
-    twins = _play(_arena(2, 70), ["rule-based", "rule-based"]).seats
+def test_twin_companies_end_equal_and_trade_their_churners_evenly() -> None:
+    arena = _play(_arena(2, 70), ["rule-based", "rule-based"])
+    twins = arena.seats
     assert twins[0].state_digest() == twins[1].state_digest()
-    assert twins[0].world.metrics[-1]["subscribers"] < alone.world.metrics[-1]["subscribers"]
+    outcome = arena.result()
+    assert outcome["leads_to_rivals"] == [[0, 0], [0, 0]]  # the same offer at both: a lead stays where it was reached
+    (_, gone), (back, _) = outcome["churners_to_rivals"]
+    assert gone == back > 0
 
 
 def test_leads_that_choose_a_rival_convert_there_as_its_organic_customers() -> None:

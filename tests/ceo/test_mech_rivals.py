@@ -9,7 +9,7 @@ import pytest
 
 from bizbench.envs.ceo.world.acquisition import expected_leads
 from bizbench.envs.ceo.world.customers import SOURCE_ORGANIC
-from bizbench.envs.ceo.world.rivals import Market, Rival, best_surplus, reach, shop
+from bizbench.envs.ceo.world.rivals import PERSONA, Market, Rival, best_surplus, reach, shop, switchers
 
 
 def _leads(group: int, n: int) -> tuple[dict[str, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -125,3 +125,27 @@ def test_a_rivals_channel_promotion_does_not_reach_a_lead_its_ads_did_not_bring(
     organic = best_surplus(state, rival, delivered[s1], s1, cols, prefs, np.array([SOURCE_ORGANIC]))
     via_channel = best_surplus(state, rival, delivered[s1], s1, cols, prefs, np.array([0]))
     assert via_channel[0] > organic[0]
+
+
+def test_a_cancelling_subscriber_who_knows_a_better_rival_switches_with_its_persona(state, gidx, add_customer):
+    s1 = gidx["S1"]
+    delivered = np.zeros((26, 3))
+    delivered[s1] = [0.5, 0.5, 0.5]
+    persona = {"group": s1, "c_max": 100.0, "q_min": 0.2, "q_max": 0.8, "usage_demand": 80.0, "seats": 1.0}
+    leaving = np.array([add_customer(state, **persona, reply_mean=float(i)) for i in range(5)])
+    state.settings = _priced(state, [20.0, 20.0, 20.0])  # its own offer does not count: it is leaving
+    known = Rival(1, _priced(state, [30.0, 30.0, 30.0]), delivered, np.full(26, 1e12), np.zeros(26))
+    unknown = Rival(2, _priced(state, [1.0, 1.0, 1.0]), delivered, np.zeros(26), np.zeros(26))
+    moved = switchers(state, _market([known, unknown], np.ones(26)), delivered, np.zeros(26), np.zeros(26), leaving)
+    ((seat, group, cols, kind),) = moved
+    assert (seat, group, kind) == (1, s1, "churner")
+    assert cols["reply_mean"].tolist() == [0.0, 1.0, 2.0, 3.0, 4.0] and set(cols) >= set(PERSONA)
+    assert (cols["source"] == SOURCE_ORGANIC).all()
+
+
+def test_a_cancelling_subscriber_no_rival_satisfies_goes_nowhere(state, gidx, add_customer):
+    s1 = gidx["S1"]
+    delivered = np.zeros((26, 3))
+    leaving = np.array([add_customer(state, group=s1, c_max=100.0, q_min=0.2, q_max=0.8, usage_demand=80.0)])
+    worse = Rival(1, _priced(state, [30.0, 30.0, 30.0]), delivered, np.full(26, 1e12), np.zeros(26))  # quality 0
+    assert switchers(state, _market([worse], np.ones(26)), delivered, np.zeros(26), np.zeros(26), leaving) == []

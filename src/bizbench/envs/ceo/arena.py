@@ -7,11 +7,12 @@ arena then steps the turn's days (a week, or the fewest days any seat asked) for
 together, day by day. Before each day it
 shows each company its rivals as a lead sees them at the start of the day (``world/rivals.py``):
 their public offer (prices, quotas, promotions, delivered quality), their reach and their
-subscribers. During the day a company's leads may go to a rival (A3), and its market
-saturates with every company's subscribers (A2). At the end of the day the leads that chose a
-rival convert there. Everything else (usage, satisfaction, support, billing, churn,
-reputation, posts, enterprise deals, research, the macro economy and the scripted
-competitor) is each company's own world, unchanged.
+subscribers. During the day a company's leads may go to a rival (A3), a subscriber who
+cancels may switch to one (A4), and its market saturates with every company's subscribers
+(A2). At the end of the day the leads and churners that chose a rival convert there.
+Everything else (usage, satisfaction, support, billing, reputation, posts, enterprise deals,
+research, the macro economy and the scripted competitor) is each company's own world,
+unchanged.
 
 With one seat no rival is shown and no lead moves: the arena is the single-player world (a
 test checks the state digest, actions and result are identical).
@@ -81,7 +82,8 @@ class CeoArena:
             env.arena = self
             env.seat = i
             env.registry = registry if seats > 1 else single_player_tools  # alone, the single player's tools
-        self.moved = np.zeros((seats, seats), dtype=np.int64)  # leads reached by row that went to column
+        # leads reached by (churners leaving) the row's company that went to the column's
+        self.moved = {kind: np.zeros((seats, seats), dtype=np.int64) for kind in ("lead", "churner")}
         self.asked: list[int | None] = [None] * seats  # the days each seat asked for its turn
         self.public = [public_offer(env) for env in self.seats]  # as the turn began (the ``rivals`` tool)
 
@@ -102,9 +104,9 @@ class CeoArena:
                 env._on_day(record)
             for env in stepping:
                 env.world.rivals = None
-                for seat, group, cols in env.world.to_rivals:
+                for seat, group, cols, kind in env.world.to_rivals:
                     self.seats[seat].world.welcome_leads(group, cols)
-                    self.moved[env.seat, seat] += len(cols["group"])
+                    self.moved[kind][env.seat, seat] += len(cols["group"])
         for env in running:
             env.turns += 1
             if env.store is not None:
@@ -128,8 +130,9 @@ class CeoArena:
 
     # ------------------------------------------------------------------ the record
     def result(self) -> dict[str, Any]:
-        """standings.json's env fields: the leads each company reached that went to each rival."""
-        return {"leads_to_rivals": self.moved.tolist()}
+        """standings.json's env fields: the leads each company reached, and the churners who left
+        it, that went to each rival (row: from, column: to)."""
+        return {"leads_to_rivals": self.moved["lead"].tolist(), "churners_to_rivals": self.moved["churner"].tolist()}
 
 
 def public_offer(env: CeoSeatEnv) -> dict[str, Any]:

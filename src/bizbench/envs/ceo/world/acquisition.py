@@ -19,7 +19,7 @@ from bizbench.envs.ceo.world.customers import (
 from bizbench.envs.ceo.world.params import MACRO_LEAD, Params
 from bizbench.envs.ceo.world.promotions import lead_promotion, ongoing_promotion
 from bizbench.envs.ceo.world.quality import quota_factor
-from bizbench.envs.ceo.world.rivals import Market, shop
+from bizbench.envs.ceo.world.rivals import Market, Moved, shop
 from bizbench.envs.ceo.world.sampling import sample_customers
 from bizbench.envs.ceo.world.state import N_CHANNELS, WorldState
 from bizbench.envs.ceo.world.usage import draw_usage_rate, weekly_factor
@@ -35,8 +35,8 @@ class LeadsDay:
     expected: np.ndarray  # lambda_g
     dropped_quota: np.ndarray  # per group: enterprise prospects some plan would win but for its quota
     dropped_quality: np.ndarray  # per group: enterprise prospects no plan's quality wins, whatever the quota
-    #: leads that went to a rival (docs/arena.md A3): (the rival's seat, group, their columns)
-    to_rivals: list[tuple[int, int, dict[str, np.ndarray]]] = field(default_factory=list)
+    #: leads that went to a rival (docs/arena.md A3)
+    to_rivals: Moved = field(default_factory=list)
 
 
 def monthly_factor(state: WorldState, day: int) -> float:
@@ -169,7 +169,7 @@ def generate_leads(
     new_subs, lost, ent_leads = [], [], []
     dropped_quota = np.zeros(params.n_groups, dtype=np.int64)
     dropped_quality = np.zeros(params.n_groups, dtype=np.int64)
-    to_rivals: list[tuple[int, int, dict[str, np.ndarray]]] = []
+    to_rivals: Moved = []
     for g in np.flatnonzero(leads):
         weights = np.append(channel[g], network[g])
         total = weights.sum()
@@ -216,7 +216,7 @@ def _to_rivals(
     delivered: np.ndarray,
     cols: dict[str, np.ndarray],
     prefs: tuple[np.ndarray, np.ndarray, np.ndarray],
-    out: list[tuple[int, int, dict[str, np.ndarray]]],
+    out: Moved,
 ) -> tuple[dict[str, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Send the leads that prefer a rival there (docs/arena.md A3); the columns and preferences
     of those who stay."""
@@ -224,7 +224,7 @@ def _to_rivals(
     for pos, rival in enumerate(market.rivals):
         mine = choice == pos
         if mine.any():
-            out.append((rival.seat, group, {k: v[mine] for k, v in cols.items()}))
+            out.append((rival.seat, group, {k: v[mine] for k, v in cols.items()}, "lead"))
     stay = choice < 0
     kept = (prefs[0][stay], prefs[1][stay], prefs[2][stay])
     return {k: v[stay] for k, v in cols.items()}, kept

@@ -18,6 +18,10 @@ single-player world as it is, and draws nothing.
   converts at j at the end of the day, with j's offer (reference-notes §3.4's test), as an
   organic lead of j.
   Enterprise prospects stay with the company that reached them.
+- A4, switching: an individual subscriber of k who cancels at its billing review (no plan of k
+  is acceptable any more, reference-notes §4.22) shops as a lead does (A3), knowing each rival
+  with the same probability, k's offer out of the running; one that prefers a rival converts
+  there at the end of the day, as a new organic lead of j with its own persona.
 """
 
 from __future__ import annotations
@@ -33,7 +37,15 @@ from bizbench.envs.ceo.world.promotions import lead_promotion
 from bizbench.envs.ceo.world.quality import quota_factor
 from bizbench.envs.ceo.world.state import Settings, WorldState
 
-__all__ = ["Market", "Rival", "best_surplus", "reach", "shop"]
+__all__ = ["PERSONA", "Market", "Rival", "best_surplus", "reach", "shop", "switchers"]
+
+#: a customer's own columns (``sampling.sample_customers``), which go with it to a rival (A4)
+PERSONA = (
+    "group", "s_left", "s_right", "c_max", "q_min", "q_max", "usage_demand", "seats", "reply_mean", "reply_sd",
+    "negotiation_rate", "offer_factor", "max_turns", "lockin", "eta_ads", "rho_ads", "deal_noise",
+)  # fmt: skip
+#: leads and churners that went to a rival: (the rival's seat, group, their columns, "lead" or "churner")
+Moved = list[tuple[int, int, dict[str, np.ndarray], str]]
 
 
 @dataclass(frozen=True)
@@ -95,13 +107,17 @@ def shop(
     delivered: np.ndarray,
     cols: dict[str, np.ndarray],
     prefs: tuple[np.ndarray, np.ndarray, np.ndarray],
+    leaving: bool = False,
 ) -> np.ndarray:
     """A3: for each lead, the position in ``market.rivals`` of the rival it goes to, or -1 when it
-    stays with this company."""
+    stays with this company (``leaving``: this company is out of the running, A4)."""
     n = len(cols["group"])
-    best = best_surplus(state, state.settings, delivered[group], group, cols, prefs, cols["source"])
     organic = np.full(n, SOURCE_ORGANIC)  # a rival did not reach the lead: no channel promotion of its applies
-    best = np.where(best > 0, best, 0.0)  # a rival must offer a positive surplus, and more than this company
+    if leaving:
+        best = np.zeros(n)
+    else:
+        best = best_surplus(state, state.settings, delivered[group], group, cols, prefs, cols["source"])
+        best = np.where(best > 0, best, 0.0)  # a rival must offer a positive surplus, and more than this company
     choice = np.full(n, -1, dtype=np.int64)
     tied = np.zeros(n, dtype=np.int64)
     draws = market.rng.random((2, len(market.rivals), n))
@@ -116,3 +132,31 @@ def shop(
         choice = np.where(take, pos, choice)
         best = np.where(take, surplus, best)
     return choice
+
+
+def switchers(
+    state: WorldState,
+    market: Market,
+    delivered: np.ndarray,
+    q_shift: np.ndarray,
+    c_drift: np.ndarray,
+    cancelled: np.ndarray,
+) -> Moved:
+    """A4: the subscribers who cancelled today at their billing review and prefer a rival, with
+    their persona, by rival."""
+    cust = state.customers
+    cfg = state.config
+    out: Moved = []
+    groups = cust.group[cancelled]
+    for g in np.unique(groups):
+        idx = cancelled[groups == g]
+        cols = {name: getattr(cust, name)[idx] for name in PERSONA}
+        cols["source"] = np.full(len(idx), SOURCE_ORGANIC)
+        c_max = np.maximum(cfg.sampling.c_max_floor, cols["c_max"] + c_drift[g])
+        prefs = (c_max, cols["q_min"] + q_shift[g], cols["q_max"] + q_shift[g])
+        choice = shop(state, market, int(g), delivered, cols, prefs, leaving=True)
+        for pos, rival in enumerate(market.rivals):
+            mine = choice == pos
+            if mine.any():
+                out.append((rival.seat, int(g), {k: v[mine] for k, v in cols.items()}, "churner"))
+    return out

@@ -79,7 +79,7 @@ class World:
         self._invol_cache: dict[int, np.ndarray] = {}
         self._ledger_mark = 0
         self.rivals: rivals.Market | None = None  # an arena's rivals of the day (docs/arena.md), set by the arena
-        self.to_rivals: list[tuple[int, int, dict[str, np.ndarray]]] = []  # the day's leads that went to a rival
+        self.to_rivals: rivals.Moved = []  # the day's leads and churners that went to a rival
 
     # ------------------------------------------------------------------ helpers
     @property
@@ -203,6 +203,9 @@ class World:
             thread = self.book.open_by_customer.get(int(c))
             if thread is not None:
                 self.book.close(thread, "customer_churned")
+        switching = (  # docs/arena.md A4
+            [] if self.rivals is None else rivals.switchers(st, self.rivals, delivered, q_shift, c_drift, dec.cancelled)
+        )
         rep_rng = rs.get("reputation")
         reputation.cancellation_damage(
             st, p, rep_rng, cust.group[dec.cancelled], dec.cancelled_satisfaction, start_counts
@@ -242,7 +245,7 @@ class World:
             surges.surge_multiplier(st, d),
             self.rivals,
         )
-        self.to_rivals = leads.to_rivals
+        self.to_rivals = switching + leads.to_rivals
         for c in leads.enterprise_leads:
             self.book.open_thread(int(c), enterprise.NEW_LEAD, d, "New enterprise lead.")
             self.notify("large_customer_message", f"New enterprise lead: customer {int(c)}")
