@@ -137,7 +137,18 @@ def test_the_rivals_tool_shows_each_rivals_public_offer_as_the_week_began() -> N
     (during,) = seen["during"]["rivals"]
     assert during["company"] == "company 0" and during["prices"] == {"A": 0.0, "B": 0.0, "C": 0.0}
     assert arena.seats[1].call("rivals").data["rivals"][0]["prices"] == {"A": 9.0, "B": 19.0, "C": 49.0}
-    assert set(during) == {"company", "prices", "model_tiers", "usage_quotas", "lead_promotion"}
+    assert set(during) == {
+        "company",
+        "prices",
+        "model_tiers",
+        "usage_quotas",
+        "lead_promotion",
+        "recent_customer_posts",
+    }
+    company_0 = arena.seats[0].world
+    posts = [p for p in company_0.social_posts if p["kind"] == "customer" and p["day"] > company_0.day - 7]
+    shown = arena.seats[1].call("rivals").data["rivals"][0]["recent_customer_posts"]
+    assert [p["content"] for p in shown] == [p["content"] for p in posts[-20:][::-1]]
 
 
 def test_a_lone_seat_has_the_single_players_tools() -> None:

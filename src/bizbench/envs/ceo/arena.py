@@ -135,23 +135,34 @@ class CeoArena:
         return {"leads_to_rivals": self.moved["lead"].tolist(), "churners_to_rivals": self.moved["churner"].tolist()}
 
 
+PUBLIC_POSTS = 20  # the newest customer posts of the last week shown of each rival
+
+
 def public_offer(env: CeoSeatEnv) -> dict[str, Any]:
-    """What any customer sees of a company: each plan's list price, model tier and usage quota,
-    and its global lead promotion (its targeted spend, costs and customers stay its own)."""
+    """What anyone sees of a company: each plan's list price, model tier and usage quota, its
+    global lead promotion, and what its customers posted publicly in the last 7 days (newest
+    first, at most PUBLIC_POSTS). Its targeted spend, costs, cash and customers stay its own."""
     s = env.world.state.settings
+    day = env.world.day
+    posts = [p for p in env.world.social_posts if p["kind"] == "customer" and p["day"] > day - 7]
     return {
         "company": f"company {env.seat}",
         "prices": {p: float(s.prices[i]) for i, p in enumerate(PLANS)},
         "model_tiers": {p: int(s.tiers[i]) for i, p in enumerate(PLANS)},
         "usage_quotas": {p: float(s.quotas[i]) for i, p in enumerate(PLANS)},
         "lead_promotion": float(s.lead_promo_global),
+        "recent_customer_posts": [
+            {"day": p["day"], "group_id": p["source_group_id"], "content": p["content"]}
+            for p in posts[-PUBLIC_POSTS:][::-1]
+        ],
     }
 
 
 @registry.tool(category="market", mutates=False)
 def rivals(env: CeoSeatEnv) -> dict[str, Any]:
-    """The rival companies selling to your market, as any customer sees them when this week began:
-    each one's list price, model tier and usage quota of every plan and its global lead promotion.
+    """The rival companies selling to your market, as anyone sees them when this week began: each
+    one's list price, model tier and usage quota of every plan, its global lead promotion, and
+    its customers' public posts of the last 7 days (every company's customers call it NovaMind).
     A lead that knows a rival (the more its ads and word of mouth reach, the likelier) goes to
     whichever company's best plan leaves it the most (docs/arena.md)."""
     return {
