@@ -33,6 +33,7 @@ from bizbench.core.envs import list_envs
 from bizbench.core.runs import Run, agent_label, find_runs
 from bizbench.report import common, plots
 from bizbench.report.aggregate import Column, aggregate, group_runs, summarise
+from bizbench.report.arenas import arena_sections
 from bizbench.report.protocol import (
     AnchorCache,
     Anchors,
@@ -282,6 +283,11 @@ def build_report(
             images = _plots(env, module, rows, out) if make_plots else []
         except (KeyError, TypeError, ValueError) as e:
             report.notes.append(f"{env} plots left out: a run's metrics are malformed ({type(e).__name__}: {e})")
+        report.sections.append((title, tables, images))
+        report.files += [write_csv(t, out) for t in tables] + images
+    arenas, arena_notes = arena_sections(paths, out, make_plots)
+    report.notes += arena_notes
+    for title, tables, images in arenas:
         report.sections.append((title, tables, images))
         report.files += [write_csv(t, out) for t in tables] + images
     (out / "report.md").write_text(report.markdown())

@@ -1,0 +1,160 @@
+"""The report's arenas and tournaments (docs/arena.md, docs/reports.md "Arenas").
+
+An arena directory (``arena.json``, ``seat-*/``, ``standings.json``) gets a standings table
+(its companies side by side: rank, seat, agent, score, final cash, bankrupt, then the env's
+arena figures such as contests or the leads that went to each rival) and a plot of every
+company's cash over time. A tournament directory (``ratings.json``) gets its ratings table and
+its head-to-head table. The seats are ordinary runs too, measured in their env's section.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bizbench.core.jsonio import read_json
+from bizbench.core.runs import load_run
+from bizbench.report.plots import plot_runs_by_model
+from bizbench.report.tables import Table
+
+__all__ = ["arena_sections"]
+
+Section = tuple[str, list[Table], list[Path]]
+
+
+def _found(paths: Sequence[str | Path], name: str) -> list[Path]:
+    """The directories under ``paths`` (themselves included) that hold ``name``, in path order."""
+    dirs: set[Path] = set()
+    for p in map(Path, paths):
+        if (p / name).is_file():
+            dirs.add(p)
+        if p.is_dir():
+            dirs.update(f.parent for f in p.rglob(name))
+    return sorted(dirs)
+
+
+def _slug(path: Path) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in path.name)
+
+
+def _standings(path: Path, outcome: dict[str, Any]) -> Table:
+    rows = sorted(outcome["standings"], key=lambda r: (r["rank"], r["seat"]))
+    header = ["rank", "seat", "agent", "score", "final cash", "bankrupt"]
+    extra = {k: v for k, v in outcome.items() if k not in ("env", "preset", "seed", "standings", "contest_log")}
+    return Table(
+        title=f"{outcome['env']} arena {path.name} (seed {outcome['seed']}, preset {outcome['preset']})",
+        name=f"arena_{_slug(path)}",
+        header=header,
+        rows=[
+            [
+                str(r["rank"]),
+                str(r["seat"]),
+                str(r["agent"]),
+                f"{r['score']:,.2f}",
+                f"{r['final_cash']:,.2f}",
+                str(r["bankrupt"]),
+            ]
+            for r in rows
+        ],
+        csv_header=header,
+        csv_rows=[[r["rank"], r["seat"], r["agent"], r["score"], r["final_cash"], r["bankrupt"]] for r in rows],
+        notes=[f"{k}: {json.dumps(v)}" for k, v in extra.items()],
+    )
+
+
+def _cash(seat: Path) -> tuple[str, list[float], list[float]]:
+    """A seat's cash from the start and after each ledger row, against the ledger's time column
+    (its name, the times, the cash): the final cash less the ledger's sum is where it started
+    (every env's ledger.csv has the time first and the amount third)."""
+    run = load_run(seat)
+    rows = run.ledger
+    final = float((run.result or {})["final_cash"])
+    if not rows:
+        return "time", [0.0], [final]
+    time_key, amount_key = list(rows[0])[0], list(rows[0])[2]
+    amounts = np.array([float(r[amount_key]) for r in rows])
+    start = final - float(amounts.sum())
+    times = [0.0, *(float(r[time_key]) for r in rows)]
+    return time_key, times, [start, *(start + np.cumsum(amounts)).tolist()]
+
+
+def _cash_plot(path: Path, outcome: dict[str, Any], out: Path) -> Path:
+    cash = {f"seat {r['seat']}: {r['agent']}": _cash(path / f"seat-{r['seat']}") for r in outcome["standings"]}
+    series = {label: [(x, y)] for label, (_, x, y) in cash.items()}
+    unit = next(iter(cash.values()))[0]
+    title = f"{outcome['env']} arena {path.name}: every company's cash"
+    return plot_runs_by_model(series, out / f"arena_{_slug(path)}_cash.png", title, unit, "cash ($)")
+
+
+def _ratings(path: Path, result: dict[str, Any]) -> list[Table]:
+    header = ["entrant", "ordinal", "mu", "sigma", "95% interval", "matches", "mean rank", "mean score"]
+    rows = result["entrants"]
+    played = f"{result['format']}, {result['matches']} matches ({result['rating']})"
+    ratings = Table(
+        title=f"{result['env']} tournament {path.name}: {played}",
+        name=f"tournament_{_slug(path)}",
+        header=header,
+        rows=[
+            [
+                r["name"],
+                f"{r['ordinal']:.2f}",
+                f"{r['mu']:.2f}",
+                f"{r['sigma']:.2f}",
+                f"{r['interval_95'][0]:.1f} .. {r['interval_95'][1]:.1f}",
+                str(r["matches"]),
+                "-" if r["mean_rank"] is None else f"{r['mean_rank']:.2f}",
+                "-" if r["mean_score"] is None else f"{r['mean_score']:,.2f}",
+            ]
+            for r in rows
+        ],
+        csv_header=["entrant", "ordinal", "mu", "sigma", "low_95", "high_95", "matches", "mean_rank", "mean_score"],
+        csv_rows=[
+            [
+                r["name"],
+                r["ordinal"],
+                r["mu"],
+                r["sigma"],
+                *r["interval_95"],
+                r["matches"],
+                r["mean_rank"],
+                r["mean_score"],
+            ]
+            for r in rows
+        ],
+    )
+    names = [r["name"] for r in rows]
+    h2h = result["head_to_head"]
+    head_to_head = Table(
+        title=f"tournament {path.name}: matches the row finished ahead of the column",
+        name=f"tournament_{_slug(path)}_head_to_head",
+        header=["", *names],
+        rows=[[a, *("-" if a == b else str(h2h[a][b]) for b in names)] for a in names],
+        csv_header=["entrant", *names],
+        csv_rows=[[a, *(None if a == b else h2h[a][b] for b in names)] for a in names],
+    )
+    return [ratings, head_to_head]
+
+
+def arena_sections(paths: Sequence[str | Path], out: Path, make_plots: bool = True) -> tuple[list[Section], list[str]]:
+    """The report's sections of every arena and tournament under ``paths``, and notes on those
+    it could not read."""
+    sections: list[Section] = []
+    notes: list[str] = []
+    for path in _found(paths, "ratings.json"):
+        result = read_json(path / "ratings.json")
+        if result is None:
+            notes.append(f"{path}: ratings.json unreadable, tournament left out")
+            continue
+        sections.append((f"Tournament {path.name}", _ratings(path, result), []))
+    for path in _found(paths, "standings.json"):
+        outcome = read_json(path / "standings.json")
+        if outcome is None or not (path / "arena.json").is_file():
+            notes.append(f"{path}: not a finished arena (no readable standings.json and arena.json), left out")
+            continue
+        images = [_cash_plot(path, outcome, out)] if make_plots else []
+        sections.append((f"Arena {path.name}", [_standings(path, outcome)], images))
+    return sections, notes

@@ -1,0 +1,63 @@
+"""The report's arenas and tournaments (report/arenas.py): standings side by side, cash over time, ratings."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from bizbench.report.build import build_report
+from bizbench.runner.arena import run_arena
+from bizbench.runner.sweep_worker import InlineBackend
+from bizbench.runner.tournament import TournamentSpec, run_tournament
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("arenas")
+    run_arena("yc", ["heuristic", "random", "greedy"], seed=4, horizon=2, out=root / "three")
+    spec = TournamentSpec.model_validate(
+        {
+            "env": "yc",
+            "seeds": [1],
+            "horizon": 1,
+            "entrants": [{"name": "greedy", "baseline": "greedy"}, {"name": "random", "baseline": "random"}],
+            "out": str(root / "cup"),
+        }
+    )
+    run_tournament(spec, InlineBackend(), log=lambda line: None)
+    return root
+
+
+def test_an_arena_gets_its_companies_side_by_side_and_their_cash_over_time(played: Path, tmp_path: Path) -> None:
+    report = build_report([played / "three"], tmp_path, None, anchors=False)
+    ((title, (table,), (plot,)),) = [s for s in report.sections if s[0].startswith("Arena")]
+    assert title == "Arena three" and plot.is_file() and plot.stat().st_size > 10_000
+    assert sorted(row[2] for row in table.rows) == ["greedy", "heuristic", "random"]
+    assert [int(row[0]) for row in table.rows] == sorted(int(row[0]) for row in table.rows)
+    assert any(note.startswith("contests: ") for note in table.notes)
+    with (tmp_path / f"{table.name}.csv").open() as f:
+        assert next(csv.reader(f)) == ["rank", "seat", "agent", "score", "final cash", "bankrupt"]
+    yc = [s for s in report.sections if not s[0].startswith(("Arena", "Tournament"))]
+    assert yc, "the seats are measured as ordinary runs too"
+
+
+def test_a_tournament_gets_its_ratings_and_head_to_head(played: Path, tmp_path: Path) -> None:
+    report = build_report([played / "cup"], tmp_path, None, anchors=False, make_plots=False)
+    tournaments = [s for s in report.sections if s[0] == "Tournament cup"]
+    ((_, (ratings, head_to_head), _),) = tournaments
+    assert {row[0] for row in ratings.rows} == {"greedy", "random"}
+    assert head_to_head.header == ["", *[row[0] for row in ratings.rows]]
+    assert len([s for s in report.sections if s[0].startswith("Arena")]) == 2  # its two matches
+
+
+def test_an_unfinished_arena_is_named_and_left_out(played: Path, tmp_path: Path) -> None:
+    import shutil
+
+    copy = tmp_path / "cut"
+    shutil.copytree(played / "three", copy)
+    (copy / "arena.json").unlink()
+    report = build_report([copy], tmp_path / "out", None, anchors=False, make_plots=False)
+    assert not [s for s in report.sections if s[0].startswith("Arena")]
+    assert any("not a finished arena" in n for n in report.notes)
