@@ -170,3 +170,41 @@ def test_the_rival_aware_baseline_undercuts_a_cheaper_rival_and_alone_is_the_rul
     prices = arena.seats[0].world.state.settings.prices.tolist()
     book = [12.0, 25.0, 55.0]  # the rule-based rival's mid price book (Appendix B)
     assert prices == [round(max(0.6 * b, b * 0.95), 2) for b in book]
+
+
+def test_a_firm_that_signs_with_one_company_is_lost_to_the_others_it_tendered_at() -> None:
+    from bizbench.envs.ceo.world import acquisition
+    from bizbench.envs.ceo.world.customers import LEAD, LOST, SUBSCRIBED
+    from bizbench.envs.ceo.world.rivals import PERSONA
+    from bizbench.envs.ceo.world.sampling import sample_customers
+
+    arena = _arena(3, 30)
+    worlds = [env.world for env in arena.seats]
+    e1 = next(i for i, g in enumerate(worlds[0].config.groups) if g.id == "E1")
+    for w in worlds:  # a product every firm's gate admits: the best model tier, room for any usage
+        w.state.day = 5
+        w.state.settings.quotas[:] = [1e12, 1e12, 1e12]
+        w.state.settings.tiers[:] = len(w.params.tier_quality)
+        w.state.bonus_shared += 0.5
+    first = worlds[0]
+    cols = sample_customers(np.random.default_rng(8), first.state, first.params, e1, 6, q_shift=0.0, c_drift=0.0)
+    prefs = acquisition.lead_preferences(first.state, cols, q_shift=0.0, c_drift=0.0)
+    admitted = acquisition.enterprise_gate(first.state, e1, cols, prefs, first.delivered_quality()).leads
+    assert len(admitted) >= 2
+    for c in admitted:
+        first.book.open_thread(int(c), "new_lead", 5, "New enterprise lead.")
+    tender = {name: getattr(first.state.customers, name)[admitted] for name in PERSONA}
+    tender["origin"] = admitted
+    for seat in (1, 2):
+        for origin, row in worlds[seat].welcome_tenders(e1, tender):
+            arena._tender(0, origin, seat, row)
+    signed, waiting = arena.firms[0], arena.firms[1]
+    assert set(signed) == {0, 1, 2}
+    worlds[2].state.customers.status[signed[2]] = SUBSCRIBED  # the firm signs with company 2
+    arena._settle_tenders()
+    for seat in (0, 1):
+        assert worlds[seat].state.customers.status[signed[seat]] == LOST
+        assert signed[seat] not in worlds[seat].book.open_by_customer
+        assert worlds[seat].notifications[-1]["message"].endswith("signed with a rival")
+    assert worlds[2].state.customers.status[signed[2]] == SUBSCRIBED
+    assert arena.firms[0] is waiting and all(worlds[s].state.customers.status[r] == LEAD for s, r in waiting.items())

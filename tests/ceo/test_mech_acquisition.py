@@ -9,9 +9,9 @@ import pytest
 
 from bizbench.envs.ceo.config import CHANNELS
 from bizbench.envs.ceo.world.acquisition import (
-    _enterprise_gate,
     channel_noise,
     convert_individuals,
+    enterprise_gate,
     expected_leads,
     generate_leads,
     lead_preferences,
@@ -187,7 +187,7 @@ def test_enterprise_gate(state, params, gidx):
     }
     floor0 = 0.3 + 0.3 * _sig(-2.5)  # Q_req(0) for the first: 0.3228
     assert 0.4 >= floor0 and 0.4 < 0.5
-    gated = _enterprise_gate(state, e1, cols, _undrifted(state, cols), delivered)
+    gated = enterprise_gate(state, e1, cols, _undrifted(state, cols), delivered)
     assert gated.leads.tolist() == [0]
     assert (gated.dropped_quota, gated.dropped_quality) == (0, 1)
     assert state.customers.status.tolist() == [LEAD, NONE]
@@ -217,7 +217,7 @@ def test_a_prospect_dropped_at_the_gate_is_counted_by_its_cause(state, params, g
         "deal_noise": np.ones(3),
     }
     assert 0.4 * 1_000 / 5_000 < 0.3 + 0.3 * _sig(-2.5) <= 0.4 < 0.5 + 0.225 * _sig(-2.5)
-    gated = _enterprise_gate(state, e1, cols, _undrifted(state, cols), delivered)
+    gated = enterprise_gate(state, e1, cols, _undrifted(state, cols), delivered)
     assert gated.leads.tolist() == [2]
     assert (gated.dropped_quota, gated.dropped_quality) == (1, 1)
     assert state.customers.status.tolist() == [NONE, NONE, LEAD]
@@ -252,7 +252,7 @@ def test_the_enterprise_gate_admits_only_leads_some_price_can_win(state, params,
     }
     floors = [1.0 + 0.25 * _sig(-2.5), 0.9 + 0.2 * _sig(-2.5)]
     assert 1.0 < floors[0] <= 1.2 and 0.8 < floors[1] <= 1.0
-    gated = _enterprise_gate(state, e1, cols, _undrifted(state, cols), delivered)
+    gated = enterprise_gate(state, e1, cols, _undrifted(state, cols), delivered)
     if fixed:
         assert gated.leads.tolist() == [2] and (gated.dropped_quota, gated.dropped_quality) == (0, 2)
     else:
@@ -603,7 +603,7 @@ def test_the_enterprise_gate_clips_a_quality_below_minus_one_to_minus_one(state,
     }
     floors = [-1.3 + 0.1 * _sig(-2.5), -0.9 + 0.1 * _sig(-2.5)]
     assert -1.5 < floors[0] <= -1.0 < floors[1]
-    gated = _enterprise_gate(state, e1, cols, _undrifted(state, cols), delivered)
+    gated = enterprise_gate(state, e1, cols, _undrifted(state, cols), delivered)
     assert gated.leads.tolist() == [0]
     assert (gated.dropped_quota, gated.dropped_quality) == (0, 1)
 
@@ -636,7 +636,7 @@ def test_an_enterprise_prospect_whose_quality_equals_the_requirement_exactly_pas
         "seats": np.array([1.0, 100.0, 1.0]),
         "deal_noise": np.ones(3),
     }
-    gated = _enterprise_gate(state, e1, cols, _undrifted(state, cols), delivered)
+    gated = enterprise_gate(state, e1, cols, _undrifted(state, cols), delivered)
     assert gated.leads.tolist() == [0]
     assert (gated.dropped_quota, gated.dropped_quality) == (1, 1)
     assert state.customers.status.tolist() == [LEAD, NONE, NONE]

@@ -9,7 +9,7 @@ import pytest
 
 from bizbench.envs.ceo.world.acquisition import expected_leads
 from bizbench.envs.ceo.world.customers import SOURCE_ORGANIC
-from bizbench.envs.ceo.world.rivals import PERSONA, Market, Rival, best_surplus, reach, shop, switchers
+from bizbench.envs.ceo.world.rivals import PERSONA, Market, Rival, best_surplus, reach, shop, switchers, tenders
 
 
 def _leads(group: int, n: int) -> tuple[dict[str, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -149,3 +149,17 @@ def test_a_cancelling_subscriber_no_rival_satisfies_goes_nowhere(state, gidx, ad
     leaving = np.array([add_customer(state, group=s1, c_max=100.0, q_min=0.2, q_max=0.8, usage_demand=80.0)])
     worse = Rival(1, _priced(state, [30.0, 30.0, 30.0]), delivered, np.full(26, 1e12), np.zeros(26))  # quality 0
     assert switchers(state, _market([worse], np.ones(26)), delivered, np.zeros(26), np.zeros(26), leaving) == []
+
+
+def test_an_admitted_enterprise_lead_tenders_at_the_rivals_it_knows(state, gidx, add_customer):
+    e1 = gidx["E1"]
+    leads = np.array([add_customer(state, group=e1, seats=40.0, reply_mean=float(i)) for i in range(300)])
+    known = Rival(1, state.settings, np.zeros((26, 3)), np.full(26, 1.0), np.zeros(26))
+    unknown = Rival(2, state.settings, np.zeros((26, 3)), np.zeros(26), np.zeros(26))
+    moved = tenders(state, _market([known, unknown], np.full(26, 3.0)), e1, leads)
+    ((seat, group, cols, kind),) = moved
+    assert (seat, group, kind) == (1, e1, "tender")
+    assert len(cols["origin"]) == pytest.approx(
+        300 * 1.0 / (1.0 + 3.0), abs=25
+    )  # aware with reach_j / (reach_j + reach_k)
+    assert (cols["reply_mean"] == cols["origin"].astype(float)).all() and (cols["seats"] == 40.0).all()

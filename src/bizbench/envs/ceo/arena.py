@@ -8,11 +8,12 @@ together, day by day. Before each day it
 shows each company its rivals as a lead sees them at the start of the day (``world/rivals.py``):
 their public offer (prices, quotas, promotions, delivered quality), their reach and their
 subscribers. During the day a company's leads may go to a rival (A3), a subscriber who
-cancels may switch to one (A4), and its market saturates with every company's subscribers
-(A2). At the end of the day the leads and churners that chose a rival convert there.
-Everything else (usage, satisfaction, support, billing, reputation, posts, enterprise deals,
-research, the macro economy and the scripted competitor) is each company's own world,
-unchanged.
+cancels may switch to one (A4), an enterprise lead also tenders at the rivals it knows (A5),
+and its market saturates with every company's subscribers (A2). At the end of the day the
+leads and churners that chose a rival convert there, the rivals' gates take the tenders, and a
+firm that signed with one company is lost to the others. Everything else (usage, satisfaction,
+support, billing, reputation, posts, negotiations, research, the macro economy and the
+scripted competitor) is each company's own world, unchanged.
 
 With one seat no rival is shown and no lead moves: the arena is the single-player world (a
 test checks the state digest, actions and result are identical).
@@ -30,6 +31,7 @@ from bizbench.envs.ceo.config import PLANS, CeoConfig
 from bizbench.envs.ceo.env import CeoEnv
 from bizbench.envs.ceo.tools import registry as single_player_tools
 from bizbench.envs.ceo.world import rivals as market
+from bizbench.envs.ceo.world.customers import LEAD, SUBSCRIBED
 
 #: a seat's tools: the single player's and ``rivals``, the market's public offers
 registry = single_player_tools.copy()
@@ -83,7 +85,8 @@ class CeoArena:
             env.seat = i
             env.registry = registry if seats > 1 else single_player_tools  # alone, the single player's tools
         # leads reached by (churners leaving) the row's company that went to the column's
-        self.moved = {kind: np.zeros((seats, seats), dtype=np.int64) for kind in ("lead", "churner")}
+        self.moved = {kind: np.zeros((seats, seats), dtype=np.int64) for kind in ("lead", "churner", "tender")}
+        self.firms: list[dict[int, int]] = []  # A5: each tendering firm's lead row at each company (seat -> row)
         self.asked: list[int | None] = [None] * seats  # the days each seat asked for its turn
         self.public = [public_offer(env) for env in self.seats]  # as the turn began (the ``rivals`` tool)
 
@@ -105,14 +108,40 @@ class CeoArena:
             for env in stepping:
                 env.world.rivals = None
                 for seat, group, cols, kind in env.world.to_rivals:
-                    self.seats[seat].world.welcome_leads(group, cols)
                     self.moved[kind][env.seat, seat] += len(cols["group"])
+                    rival = self.seats[seat].world
+                    if kind != "tender":
+                        rival.welcome_leads(group, cols)
+                        continue
+                    for origin, row in rival.welcome_tenders(group, cols):
+                        self._tender(env.seat, origin, seat, row)
+            self._settle_tenders()
         for env in running:
             env.turns += 1
             if env.store is not None:
                 env.store.record_turn(env)
         self.public = [public_offer(env) for env in self.seats]
         return set(range(len(self.seats)))
+
+    def _tender(self, seat: int, origin: int, rival: int, row: int) -> None:
+        """Link a firm's lead at ``rival`` to its lead at ``seat`` (A5)."""
+        firm = next((f for f in self.firms if f.get(seat) == origin), None)
+        if firm is None:
+            self.firms.append({seat: origin, rival: row})
+        else:
+            firm[rival] = row
+
+    def _settle_tenders(self) -> None:
+        """A5: a firm that signed with a company today is lost to the others it still negotiates with."""
+        open_firms = []
+        for firm in self.firms:
+            status = {seat: int(self.seats[seat].world.state.customers.status[row]) for seat, row in firm.items()}
+            if any(s == SUBSCRIBED for s in status.values()):
+                for seat, row in firm.items():
+                    self.seats[seat].world.lose_to_rival(row)
+            elif any(s == LEAD for s in status.values()):
+                open_firms.append(firm)
+        self.firms = open_firms
 
     def _show_rivals(self, stepping: list[CeoSeatEnv]) -> None:
         """Each company's rivals as a lead sees them at the start of the day (world/rivals.py)."""
@@ -130,9 +159,14 @@ class CeoArena:
 
     # ------------------------------------------------------------------ the record
     def result(self) -> dict[str, Any]:
-        """standings.json's env fields: the leads each company reached, and the churners who left
-        it, that went to each rival (row: from, column: to)."""
-        return {"leads_to_rivals": self.moved["lead"].tolist(), "churners_to_rivals": self.moved["churner"].tolist()}
+        """standings.json's env fields: the leads each company reached, the churners who left it
+        and the enterprise prospects it admitted, that went to (or also tendered at) each rival
+        (row: from, column: to)."""
+        return {
+            "leads_to_rivals": self.moved["lead"].tolist(),
+            "churners_to_rivals": self.moved["churner"].tolist(),
+            "tenders_to_rivals": self.moved["tender"].tolist(),
+        }
 
 
 PUBLIC_POSTS = 20  # the newest customer posts of the last week shown of each rival

@@ -19,7 +19,7 @@ from bizbench.envs.ceo.world.customers import (
 from bizbench.envs.ceo.world.params import MACRO_LEAD, Params
 from bizbench.envs.ceo.world.promotions import lead_promotion, ongoing_promotion
 from bizbench.envs.ceo.world.quality import quota_factor
-from bizbench.envs.ceo.world.rivals import Market, Moved, shop
+from bizbench.envs.ceo.world.rivals import Market, Moved, shop, tenders
 from bizbench.envs.ceo.world.sampling import sample_customers
 from bizbench.envs.ceo.world.state import N_CHANNELS, WorldState
 from bizbench.envs.ceo.world.usage import draw_usage_rate, weekly_factor
@@ -74,7 +74,7 @@ def open_market(state: WorldState, params: Params, day: int) -> np.ndarray:
     firms per enterprise group; eq 29's cap). A firm that is a lead, a customer, a lost lead or
     a cancelled account (a lost or cancelled customer never returns, reference-notes §3.4) is
     no longer a prospect, so the enterprise leads of all days together never exceed the
-    market. A prospect dropped at the gate (``_enterprise_gate``) engages nothing and may come
+    market. A prospect dropped at the gate (``enterprise_gate``) engages nothing and may come
     back. Individual groups keep the per-day cap (their saturation is eq 29's D_g). With
     ``fixes.enterprise_market_finite`` off, every group keeps the per-day cap (the engine).
 
@@ -145,9 +145,9 @@ def generate_leads(
 ) -> LeadsDay:
     """Poisson leads per discovered group, source attribution, then conversion (eq 29; reference-notes §3.3-3.4).
 
-    ``market``: the rivals of an arena (docs/arena.md A2-A3): saturation counts their
-    subscribers too, and an individual lead may go to a rival (``LeadsDay.to_rivals``) instead
-    of converting here.
+    ``market``: the rivals of an arena (docs/arena.md A2-A5): saturation counts their
+    subscribers too, an individual lead may go to a rival (``LeadsDay.to_rivals``) instead of
+    converting here, and an enterprise lead also approaches the rivals it knows.
 
     Prospects are drawn and evaluated with the start-of-day caches (reference-notes §1.2 step 3):
     the delivered quality ``delivered``, the quality shift ``q_shift`` and the budget drift
@@ -186,8 +186,10 @@ def generate_leads(
         cols["source"] = sources
         prefs = lead_preferences(state, cols, q_shift=q_shift[g], c_drift=c_drift[g])
         if params.is_ent[g]:
-            gated = _enterprise_gate(state, int(g), cols, prefs, delivered)
+            gated = enterprise_gate(state, int(g), cols, prefs, delivered)
             ent_leads.append(gated.leads)
+            if market is not None:
+                to_rivals += tenders(state, market, int(g), gated.leads)
             dropped_quota[g], dropped_quality[g] = gated.dropped_quota, gated.dropped_quality
         else:
             if market is not None:
@@ -307,7 +309,7 @@ class Gate:
     dropped_quality: int  # dropped: no plan passes even with an unlimited quota
 
 
-def _enterprise_gate(
+def enterprise_gate(
     state: WorldState,
     group: int,
     cols: dict[str, np.ndarray],

@@ -17,7 +17,12 @@ single-player world as it is, and draws nothing.
   lead). A lead that goes to rival j is sampled and paid for by k (k's ads reached it) and
   converts at j at the end of the day, with j's offer (reference-notes §3.4's test), as an
   organic lead of j.
-  Enterprise prospects stay with the company that reached them.
+- A5, tenders: an enterprise prospect that k's gate admits as a lead (reference-notes §3.4)
+  also approaches each rival it knows (the same probability as A3). A rival whose own gate
+  admits it opens a negotiation thread of its own at the end of the day. The firm negotiates
+  with each company separately; once it signs with one, its open threads with the others close
+  (the lead is lost to a rival). A firm that signs with several on the same day keeps each
+  contract, splitting its business.
 - A4, switching: an individual subscriber of k who cancels at its billing review (no plan of k
   is acceptable any more, reference-notes §4.22) shops as a lead does (A3), knowing each rival
   with the same probability, k's offer out of the running; one that prefers a rival converts
@@ -37,14 +42,15 @@ from bizbench.envs.ceo.world.promotions import lead_promotion
 from bizbench.envs.ceo.world.quality import quota_factor
 from bizbench.envs.ceo.world.state import Settings, WorldState
 
-__all__ = ["PERSONA", "Market", "Rival", "best_surplus", "reach", "shop", "switchers"]
+__all__ = ["PERSONA", "Market", "Rival", "best_surplus", "reach", "shop", "switchers", "tenders"]
 
 #: a customer's own columns (``sampling.sample_customers``), which go with it to a rival (A4)
 PERSONA = (
     "group", "s_left", "s_right", "c_max", "q_min", "q_max", "usage_demand", "seats", "reply_mean", "reply_sd",
     "negotiation_rate", "offer_factor", "max_turns", "lockin", "eta_ads", "rho_ads", "deal_noise",
 )  # fmt: skip
-#: leads and churners that went to a rival: (the rival's seat, group, their columns, "lead" or "churner")
+#: leads, churners and tenders that went to a rival: (the rival's seat, group, their columns, and
+#: "lead", "churner" or "tender"; a tender's columns hold ``origin``, its row at the company it came from)
 Moved = list[tuple[int, int, dict[str, np.ndarray], str]]
 
 
@@ -159,4 +165,21 @@ def switchers(
             mine = choice == pos
             if mine.any():
                 out.append((rival.seat, int(g), {k: v[mine] for k, v in cols.items()}, "churner"))
+    return out
+
+
+def tenders(state: WorldState, market: Market, group: int, leads: np.ndarray) -> Moved:
+    """A5: the enterprise leads this company admitted today, as copies for each rival they know."""
+    cust = state.customers
+    out: Moved = []
+    draws = market.rng.random((len(market.rivals), len(leads)))
+    for pos, rival in enumerate(market.rivals):
+        total = rival.reach[group] + market.own_reach[group]
+        knows = draws[pos] < (rival.reach[group] / total if total > 0 else 0.0)
+        if knows.any():
+            rows = leads[knows]
+            cols = {name: getattr(cust, name)[rows] for name in PERSONA}
+            cols["source"] = np.full(len(rows), SOURCE_ORGANIC)
+            cols["origin"] = rows
+            out.append((rival.seat, group, cols, "tender"))
     return out

@@ -38,7 +38,7 @@ from bizbench.envs.ceo.world import (
     surges,
     usage,
 )
-from bizbench.envs.ceo.world.customers import BLOCK, SOURCE_ORGANIC, gather
+from bizbench.envs.ceo.world.customers import BLOCK, LEAD, LOST, SOURCE_ORGANIC, gather
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.state import AgentPost, WorldState
 
@@ -289,6 +289,31 @@ class World:
             st, self.params, self.streams.get("arena/leads"), group, cols, prefs, delivered
         )
         return subs
+
+    def welcome_tenders(self, group: int, cols: dict[str, np.ndarray]) -> list[tuple[int, int]]:
+        """Enterprise prospects a rival admitted that also approach this company (docs/arena.md
+        A5): at the end of the day this company's own gate decides (reference-notes §3.4), and each
+        it admits opens a negotiation thread; returns (its row at the rival, its row here) of each."""
+        st = self.state
+        delivered, q_shift, c_drift = self.market_view()
+        own = {k: v for k, v in cols.items() if k != "origin"}
+        prefs = acquisition.lead_preferences(st, own, q_shift=float(q_shift[group]), c_drift=float(c_drift[group]))
+        first = st.customers.n
+        gated = acquisition.enterprise_gate(st, group, own, prefs, delivered)
+        for c in gated.leads:
+            self.book.open_thread(int(c), enterprise.NEW_LEAD, st.day, "New enterprise lead.")
+            self.notify("large_customer_message", f"New enterprise lead: customer {int(c)}")
+        return [(int(cols["origin"][c - first]), int(c)) for c in gated.leads]
+
+    def lose_to_rival(self, customer: int) -> None:
+        """An enterprise lead whose firm signed with a rival (docs/arena.md A5): its open thread
+        closes and the lead is lost."""
+        thread = self.book.open_by_customer.get(customer)
+        if thread is None or self.state.customers.status[customer] != LEAD:
+            return
+        self.book.close(thread, "signed_with_rival")
+        self.state.customers.status[customer] = LOST
+        self.notify("lead_lost", f"Lead lost: customer {customer} signed with a rival")
 
     # ------------------------------------------------------------------ bookkeeping
     def _book_payments(self, pay: billing.Payments) -> None:
