@@ -48,6 +48,9 @@ def arena(
     max_dollars: Annotated[
         float | None, typer.Option(help="Model seats: end a seat once it has cost this much.")
     ] = None,
+    db: Annotated[
+        bool | None, typer.Option("--db/--no-db", help="ceo: write each seat's company.db (default on).")
+    ] = None,
 ) -> None:
     """Rival companies in one market, a baseline or a model in each seat, turns simultaneous."""
     import re
@@ -69,8 +72,13 @@ def arena(
     slugs = [re.sub(r"[^A-Za-z0-9_.-]+", "_", a).strip("_") for a in agents]
     out_dir = Path(out) if out else Path("runs") / f"arena-{env}-{'-'.join(slugs)}-{seed}"
     limits = Limits(max_dollars=max_dollars, max_turns=max_turns)
+    world = {} if db is None else {"database": db}
+    if world and "database" not in spec.world_options:
+        _fail(f"--db/--no-db is a world option of an env with a database; {env} has none")
     try:
-        outcome = run_arena(env, agents, seed, preset, horizon, out_dir, harness=harness, limits=limits)
+        outcome = run_arena(
+            env, agents, seed, preset, horizon, out_dir, harness=harness, limits=limits, world_options=world
+        )
     except ValueError as e:
         _fail(str(e))
     table = Table(title=f"{env} arena / seed {seed}")

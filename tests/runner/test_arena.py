@@ -104,6 +104,7 @@ def test_the_cli_runs_an_arena_prints_its_standings_and_replays_it(tmp_path: Pat
         (["arena", "yc", "-a", "nobody"], "seat 'nobody' is neither a yc baseline"),
         (["arena", "cfo"], "env 'cfo' has no arena"),
         (["arena", "yc", "--seats", "9"], "--seats must be a whole number from 1 to 8"),
+        (["arena", "yc", "--no-db"], "--db/--no-db is a world option of an env with a database; yc has none"),
     ],
 )
 def test_the_cli_refuses_a_bad_arena_with_a_clear_error(args: list[str], message: str, tmp_path: Path) -> None:
@@ -143,3 +144,13 @@ def test_a_seat_is_a_baseline_or_a_model_in_an_in_process_harness(tmp_path: Path
         run_arena("yc", [f"scripted:{script}"], horizon=1, options=[{"x": 1}])
     with pytest.raises(ValueError, match="neither a yc baseline"):
         run_arena("yc", ["gpt-nobody"], horizon=1)
+
+
+def test_a_ceo_arena_without_databases_writes_none_and_records_the_choice(tmp_path: Path) -> None:
+    out = tmp_path / "c"
+    args = ["arena", "ceo", "-a", "rule-based", "-a", "do-nothing", "--horizon", "7", "--no-db", "--out", str(out)]
+    done = CliRunner().invoke(app, args)
+    assert done.exit_code == 0, done.output
+    assert not list(out.rglob("company.db"))
+    setup = read_json(out / "arena.json")
+    assert setup is not None and setup["world_options"] == {"database": False}

@@ -92,6 +92,7 @@ def test_a_match_cut_short_is_moved_aside_and_played_again(tmp_path: Path) -> No
         ({"seeds": "5-1"}, "runs backwards"),
         ({"rounds": 2}, "only a swiss tournament has rounds"),
         ({"entrants": [{"name": "x"}, ENTRANTS[1]]}, "give a baseline or a model"),
+        ({"world_options": {"database": False}}, "env 'yc' takes no option database"),
         (
             {"entrants": [{"name": "x", "model": "scripted:a.jsonl", "options": {"k": 1}}, ENTRANTS[1]]},
             "options are a baseline's",

@@ -157,10 +157,12 @@ def run_arena(
     secret: str | None | Literal["from-env"] = "from-env",
     harness: str | None = None,
     limits: Any = None,
+    world_options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """An arena of ``len(agents)`` seats; seat i is played by ``agents[i]``: a baseline of the env
     (with ``options[i]``) or a model spec (``--model``'s forms, docs/models.md) in ``harness``
-    (default: the env's paper harness) under ``limits``. Returns standings.json's content."""
+    (default: the env's paper harness) under ``limits``; ``world_options`` are the env's (ceo
+    ``database``), for every seat. Returns standings.json's content."""
     spec = get_env(env_id)
     options = options or [{} for _ in agents]
     if len(options) != len(agents):
@@ -173,7 +175,7 @@ def run_arena(
     config = spec.with_horizon(config, horizon)
     secret = secret_from_env() if secret == "from-env" else secret
     files = [seat_dir(out, i) for i in range(len(agents))] if out is not None else None
-    arena = spec.make_arena(config, seed, len(agents), preset, preset_hash, secret, files)
+    arena = spec.make_arena(config, seed, len(agents), preset, preset_hash, secret, files, **(world_options or {}))
     if out is not None:
         Path(out).mkdir(parents=True, exist_ok=True)
         write_json(
@@ -187,6 +189,7 @@ def run_arena(
                 "seats": len(agents),
                 "agents": [p.name for p in players],
                 "agent_options": options,
+                "world_options": world_options or {},
                 "config": config.model_dump(mode="json"),
             },
         )

@@ -79,6 +79,7 @@ class TournamentSpec(_Strict):
     format: Literal["round-robin", "swiss"] = "round-robin"
     rounds: int | None = Field(default=None, ge=1)
     entrants: list[Entrant]
+    world_options: dict[str, Any] = Field(default_factory=dict)  # the env's (ceo: database = false)
     out: str = "runs/tournament"
 
     @field_validator("seeds", mode="before")
@@ -101,6 +102,9 @@ class TournamentSpec(_Strict):
                 spec.check_baseline(e.baseline, e.options)
         if len({e.harness for e in self.entrants if e.model is not None}) > 1:
             raise ValueError("entrants: the model entrants of one tournament share one harness")
+        unknown = sorted(set(self.world_options) - set(spec.world_options))
+        if unknown:
+            raise ValueError(f"world_options: env {self.env!r} takes no option {', '.join(unknown)}")
         if self.format == "swiss" and self.rounds is None:
             raise ValueError("rounds: a swiss tournament needs its number of rounds")
         if self.format == "round-robin" and self.rounds is not None:
@@ -182,6 +186,7 @@ def play_match(job: dict[str, Any], path: Path) -> dict[str, Any]:
         [e.options for e in seated],
         secret=None,
         harness=harness,
+        world_options=job["world_options"],
     )
 
 
@@ -210,6 +215,7 @@ def _play(
                 "seed": m.seed,
                 "seated": list(m.entrants),
                 "entrants": entrants,
+                "world_options": spec.world_options,
                 "run_dir": str(out / "matches" / m.name),
                 "secret_id": None,
             }
