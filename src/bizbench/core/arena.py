@@ -24,7 +24,15 @@ from typing import Any, Protocol, runtime_checkable
 
 from bizbench.core.env import Env
 
-__all__ = ["Arena", "ArenaAborted", "TurnGate"]
+__all__ = ["Arena", "ArenaAborted", "TurnGate", "seat_count"]
+
+
+def seat_count(seats: object, most: int) -> int:
+    """``seats`` when it is a whole number from 1 to ``most`` (an env's arena size); ValueError
+    naming ``--seats`` otherwise."""
+    if isinstance(seats, bool) or not isinstance(seats, int) or not 1 <= seats <= most:
+        raise ValueError(f"--seats must be a whole number from 1 to {most}, got {seats!r}")
+    return seats
 
 
 class ArenaAborted(RuntimeError):

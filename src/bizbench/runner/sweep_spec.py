@@ -288,15 +288,20 @@ def validation_message(e: ValidationError, source: str) -> str:
     return f"{source}: invalid sweep file\n" + "\n".join(lines)
 
 
+def read_toml(path: str | Path, what: str) -> dict[str, Any]:
+    """A TOML file's content; SweepError naming ``what`` (the sweep file ...) when it cannot be read."""
+    try:
+        return tomllib.loads(Path(path).read_text())
+    except OSError as e:
+        raise SweepError(f"cannot read the {what} {path}: {e.strerror}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise SweepError(f"{path}: not valid TOML: {e}") from None
+
+
 def load_sweep(path: str | Path, data: dict[str, Any] | None = None) -> SweepSpec:
     """Read and validate a sweep file (or ``data`` already read from it); SweepError says what is wrong."""
     if data is None:
-        try:
-            data = tomllib.loads(Path(path).read_text())
-        except OSError as e:
-            raise SweepError(f"cannot read the sweep file {path}: {e.strerror}") from None
-        except tomllib.TOMLDecodeError as e:
-            raise SweepError(f"{path}: not valid TOML: {e}") from None
+        data = read_toml(path, "sweep file")
     try:
         return SweepSpec.model_validate(data)
     except ValidationError as e:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import itertools
 import time
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -34,7 +33,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from bizbench.core.envs import get_env
 from bizbench.core.jsonio import read_json, write_json
 from bizbench.runner.arena import STANDINGS, run_arena
-from bizbench.runner.sweep_spec import SweepError, _Strict, parse_seeds, validation_message
+from bizbench.runner.sweep_spec import SweepError, _Strict, parse_seeds, read_toml, validation_message
 from bizbench.runner.sweep_worker import Backend, make_backend, set_aside
 
 __all__ = ["Match", "TournamentSpec", "load_tournament", "play_match", "ratings", "run_tournament", "schedule"]
@@ -114,12 +113,7 @@ class TournamentSpec(_Strict):
 
 def load_tournament(path: str | Path) -> TournamentSpec:
     """Read and validate a tournament file; SweepError says what is wrong."""
-    try:
-        data = tomllib.loads(Path(path).read_text())
-    except OSError as e:
-        raise SweepError(f"cannot read the tournament file {path}: {e.strerror}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise SweepError(f"{path}: not valid TOML: {e}") from None
+    data = read_toml(path, "tournament file")
     try:
         return TournamentSpec.model_validate(data)
     except ValidationError as e:

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from bizbench.core.arena import TurnGate
+from bizbench.core.arena import TurnGate, seat_count
 from bizbench.envs.ceo.config import PLANS, CeoConfig
 from bizbench.envs.ceo.env import CeoEnv
 from bizbench.envs.ceo.tools import registry as single_player_tools
@@ -70,8 +70,7 @@ class CeoArena:
         files: list[Path] | None = None,
         **world_options: Any,
     ) -> None:
-        if isinstance(seats, bool) or not isinstance(seats, int) or not 1 <= seats <= MAX_SEATS:
-            raise ValueError(f"--seats must be a whole number from 1 to {MAX_SEATS}, got {seats!r}")
+        seats = seat_count(seats, MAX_SEATS)
         self.config = config
         self.seats = [
             CeoSeatEnv(

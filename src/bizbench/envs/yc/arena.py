@@ -35,7 +35,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bizbench.core.arena import TurnGate
+from bizbench.core.arena import TurnGate, seat_count
 from bizbench.core.rng import stream_for
 from bizbench.envs.yc.config import YcConfig
 from bizbench.envs.yc.env import YcEnv
@@ -108,8 +108,7 @@ class YcArena:
         secret: str | None = None,
         files: list[Path] | None = None,  # noqa: ARG002 - the contract's; yc keeps no agent-visible files
     ) -> None:
-        if isinstance(seats, bool) or not isinstance(seats, int) or not 1 <= seats <= MAX_SEATS:
-            raise ValueError(f"--seats must be a whole number from 1 to {MAX_SEATS}, got {seats!r}")
+        seats = seat_count(seats, MAX_SEATS)
         self.config = config
         self.seats = [YcSeatEnv(config, seed, preset, preset_hash, secret) for _ in range(seats)]
         self.gate = TurnGate(seats, self.resolve)
