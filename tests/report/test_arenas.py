@@ -61,3 +61,17 @@ def test_an_unfinished_arena_is_named_and_left_out(played: Path, tmp_path: Path)
     report = build_report([copy], tmp_path / "out", None, anchors=False, make_plots=False)
     assert not [s for s in report.sections if s[0].startswith("Arena")]
     assert any("not a finished arena" in n for n in report.notes)
+
+
+def test_the_viewer_shows_an_arenas_companies_side_by_side_by_seat(played: Path, tmp_path: Path) -> None:
+    import json
+    import re
+
+    from bizbench.report.viewer import write_viewer
+
+    index = write_viewer([played / "three"], tmp_path / "view")
+    block = re.search(r'<script type="application/json" id="bizbench-data">(.*?)</script>', index.read_text(), re.S)
+    assert block is not None
+    runs = json.loads(block.group(1))["runs"]
+    assert [r["dir"] for r in runs] == ["seat-0", "seat-1", "seat-2"]
+    assert [r["label"].rsplit(" / ", 1)[-1] for r in runs] == ["seat 0 of 3", "seat 1 of 3", "seat 2 of 3"]

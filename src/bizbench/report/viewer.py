@@ -417,6 +417,9 @@ def load_run(path: str | Path, text_cap: int = DEFAULT_TEXT_CAP) -> dict[str, An
     if not model_run:
         notes.append("no trajectory.jsonl: actions only, with ok / error (the env's action log keeps no results)")
     label = " / ".join(str(config.get(k, "?")) for k in ("env", "preset", "agent")) + f" / seed {config.get('seed')}"
+    seat = config.get("arena")
+    if isinstance(seat, dict):  # an arena's company (docs/arena.md)
+        label += f" / seat {seat.get('seat')} of {seat.get('seats')}"
     result_keys = dict.fromkeys((*RESULT_FIRST, *rules.RESULT_KEYS, *RESULT_LAST))
     data = {
         "label": label,
@@ -479,8 +482,11 @@ def build_page(runs: list[dict[str, Any]], text_cap: int = DEFAULT_TEXT_CAP) -> 
 
 
 def write_viewer(runs: Sequence[str | Path], out: str | Path, text_cap: int = DEFAULT_TEXT_CAP) -> Path:
-    """Write ``out/index.html`` for one run, or a side-by-side comparison of several; its path."""
-    loaded = [load_run(p, text_cap) for p in runs]
+    """Write ``out/index.html`` for one run, or a side-by-side comparison of several (an arena
+    directory stands for its seats, its companies side by side); its path."""
+    from bizbench.runner.arena import seat_dirs
+
+    loaded = [load_run(seat, text_cap) for p in runs for seat in seat_dirs(p)]
     page = build_page(loaded, text_cap)
     out = Path(out)
     if out.exists() and not out.is_dir():

@@ -25,7 +25,7 @@ from bizbench.core.rng import secret_from_env
 from bizbench.core.runlog import RUN_FORMAT, require_new
 from bizbench.core.session import Session
 
-__all__ = ["ARENA_CONFIG", "STANDINGS", "play_seats", "run_arena", "seat_dir", "standings"]
+__all__ = ["ARENA_CONFIG", "STANDINGS", "play_seats", "run_arena", "seat_dir", "seat_dirs", "standings"]
 
 ARENA_CONFIG = "arena.json"
 STANDINGS = "standings.json"
@@ -34,6 +34,14 @@ STANDINGS = "standings.json"
 def seat_dir(out: Path, seat: int) -> Path:
     """Seat ``seat``'s run directory inside an arena directory."""
     return Path(out) / f"seat-{seat}"
+
+
+def seat_dirs(path: str | Path) -> list[Path]:
+    """An arena directory's seat run directories in seat order; ``[path]`` for any other directory."""
+    setup = read_json(Path(path) / ARENA_CONFIG)
+    if setup is None or not isinstance(setup.get("seats"), int):
+        return [Path(path)]
+    return [seat_dir(Path(path), i) for i in range(setup["seats"])]
 
 
 def play_seats(arena: Any, drivers: list[Callable[[Any], None]], sessions: list[Session]) -> None:
