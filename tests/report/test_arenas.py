@@ -75,3 +75,21 @@ def test_the_viewer_shows_an_arenas_companies_side_by_side_by_seat(played: Path,
     runs = json.loads(block.group(1))["runs"]
     assert [r["dir"] for r in runs] == ["seat-0", "seat-1", "seat-2"]
     assert [r["label"].rsplit(" / ", 1)[-1] for r in runs] == ["seat 0 of 3", "seat 1 of 3", "seat 2 of 3"]
+
+
+def test_a_ceo_arena_also_gets_each_companys_market_share_and_prices_over_time(tmp_path: Path) -> None:
+    from bizbench.core.runs import load_run
+    from bizbench.envs.ceo.report import arena_plots
+
+    out = tmp_path / "ceo"
+    run_arena("ceo", ["rule-based", "rule-based-rival"], seed=3, horizon=28, out=out, world_options={"database": False})
+    report = build_report([out], tmp_path / "report", None, anchors=False)
+    ((_, _, images),) = [s for s in report.sections if s[0] == "Arena ceo"]
+    assert [p.name for p in images] == [
+        f"arena_ceo_{n}.png" for n in ("cash", "share", "price_A", "price_B", "price_C")
+    ]
+    share, *prices = arena_plots([load_run(out / "seat-0"), load_run(out / "seat-1")])
+    per_day = [sum(series[0][1][t] for series in share.data.values()) for t in range(28)]
+    assert all(total == 0 or abs(total - 100) < 1e-9 for total in per_day)
+    (_, rival), (_, rule_based) = prices[1].data["seat 1: rule-based-rival"][0], prices[1].data["seat 0: rule-based"][0]
+    assert rule_based[-1] == 25.0 and rival[-1] == 23.75  # plan B: the mid book's $25, and 5 % under it

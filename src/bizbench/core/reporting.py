@@ -115,7 +115,8 @@ class ReportModule(Protocol):
     the every-run table. ``run_metrics``: one finished run's measures (``facts``: the cached
     entry of its re-created world, or None). ``plots``: the multi-run charts of the runs of
     each model. ``world_facts`` (optional): what the report needs of the run's hidden world,
-    computed once and cached with the anchors."""
+    computed once and cached with the anchors. ``arena_plots`` (optional): the charts of one
+    arena's companies, given its seats' runs in seat order (docs/arena.md)."""
 
     # the constants are read-only members, so that a module's plain constants implement them
     @property

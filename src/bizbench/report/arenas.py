@@ -1,10 +1,12 @@
-"""The report's arenas and tournaments (docs/arena.md, docs/reports.md "Arenas").
+"""The report's arenas and tournaments (docs/arena.md, docs/reports.md "Arenas and tournaments").
 
 An arena directory (``arena.json``, ``seat-*/``, ``standings.json``) gets a standings table
 (its companies side by side: rank, seat, agent, score, final cash, bankrupt, then the env's
-arena figures such as contests or the leads that went to each rival) and a plot of every
-company's cash over time. A tournament directory (``ratings.json``) gets its ratings table and
-its head-to-head table. The seats are ordinary runs too, measured in their env's section.
+arena figures such as contests or the leads that went to each rival), a plot of every
+company's cash over time, and the charts its env's report module draws of an arena
+(``arena_plots``; ceo: each company's share of the market and its prices over time). A
+tournament directory (``ratings.json``) gets its ratings table and its head-to-head table. The
+seats are ordinary runs too, measured in their env's section.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import numpy as np
 
 from bizbench.core.jsonio import read_json
 from bizbench.core.runs import load_run
-from bizbench.report.plots import plot_runs_by_model
+from bizbench.report.plots import draw, plot_runs_by_model
+from bizbench.report.protocol import report_module
 from bizbench.report.tables import Table
 
 __all__ = ["arena_sections"]
@@ -90,6 +93,16 @@ def _cash_plot(path: Path, outcome: dict[str, Any], out: Path) -> Path:
     return plot_runs_by_model(series, out / f"arena_{_slug(path)}_cash.png", title, unit, "cash ($)")
 
 
+def _env_plots(path: Path, outcome: dict[str, Any], out: Path) -> list[Path]:
+    """The charts the env's report module draws of an arena's companies (``arena_plots``), if any."""
+    module = report_module(outcome["env"])
+    charts = getattr(module, "arena_plots", None)
+    if charts is None:
+        return []
+    seats = [load_run(path / f"seat-{r['seat']}") for r in sorted(outcome["standings"], key=lambda r: r["seat"])]
+    return [draw(chart, out / f"arena_{_slug(path)}_{chart.name}.png") for chart in charts(seats)]
+
+
 def _ratings(path: Path, result: dict[str, Any]) -> list[Table]:
     header = ["entrant", "ordinal", "mu", "sigma", "95% interval", "matches", "mean rank", "mean score"]
     rows = result["entrants"]
@@ -155,6 +168,6 @@ def arena_sections(paths: Sequence[str | Path], out: Path, make_plots: bool = Tr
         if outcome is None or not (path / "arena.json").is_file():
             notes.append(f"{path}: not a finished arena (no readable standings.json and arena.json), left out")
             continue
-        images = [_cash_plot(path, outcome, out)] if make_plots else []
+        images = [_cash_plot(path, outcome, out), *_env_plots(path, outcome, out)] if make_plots else []
         sections.append((f"Arena {path.name}", [_standings(path, outcome)], images))
     return sections, notes

@@ -381,3 +381,45 @@ def plots(models: Mapping[str, Sequence[Run]]) -> list[Chart]:
         usage[model] = dict(total)
     charts.append(Chart("tools", "bars", "ceo: tool calls per week (top 10)", usage, "calls/week"))
     return charts
+
+
+def arena_plots(seats: Sequence[Run]) -> list[Chart]:
+    """One arena's companies (docs/arena.md): each one's share of the market's subscribers, and
+    the list price of each plan, over time (from the ``set_prices`` calls its record holds)."""
+    names = [f"seat {i}: {run.agent}" for i, run in enumerate(seats)]
+    days = [[d["day"] for d in run.metrics] for run in seats]
+    counts = [[float(d["subscribers"]) for d in run.metrics] for run in seats]
+    horizon = max((len(c) for c in counts), default=0)
+    totals = [sum(c[t] for c in counts if t < len(c)) for t in range(horizon)]
+    share = {
+        name: [(x, [100.0 * n / totals[t] if totals[t] else 0.0 for t, n in enumerate(c)])]
+        for name, x, c in zip(names, days, counts, strict=True)
+    }
+    charts = [
+        Chart("share", "runs", "ceo arena: share of the market's subscribers", share, "simulated day", "share (%)")
+    ]
+    for plan in range(3):
+        prices = {
+            name: [_price_steps(run, plan, x[-1] if x else 0)] for name, run, x in zip(names, seats, days, strict=True)
+        }
+        label = "ABC"[plan]
+        charts.append(
+            Chart(
+                f"price_{label}", "runs", f"ceo arena: list price of plan {label}", prices, "simulated day", "$ / month"
+            )
+        )
+    return charts
+
+
+def _price_steps(run: Run, plan: int, last_day: int) -> tuple[list[float], list[float]]:
+    """Plan ``plan``'s list price from day 0 to ``last_day``, stepping at each accepted ``set_prices``."""
+    x, y = [0.0], [0.0]
+    for a in run.actions:
+        args = a.get("args") or {}
+        key = "ABC"[plan]
+        if a.get("tool") == "set_prices" and a.get("ok") and key in args:
+            x.append(float(a.get("day", 0)))
+            y.append(float(args[key]))
+    x.append(float(last_day))
+    y.append(y[-1])
+    return x, y
