@@ -65,8 +65,10 @@ def arena(
         _fail(str(e).strip("'\""))
     agents = list(agent or [spec.default_baseline])
     if seats is not None:
+        if seats < 1:
+            _fail(f"--seats must be a whole number of at least 1, got {seats}")
         if len(agents) == 1:
-            agents *= max(seats, 1)
+            agents *= seats
         elif len(agents) != seats:
             _fail(f"--seats {seats} but {len(agents)} --agent options: give one --agent a seat, or one for all")
     slugs = [re.sub(r"[^A-Za-z0-9_.-]+", "_", a).strip("_") for a in agents]
@@ -129,8 +131,8 @@ def _print_ratings(result: dict[str, Any]) -> None:
             f"{row['sigma']:.2f}",
             f"{lo:.1f} .. {hi:.1f}",
             str(row["matches"]),
-            f"{row['mean_rank']:.2f}",
-            f"{row['mean_score']:,.0f}",
+            "-" if row["mean_rank"] is None else f"{row['mean_rank']:.2f}",
+            "-" if row["mean_score"] is None else f"{row['mean_score']:,.0f}",
         )
     _console.print(table)
     names = [row["name"] for row in result["entrants"]]

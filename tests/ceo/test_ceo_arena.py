@@ -120,15 +120,20 @@ def test_a_ceo_arena_run_writes_each_seats_company_db_and_replays(tmp_path: Path
 
 
 def test_the_rivals_tool_shows_each_rivals_public_offer_as_the_week_began() -> None:
+    import threading
+
     arena = _arena(2, 21)
     seen: dict[str, Any] = {}
+    repriced = threading.Event()
 
     def reprice(env: Any) -> None:
         assert env.call("set_prices", A=9.0, B=19.0, C=49.0).ok
+        repriced.set()
         env.next_turn()
         seen["after"] = env.call("rivals").data
 
     def look(env: Any) -> None:
+        assert repriced.wait(10), "the rival's new prices come first"
         seen["during"] = env.call("rivals").data
         env.next_turn()
 
@@ -208,3 +213,13 @@ def test_a_firm_that_signs_with_one_company_is_lost_to_the_others_it_tendered_at
         assert worlds[seat].notifications[-1]["message"].endswith("signed with a rival")
     assert worlds[2].state.customers.status[signed[2]] == SUBSCRIBED
     assert arena.firms[0] is waiting and all(worlds[s].state.customers.status[r] == LEAD for s, r in waiting.items())
+
+
+def test_three_companies_in_any_seating_play_the_same_game() -> None:
+    agents = ["rule-based", "random", "rule-based-rival"]
+    games = []
+    for shift in range(3):
+        seated = agents[shift:] + agents[:shift]
+        arena = _play(_arena(3, 42), seated)
+        games.append({a: env.state_digest() for a, env in zip(seated, arena.seats, strict=True)})
+    assert games[0] == games[1] == games[2]

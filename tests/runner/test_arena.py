@@ -105,6 +105,7 @@ def test_the_cli_runs_an_arena_prints_its_standings_and_replays_it(tmp_path: Pat
         (["arena", "cfo"], "env 'cfo' has no arena"),
         (["arena", "yc", "--seats", "9"], "--seats must be a whole number from 1 to 8"),
         (["arena", "yc", "--no-db"], "--db/--no-db is a world option of an env with a database; yc has none"),
+        (["arena", "yc", "--seats", "0"], "--seats must be a whole number of at least 1, got 0"),
     ],
 )
 def test_the_cli_refuses_a_bad_arena_with_a_clear_error(args: list[str], message: str, tmp_path: Path) -> None:
@@ -154,3 +155,19 @@ def test_a_ceo_arena_without_databases_writes_none_and_records_the_choice(tmp_pa
     assert not list(out.rglob("company.db"))
     setup = read_json(out / "arena.json")
     assert setup is not None and setup["world_options"] == {"database": False}
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [
+        ({"env": "nope", "seats": 1}, "unknown env 'nope'"),
+        ({"env": "yc", "seats": 0}, "'seats' must be a whole number of at least 1, got 0"),
+        ({"env": "yc"}, "'seats' must be a whole number of at least 1, got None"),
+    ],
+)
+def test_replay_names_what_is_wrong_with_an_arena_json(tmp_path: Path, setup: dict[str, object], message: str) -> None:
+    from bizbench.core.runs import RunDirError
+
+    (tmp_path / "arena.json").write_text(json.dumps(setup))
+    with pytest.raises(RunDirError, match=message):
+        replay_arena(tmp_path)

@@ -40,7 +40,7 @@ def test_a_swiss_round_groups_the_entrants_by_their_rating(tmp_path: Path) -> No
         "greedy": {"ordinal": 1.0},
         "heuristic": {"ordinal": 0.5},
     }
-    groups = {m.entrants for m in schedule(spec, table, 1) if m.name.endswith(m.entrants[0] + "-" + m.entrants[1])}
+    groups = {m.entrants for m in schedule(spec, table, 1) if m.name.endswith(m.entrants[0] + "+" + m.entrants[1])}
     assert {tuple(sorted(g)) for g in groups} == {("idle", "random"), ("greedy", "heuristic")}
 
 
@@ -93,6 +93,9 @@ def test_a_match_cut_short_is_moved_aside_and_played_again(tmp_path: Path) -> No
         ({"rounds": 2}, "only a swiss tournament has rounds"),
         ({"entrants": [{"name": "x"}, ENTRANTS[1]]}, "give a baseline or a model"),
         ({"world_options": {"database": False}}, "env 'yc' takes no option database"),
+        ({"env": "nope"}, "unknown env 'nope'"),
+        ({"seats": 9, "entrants": [{"name": f"e{i}", "baseline": "greedy"} for i in range(9)]}, "at most 8 seats"),
+        ({"entrants": [{"name": "a+b", "baseline": "greedy"}, ENTRANTS[1]]}, "entrant name 'a+b': letters, digits"),
         (
             {"entrants": [{"name": "x", "model": "scripted:a.jsonl", "options": {"k": 1}}, ENTRANTS[1]]},
             "options are a baseline's",
@@ -143,3 +146,25 @@ def test_a_model_entrant_plays_its_matches_through_its_harness(tmp_path: Path) -
     assert {row["name"] for row in result["entrants"]} == {"greedy", "bot"} and result["matches"] == 2
     seats = sorted((Path(spec.out) / "matches").glob("*/seat-*/trajectory.jsonl"))
     assert len(seats) == 2
+
+
+def test_a_tournament_whose_file_changed_refuses_to_reuse_its_matches(tmp_path: Path) -> None:
+    run_tournament(_spec(tmp_path), InlineBackend(), log=lambda line: None)
+    with pytest.raises(SweepError, match="was played with other settings"):
+        run_tournament(_spec(tmp_path, horizon=2), InlineBackend(), log=lambda line: None)
+
+
+def test_entrant_names_with_dashes_make_distinct_matches(tmp_path: Path) -> None:
+    names = ["a", "b-c", "a-b", "c"]
+    spec = _spec(tmp_path, entrants=[{"name": n, "baseline": "greedy"} for n in names])
+    matches = schedule(spec)
+    assert len({m.name for m in matches}) == len(matches)
+
+
+def test_a_swiss_entrant_who_sits_out_is_printed_without_a_rank(tmp_path: Path) -> None:
+    path = tmp_path / "t.toml"
+    data = {"env": "yc", "seeds": [2], "horizon": 1, "format": "swiss", "rounds": 1, "entrants": ENTRANTS}
+    path.write_text(_toml(data))
+    done = CliRunner().invoke(app, ["tournament", str(path), "--backend", "inline", "--out", str(tmp_path / "o")])
+    assert done.exit_code == 0, done.output
+    assert "random" in done.output

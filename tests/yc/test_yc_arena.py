@@ -9,6 +9,7 @@ import pytest
 
 from bizbench.core.arena import ArenaAborted
 from bizbench.core.envs import get_env
+from bizbench.envs.yc.arena import YcArena
 from bizbench.runner.arena import play_seats, run_arena
 from bizbench.runner.episode import open_session, run_baseline
 
@@ -122,14 +123,22 @@ def test_the_same_arena_twice_gives_the_same_worlds() -> None:
 
 
 def test_a_seat_does_not_see_a_rivals_accept_until_the_turn_is_settled() -> None:
+    import threading
+
     arena = _arena(2)
     target = _top_task(arena.seats[0])
+    taken = threading.Event()
     seen: list[list[str]] = []
 
+    def take(env: Any) -> None:
+        _take(target)(env)
+        taken.set()
+
     def look(env: Any) -> None:
+        assert taken.wait(10), "the rival's accept comes first"
         seen.append([t["task_id"] for t in env.call("market_browse").data["tasks"]])
 
-    _play_turn(arena, _take(target), look)
+    _play_turn(arena, take, look)
     assert target in seen[0]
     assert target not in [t["task_id"] for t in arena.seats[1].call("market_browse").data["tasks"]]
     assert target in {t["task_id"] for t in arena.seats[0].call("task_list").data["tasks"]}
@@ -199,17 +208,55 @@ def test_a_seat_wakes_at_its_own_next_event_while_its_rival_plays_on() -> None:
 
 def test_a_failing_seat_stops_the_arena_and_its_error_is_raised() -> None:
     arena = _arena(2)
+    stopped: list[bool] = []
 
     def broken(env: Any) -> None:
         raise RuntimeError("the agent crashed")
 
-    def waits(env: Any) -> None:
-        with pytest.raises(ArenaAborted):
+    def waits(env: Any) -> None:  # an agent that would play on: the stop must reach it through the tool
+        try:
             while not env.done:
-                env.world.resume()
+                env.call("sim_resume")
+        except ArenaAborted:
+            stopped.append(True)
+            raise
 
     with pytest.raises(RuntimeError, match="the agent crashed"):
         play_seats(arena, [waits, broken], arena.seats)
+    assert stopped == [True]
+
+
+def test_a_turn_that_fails_to_resolve_stops_every_seat_and_is_raised(monkeypatch: pytest.MonkeyPatch) -> None:
+    arena = _arena(2)
+    calls = iter(range(100))
+
+    def resolve() -> set[int]:
+        if next(calls) == 1:  # the second turn (idle companies play two: a payroll, then the horizon)
+            raise ZeroDivisionError("a bug in the turn")
+        return YcArena.resolve(arena)
+
+    monkeypatch.setattr(arena.gate, "_resolve", resolve)
+
+    def plays(env: Any) -> None:
+        while not env.done:
+            env.call("sim_resume")
+
+    with pytest.raises(ZeroDivisionError, match="a bug in the turn"):
+        play_seats(arena, [plays, plays], arena.seats)
+    assert not any(env.done for env in arena.seats)
+
+
+def test_a_company_bankrupt_within_its_turn_contests_nothing() -> None:
+    arena = _arena(2)
+    target = _top_task(arena.seats[0])
+
+    def take_then_fail(env: Any) -> None:
+        _take(target)(env)
+        env.world.bankrupt = env.world.done = True  # as a cancellation fee would leave it
+
+    play_seats(arena, [take_then_fail, *_one_turn(_take(target))], arena.seats)
+    assert arena.contests == []
+    assert [t["task_id"] for t in arena.seats[1].call("task_list").data["tasks"]] == [target]
 
 
 def test_a_seat_that_leaves_does_not_hold_up_the_others() -> None:

@@ -35,8 +35,9 @@ def seat_count(seats: object, most: int) -> int:
     return seats
 
 
-class ArenaAborted(RuntimeError):
-    """The arena stopped: a seat's agent failed, or resolving a turn did."""
+class ArenaAborted(BaseException):
+    """The arena stopped: a seat's agent failed, or resolving a turn did. A BaseException, like
+    KeyboardInterrupt, so that no tool layer or harness turns it into an answer and plays on."""
 
 
 @runtime_checkable
@@ -45,6 +46,7 @@ class Arena(Protocol):
 
     seats: list[Env]  # seat i's company, a full env
     gate: TurnGate
+    max_seats: int  # the most seats the env's arena takes (a class attribute)
 
     def resolve(self) -> set[int]:
         """Settle the turn every seat still playing has ended, move the world on, and name the
@@ -100,6 +102,11 @@ class TurnGate:
             if self._error is None:
                 self._resolve_while_all_wait()
 
+    @property
+    def error(self) -> BaseException | None:
+        """What stopped the arena (None while it runs)."""
+        return self._error
+
     def abort(self, error: BaseException) -> None:
         """Stop the arena: every waiting seat's :meth:`end_turn` raises ArenaAborted."""
         with self._cond:
@@ -120,7 +127,7 @@ class TurnGate:
             except BaseException as error:
                 self._error = error
                 self._cond.notify_all()
-                raise
+                raise ArenaAborted(f"resolving the turn failed: {type(error).__name__}: {error}") from error
             self._turn += 1
             self._waiting -= woken
             self._cond.notify_all()

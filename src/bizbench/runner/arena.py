@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
+from bizbench.core.arena import ArenaAborted
 from bizbench.core.envs import get_env
 from bizbench.core.jsonio import read_json, write_json
 from bizbench.core.rng import secret_from_env
@@ -44,28 +45,43 @@ def seat_dirs(path: str | Path) -> list[Path]:
     return [seat_dir(Path(path), i) for i in range(setup["seats"])]
 
 
-def play_seats(arena: Any, drivers: list[Callable[[Any], None]], sessions: list[Session]) -> None:
+def play_seats(arena: Any, drivers: list[Callable[[Any], None]], sessions: list[Any]) -> None:
     """Run ``drivers[i](sessions[i])`` in a thread per seat until each returns; a seat leaves the
-    arena when its driver returns or fails, and a failure stops the arena and is raised here."""
+    arena when its driver returns or fails. A failure (a seat's, or of resolving a turn) or an
+    interrupt here stops the arena and is raised once every seat has stopped."""
     errors: list[BaseException | None] = [None] * len(sessions)
 
     def play(i: int) -> None:
         try:
             drivers[i](sessions[i])
-        except BaseException as error:  # noqa: BLE001 - re-raised below, once every seat stopped
+        except BaseException as error:  # noqa: BLE001 - raised below, once every seat stopped
             errors[i] = error
             arena.gate.abort(error)
         finally:
-            arena.gate.leave(i)
+            try:
+                arena.gate.leave(i)
+            except BaseException as error:  # noqa: BLE001 - a turn resolved on leaving failed: the gate keeps it
+                arena.gate.abort(error)
 
-    threads = [threading.Thread(target=play, args=(i,), name=f"arena-seat-{i}") for i in range(len(sessions))]
+    threads = [
+        threading.Thread(target=play, args=(i,), name=f"arena-seat-{i}", daemon=True) for i in range(len(sessions))
+    ]
     for thread in threads:
         thread.start()
-    for thread in threads:
-        thread.join()
-    first = next((e for e in errors if e is not None), None)
-    if first is not None:
-        raise first
+    try:
+        for thread in threads:
+            thread.join()
+    except BaseException as interrupt:  # Ctrl-C: every seat stops at its next end of turn
+        arena.gate.abort(interrupt)
+        raise
+    own = [e for e in errors if e is not None and not isinstance(e, ArenaAborted)]
+    if own:
+        raise own[0]
+    if arena.gate.error is not None:
+        raise arena.gate.error
+    stopped = next((e for e in errors if e is not None), None)
+    if stopped is not None:
+        raise stopped
 
 
 def standings(results: list[dict[str, Any]]) -> list[dict[str, Any]]:

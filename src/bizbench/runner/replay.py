@@ -177,13 +177,19 @@ def replay_arena(path: str | Path) -> list[ReplayReport]:
     setup = read_json(path / ARENA_CONFIG)
     if setup is None:
         raise RunDirError(f"{path} has no readable {ARENA_CONFIG}: it is not an arena directory")
-    spec = get_env(setup["env"])
-    records = [_open_record(seat_dir(path, i)) for i in range(setup["seats"])]
+    seats = setup.get("seats")
+    if isinstance(seats, bool) or not isinstance(seats, int) or seats < 1:
+        raise RunDirError(f"{path}/{ARENA_CONFIG}: 'seats' must be a whole number of at least 1, got {seats!r}")
+    try:
+        spec = get_env(str(setup.get("env")))
+    except KeyError as e:
+        raise RunDirError(f"{path}/{ARENA_CONFIG}: {str(e).strip(chr(34) + chr(39))}") from None
+    records = [_open_record(seat_dir(path, i)) for i in range(seats)]
     config, recorded, _ = records[0]
     arena = spec.make_arena(
         recorded_config(config),
         config["seed"],
-        setup["seats"],
+        seats,
         config["preset"],
         config.get("preset_hash") or "",
         check_secret(path, recorded.get("seed_secret_id")),

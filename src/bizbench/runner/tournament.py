@@ -23,6 +23,7 @@ entrant finished ahead of each other).
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +37,16 @@ from bizbench.runner.arena import STANDINGS, run_arena
 from bizbench.runner.sweep_spec import SweepError, _Strict, parse_seeds, read_toml, validation_message
 from bizbench.runner.sweep_worker import Backend, make_backend, set_aside
 
-__all__ = ["Match", "TournamentSpec", "load_tournament", "play_match", "ratings", "run_tournament", "schedule"]
+__all__ = [
+    "Match",
+    "TournamentSpec",
+    "load_tournament",
+    "play_match",
+    "played",
+    "ratings",
+    "run_tournament",
+    "schedule",
+]
 
 RATINGS = "ratings.json"
 
@@ -45,11 +55,20 @@ class Entrant(_Strict):
     """One entrant under a name of its own: a baseline of the env with its options, or a model
     (``--model``'s forms, docs/models.md) in the env's paper harness or ``harness``."""
 
-    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
+    name: str
     baseline: str | None = None
     model: str | None = None
     harness: str | None = None
     options: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("name")
+    @classmethod
+    def _plain_name(cls, name: str) -> str:
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+            raise ValueError(
+                f"entrant name {name!r}: letters, digits, '_', '.' and '-' only (it names match directories)"
+            )
+        return name
 
     @model_validator(mode="after")
     def _one_player(self) -> Entrant:
@@ -88,12 +107,18 @@ class TournamentSpec(_Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> TournamentSpec:
-        spec = get_env(self.env)
+        try:
+            spec = get_env(self.env)
+        except KeyError as missing:
+            raise ValueError(str(missing).strip("'\"")) from None
         if spec.arena is None:
             raise ValueError(f"env {self.env!r} has no arena (docs/arena.md lists the envs that do)")
         names = [e.name for e in self.entrants]
         if len(set(names)) != len(names):
             raise ValueError(f"entrants: names must differ, got {names}")
+        most = spec.load(spec.arena).max_seats
+        if self.seats > most:
+            raise ValueError(f"seats: a {self.env} arena takes at most {most} seats, got {self.seats}")
         if len(self.entrants) < self.seats:
             raise ValueError(f"entrants: {len(self.entrants)} entrants cannot fill {self.seats} seats")
         for e in self.entrants:
@@ -137,7 +162,7 @@ def _rotations(group: tuple[str, ...], seed: int, round_: int) -> list[Match]:
     out = []
     for r in range(len(group)):
         seated = group[r:] + group[:r]
-        out.append(Match(f"r{round_}-s{seed}-" + "-".join(seated), seed, seated, round_))
+        out.append(Match(f"r{round_}-s{seed}-" + "+".join(seated), seed, seated, round_))  # no name holds "+"
     return out
 
 
@@ -159,10 +184,44 @@ def schedule(spec: TournamentSpec, table: dict[str, dict[str, Any]] | None = Non
 
 
 # ---------------------------------------------------------------------------- playing
+MATCH = "match.json"  # what a match was played with, beside its arena's files
+_SETTINGS = ("env", "preset", "horizon", "seed", "seated", "entrants", "world_options")
+
+
+def _job(spec: TournamentSpec, m: Match, out: Path) -> dict[str, Any]:
+    """What a worker needs to play match ``m`` (``execute_job``'s arena job)."""
+    return {
+        "kind": "arena",
+        "env": spec.env,
+        "preset": spec.preset,
+        "horizon": spec.horizon,
+        "seed": m.seed,
+        "seated": list(m.entrants),
+        "entrants": [e.model_dump() for e in spec.entrants],
+        "world_options": spec.world_options,
+        "run_dir": str(out / "matches" / m.name),
+        "secret_id": None,
+    }
+
+
+def played(job: dict[str, Any], path: Path) -> dict[str, Any] | None:
+    """The standings of a match played to the end with ``job``'s settings; None when it was not
+    (or was cut short); SweepError when it was played with other settings (the file changed)."""
+    done, played_with = read_json(path / STANDINGS), read_json(path / MATCH)
+    if done is None or played_with is None:
+        return None
+    if played_with != {k: job[k] for k in _SETTINGS}:
+        raise SweepError(
+            f"match {path.name} was played with other settings than the tournament file's now "
+            "(entrants, seeds, horizon, preset or world options changed); choose another out directory"
+        )
+    return done
+
+
 def play_match(job: dict[str, Any], path: Path) -> dict[str, Any]:
-    """A match's standings.json content: read when it was played, else played now (a directory
-    left by a match cut short is moved aside first)."""
-    done = read_json(path / STANDINGS)
+    """A match's standings.json content: :func:`played`'s, else played now (a directory left by
+    a match cut short, without its match.json, is moved aside first)."""
+    done = played(job, path)
     if done is not None:
         return done
     if path.exists():
@@ -170,7 +229,7 @@ def play_match(job: dict[str, Any], path: Path) -> dict[str, Any]:
     entrants = {e["name"]: Entrant.model_validate(e) for e in job["entrants"]}
     seated = [entrants[name] for name in job["seated"]]
     harness = next((e.harness for e in seated if e.harness is not None), None)
-    return run_arena(
+    outcome = run_arena(
         job["env"],
         [e.player for e in seated],
         job["seed"],
@@ -182,6 +241,8 @@ def play_match(job: dict[str, Any], path: Path) -> dict[str, Any]:
         harness=harness,
         world_options=job["world_options"],
     )
+    write_json(path / MATCH, {k: job[k] for k in _SETTINGS})  # last: a match without it was cut short
+    return outcome
 
 
 def _play(
@@ -191,28 +252,16 @@ def _play(
     outcomes: dict[str, dict[str, Any]] = {}
     todo = []
     for m in matches:
-        done = read_json(out / "matches" / m.name / STANDINGS)
+        done = played(_job(spec, m, out), out / "matches" / m.name)
         if done is not None:
             outcomes[m.name] = done
         else:
             todo.append(m)
-    entrants = [e.model_dump() for e in spec.entrants]
     running = 0
     while todo or running:
         while todo and running < backend.slots:
             m = todo.pop(0)
-            job = {
-                "kind": "arena",
-                "env": spec.env,
-                "preset": spec.preset,
-                "horizon": spec.horizon,
-                "seed": m.seed,
-                "seated": list(m.entrants),
-                "entrants": entrants,
-                "world_options": spec.world_options,
-                "run_dir": str(out / "matches" / m.name),
-                "secret_id": None,
-            }
+            job = _job(spec, m, out)
             backend.submit(m.name, job)
             running += 1
         for key, outcome in backend.wait():

@@ -59,6 +59,8 @@ class CeoSeatEnv(CeoEnv):
 class CeoArena:
     """K rival ceo companies in one market (the module docstring)."""
 
+    max_seats = MAX_SEATS
+
     def __init__(
         self,
         config: CeoConfig,
@@ -88,6 +90,7 @@ class CeoArena:
         self.firms: list[dict[int, int]] = []  # A5: each tendering firm's lead row at each company (seat -> row)
         self.asked: list[int | None] = [None] * seats  # the days each seat asked for its turn
         self.public = [public_offer(env) for env in self.seats]  # as the turn began (the ``rivals`` tool)
+        self._order = {i: i for i in range(seats)}  # each company's place in the content order of the day
 
     # ------------------------------------------------------------------ the week
     def resolve(self) -> set[int]:
@@ -104,11 +107,13 @@ class CeoArena:
                 record = env.world.step_day(sample_posts=k == days[0] - 1)
                 env.last_week.append(record)
                 env._on_day(record)
-            for env in stepping:
+            for env in sorted(stepping, key=lambda e: self._order[e.seat]):  # by what they are, not their seat
                 env.world.rivals = None
                 for seat, group, cols, kind in env.world.to_rivals:
-                    self.moved[kind][env.seat, seat] += len(cols["group"])
                     rival = self.seats[seat].world
+                    if rival.state.bankrupt:  # it went bankrupt today: the lead finds no one there
+                        continue
+                    self.moved[kind][env.seat, seat] += len(cols["group"])
                     if kind != "tender":
                         rival.welcome_leads(group, cols)
                         continue
@@ -152,8 +157,13 @@ class CeoArena:
             counts = np.bincount(w.state.customers.group[w.state.customers.active()], minlength=w.params.n_groups)
             reach = market.reach(w.state, w.params, counts)
             shown.append(market.Rival(env.seat, w.state.settings, w.delivered_quality(), reach, counts))
+        # Rivals in the order of what they are (their offer, reach and customers), not of their
+        # seats: the draws of a lead's awareness and ties, and the order in which leads arrive
+        # from rivals, then follow the companies when agents swap seats (docs/arena.md).
+        keys = {r.seat: _content(r) for r in shown}
+        self._order = {seat: rank for rank, seat in enumerate(sorted(keys, key=keys.__getitem__))}
         for env, own in zip(stepping, shown, strict=True):
-            others = [r for r in shown if r is not own]
+            others = sorted((r for r in shown if r is not own), key=lambda r: self._order[r.seat])
             env.world.rivals = market.Market(others, own.reach, env.world.streams.get("arena/awareness"))
 
     # ------------------------------------------------------------------ the record
@@ -202,3 +212,18 @@ def rivals(env: CeoSeatEnv) -> dict[str, Any]:
         "you": f"company {env.seat}",
         "rivals": [offer for i, offer in enumerate(env.arena.public) if i != env.seat],
     }
+
+
+def _content(rival: market.Rival) -> tuple[Any, ...]:
+    """What a company is, as the market sees it on a day: its offer, reach and customers (the
+    order of rivals; companies equal in all of it keep their seat order)."""
+    s = rival.settings
+    return (
+        tuple(s.prices.tolist()),
+        tuple(s.quotas.tolist()),
+        tuple(s.tiers.tolist()),
+        float(s.lead_promo_global),
+        tuple(rival.reach.tolist()),
+        tuple(rival.counts.tolist()),
+        tuple(rival.delivered.ravel().tolist()),
+    )

@@ -98,6 +98,8 @@ class YcSeatEnv(YcEnv):
 class YcArena:
     """K rival yc companies sharing one contract market (the module docstring)."""
 
+    max_seats = MAX_SEATS
+
     def __init__(
         self,
         config: YcConfig,
@@ -132,6 +134,8 @@ class YcArena:
         claims: dict[int, list[int]] = {}
         for i, w in enumerate(worlds):
             w.turn_records = []
+            if w.done:  # a company that ended itself this turn (cancellation fees) contests nothing
+                w.claims.clear()
             for num in w.claims:
                 claims.setdefault(num, []).append(i)
         for num in sorted(claims):
