@@ -223,3 +223,24 @@ def test_three_companies_in_any_seating_play_the_same_game() -> None:
         arena = _play(_arena(3, 42), seated)
         games.append({a: env.state_digest() for a, env in zip(seated, arena.seats, strict=True)})
     assert games[0] == games[1] == games[2]
+
+
+def test_a_seats_company_db_holds_its_rivals_public_offers_and_posts(tmp_path: Path) -> None:
+    config, digest = SPEC.load_config("default")
+    files = [tmp_path / "s0", tmp_path / "s1"]
+    arena = SPEC.make_arena(SPEC.with_horizon(config, 42), 3, 2, "default", digest, None, files)
+    arena = _play(arena, ["rule-based", "rule-based-rival"])
+    seat = arena.seats[1]
+    sql = "SELECT day, company, plan, list_price FROM rivals ORDER BY day, plan"
+    rows = [tuple(r.values()) for r in seat.call("query", sql=sql).data["rows"]]
+    assert rows[:3] == [(0, "company 0", "A", 0.0), (0, "company 0", "B", 0.0), (0, "company 0", "C", 0.0)]
+    assert (7, "company 0", "B", 25.0) in rows  # the mid price book, set in its first week
+    posts = seat.call("query", sql="SELECT COUNT(*) AS n FROM rival_posts").data["rows"][0]["n"]
+    rival = arena.seats[0].world
+    assert posts == sum(p["kind"] == "customer" for p in rival.social_posts) > 0
+    tables = [t["table"] for t in seat.call("describe_tables").data["tables"]]
+    assert tables[-2:] == ["rivals", "rival_posts"] and len(tables) == 21
+    alone = SPEC.make(SPEC.with_horizon(config, 7), 3, "default", digest, None, files=tmp_path / "alone")
+    refused = alone.call("query", sql="SELECT * FROM rivals")
+    assert not refused.ok and "rivals" in str(refused.error)
+    assert len(alone.call("describe_tables").data["tables"]) == 19

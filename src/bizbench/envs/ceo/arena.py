@@ -91,6 +91,12 @@ class CeoArena:
         self.asked: list[int | None] = [None] * seats  # the days each seat asked for its turn
         self.public = [public_offer(env) for env in self.seats]  # as the turn began (the ``rivals`` tool)
         self._order = {i: i for i in range(seats)}  # each company's place in the content order of the day
+        self._published_day = -1  # the last day whose rival posts are in the seats' databases
+        if seats > 1:
+            for env in self.seats:
+                if env.store is not None:
+                    env.store.add_public_tables(PUBLIC_TABLES, PUBLIC_NOTES)
+            self._publish()
 
     # ------------------------------------------------------------------ the week
     def resolve(self) -> set[int]:
@@ -125,7 +131,41 @@ class CeoArena:
             if env.store is not None:
                 env.store.record_turn(env)
         self.public = [public_offer(env) for env in self.seats]
+        if len(self.seats) > 1:
+            self._publish()
         return set(range(len(self.seats)))
+
+    def _publish(self) -> None:
+        """Each seat's public market tables: the rivals' offers as this turn begins, and their
+        customers' posts since the last turn (the ``rivals`` tool's data, in SQL)."""
+        for env in self.seats:
+            if env.store is None:
+                continue
+            day = env.world.day
+            offers, posts = [], []
+            for rival, offer in zip(self.seats, self.public, strict=True):
+                if rival is env:
+                    continue
+                for plan in PLANS:
+                    offers.append(
+                        (
+                            day,
+                            offer["company"],
+                            plan,
+                            offer["prices"][plan],
+                            offer["model_tiers"][plan],
+                            offer["usage_quotas"][plan],
+                            offer["lead_promotion"],
+                        )
+                    )
+                posts += [
+                    (p["day"], offer["company"], p["source_group_id"], p["content"])
+                    for p in rival.world.social_posts
+                    if p["kind"] == "customer" and p["day"] > self._published_day
+                ]
+            env.store.append_public("rivals", offers)
+            env.store.append_public("rival_posts", posts)
+        self._published_day = max(env.world.day for env in self.seats)
 
     def _tender(self, seat: int, origin: int, rival: int, row: int) -> None:
         """Link a firm's lead at ``rival`` to its lead at ``seat`` (A5)."""
@@ -179,6 +219,18 @@ class CeoArena:
 
 
 PUBLIC_POSTS = 20  # the newest customer posts of the last week shown of each rival
+
+#: a seat's public market tables in its company.db (with rivals only): what the ``rivals`` tool shows, kept per turn
+PUBLIC_TABLES = """
+CREATE TABLE rivals (day INTEGER, company TEXT, plan TEXT, list_price REAL, model_tier INTEGER,
+                     usage_quota REAL, lead_promotion REAL);
+CREATE TABLE rival_posts (day INTEGER, company TEXT, group_id TEXT, content TEXT);
+"""
+PUBLIC_NOTES = {
+    "rivals": "Each rival's public offer at the start of each of your turns: list price, model tier and "
+    "usage quota of every plan, and its global lead promotion (docs/arena.md).",
+    "rival_posts": "What each rival's customers posted publicly, by day (every company's customers call it NovaMind).",
+}
 
 
 def public_offer(env: CeoSeatEnv) -> dict[str, Any]:

@@ -62,7 +62,7 @@ import re
 import sqlite3
 import threading
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -615,6 +615,8 @@ class CeoStore:
             storage=storage_tables(),
         )
         self._closed = False
+        self._public: dict[str, list[str]] = {}  # public market tables (add_public_tables) and their columns
+        self._public_notes: dict[str, str] = {}
         self._groups = list(config.groups)
         self._group_ids = np.array([g.id for g in config.groups], dtype=object)
         self._day = 0
@@ -696,6 +698,45 @@ class CeoStore:
                 logger.warning("store: could not leave WAL mode at close")
             self._conn.close()
             self._closed = True
+
+    # ------------------------------------------------------------------ public: market tables
+    def add_public_tables(self, ddl: str, notes: Mapping[str, str]) -> None:
+        """Add tables of public market data (an arena seat's rivals, docs/arena.md): created by
+        ``ddl``, described by ``notes``, queryable like the 19, written by :meth:`append_public`."""
+        with self._lock:
+            self._conn.executescript(ddl)
+            added = {
+                t: [r[1] for r in self._conn.execute(f"PRAGMA table_info({t})")]
+                for t in notes  # the names come from the env's code, never from an agent
+            }
+            self._public = {**self._public, **added}
+            self._public_notes = {**self._public_notes, **notes}
+            self._guard = SqlGuard(
+                self.path,
+                {**visible_tables(), **self._public},
+                hidden_tables=HIDDEN_TABLES,
+                hidden_columns=hidden_columns(),
+                enums=ENUMS,
+                storage=storage_tables(),
+            )
+
+    def append_public(self, table: str, rows: list[tuple[Any, ...]]) -> None:
+        """Append rows to a table of :meth:`add_public_tables`."""
+        if table not in self._public:
+            raise ValueError(f"{table!r} is not a public table of this database")
+        if rows:
+            marks = ",".join("?" * len(self._public[table]))
+            with self._lock:
+                self._conn.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
+
+    def describe(self) -> list[dict[str, Any]]:
+        """:func:`describe_tables`, and the public tables of :meth:`add_public_tables`."""
+        out = describe_tables()
+        for table, cols in self._public.items():
+            types = {r[1]: r[2] for r in self._conn.execute(f"PRAGMA table_info({table})")}
+            columns = [{"name": c, "type": types[c]} for c in cols]
+            out.append({"table": table, "description": self._public_notes[table], "columns": columns})
+        return out
 
     # ------------------------------------------------------------------ public: reading
     def query(self, sql: str, timeout_s: float = 30.0, max_rows: int = 5000) -> dict[str, Any]:

@@ -990,7 +990,8 @@ def query(env: CeoEnv, sql: Annotated[str, Field(min_length=1, max_length=100_00
 
 @registry.tool(category="database", mutates=False)
 def describe_tables(env: CeoEnv) -> dict[str, Any]:
-    """The 19 tables you can query: their columns, types and what they hold."""
+    """The tables you can query (the company's 19; in an arena, the market's public tables too):
+    their columns, types and what they hold."""
     from bizbench.envs.ceo.store import describe_tables as describe
 
-    return {"tables": describe()}
+    return {"tables": env.store.describe() if env.store is not None else describe()}
