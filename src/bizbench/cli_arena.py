@@ -119,17 +119,16 @@ def tournament(
 
 
 def _print_ratings(result: dict[str, Any]) -> None:
-    table = Table(title=f"{result['env']} {result['format']}, {result['matches']} matches ({result['rating']})")
-    for column in ("entrant", "ordinal", "mu", "sigma", "95% interval", "matches", "mean rank", "mean score"):
-        table.add_column(column, justify="left" if column == "entrant" else "right")
+    """The ratings, narrow enough for 80 columns (ratings.json adds the 95 % intervals)."""
+    table = Table(title=f"{result['env']} {result['format']}: {result['matches']} matches", caption=result["rating"])
+    table.add_column("entrant", no_wrap=True)
+    for column in ("ordinal", "mu ± σ", "n", "rank", "mean score"):
+        table.add_column(column, justify="right", no_wrap=True)
     for row in result["entrants"]:
-        lo, hi = row["interval_95"]
         table.add_row(
             row["name"],
             f"{row['ordinal']:.2f}",
-            f"{row['mu']:.2f}",
-            f"{row['sigma']:.2f}",
-            f"{lo:.1f} .. {hi:.1f}",
+            f"{row['mu']:.1f} ± {row['sigma']:.1f}",
             str(row["matches"]),
             "-" if row["mean_rank"] is None else f"{row['mean_rank']:.2f}",
             "-" if row["mean_score"] is None else f"{row['mean_score']:,.0f}",
