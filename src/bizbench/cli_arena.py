@@ -51,8 +51,18 @@ def arena(
     db: Annotated[
         bool | None, typer.Option("--db/--no-db", help="ceo: write each seat's company.db (default on).")
     ] = None,
+    exec_: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--exec",
+            help="The agent of the next served seat (-a serve:WORKSPACE), a shell command line run by bash in "
+            "its sandbox (repeat, one a served seat; one for all).",
+        ),
+    ] = None,
+    exec_timeout: Annotated[float, typer.Option(min=1, help="Seconds before an --exec agent is killed.")] = 86_400.0,
 ) -> None:
-    """Rival companies in one market, a baseline or a model in each seat, turns simultaneous."""
+    """Rival companies in one market, turns simultaneous: in each seat a baseline, a model, or an
+    agent outside served in its workspace (-a serve:WORKSPACE, as `bizbench serve` seats one)."""
     import re
 
     from bizbench.agents.recording import Limits
@@ -77,12 +87,56 @@ def arena(
     world = {} if db is None else {"database": db}
     if world and "database" not in spec.world_options:
         _fail(f"--db/--no-db is a world option of an env with a database; {env} has none")
+    served = [a for a in agents if a.startswith("serve:")]
+    commands = list(exec_ or [])
+    if commands and len(commands) not in (1, len(served)):
+        _fail(f"{len(served)} served seats but {len(commands)} --exec options: give one a served seat, or one for all")
+    if commands:
+        from bizbench.cli_sandbox import sandbox_refusal
+
+        refusal = sandbox_refusal("--exec")
+        if refusal:
+            _fail(refusal)
+    elif served:
+        _err.print(
+            "warning: no --exec: the served seats' agents are not isolated by this command; start each of their "
+            "processes with `bizbench sandbox WORKSPACE -- CMD...` (docs/agents.md).",
+            style="yellow",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+    processes: list[Any] = []
+
+    def start_agent(seat: int, server: Any, workspace: Path) -> None:
+        _err.print(f"seat {seat} served in {workspace}", markup=False, highlight=False)
+        if not commands:
+            return
+        from bizbench.cli_sandbox import AgentProcess
+        from bizbench.core.seat import seat_of
+
+        command = commands[0] if len(commands) == 1 else commands[len(processes)]
+        argv = ["bash", "-c", command]
+        processes.append(AgentProcess(workspace, seat_of(spec), argv, exec_timeout, server.request_stop).start())
+
     try:
         outcome = run_arena(
-            env, agents, seed, preset, horizon, out_dir, harness=harness, limits=limits, world_options=world
+            env,
+            agents,
+            seed,
+            preset,
+            horizon,
+            out_dir,
+            harness=harness,
+            limits=limits,
+            world_options=world,
+            on_served=start_agent,
         )
     except ValueError as e:
         _fail(str(e))
+    finally:
+        for process in processes:
+            process.stop()
     table = Table(title=f"{env} arena / seed {seed}")
     for column in ("rank", "seat", "agent", "score", "bankrupt"):
         table.add_column(column, justify="right" if column in ("rank", "seat", "score") else "left")

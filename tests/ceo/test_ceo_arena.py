@@ -244,3 +244,12 @@ def test_a_seats_company_db_holds_its_rivals_public_offers_and_posts(tmp_path: P
     refused = alone.call("query", sql="SELECT * FROM rivals")
     assert not refused.ok and "rivals" in str(refused.error)
     assert len(alone.call("describe_tables").data["tables"]) == 19
+
+
+def test_a_served_seats_sdk_has_the_rivals_tool(tmp_path: Path) -> None:
+    from bizbench.core.seat import seat_of
+
+    seat = _arena(2, 7).seats[0]
+    seat_of(SPEC).write_workspace(tmp_path, seat.config, seat.registry)
+    sdk = "\n".join(p.read_text() for p in tmp_path.rglob("*.py"))
+    assert "def rivals(" in sdk and "def next_week(" in sdk

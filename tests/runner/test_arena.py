@@ -171,3 +171,56 @@ def test_replay_names_what_is_wrong_with_an_arena_json(tmp_path: Path, setup: di
     (tmp_path / "arena.json").write_text(json.dumps(setup))
     with pytest.raises(RunDirError, match=message):
         replay_arena(tmp_path)
+
+
+def test_a_served_seat_plays_an_agent_outside_through_its_workspace_and_replays(tmp_path: Path) -> None:
+    import threading
+
+    from bizbench.core._shell_client import post
+    from bizbench.core.envs import get_env
+    from bizbench.core.seat import seat_of
+
+    seat = seat_of(get_env("yc"))
+    agents: list[threading.Thread] = []
+
+    def agent(socket: Path) -> None:  # an outside agent: resumes through the socket until the year ends
+        while True:
+            answer = json.loads(post(str(socket), "/call", {"tool": "sim_resume", "args": {}}))
+            if not answer["success"] or answer["data"]["done"]:
+                return
+
+    def start(i: int, server: object, workspace: Path) -> None:
+        assert (workspace / "bin" / "bizbench").is_file()
+        agents.append(threading.Thread(target=agent, args=(seat.socket_path(workspace),), daemon=True))
+        agents[-1].start()
+
+    out = tmp_path / "served"
+    outcome = run_arena("yc", ["heuristic", f"serve:{tmp_path / 'ws'}"], seed=3, horizon=2, out=out, on_served=start)
+    assert [row["agent"] for row in outcome["standings"]] == ["heuristic", "served"]
+    result = read_json(out / "seat-1" / "result.json")
+    assert result is not None and result["ended_by"] == "episode_end" and result["done"]
+    assert all(report.ok for report in replay_arena(out))
+
+
+def test_bizbench_arena_runs_a_served_seats_agent_in_its_sandbox(tmp_path: Path) -> None:
+    from bizbench.cli_sandbox import sandbox_refusal
+
+    if sandbox_refusal("--exec"):
+        pytest.skip(str(sandbox_refusal("--exec")))
+    agent = (
+        "for i in $(seq 1 50); do out=$(bin/bizbench yc --session /workspace sim resume); "
+        'case "$out" in *\'"done": true\'*) exit 0;; esac; done; exit 1'
+    )
+    out = tmp_path / "out"
+    args = ["arena", "yc", "-a", "heuristic", "-a", f"serve:{tmp_path / 'ws'}", "--horizon", "2", "--seed", "3"]
+    done = CliRunner().invoke(app, [*args, "--out", str(out), "--exec", agent])
+    assert done.exit_code == 0, done.output
+    result = read_json(out / "seat-1" / "result.json")
+    assert result is not None and result["ended_by"] == "episode_end" and result["resumes"] == 2
+
+
+def test_exec_options_must_match_the_served_seats(tmp_path: Path) -> None:
+    args = ["arena", "yc", "-a", f"serve:{tmp_path / 'a'}", "-a", f"serve:{tmp_path / 'b'}", "-a", "greedy"]
+    done = CliRunner().invoke(app, [*args, "--exec", "true", "--exec", "true", "--exec", "true"])
+    assert done.exit_code == 2
+    assert "2 served seats but 3 --exec options" in " ".join(done.output.split())

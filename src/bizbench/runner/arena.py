@@ -1,8 +1,10 @@
 """``bizbench arena ENV``: rival companies in one market, one agent a seat (docs/arena.md).
 
-A seat is played by a baseline of the env or by a model in an in-process harness (cli-chat,
-react-json; the terminal harness serves its own env and cannot sit in an arena). A model
-seat's directory also holds its trajectory.jsonl, system_prompt.txt and tools.json.
+A seat is played by a baseline of the env, by a model in an in-process harness (cli-chat,
+react-json; the terminal harness serves its own env and cannot sit in an arena), or by an agent
+outside, served in a workspace (``serve:WORKSPACE``, as ``bizbench serve`` serves a single
+player). A model seat's directory also holds its trajectory.jsonl, system_prompt.txt and
+tools.json.
 
 An arena directory holds ``arena.json`` (written first: the env, preset, seed, the world config
 and who sits where), one ordinary run directory per seat (``seat-0/``, ``seat-1/`` ...: the
@@ -170,6 +172,48 @@ class _Player:
         )
 
 
+SERVE = "serve:"  # a seat entry ``serve:WORKSPACE``: the seat is served there, to an agent outside
+
+
+class _Served:
+    """A seat served to an agent outside (``serve:WORKSPACE``): the env's SDK, ``bin/bizbench`` and
+    docs in the workspace and the tool server on its socket, exactly as ``bizbench serve`` seats a
+    single player (docs/seats.md); its week waits for the rivals' like any seat's."""
+
+    def __init__(self, spec: Any, entry: str, options: dict[str, Any]) -> None:
+        from bizbench.core.seat import seat_of
+
+        if options:
+            raise ValueError(f"seat {entry!r}: options are a baseline's")
+        if spec.seat is None:
+            raise ValueError(f"env {spec.id!r} has no seat to serve (docs/seats.md)")
+        self.workspace = Path(entry[len(SERVE) :]).absolute()
+        if not entry[len(SERVE) :]:
+            raise ValueError("serve: needs a workspace directory, e.g. serve:ws0")
+        seat_of(spec).check_workspace(self.workspace)
+        self.name = "served"
+        self.meta: dict[str, Any] = {"served": True}
+        self.server: Any = None
+        self.gate: Any = None
+        self.ended_by = "interrupted"
+
+    def open(self, session: Session) -> None:
+        from bizbench.core.seat import open_seat
+
+        self.server = open_seat(session, self.workspace)
+
+    def drive(self, session: Session) -> None:
+        """Serve until the seat's episode ends, its agent stops it, or the arena stops."""
+        while not self.server.wait(timeout=0.2):
+            if self.gate.error is not None:
+                raise ArenaAborted(f"the arena stopped: {self.gate.error}")
+        self.ended_by = "episode_end" if self.server.done.is_set() else "stopped"
+
+    def finish(self, session: Session, seat: int) -> dict[str, Any]:
+        self.server.stop()
+        return session.finish(ended_by=self.ended_by, agent=self.name, arena_seat=seat)
+
+
 def run_arena(
     env_id: str,
     agents: list[str],
@@ -182,16 +226,22 @@ def run_arena(
     harness: str | None = None,
     limits: Any = None,
     world_options: dict[str, Any] | None = None,
+    on_served: Callable[[int, Any, Path], None] | None = None,
 ) -> dict[str, Any]:
     """An arena of ``len(agents)`` seats; seat i is played by ``agents[i]``: a baseline of the env
     (with ``options[i]``) or a model spec (``--model``'s forms, docs/models.md) in ``harness``
-    (default: the env's paper harness) under ``limits``; ``world_options`` are the env's (ceo
-    ``database``), for every seat. Returns standings.json's content."""
+    (default: the env's paper harness) under ``limits``, or ``serve:WORKSPACE``, a seat served to
+    an agent outside (``on_served(seat, server, workspace)`` is called once it listens: start the
+    agent there); ``world_options`` are the env's (ceo ``database``), for every seat. Returns
+    standings.json's content."""
     spec = get_env(env_id)
     options = options or [{} for _ in agents]
     if len(options) != len(agents):
         raise ValueError(f"{len(agents)} agents but {len(options)} option sets")
-    players = [_Player(spec, entry, opts, seed, harness, limits) for entry, opts in zip(agents, options, strict=True)]
+    players: list[Any] = [
+        _Served(spec, entry, opts) if entry.startswith(SERVE) else _Player(spec, entry, opts, seed, harness, limits)
+        for entry, opts in zip(agents, options, strict=True)
+    ]
     if out is not None:
         require_new(out)
     preset = preset or spec.default_preset
@@ -228,9 +278,17 @@ def run_arena(
         )
         for i, env in enumerate(arena.seats)
     ]
-    for player, session in zip(players, sessions, strict=True):
+    for i, (player, session) in enumerate(zip(players, sessions, strict=True)):
+        player.gate = arena.gate
         player.open(session)
-    play_seats(arena, [p.drive for p in players], sessions)
+        if isinstance(player, _Served) and on_served is not None:
+            on_served(i, player.server, player.workspace)
+    try:
+        play_seats(arena, [p.drive for p in players], sessions)
+    finally:
+        for player in players:
+            if isinstance(player, _Served) and player.server is not None:
+                player.server.stop(grace_s=5.0)
     results = [player.finish(session, i) for i, (player, session) in enumerate(zip(players, sessions, strict=True))]
     outcome = {"env": spec.id, "preset": preset, "seed": seed, "standings": standings(results), **arena.result()}
     if out is not None:
