@@ -85,10 +85,12 @@ def test_a_ceo_arena_also_gets_each_companys_market_share_and_prices_over_time(t
     run_arena("ceo", ["rule-based", "rule-based-rival"], seed=3, horizon=28, out=out, world_options={"database": False})
     report = build_report([out], tmp_path / "report", None, anchors=False)
     ((_, _, images),) = [s for s in report.sections if s[0] == "Arena ceo"]
-    assert [p.name for p in images] == [
-        f"arena_ceo_{n}.png" for n in ("cash", "share", "price_A", "price_B", "price_C")
-    ]
-    share, *prices = arena_plots([load_run(out / "seat-0"), load_run(out / "seat-1")])
+    names = ("cash", "share", "group_share", "price_A", "price_B", "price_C")
+    assert [p.name for p in images] == [f"arena_ceo_{n}.png" for n in names]
+    share, group_share, *prices = arena_plots([load_run(out / "seat-0"), load_run(out / "seat-1")])
+    assert group_share.data["seat 0: rule-based"]
+    for group in group_share.data["seat 0: rule-based"]:
+        assert sum(company[group] for company in group_share.data.values()) == pytest.approx(100.0)
     per_day = [sum(series[0][1][t] for series in share.data.values()) for t in range(28)]
     assert all(total == 0 or abs(total - 100) < 1e-9 for total in per_day)
     (_, rival), (_, rule_based) = prices[1].data["seat 1: rule-based-rival"][0], prices[1].data["seat 0: rule-based"][0]

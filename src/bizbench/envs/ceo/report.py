@@ -384,8 +384,9 @@ def plots(models: Mapping[str, Sequence[Run]]) -> list[Chart]:
 
 
 def arena_plots(seats: Sequence[Run]) -> list[Chart]:
-    """One arena's companies (docs/arena.md): each one's share of the market's subscribers, and
-    the list price of each plan, over time (from the ``set_prices`` calls its record holds)."""
+    """One arena's companies (docs/arena.md): each one's share of the market's subscribers over
+    time and of each group's at the end, and the list price of each plan over time (from the
+    ``set_prices`` calls its record holds)."""
     names = [f"seat {i}: {run.agent}" for i, run in enumerate(seats)]
     days = [[d["day"] for d in run.metrics] for run in seats]
     counts = [[float(d["subscribers"]) for d in run.metrics] for run in seats]
@@ -398,6 +399,14 @@ def arena_plots(seats: Sequence[Run]) -> list[Chart]:
     charts = [
         Chart("share", "runs", "ceo arena: share of the market's subscribers", share, "simulated day", "share (%)")
     ]
+    last = [run.metrics[-1].get("subscribers_by_group", {}) if run.metrics else {} for run in seats]
+    groups = sorted({g for by_group in last for g, n in by_group.items() if n})
+    by_group = {
+        name: {g: 100.0 * own.get(g, 0) / sum(b.get(g, 0) for b in last) for g in groups}
+        for name, own in zip(names, last, strict=True)
+    }
+    title = "ceo arena: each company's share of each group's subscribers at the end"
+    charts.append(Chart("group_share", "bars", title, by_group, "share of the group (%)", top=12))
     for plan in range(3):
         prices = {
             name: [_price_steps(run, plan, x[-1] if x else 0)] for name, run, x in zip(names, seats, days, strict=True)
