@@ -61,3 +61,17 @@ def test_without_ray_the_backend_says_what_to_install(monkeypatch: pytest.Monkey
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(sw.SweepError, match=r"pip install 'bizbench\[cluster\]'"):
         sw.RayBackend()
+
+
+def test_a_tournament_on_ray_gives_the_local_ratings(tmp_path: Path, local_ray: Any) -> None:
+    from bizbench.runner.tournament import TournamentSpec, run_tournament
+
+    def spec(where: str) -> TournamentSpec:
+        entrants = [{"name": n, "baseline": n} for n in ("greedy", "heuristic", "random")]
+        data = {"env": "yc", "seeds": [1], "horizon": 2, "entrants": entrants, "out": str(tmp_path / where)}
+        return TournamentSpec.model_validate(data)
+
+    local = run_tournament(spec("local"), "local", workers=2, log=lambda line: None)
+    on_ray = run_tournament(spec("ray"), "ray", log=lambda line: None)
+    assert on_ray["matches"] == local["matches"] == 6
+    assert on_ray["entrants"] == local["entrants"] and on_ray["head_to_head"] == local["head_to_head"]
