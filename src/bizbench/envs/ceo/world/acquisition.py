@@ -223,10 +223,7 @@ def _to_rivals(
     """Send the leads that prefer a rival there (docs/arena.md A3); the columns and preferences
     of those who stay."""
     choice = shop(state, market, group, delivered, cols, prefs)
-    for pos, rival in enumerate(market.rivals):
-        mine = choice == pos
-        if mine.any():
-            out.append((rival.seat, group, {k: v[mine] for k, v in cols.items()}, "lead"))
+    out += market.send(choice, group, cols, "lead")
     stay = choice < 0
     kept = (prefs[0][stay], prefs[1][stay], prefs[2][stay])
     return {k: v[stay] for k, v in cols.items()}, kept

@@ -76,6 +76,21 @@ class Market:
     def rival_counts(self) -> np.ndarray:
         return np.sum([r.counts for r in self.rivals], axis=0)
 
+    def awareness(self, rival: Rival, group: int) -> float:
+        """A3: the chance a lead of ``group`` this company reached knows ``rival``,
+        ``reach_gj / (reach_gj + reach_gk)`` (0 when neither reaches the group)."""
+        total = rival.reach[group] + self.own_reach[group]
+        return float(rival.reach[group] / total) if total > 0 else 0.0
+
+    def send(self, choice: np.ndarray, group: int, cols: dict[str, np.ndarray], kind: str) -> Moved:
+        """The rows of ``cols`` whose ``choice`` is a rival's position, by rival."""
+        out: Moved = []
+        for pos, rival in enumerate(self.rivals):
+            mine = choice == pos
+            if mine.any():
+                out.append((rival.seat, group, {k: v[mine] for k, v in cols.items()}, kind))
+        return out
+
 
 def reach(state: WorldState, params: Params, counts: np.ndarray) -> np.ndarray:
     """A1: ``R_g (sum_c x_cg L_cg / 1000 + sum_h N_h NET[h,g])`` for discovered groups, 0 elsewhere."""
@@ -128,8 +143,7 @@ def shop(
     tied = np.zeros(n, dtype=np.int64)
     draws = market.rng.random((2, len(market.rivals), n))
     for pos, rival in enumerate(market.rivals):
-        total = rival.reach[group] + market.own_reach[group]
-        aware = draws[0, pos] < (rival.reach[group] / total if total > 0 else 0.0)
+        aware = draws[0, pos] < market.awareness(rival, group)
         surplus = best_surplus(state, rival.settings, rival.delivered[group], group, cols, prefs, organic)
         better = aware & (surplus > best)
         tie = aware & (surplus == best) & (choice >= 0) & (surplus > 0)
@@ -161,10 +175,7 @@ def switchers(
         c_max = np.maximum(cfg.sampling.c_max_floor, cols["c_max"] + c_drift[g])
         prefs = (c_max, cols["q_min"] + q_shift[g], cols["q_max"] + q_shift[g])
         choice = shop(state, market, int(g), delivered, cols, prefs, leaving=True)
-        for pos, rival in enumerate(market.rivals):
-            mine = choice == pos
-            if mine.any():
-                out.append((rival.seat, int(g), {k: v[mine] for k, v in cols.items()}, "churner"))
+        out += market.send(choice, int(g), cols, "churner")
     return out
 
 
@@ -174,8 +185,7 @@ def tenders(state: WorldState, market: Market, group: int, leads: np.ndarray) ->
     out: Moved = []
     draws = market.rng.random((len(market.rivals), len(leads)))
     for pos, rival in enumerate(market.rivals):
-        total = rival.reach[group] + market.own_reach[group]
-        knows = draws[pos] < (rival.reach[group] / total if total > 0 else 0.0)
+        knows = draws[pos] < market.awareness(rival, group)
         if knows.any():
             rows = leads[knows]
             cols = {name: getattr(cust, name)[rows] for name in PERSONA}
