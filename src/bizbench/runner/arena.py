@@ -294,8 +294,3 @@ def run_arena(
     if out is not None:
         write_json(Path(out) / STANDINGS, outcome)
     return outcome
-
-
-def read_arena(path: Path) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """(arena.json, standings.json) of an arena directory, each None when absent or unreadable."""
-    return read_json(Path(path) / ARENA_CONFIG), read_json(Path(path) / STANDINGS)

@@ -16,6 +16,7 @@ from bizbench.envs.ceo.world.customers import (
     SOURCE_ORGANIC,
     SUBSCRIBED,
 )
+from bizbench.envs.ceo.world.offer import lead_offer
 from bizbench.envs.ceo.world.params import MACRO_LEAD, Params
 from bizbench.envs.ceo.world.promotions import lead_promotion, ongoing_promotion
 from bizbench.envs.ceo.world.quality import quota_factor
@@ -264,13 +265,9 @@ def convert_individuals(
     leads' (c_max, q_min, q_max) from ``lead_preferences``."""
     cfg = state.config
     n = len(cols["group"])
-    c_max, q_min, q_max = prefs
+    c_max = prefs[0]
     lead_promo = lead_promotion(state.settings, group, cols["source"])
-    price = np.maximum(0.0, state.settings.prices[None, :] - lead_promo[:, None])
-    quality = offered_quality(state, group, cols["usage_demand"], delivered)
-    columns = (c_max[:, None], q_min[:, None], q_max[:, None], cols["s_left"][:, None], cols["s_right"][:, None])
-    req = required_quality(price, *columns, cfg.curve)  # [n, 3], the plans broadcast as columns
-    surplus = np.where(price <= c_max[:, None], quality - req, -np.inf)
+    price, quality, req, surplus = lead_offer(state.settings, delivered[group], lead_promo, cols, prefs, cfg.curve)
     best = np.where(surplus.max(axis=1) > 0, surplus.argmax(axis=1), 0)
     rows = np.arange(n)
     noise = rng.uniform(*cfg.quality.lead_noise, n)

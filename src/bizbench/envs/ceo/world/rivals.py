@@ -35,14 +35,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bizbench.envs.ceo.world.curve import required_quality
 from bizbench.envs.ceo.world.customers import SOURCE_ORGANIC
+from bizbench.envs.ceo.world.drift import drifted_c_max, quality_band
+from bizbench.envs.ceo.world.offer import lead_offer
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.promotions import lead_promotion
-from bizbench.envs.ceo.world.quality import quota_factor
 from bizbench.envs.ceo.world.state import Settings, WorldState
 
-__all__ = ["PERSONA", "Market", "Rival", "best_surplus", "reach", "shop", "switchers", "tenders"]
+__all__ = ["PERSONA", "Market", "Rival", "best_surplus", "persona", "reach", "shop", "switchers", "tenders"]
 
 #: a customer's own columns (``sampling.sample_customers``), which go with it to a rival (A4)
 PERSONA = (
@@ -110,15 +110,17 @@ def best_surplus(
     sources: np.ndarray,
 ) -> np.ndarray:
     """Each lead's largest surplus over the plans of the company of ``settings`` it can afford
-    (``-inf`` when it can afford none): ``Del_gp F(quota_p, u) - Q_req(C_p)`` (eq 5-6), the price
-    after that company's lead promotion for a lead of ``sources``."""
-    c_max, q_min, q_max = prefs
-    price = np.maximum(0.0, settings.prices[None, :] - lead_promotion(settings, group, sources)[:, None])
-    quality = delivered_g * quota_factor(settings.quotas, cols["usage_demand"][:, None])
-    columns = (c_max[:, None], q_min[:, None], q_max[:, None], cols["s_left"][:, None], cols["s_right"][:, None])
-    req = required_quality(price, *columns, state.config.curve)
-    surplus = np.where(price <= c_max[:, None], quality - req, -np.inf)
-    return np.asarray(surplus.max(axis=1))
+    (``-inf`` when it can afford none), the price after that company's lead promotion for a lead
+    of ``sources`` (``offer.lead_offer``)."""
+    promotion = lead_promotion(settings, group, sources)
+    return np.asarray(lead_offer(settings, delivered_g, promotion, cols, prefs, state.config.curve).surplus.max(axis=1))
+
+
+def persona(state: WorldState, rows: np.ndarray) -> dict[str, np.ndarray]:
+    """Customers ``rows`` as a rival receives them: their own columns (``PERSONA``), as organic leads."""
+    cols = {name: getattr(state.customers, name)[rows] for name in PERSONA}
+    cols["source"] = np.full(len(rows), SOURCE_ORGANIC)
+    return cols
 
 
 def shop(
@@ -165,15 +167,13 @@ def switchers(
     """A4: the subscribers who cancelled today at their billing review and prefer a rival, with
     their persona, by rival."""
     cust = state.customers
-    cfg = state.config
+    floor = state.config.sampling.c_max_floor
     out: Moved = []
     groups = cust.group[cancelled]
     for g in np.unique(groups):
         idx = cancelled[groups == g]
-        cols = {name: getattr(cust, name)[idx] for name in PERSONA}
-        cols["source"] = np.full(len(idx), SOURCE_ORGANIC)
-        c_max = np.maximum(cfg.sampling.c_max_floor, cols["c_max"] + c_drift[g])
-        prefs = (c_max, cols["q_min"] + q_shift[g], cols["q_max"] + q_shift[g])
+        cols = persona(state, idx)
+        prefs = (drifted_c_max(cust, idx, c_drift, floor), *quality_band(cust, idx, q_shift[g]))
         choice = shop(state, market, int(g), delivered, cols, prefs, leaving=True)
         out += market.send(choice, int(g), cols, "churner")
     return out
@@ -181,15 +181,12 @@ def switchers(
 
 def tenders(state: WorldState, market: Market, group: int, leads: np.ndarray) -> Moved:
     """A5: the enterprise leads this company admitted today, as copies for each rival they know."""
-    cust = state.customers
     out: Moved = []
     draws = market.rng.random((len(market.rivals), len(leads)))
     for pos, rival in enumerate(market.rivals):
         knows = draws[pos] < market.awareness(rival, group)
         if knows.any():
             rows = leads[knows]
-            cols = {name: getattr(cust, name)[rows] for name in PERSONA}
-            cols["source"] = np.full(len(rows), SOURCE_ORGANIC)
-            cols["origin"] = rows
+            cols = {**persona(state, rows), "origin": rows}
             out.append((rival.seat, group, cols, "tender"))
     return out

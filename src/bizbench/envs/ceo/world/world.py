@@ -281,23 +281,30 @@ class World:
         """Leads a rival reached that chose this company (docs/arena.md A3): at the end of the day
         each converts with this company's offer (reference-notes §3.4's test) as an organic lead,
         its draws from a stream of their own; returns the new subscribers."""
-        st = self.state
-        delivered, q_shift, c_drift = self.market_view()
         cols = {**cols, "source": np.full(len(cols["group"]), SOURCE_ORGANIC)}
-        prefs = acquisition.lead_preferences(st, cols, q_shift=float(q_shift[group]), c_drift=float(c_drift[group]))
-        subs, _ = acquisition.convert_individuals(
-            st, self.params, self.streams.get("arena/leads"), group, cols, prefs, delivered
-        )
+        delivered, prefs = self._arrival(group, cols)
+        rng = self.streams.get("arena/leads")
+        subs, _ = acquisition.convert_individuals(self.state, self.params, rng, group, cols, prefs, delivered)
         return subs
+
+    def _arrival(
+        self, group: int, cols: dict[str, np.ndarray]
+    ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """What a customer arriving from a rival meets here now: the delivered quality, and its
+        preferences with the group's drift of now (``acquisition.lead_preferences``)."""
+        delivered, q_shift, c_drift = self.market_view()
+        prefs = acquisition.lead_preferences(
+            self.state, cols, q_shift=float(q_shift[group]), c_drift=float(c_drift[group])
+        )
+        return delivered, prefs
 
     def welcome_tenders(self, group: int, cols: dict[str, np.ndarray]) -> list[tuple[int, int]]:
         """Enterprise prospects a rival admitted that also approach this company (docs/arena.md
         A5): at the end of the day this company's own gate decides (reference-notes §3.4), and each
         it admits opens a negotiation thread; returns (its row at the rival, its row here) of each."""
         st = self.state
-        delivered, q_shift, c_drift = self.market_view()
         own = {k: v for k, v in cols.items() if k != "origin"}
-        prefs = acquisition.lead_preferences(st, own, q_shift=float(q_shift[group]), c_drift=float(c_drift[group]))
+        delivered, prefs = self._arrival(group, own)
         first = st.customers.n
         gated = acquisition.enterprise_gate(st, group, own, prefs, delivered)
         for c in gated.leads:

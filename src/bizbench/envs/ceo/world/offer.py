@@ -1,0 +1,50 @@
+"""A company's plans as a new lead reads them (reference-notes §3.4; eq 5-7).
+
+For each lead and plan p: the price ``C_p = [P_p - LP]+`` after the lead promotion LP for the
+lead's source (eq 7), the delivered quality ``Del_gp F(quota_p, u)`` at the lead's usage, the
+quality it requires at that price ``Q_req(C_p)`` (eq 5), and the surplus of the two where
+``C_p <= c_max`` (else ``-inf``, eq 6). Conversion (``acquisition.convert_individuals``) and a
+lead weighing rival companies (``rivals.best_surplus``) read the same terms.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from bizbench.envs.ceo.config import Curve
+from bizbench.envs.ceo.world.curve import required_quality
+from bizbench.envs.ceo.world.quality import quota_factor
+from bizbench.envs.ceo.world.state import Settings
+
+__all__ = ["LeadOffer", "lead_offer"]
+
+
+class LeadOffer(NamedTuple):
+    """Each lead's terms of each plan, shape [n, 3] (the plans broadcast as columns)."""
+
+    price: np.ndarray
+    quality: np.ndarray
+    required: np.ndarray
+    surplus: np.ndarray
+
+
+def lead_offer(
+    settings: Settings,
+    delivered_g: np.ndarray,
+    promotion: np.ndarray,
+    cols: dict[str, np.ndarray],
+    prefs: tuple[np.ndarray, np.ndarray, np.ndarray],
+    curve: Curve,
+) -> LeadOffer:
+    """The terms of ``settings``'s plans for leads ``cols`` with preferences ``prefs`` (c_max,
+    q_min, q_max), each lead's lead promotion ``promotion`` and the group's delivered quality
+    ``delivered_g`` of each plan."""
+    c_max, q_min, q_max = prefs
+    price = np.maximum(0.0, settings.prices[None, :] - promotion[:, None])
+    quality = delivered_g * quota_factor(settings.quotas, cols["usage_demand"][:, None])
+    columns = (c_max[:, None], q_min[:, None], q_max[:, None], cols["s_left"][:, None], cols["s_right"][:, None])
+    required = required_quality(price, *columns, curve)
+    surplus = np.where(price <= c_max[:, None], quality - required, -np.inf)
+    return LeadOffer(price, quality, required, surplus)
