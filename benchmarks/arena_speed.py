@@ -15,7 +15,8 @@ single-player runs of its four seats together (what evaluating the same agents o
 costs); the ratio to their mean is printed beside it (docs/arena.md, "Cost"). Identical
 deterministic seats contest the same tasks and are awarded none of them (docs/arena.md), so
 an arena of four copies of one baseline does less work than four runs; the mixed line-up is
-the honest figure.
+the honest figure. The arena's own machinery is printed last: the heuristic seat alone, and
+beside a seat that accepts nothing, play the game they play alone.
 """
 
 from __future__ import annotations
@@ -92,6 +93,13 @@ def main() -> None:
             f"  {label:<40} {arena:.3f} s CPU = {of_sum:.2f}x the sum of its seats' single-player runs  {verdict}"
             f"  ({of_mean:.2f}x their mean)"
         )
+    # The arena's own machinery (the gate, each turn's resolution, the shared market) on a game the
+    # seat also plays alone: heuristic alone in an arena, and beside a seat that accepts nothing.
+    print("\nthe arena's own cost, heuristic playing the same game as alone")
+    for lineup in (["heuristic"], ["heuristic", "do-nothing"]):
+        arena = statistics.mean(cpu(lambda s=s, lineup=lineup: run_arena("yc", lineup, seed=s)) for s in seeds)
+        alone = sum(single[a] for a in lineup)
+        print(f"  {' + '.join(lineup):<40} {arena:.3f} s CPU = {arena / alone:.2f}x their single-player runs")
 
 
 if __name__ == "__main__":
