@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import csv
+import json
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,18 +66,26 @@ def test_an_unfinished_arena_is_named_and_left_out(played: Path, tmp_path: Path)
     assert any("not a finished arena" in n for n in report.notes)
 
 
-def test_the_viewer_shows_an_arenas_companies_side_by_side_by_seat(played: Path, tmp_path: Path) -> None:
-    import json
-    import re
-
+def viewer_runs(arena: Path, out: Path) -> list[dict[str, Any]]:
+    """The runs of the viewer page written for ``arena``."""
     from bizbench.report.viewer import write_viewer
 
-    index = write_viewer([played / "three"], tmp_path / "view")
+    index = write_viewer([arena], out)
     block = re.search(r'<script type="application/json" id="bizbench-data">(.*?)</script>', index.read_text(), re.S)
     assert block is not None
-    runs = json.loads(block.group(1))["runs"]
+    runs: list[dict[str, Any]] = json.loads(block.group(1))["runs"]
+    return runs
+
+
+def test_the_viewer_shows_an_arenas_companies_side_by_side_by_seat_with_their_rank(
+    played: Path, tmp_path: Path
+) -> None:
+    runs = viewer_runs(played / "three", tmp_path / "view")
     assert [r["dir"] for r in runs] == ["seat-0", "seat-1", "seat-2"]
-    assert [r["label"].rsplit(" / ", 1)[-1] for r in runs] == ["seat 0 of 3", "seat 1 of 3", "seat 2 of 3"]
+    ranks = {
+        row["seat"]: row["rank"] for row in json.loads((played / "three" / "standings.json").read_text())["standings"]
+    }
+    assert [r["label"].rsplit(" / ", 1)[-1] for r in runs] == [f"seat {i} of 3, rank {ranks[i]}" for i in range(3)]
 
 
 def test_a_ceo_arena_also_gets_each_companys_market_share_and_prices_over_time(tmp_path: Path) -> None:
@@ -95,3 +106,10 @@ def test_a_ceo_arena_also_gets_each_companys_market_share_and_prices_over_time(t
     assert all(total == 0 or abs(total - 100) < 1e-9 for total in per_day)
     (_, rival), (_, rule_based) = prices[1].data["seat 1: rule-based-rival"][0], prices[1].data["seat 0: rule-based"][0]
     assert rule_based[-1] == 25.0 and rival[-1] == 23.75  # plan B: the mid book's $25, and 5 % under it
+    # the viewer draws the same prices, as steps held to the last day
+    for run, last_b in zip(viewer_runs(out, tmp_path / "view"), (25.0, 23.75), strict=True):
+        chart = next(c for c in run["charts"] if c["id"] == "prices")
+        assert chart["names"] == ["A", "B", "C"]
+        plan_b = chart["series"][1]
+        assert plan_b[0] == [0.0, 0.0] and plan_b[-1] == [28.0, last_b]
+        assert all(x0 <= x1 for (x0, _), (x1, _) in zip(plan_b, plan_b[1:], strict=False))

@@ -239,7 +239,8 @@ class ViewerModule(Protocol):
     cents). ``KEY_METRICS``: shown first in the period's table. ``PANELS`` and ``series(row)``:
     the other charts and each one's values in a metrics row. ``markers(row)``: the labels of the
     events of a metrics row's period marked on the money chart (cfo: a raise asked or settled).
-    ``RESULT_KEYS``: the result.json
+    ``action_series(run)``: points of the other charts read from the run's actions, as
+    ``{panel id: [(x, {series: value})]}`` (ceo: each plan's list price). ``RESULT_KEYS``: the result.json
     fields of the run card. ``MEMORY_LABEL`` / ``MEMORY_WHEN`` and ``memory(run, calls,
     events)``: the agent's memory file in each period. ``ENV_CALLS_WITH_TRAJECTORY``: list
     actions.jsonl beside a model run's trajectory calls (a harness whose own tools are not the
@@ -270,6 +271,8 @@ class ViewerModule(Protocol):
     def series(self, row: dict[str, Any]) -> dict[str, dict[str, Any]]: ...
 
     def markers(self, row: dict[str, Any]) -> list[str]: ...
+
+    def action_series(self, run: Run) -> dict[str, list[tuple[float, dict[str, Any]]]]: ...
 
     def memory(
         self, run: Run, calls: list[Call], events: list[tuple[int, dict[str, Any]]]

@@ -123,6 +123,10 @@ class _Defaults:
         return []
 
     @staticmethod
+    def action_series(run: Run) -> dict[str, list[tuple[float, dict[str, Any]]]]:
+        return {}
+
+    @staticmethod
     def memory(run: Run, calls: list[Call], events: list[tuple[int, dict[str, Any]]]) -> Callable[[int], str] | None:
         return None
 
@@ -207,6 +211,8 @@ def _metrics_and_charts(run: _Run) -> list[dict[str, Any]]:
         for chart, values in rules.series(row).items():
             points.setdefault(chart, []).append((x, values))
         run.at(period).metrics = _flat_metrics(row, run.texts)
+    for chart, rows in rules.action_series(run.run).items():
+        points.setdefault(chart, []).extend(rows)
     name = str(rules.MONEY_NAME)
     charts: list[dict[str, Any]] = [
         {"id": "cash", "title": f"{name.capitalize()} ($)", "money": True, "series": [cash], "markers": marks}
@@ -419,7 +425,7 @@ def load_run(path: str | Path, text_cap: int = DEFAULT_TEXT_CAP) -> dict[str, An
     label = " / ".join(str(config.get(k, "?")) for k in ("env", "preset", "agent")) + f" / seed {config.get('seed')}"
     seat = config.get("arena")
     if isinstance(seat, dict):  # an arena's company (docs/arena.md)
-        label += f" / seat {seat.get('seat')} of {seat.get('seats')}"
+        label += f" / seat {seat.get('seat')} of {seat.get('seats')}{_arena_rank(path, seat.get('seat'))}"
     result_keys = dict.fromkeys((*RESULT_FIRST, *rules.RESULT_KEYS, *RESULT_LAST))
     data = {
         "label": label,
@@ -450,6 +456,16 @@ def load_run(path: str | Path, text_cap: int = DEFAULT_TEXT_CAP) -> dict[str, An
     }
     data["truncated"] = run.texts.truncated
     return data
+
+
+def _arena_rank(seat_dir: Path, seat: Any) -> str:
+    """``, rank r`` of an arena's company from its arena's standings.json, or "" before it exists."""
+    try:
+        standings = json.loads((seat_dir.parent / "standings.json").read_text(encoding="utf-8"))["standings"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+    rank = next((row.get("rank") for row in standings if isinstance(row, dict) and row.get("seat") == seat), None)
+    return f", rank {rank}" if rank is not None else ""
 
 
 def _embed(payload: dict[str, Any]) -> str:

@@ -49,6 +49,7 @@ import numpy as np
 
 from bizbench.core.reporting import Chart, Column, metric_series, slug
 from bizbench.core.runs import Run
+from bizbench.envs.ceo.viewer import list_prices
 
 __all__ = [
     "ANCHOR_LABELS",
@@ -422,13 +423,7 @@ def arena_plots(seats: Sequence[Run]) -> list[Chart]:
 
 def _price_steps(run: Run, plan: int, last_day: int) -> tuple[list[float], list[float]]:
     """Plan ``plan``'s list price from day 0 to ``last_day``, stepping at each accepted ``set_prices``."""
-    x, y = [0.0], [0.0]
-    for a in run.actions:
-        args = a.get("args") or {}
-        key = "ABC"[plan]
-        if a.get("tool") == "set_prices" and a.get("ok") and key in args:
-            x.append(float(a.get("day", 0)))
-            y.append(float(args[key]))
-    x.append(float(last_day))
-    y.append(y[-1])
-    return x, y
+    changes = list_prices(run.actions)
+    x = [day for day, _ in changes] + [float(last_day)]
+    y = [prices["ABC"[plan]] for _, prices in changes]
+    return x, y + y[-1:]

@@ -1,5 +1,6 @@
-"""The ceo env's viewer module (docs/viewer.md): a run cut into weeks of days, cash and customers
-by group, and MEMORY.md as the terminal harness showed it at the start of each week."""
+"""The ceo env's viewer module (docs/viewer.md): a run cut into weeks of days, cash, customers
+by group and the list price of each plan, and MEMORY.md as the terminal harness showed it at
+the start of each week."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ __all__ = [
     "PANELS",
     "RESULT_KEYS",
     "Weeks",
+    "action_series",
+    "list_prices",
     "memory",
     "periods",
     "series",
@@ -42,7 +45,11 @@ KEY_METRICS = (
     "product_quality",
 )
 RESULT_KEYS = ("final_cash", "bankrupt", "days_survived", "final_subscribers", "peak_subscribers")
-PANELS = (Panel("customers", "Customers by group (subscribers, enterprise seats)", fill_zero=True),)
+PANELS = (
+    Panel("customers", "Customers by group (subscribers, enterprise seats)", fill_zero=True),
+    Panel("prices", "List price of each plan ($ / month)", money=True),
+)
+PLANS = "ABC"
 MEMORY_LABEL = "MEMORY.md"
 MEMORY_WHEN = "at the start of the week, as shown to the agent"
 #: the terminal harness's own tools (bash, write_file ...) are in trajectory.jsonl; the simulator
@@ -103,6 +110,33 @@ def series(row: dict[str, Any]) -> dict[str, dict[str, Any]]:
     by_group = ((prefix, row.get(key)) for prefix, key in GROUPS)
     counts = {f"{p} {g}": n for p, d in by_group if isinstance(d, dict) for g, n in d.items() if number(n)}
     return {"customers": counts}
+
+
+def list_prices(actions: list[dict[str, Any]]) -> list[tuple[float, dict[str, float]]]:
+    """Each plan's list price from day 0 (none set: 0) and after every accepted ``set_prices``
+    call that changed one, as (day of the call, prices); a call names only the plans it sets."""
+    prices = dict.fromkeys(PLANS, 0.0)
+    out = [(0.0, dict(prices))]
+    for a in actions:
+        args = a.get("args")
+        if a.get("tool") == "set_prices" and a.get("ok") and isinstance(args, dict):
+            prices.update({k: float(args[k]) for k in PLANS if number(args.get(k)) is not None})
+            if prices != out[-1][1]:
+                out.append((float(number(a.get("day")) or 0.0), dict(prices)))
+    return out
+
+
+def action_series(run: Run) -> dict[str, list[tuple[float, dict[str, Any]]]]:
+    """The list prices as steps: each change drawn at its day, held to the run's last day."""
+    steps: list[tuple[float, dict[str, Any]]] = []
+    for day, prices in list_prices(run.actions):
+        if steps:
+            steps.append((day, steps[-1][1]))
+        steps.append((day, prices))
+    last = number(run.metrics[-1].get("day")) if run.metrics else None
+    if last is not None and last > steps[-1][0]:
+        steps.append((float(last), steps[-1][1]))
+    return {"prices": steps}
 
 
 def memory(run: Run, calls: list[Call], events: list[tuple[int, dict[str, Any]]]) -> Callable[[int], str] | None:
