@@ -156,6 +156,29 @@ def test_the_rivals_tool_shows_each_rivals_public_offer_as_the_week_began() -> N
     assert [p["content"] for p in shown] == [p["content"] for p in posts[-20:][::-1]]
 
 
+def test_a_rival_that_went_bankrupt_has_left_the_market_and_is_not_listed(tmp_path: Path) -> None:
+    config, digest = SPEC.load_config("default")
+    files = [tmp_path / "s0", tmp_path / "s1"]
+    arena = SPEC.make_arena(SPEC.with_horizon(config, 21), 3, 2, "default", digest, None, files)
+    seen: list[list[str]] = []
+
+    def spend(env: Any) -> None:  # $1M a day of development: bankrupt within the first week
+        assert env.call("set_prices", A=9.0).ok and env.call("set_daily_spend", development=1e6).ok
+        while not env.done:
+            env.next_turn()
+
+    def watch(env: Any) -> None:
+        while not env.done:
+            seen.append([r["company"] for r in env.call("rivals").data["rivals"]])
+            env.next_turn()
+
+    play_seats(arena, [spend, watch], arena.seats)
+    assert arena.seats[0].world.state.bankrupt
+    assert seen == [["company 0"], [], []]
+    rows = arena.seats[1].call("query", sql="SELECT DISTINCT day FROM rivals ORDER BY day").data["rows"]
+    assert [r["day"] for r in rows] == [0]  # listed as the first week began, never after
+
+
 def test_a_lone_seat_has_the_single_players_tools() -> None:
     (seat,) = _arena(1, 7).seats
     assert "rivals" not in seat.registry and seat.registry.names() == SPEC.env_class.registry.names()

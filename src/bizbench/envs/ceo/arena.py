@@ -143,9 +143,7 @@ class CeoArena:
                 continue
             day = env.world.day
             offers, posts = [], []
-            for rival, offer in zip(self.seats, self.public, strict=True):
-                if rival is env:
-                    continue
+            for rival, offer in self.in_business(env):
                 for plan in PLANS:
                     offers.append(
                         (
@@ -166,6 +164,15 @@ class CeoArena:
             env.store.append_public("rivals", offers)
             env.store.append_public("rival_posts", posts)
         self._published_day = max(env.world.day for env in self.seats)
+
+    def in_business(self, env: CeoSeatEnv) -> list[tuple[CeoSeatEnv, dict[str, Any]]]:
+        """``env``'s rivals with their public offers as the turn began: those not bankrupt (a
+        bankrupt company has left the market, and no lead goes to it)."""
+        return [
+            (rival, offer)
+            for rival, offer in zip(self.seats, self.public, strict=True)
+            if rival is not env and not rival.world.state.bankrupt
+        ]
 
     def _tender(self, seat: int, origin: int, rival: int, row: int) -> None:
         """Link a firm's lead at ``rival`` to its lead at ``seat`` (A5)."""
@@ -258,12 +265,10 @@ def rivals(env: CeoSeatEnv) -> dict[str, Any]:
     """The rival companies selling to your market, as anyone sees them when this week began: each
     one's list price, model tier and usage quota of every plan, its global lead promotion, and
     its customers' public posts of the last 7 days (every company's customers call it NovaMind).
-    A lead that knows a rival (the more its ads and word of mouth reach, the likelier) goes to
-    whichever company's best plan leaves it the most (docs/arena.md)."""
-    return {
-        "you": f"company {env.seat}",
-        "rivals": [offer for i, offer in enumerate(env.arena.public) if i != env.seat],
-    }
+    A company that went bankrupt has left the market and is not listed. A lead that knows a
+    rival (the more its ads and word of mouth reach, the likelier) goes to whichever company's
+    best plan leaves it the most (docs/arena.md)."""
+    return {"you": f"company {env.seat}", "rivals": [offer for _, offer in env.arena.in_business(env)]}
 
 
 def _content(rival: market.Rival) -> tuple[Any, ...]:
