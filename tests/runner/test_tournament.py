@@ -33,7 +33,8 @@ def test_a_round_robin_seats_every_group_in_every_rotation_on_every_seed(tmp_pat
 
 
 def test_a_swiss_round_groups_the_entrants_by_their_rating(tmp_path: Path) -> None:
-    spec = _spec(tmp_path, format="swiss", rounds=2, entrants=[*ENTRANTS, {"name": "idle", "baseline": "do-nothing"}])
+    entrants = [*ENTRANTS, {"name": "idle", "baseline": "do-nothing"}]
+    spec = _spec(tmp_path, format="swiss", rounds=2, seeds="1-2", entrants=entrants)
     table = {
         "random": {"ordinal": 9.0},
         "idle": {"ordinal": 8.0},
@@ -91,6 +92,9 @@ def test_a_match_cut_short_is_moved_aside_and_played_again(tmp_path: Path) -> No
         ({"entrants": [{"name": "x", "baseline": "nobody"}, ENTRANTS[1]]}, "unknown yc baseline 'nobody'"),
         ({"seeds": "5-1"}, "runs backwards"),
         ({"rounds": 2}, "only a swiss tournament has rounds"),
+        ({"format": "swiss", "rounds": 3}, "each swiss round plays a seed of its own"),
+        ({"seeds": []}, "\n  seeds: the list is empty"),
+        ({"colour": "red"}, "colour: unknown key (docs/arena.md lists the keys)"),
         ({"entrants": [{"name": "x"}, ENTRANTS[1]]}, "give a baseline or a model"),
         ({"world_options": {"database": False}}, "env 'yc' takes no option database"),
         ({"env": "nope"}, "unknown env 'nope'"),
@@ -148,10 +152,39 @@ def test_a_model_entrant_plays_its_matches_through_its_harness(tmp_path: Path) -
     assert len(seats) == 2
 
 
-def test_a_tournament_whose_file_changed_refuses_to_reuse_its_matches(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("over", "changed"),
+    [({"horizon": 2}, "horizon"), ({"seeds": "1-2"}, "seeds"), ({"format": "swiss", "rounds": 1}, "format, rounds")],
+)
+def test_a_tournament_whose_file_changed_refuses_to_go_on(
+    tmp_path: Path, over: dict[str, object], changed: str
+) -> None:
     run_tournament(_spec(tmp_path), InlineBackend(), log=lambda line: None)
+    before = (Path(_spec(tmp_path).out) / "ratings.json").read_bytes()
+    with pytest.raises(SweepError, match=f"played with other settings \\({changed} changed\\)"):
+        run_tournament(_spec(tmp_path, **over), InlineBackend(), log=lambda line: None)
+    assert (Path(_spec(tmp_path).out) / "ratings.json").read_bytes() == before
+
+
+def test_a_match_played_with_other_settings_is_refused(tmp_path: Path) -> None:
+    from bizbench.runner.tournament import _job, play_match
+
+    spec = _spec(tmp_path)
+    run_tournament(spec, InlineBackend(), log=lambda line: None)
+    m = schedule(spec)[0]
     with pytest.raises(SweepError, match="was played with other settings"):
-        run_tournament(_spec(tmp_path, horizon=2), InlineBackend(), log=lambda line: None)
+        play_match(_job(_spec(tmp_path, horizon=2), m, Path(spec.out)), Path(spec.out) / "matches" / m.name)
+
+
+def test_the_order_entrants_are_listed_in_changes_neither_matches_nor_ratings(tmp_path: Path) -> None:
+    three = [{"name": n, "baseline": n} for n in ("heuristic", "greedy", "random")]
+    results = []
+    for k, listed in enumerate((three, three[::-1], three[1:] + three[:1])):
+        spec = _spec(tmp_path, seats=3, entrants=listed, out=str(tmp_path / f"t{k}"))
+        assert sorted(m.name for m in schedule(spec)) == sorted(m.name for m in schedule(_spec(tmp_path, seats=3)))
+        results.append(run_tournament(spec, InlineBackend(), log=lambda line: None))
+    assert results[0]["entrants"] == results[1]["entrants"] == results[2]["entrants"]
+    assert results[0]["head_to_head"] == results[1]["head_to_head"]
 
 
 def test_entrant_names_with_dashes_make_distinct_matches(tmp_path: Path) -> None:

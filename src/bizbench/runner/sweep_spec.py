@@ -277,15 +277,19 @@ def _where(loc: tuple[int | str, ...]) -> str:
     return text or "(top level)"
 
 
-def validation_message(e: ValidationError, source: str) -> str:
-    """Pydantic errors as lines naming the key: ``runs[0].presets: unknown cfo preset ...``."""
+def validation_message(e: ValidationError, source: str, what: str = "sweep file", doc: str = "docs/sweeps.md") -> str:
+    """Pydantic errors as lines naming the key: ``runs[0].presets: unknown cfo preset ...``
+    (``what``: the kind of file, ``doc``: where its keys are listed)."""
     lines = []
     for err in e.errors():
         msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
-            msg = "unknown key (docs/sweeps.md lists the keys)"
-        lines.append(f"  {_where(tuple(err['loc']))}: {msg}")
-    return f"{source}: invalid sweep file\n" + "\n".join(lines)
+            msg = f"unknown key ({doc} lists the keys)"
+        loc = tuple(err["loc"])
+        if loc:
+            msg = msg.removeprefix(f"{loc[-1]}: ")  # a message that names its key already
+        lines.append(f"  {_where(loc)}: {msg}")
+    return f"{source}: invalid {what}\n" + "\n".join(lines)
 
 
 def read_toml(path: str | Path, what: str) -> dict[str, Any]:

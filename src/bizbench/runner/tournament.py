@@ -13,8 +13,9 @@ seeds, the seats a match has, and the format:
 Matches are arena directories under ``<out>/matches/`` (runner/arena.py), run on the sweep
 backends (local processes or a Ray cluster). A match with its standings.json is never run
 again, so a stopped tournament goes on where it stopped; a match cut short is moved aside and
-played again. Ratings are Plackett-Luce ratings (``openskill``), updated match by match in the
-schedule's order from each match's ranks (equal scores tie): ``mu``, ``sigma``, the
+played again; a tournament file whose settings changed is refused. Ratings are Plackett-Luce
+ratings (``openskill``), updated match by match in a canonical order (round, seed, the seated
+entrants' names) from each match's ranks (equal scores tie): ``mu``, ``sigma``, the
 conservative ``ordinal`` (mu - 3 sigma) the table is sorted by, and a 95 % interval; with them,
 each entrant's mean score and rank and the head-to-head table (in how many matches each
 entrant finished ahead of each other).
@@ -24,7 +25,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -49,6 +49,7 @@ __all__ = [
 ]
 
 RATINGS = "ratings.json"
+TOURNAMENT = "tournament.json"  # the file's settings, checked when a tournament goes on
 
 
 class Entrant(_Strict):
@@ -133,6 +134,11 @@ class TournamentSpec(_Strict):
             raise ValueError("rounds: a swiss tournament needs its number of rounds")
         if self.format == "round-robin" and self.rounds is not None:
             raise ValueError("rounds: only a swiss tournament has rounds")
+        if self.rounds is not None and self.rounds > len(self.seeds):
+            raise ValueError(
+                f"rounds: each swiss round plays a seed of its own (a seed played again repeats the same "
+                f"games); give at least {self.rounds} seeds, got {len(self.seeds)}"
+            )
         return self
 
 
@@ -142,9 +148,7 @@ def load_tournament(path: str | Path) -> TournamentSpec:
     try:
         return TournamentSpec.model_validate(data)
     except ValidationError as e:
-        raise SweepError(
-            validation_message(e, str(path)).replace("invalid sweep file", "invalid tournament file")
-        ) from None
+        raise SweepError(validation_message(e, str(path), "tournament file", "docs/arena.md")) from None
 
 
 # ---------------------------------------------------------------------------- the schedule
@@ -159,6 +163,9 @@ class Match:
 
 
 def _rotations(group: tuple[str, ...], seed: int, round_: int) -> list[Match]:
+    """The matches of ``group`` on ``seed``: each entrant in each seat once, the rotations of the
+    group in the order of the names (so the order entrants are listed in changes nothing)."""
+    group = tuple(sorted(group))
     out = []
     for r in range(len(group)):
         seated = group[r:] + group[:r]
@@ -177,8 +184,8 @@ def schedule(spec: TournamentSpec, table: dict[str, dict[str, Any]] | None = Non
             for m in _rotations(group, seed, 0)
         ]
     table = table or {}
-    ordered = sorted(names, key=lambda n: (-table.get(n, {}).get("ordinal", 0.0), names.index(n)))
-    seed = spec.seeds[round_ % len(spec.seeds)]
+    ordered = sorted(names, key=lambda n: (-table.get(n, {}).get("ordinal", 0.0), n))
+    seed = spec.seeds[round_]
     groups = [tuple(ordered[i : i + spec.seats]) for i in range(0, len(ordered) - spec.seats + 1, spec.seats)]
     return [m for group in groups for m in _rotations(group, seed, round_)]
 
@@ -282,10 +289,17 @@ def run_tournament(
 ) -> dict[str, Any]:
     """Play the tournament (resuming a stopped one) and write ``<out>/ratings.json``; returns it."""
     out = Path(spec.out).expanduser().absolute()
+    settings = spec.model_dump(mode="json", exclude={"out"})
+    before = read_json(out / TOURNAMENT)
+    if before is not None and {k: v for k, v in before.items() if k != "out"} != settings:
+        changed = sorted(k for k in settings.keys() | before.keys() - {"out"} if before.get(k) != settings.get(k))
+        raise SweepError(
+            f"{out} holds a tournament played with other settings ({', '.join(changed)} changed); "
+            "choose another out directory"
+        )
     out.mkdir(parents=True, exist_ok=True)
-    write_json(out / "tournament.json", spec.model_dump(mode="json"))
+    write_json(out / TOURNAMENT, spec.model_dump(mode="json"))
     pool = make_backend(backend, workers, address) if isinstance(backend, str) else backend
-    started = time.perf_counter()
     try:
         matches: list[Match] = []
         outcomes: dict[str, dict[str, Any]] = {}
@@ -298,15 +312,16 @@ def run_tournament(
     finally:
         pool.close()
     result = ratings(spec, matches, outcomes)
-    result["wall_seconds"] = round(time.perf_counter() - started, 3)
     write_json(out / RATINGS, result)
     return result
 
 
 # ---------------------------------------------------------------------------- ratings
 def ratings(spec: TournamentSpec, matches: list[Match], outcomes: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Plackett-Luce ratings from the matches in schedule order, with mean scores, mean ranks and
-    the head-to-head table (the module docstring)."""
+    """Plackett-Luce ratings from the matches in their canonical order (round, seed, the seated
+    entrants' names), with mean scores, mean ranks and the head-to-head table (the module
+    docstring). Neither the order the entrants are listed in nor the order of ``matches``
+    changes them."""
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
@@ -315,7 +330,7 @@ def ratings(spec: TournamentSpec, matches: list[Match], outcomes: dict[str, dict
     scores: dict[str, list[float]] = {n: [] for n in names}
     ranks: dict[str, list[int]] = {n: [] for n in names}
     ahead = {a: dict.fromkeys(names, 0) for a in names}
-    for m in matches:
+    for m in sorted(matches, key=lambda m: (m.round, m.seed, sorted(m.entrants), m.entrants)):
         rows = outcomes[m.name]["standings"]
         seated = list(m.entrants)
         new = model.rate([[rating[n]] for n in seated], ranks=[standing["rank"] for standing in rows])
@@ -340,7 +355,7 @@ def ratings(spec: TournamentSpec, matches: list[Match], outcomes: dict[str, dict
             "mean_rank": round(sum(ranks[n]) / len(ranks[n]), 3) if ranks[n] else None,
         }
 
-    order = sorted(names, key=lambda n: (-rating[n].ordinal(), names.index(n)))
+    order = sorted(names, key=lambda n: (-rating[n].ordinal(), n))
     table = [entry(n) for n in order]
     return {
         "env": spec.env,
