@@ -386,7 +386,7 @@ def _print_files(out_dir: Any) -> None:
 
 @app.command()
 def resume(
-    run_dir: str = typer.Argument(..., help="The run directory of a killed run."),
+    run_dir: str = typer.Argument(..., help="The run directory of a killed run, or a killed arena's directory."),
     trust_agent_code: bool = typer.Option(
         False,
         "--trust-agent-code",
@@ -407,9 +407,13 @@ def resume(
     from bizbench.agents.models.base import ResumeDivergence
     from bizbench.core.jsonio import read_jsonl
     from bizbench.core.runs import is_human
+    from bizbench.runner.arena import ARENA_CONFIG
     from bizbench.runner.resume import finished, resume_run
     from bizbench.runner.runconfig import read_config
 
+    if (Path(run_dir) / ARENA_CONFIG).is_file():
+        _resume_arena(Path(run_dir), trust_agent_code)
+        return
     try:
         if finished(run_dir) is not None:
             console.print(f"{run_dir} is already finished; nothing to do", soft_wrap=True, markup=False)
@@ -443,6 +447,37 @@ def resume(
             soft_wrap=True,
         )
     _exit_if_crashed(result)
+
+
+def _resume_arena(path: Any, trust_agent_code: bool) -> None:
+    """``bizbench resume ARENA_DIR``: the arena played again from its record (docs/arena.md)."""
+    from bizbench.agents.models.base import ResumeDivergence
+    from bizbench.core.jsonio import read_json, read_jsonl
+    from bizbench.runner.arena import STANDINGS, seat_dirs
+    from bizbench.runner.resume import resume_arena
+
+    if read_json(path / STANDINGS) is not None:
+        console.print(f"{path} is already finished; nothing to do", soft_wrap=True, markup=False)
+        return
+    try:
+        outcome = resume_arena(path, trust_agent_code)
+    except (ValueError, ResumeDivergence) as e:
+        err_console.print(str(e), style="red", markup=False, soft_wrap=True)
+        raise typer.Exit(2) from None
+    for row in sorted(outcome["standings"], key=lambda r: (r["rank"], r["seat"])):
+        console.print(f"#{row['rank']} seat {row['seat']} {row['agent']}: {row['score']:,.2f}", markup=False)
+    for seat in seat_dirs(path):
+        last = read_jsonl(seat / "resume.jsonl")[-1]
+        if not last["actions_match"]:
+            err_console.print(
+                f"warning: {seat.name} did not repeat the killed attempt's {last['actions_checked']} actions "
+                f"(attempts/{last['attempt']}/{seat.name}/actions.jsonl); the arena may differ from an "
+                "uninterrupted one",
+                style="yellow",
+                markup=False,
+                soft_wrap=True,
+            )
+    console.print(f"resumed: {path} (arena.json, seat-*/, standings.json)", markup=False, soft_wrap=True)
 
 
 @app.command()

@@ -134,6 +134,14 @@ def arena(
         )
     except ValueError as e:
         _fail(str(e))
+    except KeyboardInterrupt:
+        _err.print(
+            f"interrupted: `bizbench resume {out_dir}` finishes the arena",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(130) from None
     finally:
         for process in processes:
             process.stop()

@@ -224,3 +224,68 @@ def test_exec_options_must_match_the_served_seats(tmp_path: Path) -> None:
     done = CliRunner().invoke(app, [*args, "--exec", "true", "--exec", "true", "--exec", "true"])
     assert done.exit_code == 2
     assert "2 served seats but 3 --exec options" in " ".join(done.output.split())
+
+
+def _kill(arena: Path) -> None:
+    """Leave ``arena`` as a kill in the middle would: no standings, no seat results, half of each log."""
+    (arena / "standings.json").unlink()
+    for seat in sorted(arena.glob("seat-*")):
+        (seat / "result.json").unlink()
+        for log in ("actions.jsonl", "metrics.jsonl", "trajectory.jsonl"):
+            if (seat / log).is_file():
+                lines = (seat / log).read_text().splitlines(keepends=True)
+                (seat / log).write_text("".join(lines[: len(lines) // 2]))
+
+
+def test_a_killed_arena_resumes_to_what_an_uninterrupted_one_gives(tmp_path: Path) -> None:
+    from bizbench.runner.resume import resume_arena
+
+    script = _script(tmp_path / "s.jsonl", "company status", "market browse --limit 3", "sim resume", "sim resume")
+    agents, limits = ["heuristic", "greedy", f"scripted:{script}"], Limits(max_turns=4)
+    whole = run_arena("yc", agents, seed=5, horizon=3, out=tmp_path / "whole", limits=limits)
+    run_arena("yc", agents, seed=5, horizon=3, out=tmp_path / "killed", limits=limits)
+    _kill(tmp_path / "killed")
+    assert resume_arena(tmp_path / "killed") == whole
+    for i in range(3):
+        seat = tmp_path / "killed" / f"seat-{i}"
+        (row,) = [json.loads(line) for line in (seat / "resume.jsonl").read_text().splitlines()]
+        assert row["actions_match"] and row["actions_checked"] > 0
+        assert (seat / "actions.jsonl").read_bytes() == (
+            tmp_path / "whole" / f"seat-{i}" / "actions.jsonl"
+        ).read_bytes()
+    assert row["replies_reused"] > 0  # the model seat replayed its record instead of asking again
+    assert (tmp_path / "killed" / "attempts" / "1" / "arena.json").is_file()
+    assert all(report.ok for report in replay_arena(tmp_path / "killed"))
+    assert resume_arena(tmp_path / "killed") == whole  # a finished arena is left as it is
+
+
+def test_a_seat_of_an_arena_is_resumed_only_with_its_arena(tmp_path: Path) -> None:
+    from bizbench.runner.resume import resume_run
+    from bizbench.runner.runconfig import RunDirError
+
+    run_arena("yc", ["heuristic", "greedy"], seed=5, horizon=2, out=tmp_path / "a")
+    _kill(tmp_path / "a")
+    before = sorted(p.name for p in (tmp_path / "a" / "seat-0").iterdir())
+    with pytest.raises(RunDirError, match=r"is seat 0 of the arena in .*: .*bizbench resume"):
+        resume_run(tmp_path / "a" / "seat-0")
+    assert sorted(p.name for p in (tmp_path / "a" / "seat-0").iterdir()) == before
+
+
+def test_the_cli_resumes_a_killed_arena_and_the_arena_command_says_how(tmp_path: Path) -> None:
+    out = tmp_path / "a"
+    run_arena("yc", ["heuristic", "greedy"], seed=5, horizon=2, out=out)
+    whole = read_json(out / "standings.json")
+    _kill(out)
+    again = CliRunner().invoke(
+        app, ["arena", "yc", "-a", "heuristic", "-a", "greedy", "--seed", "5", "--out", str(out)]
+    )
+    assert again.exit_code == 2 and "bizbench resume" in again.output
+    done = CliRunner().invoke(app, ["resume", str(out)])
+    assert done.exit_code == 0, done.output
+    assert "resumed" in done.output and read_json(out / "standings.json") == whole
+
+
+def test_two_served_seats_cannot_share_a_workspace(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="two served seats share the workspace"):
+        run_arena("yc", [f"serve:{tmp_path / 'ws'}", f"serve:{tmp_path / 'ws'}"], horizon=1, out=tmp_path / "a")
+    assert not (tmp_path / "a").exists()

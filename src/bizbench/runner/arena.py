@@ -106,7 +106,16 @@ def standings(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
 class _Player:
     """Who plays a seat: a baseline of the env, or a model in an in-process harness."""
 
-    def __init__(self, spec: Any, entry: str, options: dict[str, Any], seed: int, harness: str | None, limits: Any):
+    def __init__(
+        self,
+        spec: Any,
+        entry: str,
+        options: dict[str, Any],
+        seed: int,
+        harness: str | None,
+        limits: Any,
+        client: Any = None,
+    ):
         self.options = options
         self.meta: dict[str, Any] = {"agent_options": options}
         self.turns = 0
@@ -124,7 +133,7 @@ class _Player:
         from bizbench.runner.agent_episode import make_harness
 
         try:
-            model = make_model(entry)
+            model = client if client is not None else make_model(entry)
         except ValueError as e:
             choices = ", ".join(spec.baseline_table())
             raise ValueError(f"seat {entry!r} is neither a {spec.id} baseline ({choices}) nor a model: {e}") from None
@@ -139,7 +148,13 @@ class _Player:
             )
         self.name = getattr(model, "recorded_name", None) or model.name
         self.run = AgentRun(model, Trajectory(None), limits or Limits())
-        self.meta = {"model": model.name, "model_spec": entry, "sampling": model.sampling, "harness": harness_name}
+        self.meta = {
+            "model": model.name,
+            "model_spec": entry,
+            "sampling": model.sampling,
+            "harness": harness_name,
+            "limits": vars(self.run.limits),
+        }
 
     def open(self, session: Session) -> None:
         """Before play: a model seat's trajectory.jsonl, system prompt and tools beside its record."""
@@ -166,7 +181,7 @@ class _Player:
     def finish(self, session: Session, seat: int) -> dict[str, Any]:
         if self.run is None:
             return session.finish(agent=self.name, agent_options=self.options, turns=self.turns, arena_seat=seat)
-        extra = {k: v for k, v in self.meta.items() if k != "model_spec"}
+        extra = {k: v for k, v in self.meta.items() if k not in ("model_spec", "limits")}
         return session.finish(
             self.ended_by, self.run.meter.summary(), agent=self.name, **{**extra, "model": self.name}, arena_seat=seat
         )
@@ -227,21 +242,30 @@ def run_arena(
     limits: Any = None,
     world_options: dict[str, Any] | None = None,
     on_served: Callable[[int, Any, Path], None] | None = None,
+    clients: dict[int, Any] | None = None,
 ) -> dict[str, Any]:
     """An arena of ``len(agents)`` seats; seat i is played by ``agents[i]``: a baseline of the env
     (with ``options[i]``) or a model spec (``--model``'s forms, docs/models.md) in ``harness``
     (default: the env's paper harness) under ``limits``, or ``serve:WORKSPACE``, a seat served to
     an agent outside (``on_served(seat, server, workspace)`` is called once it listens: start the
-    agent there); ``world_options`` are the env's (ceo ``database``), for every seat. Returns
-    standings.json's content."""
+    agent there); ``world_options`` are the env's (ceo ``database``), for every seat;
+    ``clients[i]`` is the model client of model seat i instead of one made from its spec (a
+    resumed arena's). Returns standings.json's content."""
     spec = get_env(env_id)
     options = options or [{} for _ in agents]
     if len(options) != len(agents):
         raise ValueError(f"{len(agents)} agents but {len(options)} option sets")
+    clients = clients or {}
     players: list[Any] = [
-        _Served(spec, entry, opts) if entry.startswith(SERVE) else _Player(spec, entry, opts, seed, harness, limits)
-        for entry, opts in zip(agents, options, strict=True)
+        _Served(spec, entry, opts)
+        if entry.startswith(SERVE)
+        else _Player(spec, entry, opts, seed, harness, limits, clients.get(i))
+        for i, (entry, opts) in enumerate(zip(agents, options, strict=True))
     ]
+    workspaces = [p.workspace for p in players if isinstance(p, _Served)]
+    shared = next((w for w in workspaces if workspaces.count(w) > 1), None)
+    if shared is not None:
+        raise ValueError(f"two served seats share the workspace {shared}: give each served seat its own")
     if out is not None:
         require_new(out)
     preset = preset or spec.default_preset

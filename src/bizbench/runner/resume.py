@@ -35,7 +35,7 @@ from bizbench.core.runlog import ATTEMPTS, RESUMING, read_result
 from bizbench.core.runs import is_human
 from bizbench.runner.runconfig import RunDirError, check_secret, config_changes, read_config
 
-__all__ = ["archive_attempt", "exclusive", "finished", "log_attempt", "resume_run"]
+__all__ = ["archive_attempt", "exclusive", "finished", "log_attempt", "resume_arena", "resume_run"]
 
 
 def finished(path: str | Path) -> dict[str, Any] | None:
@@ -62,6 +62,12 @@ def resume_run(path: str | Path, model: Any | None = None, trust_agent_code: boo
     done = finished(path)
     if done is not None:
         return done
+    seat = config.get("arena")
+    if isinstance(seat, dict):
+        raise RunDirError(
+            f"{path} is seat {seat.get('seat')} of the arena in {path.parent}: its rivals play with it, so resume "
+            f"the arena (bizbench resume {path.parent})"
+        )
     if is_human(config["agent"]):
         raise RunDirError(f"{path} is a person's game (bizbench play): bizbench resume serves it again to play on")
     if config["agent"] == "served" and not config.get("harness"):
@@ -127,7 +133,8 @@ def exclusive(path: Path) -> Iterator[None]:
 
 def archive_attempt(path: Path) -> list[Path]:
     """Move the killed attempt's files to ``attempts/<n>/`` (config.json stays; a copy goes
-    along); returns every attempt so far, oldest first."""
+    along); returns every attempt so far, oldest first. An arena directory's attempt holds its
+    arena.json and every seat's directory."""
     root = path / ATTEMPTS
     root.mkdir(exist_ok=True)
     n = 1 + max((int(p.name) for p in root.iterdir() if p.name.isdigit()), default=0)
@@ -136,7 +143,8 @@ def archive_attempt(path: Path) -> list[Path]:
     for item in sorted(path.iterdir()):
         if item.name not in RESUMING:
             shutil.move(str(item), attempt / item.name)
-    shutil.copy2(path / "config.json", attempt / "config.json")
+    if (path / "config.json").is_file():  # an arena directory has none of its own
+        shutil.copy2(path / "config.json", attempt / "config.json")
     return sorted((p for p in root.iterdir() if p.name.isdigit()), key=lambda p: int(p.name))
 
 
@@ -145,16 +153,18 @@ def _longest(attempts: list[Path], log: str, size: Callable[[list[dict[str, Any]
     return max((read_jsonl(a / log) for a in attempts), key=size, default=[])
 
 
-def _record(path: Path, attempts: list[Path]) -> Path | None:
-    """The longest trajectory of the attempts (the most model replies), as a clean record."""
+def _record(path: Path, attempts: list[Path], name: str = "record") -> Path | None:
+    """The longest trajectory of the attempts (the most model replies), as a clean record in
+    ``attempts/<name>/`` with the run's config.json (``path``'s, else the attempts')."""
     best = _longest(attempts, "trajectory.jsonl", _replies)
     if not _replies(best):
         return None
-    record = path / ATTEMPTS / "record"
+    record = path / ATTEMPTS / name
     record.mkdir(exist_ok=True)
     with (record / "trajectory.jsonl").open("w") as f:
         f.writelines(json.dumps(r) + "\n" for r in best)
-    shutil.copy2(path / "config.json", record / "config.json")
+    config = next(c for c in (path / "config.json", *(a / "config.json" for a in attempts)) if c.is_file())
+    shutil.copy2(config, record / "config.json")
     return record
 
 
@@ -228,3 +238,77 @@ def _rerun_agent(path: Path, config: dict[str, Any]) -> dict[str, Any]:
         return run_user_agent(env, agent, seed, preset, path, _horizon(config), world)
     options = config.get("agent_options") or None
     return run_baseline(env, agent, seed, preset, _horizon(config), path, options, world_options=world)
+
+
+def resume_arena(path: str | Path, trust_agent_code: bool = False) -> dict[str, Any]:
+    """Finish the arena in ``path`` (docs/arena.md) like a run: the killed attempt moves to
+    ``attempts/<n>/`` (arena.json and every seat), the arena plays again from the start on fresh
+    worlds, baseline seats deterministically and model seats replaying the replies their longest
+    attempt received before their live model answers the rest; each seat's resume.jsonl says
+    whether its actions repeat the killed attempt's. Returns standings.json's content (a finished
+    arena's, unchanged). A served seat's agent is not ours to restart: such an arena cannot be
+    resumed."""
+    from bizbench.core.envs import get_env
+    from bizbench.core.jsonio import read_json
+    from bizbench.runner.arena import ARENA_CONFIG, STANDINGS, run_arena, seat_dir
+
+    path = Path(path)
+    setup = read_json(path / ARENA_CONFIG)
+    if setup is None or not isinstance(setup.get("seats"), int):
+        raise RunDirError(f"{path} is not an arena directory (no arena.json)")
+    done = read_json(path / STANDINGS)
+    if done is not None:
+        return done
+    seats = [seat_dir(path, i) for i in range(setup["seats"])]
+    configs = [read_config(seat) if (seat / "config.json").is_file() else None for seat in seats]
+    if any(c is not None and c["agent"] == "served" for c in configs):
+        raise RunDirError(f"{path} has a seat served to an outside agent; the arena cannot be resumed")
+    recorded = next((c for c in configs if c is not None), None)
+    if recorded is not None:
+        check_secret(seats[0], recorded.get("seed_secret_id"))
+        changed = config_changes(recorded)
+        if changed:
+            raise RunDirError(
+                f"{path}: preset {setup['preset']!r} no longer builds the recorded world "
+                f"(changed: {', '.join(changed)}); resume it with the bizbench version that started it"
+            )
+    models = {
+        i: (c, _live_model(seats[i], c, None, trust_agent_code))
+        for i, c in enumerate(configs)
+        if c is not None and c.get("harness")
+    }
+    with exclusive(path):
+        if read_json(path / STANDINGS) is not None:  # another resume finished it while this one waited
+            return dict(read_json(path / STANDINGS) or {})
+        attempts = archive_attempt(path)
+        from bizbench.agents.models.resuming import ResumingModel
+
+        clients: dict[int, Any] = {}
+        for i, (_, live) in models.items():
+            record = _record(path, [a / seats[i].name for a in attempts], f"record-{seats[i].name}")
+            clients[i] = ResumingModel(record, live) if record is not None else live
+        agents = [
+            str(models[i][0].get("model_spec")) if i in models else str(setup["agents"][i]) for i in range(len(seats))
+        ]
+        harness = next((c.get("harness") for c, _ in models.values()), None)
+        limits = next((c.get("limits") for c, _ in models.values()), None)
+        from bizbench.agents.recording import Limits
+
+        spec = get_env(setup["env"])
+        outcome = run_arena(
+            setup["env"],
+            agents,
+            int(setup["seed"]),
+            setup["preset"],
+            int(spec.horizon_of(setup["config"])),
+            path,
+            setup.get("agent_options"),
+            harness=harness,
+            limits=Limits(**limits) if limits else None,
+            world_options=setup.get("world_options") or {},
+            clients=clients,
+        )
+        for i, seat in enumerate(seats):
+            old = _longest([a / seat.name for a in attempts], "actions.jsonl", len)
+            log_attempt(seat, attempts[-1].name, old, replies_reused=getattr(clients.get(i), "reused", 0))
+    return outcome
