@@ -44,6 +44,7 @@ def test_replay_verifies_every_seat_of_an_arena(arena_dir: Path) -> None:
         "contests",
         "contest_log",
         "seat_contests",
+        "agents",
     ]
 
 
@@ -72,6 +73,21 @@ def test_replay_finds_edited_standings(arena_dir: Path, tmp_path: Path) -> None:
     *seats, standings_report = replay_arena(copy)
     assert all(r.ok for r in seats) and not standings_report.ok
     assert list(standings_report.mismatches) == ["standings"]
+
+
+def test_replay_finds_standings_that_credit_another_agent(arena_dir: Path, tmp_path: Path) -> None:
+    import shutil
+
+    copy = tmp_path / "swapped"
+    shutil.copytree(arena_dir, copy)
+    outcome = json.loads((copy / "standings.json").read_text())
+    rows = outcome["standings"]
+    rows[0]["agent"], rows[1]["agent"] = rows[1]["agent"], rows[0]["agent"]
+    (copy / "standings.json").write_text(json.dumps(outcome))
+    *seats, standings_report = replay_arena(copy)
+    assert all(r.ok for r in seats) and not standings_report.ok
+    assert list(standings_report.mismatches) == ["agents"]
+    assert standings_report.mismatches["agents"]["recorded"][:2] == ["random", "heuristic"]
 
 
 def test_equal_scores_share_a_rank_and_the_next_rank_skips() -> None:

@@ -209,11 +209,15 @@ def replay_arena(path: str | Path) -> list[ReplayReport]:
                 seat_config, seat_recorded, report = records[i]
                 _check_record(report, seat_dir(path, i), session, seat_config, seat_recorded, actions[i])
     seats = [report for _, _, report in records]
-    return [*seats, _check_standings(path, arena, seats)]
+    agents = [seat_recorded.get("agent") for _, seat_recorded, _ in records]
+    return [*seats, _check_standings(path, arena, seats, agents, setup.get("agents"))]
 
 
-def _check_standings(path: Path, arena: Any, seats: list[ReplayReport]) -> ReplayReport:
-    """The arena's own report: standings.json's ranks, scores and arena fields against the replay's."""
+def _check_standings(path: Path, arena: Any, seats: list[ReplayReport], agents: list[Any], listed: Any) -> ReplayReport:
+    """The arena's own report: standings.json's ranks, scores and arena fields against the replay's,
+    and its agents against the seats' records (``agents``, each seat's result.json) and arena.json
+    (``listed``). Who sat in a seat is the record's word, not the world's: replay checks that the
+    records agree, not who played."""
     recorded = read_json(path / STANDINGS) or {}
     report = ReplayReport(str(path), seats[0].env, seats[0].seed)
     report.digests = {name: _sha256(path / name) for name in (ARENA_CONFIG, STANDINGS)}
@@ -226,6 +230,15 @@ def _check_standings(path: Path, arena: Any, seats: list[ReplayReport]) -> Repla
             value = [{k: v for k, v in row.items() if k != "agent"} for row in value]
         if not same_value(mine, value, RESULT_REL_TOL):
             report.mismatches[key] = {"recorded": mine, "replayed": value}
+    rows = recorded.get("standings")
+    named = (
+        [row.get("agent") for row in rows]
+        if isinstance(rows, list) and all(isinstance(r, dict) for r in rows)
+        else None
+    )
+    report.compared.append("agents")
+    if named != agents or listed != agents:
+        report.mismatches["agents"] = {"recorded": named, "arena.json": listed, "seats' result.json": agents}
     report.files_verified = [STANDINGS] if not report.mismatches else []
     report.files_unverified = [ARENA_CONFIG]
     return report
