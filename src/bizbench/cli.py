@@ -27,16 +27,20 @@ err_console = Console(stderr=True)
 # ---------------------------------------------------------------------------- info commands
 @app.command()
 def envs() -> None:
-    """List the registered environments."""
+    """List the registered environments with their baselines (the default first) and arena seats."""
     from bizbench.core.envs import list_envs
 
     table = Table(title="bizbench environments")
     table.add_column("id", style="bold cyan")
     table.add_column("title")
     table.add_column("description")
+    table.add_column("baselines")
+    table.add_column("arena")
     table.add_column("package", style="dim")
     for spec in list_envs():
-        table.add_row(spec.id, spec.title, spec.description, spec.package)
+        names = sorted(spec.baseline_table(), key=lambda n: (n != spec.default_baseline, n))
+        arena = f"1-{spec.load(spec.arena).max_seats} seats" if spec.arena else "-"
+        table.add_row(spec.id, spec.title, spec.description, ", ".join(names), arena, spec.package)
     console.print(table)
 
 
@@ -157,7 +161,7 @@ def run(
     env: str = typer.Argument(..., help="Env id (bizbench envs)."),
     agent: str | None = typer.Option(
         None,
-        help="A baseline (default: the env's; see `bizbench baselines ENV`) or your agent class module:Class.",
+        help="A baseline (default: the env's; `bizbench envs` lists them) or your agent class module:Class.",
     ),
     seed: int = typer.Option(42, help="World seed."),
     preset: str | None = typer.Option(None, help="Preset (see `bizbench presets ENV`); default: the env's default."),

@@ -31,7 +31,8 @@ def arena(
             "--agent",
             "-a",
             help="Who plays the next seat (repeat, one a seat; default: the env's baseline): a baseline "
-            "name or a model (openai/<model>, anthropic/<model>, scripted:FILE.jsonl ..., docs/models.md).",
+            "(`bizbench envs` lists them), a model (openai/<model>, anthropic/<model>, scripted:FILE.jsonl ..., "
+            "docs/models.md) or serve:WORKSPACE (an agent outside).",
         ),
     ] = None,
     seats: Annotated[int | None, typer.Option(help="Seats; with one --agent (or none), every seat plays it.")] = None,
@@ -81,6 +82,13 @@ def arena(
             agents *= seats
         elif len(agents) != seats:
             _fail(f"--seats {seats} but {len(agents)} --agent options: give one --agent a seat, or one for all")
+    model_options = [
+        name
+        for name, v in (("--harness", harness), ("--max-turns", max_turns), ("--max-dollars", max_dollars))
+        if v is not None
+    ]
+    if model_options and all(a.startswith("serve:") or a in spec.baseline_table() for a in agents):
+        _fail(f"{', '.join(model_options)}: for model seats, and no seat is a model")
     slugs = [re.sub(r"[^A-Za-z0-9_.-]+", "_", a).strip("_") for a in agents]
     out_dir = Path(out) if out else Path("runs") / f"arena-{env}-{'-'.join(slugs)}-{seed}"
     limits = Limits(max_dollars=max_dollars, max_turns=max_turns)

@@ -179,9 +179,9 @@ def test_cli(runs: dict[str, Path], tmp_path: Path) -> None:
     ok = runner.invoke(cli(), ["view", str(runs["ceo"]), str(runs["ceo_model"]), "-o", str(tmp_path / "v")])
     assert ok.exit_code == 0, ok.output
     assert (tmp_path / "v" / "index.html").is_file() and "index.html" in ok.output
-    for bad in (tmp_path / "missing", tmp_path):
+    for bad, why in ((tmp_path / "missing", "not a directory"), (tmp_path, "not a run directory (no config.json)")):
         result = runner.invoke(cli(), ["view", str(bad), "-o", str(tmp_path / "w")])
-        assert result.exit_code == 2 and str(bad) in result.output and "not a run directory" in result.output
+        assert result.exit_code == 2 and f"{bad}: {why}" in result.output
     mixed = runner.invoke(cli(), ["view", str(runs["yc"]), str(runs["cfo"]), "-o", str(tmp_path / "w")])
     assert mixed.exit_code == 2 and "different envs" in mixed.output
 

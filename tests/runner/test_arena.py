@@ -122,6 +122,7 @@ def test_the_cli_runs_an_arena_prints_its_standings_and_replays_it(tmp_path: Pat
         (["arena", "yc", "--seats", "9"], "--seats must be a whole number from 1 to 8"),
         (["arena", "yc", "--no-db"], "--db/--no-db is a world option of an env with a database; yc has none"),
         (["arena", "yc", "--seats", "0"], "--seats must be a whole number of at least 1, got 0"),
+        (["arena", "yc", "-a", "greedy", "--max-turns", "3"], "--max-turns: for model seats, and no seat is a model"),
     ],
 )
 def test_the_cli_refuses_a_bad_arena_with_a_clear_error(args: list[str], message: str, tmp_path: Path) -> None:

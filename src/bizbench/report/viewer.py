@@ -360,7 +360,7 @@ def _open(path: Path) -> Run:
     try:
         run = read_run(path)
     except RunDirError as e:
-        raise ViewerError(f"{path} is not a run directory: {str(e).removeprefix(f'{path}: ')}") from None
+        raise ViewerError(str(e)) from None  # it names the path and what is wrong
     if run.spec is None:
         raise ViewerError(
             f"{path} is not a run directory of an env registered here: its config.json names env {run.env!r}"

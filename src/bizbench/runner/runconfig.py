@@ -29,6 +29,8 @@ def read_config(path: Path) -> dict[str, Any]:
     try:
         config = json.loads(where.read_text())
     except FileNotFoundError:
+        if not Path(path).is_dir():
+            raise RunDirError(f"{path} does not exist or is not a directory") from None
         raise RunDirError(f"{path} is not a run directory (no config.json)") from None
     except (OSError, json.JSONDecodeError, UnicodeDecodeError) as e:
         raise RunDirError(f"{where} cannot be read ({e})") from None
