@@ -276,3 +276,13 @@ def test_a_served_seats_sdk_has_the_rivals_tool(tmp_path: Path) -> None:
     seat_of(SPEC).write_workspace(tmp_path, seat.config, seat.registry)
     sdk = "\n".join(p.read_text() for p in tmp_path.rglob("*.py"))
     assert "def rivals(" in sdk and "def next_week(" in sdk
+
+
+def test_a_seat_with_rivals_is_told_the_arenas_rules_and_a_lone_seat_is_not() -> None:
+    config, digest = SPEC.load_config("default")
+    alone = SPEC.make(SPEC.with_horizon(config, 7), 3, "default", digest, None, database=False)
+    (lone,) = _arena(1, 7).seats
+    assert lone.system_prompt("react-json") == alone.system_prompt("react-json")
+    prompt = _arena(2, 7).seats[0].system_prompt("react-json")
+    assert prompt.startswith(alone.system_prompt("react-json")) and "RIVALS. You are one of 2 companies" in prompt
+    assert "`rivals` tool" in prompt

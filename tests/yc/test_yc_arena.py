@@ -298,3 +298,13 @@ def test_a_rivals_task_is_invisible_and_its_hidden_work_never_reaches_a_seat() -
     for answer in answers.values():
         text = str(answer.data) + str(answer.error)
         assert repr(taken.true_work) not in text and repr(taken.done) not in text
+
+
+def test_a_seat_with_rivals_is_told_the_arenas_rules_and_a_lone_seat_is_not() -> None:
+    config, digest = SPEC.load_config("default")
+    alone = SPEC.make(SPEC.with_horizon(config, 2), 5, "default", digest, None)
+    (lone,) = _arena(1).seats
+    assert lone.system_prompt("cli-chat") == alone.system_prompt("cli-chat")
+    prompt = _arena(3).seats[1].system_prompt("cli-chat")
+    assert prompt.startswith(alone.system_prompt("cli-chat")) and "RIVALS. 2 rival startups" in prompt
+    assert "awards it to none of them" in prompt

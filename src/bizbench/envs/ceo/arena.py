@@ -41,12 +41,28 @@ __all__ = ["MAX_SEATS", "CeoArena", "CeoSeatEnv"]
 MAX_SEATS = 4  # issue 21: 2-4 companies in one market
 
 
+RIVALS_NOTE = """RIVALS. You are one of {companies} companies selling the same kind of product to the same
+market of customer groups, each run by its own agent and all starting exactly as you do. Every company
+ends its week before the world moves on, and no one sees another's moves of the same week. A lead that
+knows a rival (the more the rival's ads and word of mouth reach, the likelier) goes to whichever
+company's best plan leaves it the most value; a cancelling subscriber may switch to a rival; an
+enterprise prospect may negotiate with several companies and signs with one. The `rivals` tool, and
+the `rivals` and `rival_posts` tables of the database, show each rival's public offer and its
+customers' public posts as the week began. You are ranked against your rivals by your final cash."""
+
+
 class CeoSeatEnv(CeoEnv):
     """A seat of the ceo arena: the single-player env whose week waits for its rivals' weeks,
-    with one tool more when it has rivals (``rivals``)."""
+    with one tool more and the arena's rules at the end of its instructions when it has rivals
+    (``rivals``, docs/arena.md)."""
 
     arena: CeoArena
     seat: int
+
+    def system_prompt(self, harness: str) -> str:
+        own = super().system_prompt(harness)
+        seats = len(self.arena.seats)
+        return own if seats == 1 else f"{own}\n\n{RIVALS_NOTE.format(companies=seats)}"
 
     def step(self, days: int | None = None) -> list[dict[str, Any]]:
         """End this seat's turn (``days``: how many it asks, a week by default); returns its days

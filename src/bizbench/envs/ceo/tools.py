@@ -978,6 +978,8 @@ def next_week(
 def query(env: CeoEnv, sql: Annotated[str, Field(min_length=1, max_length=100_000)]) -> dict[str, Any]:
     """Run one read-only SQL SELECT on the company database (19 tables; see describe_tables).
 
+    In an arena the database also holds the market's public tables, rivals and rival_posts.
+
     At most 5,000 rows are returned (aggregate or use LIMIT); a query is stopped after 30 s.
 
     Args:

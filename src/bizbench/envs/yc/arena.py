@@ -88,11 +88,28 @@ class RivalCompany(YcWorld):
         )
 
 
+RIVALS_NOTE = """RIVALS. {rivals} rival startups, each run by its own agent and starting exactly as you do,
+share your contract market: the same tasks and clients. Trust, prestige, staff and funds are each
+company's own. Every company ends its turn with `sim resume` before time moves on, and no one sees
+another's accepts of the same turn. When several companies accept the same task in one turn, the
+client awards it to the one with the most prestige in the task's domain, then the most trust;
+between equals it awards it to none of them. A company that does not get a task forfeits it, and a
+task_lost event says why. A task any company accepted leaves the market. You are ranked against
+your rivals by your final funds."""
+
+
 class YcSeatEnv(YcEnv):
-    """A seat of the yc arena: the single-player env over a :class:`RivalCompany`."""
+    """A seat of the yc arena: the single-player env over a :class:`RivalCompany`; with rivals,
+    its instructions end with the arena's rules (docs/arena.md)."""
 
     world_class = RivalCompany
     world: RivalCompany
+
+    def system_prompt(self, harness: str = "cli-chat", command_prefix: str = "yc-bench") -> str:
+        own = super().system_prompt(harness, command_prefix)
+        arena = self.world.arena
+        seats = len(arena.seats) if arena is not None else 1
+        return own if seats == 1 else f"{own}\n\n{RIVALS_NOTE.format(rivals=seats - 1)}"
 
 
 class YcArena:
