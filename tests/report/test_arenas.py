@@ -46,6 +46,23 @@ def test_an_arena_gets_its_companies_side_by_side_and_their_cash_over_time(playe
     assert yc, "the seats are measured as ordinary runs too"
 
 
+def test_arena_seats_are_never_pooled_with_single_player_runs(played: Path, tmp_path: Path) -> None:
+    from bizbench.report.build import _by_model, build_report
+    from bizbench.runner.episode import run_baseline
+
+    alone = tmp_path / "alone"  # the arena's seed, horizon and preset, played without rivals
+    run_baseline("yc", "heuristic", 4, horizon=2, out=alone)
+    report = build_report([alone, played / "three"], tmp_path / "report", None, anchors=False, make_plots=False)
+    (table3,) = [t for _, tables, _ in report.sections for t in tables if t.name == "yc_table3"]
+    heuristic = {row[0]: row[2] for row in table3.rows if row[1] == "heuristic"}
+    assert heuristic == {"default (2 months)": "1", "default (2 months) in a 3-seat arena": "1"}
+    with (tmp_path / "report" / "yc_table3.csv").open() as f:
+        presets = {row["preset"] for row in csv.DictReader(f) if row["agent"] == "heuristic"}
+    assert presets == set(heuristic)
+    models = _by_model([m for m in report.measured if m.run.agent == "heuristic"])
+    assert sorted(models) == ["heuristic [default in a 3-seat arena]", "heuristic [default]"]
+
+
 def test_a_tournament_gets_its_ratings_and_head_to_head(played: Path, tmp_path: Path) -> None:
     report = build_report([played / "cup"], tmp_path, None, anchors=False, make_plots=False)
     tournaments = [s for s in report.sections if s[0] == "Tournament cup"]
