@@ -72,6 +72,45 @@ def test_a_tournament_gets_its_ratings_and_head_to_head(played: Path, tmp_path: 
     assert len([s for s in report.sections if s[0].startswith("Arena")]) == 2  # its two matches
 
 
+def test_arenas_whose_names_differ_only_in_plus_or_underscore_get_files_of_their_own(
+    played: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    matches = tmp_path / "cup" / "matches"  # entrants a_b, c, a and b_c: two matches' names differ in '+' alone
+    for name in ("r0-s1-a_b+c", "r0-s1-a+b_c", "r0-s1-a b"):
+        shutil.copytree(played / "three", matches / name)
+    shutil.copytree(played / "three", matches / "r0-s1-a_b")  # "a b" and "a_b": one name in a file's
+    out = tmp_path / "report"
+    report = build_report([matches], out, None, anchors=False)
+    arenas = [s for s in report.sections if s[0].startswith("Arena")]
+    stems = sorted(table.name for _, (table,), _ in arenas)
+    assert stems == ["arena_r0-s1-a+b_c", "arena_r0-s1-a_b", "arena_r0-s1-a_b+c", "arena_r0-s1-a_b-2"]
+    plots = [image.name for _, _, images in arenas for image in images]
+    assert len(plots) == len(set(plots)) == 4 and all((out / name).is_file() for name in plots)
+    assert all((out / f"{stem}.csv").is_file() for stem in stems)
+    text = (out / "report.md").read_text()
+    assert all(text.count(name) == 1 for name in plots)
+
+
+def test_matches_of_one_name_in_two_tournaments_are_told_apart_by_their_tournament(
+    played: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    for cup in ("cup-a", "cup-b"):
+        shutil.copytree(played / "cup", tmp_path / "runs" / cup)
+    report = build_report([tmp_path / "runs"], tmp_path / "report", None, anchors=False, make_plots=False)
+    titles = sorted(title for title, _, _ in report.sections if title.startswith(("Arena", "Tournament")))
+    matches = [
+        f"{cup}/matches/r0-s1-{pair}" for cup in ("cup-a", "cup-b") for pair in ("greedy+random", "random+greedy")
+    ]
+    assert titles == [*(f"Arena {m}" for m in matches), "Tournament cup-a", "Tournament cup-b"]
+    files = {path.name for path in report.files}
+    assert {f"arena_{m.replace('/', '_')}.csv" for m in matches} <= files
+    assert {"tournament_cup-a.csv", "tournament_cup-b.csv"} <= files
+
+
 def test_an_unfinished_arena_is_named_and_left_out(played: Path, tmp_path: Path) -> None:
     import shutil
 

@@ -40,17 +40,58 @@ def _found(paths: Sequence[str | Path], name: str) -> list[Path]:
     return sorted(dirs)
 
 
-def _slug(path: Path) -> str:
-    return "".join(c if c.isalnum() or c in "-_" else "_" for c in path.name)
+def _slug(text: str) -> str:
+    """A name as part of a file name: letters, digits and ``-_+.`` kept (a match's ``+`` between
+    its entrants included), anything else ``_``."""
+    return "".join(c if c.isalnum() or c in "-_+." else "_" for c in text)
 
 
-def _standings(path: Path, outcome: dict[str, Any]) -> Table:
+def _above(path: Path, depth: dict[Path, int]) -> tuple[str, ...]:
+    """What is left of ``path`` above the parts its name in the report shows."""
+    return path.parts[: -depth[path]]
+
+
+def _names(paths: Sequence[Path]) -> dict[Path, tuple[str, str]]:
+    """Each directory's name in the report: its label (section and table titles) and the stem of
+    its files. Its own name, qualified by as many of its parents as make its stem unique among
+    ``paths`` (two tournaments' matches of one name: ``cup-a/matches/r0-s1-x+y``); a stem still
+    shared (a name that differs only in characters a file name does not keep) gets ``-2``, ``-3``
+    ... in path order. Deterministic: the same directories get the same names."""
+    depth = dict.fromkeys(paths, 1)
+
+    def label(p: Path) -> str:
+        return "/".join(p.parts[-depth[p] :])
+
+    while True:
+        stems: dict[str, list[Path]] = {}
+        for p in paths:
+            stems.setdefault(_slug(label(p)), []).append(p)
+        # a parent qualifies a name only where the parents differ (not two names of one directory)
+        grow = [p for same in stems.values() for p in same if any(_above(q, depth) != _above(p, depth) for q in same)]
+        if not grow:
+            break
+        for p in grow:
+            depth[p] += 1
+    names: dict[Path, tuple[str, str]] = {}
+    taken: set[str] = set()
+    for p in sorted(paths):
+        stem = base = _slug(label(p))
+        n = 1
+        while stem in taken:
+            n += 1
+            stem = f"{base}-{n}"
+        taken.add(stem)
+        names[p] = (label(p) if n == 1 else f"{label(p)} ({n})", stem)
+    return names
+
+
+def _standings(name: tuple[str, str], outcome: dict[str, Any]) -> Table:
     rows = sorted(outcome["standings"], key=lambda r: (r["rank"], r["seat"]))
     header = ["rank", "seat", "agent", "score", "final cash", "bankrupt"]
     extra = {k: v for k, v in outcome.items() if k not in ("env", "preset", "seed", "standings", "contest_log")}
     return Table(
-        title=f"{outcome['env']} arena {path.name} (seed {outcome['seed']}, preset {outcome['preset']})",
-        name=f"arena_{_slug(path)}",
+        title=f"{outcome['env']} arena {name[0]} (seed {outcome['seed']}, preset {outcome['preset']})",
+        name=f"arena_{name[1]}",
         header=header,
         rows=[
             [
@@ -85,31 +126,31 @@ def _cash(seat: Path) -> tuple[str, list[float], list[float]]:
     return time_key, times, [start, *(start + np.cumsum(amounts)).tolist()]
 
 
-def _cash_plot(path: Path, outcome: dict[str, Any], out: Path) -> Path:
+def _cash_plot(path: Path, name: tuple[str, str], outcome: dict[str, Any], out: Path) -> Path:
     cash = {f"seat {r['seat']}: {r['agent']}": _cash(path / f"seat-{r['seat']}") for r in outcome["standings"]}
     series = {label: [(x, y)] for label, (_, x, y) in cash.items()}
     unit = next(iter(cash.values()))[0]
-    title = f"{outcome['env']} arena {path.name}: every company's cash"
-    return plot_runs_by_model(series, out / f"arena_{_slug(path)}_cash.png", title, unit, "cash ($)")
+    title = f"{outcome['env']} arena {name[0]}: every company's cash"
+    return plot_runs_by_model(series, out / f"arena_{name[1]}_cash.png", title, unit, "cash ($)")
 
 
-def _env_plots(path: Path, outcome: dict[str, Any], out: Path) -> list[Path]:
+def _env_plots(path: Path, stem: str, outcome: dict[str, Any], out: Path) -> list[Path]:
     """The charts the env's report module draws of an arena's companies (``arena_plots``), if any."""
     module = report_module(outcome["env"])
     charts = getattr(module, "arena_plots", None)
     if charts is None:
         return []
     seats = [load_run(path / f"seat-{r['seat']}") for r in sorted(outcome["standings"], key=lambda r: r["seat"])]
-    return [draw(chart, out / f"arena_{_slug(path)}_{chart.name}.png") for chart in charts(seats)]
+    return [draw(chart, out / f"arena_{stem}_{chart.name}.png") for chart in charts(seats)]
 
 
-def _ratings(path: Path, result: dict[str, Any]) -> list[Table]:
+def _ratings(name: tuple[str, str], result: dict[str, Any]) -> list[Table]:
     header = ["entrant", "ordinal", "mu", "sigma", "95% interval", "matches", "mean rank", "mean score"]
     rows = result["entrants"]
     played = f"{result['format']}, {result['matches']} matches ({result['rating']})"
     ratings = Table(
-        title=f"{result['env']} tournament {path.name}: {played}",
-        name=f"tournament_{_slug(path)}",
+        title=f"{result['env']} tournament {name[0]}: {played}",
+        name=f"tournament_{name[1]}",
         header=header,
         rows=[
             [
@@ -142,8 +183,8 @@ def _ratings(path: Path, result: dict[str, Any]) -> list[Table]:
     names = [r["name"] for r in rows]
     h2h = result["head_to_head"]
     head_to_head = Table(
-        title=f"tournament {path.name}: matches the row finished ahead of the column",
-        name=f"tournament_{_slug(path)}_head_to_head",
+        title=f"tournament {name[0]}: matches the row finished ahead of the column",
+        name=f"tournament_{name[1]}_head_to_head",
         header=["", *names],
         rows=[[a, *("-" if a == b else str(h2h[a][b]) for b in names)] for a in names],
         csv_header=["entrant", *names],
@@ -157,17 +198,22 @@ def arena_sections(paths: Sequence[str | Path], out: Path, make_plots: bool = Tr
     it could not read."""
     sections: list[Section] = []
     notes: list[str] = []
-    for path in _found(paths, "ratings.json"):
+    tournaments = _found(paths, "ratings.json")
+    names = _names(tournaments)
+    for path in tournaments:
         result = read_json(path / "ratings.json")
         if result is None:
             notes.append(f"{path}: ratings.json unreadable, tournament left out")
             continue
-        sections.append((f"Tournament {path.name}", _ratings(path, result), []))
-    for path in _found(paths, "standings.json"):
+        sections.append((f"Tournament {names[path][0]}", _ratings(names[path], result), []))
+    arenas = _found(paths, "standings.json")
+    names = _names(arenas)
+    for path in arenas:
         outcome = read_json(path / "standings.json")
         if outcome is None or not (path / "arena.json").is_file():
             notes.append(f"{path}: not a finished arena (no readable standings.json and arena.json), left out")
             continue
-        images = [_cash_plot(path, outcome, out), *_env_plots(path, outcome, out)] if make_plots else []
-        sections.append((f"Arena {path.name}", [_standings(path, outcome)], images))
+        name = names[path]
+        images = [_cash_plot(path, name, outcome, out), *_env_plots(path, name[1], outcome, out)] if make_plots else []
+        sections.append((f"Arena {name[0]}", [_standings(name, outcome)], images))
     return sections, notes
