@@ -122,6 +122,33 @@ def test_an_unfinished_arena_is_named_and_left_out(played: Path, tmp_path: Path)
     assert any("not a finished arena" in n for n in report.notes)
 
 
+def test_matches_cut_short_and_set_aside_are_neither_runs_nor_arenas_of_the_report(
+    played: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    cup = tmp_path / "cup"
+    shutil.copytree(played / "cup", cup)
+    finished = cup / "matches" / "r0-s1-greedy+random.incomplete-1"  # cut short after its standings
+    shutil.copytree(cup / "matches" / "r0-s1-greedy+random", finished)
+    (finished / "match.json").unlink()
+    half = cup / "matches" / "r0-s1-random+greedy.incomplete-1"  # cut short while playing
+    shutil.copytree(cup / "matches" / "r0-s1-random+greedy", half)
+    for name in ("standings.json", "match.json", "seat-1/result.json"):
+        (half / name).unlink()
+    report = build_report([cup], tmp_path / "report", None, anchors=False, make_plots=False)
+    assert report.title == "bizbench report: 4 runs" and not report.unfinished  # two matches of two seats
+    assert all(".incomplete-" not in str(m.run.path) for m in report.measured)
+    arenas = sorted(title for title, _, _ in report.sections if title.startswith("Arena"))
+    assert arenas == ["Arena r0-s1-greedy+random", "Arena r0-s1-random+greedy"]
+    assert [n for n in report.notes if "set aside" in n] == [
+        f"{path}: set aside after an interruption (a match cut short, played again), left out"
+        for path in (finished, half)
+    ]
+    named = build_report([finished], tmp_path / "named", None, anchors=False, make_plots=False)
+    assert named.title == "bizbench report: 2 runs"  # a directory set aside and named is reported
+
+
 def viewer_runs(arena: Path, out: Path) -> list[dict[str, Any]]:
     """The runs of the viewer page written for ``arena``."""
     from bizbench.report.viewer import write_viewer

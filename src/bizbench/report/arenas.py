@@ -12,6 +12,7 @@ seats are ordinary runs too, measured in their env's section.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -24,9 +25,33 @@ from bizbench.report.plots import draw, plot_runs_by_model
 from bizbench.report.protocol import report_module
 from bizbench.report.tables import Table
 
-__all__ = ["arena_sections"]
+__all__ = ["arena_sections", "set_aside", "within"]
 
 Section = tuple[str, list[Table], list[Path]]
+
+
+#: the name of a directory set aside after an interruption (runner/sweep_worker.py ``set_aside``)
+SET_ASIDE = re.compile(r".+\.incomplete-\d+")
+
+
+def set_aside(paths: Sequence[str | Path]) -> list[Path]:
+    """The directories under ``paths`` set aside after an interruption (``<name>.incomplete-<n>``:
+    a tournament's match cut short, played again under its own name): the outermost of them, in
+    path order. A directory named in ``paths`` (or holding one) is not among them: named, it is reported."""
+    given = {Path(p).resolve() for p in paths}
+    found: set[Path] = set()
+    for p in map(Path, paths):
+        if p.is_dir():
+            found.update(d for d in p.rglob("*.incomplete-*") if SET_ASIDE.fullmatch(d.name) and d.is_dir())
+    named = [d for d in found if any(g == d.resolve() or d.resolve() in g.parents for g in given)]
+    kept = sorted(found - set(named))
+    return [d for d in kept if not any(o in d.parents for o in kept)]
+
+
+def within(path: Path, dirs: Sequence[Path]) -> bool:
+    """Whether ``path`` is one of ``dirs`` or lies inside one."""
+    here = path.resolve()
+    return any(d == here or d in here.parents for d in (d.resolve() for d in dirs))
 
 
 def _found(paths: Sequence[str | Path], name: str) -> list[Path]:
@@ -195,10 +220,12 @@ def _ratings(name: tuple[str, str], result: dict[str, Any]) -> list[Table]:
 
 def arena_sections(paths: Sequence[str | Path], out: Path, make_plots: bool = True) -> tuple[list[Section], list[str]]:
     """The report's sections of every arena and tournament under ``paths``, and notes on those
-    it could not read."""
+    it could not read. An arena set aside after an interruption (:func:`set_aside`, a match cut
+    short) is left out; the report's notes name it (``build_report``)."""
     sections: list[Section] = []
     notes: list[str] = []
-    tournaments = _found(paths, "ratings.json")
+    aside = set_aside(paths)
+    tournaments = [p for p in _found(paths, "ratings.json") if not within(p, aside)]
     names = _names(tournaments)
     for path in tournaments:
         result = read_json(path / "ratings.json")
@@ -206,7 +233,7 @@ def arena_sections(paths: Sequence[str | Path], out: Path, make_plots: bool = Tr
             notes.append(f"{path}: ratings.json unreadable, tournament left out")
             continue
         sections.append((f"Tournament {names[path][0]}", _ratings(names[path], result), []))
-    arenas = _found(paths, "standings.json")
+    arenas = [p for p in _found(paths, "standings.json") if not within(p, aside)]
     names = _names(arenas)
     for path in arenas:
         outcome = read_json(path / "standings.json")

@@ -15,9 +15,10 @@ from the verified part of the record alone (:meth:`~bizbench.core.runs.Run.part`
 that reads something replay cannot check (the trajectory, the meters, refused calls).
 
 Unfinished runs (no result.json yet) are listed under their path and left out of every
-table, plot and aggregate; they never fail the report. A run of an env not registered here,
-or whose env's report module cannot be loaded, is left out with a note. Groups are sorted by
-their mean headline score, best first.
+table, plot and aggregate; they never fail the report. A directory set aside after an
+interruption (``<name>.incomplete-<n>``, a tournament's match cut short) is left out with a
+note. A run of an env not registered here, or whose env's report module cannot be loaded, is
+left out with a note. Groups are sorted by their mean headline score, best first.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from bizbench.core.envs import list_envs
 from bizbench.core.runs import Run, agent_label, find_runs
 from bizbench.report import common, plots
 from bizbench.report.aggregate import Column, aggregate, group_runs, summarise
-from bizbench.report.arenas import arena_sections
+from bizbench.report.arenas import arena_sections, set_aside, within
 from bizbench.report.protocol import (
     AnchorCache,
     Anchors,
@@ -270,9 +271,13 @@ def build_report(
 ) -> Report:
     """Measure, aggregate and write everything into ``out`` (see the module docstring).
     ``verdicts``: the store of ``bizbench replay``'s verdicts (None: no run is verified)."""
-    runs = find_runs(list(paths))
+    aside = set_aside(paths)  # matches cut short, set aside and played again: not runs of the report
+    runs = [run for run in find_runs(list(paths)) if not within(run.path, aside)]
     out.mkdir(parents=True, exist_ok=True)
     report = Report(f"bizbench report: {len(runs)} run{'s' if len(runs) != 1 else ''}")
+    report.notes += [
+        f"{path}: set aside after an interruption (a match cut short, played again), left out" for path in aside
+    ]
     cache = AnchorCache(anchor_cache) if anchors else None
     titles = env_titles()
     modules: dict[str, Any | None] = {}
