@@ -70,6 +70,63 @@ def test_a_tournament_gets_its_ratings_and_head_to_head(played: Path, tmp_path: 
     assert {row[0] for row in ratings.rows} == {"greedy", "random"}
     assert head_to_head.header == ["", *[row[0] for row in ratings.rows]]
     assert len([s for s in report.sections if s[0].startswith("Arena")]) == 2  # its two matches
+    assert not [n for n in report.notes if "ratings.json" in n]  # recomputed from the matches: the same
+
+
+def test_tournament_ratings_are_recomputed_from_the_matches_never_taken_from_ratings_json(
+    played: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    cup = tmp_path / "cup"
+    shutil.copytree(played / "cup", cup)
+    true = build_report([cup], tmp_path / "true", None, anchors=False, make_plots=False)
+    ((_, (ratings, head_to_head), _),) = [s for s in true.sections if s[0] == "Tournament cup"]
+    recorded = json.loads((cup / "ratings.json").read_text())
+    recorded["entrants"][-1]["ordinal"] = 99.0  # the last made first
+    recorded["head_to_head"]["random"]["greedy"] = 7
+    (cup / "ratings.json").write_text(json.dumps(recorded))
+    edited = build_report([cup], tmp_path / "edited", None, anchors=False, make_plots=False)
+    ((_, (shown, shown_h2h), _),) = [s for s in edited.sections if s[0] == "Tournament cup"]
+    assert (shown.rows, shown_h2h.rows) == (ratings.rows, head_to_head.rows)
+    assert "99.00" not in str(shown.rows) and "7" not in str(shown_h2h.rows)
+    (note,) = [n for n in edited.notes if "ratings.json" in n]
+    assert note == (
+        f"{cup}: ratings.json differs from the ratings recomputed from its matches' standings.json "
+        "(in entrants, head_to_head); the tables show the recomputed ones"
+    )
+
+
+def test_a_tournaments_ratings_follow_its_matches_standings(played: Path, tmp_path: Path) -> None:
+    import shutil
+
+    cup = tmp_path / "cup"
+    shutil.copytree(played / "cup", cup)
+    true = build_report([cup], tmp_path / "true", None, anchors=False, make_plots=False)
+    ((_, (ratings, _), _),) = [s for s in true.sections if s[0] == "Tournament cup"]
+    for match in (cup / "matches").iterdir():  # every match's result turned round
+        outcome = json.loads((match / "standings.json").read_text())
+        worst = max(row["rank"] for row in outcome["standings"])
+        for row in outcome["standings"]:
+            row["rank"] = worst + 1 - row["rank"]
+        (match / "standings.json").write_text(json.dumps(outcome))
+    turned = build_report([cup], tmp_path / "turned", None, anchors=False, make_plots=False)
+    ((_, (shown, _), _),) = [s for s in turned.sections if s[0] == "Tournament cup"]
+    assert [row[0] for row in shown.rows] == [row[0] for row in reversed(ratings.rows)]
+    assert any("ratings.json differs" in n for n in turned.notes)
+    unfinished = cup / "matches" / "r0-s1-greedy+random"
+    (unfinished / "match.json").unlink()
+    one = build_report([cup], tmp_path / "one", None, anchors=False, make_plots=False)
+    ((_, (shown, _), _),) = [s for s in one.sections if s[0] == "Tournament cup"]
+    assert shown.title.endswith("round-robin, 1 match (openskill Plackett-Luce (ordinal = mu - 3 sigma))")
+    assert (
+        f"{unfinished}: not finished (no readable match.json and standings.json), left out of the tournament's ratings"
+        in one.notes
+    )
+    (cup / "tournament.json").write_text("{}")
+    broken = build_report([cup], tmp_path / "broken", None, anchors=False, make_plots=False)
+    assert not [s for s in broken.sections if s[0] == "Tournament cup"]
+    assert any(n.startswith(f"{cup}: no valid tournament.json") for n in broken.notes)
 
 
 def test_arenas_whose_names_differ_only_in_plus_or_underscore_get_files_of_their_own(

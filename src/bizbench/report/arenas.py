@@ -5,8 +5,11 @@ An arena directory (``arena.json``, ``seat-*/``, ``standings.json``) gets a stan
 arena figures such as contests or the leads that went to each rival), a plot of every
 company's cash over time, and the charts its env's report module draws of an arena
 (``arena_plots``; ceo: each company's share of the market and its prices over time). A
-tournament directory (``ratings.json``) gets its ratings table and its head-to-head table. The
-seats are ordinary runs too, measured in their env's section.
+tournament directory (``ratings.json``) gets its ratings table and its head-to-head table,
+recomputed from its matches' standings.json with the tournament.json it was played with, never
+taken from ratings.json (a note says when ratings.json differs). The seats are ordinary runs
+too, measured in their env's section. A match cut short and set aside
+(``matches/<name>.incomplete-<n>``) is neither an arena nor runs of the report.
 """
 
 from __future__ import annotations
@@ -15,15 +18,17 @@ import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
+from pydantic import ValidationError
 
 from bizbench.core.jsonio import read_json
 from bizbench.core.runs import load_run
 from bizbench.report.plots import draw, plot_runs_by_model
 from bizbench.report.protocol import report_module
 from bizbench.report.tables import Table
+from bizbench.runner.tournament import Match, TournamentSpec, ratings, schedule
 
 __all__ = ["arena_sections", "set_aside", "within"]
 
@@ -169,10 +174,91 @@ def _env_plots(path: Path, stem: str, outcome: dict[str, Any], out: Path) -> lis
     return [draw(chart, out / f"arena_{stem}_{chart.name}.png") for chart in charts(seats)]
 
 
+RECOMPUTED_MEANS = (
+    "recomputed by the report from the matches' standings.json (runner/tournament.py ratings), never read from "
+    "ratings.json; `bizbench replay MATCH_DIR` checks a match's standings"
+)
+
+#: what of ratings.json the report recomputes and compares
+_RECOMPUTED = ("matches", "entrants", "head_to_head")
+
+
+def _whole(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _match(path: Path, entrants: set[str]) -> tuple[Match, dict[str, Any]] | str:
+    """A finished match of a tournament (runner/tournament.py ``Match``: its seated entrants and
+    seed from match.json, its round from its name's ``r<k>-``) with its standings.json, or why
+    it cannot be rated."""
+    played, outcome = read_json(path / "match.json"), read_json(path / "standings.json")
+    if played is None or outcome is None:
+        return "not finished (no readable match.json and standings.json)"
+    seated, seed, rows = played.get("seated"), played.get("seed"), outcome.get("standings")
+    round_ = re.match(r"r(\d+)-", path.name)
+    if not isinstance(seated, list) or not seated or not set(map(str, seated)) <= entrants:
+        return f"match.json's seated {seated!r} are not the tournament's entrants"
+    if not _whole(seed) or round_ is None:
+        return f"no seed in match.json or no round in its name ({seed!r})"
+    if not isinstance(rows, list) or len(rows) != len(seated):
+        return f"standings.json has no standing for each of its {len(seated)} seats"
+    if not all(isinstance(r, dict) and _whole(r.get("seat")) and _whole(r.get("rank")) for r in rows):
+        return "standings.json has a standing without its seat and rank"
+    if not all(isinstance(r.get("score"), int | float) and not isinstance(r["score"], bool) for r in rows):
+        return "standings.json has a standing without its score"
+    rows = sorted(rows, key=lambda r: int(r["seat"]))  # in seat order, as the seated entrants
+    return Match(path.name, seed, tuple(map(str, seated)), int(round_.group(1))), {**outcome, "standings": rows}
+
+
+def _recomputed(path: Path, recorded: dict[str, Any] | None) -> tuple[dict[str, Any] | None, list[str]]:
+    """The ratings of the tournament at ``path`` recomputed from its matches' standings.json
+    (runner/tournament.py ``ratings``, with the tournament.json it was played with), never taken
+    from its ratings.json; notes on the matches left out and on a ratings.json that says otherwise.
+    None (with a note) when tournament.json cannot be read."""
+    try:
+        spec = TournamentSpec.model_validate(read_json(path / "tournament.json"))
+    except (ValidationError, KeyError, ValueError) as e:  # a baseline gone since raises KeyError
+        why = "; ".join(str(err["msg"]) for err in e.errors()) if isinstance(e, ValidationError) else str(e)
+        return None, [f"{path}: no valid tournament.json ({why}), its ratings cannot be recomputed: left out"]
+    names = {e.name for e in spec.entrants}
+    matches: list[Match] = []
+    outcomes: dict[str, dict[str, Any]] = {}
+    notes: list[str] = []
+    folder = path / "matches"
+    for d in sorted(folder.iterdir()) if folder.is_dir() else []:
+        if not d.is_dir() or SET_ASIDE.fullmatch(d.name):
+            continue
+        found = _match(d, names)
+        if isinstance(found, str):
+            notes.append(f"{d}: {found}, left out of the tournament's ratings")
+            continue
+        matches.append(found[0])
+        outcomes[found[0].name] = found[1]
+    # ratings() takes the matches in any order; a round-robin's are passed in its schedule's, the
+    # order a ratings.json written by a tournament that rated them in that order also holds
+    planned = {m.name: i for i, m in enumerate(schedule(spec))} if spec.format == "round-robin" else {}
+    matches.sort(key=lambda m: (m.round, planned.get(m.name, len(planned)), m.name))
+    try:
+        result = ratings(spec, matches, outcomes)
+    except (KeyError, TypeError, ValueError) as e:  # standings ratings() cannot read
+        return None, [*notes, f"{path}: its ratings cannot be recomputed ({type(e).__name__}: {e}): left out"]
+    if recorded is None:
+        notes.append(f"{path}: ratings.json unreadable; the ratings shown are recomputed from the matches")
+    else:
+        differ = [key for key in _RECOMPUTED if recorded.get(key) != result[key]]
+        if differ:
+            notes.append(
+                f"{path}: ratings.json differs from the ratings recomputed from its matches' standings.json "
+                f"(in {', '.join(differ)}); the tables show the recomputed ones"
+            )
+    return result, notes
+
+
 def _ratings(name: tuple[str, str], result: dict[str, Any]) -> list[Table]:
     header = ["entrant", "ordinal", "mu", "sigma", "95% interval", "matches", "mean rank", "mean score"]
     rows = result["entrants"]
-    played = f"{result['format']}, {result['matches']} matches ({result['rating']})"
+    count = result["matches"]
+    played = f"{result['format']}, {count} match{'' if count == 1 else 'es'} ({result['rating']})"
     ratings = Table(
         title=f"{result['env']} tournament {name[0]}: {played}",
         name=f"tournament_{name[1]}",
@@ -204,6 +290,7 @@ def _ratings(name: tuple[str, str], result: dict[str, Any]) -> list[Table]:
             ]
             for r in rows
         ],
+        notes=[RECOMPUTED_MEANS],
     )
     names = [r["name"] for r in rows]
     h2h = result["head_to_head"]
@@ -214,6 +301,7 @@ def _ratings(name: tuple[str, str], result: dict[str, Any]) -> list[Table]:
         rows=[[a, *("-" if a == b else str(h2h[a][b]) for b in names)] for a in names],
         csv_header=["entrant", *names],
         csv_rows=[[a, *(None if a == b else h2h[a][b] for b in names)] for a in names],
+        notes=[RECOMPUTED_MEANS],
     )
     return [ratings, head_to_head]
 
@@ -228,11 +316,10 @@ def arena_sections(paths: Sequence[str | Path], out: Path, make_plots: bool = Tr
     tournaments = [p for p in _found(paths, "ratings.json") if not within(p, aside)]
     names = _names(tournaments)
     for path in tournaments:
-        result = read_json(path / "ratings.json")
-        if result is None:
-            notes.append(f"{path}: ratings.json unreadable, tournament left out")
-            continue
-        sections.append((f"Tournament {names[path][0]}", _ratings(names[path], result), []))
+        result, why = _recomputed(path, read_json(path / "ratings.json"))
+        notes += why
+        if result is not None:
+            sections.append((f"Tournament {names[path][0]}", _ratings(names[path], result), []))
     arenas = [p for p in _found(paths, "standings.json") if not within(p, aside)]
     names = _names(arenas)
     for path in arenas:
