@@ -46,6 +46,23 @@ def test_an_arena_gets_its_companies_side_by_side_and_their_cash_over_time(playe
     assert yc, "the seats are measured as ordinary runs too"
 
 
+def test_arena_seats_are_never_pooled_with_single_player_runs(played: Path, tmp_path: Path) -> None:
+    from bizbench.report.build import _by_model, build_report
+    from bizbench.runner.episode import run_baseline
+
+    alone = tmp_path / "alone"  # the arena's seed, horizon and preset, played without rivals
+    run_baseline("yc", "heuristic", 4, horizon=2, out=alone)
+    report = build_report([alone, played / "three"], tmp_path / "report", None, anchors=False, make_plots=False)
+    (table3,) = [t for _, tables, _ in report.sections for t in tables if t.name == "yc_table3"]
+    heuristic = {row[0]: row[2] for row in table3.rows if row[1] == "heuristic"}
+    assert heuristic == {"default (2 months)": "1", "default (2 months) in a 3-seat arena": "1"}
+    with (tmp_path / "report" / "yc_table3.csv").open() as f:
+        presets = {row["preset"] for row in csv.DictReader(f) if row["agent"] == "heuristic"}
+    assert presets == set(heuristic)
+    models = _by_model([m for m in report.measured if m.run.agent == "heuristic"])
+    assert sorted(models) == ["heuristic [default in a 3-seat arena]", "heuristic [default]"]
+
+
 def test_a_tournament_gets_its_ratings_and_head_to_head(played: Path, tmp_path: Path) -> None:
     report = build_report([played / "cup"], tmp_path, None, anchors=False, make_plots=False)
     tournaments = [s for s in report.sections if s[0] == "Tournament cup"]
@@ -53,6 +70,102 @@ def test_a_tournament_gets_its_ratings_and_head_to_head(played: Path, tmp_path: 
     assert {row[0] for row in ratings.rows} == {"greedy", "random"}
     assert head_to_head.header == ["", *[row[0] for row in ratings.rows]]
     assert len([s for s in report.sections if s[0].startswith("Arena")]) == 2  # its two matches
+    assert not [n for n in report.notes if "ratings.json" in n]  # recomputed from the matches: the same
+
+
+def test_tournament_ratings_are_recomputed_from_the_matches_never_taken_from_ratings_json(
+    played: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    cup = tmp_path / "cup"
+    shutil.copytree(played / "cup", cup)
+    true = build_report([cup], tmp_path / "true", None, anchors=False, make_plots=False)
+    ((_, (ratings, head_to_head), _),) = [s for s in true.sections if s[0] == "Tournament cup"]
+    recorded = json.loads((cup / "ratings.json").read_text())
+    recorded["entrants"][-1]["ordinal"] = 99.0  # the last made first
+    recorded["head_to_head"]["random"]["greedy"] = 7
+    (cup / "ratings.json").write_text(json.dumps(recorded))
+    edited = build_report([cup], tmp_path / "edited", None, anchors=False, make_plots=False)
+    ((_, (shown, shown_h2h), _),) = [s for s in edited.sections if s[0] == "Tournament cup"]
+    assert (shown.rows, shown_h2h.rows) == (ratings.rows, head_to_head.rows)
+    assert "99.00" not in str(shown.rows) and "7" not in str(shown_h2h.rows)
+    (note,) = [n for n in edited.notes if "ratings.json" in n]
+    assert note == (
+        f"{cup}: ratings.json differs from the ratings recomputed from its matches' standings.json "
+        "(in entrants, head_to_head); the tables show the recomputed ones"
+    )
+
+
+def test_a_tournaments_ratings_follow_its_matches_standings(played: Path, tmp_path: Path) -> None:
+    import shutil
+
+    cup = tmp_path / "cup"
+    shutil.copytree(played / "cup", cup)
+    true = build_report([cup], tmp_path / "true", None, anchors=False, make_plots=False)
+    ((_, (ratings, _), _),) = [s for s in true.sections if s[0] == "Tournament cup"]
+    for match in (cup / "matches").iterdir():  # every match's result turned round
+        outcome = json.loads((match / "standings.json").read_text())
+        worst = max(row["rank"] for row in outcome["standings"])
+        for row in outcome["standings"]:
+            row["rank"] = worst + 1 - row["rank"]
+        (match / "standings.json").write_text(json.dumps(outcome))
+    turned = build_report([cup], tmp_path / "turned", None, anchors=False, make_plots=False)
+    ((_, (shown, _), _),) = [s for s in turned.sections if s[0] == "Tournament cup"]
+    assert [row[0] for row in shown.rows] == [row[0] for row in reversed(ratings.rows)]
+    assert any("ratings.json differs" in n for n in turned.notes)
+    unfinished = cup / "matches" / "r0-s1-greedy+random"
+    (unfinished / "match.json").unlink()
+    one = build_report([cup], tmp_path / "one", None, anchors=False, make_plots=False)
+    ((_, (shown, _), _),) = [s for s in one.sections if s[0] == "Tournament cup"]
+    assert shown.title.endswith("round-robin, 1 match (openskill Plackett-Luce (ordinal = mu - 3 sigma))")
+    assert (
+        f"{unfinished}: not finished (no readable match.json and standings.json), left out of the tournament's ratings"
+        in one.notes
+    )
+    (cup / "tournament.json").write_text("{}")
+    broken = build_report([cup], tmp_path / "broken", None, anchors=False, make_plots=False)
+    assert not [s for s in broken.sections if s[0] == "Tournament cup"]
+    assert any(n.startswith(f"{cup}: no valid tournament.json") for n in broken.notes)
+
+
+def test_arenas_whose_names_differ_only_in_plus_or_underscore_get_files_of_their_own(
+    played: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    matches = tmp_path / "cup" / "matches"  # entrants a_b, c, a and b_c: two matches' names differ in '+' alone
+    for name in ("r0-s1-a_b+c", "r0-s1-a+b_c", "r0-s1-a b"):
+        shutil.copytree(played / "three", matches / name)
+    shutil.copytree(played / "three", matches / "r0-s1-a_b")  # "a b" and "a_b": one name in a file's
+    out = tmp_path / "report"
+    report = build_report([matches], out, None, anchors=False)
+    arenas = [s for s in report.sections if s[0].startswith("Arena")]
+    stems = sorted(table.name for _, (table,), _ in arenas)
+    assert stems == ["arena_r0-s1-a+b_c", "arena_r0-s1-a_b", "arena_r0-s1-a_b+c", "arena_r0-s1-a_b-2"]
+    plots = [image.name for _, _, images in arenas for image in images]
+    assert len(plots) == len(set(plots)) == 4 and all((out / name).is_file() for name in plots)
+    assert all((out / f"{stem}.csv").is_file() for stem in stems)
+    text = (out / "report.md").read_text()
+    assert all(text.count(name) == 1 for name in plots)
+
+
+def test_matches_of_one_name_in_two_tournaments_are_told_apart_by_their_tournament(
+    played: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    for cup in ("cup-a", "cup-b"):
+        shutil.copytree(played / "cup", tmp_path / "runs" / cup)
+    report = build_report([tmp_path / "runs"], tmp_path / "report", None, anchors=False, make_plots=False)
+    titles = sorted(title for title, _, _ in report.sections if title.startswith(("Arena", "Tournament")))
+    matches = [
+        f"{cup}/matches/r0-s1-{pair}" for cup in ("cup-a", "cup-b") for pair in ("greedy+random", "random+greedy")
+    ]
+    assert titles == [*(f"Arena {m}" for m in matches), "Tournament cup-a", "Tournament cup-b"]
+    files = {path.name for path in report.files}
+    assert {f"arena_{m.replace('/', '_')}.csv" for m in matches} <= files
+    assert {"tournament_cup-a.csv", "tournament_cup-b.csv"} <= files
 
 
 def test_an_unfinished_arena_is_named_and_left_out(played: Path, tmp_path: Path) -> None:
@@ -64,6 +177,33 @@ def test_an_unfinished_arena_is_named_and_left_out(played: Path, tmp_path: Path)
     report = build_report([copy], tmp_path / "out", None, anchors=False, make_plots=False)
     assert not [s for s in report.sections if s[0].startswith("Arena")]
     assert any("not a finished arena" in n for n in report.notes)
+
+
+def test_matches_cut_short_and_set_aside_are_neither_runs_nor_arenas_of_the_report(
+    played: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    cup = tmp_path / "cup"
+    shutil.copytree(played / "cup", cup)
+    finished = cup / "matches" / "r0-s1-greedy+random.incomplete-1"  # cut short after its standings
+    shutil.copytree(cup / "matches" / "r0-s1-greedy+random", finished)
+    (finished / "match.json").unlink()
+    half = cup / "matches" / "r0-s1-random+greedy.incomplete-1"  # cut short while playing
+    shutil.copytree(cup / "matches" / "r0-s1-random+greedy", half)
+    for name in ("standings.json", "match.json", "seat-1/result.json"):
+        (half / name).unlink()
+    report = build_report([cup], tmp_path / "report", None, anchors=False, make_plots=False)
+    assert report.title == "bizbench report: 4 runs" and not report.unfinished  # two matches of two seats
+    assert all(".incomplete-" not in str(m.run.path) for m in report.measured)
+    arenas = sorted(title for title, _, _ in report.sections if title.startswith("Arena"))
+    assert arenas == ["Arena r0-s1-greedy+random", "Arena r0-s1-random+greedy"]
+    assert [n for n in report.notes if "set aside" in n] == [
+        f"{path}: set aside after an interruption (a match cut short, played again), left out"
+        for path in (finished, half)
+    ]
+    named = build_report([finished], tmp_path / "named", None, anchors=False, make_plots=False)
+    assert named.title == "bizbench report: 2 runs"  # a directory set aside and named is reported
 
 
 def viewer_runs(arena: Path, out: Path) -> list[dict[str, Any]]:

@@ -5,28 +5,58 @@ An arena directory (``arena.json``, ``seat-*/``, ``standings.json``) gets a stan
 arena figures such as contests or the leads that went to each rival), a plot of every
 company's cash over time, and the charts its env's report module draws of an arena
 (``arena_plots``; ceo: each company's share of the market and its prices over time). A
-tournament directory (``ratings.json``) gets its ratings table and its head-to-head table. The
-seats are ordinary runs too, measured in their env's section.
+tournament directory (``ratings.json``) gets its ratings table and its head-to-head table,
+recomputed from its matches' standings.json with the tournament.json it was played with, never
+taken from ratings.json (a note says when ratings.json differs). The seats are ordinary runs
+too, measured in their env's section. A match cut short and set aside
+(``matches/<name>.incomplete-<n>``) is neither an arena nor runs of the report.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
+from pydantic import ValidationError
 
 from bizbench.core.jsonio import read_json
 from bizbench.core.runs import load_run
 from bizbench.report.plots import draw, plot_runs_by_model
 from bizbench.report.protocol import report_module
 from bizbench.report.tables import Table
+from bizbench.runner.tournament import Match, TournamentSpec, ratings, schedule
 
-__all__ = ["arena_sections"]
+__all__ = ["arena_sections", "set_aside", "within"]
 
 Section = tuple[str, list[Table], list[Path]]
+
+
+#: the name of a directory set aside after an interruption (runner/sweep_worker.py ``set_aside``)
+SET_ASIDE = re.compile(r".+\.incomplete-\d+")
+
+
+def set_aside(paths: Sequence[str | Path]) -> list[Path]:
+    """The directories under ``paths`` set aside after an interruption (``<name>.incomplete-<n>``:
+    a tournament's match cut short, played again under its own name): the outermost of them, in
+    path order. A directory named in ``paths`` (or holding one) is not among them: named, it is reported."""
+    given = {Path(p).resolve() for p in paths}
+    found: set[Path] = set()
+    for p in map(Path, paths):
+        if p.is_dir():
+            found.update(d for d in p.rglob("*.incomplete-*") if SET_ASIDE.fullmatch(d.name) and d.is_dir())
+    named = [d for d in found if any(g == d.resolve() or d.resolve() in g.parents for g in given)]
+    kept = sorted(found - set(named))
+    return [d for d in kept if not any(o in d.parents for o in kept)]
+
+
+def within(path: Path, dirs: Sequence[Path]) -> bool:
+    """Whether ``path`` is one of ``dirs`` or lies inside one."""
+    here = path.resolve()
+    return any(d == here or d in here.parents for d in (d.resolve() for d in dirs))
 
 
 def _found(paths: Sequence[str | Path], name: str) -> list[Path]:
@@ -40,17 +70,58 @@ def _found(paths: Sequence[str | Path], name: str) -> list[Path]:
     return sorted(dirs)
 
 
-def _slug(path: Path) -> str:
-    return "".join(c if c.isalnum() or c in "-_" else "_" for c in path.name)
+def _slug(text: str) -> str:
+    """A name as part of a file name: letters, digits and ``-_+.`` kept (a match's ``+`` between
+    its entrants included), anything else ``_``."""
+    return "".join(c if c.isalnum() or c in "-_+." else "_" for c in text)
 
 
-def _standings(path: Path, outcome: dict[str, Any]) -> Table:
+def _above(path: Path, depth: dict[Path, int]) -> tuple[str, ...]:
+    """What is left of ``path`` above the parts its name in the report shows."""
+    return path.parts[: -depth[path]]
+
+
+def _names(paths: Sequence[Path]) -> dict[Path, tuple[str, str]]:
+    """Each directory's name in the report: its label (section and table titles) and the stem of
+    its files. Its own name, qualified by as many of its parents as make its stem unique among
+    ``paths`` (two tournaments' matches of one name: ``cup-a/matches/r0-s1-x+y``); a stem still
+    shared (a name that differs only in characters a file name does not keep) gets ``-2``, ``-3``
+    ... in path order. Deterministic: the same directories get the same names."""
+    depth = dict.fromkeys(paths, 1)
+
+    def label(p: Path) -> str:
+        return "/".join(p.parts[-depth[p] :])
+
+    while True:
+        stems: dict[str, list[Path]] = {}
+        for p in paths:
+            stems.setdefault(_slug(label(p)), []).append(p)
+        # a parent qualifies a name only where the parents differ (not two names of one directory)
+        grow = [p for same in stems.values() for p in same if any(_above(q, depth) != _above(p, depth) for q in same)]
+        if not grow:
+            break
+        for p in grow:
+            depth[p] += 1
+    names: dict[Path, tuple[str, str]] = {}
+    taken: set[str] = set()
+    for p in sorted(paths):
+        stem = base = _slug(label(p))
+        n = 1
+        while stem in taken:
+            n += 1
+            stem = f"{base}-{n}"
+        taken.add(stem)
+        names[p] = (label(p) if n == 1 else f"{label(p)} ({n})", stem)
+    return names
+
+
+def _standings(name: tuple[str, str], outcome: dict[str, Any]) -> Table:
     rows = sorted(outcome["standings"], key=lambda r: (r["rank"], r["seat"]))
     header = ["rank", "seat", "agent", "score", "final cash", "bankrupt"]
     extra = {k: v for k, v in outcome.items() if k not in ("env", "preset", "seed", "standings", "contest_log")}
     return Table(
-        title=f"{outcome['env']} arena {path.name} (seed {outcome['seed']}, preset {outcome['preset']})",
-        name=f"arena_{_slug(path)}",
+        title=f"{outcome['env']} arena {name[0]} (seed {outcome['seed']}, preset {outcome['preset']})",
+        name=f"arena_{name[1]}",
         header=header,
         rows=[
             [
@@ -85,31 +156,112 @@ def _cash(seat: Path) -> tuple[str, list[float], list[float]]:
     return time_key, times, [start, *(start + np.cumsum(amounts)).tolist()]
 
 
-def _cash_plot(path: Path, outcome: dict[str, Any], out: Path) -> Path:
+def _cash_plot(path: Path, name: tuple[str, str], outcome: dict[str, Any], out: Path) -> Path:
     cash = {f"seat {r['seat']}: {r['agent']}": _cash(path / f"seat-{r['seat']}") for r in outcome["standings"]}
     series = {label: [(x, y)] for label, (_, x, y) in cash.items()}
     unit = next(iter(cash.values()))[0]
-    title = f"{outcome['env']} arena {path.name}: every company's cash"
-    return plot_runs_by_model(series, out / f"arena_{_slug(path)}_cash.png", title, unit, "cash ($)")
+    title = f"{outcome['env']} arena {name[0]}: every company's cash"
+    return plot_runs_by_model(series, out / f"arena_{name[1]}_cash.png", title, unit, "cash ($)")
 
 
-def _env_plots(path: Path, outcome: dict[str, Any], out: Path) -> list[Path]:
+def _env_plots(path: Path, stem: str, outcome: dict[str, Any], out: Path) -> list[Path]:
     """The charts the env's report module draws of an arena's companies (``arena_plots``), if any."""
     module = report_module(outcome["env"])
     charts = getattr(module, "arena_plots", None)
     if charts is None:
         return []
     seats = [load_run(path / f"seat-{r['seat']}") for r in sorted(outcome["standings"], key=lambda r: r["seat"])]
-    return [draw(chart, out / f"arena_{_slug(path)}_{chart.name}.png") for chart in charts(seats)]
+    return [draw(chart, out / f"arena_{stem}_{chart.name}.png") for chart in charts(seats)]
 
 
-def _ratings(path: Path, result: dict[str, Any]) -> list[Table]:
+RECOMPUTED_MEANS = (
+    "recomputed by the report from the matches' standings.json (runner/tournament.py ratings), never read from "
+    "ratings.json; `bizbench replay MATCH_DIR` checks a match's standings"
+)
+
+#: what of ratings.json the report recomputes and compares
+_RECOMPUTED = ("matches", "entrants", "head_to_head")
+
+
+def _whole(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _match(path: Path, entrants: set[str]) -> tuple[Match, dict[str, Any]] | str:
+    """A finished match of a tournament (runner/tournament.py ``Match``: its seated entrants and
+    seed from match.json, its round from its name's ``r<k>-``) with its standings.json, or why
+    it cannot be rated."""
+    played, outcome = read_json(path / "match.json"), read_json(path / "standings.json")
+    if played is None or outcome is None:
+        return "not finished (no readable match.json and standings.json)"
+    seated, seed, rows = played.get("seated"), played.get("seed"), outcome.get("standings")
+    round_ = re.match(r"r(\d+)-", path.name)
+    if not isinstance(seated, list) or not seated or not set(map(str, seated)) <= entrants:
+        return f"match.json's seated {seated!r} are not the tournament's entrants"
+    if not _whole(seed) or round_ is None:
+        return f"no seed in match.json or no round in its name ({seed!r})"
+    if not isinstance(rows, list) or len(rows) != len(seated):
+        return f"standings.json has no standing for each of its {len(seated)} seats"
+    if not all(isinstance(r, dict) and _whole(r.get("seat")) and _whole(r.get("rank")) for r in rows):
+        return "standings.json has a standing without its seat and rank"
+    if not all(isinstance(r.get("score"), int | float) and not isinstance(r["score"], bool) for r in rows):
+        return "standings.json has a standing without its score"
+    rows = sorted(rows, key=lambda r: int(r["seat"]))  # in seat order, as the seated entrants
+    return Match(path.name, seed, tuple(map(str, seated)), int(round_.group(1))), {**outcome, "standings": rows}
+
+
+def _recomputed(path: Path, recorded: dict[str, Any] | None) -> tuple[dict[str, Any] | None, list[str]]:
+    """The ratings of the tournament at ``path`` recomputed from its matches' standings.json
+    (runner/tournament.py ``ratings``, with the tournament.json it was played with), never taken
+    from its ratings.json; notes on the matches left out and on a ratings.json that says otherwise.
+    None (with a note) when tournament.json cannot be read."""
+    try:
+        spec = TournamentSpec.model_validate(read_json(path / "tournament.json"))
+    except (ValidationError, KeyError, ValueError) as e:  # a baseline gone since raises KeyError
+        why = "; ".join(str(err["msg"]) for err in e.errors()) if isinstance(e, ValidationError) else str(e)
+        return None, [f"{path}: no valid tournament.json ({why}), its ratings cannot be recomputed: left out"]
+    names = {e.name for e in spec.entrants}
+    matches: list[Match] = []
+    outcomes: dict[str, dict[str, Any]] = {}
+    notes: list[str] = []
+    folder = path / "matches"
+    for d in sorted(folder.iterdir()) if folder.is_dir() else []:
+        if not d.is_dir() or SET_ASIDE.fullmatch(d.name):
+            continue
+        found = _match(d, names)
+        if isinstance(found, str):
+            notes.append(f"{d}: {found}, left out of the tournament's ratings")
+            continue
+        matches.append(found[0])
+        outcomes[found[0].name] = found[1]
+    # ratings() takes the matches in any order; a round-robin's are passed in its schedule's, the
+    # order a ratings.json written by a tournament that rated them in that order also holds
+    planned = {m.name: i for i, m in enumerate(schedule(spec))} if spec.format == "round-robin" else {}
+    matches.sort(key=lambda m: (m.round, planned.get(m.name, len(planned)), m.name))
+    try:
+        result = ratings(spec, matches, outcomes)
+    except (KeyError, TypeError, ValueError) as e:  # standings ratings() cannot read
+        return None, [*notes, f"{path}: its ratings cannot be recomputed ({type(e).__name__}: {e}): left out"]
+    if recorded is None:
+        notes.append(f"{path}: ratings.json unreadable; the ratings shown are recomputed from the matches")
+    else:
+        differ = [key for key in _RECOMPUTED if recorded.get(key) != result[key]]
+        if differ:
+            notes.append(
+                f"{path}: ratings.json differs from the ratings recomputed from its matches' standings.json "
+                f"(in {', '.join(differ)}); the tables show the recomputed ones"
+            )
+    return result, notes
+
+
+def _ratings(name: tuple[str, str], result: dict[str, Any]) -> list[Table]:
     header = ["entrant", "ordinal", "mu", "sigma", "95% interval", "matches", "mean rank", "mean score"]
     rows = result["entrants"]
-    played = f"{result['format']}, {result['matches']} matches ({result['rating']})"
+    count = result["matches"]
+    played = f"{result['format']}, {count} match{'' if count == 1 else 'es'} ({result['rating']})"
     ratings = Table(
-        title=f"{result['env']} tournament {path.name}: {played}",
-        name=f"tournament_{_slug(path)}",
+        title=f"{result['env']} tournament {name[0]}: {played}",
+        name=f"tournament_{name[1]}",
         header=header,
         rows=[
             [
@@ -138,36 +290,44 @@ def _ratings(path: Path, result: dict[str, Any]) -> list[Table]:
             ]
             for r in rows
         ],
+        notes=[RECOMPUTED_MEANS],
     )
     names = [r["name"] for r in rows]
     h2h = result["head_to_head"]
     head_to_head = Table(
-        title=f"tournament {path.name}: matches the row finished ahead of the column",
-        name=f"tournament_{_slug(path)}_head_to_head",
+        title=f"tournament {name[0]}: matches the row finished ahead of the column",
+        name=f"tournament_{name[1]}_head_to_head",
         header=["", *names],
         rows=[[a, *("-" if a == b else str(h2h[a][b]) for b in names)] for a in names],
         csv_header=["entrant", *names],
         csv_rows=[[a, *(None if a == b else h2h[a][b] for b in names)] for a in names],
+        notes=[RECOMPUTED_MEANS],
     )
     return [ratings, head_to_head]
 
 
 def arena_sections(paths: Sequence[str | Path], out: Path, make_plots: bool = True) -> tuple[list[Section], list[str]]:
     """The report's sections of every arena and tournament under ``paths``, and notes on those
-    it could not read."""
+    it could not read. An arena set aside after an interruption (:func:`set_aside`, a match cut
+    short) is left out; the report's notes name it (``build_report``)."""
     sections: list[Section] = []
     notes: list[str] = []
-    for path in _found(paths, "ratings.json"):
-        result = read_json(path / "ratings.json")
-        if result is None:
-            notes.append(f"{path}: ratings.json unreadable, tournament left out")
-            continue
-        sections.append((f"Tournament {path.name}", _ratings(path, result), []))
-    for path in _found(paths, "standings.json"):
+    aside = set_aside(paths)
+    tournaments = [p for p in _found(paths, "ratings.json") if not within(p, aside)]
+    names = _names(tournaments)
+    for path in tournaments:
+        result, why = _recomputed(path, read_json(path / "ratings.json"))
+        notes += why
+        if result is not None:
+            sections.append((f"Tournament {names[path][0]}", _ratings(names[path], result), []))
+    arenas = [p for p in _found(paths, "standings.json") if not within(p, aside)]
+    names = _names(arenas)
+    for path in arenas:
         outcome = read_json(path / "standings.json")
         if outcome is None or not (path / "arena.json").is_file():
             notes.append(f"{path}: not a finished arena (no readable standings.json and arena.json), left out")
             continue
-        images = [_cash_plot(path, outcome, out), *_env_plots(path, outcome, out)] if make_plots else []
-        sections.append((f"Arena {path.name}", [_standings(path, outcome)], images))
+        name = names[path]
+        images = [_cash_plot(path, name, outcome, out), *_env_plots(path, name[1], outcome, out)] if make_plots else []
+        sections.append((f"Arena {name[0]}", [_standings(name, outcome)], images))
     return sections, notes

@@ -3,8 +3,8 @@
 :func:`build_report` loads the runs (:mod:`bizbench.core.runs`), measures each finished run
 with its env's report module (``envs/<id>/report.py``, found through the env's spec; an env
 without one gets the common result fields of :mod:`.common`), adds the normalised score
-(:mod:`.protocol`), aggregates the runs of each (env, preset, agent/model) group
-(:mod:`.aggregate`) and writes, into the output directory, one CSV per table, the plots the
+(:mod:`.protocol`), aggregates the runs of each set-up (env, preset, agent/model;
+:func:`setup_key`, :mod:`.aggregate`) and writes, into the output directory, one CSV per table, the plots the
 env's module asks for (PNG, :mod:`.plots`), ``report.md`` (what stdout shows) and
 ``report.html`` (one self-contained page). Sections follow the registry's order of envs.
 
@@ -15,9 +15,10 @@ from the verified part of the record alone (:meth:`~bizbench.core.runs.Run.part`
 that reads something replay cannot check (the trajectory, the meters, refused calls).
 
 Unfinished runs (no result.json yet) are listed under their path and left out of every
-table, plot and aggregate; they never fail the report. A run of an env not registered here,
-or whose env's report module cannot be loaded, is left out with a note. Groups are sorted by
-their mean headline score, best first.
+table, plot and aggregate; they never fail the report. A directory set aside after an
+interruption (``<name>.incomplete-<n>``, a tournament's match cut short) is left out with a
+note. A run of an env not registered here, or whose env's report module cannot be loaded, is
+left out with a note. Groups are sorted by their mean headline score, best first.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from bizbench.core.envs import list_envs
 from bizbench.core.runs import Run, agent_label, find_runs
 from bizbench.report import common, plots
 from bizbench.report.aggregate import Column, aggregate, group_runs, summarise
-from bizbench.report.arenas import arena_sections
+from bizbench.report.arenas import arena_sections, set_aside, within
 from bizbench.report.protocol import (
     AnchorCache,
     Anchors,
@@ -46,7 +47,7 @@ from bizbench.report.protocol import (
 from bizbench.report.tables import MARK, Group, Table, aggregate_table, html_page, per_run_table, to_markdown, write_csv
 from bizbench.runner.replay import NOT_REPLAYED, VERIFIED, Verdict, read_verdict, same_value
 
-__all__ = ["Measured", "Report", "build_report", "env_titles"]
+__all__ = ["Measured", "Report", "build_report", "env_titles", "setup_key"]
 
 
 #: The column every env's first table and per-run table gain: runs that ended before their
@@ -95,8 +96,32 @@ class Report:
         return "\n".join(parts)
 
 
+def _arena_setup(run: Run) -> str:
+    """How a seat of an arena (config.json's ``arena``) qualifies its preset: it played another
+    game, against rivals (`` in a 3-seat arena``); empty for a run played alone."""
+    arena = run.config.get("arena")
+    if arena is None:
+        return ""
+    seats = arena.get("seats") if isinstance(arena, dict) else None
+    return f" in a {seats}-seat arena" if isinstance(seats, int) and not isinstance(seats, bool) else " in an arena"
+
+
+def setup_key(run: Run) -> tuple[str, str, str]:
+    """What runs are aggregated by: the run's :attr:`~bizbench.core.runs.Run.group_key` (env,
+    preset qualified by a changed horizon or harness options, agent/model), the preset qualified
+    further when the run is a seat of an arena, so it is never pooled with runs played alone
+    (``default in a 3-seat arena``)."""
+    env, preset, agent = run.group_key
+    return env, preset + _arena_setup(run), agent
+
+
+def _plot_preset(run: Run) -> str:
+    """The preset a plot's model label names: a seat of an arena is drawn apart from runs played alone."""
+    return run.preset + _arena_setup(run)
+
+
 def _model_label(run: Run, presets: set[str]) -> str:
-    return run.agent if len(presets) <= 1 else f"{run.agent} [{run.preset}]"
+    return run.agent if len(presets) <= 1 else f"{run.agent} [{_plot_preset(run)}]"
 
 
 def _measures(run: Run, module: Any, cache: AnchorCache | None) -> tuple[dict[str, Any], Anchors]:
@@ -153,7 +178,7 @@ def _legend(module: Any, columns: Sequence[Column]) -> list[str]:
 
 
 def _env_tables(env: str, title: str, module: Any, rows: list[Measured]) -> list[Table]:
-    groups = group_runs(rows, lambda m: m.run.group_key)
+    groups = group_runs(rows, lambda m: setup_key(m.run))
 
     def mean_score(item: tuple[Any, list[Any]]) -> float:
         value = summarise(m.metrics["score"] for m in item[1]).value
@@ -204,8 +229,9 @@ def _anchor_table(env: str, title: str, labels: tuple[str, str], rows: list[Meas
 
 
 def _by_model(rows: list[Measured]) -> dict[str, list[Run]]:
-    """The runs of each model (qualified by the preset when the rows span several)."""
-    presets = {m.run.preset for m in rows}
+    """The runs of each model (qualified by the preset when the rows span several; a seat of an
+    arena's by its arena too)."""
+    presets = {_plot_preset(m.run) for m in rows}
     grouped: dict[str, list[Run]] = defaultdict(list)
     for m in rows:
         grouped[_model_label(m.run, presets)].append(m.run)
@@ -245,9 +271,13 @@ def build_report(
 ) -> Report:
     """Measure, aggregate and write everything into ``out`` (see the module docstring).
     ``verdicts``: the store of ``bizbench replay``'s verdicts (None: no run is verified)."""
-    runs = find_runs(list(paths))
+    aside = set_aside(paths)  # matches cut short, set aside and played again: not runs of the report
+    runs = [run for run in find_runs(list(paths)) if not within(run.path, aside)]
     out.mkdir(parents=True, exist_ok=True)
     report = Report(f"bizbench report: {len(runs)} run{'s' if len(runs) != 1 else ''}")
+    report.notes += [
+        f"{path}: set aside after an interruption (a match cut short, played again), left out" for path in aside
+    ]
     cache = AnchorCache(anchor_cache) if anchors else None
     titles = env_titles()
     modules: dict[str, Any | None] = {}
