@@ -306,3 +306,14 @@ def test_two_served_seats_cannot_share_a_workspace(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="two served seats share the workspace"):
         run_arena("yc", [f"serve:{tmp_path / 'ws'}", f"serve:{tmp_path / 'ws'}"], horizon=1, out=tmp_path / "a")
     assert not (tmp_path / "a").exists()
+
+
+def test_a_resumed_arenas_killed_attempt_is_not_counted_as_runs(tmp_path: Path) -> None:
+    from bizbench.core.runs import find_runs
+    from bizbench.runner.resume import resume_arena
+
+    run_arena("yc", ["heuristic", "greedy"], seed=5, horizon=2, out=tmp_path / "a")
+    _kill(tmp_path / "a")
+    resume_arena(tmp_path / "a")
+    assert (tmp_path / "a" / "attempts" / "1" / "seat-0" / "config.json").is_file()
+    assert [r.path.name for r in find_runs([tmp_path])] == ["seat-0", "seat-1"]

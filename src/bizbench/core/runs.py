@@ -31,7 +31,7 @@ from typing import Any
 from bizbench.core.env import EnvSpec
 from bizbench.core.envs import get_env
 from bizbench.core.jsonio import read_jsonl
-from bizbench.core.runlog import ended_early
+from bizbench.core.runlog import ATTEMPTS, ended_early
 
 __all__ = [
     "HUMAN",
@@ -314,8 +314,13 @@ def find_runs(paths: list[str | Path]) -> list[Run]:
             found = [p]
         else:
             dirs = sorted(c.parent for c in p.rglob("config.json"))
-            # a config.json inside a run directory (e.g. a kept workspace) is not another run
-            found = [d for d in dirs if not any(o != d and o in d.parents for o in dirs)]
+            # a config.json inside a run directory (e.g. a kept workspace) is not another run, nor is a
+            # killed attempt kept by bizbench resume (attempts/<n>/, an arena's seats too)
+            found = [
+                d
+                for d in dirs
+                if not any(o != d and o in d.parents for o in dirs) and ATTEMPTS not in d.relative_to(p).parts
+            ]
             if not found:
                 raise RunDirError(f"{p}: neither a run directory (no config.json) nor a directory of runs")
         for d in found:

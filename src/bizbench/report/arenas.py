@@ -28,7 +28,7 @@ from bizbench.core.runs import load_run
 from bizbench.report.plots import draw, plot_runs_by_model
 from bizbench.report.protocol import report_module
 from bizbench.report.tables import Table
-from bizbench.runner.tournament import Match, TournamentSpec, ratings, schedule
+from bizbench.runner.tournament import Match, TournamentSpec, ratings
 
 __all__ = ["arena_sections", "set_aside", "within"]
 
@@ -234,11 +234,7 @@ def _recomputed(path: Path, recorded: dict[str, Any] | None) -> tuple[dict[str, 
             continue
         matches.append(found[0])
         outcomes[found[0].name] = found[1]
-    # ratings() takes the matches in any order; a round-robin's are passed in its schedule's, the
-    # order a ratings.json written by a tournament that rated them in that order also holds
-    planned = {m.name: i for i, m in enumerate(schedule(spec))} if spec.format == "round-robin" else {}
-    matches.sort(key=lambda m: (m.round, planned.get(m.name, len(planned)), m.name))
-    try:
+    try:  # ratings() puts the matches in its canonical order itself
         result = ratings(spec, matches, outcomes)
     except (KeyError, TypeError, ValueError) as e:  # standings ratings() cannot read
         return None, [*notes, f"{path}: its ratings cannot be recomputed ({type(e).__name__}: {e}): left out"]
