@@ -251,5 +251,5 @@ def test_a_ceo_arena_also_gets_each_companys_market_share_and_prices_over_time(t
         chart = next(c for c in run["charts"] if c["id"] == "prices")
         assert chart["names"] == ["A", "B", "C"]
         plan_b = chart["series"][1]
-        assert plan_b[0] == [0.0, 0.0] and plan_b[-1] == [28.0, last_b]
+        assert plan_b[0] == [0.0, last_b] and plan_b[-1] == [28.0, last_b]  # a day's last call is its price
         assert all(x0 <= x1 for (x0, _), (x1, _) in zip(plan_b, plan_b[1:], strict=False))

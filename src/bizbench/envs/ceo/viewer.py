@@ -113,16 +113,20 @@ def series(row: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def list_prices(actions: list[dict[str, Any]]) -> list[tuple[float, dict[str, float]]]:
-    """Each plan's list price from day 0 (none set: 0) and after every accepted ``set_prices``
-    call that changed one, as (day of the call, prices); a call names only the plans it sets."""
+    """Each plan's list price from day 0 (none set: 0) and from every day whose accepted
+    ``set_prices`` calls changed one, as (day, prices): a day's last call is the price its
+    customers met (a call names only the plans it sets)."""
     prices = dict.fromkeys(PLANS, 0.0)
     out = [(0.0, dict(prices))]
     for a in actions:
         args = a.get("args")
         if a.get("tool") == "set_prices" and a.get("ok") and isinstance(args, dict):
             prices.update({k: float(args[k]) for k in PLANS if number(args.get(k)) is not None})
-            if prices != out[-1][1]:
-                out.append((float(number(a.get("day")) or 0.0), dict(prices)))
+            day = float(number(a.get("day")) or 0.0)
+            if out and out[-1][0] == day:  # a later call of the same day
+                out.pop()
+            if not out or prices != out[-1][1]:
+                out.append((day, dict(prices)))
     return out
 
 
