@@ -102,6 +102,9 @@ def test_the_selector_changes_the_shown_week_and_its_actions(
     v.page.locator("h1").click()
     v.page.keyboard.press("ArrowLeft")
     assert shown()[:2] == week1[:2] and v.page.is_disabled("#prev")
+    # every panel names its series, even a lone one: the customer group, each plan's price
+    legends = v.texts("#charts .legend")
+    assert any("subscribers S1" in text for text in legends) and any("A" in t and "C" in t for t in legends)
     # the metrics of the week's end and an action's arguments on demand
     assert "cash" in v.page.inner_text(".panel table.metrics")
     v.page.locator(".actions summary").first.click()
