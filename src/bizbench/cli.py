@@ -412,13 +412,14 @@ def resume(
     from bizbench.core.jsonio import read_jsonl
     from bizbench.core.runs import is_human
     from bizbench.runner.arena import ARENA_CONFIG
-    from bizbench.runner.resume import finished, resume_run
+    from bizbench.runner.resume import finished, refuse_arena_seat, resume_run
     from bizbench.runner.runconfig import read_config
 
     if (Path(run_dir) / ARENA_CONFIG).is_file():
         _resume_arena(Path(run_dir), trust_agent_code)
         return
     try:
+        refuse_arena_seat(Path(run_dir), read_config(Path(run_dir)))
         if finished(run_dir) is not None:
             console.print(f"{run_dir} is already finished; nothing to do", soft_wrap=True, markup=False)
             return
@@ -468,6 +469,9 @@ def _resume_arena(path: Any, trust_agent_code: bool) -> None:
     except (ValueError, ResumeDivergence) as e:
         err_console.print(str(e), style="red", markup=False, soft_wrap=True)
         raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        err_console.print(f"interrupted: `bizbench resume {path}` goes on", markup=False, soft_wrap=True)
+        raise typer.Exit(130) from None
     for row in sorted(outcome["standings"], key=lambda r: (r["rank"], r["seat"])):
         console.print(f"#{row['rank']} seat {row['seat']} {row['agent']}: {row['score']:,.2f}", markup=False)
     for seat in seat_dirs(path):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -317,3 +318,86 @@ def test_a_resumed_arenas_killed_attempt_is_not_counted_as_runs(tmp_path: Path) 
     resume_arena(tmp_path / "a")
     assert (tmp_path / "a" / "attempts" / "1" / "seat-0" / "config.json").is_file()
     assert [r.path.name for r in find_runs([tmp_path])] == ["seat-0", "seat-1"]
+
+
+def test_a_resume_killed_after_moving_the_attempt_aside_can_be_resumed_again(tmp_path: Path) -> None:
+    from bizbench.runner.resume import archive_attempt
+
+    whole = run_arena("yc", ["heuristic", "greedy"], seed=5, horizon=2, out=tmp_path / "whole")
+    run_arena("yc", ["heuristic", "greedy"], seed=5, horizon=2, out=tmp_path / "a")
+    _kill(tmp_path / "a")
+    archive_attempt(tmp_path / "a")  # where a killed resume stops first
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["arena.json", "attempts"]
+    assert CliRunner().invoke(app, ["resume", str(tmp_path / "a")]).exit_code == 0
+    assert read_json(tmp_path / "a" / "standings.json") == whole
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda setup: setup.update(agents=["heuristic"]), "'agents' must list one agent a seat"),
+        (lambda setup: setup.update(preset="nowhere"), "no longer builds the recorded world"),
+        (lambda setup: setup.update(env="cfo"), "env 'cfo' has no arena"),
+    ],
+)
+def test_a_bad_arena_json_is_refused_before_anything_moves(tmp_path: Path, edit: Any, message: str) -> None:
+    from bizbench.runner.resume import resume_arena
+    from bizbench.runner.runconfig import RunDirError
+
+    run_arena("yc", ["heuristic", "greedy"], seed=5, horizon=2, out=tmp_path / "a")
+    _kill(tmp_path / "a")
+    setup = json.loads((tmp_path / "a" / "arena.json").read_text())
+    edit(setup)
+    (tmp_path / "a" / "arena.json").write_text(json.dumps(setup))
+    with pytest.raises(RunDirError, match=message):
+        resume_arena(tmp_path / "a")
+    assert not (tmp_path / "a" / "attempts").exists()
+
+
+def test_a_model_seat_without_its_record_is_never_started_from_arena_json(tmp_path: Path) -> None:
+    """A seat killed before its config.json was written leaves only arena.json's word: a model named
+    there (possibly on a server of anyone's choosing) is not started with the user's key."""
+    import shutil
+
+    from bizbench.runner.resume import resume_arena
+    from bizbench.runner.runconfig import RunDirError
+
+    run_arena("yc", ["heuristic", "greedy"], seed=5, horizon=2, out=tmp_path / "a")
+    _kill(tmp_path / "a")
+    setup = json.loads((tmp_path / "a" / "arena.json").read_text())
+    setup["agents"][1] = "openai-compatible/fake@http://127.0.0.1:9/v1"
+    (tmp_path / "a" / "arena.json").write_text(json.dumps(setup))
+    shutil.rmtree(tmp_path / "a" / "seat-1")
+    with pytest.raises(RunDirError, match="seat 1 .* has no config.json in the arena or its attempts"):
+        resume_arena(tmp_path / "a")
+
+
+def test_a_model_seat_recorded_without_its_limits_is_not_resumed_without_them(tmp_path: Path) -> None:
+    from bizbench.runner.resume import resume_arena
+    from bizbench.runner.runconfig import RunDirError
+
+    script = _script(tmp_path / "s.jsonl", "company status", "sim resume")
+    run_arena(
+        "yc", ["heuristic", f"scripted:{script}"], seed=5, horizon=2, out=tmp_path / "a", limits=Limits(max_turns=3)
+    )
+    _kill(tmp_path / "a")
+    config = json.loads((tmp_path / "a" / "seat-1" / "config.json").read_text())
+    del config["limits"]  # as an arena recorded before limits were kept
+    (tmp_path / "a" / "seat-1" / "config.json").write_text(json.dumps(config))
+    with pytest.raises(RunDirError, match="would play without its --max-turns/--max-dollars"):
+        resume_arena(tmp_path / "a")
+
+
+def test_a_seat_that_finished_is_still_resumed_only_with_its_arena(tmp_path: Path) -> None:
+    run_arena("yc", ["heuristic", "greedy"], seed=5, horizon=2, out=tmp_path / "a")
+    (tmp_path / "a" / "standings.json").unlink()  # killed while writing the standings
+    done = CliRunner().invoke(app, ["resume", str(tmp_path / "a" / "seat-0")])
+    assert done.exit_code == 2 and "resume the arena" in done.output
+
+
+def test_one_workspace_named_two_ways_is_still_one_workspace(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    twice = [f"serve:{tmp_path / 'ws'}", f"serve:{tmp_path / 'sub' / '..' / 'ws'}"]
+    with pytest.raises(ValueError, match="two served seats share the workspace"):
+        run_arena("yc", twice, horizon=1, out=tmp_path / "a")
+    assert not (tmp_path / "a").exists()

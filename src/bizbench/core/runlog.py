@@ -64,8 +64,8 @@ __all__ = [
 RUN_FORMAT = 2
 #: The folder of a run directory that keeps the files of its killed attempts (:mod:`bizbench.runner.resume`).
 ATTEMPTS = "attempts"
-#: What a directory being resumed holds before the run starts again.
-RESUMING = frozenset({"config.json", ATTEMPTS, "resume.jsonl"})
+#: What a directory being resumed holds before the run starts again (an arena's: arena.json).
+RESUMING = frozenset({"config.json", "arena.json", ATTEMPTS, "resume.jsonl"})
 #: Bytes of arguments (as JSON) a record keeps verbatim when replay does not send the call again
 #: (a refused call, an unsent read); larger ones keep a digest and a preview.
 MAX_LOGGED_ARGS = 16_000

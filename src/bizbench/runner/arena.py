@@ -202,7 +202,7 @@ class _Served:
             raise ValueError(f"seat {entry!r}: options are a baseline's")
         if spec.seat is None:
             raise ValueError(f"env {spec.id!r} has no seat to serve (docs/seats.md)")
-        self.workspace = Path(entry[len(SERVE) :]).absolute()
+        self.workspace = Path(entry[len(SERVE) :]).resolve()  # one directory, however it is named
         if not entry[len(SERVE) :]:
             raise ValueError("serve: needs a workspace directory, e.g. serve:ws0")
         seat_of(spec).check_workspace(self.workspace)

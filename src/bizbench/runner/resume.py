@@ -35,7 +35,7 @@ from bizbench.core.runlog import ATTEMPTS, RESUMING, read_result
 from bizbench.core.runs import is_human
 from bizbench.runner.runconfig import RunDirError, check_secret, config_changes, read_config
 
-__all__ = ["archive_attempt", "exclusive", "finished", "log_attempt", "resume_arena", "resume_run"]
+__all__ = ["archive_attempt", "exclusive", "finished", "log_attempt", "refuse_arena_seat", "resume_arena", "resume_run"]
 
 
 def finished(path: str | Path) -> dict[str, Any] | None:
@@ -59,15 +59,10 @@ def resume_run(path: str | Path, model: Any | None = None, trust_agent_code: boo
     directory."""
     path = Path(path)
     config = read_config(path)
+    refuse_arena_seat(path, config)
     done = finished(path)
     if done is not None:
         return done
-    seat = config.get("arena")
-    if isinstance(seat, dict):
-        raise RunDirError(
-            f"{path} is seat {seat.get('seat')} of the arena in {path.parent}: its rivals play with it, so resume "
-            f"the arena (bizbench resume {path.parent})"
-        )
     if is_human(config["agent"]):
         raise RunDirError(f"{path} is a person's game (bizbench play): bizbench resume serves it again to play on")
     if config["agent"] == "served" and not config.get("harness"):
@@ -99,6 +94,17 @@ def resume_run(path: str | Path, model: Any | None = None, trust_agent_code: boo
             result = _rerun_agent(path, config)
         log_attempt(path, previous[-1].name, old_actions, replies_reused=reused)
     return result
+
+
+def refuse_arena_seat(path: Path, config: dict[str, Any]) -> None:
+    """RunDirError when ``path`` is a seat of an arena: its rivals play with it, so only the arena
+    is resumed (or said finished)."""
+    seat = config.get("arena")
+    if isinstance(seat, dict):
+        raise RunDirError(
+            f"{path} is seat {seat.get('seat')} of the arena in {path.parent}: its rivals play with it, so resume "
+            f"the arena (bizbench resume {path.parent})"
+        )
 
 
 def log_attempt(path: Path, attempt: str, old_actions: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
@@ -133,8 +139,8 @@ def exclusive(path: Path) -> Iterator[None]:
 
 def archive_attempt(path: Path) -> list[Path]:
     """Move the killed attempt's files to ``attempts/<n>/`` (config.json stays; a copy goes
-    along); returns every attempt so far, oldest first. An arena directory's attempt holds its
-    arena.json and every seat's directory."""
+    along; an arena's arena.json likewise); returns every attempt so far, oldest first. An arena
+    directory's attempt holds every seat's directory."""
     root = path / ATTEMPTS
     root.mkdir(exist_ok=True)
     n = 1 + max((int(p.name) for p in root.iterdir() if p.name.isdigit()), default=0)
@@ -143,8 +149,9 @@ def archive_attempt(path: Path) -> list[Path]:
     for item in sorted(path.iterdir()):
         if item.name not in RESUMING:
             shutil.move(str(item), attempt / item.name)
-    if (path / "config.json").is_file():  # an arena directory has none of its own
-        shutil.copy2(path / "config.json", attempt / "config.json")
+    for kept in ("config.json", "arena.json"):  # a run's config, or an arena's set-up
+        if (path / kept).is_file():
+            shutil.copy2(path / kept, attempt / kept)
     return sorted((p for p in root.iterdir() if p.name.isdigit()), key=lambda p: int(p.name))
 
 
@@ -242,36 +249,51 @@ def _rerun_agent(path: Path, config: dict[str, Any]) -> dict[str, Any]:
 
 def resume_arena(path: str | Path, trust_agent_code: bool = False) -> dict[str, Any]:
     """Finish the arena in ``path`` (docs/arena.md) like a run: the killed attempt moves to
-    ``attempts/<n>/`` (arena.json and every seat), the arena plays again from the start on fresh
-    worlds, baseline seats deterministically and model seats replaying the replies their longest
-    attempt received before their live model answers the rest; each seat's resume.jsonl says
-    whether its actions repeat the killed attempt's. Returns standings.json's content (a finished
-    arena's, unchanged). A served seat's agent is not ours to restart: such an arena cannot be
-    resumed."""
-    from bizbench.core.envs import get_env
+    ``attempts/<n>/`` (every seat; arena.json stays, a copy goes along), the arena plays again
+    from the start on fresh worlds, baseline seats deterministically and model seats replaying
+    the replies their longest attempt received before their live model answers the rest; each
+    seat's resume.jsonl says whether its actions repeat the killed attempt's. Returns
+    standings.json's content (a finished arena's, unchanged).
+
+    Everything is checked before a file moves: arena.json, every seat's config.json (from the
+    arena, else from its newest attempt; a seat without one must be a baseline), the secret, that
+    the preset still builds the recorded world, the trust rule of a model on its own server, and
+    that a model seat's limits are recorded. A served seat's agent is not ours to restart: such
+    an arena cannot be resumed."""
+    from bizbench.agents.models.resuming import ResumingModel
+    from bizbench.agents.recording import Limits
     from bizbench.core.jsonio import read_json
-    from bizbench.runner.arena import ARENA_CONFIG, STANDINGS, run_arena, seat_dir
+    from bizbench.runner.arena import STANDINGS, run_arena, seat_dir
 
     path = Path(path)
-    setup = read_json(path / ARENA_CONFIG)
-    if setup is None or not isinstance(setup.get("seats"), int):
-        raise RunDirError(f"{path} is not an arena directory (no arena.json)")
+    setup, spec = _arena_setup(path)
     done = read_json(path / STANDINGS)
     if done is not None:
         return done
     seats = [seat_dir(path, i) for i in range(setup["seats"])]
-    configs = [read_config(seat) if (seat / "config.json").is_file() else None for seat in seats]
-    if any(c is not None and c["agent"] == "served" for c in configs):
-        raise RunDirError(f"{path} has a seat served to an outside agent; the arena cannot be resumed")
-    recorded = next((c for c in configs if c is not None), None)
-    if recorded is not None:
-        check_secret(seats[0], recorded.get("seed_secret_id"))
-        changed = config_changes(recorded)
-        if changed:
+    configs = [_seat_config(path, seat) for seat in seats]
+    for i, (agent, config) in enumerate(zip(setup["agents"], configs, strict=True)):
+        if config is None and agent not in spec.baseline_table():
             raise RunDirError(
-                f"{path}: preset {setup['preset']!r} no longer builds the recorded world "
-                f"(changed: {', '.join(changed)}); resume it with the bizbench version that started it"
+                f"{path}: seat {i} ({agent!r}) has no config.json in the arena or its attempts, so its model, "
+                "harness and limits are unknown; the arena cannot be resumed"
             )
+        if config is not None and config["agent"] == "served":
+            raise RunDirError(f"{path}: seat {i} was served to an outside agent; the arena cannot be resumed")
+        if config is not None and config.get("harness") and "limits" not in config:
+            raise RunDirError(
+                f"{seats[i]} was recorded before a model seat's limits were kept in its config.json: resumed, it "
+                "would play without its --max-turns/--max-dollars, so the arena cannot be resumed"
+            )
+    recorded = next((c for c in configs if c is not None), None)
+    # no seat had started: the world's secret is the shell's, as for the command started again
+    secret = check_secret(path, recorded.get("seed_secret_id")) if recorded is not None else "from-env"
+    changed = config_changes({k: setup[k] for k in ("env", "preset", "config")})
+    if changed:
+        raise RunDirError(
+            f"{path}: preset {setup['preset']!r} no longer builds the recorded world (changed: {', '.join(changed)}); "
+            "resume it with the bizbench version that started it"
+        )
     models = {
         i: (c, _live_model(seats[i], c, None, trust_agent_code))
         for i, c in enumerate(configs)
@@ -281,30 +303,26 @@ def resume_arena(path: str | Path, trust_agent_code: bool = False) -> dict[str, 
         if read_json(path / STANDINGS) is not None:  # another resume finished it while this one waited
             return dict(read_json(path / STANDINGS) or {})
         attempts = archive_attempt(path)
-        from bizbench.agents.models.resuming import ResumingModel
-
         clients: dict[int, Any] = {}
         for i, (_, live) in models.items():
             record = _record(path, [a / seats[i].name for a in attempts], f"record-{seats[i].name}")
             clients[i] = ResumingModel(record, live) if record is not None else live
         agents = [
-            str(models[i][0].get("model_spec")) if i in models else str(setup["agents"][i]) for i in range(len(seats))
+            str(models[i][0]["model_spec"]) if i in models else str(c["agent"] if c is not None else agent)
+            for i, (agent, c) in enumerate(zip(setup["agents"], configs, strict=True))
         ]
-        harness = next((c.get("harness") for c, _ in models.values()), None)
-        limits = next((c.get("limits") for c, _ in models.values()), None)
-        from bizbench.agents.recording import Limits
-
-        spec = get_env(setup["env"])
+        recorded_limits = next((c.get("limits") for c, _ in models.values()), None)
         outcome = run_arena(
-            setup["env"],
+            spec.id,
             agents,
             int(setup["seed"]),
             setup["preset"],
             int(spec.horizon_of(setup["config"])),
             path,
             setup.get("agent_options"),
-            harness=harness,
-            limits=Limits(**limits) if limits else None,
+            secret=secret,
+            harness=next((c.get("harness") for c, _ in models.values()), None),
+            limits=Limits(**recorded_limits) if recorded_limits else None,
             world_options=setup.get("world_options") or {},
             clients=clients,
         )
@@ -312,3 +330,58 @@ def resume_arena(path: str | Path, trust_agent_code: bool = False) -> dict[str, 
             old = _longest([a / seat.name for a in attempts], "actions.jsonl", len)
             log_attempt(seat, attempts[-1].name, old, replies_reused=getattr(clients.get(i), "reused", 0))
     return outcome
+
+
+def _arena_setup(path: Path) -> tuple[dict[str, Any], Any]:
+    """arena.json with the fields a resume uses checked, and the env's spec (RunDirError naming
+    what is wrong, before anything moves)."""
+    from bizbench.core.envs import get_env
+    from bizbench.core.jsonio import read_json
+    from bizbench.runner.arena import ARENA_CONFIG
+
+    where = path / ARENA_CONFIG
+    setup = read_json(where)
+    if not isinstance(setup, dict):
+        raise RunDirError(f"{path} is not an arena directory (no readable {ARENA_CONFIG})")
+    try:
+        spec = get_env(str(setup.get("env")))
+    except KeyError as e:
+        raise RunDirError(f"{where}: {e.args[0]}") from None
+    seats, agents, options = setup.get("seats"), setup.get("agents"), setup.get("agent_options")
+    problems = [
+        "'seats' must be a whole number of at least 1"
+        if isinstance(seats, bool) or not isinstance(seats, int) or seats < 1
+        else "",
+        "'agents' must list one agent a seat"
+        if not isinstance(agents, list) or len(agents) != seats or not all(isinstance(a, str) for a in agents)
+        else "",
+        "'agent_options' must list one object a seat"
+        if options is not None
+        and (not isinstance(options, list) or len(options) != seats or not all(isinstance(o, dict) for o in options))
+        else "",
+        "'preset' must be a string" if not isinstance(setup.get("preset"), str) else "",
+        "'seed' must be a whole number"
+        if isinstance(setup.get("seed"), bool) or not isinstance(setup.get("seed"), int)
+        else "",
+        "'config' must be an object" if not isinstance(setup.get("config"), dict) else "",
+        "'world_options' must be an object" if not isinstance(setup.get("world_options", {}), dict) else "",
+    ]
+    problems = [p for p in problems if p]
+    if problems:
+        raise RunDirError(f"{where}: " + "; ".join(problems))
+    if spec.arena is None:
+        raise RunDirError(f"{where}: env {spec.id!r} has no arena")
+    return setup, spec
+
+
+def _seat_config(path: Path, seat: Path) -> dict[str, Any] | None:
+    """A seat's config.json: the arena's, else its newest attempt's (a resume killed before the
+    seat started again leaves it only there); None when no attempt has one."""
+    root = path / ATTEMPTS
+    attempts = (
+        sorted((p for p in root.iterdir() if p.name.isdigit()), key=lambda p: -int(p.name)) if root.is_dir() else []
+    )
+    for where in (seat, *(a / seat.name for a in attempts)):
+        if (where / "config.json").is_file():
+            return read_config(where)
+    return None
