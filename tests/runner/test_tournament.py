@@ -201,3 +201,45 @@ def test_a_swiss_entrant_who_sits_out_is_printed_without_a_rank(tmp_path: Path) 
     done = CliRunner().invoke(app, ["tournament", str(path), "--backend", "inline", "--out", str(tmp_path / "o")])
     assert done.exit_code == 0, done.output
     assert "random" in done.output
+
+
+def test_a_tournament_none_of_whose_matches_finished_may_change_its_file(tmp_path: Path) -> None:
+    from bizbench.core.jsonio import write_json
+
+    spec = _spec(tmp_path)
+    Path(spec.out).mkdir(parents=True)
+    write_json(Path(spec.out) / "tournament.json", _spec(tmp_path, horizon=2).model_dump(mode="json"))
+    assert run_tournament(spec, InlineBackend(), log=lambda line: None)["matches"] == 6
+
+
+def test_the_same_settings_listed_in_another_order_go_on(tmp_path: Path) -> None:
+    run_tournament(_spec(tmp_path, seeds=[1, 2]), InlineBackend(), log=lambda line: None)
+    again = _spec(tmp_path, seeds=[2, 1], entrants=ENTRANTS[::-1])
+    assert run_tournament(again, InlineBackend(), log=lambda line: None)["matches"] == 12
+
+
+def test_only_the_schedules_matches_played_with_its_settings_and_sound_standings_are_rated(tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    from bizbench.runner.tournament import recorded
+
+    spec = _spec(tmp_path)
+    run_tournament(spec, InlineBackend(), log=lambda line: None)
+    out = Path(spec.out)
+    matches, _, left_out = recorded(spec, out)
+    assert len(matches) == 6 and left_out == {}
+    first, second = sorted((out / "matches").iterdir())[:2]
+    shutil.copytree(first, out / "matches" / (first.name + "-copy"))  # not a match of the schedule
+    outcome = json.loads((second / "standings.json").read_text())
+    outcome["standings"][0]["rank"], outcome["standings"][1]["rank"] = 2, 1  # ranks no longer follow the scores
+    if outcome["standings"][0]["score"] != outcome["standings"][1]["score"]:
+        (second / "standings.json").write_text(json.dumps(outcome))
+    settings = json.loads((first / "match.json").read_text())
+    (first / "match.json").write_text(json.dumps({**settings, "horizon": 9}))
+    matches, _, left_out = recorded(spec, out)
+    assert first.name + "-copy" not in {m.name for m in matches}
+    assert "was played with other settings" in left_out[first.name]
+    if second.name in left_out:
+        assert left_out[second.name] == "standings.json's ranks do not follow its scores"
+    assert len(matches) == 6 - len(left_out)

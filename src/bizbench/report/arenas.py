@@ -18,7 +18,7 @@ import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any
 
 import numpy as np
 from pydantic import ValidationError
@@ -28,7 +28,8 @@ from bizbench.core.runs import load_run
 from bizbench.report.plots import draw, plot_runs_by_model
 from bizbench.report.protocol import report_module
 from bizbench.report.tables import Table
-from bizbench.runner.tournament import Match, TournamentSpec, ratings
+from bizbench.runner.tournament import TournamentSpec, ratings
+from bizbench.runner.tournament import recorded as recorded_matches
 
 __all__ = ["arena_sections", "set_aside", "within"]
 
@@ -183,33 +184,6 @@ RECOMPUTED_MEANS = (
 _RECOMPUTED = ("matches", "entrants", "head_to_head")
 
 
-def _whole(value: Any) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _match(path: Path, entrants: set[str]) -> tuple[Match, dict[str, Any]] | str:
-    """A finished match of a tournament (runner/tournament.py ``Match``: its seated entrants and
-    seed from match.json, its round from its name's ``r<k>-``) with its standings.json, or why
-    it cannot be rated."""
-    played, outcome = read_json(path / "match.json"), read_json(path / "standings.json")
-    if played is None or outcome is None:
-        return "not finished (no readable match.json and standings.json)"
-    seated, seed, rows = played.get("seated"), played.get("seed"), outcome.get("standings")
-    round_ = re.match(r"r(\d+)-", path.name)
-    if not isinstance(seated, list) or not seated or not set(map(str, seated)) <= entrants:
-        return f"match.json's seated {seated!r} are not the tournament's entrants"
-    if not _whole(seed) or round_ is None:
-        return f"no seed in match.json or no round in its name ({seed!r})"
-    if not isinstance(rows, list) or len(rows) != len(seated):
-        return f"standings.json has no standing for each of its {len(seated)} seats"
-    if not all(isinstance(r, dict) and _whole(r.get("seat")) and _whole(r.get("rank")) for r in rows):
-        return "standings.json has a standing without its seat and rank"
-    if not all(isinstance(r.get("score"), int | float) and not isinstance(r["score"], bool) for r in rows):
-        return "standings.json has a standing without its score"
-    rows = sorted(rows, key=lambda r: int(r["seat"]))  # in seat order, as the seated entrants
-    return Match(path.name, seed, tuple(map(str, seated)), int(round_.group(1))), {**outcome, "standings": rows}
-
-
 def _recomputed(path: Path, recorded: dict[str, Any] | None) -> tuple[dict[str, Any] | None, list[str]]:
     """The ratings of the tournament at ``path`` recomputed from its matches' standings.json
     (runner/tournament.py ``ratings``, with the tournament.json it was played with), never taken
@@ -220,20 +194,13 @@ def _recomputed(path: Path, recorded: dict[str, Any] | None) -> tuple[dict[str, 
     except (ValidationError, KeyError, ValueError) as e:  # a baseline gone since raises KeyError
         why = "; ".join(str(err["msg"]) for err in e.errors()) if isinstance(e, ValidationError) else str(e)
         return None, [f"{path}: no valid tournament.json ({why}), its ratings cannot be recomputed: left out"]
-    names = {e.name for e in spec.entrants}
-    matches: list[Match] = []
-    outcomes: dict[str, dict[str, Any]] = {}
-    notes: list[str] = []
+    matches, outcomes, left_out = recorded_matches(spec, path)
     folder = path / "matches"
+    notes = [f"{folder / name}: {why}, left out of the tournament's ratings" for name, why in left_out.items()]
+    scheduled = {m.name for m in matches} | set(left_out)
     for d in sorted(folder.iterdir()) if folder.is_dir() else []:
-        if not d.is_dir() or SET_ASIDE.fullmatch(d.name):
-            continue
-        found = _match(d, names)
-        if isinstance(found, str):
-            notes.append(f"{d}: {found}, left out of the tournament's ratings")
-            continue
-        matches.append(found[0])
-        outcomes[found[0].name] = found[1]
+        if d.is_dir() and not SET_ASIDE.fullmatch(d.name) and d.name not in scheduled:
+            notes.append(f"{d}: not a match of the tournament's schedule, left out of its ratings")
     try:  # ratings() puts the matches in its canonical order itself
         result = ratings(spec, matches, outcomes)
     except (KeyError, TypeError, ValueError) as e:  # standings ratings() cannot read

@@ -28,7 +28,7 @@ from bizbench.core.rng import secret_from_env
 from bizbench.core.runlog import RUN_FORMAT, require_new
 from bizbench.core.session import Session
 
-__all__ = ["ARENA_CONFIG", "STANDINGS", "play_seats", "run_arena", "seat_dir", "seat_dirs", "standings"]
+__all__ = ["ARENA_CONFIG", "STANDINGS", "play_seats", "ranks", "run_arena", "seat_dir", "seat_dirs", "standings"]
 
 ARENA_CONFIG = "arena.json"
 STANDINGS = "standings.json"
@@ -98,9 +98,14 @@ def standings(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
         }
         for i, r in enumerate(results)
     ]
-    for row in rows:
-        row["rank"] = 1 + sum(other["score"] > row["score"] for other in rows)
+    for row, rank in zip(rows, ranks([row["score"] for row in rows]), strict=True):
+        row["rank"] = rank
     return rows
+
+
+def ranks(scores: list[Any]) -> list[int]:
+    """Each score's rank: 1 for the highest; equal scores share a rank and the next rank skips."""
+    return [1 + sum(other > score for other in scores) for score in scores]
 
 
 class _Player:

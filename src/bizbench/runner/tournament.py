@@ -33,7 +33,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from bizbench.core.envs import get_env
 from bizbench.core.jsonio import read_json, write_json
-from bizbench.runner.arena import STANDINGS, run_arena
+from bizbench.runner.arena import STANDINGS, ranks, run_arena
 from bizbench.runner.sweep_spec import SweepError, _Strict, parse_seeds, read_toml, validation_message
 from bizbench.runner.sweep_worker import Backend, make_backend, set_aside
 
@@ -44,6 +44,8 @@ __all__ = [
     "play_match",
     "played",
     "ratings",
+    "recorded",
+    "rounds",
     "run_tournament",
     "schedule",
 ]
@@ -204,7 +206,7 @@ def _job(spec: TournamentSpec, m: Match, out: Path) -> dict[str, Any]:
         "horizon": spec.horizon,
         "seed": m.seed,
         "seated": list(m.entrants),
-        "entrants": [e.model_dump() for e in spec.entrants],
+        "entrants": [e.model_dump() for e in sorted(spec.entrants, key=lambda e: e.name)],  # listing order aside
         "world_options": spec.world_options,
         "run_dir": str(out / "matches" / m.name),
         "secret_id": None,
@@ -217,7 +219,12 @@ def played(job: dict[str, Any], path: Path) -> dict[str, Any] | None:
     done, played_with = read_json(path / STANDINGS), read_json(path / MATCH)
     if done is None or played_with is None:
         return None
-    if played_with != {k: job[k] for k in _SETTINGS}:
+    by_name = {
+        "entrants": sorted(
+            played_with.get("entrants") or [], key=lambda e: str(e.get("name") if isinstance(e, dict) else e)
+        )
+    }
+    if {**played_with, **by_name} != {k: job[k] for k in _SETTINGS}:
         raise SweepError(
             f"match {path.name} was played with other settings than the tournament file's now "
             "(entrants, seeds, horizon, preset or world options changed); choose another out directory"
@@ -289,31 +296,108 @@ def run_tournament(
 ) -> dict[str, Any]:
     """Play the tournament (resuming a stopped one) and write ``<out>/ratings.json``; returns it."""
     out = Path(spec.out).expanduser().absolute()
-    settings = spec.model_dump(mode="json", exclude={"out"})
-    before = read_json(out / TOURNAMENT)
-    if before is not None and {k: v for k, v in before.items() if k != "out"} != settings:
-        changed = sorted(k for k in settings.keys() | before.keys() - {"out"} if before.get(k) != settings.get(k))
-        raise SweepError(
-            f"{out} holds a tournament played with other settings ({', '.join(changed)} changed); "
-            "choose another out directory"
-        )
+    _check_settings(spec, out)
     out.mkdir(parents=True, exist_ok=True)
     write_json(out / TOURNAMENT, spec.model_dump(mode="json"))
     pool = make_backend(backend, workers, address) if isinstance(backend, str) else backend
     try:
         matches: list[Match] = []
         outcomes: dict[str, dict[str, Any]] = {}
-        rounds = 1 if spec.format == "round-robin" else int(spec.rounds or 1)
-        for r in range(rounds):
-            table = ratings(spec, matches, outcomes)["entrants"] if r else None
-            played = schedule(spec, {row["name"]: row for row in table} if table else None, r)
-            outcomes.update(_play(spec, played, out, pool, log))
-            matches += played
+        for r in range(rounds(spec)):
+            planned = next_round(spec, matches, outcomes, r)
+            outcomes.update(_play(spec, planned, out, pool, log))
+            matches += planned
     finally:
         pool.close()
     result = ratings(spec, matches, outcomes)
     write_json(out / RATINGS, result)
     return result
+
+
+def rounds(spec: TournamentSpec) -> int:
+    """A round-robin is one round; a swiss tournament has its ``rounds``."""
+    return 1 if spec.format == "round-robin" else int(spec.rounds or 1)
+
+
+def next_round(
+    spec: TournamentSpec, matches: list[Match], outcomes: dict[str, dict[str, Any]], round_: int
+) -> list[Match]:
+    """The matches of round ``round_`` given those before it (swiss: paired by the ratings of the
+    matches played so far)."""
+    if not round_:
+        return schedule(spec)
+    table = ratings(spec, [m for m in matches if m.name in outcomes], outcomes)["entrants"]
+    return schedule(spec, {row["name"]: row for row in table}, round_)
+
+
+def recorded(spec: TournamentSpec, out: Path) -> tuple[list[Match], dict[str, dict[str, Any]], dict[str, str]]:
+    """The matches of the tournament in ``out`` that its schedule has and that were played to the
+    end with its settings, with their standings; and, by name, why each other match of the
+    schedule is left out (not played yet, played with other settings, standings that do not hold)."""
+    matches: list[Match] = []
+    outcomes: dict[str, dict[str, Any]] = {}
+    left_out: dict[str, str] = {}
+    for r in range(rounds(spec)):
+        planned = next_round(spec, matches, outcomes, r)
+        for m in planned:
+            try:
+                done = played(_job(spec, m, out), out / "matches" / m.name)
+            except SweepError as e:
+                left_out[m.name] = str(e)
+                continue
+            problem = "not played to the end" if done is None else _standings_problem(done, len(m.entrants))
+            if problem is not None:
+                left_out[m.name] = problem
+            elif done is not None:
+                outcomes[m.name] = done
+        matches += planned
+    return [m for m in matches if m.name in outcomes], outcomes, left_out
+
+
+def _standings_problem(outcome: dict[str, Any], seats: int) -> str | None:
+    """Why a match's standings.json cannot be rated: a standing missing for a seat, a score that
+    is not a number, ranks that do not follow the scores."""
+    rows = outcome.get("standings")
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        return "standings.json has no list of standings"
+    if [r.get("seat") for r in rows] != list(range(seats)):
+        return f"standings.json does not hold one standing for each of its {seats} seats, in seat order"
+    scores = [r.get("score") for r in rows]
+    if not all(isinstance(x, int | float) and not isinstance(x, bool) for x in scores):
+        return "standings.json has a standing without its score"
+    if [r.get("rank") for r in rows] != ranks(scores):
+        return "standings.json's ranks do not follow its scores"
+    return None
+
+
+def _check_settings(spec: TournamentSpec, out: Path) -> None:
+    """SweepError when ``out`` holds matches played from a tournament file with other settings:
+    the settings compared as the tournament sees them (defaults filled in, entrants by name, a
+    round-robin's seeds as a set). A tournament none of whose matches finished may change."""
+    before = read_json(out / TOURNAMENT)
+    if before is None or not any((out / "matches").glob(f"*/{MATCH}")):
+        return
+    try:
+        kept = TournamentSpec.model_validate(before)
+    except (ValidationError, ValueError, KeyError):  # a baseline gone since raises KeyError
+        raise SweepError(
+            f"{out}/{TOURNAMENT} is not a tournament file's settings; choose another out directory"
+        ) from None
+    old, new = _settings(kept), _settings(spec)
+    changed = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
+    if changed:
+        raise SweepError(
+            f"{out} holds a tournament played with other settings ({', '.join(changed)} changed); "
+            "choose another out directory"
+        )
+
+
+def _settings(spec: TournamentSpec) -> dict[str, Any]:
+    settings = spec.model_dump(mode="json", exclude={"out"})
+    settings["entrants"] = sorted(settings["entrants"], key=lambda e: e["name"])
+    if spec.format == "round-robin":
+        settings["seeds"] = sorted(settings["seeds"])
+    return settings
 
 
 # ---------------------------------------------------------------------------- ratings
