@@ -209,6 +209,7 @@ def test_a_served_seat_plays_an_agent_outside_through_its_workspace_and_replays(
 
     def start(i: int, server: object, workspace: Path) -> None:
         assert (workspace / "bin" / "bizbench").is_file()
+        assert "RIVALS. Rival startups (1 of them)" in (workspace / "instructions.md").read_text()
         agents.append(threading.Thread(target=agent, args=(seat.socket_path(workspace),), daemon=True))
         agents[-1].start()
 

@@ -306,5 +306,5 @@ def test_a_seat_with_rivals_is_told_the_arenas_rules_and_a_lone_seat_is_not() ->
     (lone,) = _arena(1).seats
     assert lone.system_prompt("cli-chat") == alone.system_prompt("cli-chat")
     prompt = _arena(3).seats[1].system_prompt("cli-chat")
-    assert prompt.startswith(alone.system_prompt("cli-chat")) and "RIVALS. 2 rival startups" in prompt
+    assert prompt.startswith(alone.system_prompt("cli-chat")) and "RIVALS. Rival startups (2 of them)" in prompt
     assert "awards it to none of them" in prompt

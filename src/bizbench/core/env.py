@@ -128,6 +128,17 @@ class EnvBase:
         self.tamper: list[dict[str, Any]] = []
         return world_entropy(seed, secret)
 
+    def instructions_note(self) -> str:
+        """Text that ends this env's instructions wherever an agent is given them (its system
+        prompt, a served seat's instructions.md and ``rules``): an arena seat's rivals
+        (docs/arena.md); none by default."""
+        return ""
+
+    def with_note(self, instructions: str) -> str:
+        """``instructions`` ended by :meth:`instructions_note`, if any."""
+        note = self.instructions_note()
+        return f"{instructions.rstrip()}\n\n{note}\n" if note else instructions
+
     def call(self, name: str, **args: Any) -> ToolResult:
         """Call a tool by name; failures come back as ``ToolResult(ok=False, error=...)``."""
         return self.call_tool(name, args)  # type: ignore[attr-defined]

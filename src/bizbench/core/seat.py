@@ -261,20 +261,35 @@ Reference: `docs/tools.md` (every tool, its arguments and ranges) and `docs/tool
 (the JSON schema of each tool). The SDK's source is in `{self.package}/`.
 """
 
-    def rules_text(self, config: Any, registry: ToolRegistry, prefix: str | None = None) -> str:
+    def rules_text(
+        self,
+        config: Any,
+        registry: ToolRegistry,
+        prefix: str | None = None,
+        note: Callable[[str], str] | None = None,
+    ) -> str:
         """What the shell command ``rules`` answers: ``instructions.md`` (the env's instructions
-        with the shell ``prefix``), or docs/README.md when the env declares none."""
+        with the shell ``prefix``, ended by the session env's ``note``: an arena seat's rivals),
+        or docs/README.md when the env declares none."""
         if self.instructions is not None:
-            return self.instructions(config, prefix or self.command_prefix()).rstrip() + "\n"
+            text = self.instructions(config, prefix or self.command_prefix()).rstrip() + "\n"
+            return note(text) if note is not None else text
         return self.readme_text(config, registry)
 
     # ------------------------------------------------------------------ the workspace
-    def write_workspace(self, workspace: Path, config: Any = None, registry: ToolRegistry | None = None) -> SdkFiles:
+    def write_workspace(
+        self,
+        workspace: Path,
+        config: Any = None,
+        registry: ToolRegistry | None = None,
+        note: Callable[[str], str] | None = None,
+    ) -> SdkFiles:
         """Write the seat into ``workspace`` (symlink-safe, :func:`bizbench.core.sdkgen.write_sdk`).
 
         ``config``: the session's (default: the env's default preset); ``registry``: the
         session's (default: the env class's registry for ``config``, ``EnvBase.registry_for``, so
-        instructions and tools describe the same preset). Refused (SeatError, nothing written)
+        instructions and tools describe the same preset); ``note``: what ends the instructions
+        (the session env's ``with_note``: an arena seat's rivals). Refused (SeatError, nothing written)
         when a path it would write exists and is not the seat's own (:meth:`check_workspace`);
         ``<runtime dir>/.bizbench-seat.json`` then lists what it wrote and the directories it made."""
         config, registry = self._config_registry(config, registry)
@@ -283,7 +298,7 @@ Reference: `docs/tools.md` (every tool, its arguments and ranges) and `docs/tool
         docs = dict(self.documents(config)) if self.documents is not None else {}
         files = [(CLIENT, self.client_source(), 0o755)]
         if self.instructions is not None:
-            files.append((INSTRUCTIONS, self.rules_text(config, registry), 0o644))
+            files.append((INSTRUCTIONS, self.rules_text(config, registry, note=note), 0o644))
         planned = self._paths(config, registry)
         made = sorted({d for d in self._dirs(planned) if not (ws / d).exists() and not (ws / d).is_symlink()})
         dirs = sorted(set(marker["dirs"]) | set(made))
@@ -468,8 +483,10 @@ def open_seat(session: Session, workspace: Path, port: int | None = None) -> Too
     seat = seat_of(session.spec)
     ws = Path(workspace).absolute()
     seat.forget_connection(ws)  # written again once this server listens
-    seat.write_workspace(ws, session.config, session.registry)
-    rules = seat.rules_text(session.config, session.registry)
+    with_note = getattr(session.env, "with_note", None)  # an env on EnvBase may end its instructions with a note
+    note = with_note if callable(with_note) else None
+    seat.write_workspace(ws, session.config, session.registry, note)
+    rules = seat.rules_text(session.config, session.registry, note=note)
     server = ToolServer(session, socket_path=seat.socket_path(ws), port=port, status_keys=seat.status_keys, rules=rules)
     server.start()
     try:

@@ -59,10 +59,9 @@ class CeoSeatEnv(CeoEnv):
     arena: CeoArena
     seat: int
 
-    def system_prompt(self, harness: str) -> str:
-        own = super().system_prompt(harness)
+    def instructions_note(self) -> str:
         seats = len(self.arena.seats)
-        return own if seats == 1 else f"{own}\n\n{RIVALS_NOTE.format(companies=seats)}"
+        return "" if seats == 1 else RIVALS_NOTE.format(companies=seats)
 
     def step(self, days: int | None = None) -> list[dict[str, Any]]:
         """End this seat's turn (``days``: how many it asks, a week by default); returns its days

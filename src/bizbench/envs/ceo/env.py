@@ -222,7 +222,7 @@ class CeoEnv(EnvBase):
         by tool name in any other."""
         from bizbench.envs.ceo.prompt import system_prompt
 
-        return system_prompt(self.config, sdk=harness == "terminal")
+        return self.with_note(system_prompt(self.config, sdk=harness == "terminal"))
 
     def memory(self) -> str:
         return ""

@@ -88,8 +88,8 @@ class RivalCompany(YcWorld):
         )
 
 
-RIVALS_NOTE = """RIVALS. {rivals} rival startups, each run by its own agent and starting exactly as you do,
-share your contract market: the same tasks and clients. Trust, prestige, staff and funds are each
+RIVALS_NOTE = """RIVALS. Rival startups ({rivals} of them), each run by its own agent and starting exactly as you
+do, share your contract market: the same tasks and clients. Trust, prestige, staff and funds are each
 company's own. Every company ends its turn with `sim resume` before time moves on, and no one sees
 another's accepts of the same turn. When several companies accept the same task in one turn, the
 client awards it to the one with the most prestige in the task's domain, then the most trust;
@@ -105,11 +105,10 @@ class YcSeatEnv(YcEnv):
     world_class = RivalCompany
     world: RivalCompany
 
-    def system_prompt(self, harness: str = "cli-chat", command_prefix: str = "yc-bench") -> str:
-        own = super().system_prompt(harness, command_prefix)
+    def instructions_note(self) -> str:
         arena = self.world.arena
         seats = len(arena.seats) if arena is not None else 1
-        return own if seats == 1 else f"{own}\n\n{RIVALS_NOTE.format(rivals=seats - 1)}"
+        return "" if seats == 1 else RIVALS_NOTE.format(rivals=seats - 1)
 
 
 class YcArena:

@@ -343,7 +343,7 @@ class YcEnv(EnvBase):
         says how a command maps to a tool (``task accept --task-id T`` is ``task_accept``)."""
         from bizbench.envs.yc.prompt import system_prompt
 
-        return system_prompt(self.config, command_prefix)
+        return self.with_note(system_prompt(self.config, command_prefix))
 
     @property
     def turn(self) -> int:
