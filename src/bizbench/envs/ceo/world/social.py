@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from bizbench.envs.ceo.world.customers import BLOCK
+from bizbench.envs.ceo.world.customers import for_blocks
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.state import AgentPost, WorldState
 from bizbench.envs.ceo.world.usage import weekly_factor
@@ -42,11 +42,13 @@ def subscriber_weights(
     customer, satisfaction change, today's events (overload, outage, an open issue, quota), seats.
     ``open_issue``: whether each had an issue open when the day's satisfaction update ran.
     A factor that does not apply to a customer is 1, so it is multiplied in only where it applies.
-    The weights are elementwise, so they are computed in blocks of customers (``BLOCK``)."""
+    The weights are elementwise, so they are computed in blocks of customers (``for_blocks``)."""
     w = np.empty(len(active))
-    for i in range(0, len(active), BLOCK):
-        block = slice(i, i + BLOCK)
-        w[block] = _weights_block(state, params, active[block], overload, outage, open_issue[block])
+
+    def block(b: slice) -> None:
+        w[b] = _weights_block(state, params, active[b], overload, outage, open_issue[b])
+
+    for_blocks(len(active), block)
     return w
 
 
