@@ -155,7 +155,8 @@ class World:
         start = self.market_view()
         delivered, q_shift, c_drift = start
         active = cust.active()
-        groups = cust.group[active].astype(np.intp)  # gathered once for the day's group counts
+        groups = np.empty(len(active), dtype=np.intp)  # gathered once for the day's group counts, in blocks
+        for_blocks(len(active), lambda b: np.copyto(groups[b], cust.group.take(active[b])))
         start_counts = np.bincount(groups, minlength=p.n_groups)
         # 5. usage and service health
         units = usage.compute_usage(st, active)
