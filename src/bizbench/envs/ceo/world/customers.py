@@ -43,6 +43,10 @@ def _pool(threads: int) -> ThreadPoolExecutor:
     return ThreadPoolExecutor(threads, thread_name_prefix="bizbench-blocks")
 
 
+if hasattr(os, "register_at_fork"):  # a forked process has none of its parent's threads: it starts a pool
+    os.register_at_fork(after_in_child=_pool.cache_clear)
+
+
 def for_blocks(n: int, task: Callable[[slice], T]) -> list[T]:
     """``task(rows)`` for each block of ``BLOCK`` rows of ``range(n)``, one after the other, or on a pool
     of ``block_threads()`` threads from ``THREADED_ROWS`` rows (numpy releases the GIL inside its loops);
