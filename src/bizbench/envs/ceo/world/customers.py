@@ -180,6 +180,14 @@ class Customers:
         self.column("seats")[idx] = seats
         self.column("billed_seats")[idx] = np.floor(seats)
 
+    def open_issue(self, rows: np.ndarray) -> np.ndarray:
+        """Whether each customer of ``rows`` has an issue open (open-issue days above 0, reference-notes
+        §4.9), read in blocks (``for_blocks``)."""
+        issue_days = self.column("issue_days")
+        out = np.empty(len(rows), dtype=bool)
+        for_blocks(len(rows), lambda b: np.greater(issue_days.take(rows[b]), 0, out=out[b]))
+        return out
+
     def active(self) -> np.ndarray:
         """Indices of active subscriptions (status subscribed, reference-notes §5.1)."""
         return np.flatnonzero(self.column("status") == SUBSCRIBED)

@@ -63,7 +63,7 @@ def run_support(
     zero_kept = state.config.fixes.relationship_zero_kept
     s = state.settings
     cust = state.customers
-    has_issue = cust.issue_days[active] > 0
+    has_issue = cust.open_issue(active)
     pool = np.compress(has_issue, active)  # np.compress: a boolean index is slower unless nearly all pass
     pool_groups = cust.group[pool]
     resolved_mask = np.zeros(len(pool), dtype=bool)

@@ -193,7 +193,7 @@ class World:
         svc_penalty = svc.quality_penalty(cfg.quality.overload_penalty, cfg.quality.outage_penalty)
         s_before = satisfaction.update_satisfaction(st, active, delivered, q_shift, c_drift, svc_penalty)
         # the posts' issue event as the update saw it, wanted only on a day that samples posts
-        open_issue = cust.issue_days[active] > 0 if sample_posts else np.zeros(0, dtype=bool)
+        open_issue = cust.open_issue(active) if sample_posts else np.zeros(0, dtype=bool)
         # 15. support
         sup = support.run_support(st, p, rs.get("support"), active, s_before, svc.outage)
         # 16. billing decisions
@@ -431,7 +431,7 @@ class World:
         g_active = st.customers.group[active]
         counts = np.bincount(g_active, minlength=p.n_groups)
         quota_short = social.over_quota(st, active)
-        issue = st.customers.issue_days[active] > 0
+        issue = st.customers.open_issue(active)
         short_by_group = np.bincount(g_active, weights=quota_short, minlength=p.n_groups)
         issue_by_group = np.bincount(g_active, weights=issue, minlength=p.n_groups)
         launch = any(e["day"] >= first for e in st.competitor_events)
