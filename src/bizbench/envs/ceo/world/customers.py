@@ -54,8 +54,7 @@ def for_blocks(n: int, task: Callable[[slice], T]) -> list[T]:
     only its own block's rows and reads nothing another block writes, so the results are the same
     whatever the threads and their timing; a task's exception is raised here."""
     blocks = [slice(i, i + BLOCK) for i in range(0, n, BLOCK)]
-    threads = block_threads()
-    if n < THREADED_ROWS or threads < 2:
+    if n < THREADED_ROWS or (threads := block_threads()) < 2:
         return [task(rows) for rows in blocks]
     return list(_pool(threads).map(task, blocks))
 
