@@ -3,11 +3,14 @@ that grow as rows are appended, each column of the type and default the ``COLUMN
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import pickle
 
 import numpy as np
 import pytest
 
+from bizbench.envs.ceo.world import customers
 from bizbench.envs.ceo.world.customers import CANCELLED, COLUMNS, LEAD, SUBSCRIBED, Customers, gather
 
 
@@ -97,3 +100,22 @@ def test_gather_writes_the_rows_of_a_column_into_the_given_buffer_as_an_index_re
     out = np.empty(len(rows))
     assert gather(cust.satisfaction, rows, out) is out
     assert out.tobytes() == cust.satisfaction[rows].tobytes()
+
+
+def _block_starts(n: int) -> list[int]:
+    return customers.for_blocks(n, lambda rows: rows.start)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_block_passes_run_in_order_on_threads_and_in_a_forked_process_too(monkeypatch):
+    """``for_blocks`` returns each block's result in block order, on threads from ``THREADED_ROWS`` rows;
+    a process forked after the pool started (a sweep's worker) starts a pool of its own instead of
+    waiting on its parent's threads, which it does not have."""
+    monkeypatch.setattr(customers, "BLOCK", 10)
+    monkeypatch.setattr(customers, "THREADED_ROWS", 20)
+    monkeypatch.setenv(customers.THREADS_VAR, "2")
+    assert _block_starts(15) == [0, 10]  # below THREADED_ROWS: one after the other
+    assert _block_starts(95) == list(range(0, 95, 10))
+    assert customers._pool.cache_info().currsize == 1
+    with multiprocessing.get_context("fork").Pool(1) as child:
+        assert child.apply_async(_block_starts, (95,)).get(timeout=60) == list(range(0, 95, 10))

@@ -10,10 +10,12 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +23,9 @@ import pytest
 from bizbench.envs.ceo.baselines import RuleBased, make_policy
 from bizbench.envs.ceo.config import load_config
 from bizbench.envs.ceo.env import CeoEnv
+from bizbench.envs.ceo.world import customers
+
+BENCHMARKS = Path(__file__).parents[2] / "benchmarks"
 
 # Hash of the daily metrics of a 120-day rule-based run; printed by a fresh interpreter.
 _HASH_SCRIPT = """
@@ -244,3 +249,53 @@ def test_observer_posts_do_not_depend_on_the_agent() -> None:
 
     idle = macro(make_policy("do-nothing"))
     assert idle and idle == macro(make_policy("rule-based"))
+
+
+# ---------------------------------------------------------------------------- block passes on threads
+def _market_digest(subscribers: int) -> str:
+    """The state after three days of the speed benchmark's market (benchmarks/ceo_speed.py), customer posts
+    on the last: every customer column, the records, ledger rows, posts, reputation and stream states."""
+    spec = importlib.util.spec_from_file_location("ceo_speed", BENCHMARKS / "ceo_speed.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    world = bench.build_market(subscribers, 42)
+    records = [world.step_day(sample_posts=k == 2) for k in range(3)]
+    digest = hashlib.sha256()
+    for name in customers.COLUMNS:
+        digest.update(world.state.customers.column(name).tobytes())
+    ledger = [(r.day, r.category, r.cents, r.note) for r in world.state.ledger.rows]
+    digest.update(world.state.reputation.tobytes())
+    digest.update(json.dumps([records, ledger, world.feed.posts, world.streams.get_state()], sort_keys=True).encode())
+    return digest.hexdigest()
+
+
+def test_a_large_market_day_is_identical_with_one_or_two_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From ``THREADED_ROWS`` customers a day runs its block passes on ``$BIZBENCH_THREADS`` threads
+    (docs/performance.md); each block writes only its own rows and the draws stay in the main thread, so
+    the state is the same as with one thread. Blocks of 1,000 rows from 2,000 rows stand in for a market
+    of millions: 30,000 subscribers make 30 blocks a pass."""
+    monkeypatch.setattr(customers, "BLOCK", 1_000)
+    monkeypatch.setattr(customers, "THREADED_ROWS", 2_000)
+    pools: list[int] = []
+    pool = customers._pool
+    monkeypatch.setattr(customers, "_pool", lambda threads: pools.append(threads) or pool(threads))
+    digests = {}
+    for threads in (1, 2):
+        monkeypatch.setenv(customers.THREADS_VAR, str(threads))
+        digests[threads] = _market_digest(30_000)
+        assert set(pools) == ({2} if threads == 2 else set())  # one thread: no pool at all
+    assert digests[1] == digests[2]
+
+
+@pytest.mark.parametrize(("setting", "cpus", "threads"), [(None, 8, 2), (None, 1, 1), ("1", 8, 1), ("3", 2, 3)])
+def test_block_passes_run_on_bizbench_threads_threads_or_at_most_two_cpus(
+    monkeypatch: pytest.MonkeyPatch, setting: str | None, cpus: int, threads: int
+) -> None:
+    """``$BIZBENCH_THREADS`` sets the threads of a large block pass (1: none); unset, min(2, CPU count)."""
+    if setting is None:
+        monkeypatch.delenv(customers.THREADS_VAR, raising=False)
+    else:
+        monkeypatch.setenv(customers.THREADS_VAR, setting)
+    monkeypatch.setattr(os, "cpu_count", lambda: cpus)
+    assert customers.block_threads() == threads

@@ -12,6 +12,7 @@ from bizbench.envs.ceo.world.customers import (
     CANCELLED,
     REASON_INVOLUNTARY,
     REASON_VOLUNTARY,
+    for_blocks,
 )
 from bizbench.envs.ceo.world.drift import billing_snapshot_c_max, drifted_c_max, quality_band
 from bizbench.envs.ceo.world.params import MACRO_WTP, Params
@@ -36,8 +37,11 @@ def involuntary_rates(params: Params, rng: np.random.Generator) -> np.ndarray:
 
 
 def due_today(state: WorldState, active: np.ndarray) -> np.ndarray:
-    """Active subscriptions whose billing anchor (start day mod 30) is today (reference-notes §4.22)."""
-    return active[state.customers.billing_mod[active] == state.day % 30]
+    """Active subscriptions whose billing anchor (start day mod 30) is today (reference-notes §4.22), found
+    in blocks of customers (``for_blocks``), in their order."""
+    anchor, today = state.customers.billing_mod, state.day % 30
+    due = for_blocks(len(active), lambda b: np.compress(anchor.take(active[b]) == today, active[b]))
+    return np.concatenate(due or [active[:0]])
 
 
 def plan_values(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from bizbench.core.ledger import to_cents
+from bizbench.envs.ceo.world.customers import for_blocks
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.promotions import ad_strength, ads_active
 from bizbench.envs.ceo.world.quality import effective_ad_load
@@ -25,8 +26,11 @@ def ad_revenue_by_customer(state: WorldState, active: np.ndarray) -> tuple[np.nd
 
 def usage_by_plan(state: WorldState, active: np.ndarray, units: np.ndarray) -> np.ndarray:
     """Today's usage units on each plan, taken right after the usage step (eq 43 U_p): ``units`` are the
-    usage step's units of the ``active`` subscribers."""
-    return np.bincount(state.customers.plan[active], weights=units, minlength=N_PLANS)
+    usage step's units of the ``active`` subscribers. Summed in blocks of customers (``for_blocks``): the
+    units are whole numbers (eq 8 rounds them), so the blocks' sums add up exactly, as one sum would."""
+    plan = state.customers.plan
+    by_block = for_blocks(len(active), lambda b: np.bincount(plan.take(active[b]), weights=units[b], minlength=N_PLANS))
+    return sum(by_block, np.zeros(N_PLANS))
 
 
 def book_daily_costs(

@@ -7,10 +7,15 @@ never loops over customers in Python.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import functools
+import os
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 import numpy as np
+
+T = TypeVar("T")
 
 # Subscription status codes (reference-notes §5.1 subscriptions.status).
 NONE, LEAD, SUBSCRIBED, CANCELLED, LOST = 0, 1, 2, 3, 4
@@ -21,6 +26,37 @@ SOURCE_NETWORK, SOURCE_ORGANIC = 5, 6
 # Customers per block of an elementwise pass over many of them: temporaries stay small enough for the
 # allocator to reuse (and for the caches), with identical results.
 BLOCK = 1 << 19
+
+# Rows from which a block pass runs its blocks on a pool of threads (``for_blocks``): a market of millions
+# of subscribers; the episodes of a run (a few hundred thousand at their peak) never start one.
+THREADED_ROWS = 1 << 20
+THREADS_VAR = "BIZBENCH_THREADS"  # threads of a block pass (docs/performance.md); 1: none
+
+
+def block_threads() -> int:
+    """The threads a large block pass runs on: ``$BIZBENCH_THREADS``, else min(2, the CPU count)."""
+    return max(1, int(os.environ.get(THREADS_VAR) or min(2, os.cpu_count() or 1)))
+
+
+@functools.cache
+def _pool(threads: int) -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(threads, thread_name_prefix="bizbench-blocks")
+
+
+if hasattr(os, "register_at_fork"):  # a forked process has none of its parent's threads: it starts a pool
+    os.register_at_fork(after_in_child=_pool.cache_clear)
+
+
+def for_blocks(n: int, task: Callable[[slice], T]) -> list[T]:
+    """``task(rows)`` for each block of ``BLOCK`` rows of ``range(n)``, one after the other, or on a pool
+    of ``block_threads()`` threads from ``THREADED_ROWS`` rows (numpy releases the GIL inside its loops);
+    returns the tasks' results in block order, for the caller to combine in that order. A task writes
+    only its own block's rows and reads nothing another block writes, so the results are the same
+    whatever the threads and their timing; a task's exception is raised here."""
+    blocks = [slice(i, i + BLOCK) for i in range(0, n, BLOCK)]
+    if n < THREADED_ROWS or (threads := block_threads()) < 2:
+        return [task(rows) for rows in blocks]
+    return list(_pool(threads).map(task, blocks))
 
 
 def gather(column: np.ndarray, rows: np.ndarray, out: np.ndarray) -> np.ndarray:
@@ -142,6 +178,14 @@ class Customers:
         """Set the seat count of rows ``idx`` and its floor ``billed_seats`` with it."""
         self.column("seats")[idx] = seats
         self.column("billed_seats")[idx] = np.floor(seats)
+
+    def open_issue(self, rows: np.ndarray) -> np.ndarray:
+        """Whether each customer of ``rows`` has an issue open (open-issue days above 0, reference-notes
+        §4.9), read in blocks (``for_blocks``)."""
+        issue_days = self.column("issue_days")
+        out = np.empty(len(rows), dtype=bool)
+        for_blocks(len(rows), lambda b: np.greater(issue_days.take(rows[b]), 0, out=out[b]))
+        return out
 
     def active(self) -> np.ndarray:
         """Indices of active subscriptions (status subscribed, reference-notes §5.1)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from bizbench.envs.ceo.world.curve import required_quality
-from bizbench.envs.ceo.world.customers import BLOCK, gather
+from bizbench.envs.ceo.world.customers import for_blocks, gather
 from bizbench.envs.ceo.world.drift import quality_band, satisfaction_c_max
 from bizbench.envs.ceo.world.promotions import ad_penalty
 from bizbench.envs.ceo.world.quality import perceived_quality, quota_factor, relationship_as_read
@@ -27,16 +27,18 @@ def update_satisfaction(
     of the budget plus group c-drift, the service penalty, relationship, tenure, open-issue
     days, quota factor with today's demand r_i W(d), and the ad load including the
     per-customer strength. Uses start-of-day quality and drift (reference-notes §1.2 step 3). The update
-    is elementwise, so it runs in blocks of customers with identical results.
+    is elementwise, so it runs in blocks of customers (``for_blocks``) with identical results.
     """
     market = q_shift_by_group.tobytes() + c_drift_group.tobytes()
     if state.customers.q_req_market != market:  # a drift or competitor event moved every Q_req
         state.customers.forget_requirement(slice(None))
         state.customers.q_req_market = market
     before = np.empty(len(active))
-    for i in range(0, len(active), BLOCK):
-        block = slice(i, i + BLOCK)
-        _update_block(state, active[block], delivered, q_shift_by_group, c_drift_group, service_penalty, before[block])
+
+    def block(b: slice) -> None:
+        _update_block(state, active[b], delivered, q_shift_by_group, c_drift_group, service_penalty, before[b])
+
+    for_blocks(len(active), block)
     return before
 
 

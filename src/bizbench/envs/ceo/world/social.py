@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from bizbench.envs.ceo.world.customers import BLOCK
+from bizbench.envs.ceo.world.customers import BLOCK, for_blocks
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.state import AgentPost, WorldState
 from bizbench.envs.ceo.world.usage import weekly_factor
@@ -42,11 +42,13 @@ def subscriber_weights(
     customer, satisfaction change, today's events (overload, outage, an open issue, quota), seats.
     ``open_issue``: whether each had an issue open when the day's satisfaction update ran.
     A factor that does not apply to a customer is 1, so it is multiplied in only where it applies.
-    The weights are elementwise, so they are computed in blocks of customers (``BLOCK``)."""
+    The weights are elementwise, so they are computed in blocks of customers (``for_blocks``)."""
     w = np.empty(len(active))
-    for i in range(0, len(active), BLOCK):
-        block = slice(i, i + BLOCK)
-        w[block] = _weights_block(state, params, active[block], overload, outage, open_issue[block])
+
+    def block(b: slice) -> None:
+        w[b] = _weights_block(state, params, active[b], overload, outage, open_issue[b])
+
+    for_blocks(len(active), block)
     return w
 
 
@@ -128,14 +130,21 @@ def sample_posts(
     state: WorldState, params: Params, rng: np.random.Generator, cands: PostCandidates
 ) -> list[dict[str, Any]]:
     """Up to 5 authors without replacement, probability proportional to weight, then sentiment
-    by satisfaction bucket (churned authors are negative) and hidden engagement (reference-notes §4.12)."""
+    by satisfaction bucket (churned authors are negative) and hidden engagement (reference-notes §4.12).
+
+    The keys Exp(1) / w are written over ``cands.weights``, in blocks of ``BLOCK`` candidates whose draws
+    follow one another (the same draws as one call for them all): the keys of a market of millions need
+    no arrays of its size besides the weights."""
     so = state.config.social
     n = len(cands.customers)
     if n == 0:
         return []
     k = min(so.max_posts, n)
-    keys = rng.exponential(1.0, n)
-    keys /= np.maximum(cands.weights, 1e-300)
+    keys = cands.weights
+    for i in range(0, n, BLOCK):
+        block = keys[i : i + BLOCK]
+        np.maximum(block, 1e-300, out=block)
+        np.divide(rng.exponential(1.0, len(block)), block, out=block)
     pick = np.argpartition(keys, k - 1)[:k] if n > k else np.arange(n)
     pick = pick[np.argsort(keys[pick])]
     posts = []

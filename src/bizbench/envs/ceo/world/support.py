@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bizbench.envs.ceo.world.customers import BLOCK, SUBSCRIBED, gather
+from bizbench.envs.ceo.world.customers import SUBSCRIBED, for_blocks, gather
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.promotions import per_customer
 from bizbench.envs.ceo.world.quality import relationship_as_read
@@ -63,7 +63,7 @@ def run_support(
     zero_kept = state.config.fixes.relationship_zero_kept
     s = state.settings
     cust = state.customers
-    has_issue = cust.issue_days[active] > 0
+    has_issue = cust.open_issue(active)
     pool = np.compress(has_issue, active)  # np.compress: a boolean index is slower unless nearly all pass
     pool_groups = cust.group[pool]
     resolved_mask = np.zeros(len(pool), dtype=bool)
@@ -102,21 +102,23 @@ def run_support(
     before = relationship_as_read(cust.relationship[unresolved], zero_kept)
     cust.relationship[unresolved] = np.maximum(0.0, before - sp.relationship_daily_decay)
 
-    # Generation for subscribers without an open issue at day start (the formula's steps in place, in
-    # blocks of customers: ``BLOCK``).
-    no_issue = ~has_issue
-    free = np.compress(no_issue, active)
-    prob = np.compress(no_issue, satisfaction_before)
-    seats = np.empty(min(BLOCK, len(free)))
-    for start in range(0, len(free), BLOCK):
-        block = prob[start : start + BLOCK]
-        np.subtract(1.0, block, out=block)
-        block *= sp.satisfaction_rate
-        block += sp.base_rate
-        block += sp.outage_rate * float(outage)
-        block *= gather(cust.billed_seats, free[start : start + BLOCK], seats[: len(block)])  # whole seats
-        np.clip(block, 0.0, sp.max_prob, out=block)
-    opened = np.compress(rng.random(len(free)) < prob, free)
+    # Generation for subscribers without an open issue at day start, in blocks of customers (``for_blocks``):
+    # each block's chances (the formula's steps in place), then its draws, block after block: the same
+    # draws as one call for them all.
+    def chances(b: slice) -> tuple[np.ndarray, np.ndarray]:
+        no_issue = ~has_issue[b]
+        free = np.compress(no_issue, active[b])
+        prob = np.compress(no_issue, satisfaction_before[b])
+        np.subtract(1.0, prob, out=prob)
+        prob *= sp.satisfaction_rate
+        prob += sp.base_rate
+        prob += sp.outage_rate * float(outage)
+        prob *= gather(cust.billed_seats, free, np.empty(len(free)))  # whole seats
+        np.clip(prob, 0.0, sp.max_prob, out=prob)
+        return free, prob
+
+    blocks = for_blocks(len(active), chances)
+    opened = np.concatenate([np.compress(rng.random(len(free)) < prob, free) for free, prob in blocks] or [active[:0]])
     cust.issue_days[opened] = 1
     cust.issue_open_day[opened] = state.day
     return SupportDay(opened=opened, resolved=resolved)

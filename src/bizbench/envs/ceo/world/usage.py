@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bizbench.envs.ceo.world.customers import BLOCK, gather
+from bizbench.envs.ceo.world.customers import for_blocks, gather
 from bizbench.envs.ceo.world.state import WorldState
 
 
@@ -29,8 +29,9 @@ def compute_usage(state: WorldState, active: np.ndarray) -> np.ndarray:
     rate, plan, today, period = cust.usage_rate, cust.plan, cust.usage_today, cust.period_usage
     quotas, w = state.settings.quotas, weekly_factor(state, state.day)
     units = np.empty(len(active))
-    for i in range(0, len(active), BLOCK):  # elementwise, in blocks of customers (``BLOCK``)
-        rows, u = active[i : i + BLOCK], units[i : i + BLOCK]
+
+    def block(b: slice) -> None:  # elementwise, in blocks of customers (``for_blocks``)
+        rows, u = active[b], units[b]
         gather(rate, rows, u)
         u *= w
         np.minimum(u, quotas.take(plan.take(rows)), out=u)
@@ -38,4 +39,6 @@ def compute_usage(state: WorldState, active: np.ndarray) -> np.ndarray:
         np.floor(u, out=u)  # SQL round(): half away from 0
         today[rows] = u
         period[rows] += u
+
+    for_blocks(len(active), block)
     return units

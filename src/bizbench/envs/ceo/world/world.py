@@ -38,7 +38,7 @@ from bizbench.envs.ceo.world import (
     surges,
     usage,
 )
-from bizbench.envs.ceo.world.customers import BLOCK, LEAD, LOST, SOURCE_ORGANIC, gather
+from bizbench.envs.ceo.world.customers import LEAD, LOST, SOURCE_ORGANIC, for_blocks, gather
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.state import AgentPost, WorldState
 
@@ -155,7 +155,8 @@ class World:
         start = self.market_view()
         delivered, q_shift, c_drift = start
         active = cust.active()
-        groups = cust.group[active].astype(np.intp)  # gathered once for the day's group counts
+        groups = np.empty(len(active), dtype=np.intp)  # gathered once for the day's group counts, in blocks
+        for_blocks(len(active), lambda b: np.copyto(groups[b], cust.group.take(active[b])))
         start_counts = np.bincount(groups, minlength=p.n_groups)
         # 5. usage and service health
         units = usage.compute_usage(st, active)
@@ -192,7 +193,7 @@ class World:
         svc_penalty = svc.quality_penalty(cfg.quality.overload_penalty, cfg.quality.outage_penalty)
         s_before = satisfaction.update_satisfaction(st, active, delivered, q_shift, c_drift, svc_penalty)
         # the posts' issue event as the update saw it, wanted only on a day that samples posts
-        open_issue = cust.issue_days[active] > 0 if sample_posts else np.zeros(0, dtype=bool)
+        open_issue = cust.open_issue(active) if sample_posts else np.zeros(0, dtype=bool)
         # 15. support
         sup = support.run_support(st, p, rs.get("support"), active, s_before, svc.outage)
         # 16. billing decisions
@@ -430,7 +431,7 @@ class World:
         g_active = st.customers.group[active]
         counts = np.bincount(g_active, minlength=p.n_groups)
         quota_short = social.over_quota(st, active)
-        issue = st.customers.issue_days[active] > 0
+        issue = st.customers.open_issue(active)
         short_by_group = np.bincount(g_active, weights=quota_short, minlength=p.n_groups)
         issue_by_group = np.bincount(g_active, weights=issue, minlength=p.n_groups)
         launch = any(e["day"] >= first for e in st.competitor_events)
@@ -503,21 +504,30 @@ class World:
     ) -> dict[str, Any]:
         st, p = self.state, self.params
         cust = st.customers
-        g = cust.group[active].astype(np.intp)
-        accounts = np.bincount(g, minlength=p.n_groups)
-        ent_rows = np.flatnonzero(p.is_ent.take(g))  # seats are reported for enterprise groups only
-        seats = np.bincount(g[ent_rows], weights=cust.whole_seats(active[ent_rows]), minlength=p.n_groups)
-        # one buffer for the per-subscriber reads, filled in blocks (``BLOCK``): satisfaction, then the MRR
-        # terms price x whole seats, each summed over the whole buffer as before
-        per_subscriber = gather(cust.satisfaction, active, np.empty(len(active)))
+        # one buffer for the per-subscriber reads, filled in blocks (``for_blocks``): satisfaction, then the MRR
+        # terms price x whole seats, each summed over the whole buffer; the counts of each block (accounts,
+        # whole seats, open issues: whole numbers, so their sum is exact in any order) are added up
+        per_subscriber = np.empty(len(active))
+
+        def counts(b: slice) -> tuple[np.ndarray, np.ndarray, int]:
+            rows = active[b]
+            gather(cust.satisfaction, rows, per_subscriber[b])
+            g = cust.group.take(rows).astype(np.intp)
+            ent = np.flatnonzero(p.is_ent.take(g))  # seats are reported for enterprise groups only
+            seats = np.bincount(g[ent], weights=cust.whole_seats(rows[ent]), minlength=p.n_groups)
+            return np.bincount(g, minlength=p.n_groups), seats, int(np.count_nonzero(cust.issue_days.take(rows) > 0))
+
+        def mrr_terms(b: slice) -> None:
+            rows, terms = active[b], per_subscriber[b]
+            gather(cust.effective_price, rows, terms)
+            terms *= cust.billed_seats.take(rows)
+
+        by_block = for_blocks(len(active), counts)
+        accounts = sum((a for a, _, _ in by_block), np.zeros(p.n_groups, dtype=np.int64))
+        seats = sum((s for _, s, _ in by_block), np.zeros(p.n_groups))
+        open_issues = sum(n for _, _, n in by_block)
         mean_satisfaction = float(per_subscriber.mean()) if len(active) else None
-        gather(cust.effective_price, active, per_subscriber)
-        billed, issue_days = cust.billed_seats, cust.issue_days
-        open_issues = 0
-        for i in range(0, len(active), BLOCK):
-            rows = active[i : i + BLOCK]
-            per_subscriber[i : i + BLOCK] *= billed.take(rows)
-            open_issues += int(np.count_nonzero(issue_days.take(rows) > 0))
+        for_blocks(len(active), mrr_terms)
         ids = self.config.group_ids
         # Cash flow by category since the previous record: this day's rows plus lump sums
         # (research, R&D) the agent bought between turns, so each record reconciles cash.
