@@ -299,3 +299,12 @@ def test_block_passes_run_on_bizbench_threads_threads_or_at_most_two_cpus(
         monkeypatch.setenv(customers.THREADS_VAR, setting)
     monkeypatch.setattr(os, "cpu_count", lambda: cpus)
     assert customers.block_threads() == threads
+
+
+@pytest.mark.parametrize("setting", ["0", "two", "-1"])
+def test_a_bad_bizbench_threads_is_named(monkeypatch: pytest.MonkeyPatch, setting: str) -> None:
+    monkeypatch.setenv(customers.THREADS_VAR, setting)
+    with pytest.raises(
+        ValueError, match=f"BIZBENCH_THREADS must be a whole number of threads of at least 1, got '{setting}'"
+    ):
+        customers.block_threads()

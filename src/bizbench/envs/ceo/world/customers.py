@@ -35,7 +35,12 @@ THREADS_VAR = "BIZBENCH_THREADS"  # threads of a block pass (docs/performance.md
 
 def block_threads() -> int:
     """The threads a large block pass runs on: ``$BIZBENCH_THREADS``, else min(2, the CPU count)."""
-    return max(1, int(os.environ.get(THREADS_VAR) or min(2, os.cpu_count() or 1)))
+    given = os.environ.get(THREADS_VAR)
+    if not given:
+        return min(2, os.cpu_count() or 1)
+    if not given.strip().isdigit() or int(given) < 1:
+        raise ValueError(f"${THREADS_VAR} must be a whole number of threads of at least 1, got {given!r}")
+    return int(given)
 
 
 @functools.cache
