@@ -250,3 +250,17 @@ def test_a_ceo_arena_also_gets_each_companys_market_share_and_prices_over_time(t
         plan_b = chart["series"][1]
         assert plan_b[0] == [0.0, last_b] and plan_b[-1] == [28.0, last_b]  # a day's last call is its price
         assert all(x0 <= x1 for (x0, _), (x1, _) in zip(plan_b, plan_b[1:], strict=False))
+
+
+def test_an_arena_seat_with_rivals_gets_no_normalised_score_and_a_lone_seat_does(played: Path, tmp_path: Path) -> None:
+    from bizbench.core.runs import load_run
+    from bizbench.report.protocol import AnchorCache, anchors_for
+
+    cache = AnchorCache(tmp_path / "anchors.json")
+    seat = anchors_for(load_run(played / "three" / "seat-0"), cache)
+    assert seat.zero is None and seat.one is None and "an arena seat" in seat.note
+    run_arena("yc", ["heuristic"], seed=4, horizon=2, out=tmp_path / "lone")
+    lone = anchors_for(load_run(tmp_path / "lone" / "seat-0"), cache)
+    assert lone.one is not None and lone.note == ""  # one seat is the single-player world
+    report = build_report([played / "three"], tmp_path / "report", tmp_path / "anchors.json", make_plots=False)
+    assert all(m.metrics["normalised"] is None for m in report.measured)

@@ -223,9 +223,14 @@ def world_facts(run: Run, cache: AnchorCache | None) -> dict[str, Any] | None:
 
 
 def anchors_for(run: Run, cache: AnchorCache | None) -> Anchors:
-    """The run's zero and one anchors (missing ones carry a note saying why)."""
+    """The run's zero and one anchors (missing ones carry a note saying why). A seat of an arena
+    with rivals has none: its rivals change its world, so anchors played alone do not measure it
+    (its rank in the arena does, docs/arena.md)."""
     if cache is None:
         return Anchors(None, None, "anchors off")
+    seat = run.config.get("arena")
+    if isinstance(seat, dict) and seat.get("seats") != 1:
+        return Anchors(None, None, "an arena seat: anchors played alone do not measure a company with rivals")
     why = _reproducible(run)
     if why:
         return Anchors(None, _reference(run, cache), why)
