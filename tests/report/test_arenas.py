@@ -264,3 +264,6 @@ def test_an_arena_seat_with_rivals_gets_no_normalised_score_and_a_lone_seat_does
     assert lone.one is not None and lone.note == ""  # one seat is the single-player world
     report = build_report([played / "three"], tmp_path / "report", tmp_path / "anchors.json", make_plots=False)
     assert all(m.metrics["normalised"] is None for m in report.measured)
+    (anchors,) = [t for _, tables, _ in report.sections for t in tables if t.name.endswith("_anchors")]
+    assert anchors.rows[0][:2] == ["default (2 months) in a 3-seat arena", "4"]  # the set-up as the tables name it
+    assert anchors.rows[0][-1].startswith("an arena seat")

@@ -220,7 +220,7 @@ def _anchor_table(env: str, title: str, labels: tuple[str, str], rows: list[Meas
     zero_name, one_name = labels
     seen: dict[tuple[str, int, float | None, float | None, str], None] = {}
     for m in rows:
-        seen[(m.run.preset, m.run.seed, m.anchors.zero, m.anchors.one, m.anchors.note)] = None
+        seen[(setup_key(m.run)[1], m.run.seed, m.anchors.zero, m.anchors.one, m.anchors.note)] = None  # as the tables
     money = Column("x", "x", "{:,.0f}")
     header = ["preset", "seed", f"0 = {zero_name}", f"1 = {one_name}", "note"]
     shown = [[p, str(s), money.show(z), money.show(o), n] for p, s, z, o, n in seen]
