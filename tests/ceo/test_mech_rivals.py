@@ -33,6 +33,13 @@ def _priced(state, prices):
     return settings
 
 
+def _delivered(group, quality=0.5):
+    """Delivered quality ``quality`` on every plan for ``group``, 0 elsewhere."""
+    delivered = np.zeros((26, 3))
+    delivered[group] = quality
+    return delivered
+
+
 def _market(rivals, own_reach, seed=0):
     return Market(rivals, own_reach, np.random.default_rng(seed))
 
@@ -69,8 +76,7 @@ def test_saturation_counts_every_companys_subscribers_when_given(state, params, 
 
 def test_a_lead_goes_to_the_rival_it_knows_whose_best_plan_leaves_it_more(state, params, gidx):
     s1 = gidx["S1"]
-    delivered = np.zeros((26, 3))
-    delivered[s1] = [0.5, 0.5, 0.5]
+    delivered = _delivered(s1)
     state.settings = _priced(state, [60.0, 60.0, 60.0])
     cols, prefs = _leads(s1, 400)
     cheap = Rival(1, _priced(state, [20.0, 20.0, 20.0]), delivered, np.full(26, 3.0), np.zeros(26))
@@ -83,8 +89,7 @@ def test_a_lead_goes_to_the_rival_it_knows_whose_best_plan_leaves_it_more(state,
 
 def test_a_lead_stays_on_a_tie_with_its_company_and_never_knows_a_rival_without_reach(state, gidx):
     s1 = gidx["S1"]
-    delivered = np.zeros((26, 3))
-    delivered[s1] = [0.5, 0.5, 0.5]
+    delivered = _delivered(s1)
     state.settings = _priced(state, [20.0, 20.0, 20.0])
     cols, prefs = _leads(s1, 200)
     twin = Rival(1, _priced(state, [20.0, 20.0, 20.0]), delivered, np.full(26, 5.0), np.zeros(26))
@@ -104,8 +109,7 @@ def test_a_rival_must_leave_a_positive_surplus(state, gidx):
 
 def test_equal_rivals_share_the_leads_that_prefer_them(state, gidx):
     s1 = gidx["S1"]
-    delivered = np.zeros((26, 3))
-    delivered[s1] = [0.5, 0.5, 0.5]
+    delivered = _delivered(s1)
     state.settings = _priced(state, [90.0, 90.0, 90.0])
     cols, prefs = _leads(s1, 2000)
     a = Rival(1, _priced(state, [20.0, 20.0, 20.0]), delivered, np.full(26, 1e9), np.zeros(26))
@@ -117,8 +121,7 @@ def test_equal_rivals_share_the_leads_that_prefer_them(state, gidx):
 
 def test_a_rivals_channel_promotion_does_not_reach_a_lead_its_ads_did_not_bring(state, gidx):
     s1 = gidx["S1"]
-    delivered = np.zeros((26, 3))
-    delivered[s1] = [0.5, 0.5, 0.5]
+    delivered = _delivered(s1)
     cols, prefs = _leads(s1, 1)
     rival = _priced(state, [50.0, 50.0, 50.0])
     rival.lead_promo_by_channel[0] = 40.0
@@ -129,8 +132,7 @@ def test_a_rivals_channel_promotion_does_not_reach_a_lead_its_ads_did_not_bring(
 
 def test_a_cancelling_subscriber_who_knows_a_better_rival_switches_with_its_persona(state, gidx, add_customer):
     s1 = gidx["S1"]
-    delivered = np.zeros((26, 3))
-    delivered[s1] = [0.5, 0.5, 0.5]
+    delivered = _delivered(s1)
     persona = {"group": s1, "c_max": 100.0, "q_min": 0.2, "q_max": 0.8, "usage_demand": 80.0, "seats": 1.0}
     leaving = np.array([add_customer(state, **persona, reply_mean=float(i)) for i in range(5)])
     state.settings = _priced(state, [20.0, 20.0, 20.0])  # its own offer does not count: it is leaving

@@ -26,9 +26,20 @@ from bizbench.core.envs import get_env
 from bizbench.core.jsonio import read_json, write_json
 from bizbench.core.rng import secret_from_env
 from bizbench.core.runlog import RUN_FORMAT, require_new
+from bizbench.core.runs import RunDirError
 from bizbench.core.session import Session
 
-__all__ = ["ARENA_CONFIG", "STANDINGS", "play_seats", "ranks", "run_arena", "seat_dir", "seat_dirs", "standings"]
+__all__ = [
+    "ARENA_CONFIG",
+    "STANDINGS",
+    "play_seats",
+    "ranks",
+    "read_setup",
+    "run_arena",
+    "seat_dir",
+    "seat_dirs",
+    "standings",
+]
 
 ARENA_CONFIG = "arena.json"
 STANDINGS = "standings.json"
@@ -45,6 +56,26 @@ def seat_dirs(path: str | Path) -> list[Path]:
     if setup is None or not isinstance(setup.get("seats"), int):
         return [Path(path)]
     return [seat_dir(Path(path), i) for i in range(setup["seats"])]
+
+
+def read_setup(path: Path) -> tuple[dict[str, Any], Any]:
+    """An arena directory's arena.json and its env's spec, for replay and resume: RunDirError when
+    there is none, its env is not registered here or has no arena, or its seats are not a whole
+    number of at least 1."""
+    where = Path(path) / ARENA_CONFIG
+    setup = read_json(where)
+    if not isinstance(setup, dict):
+        raise RunDirError(f"{path} has no readable {ARENA_CONFIG}: it is not an arena directory")
+    try:
+        spec = get_env(str(setup.get("env")))
+    except KeyError as e:
+        raise RunDirError(f"{where}: {e.args[0]}") from None
+    if spec.arena is None:
+        raise RunDirError(f"{where}: env {spec.id!r} has no arena")
+    seats = setup.get("seats")
+    if isinstance(seats, bool) or not isinstance(seats, int) or seats < 1:
+        raise RunDirError(f"{where}: 'seats' must be a whole number of at least 1, got {seats!r}")
+    return setup, spec
 
 
 def play_seats(arena: Any, drivers: list[Callable[[Any], None]], sessions: list[Any]) -> None:

@@ -50,7 +50,7 @@ from bizbench.core.provenance import provenance
 from bizbench.core.runlog import read_result
 from bizbench.core.runs import ACTIONS
 from bizbench.core.session import Session
-from bizbench.runner.arena import ARENA_CONFIG, STANDINGS, play_seats, seat_dir, standings
+from bizbench.runner.arena import ARENA_CONFIG, STANDINGS, play_seats, read_setup, seat_dir, standings
 from bizbench.runner.runconfig import (
     RunDirError,
     check_secret,
@@ -174,16 +174,8 @@ def replay_arena(path: str | Path) -> list[ReplayReport]:
     seat's record checked as :func:`replay_run` checks a run; one report a seat, then one for
     standings.json (ranks, scores and the env's arena fields such as the contests)."""
     path = Path(path)
-    setup = read_json(path / ARENA_CONFIG)
-    if setup is None:
-        raise RunDirError(f"{path} has no readable {ARENA_CONFIG}: it is not an arena directory")
-    seats = setup.get("seats")
-    if isinstance(seats, bool) or not isinstance(seats, int) or seats < 1:
-        raise RunDirError(f"{path}/{ARENA_CONFIG}: 'seats' must be a whole number of at least 1, got {seats!r}")
-    try:
-        spec = get_env(str(setup.get("env")))
-    except KeyError as e:
-        raise RunDirError(f"{path}/{ARENA_CONFIG}: {str(e).strip(chr(34) + chr(39))}") from None
+    setup, spec = read_setup(path)
+    seats = setup["seats"]
     records = [_open_record(seat_dir(path, i)) for i in range(seats)]
     config, recorded, _ = records[0]
     arena = spec.make_arena(
@@ -195,7 +187,7 @@ def replay_arena(path: str | Path) -> list[ReplayReport]:
         check_secret(path, recorded.get("seed_secret_id")),
         **spec.headless(),
     )
-    actions = [_lines(seat_dir(path, i) / ACTIONS) for i in range(setup["seats"])]
+    actions = [_lines(seat_dir(path, i) / ACTIONS) for i in range(seats)]
     with tempfile.TemporaryDirectory(prefix="bizbench-replay-") as tmp:
         sessions = [Session(spec, env, seat_dir(Path(tmp), i)) for i, env in enumerate(arena.seats)]
 

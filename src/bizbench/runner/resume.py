@@ -333,44 +333,26 @@ def resume_arena(path: str | Path, trust_agent_code: bool = False) -> dict[str, 
 
 
 def _arena_setup(path: Path) -> tuple[dict[str, Any], Any]:
-    """arena.json with the fields a resume uses checked, and the env's spec (RunDirError naming
-    what is wrong, before anything moves)."""
-    from bizbench.core.envs import get_env
-    from bizbench.core.jsonio import read_json
-    from bizbench.runner.arena import ARENA_CONFIG
+    """arena.json (``runner.arena.read_setup``) with the further fields a resume uses checked, and
+    the env's spec (RunDirError naming what is wrong, before anything moves)."""
+    from bizbench.runner.arena import ARENA_CONFIG, read_setup
 
-    where = path / ARENA_CONFIG
-    setup = read_json(where)
-    if not isinstance(setup, dict):
-        raise RunDirError(f"{path} is not an arena directory (no readable {ARENA_CONFIG})")
-    try:
-        spec = get_env(str(setup.get("env")))
-    except KeyError as e:
-        raise RunDirError(f"{where}: {e.args[0]}") from None
-    seats, agents, options = setup.get("seats"), setup.get("agents"), setup.get("agent_options")
-    problems = [
-        "'seats' must be a whole number of at least 1"
-        if isinstance(seats, bool) or not isinstance(seats, int) or seats < 1
-        else "",
-        "'agents' must list one agent a seat"
-        if not isinstance(agents, list) or len(agents) != seats or not all(isinstance(a, str) for a in agents)
-        else "",
-        "'agent_options' must list one object a seat"
-        if options is not None
-        and (not isinstance(options, list) or len(options) != seats or not all(isinstance(o, dict) for o in options))
-        else "",
-        "'preset' must be a string" if not isinstance(setup.get("preset"), str) else "",
-        "'seed' must be a whole number"
-        if isinstance(setup.get("seed"), bool) or not isinstance(setup.get("seed"), int)
-        else "",
-        "'config' must be an object" if not isinstance(setup.get("config"), dict) else "",
-        "'world_options' must be an object" if not isinstance(setup.get("world_options", {}), dict) else "",
-    ]
-    problems = [p for p in problems if p]
+    setup, spec = read_setup(path)
+    seats, agents, options, seed = setup["seats"], setup.get("agents"), setup.get("agent_options"), setup.get("seed")
+    checks = [
+        (isinstance(agents, list) and len(agents) == seats and all(isinstance(a, str) for a in agents),
+         "'agents' must list one agent a seat"),
+        (options is None or (isinstance(options, list) and len(options) == seats
+                             and all(isinstance(o, dict) for o in options)),
+         "'agent_options' must list one object a seat"),
+        (isinstance(setup.get("preset"), str), "'preset' must be a string"),
+        (isinstance(seed, int) and not isinstance(seed, bool), "'seed' must be a whole number"),
+        (isinstance(setup.get("config"), dict), "'config' must be an object"),
+        (isinstance(setup.get("world_options", {}), dict), "'world_options' must be an object"),
+    ]  # fmt: skip
+    problems = [message for ok, message in checks if not ok]
     if problems:
-        raise RunDirError(f"{where}: " + "; ".join(problems))
-    if spec.arena is None:
-        raise RunDirError(f"{where}: env {spec.id!r} has no arena")
+        raise RunDirError(f"{path / ARENA_CONFIG}: " + "; ".join(problems))
     return setup, spec
 
 

@@ -123,9 +123,10 @@ class CeoArena:
             env.last_week = []
         for k in range(max(days, default=0)):
             stepping = [env for env in running if not env.world.state.bankrupt]
-            self._show_rivals(stepping)
-            for env in stepping:
-                record = env.world.step_day(sample_posts=k == days[0] - 1)
+            openings = [env.world.opening() for env in stepping]
+            self._show_rivals(stepping, [counts for _, _, counts in openings])
+            for env, opening in zip(stepping, openings, strict=True):
+                record = env.world.step_day(sample_posts=k == days[0] - 1, opening=opening)
                 env.last_week.append(record)
                 env._on_day(record)
             for env in sorted(stepping, key=lambda e: self._order[e.seat]):  # by what they are, not their seat
@@ -209,14 +210,14 @@ class CeoArena:
                 open_firms.append(firm)
         self.firms = open_firms
 
-    def _show_rivals(self, stepping: list[CeoSeatEnv]) -> None:
-        """Each company's rivals as a lead sees them at the start of the day (world/rivals.py)."""
+    def _show_rivals(self, stepping: list[CeoSeatEnv], counts_of: list[np.ndarray]) -> None:
+        """Each company's rivals as a lead sees them at the start of the day (world/rivals.py), with
+        each company's subscribers per group as the day opens (``counts_of``)."""
         if len(stepping) < 2:
             return
         shown = []
-        for env in stepping:
+        for env, counts in zip(stepping, counts_of, strict=True):
             w = env.world
-            counts = np.bincount(w.state.customers.group[w.state.customers.active()], minlength=w.params.n_groups)
             reach = market.reach(w.state, w.params, counts)
             shown.append(market.Rival(env.seat, w.state.settings, w.delivered_quality(), reach, counts))
         # Rivals in the order of what they are (their offer, reach and customers), not of their

@@ -143,8 +143,21 @@ class World:
         surges.roll_surges(self.state, self.streams.get("surges"), self.state.day + 1, days)
         return days
 
-    def step_day(self, sample_posts: bool = True) -> dict[str, Any]:
-        """One simulated day in the engine's order (reference-notes §1.2, steps 1-24)."""
+    def opening(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The subscribers as a day opens: their rows, their groups (gathered once a day, in blocks)
+        and each group's count. An arena takes it before stepping its companies' day, to show each
+        its rivals' counts, and hands it to ``step_day`` (docs/arena.md)."""
+        cust = self.state.customers
+        active = cust.active()
+        groups = np.empty(len(active), dtype=np.intp)
+        for_blocks(len(active), lambda b: np.copyto(groups[b], cust.group.take(active[b])))
+        return active, groups, np.bincount(groups, minlength=self.params.n_groups)
+
+    def step_day(
+        self, sample_posts: bool = True, opening: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    ) -> dict[str, Any]:
+        """One simulated day in the engine's order (reference-notes §1.2, steps 1-24); ``opening``: the
+        day's ``opening()``, when taken already."""
         st, p, cfg, rs = self.state, self.params, self.config, self.streams
         st.day += 1
         d = st.day
@@ -154,10 +167,7 @@ class World:
         # 3-4. start-of-day caches
         start = self.market_view()
         delivered, q_shift, c_drift = start
-        active = cust.active()
-        groups = np.empty(len(active), dtype=np.intp)  # gathered once for the day's group counts, in blocks
-        for_blocks(len(active), lambda b: np.copyto(groups[b], cust.group.take(active[b])))
-        start_counts = np.bincount(groups, minlength=p.n_groups)
+        active, groups, start_counts = self.opening() if opening is None else opening
         # 5. usage and service health
         units = usage.compute_usage(st, active)
         self.usage_accounts = active
