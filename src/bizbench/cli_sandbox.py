@@ -175,10 +175,12 @@ def sandbox(
         seat = served_seat(ws)
     except ValueError as e:
         raise _fail(str(e)) from None
-    ended = threading.Event()
+    ended = threading.Event()  # the agent exited
+    stop_asked: list[int] = []  # a stop request, by signal: a handler takes no lock (the Event's may be held)
     for sig in (signal.SIGINT, signal.SIGTERM):  # a stop request ends the sandbox too
-        signal.signal(sig, lambda *_: ended.set())
+        signal.signal(sig, lambda signum, _: stop_asked.append(signum))
     agent = AgentProcess(ws, seat, argv, timeout, on_exit=ended.set).start()
-    ended.wait()
+    while not (stop_asked or ended.wait(0.1)):
+        pass
     agent.stop()
     raise typer.Exit(agent.report())

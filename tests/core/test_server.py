@@ -173,6 +173,19 @@ def test_socket_is_world_connectable_and_removed_on_stop(session: FakeSession, t
     assert not (tmp_path / "api.sock").exists()
 
 
+def test_a_stop_request_takes_no_lock_so_a_signal_handler_cannot_deadlock_the_wait(server: ToolServer) -> None:
+    """A SIGTERM handler runs in the main thread, which may hold the stop Event's lock inside
+    wait() right then (a served seat once hung on SIGTERM that way): request_stop must return."""
+    lock = server._stop._cond  # type: ignore[attr-defined]  # the Event's lock, as wait() holds it
+    asked = threading.Thread(target=lambda: [lock.acquire(), server.request_stop()], daemon=True)
+    asked.start()
+    asked.join(5)
+    stuck = asked.is_alive()
+    lock.release()  # a plain lock: any thread may release it, so the server can stop either way
+    assert not stuck, "request_stop waited for the stop Event's lock"
+    assert server.wait(timeout=5)
+
+
 def test_refuses_a_socket_another_server_is_using(server: ToolServer, session: FakeSession) -> None:
     with pytest.raises(OSError, match="already listening"):
         ToolServer(session, socket_path=server.socket_path).start()

@@ -792,6 +792,7 @@ class ToolServer:
         self._servers: list[socketserver.BaseServer] = []
         self._threads: list[threading.Thread] = []
         self._stop = threading.Event()
+        self._stop_requested = False  # request_stop's flag: a signal handler may set it (no lock taken)
         self._port: int | None = None
 
     @property
@@ -842,13 +843,16 @@ class ToolServer:
         self._servers.append(srv)
 
     def request_stop(self) -> None:
-        """Ask :meth:`serve`/:meth:`wait` to return (safe from a signal handler)."""
-        self._stop.set()
+        """Ask :meth:`serve`/:meth:`wait` to return. Safe from a signal handler: it only sets a flag
+        that :meth:`wait` reads as it polls. Setting the stop Event there could deadlock: a handler
+        runs in the main thread, which may hold that Event's lock inside :meth:`wait` right then."""
+        self._stop_requested = True
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Block until the episode ends or :meth:`stop`; True if it did within ``timeout``."""
+        """Block until the episode ends, :meth:`request_stop` or :meth:`stop`; True if it did within
+        ``timeout``."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        while not (self._stop.is_set() or self.app.done.is_set()):
+        while not (self._stop_requested or self._stop.is_set() or self.app.done.is_set()):
             if deadline is not None and time.monotonic() >= deadline:
                 return False
             self._stop.wait(0.1)
