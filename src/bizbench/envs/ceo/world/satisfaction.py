@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from bizbench.envs.ceo.world import kernels
 from bizbench.envs.ceo.world.curve import required_quality
-from bizbench.envs.ceo.world.customers import for_blocks, gather
+from bizbench.envs.ceo.world.customers import for_blocks
 from bizbench.envs.ceo.world.drift import quality_band, satisfaction_c_max
-from bizbench.envs.ceo.world.promotions import ad_penalty
-from bizbench.envs.ceo.world.quality import perceived_quality, quota_factor, relationship_as_read
+from bizbench.envs.ceo.world.promotions import ad_penalty, ads_active
+from bizbench.envs.ceo.world.quality import tenure_bonus
 from bizbench.envs.ceo.world.state import WorldState
 from bizbench.envs.ceo.world.usage import weekly_factor
 
@@ -51,56 +52,64 @@ def _update_block(
     service_penalty: float,
     before: np.ndarray,
 ) -> None:
-    """The update of customers ``active``; their S before it is written into ``before``."""
+    """The update of customers ``active`` (compiled: kernels.satisfaction); their S before it is
+    written into ``before``."""
     cfg = state.config
     cust = state.customers
-    g = cust.group[active].astype(np.intp)  # one conversion for the group lookups below
-    plan = cust.plan[active].astype(np.intp)
-    demand = cust.usage_rate[active]
-    demand *= weekly_factor(state, state.day)
-    f = quota_factor(state.settings.quotas.take(plan), demand)
-    ads = ad_penalty(state.settings, active, g, cust.eta_ads, include_customer=True)
-    q_perc = perceived_quality(
-        delivered.take(g * delivered.shape[1] + plan),  # delivered[g, plan]
-        relationship_as_read(cust.relationship[active], cfg.fixes.relationship_zero_kept),
-        state.day - cust.start_day[active],
-        cust.issue_days[active],
-        ads,
-        f,
-        cfg.quality,
-        service_penalty,
+    daily_requirement(state, active, q_shift_by_group, c_drift_group)
+    ads = (
+        ad_penalty(state.settings, active, cust.group[active], cust.eta_ads, include_customer=True)
+        if ads_active(state.settings)
+        else np.empty(0)
     )
-    q_perc -= daily_requirement(state, active, g, q_shift_by_group, c_drift_group)
-    gather(cust.satisfaction, active, before)
-    w = cfg.satisfaction.new_weight
-    q_perc *= w
-    after = (1.0 - w) * before
-    after += q_perc
-    cust.satisfaction[active] = after
-    after -= before
-    cust.satisfaction_change[active] = after
+    q = cfg.quality
+    kernels.satisfaction(
+        active,
+        cust.group,
+        cust.plan,
+        cust.usage_rate,
+        weekly_factor(state, state.day),
+        state.settings.quotas,
+        np.ascontiguousarray(delivered).reshape(-1),  # delivered[g, plan] at g * plans + plan
+        delivered.shape[1],
+        service_penalty,
+        cust.relationship,
+        cfg.fixes.relationship_zero_kept,
+        q.relationship_neutral,
+        q.relationship_weight,
+        state.day,
+        cust.start_day,
+        tenure_bonus(np.arange(kernels.longest_tenure(active, cust.start_day, state.day) + 1.0), q),
+        cust.issue_days,
+        q.issue_penalty,
+        ads,
+        cust.satisfaction_q_req,
+        cfg.satisfaction.new_weight,
+        cust.satisfaction,
+        cust.satisfaction_change,
+        before,
+    )
 
 
 def daily_requirement(
-    state: WorldState, active: np.ndarray, g: np.ndarray, q_shift_by_group: np.ndarray, c_drift_group: np.ndarray
-) -> np.ndarray:
-    """Q_req at the stored effective price of customers ``active`` (groups ``g``), with the billing snapshot
-    budget and the group c-drift and quality shift (reference-notes §4.7 daily variant).
+    state: WorldState, active: np.ndarray, q_shift_by_group: np.ndarray, c_drift_group: np.ndarray
+) -> None:
+    """Q_req at the stored effective price of customers ``active``, with the billing snapshot budget and
+    the group c-drift and quality shift (reference-notes §4.7 daily variant), in the column
+    ``satisfaction_q_req``.
 
-    Its inputs change only at a billing, a deal, a monthly drift or a market move, so it is kept in the
-    column ``satisfaction_q_req``: computed where the column is NaN (``Customers.forget_requirement``)
-    and read back otherwise, the same values.
+    Its inputs change only at a billing, a deal, a monthly drift or a market move, so the column keeps
+    it: computed again only where it is NaN (``Customers.forget_requirement``).
     """
     cfg = state.config
     cust = state.customers
-    q_req = cust.satisfaction_q_req[active]
-    stale = np.flatnonzero(np.isnan(q_req))
-    if len(stale):
-        idx, gs = active[stale], g[stale]
+    positions = np.empty(len(active), dtype=np.int64)
+    idx = active[positions[: kernels.nan_positions(cust.satisfaction_q_req, active, positions)]]
+    if len(idx):
+        gs = cust.group[idx].astype(np.intp)
         q_lo, q_hi = quality_band(cust, idx, q_shift_by_group.take(gs))
         c_max = satisfaction_c_max(cust, idx, c_drift_group.take(gs), cfg.sampling.c_max_floor)
         price = cust.effective_price[idx]  # per seat for enterprise accounts
-        fresh = required_quality(price, c_max, q_lo, q_hi, cust.s_left[idx], cust.s_right[idx], cfg.curve)
-        q_req[stale] = fresh
-        cust.satisfaction_q_req[idx] = fresh
-    return q_req
+        cust.satisfaction_q_req[idx] = required_quality(
+            price, c_max, q_lo, q_hi, cust.s_left[idx], cust.s_right[idx], cfg.curve
+        )

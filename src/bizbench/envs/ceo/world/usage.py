@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bizbench.envs.ceo.world.customers import for_blocks, gather
+from bizbench.envs.ceo.world import kernels
+from bizbench.envs.ceo.world.customers import for_blocks
 from bizbench.envs.ceo.world.state import WorldState
 
 
@@ -29,16 +30,6 @@ def compute_usage(state: WorldState, active: np.ndarray) -> np.ndarray:
     rate, plan, today, period = cust.usage_rate, cust.plan, cust.usage_today, cust.period_usage
     quotas, w = state.settings.quotas, weekly_factor(state, state.day)
     units = np.empty(len(active))
-
-    def block(b: slice) -> None:  # elementwise, in blocks of customers (``for_blocks``)
-        rows, u = active[b], units[b]
-        gather(rate, rows, u)
-        u *= w
-        np.minimum(u, quotas.take(plan.take(rows)), out=u)
-        u += 0.5
-        np.floor(u, out=u)  # SQL round(): half away from 0
-        today[rows] = u
-        period[rows] += u
-
-    for_blocks(len(active), block)
+    # elementwise, in blocks of customers (``for_blocks``), compiled (kernels.usage)
+    for_blocks(len(active), lambda b: kernels.usage(active[b], rate, plan, quotas, w, today, period, units[b]))
     return units

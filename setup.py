@@ -1,0 +1,26 @@
+"""The compiled part of bizbench: the ceo world's per-customer kernels (docs/performance.md,
+"Compiled kernels"). Everything else about the package is in pyproject.toml."""
+
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+KERNELS = Extension(
+    "bizbench.envs.ceo.world.kernels",
+    ["src/bizbench/envs/ceo/world/kernels.pyx"],
+    # IEEE arithmetic exactly as numpy's loops do it: no fused multiply-adds, no fast-math (the kernels'
+    # results are identical to numpy's, docs/performance.md)
+    extra_compile_args=["-ffp-contract=off", "-fno-fast-math"],
+)
+
+setup(
+    ext_modules=cythonize(
+        [KERNELS],
+        compiler_directives={
+            "language_level": 3,
+            "boundscheck": False,
+            "wraparound": False,
+            "initializedcheck": False,
+            "cdivision": True,  # x / 0.0 is inf or nan, as in numpy, not ZeroDivisionError
+        },
+    )
+)
