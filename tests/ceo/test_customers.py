@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from bizbench.envs.ceo.world import customers
-from bizbench.envs.ceo.world.customers import CANCELLED, COLUMNS, LEAD, SUBSCRIBED, Customers, gather
+from bizbench.envs.ceo.world.customers import CANCELLED, COLUMNS, LEAD, SUBSCRIBED, Customers
 
 
 def test_a_new_store_has_no_rows_and_new_rows_start_from_the_column_defaults():
@@ -89,17 +89,6 @@ def test_whole_seats_are_the_floor_of_the_seat_count_as_appended_and_as_set():
     assert cust.whole_seats(np.array([0, 1, 2])).tolist() == [1.0, 10.0, 250.0]
     cust.set_seats(np.array([1]), np.array([11.021]))
     assert cust.seats[1] == 11.021 and cust.whole_seats(slice(None)).tolist() == [1.0, 11.0, 250.0]
-
-
-def test_gather_writes_the_rows_of_a_column_into_the_given_buffer_as_an_index_reads_them():
-    """``gather(column, rows, out)`` fills ``out`` with ``column[rows]`` (any rows, repeated or unordered) and
-    returns it, the same values bit for bit."""
-    cust = Customers()
-    cust.append(6, {"satisfaction": np.array([0.1, -0.2, 0.3, 1e-300, -0.0, np.nan])})
-    rows = np.array([5, 0, 3, 3, 4, 1])
-    out = np.empty(len(rows))
-    assert gather(cust.satisfaction, rows, out) is out
-    assert out.tobytes() == cust.satisfaction[rows].tobytes()
 
 
 def _block_starts(n: int) -> list[int]:

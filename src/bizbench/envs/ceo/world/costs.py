@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from bizbench.core.ledger import to_cents
+from bizbench.envs.ceo.world import kernels
 from bizbench.envs.ceo.world.customers import for_blocks
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.promotions import ad_strength, ads_active
@@ -29,8 +30,13 @@ def usage_by_plan(state: WorldState, active: np.ndarray, units: np.ndarray) -> n
     usage step's units of the ``active`` subscribers. Summed in blocks of customers (``for_blocks``): the
     units are whole numbers (eq 8 rounds them), so the blocks' sums add up exactly, as one sum would."""
     plan = state.customers.plan
-    by_block = for_blocks(len(active), lambda b: np.bincount(plan.take(active[b]), weights=units[b], minlength=N_PLANS))
-    return sum(by_block, np.zeros(N_PLANS))
+
+    def block(b: slice) -> np.ndarray:
+        sums = np.zeros(N_PLANS)
+        kernels.sum_by_plan(active[b], plan, units[b], sums)
+        return sums
+
+    return sum(for_blocks(len(active), block), np.zeros(N_PLANS))
 
 
 def book_daily_costs(

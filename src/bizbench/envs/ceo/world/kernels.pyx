@@ -24,6 +24,14 @@ cdef inline double np_maximum(double a, double b) noexcept nogil:
     return a if (a >= b or a != a) else b
 
 
+cdef inline double np_clip(double x, double low, double high) noexcept nogil:
+    """numpy's clip of a float: NaN stays NaN."""
+    if x != x:
+        return x
+    x = x if x > low else low
+    return x if x < high else high
+
+
 def nan_positions(const double[::1] column, const int64_t[::1] rows, int64_t[::1] out):
     """Writes the positions i (ascending) where ``column[rows[i]]`` is NaN into ``out``; returns
     their number (the stale stored Q_req of ``satisfaction.daily_requirement``)."""
@@ -121,11 +129,7 @@ def satisfaction(
                 f = 1.0
             else:
                 quota = np_maximum(quotas[plan[r]], 0.0)
-                f = quota / demand
-                if f < 0.0:  # np.clip(f, 0, 1) keeps NaN
-                    f = 0.0
-                elif f > 1.0:
-                    f = 1.0
+                f = np_clip(quota / demand, 0.0, 1.0)
             rel = relationship[r]
             if rel == 0.0 and not relationship_zero_kept:
                 rel = 0.5
@@ -146,3 +150,98 @@ def satisfaction(
             after += q_perc * new_weight
             satisfaction[r] = after
             change[r] = after - s
+
+
+def sum_by_plan(const int64_t[::1] rows, const signed char[::1] plan, const double[::1] units, double[::1] out):
+    """Adds ``units`` (one per row, whole numbers, so the order of the sum does not matter) to ``out`` by
+    the rows' plans (eq 43's U_p)."""
+    cdef Py_ssize_t i
+    with nogil:
+        for i in range(rows.shape[0]):
+            out[plan[rows[i]]] += units[i]
+
+
+def positive(const int64_t[::1] rows, const int[::1] column, unsigned char[::1] out):
+    """``out[i] = column[rows[i]] > 0``: who has an issue open (``Customers.open_issue``)."""
+    cdef Py_ssize_t i
+    with nogil:
+        for i in range(rows.shape[0]):
+            out[i] = column[rows[i]] > 0
+
+
+def reputation_terms(
+    const int64_t[::1] rows, const double[::1] satisfaction, double positive_rate, double negative_rate,
+    double[::1] out,
+):
+    """delta_i = 0.0005 S (S >= 0) or 0.001 S (S < 0) of each row (eq 22)."""
+    cdef Py_ssize_t i
+    cdef double s
+    with nogil:
+        for i in range(rows.shape[0]):
+            s = satisfaction[rows[i]]
+            out[i] = s * (negative_rate if s < 0 else positive_rate)
+
+
+def issue_chances(
+    const int64_t[::1] rows,
+    const unsigned char[::1] has_issue,
+    const double[::1] satisfaction_before,
+    const double[::1] billed_seats,
+    double satisfaction_rate,
+    double base_rate,
+    double outage_term,
+    double max_prob,
+    int64_t[::1] free,
+    double[::1] prob,
+):
+    """P = clip((0.01 + 0.15 (1 - S_prev) + 0.25 1[outage]) seats, 0, 0.4) of each row with no issue open
+    (eq 20), computed as ``support.run_support`` orders it: the rows into ``free``, their chances into
+    ``prob``; returns their number."""
+    cdef Py_ssize_t i, n = 0
+    cdef double p
+    with nogil:
+        for i in range(rows.shape[0]):
+            if has_issue[i]:
+                continue
+            p = (1.0 - satisfaction_before[i]) * satisfaction_rate
+            p += base_rate
+            p += outage_term
+            p *= billed_seats[rows[i]]
+            free[n] = rows[i]
+            prob[n] = np_clip(p, 0.0, max_prob)
+            n += 1
+    return n
+
+
+def daily_metrics(
+    const int64_t[::1] rows,
+    const short[::1] group,
+    const unsigned char[::1] is_enterprise,
+    const double[::1] satisfaction,
+    const double[::1] effective_price,
+    const double[::1] billed_seats,
+    const int[::1] issue_days,
+    double[::1] satisfaction_out,
+    double[::1] mrr_terms,
+    int64_t[::1] accounts,
+    double[::1] enterprise_seats,
+):
+    """A day's per-subscriber reads (``World._daily_metrics``): each row's satisfaction and MRR term
+    (price x whole seats) into the two buffers, its account and (enterprise groups) whole seats added to
+    its group's counts; returns how many rows have an issue open. The counts and seats are whole
+    numbers, so their sums do not depend on the order."""
+    cdef Py_ssize_t i
+    cdef int64_t r, open_issues = 0
+    cdef short g
+    with nogil:
+        for i in range(rows.shape[0]):
+            r = rows[i]
+            g = group[r]
+            satisfaction_out[i] = satisfaction[r]
+            mrr_terms[i] = effective_price[r] * billed_seats[r]
+            accounts[g] += 1
+            if is_enterprise[g]:
+                enterprise_seats[g] += billed_seats[r]
+            if issue_days[r] > 0:
+                open_issues += 1
+    return open_issues

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bizbench.envs.ceo.world import kernels
 from bizbench.envs.ceo.world.customers import for_blocks
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.state import WorldState
@@ -35,13 +36,11 @@ def daily_update(
     r = state.config.reputation
     satisfaction = state.customers.satisfaction
     delta = np.empty(len(active))
-
-    def block(b: slice) -> None:  # elementwise, in blocks of customers (``for_blocks``)
-        s = satisfaction[active[b]]
-        np.multiply(s, r.positive_rate, out=delta[b])
-        np.multiply(s, r.negative_rate, out=delta[b], where=s < 0)
-
-    for_blocks(len(active), block)
+    # elementwise, in blocks of customers (``for_blocks``), compiled
+    for_blocks(
+        len(active),
+        lambda b: kernels.reputation_terms(active[b], satisfaction, r.positive_rate, r.negative_rate, delta[b]),
+    )
     sums = np.bincount(groups, weights=delta, minlength=params.n_groups)  # one sum in row order
     changes = sums / np.maximum(counts, r.n_min) * np.log2(np.maximum(counts, r.n_min))
     changes[counts == 0] = 0.0

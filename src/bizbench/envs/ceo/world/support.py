@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bizbench.envs.ceo.world.customers import SUBSCRIBED, for_blocks, gather
+from bizbench.envs.ceo.world import kernels
+from bizbench.envs.ceo.world.customers import SUBSCRIBED, for_blocks
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.promotions import per_customer
 from bizbench.envs.ceo.world.quality import relationship_as_read
@@ -105,17 +106,24 @@ def run_support(
     # Generation for subscribers without an open issue at day start, in blocks of customers (``for_blocks``):
     # each block's chances (the formula's steps in place), then its draws, block after block: the same
     # draws as one call for them all.
+    flags = has_issue.view(np.uint8)
+
     def chances(b: slice) -> tuple[np.ndarray, np.ndarray]:
-        no_issue = ~has_issue[b]
-        free = np.compress(no_issue, active[b])
-        prob = np.compress(no_issue, satisfaction_before[b])
-        np.subtract(1.0, prob, out=prob)
-        prob *= sp.satisfaction_rate
-        prob += sp.base_rate
-        prob += sp.outage_rate * float(outage)
-        prob *= gather(cust.billed_seats, free, np.empty(len(free)))  # whole seats
-        np.clip(prob, 0.0, sp.max_prob, out=prob)
-        return free, prob
+        rows = active[b]
+        free, prob = np.empty(len(rows), dtype=np.int64), np.empty(len(rows))
+        n = kernels.issue_chances(
+            rows,
+            flags[b],
+            satisfaction_before[b],
+            cust.billed_seats,  # whole seats
+            sp.satisfaction_rate,
+            sp.base_rate,
+            sp.outage_rate * float(outage),
+            sp.max_prob,
+            free,
+            prob,
+        )
+        return free[:n], prob[:n]
 
     blocks = for_blocks(len(active), chances)
     opened = np.concatenate([np.compress(rng.random(len(free)) < prob, free) for free, prob in blocks] or [active[:0]])

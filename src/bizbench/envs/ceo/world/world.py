@@ -26,6 +26,7 @@ from bizbench.envs.ceo.world import (
     enterprise,
     feed,
     judge,
+    kernels,
     macro,
     quality,
     reputation,
@@ -38,7 +39,7 @@ from bizbench.envs.ceo.world import (
     surges,
     usage,
 )
-from bizbench.envs.ceo.world.customers import LEAD, LOST, SOURCE_ORGANIC, for_blocks, gather
+from bizbench.envs.ceo.world.customers import LEAD, LOST, SOURCE_ORGANIC, for_blocks
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.state import AgentPost, WorldState
 
@@ -514,30 +515,35 @@ class World:
     ) -> dict[str, Any]:
         st, p = self.state, self.params
         cust = st.customers
-        # one buffer for the per-subscriber reads, filled in blocks (``for_blocks``): satisfaction, then the MRR
-        # terms price x whole seats, each summed over the whole buffer; the counts of each block (accounts,
-        # whole seats, open issues: whole numbers, so their sum is exact in any order) are added up
-        per_subscriber = np.empty(len(active))
+        # the per-subscriber reads, in blocks (``for_blocks``, compiled): satisfaction and the MRR terms price x
+        # whole seats into two buffers, each summed over the whole buffer; the counts of each block (accounts,
+        # whole seats of enterprise groups, open issues: whole numbers, so their sum is exact in any order)
+        # are added up
+        satisfactions, mrr_terms = np.empty(len(active)), np.empty(len(active))
+        is_ent = p.is_ent.view(np.uint8)
 
         def counts(b: slice) -> tuple[np.ndarray, np.ndarray, int]:
-            rows = active[b]
-            gather(cust.satisfaction, rows, per_subscriber[b])
-            g = cust.group.take(rows).astype(np.intp)
-            ent = np.flatnonzero(p.is_ent.take(g))  # seats are reported for enterprise groups only
-            seats = np.bincount(g[ent], weights=cust.whole_seats(rows[ent]), minlength=p.n_groups)
-            return np.bincount(g, minlength=p.n_groups), seats, int(np.count_nonzero(cust.issue_days.take(rows) > 0))
-
-        def mrr_terms(b: slice) -> None:
-            rows, terms = active[b], per_subscriber[b]
-            gather(cust.effective_price, rows, terms)
-            terms *= cust.billed_seats.take(rows)
+            accounts, seats = np.zeros(p.n_groups, dtype=np.int64), np.zeros(p.n_groups)
+            open_issues = kernels.daily_metrics(
+                active[b],
+                cust.group,
+                is_ent,
+                cust.satisfaction,
+                cust.effective_price,
+                cust.billed_seats,
+                cust.issue_days,
+                satisfactions[b],
+                mrr_terms[b],
+                accounts,
+                seats,
+            )
+            return accounts, seats, open_issues
 
         by_block = for_blocks(len(active), counts)
         accounts = sum((a for a, _, _ in by_block), np.zeros(p.n_groups, dtype=np.int64))
         seats = sum((s for _, s, _ in by_block), np.zeros(p.n_groups))
         open_issues = sum(n for _, _, n in by_block)
-        mean_satisfaction = float(per_subscriber.mean()) if len(active) else None
-        for_blocks(len(active), mrr_terms)
+        mean_satisfaction = float(satisfactions.mean()) if len(active) else None
         ids = self.config.group_ids
         # Cash flow by category since the previous record: this day's rows plus lump sums
         # (research, R&D) the agent bought between turns, so each record reconciles cash.
@@ -582,7 +588,7 @@ class World:
             "reputation": {ids[i]: round(float(st.reputation[i]), 6) for i in np.flatnonzero(st.discovered)},
             "mean_satisfaction": mean_satisfaction,
             "pmi": st.pmi,
-            "mrr": float(np.sum(per_subscriber)),
+            "mrr": float(np.sum(mrr_terms)),
         }
 
 
