@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bizbench.core.ledger import to_cents_array
+from bizbench.envs.ceo.world import kernels
 from bizbench.envs.ceo.world.curve import required_quality
 from bizbench.envs.ceo.world.customers import (
     CANCELLED,
@@ -40,8 +41,12 @@ def due_today(state: WorldState, active: np.ndarray) -> np.ndarray:
     """Active subscriptions whose billing anchor (start day mod 30) is today (reference-notes §4.22), found
     in blocks of customers (``for_blocks``), in their order."""
     anchor, today = state.customers.billing_mod, state.day % 30
-    due = for_blocks(len(active), lambda b: np.compress(anchor.take(active[b]) == today, active[b]))
-    return np.concatenate(due or [active[:0]])
+
+    def block(b: slice) -> np.ndarray:
+        out = np.empty(len(active[b]), dtype=np.int64)
+        return out[: kernels.due_rows(active[b], anchor, today, out)]
+
+    return np.concatenate(for_blocks(len(active), block) or [active[:0]])
 
 
 def plan_values(

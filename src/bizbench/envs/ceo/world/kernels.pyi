@@ -40,3 +40,35 @@ def satisfaction(
     change: np.ndarray,
     before: np.ndarray,
 ) -> None: ...
+def sum_by_plan(rows: np.ndarray, plan: np.ndarray, units: np.ndarray, out: np.ndarray) -> None: ...
+def positive(rows: np.ndarray, column: np.ndarray, out: np.ndarray) -> None: ...
+def reputation_terms(
+    rows: np.ndarray, satisfaction: np.ndarray, positive_rate: float, negative_rate: float, out: np.ndarray
+) -> None: ...
+def issue_chances(
+    rows: np.ndarray,
+    has_issue: np.ndarray,
+    satisfaction_before: np.ndarray,
+    billed_seats: np.ndarray,
+    satisfaction_rate: float,
+    base_rate: float,
+    outage_term: float,
+    max_prob: float,
+    free: np.ndarray,
+    prob: np.ndarray,
+) -> int: ...
+def daily_metrics(
+    rows: np.ndarray,
+    group: np.ndarray,
+    is_enterprise: np.ndarray,
+    satisfaction: np.ndarray,
+    effective_price: np.ndarray,
+    billed_seats: np.ndarray,
+    issue_days: np.ndarray,
+    satisfaction_out: np.ndarray,
+    mrr_terms: np.ndarray,
+    accounts: np.ndarray,
+    enterprise_seats: np.ndarray,
+) -> int: ...
+def due_rows(rows: np.ndarray, billing_mod: np.ndarray, today: int, out: np.ndarray) -> int: ...
+def groups_of(rows: np.ndarray, group: np.ndarray, out: np.ndarray, counts: np.ndarray) -> None: ...

@@ -245,3 +245,26 @@ def daily_metrics(
             if issue_days[r] > 0:
                 open_issues += 1
     return open_issues
+
+
+def due_rows(const int64_t[::1] rows, const signed char[::1] billing_mod, int today, int64_t[::1] out):
+    """The rows whose billing anchor (start day mod 30) is ``today`` into ``out``, in their order;
+    returns their number (``billing.due_today``)."""
+    cdef Py_ssize_t i, n = 0
+    with nogil:
+        for i in range(rows.shape[0]):
+            if billing_mod[rows[i]] == today:
+                out[n] = rows[i]
+                n += 1
+    return n
+
+
+def groups_of(const int64_t[::1] rows, const short[::1] group, Py_ssize_t[::1] out, int64_t[::1] counts):
+    """Each row's group into ``out`` and the rows of each group added to ``counts`` (``World.opening``)."""
+    cdef Py_ssize_t i
+    cdef short g
+    with nogil:
+        for i in range(rows.shape[0]):
+            g = group[rows[i]]
+            out[i] = g
+            counts[g] += 1

@@ -151,8 +151,13 @@ class World:
         cust = self.state.customers
         active = cust.active()
         groups = np.empty(len(active), dtype=np.intp)
-        for_blocks(len(active), lambda b: np.copyto(groups[b], cust.group.take(active[b])))
-        return active, groups, np.bincount(groups, minlength=self.params.n_groups)
+
+        def block(b: slice) -> np.ndarray:
+            counts = np.zeros(self.params.n_groups, dtype=np.int64)
+            kernels.groups_of(active[b], cust.group, groups[b], counts)
+            return counts
+
+        return active, groups, sum(for_blocks(len(active), block), np.zeros(self.params.n_groups, dtype=np.int64))
 
     def step_day(
         self, sample_posts: bool = True, opening: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
