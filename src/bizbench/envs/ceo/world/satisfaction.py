@@ -57,8 +57,8 @@ def _update_block(
     cfg = state.config
     cust = state.customers
     daily_requirement(state, active, q_shift_by_group, c_drift_group)
-    ads = (
-        ad_penalty(state.settings, active, cust.group[active], cust.eta_ads, include_customer=True)
+    ads = (  # one per row, or none: no ads
+        np.asarray(ad_penalty(state.settings, active, cust.group[active], cust.eta_ads, include_customer=True))
         if ads_active(state.settings)
         else np.empty(0)
     )

@@ -1,0 +1,205 @@
+"""The compiled kernels (world/kernels.pyx) against numpy expressions of the same formulas: identical to
+the last bit on random rows with the awkward values (NaN, zeros, negative satisfaction, no demand, ads),
+which is what lets them replace numpy passes without moving any figure (docs/performance.md)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bizbench.envs.ceo.world import kernels
+
+N_ROWS, N_GROUPS, N_PLANS = 400, 5, 3
+
+
+def _bits(a: np.ndarray) -> bytes:
+    return np.ascontiguousarray(a).tobytes()
+
+
+@pytest.fixture
+def columns():
+    rng = np.random.default_rng(7)
+    rate = rng.uniform(0.0, 300.0, N_ROWS)
+    rate[::17] = 0.0  # no demand: F = 1
+    rate[5] = np.nan
+    satisfaction = rng.normal(0.0, 0.6, N_ROWS)
+    satisfaction[::23] = 0.0
+    relationship = rng.uniform(0.0, 1.0, N_ROWS)
+    relationship[::11] = 0.0  # read as 0.5 unless kept
+    return {
+        "rows": np.sort(rng.choice(N_ROWS, 250, replace=False)).astype(np.int64),
+        "group": rng.integers(0, N_GROUPS, N_ROWS).astype(np.int16),
+        "plan": rng.integers(0, N_PLANS, N_ROWS).astype(np.int8),
+        "rate": rate,
+        "quotas": np.array([40.0, 120.0, 0.0]),
+        "relationship": relationship,
+        "start_day": rng.integers(-3, 60, N_ROWS).astype(np.int32),
+        "issue_days": rng.integers(0, 4, N_ROWS).astype(np.int32) * (rng.random(N_ROWS) < 0.3),
+        "q_req": rng.uniform(-0.2, 0.9, N_ROWS),
+        "satisfaction": satisfaction,
+        "seats": np.floor(rng.uniform(1.0, 40.0, N_ROWS)),
+        "price": rng.uniform(0.0, 90.0, N_ROWS),
+        "billing_mod": rng.integers(0, 30, N_ROWS).astype(np.int8),
+    }
+
+
+def test_usage_is_round_min_rate_times_w_quota_as_numpy_computes_it(columns):
+    c = columns
+    rows, w = c["rows"], 1.15
+    today, period = np.zeros(N_ROWS), np.full(N_ROWS, 3.0)
+    units = np.empty(len(rows))
+    kernels.usage(rows, c["rate"], c["plan"], c["quotas"], w, today, period, units)
+    want = np.floor(np.minimum(c["rate"][rows] * w, c["quotas"][c["plan"][rows]]) + 0.5)
+    assert _bits(units) == _bits(want) and np.isnan(units).any()
+    assert _bits(today[rows]) == _bits(want) and _bits(period[rows]) == _bits(3.0 + want)
+    untouched = np.setdiff1d(np.arange(N_ROWS), rows)
+    assert not today[untouched].any() and (period[untouched] == 3.0).all()
+    by_plan = np.zeros(N_PLANS)
+    kernels.sum_by_plan(rows[want == want], c["plan"], want[want == want], by_plan)
+    assert by_plan.tolist() == np.bincount(c["plan"][rows][want == want], weights=want[want == want]).tolist()
+
+
+@pytest.mark.parametrize("zero_kept", [False, True])
+@pytest.mark.parametrize("with_ads", [False, True])
+def test_the_satisfaction_update_is_the_numpy_formula_bit_for_bit(columns, zero_kept, with_ads):
+    c = columns
+    rows, day, w, svc, new_weight = c["rows"], 57, 0.85, 0.12, 0.1
+    rng = np.random.default_rng(3)
+    delivered = rng.uniform(0.2, 0.9, (N_GROUPS, N_PLANS))
+    ads = rng.uniform(0.0, 0.2, len(rows)) if with_ads else np.empty(0)
+    longest = kernels.longest_tenure(rows, c["start_day"], day)
+    assert longest == int(np.max(day - c["start_day"][rows]))
+    tenure = np.where(np.arange(longest + 1.0) > 0, 0.05 * np.log1p(np.arange(longest + 1.0) / 30.0), 0.0)
+    satisfaction, change, before = c["satisfaction"].copy(), np.zeros(N_ROWS), np.empty(len(rows))
+    kernels.satisfaction(
+        rows,
+        c["group"],
+        c["plan"],
+        c["rate"],
+        w,
+        c["quotas"],
+        delivered.reshape(-1),
+        N_PLANS,
+        svc,
+        c["relationship"],
+        zero_kept,
+        0.5,
+        0.9,
+        day,
+        c["start_day"],
+        tenure,
+        c["issue_days"],
+        0.03,
+        ads,
+        c["q_req"],
+        new_weight,
+        satisfaction,
+        change,
+        before,
+    )
+    g, plan = c["group"][rows].astype(np.intp), c["plan"][rows].astype(np.intp)
+    demand = c["rate"][rows] * w
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = np.clip(np.maximum(c["quotas"][plan], 0.0) / demand, 0.0, 1.0)
+    f[demand <= 0] = 1.0
+    rel = c["relationship"][rows]
+    rel = rel if zero_kept else np.where(rel == 0.0, 0.5, rel)
+    q = (rel - 0.5) * 0.9 + (delivered[g, plan] - svc)
+    q += tenure[np.maximum(day - c["start_day"][rows], 0)]
+    q *= f
+    q -= 0.03 * c["issue_days"][rows]
+    if with_ads:
+        q -= ads
+    q -= c["q_req"][rows]
+    s0 = c["satisfaction"][rows]
+    after = (1.0 - new_weight) * s0 + q * new_weight
+    assert _bits(before) == _bits(s0)
+    assert _bits(satisfaction[rows]) == _bits(after) and np.isnan(after).any()
+    assert _bits(change[rows]) == _bits(after - s0)
+    untouched = np.setdiff1d(np.arange(N_ROWS), rows)
+    assert _bits(satisfaction[untouched]) == _bits(c["satisfaction"][untouched])
+
+
+def test_issue_chances_are_those_of_the_rows_with_no_issue_open_clipped(columns):
+    c = columns
+    rows = c["rows"]
+    has_issue = (c["issue_days"][rows] > 0).view(np.uint8)
+    flags = np.empty(len(rows), dtype=bool)
+    kernels.positive(rows, c["issue_days"], flags.view(np.uint8))
+    assert flags.tolist() == (c["issue_days"][rows] > 0).tolist()
+    s_before = c["satisfaction"][rows]
+    free, prob = np.empty(len(rows), dtype=np.int64), np.empty(len(rows))
+    n = kernels.issue_chances(rows, has_issue, s_before, c["seats"], 0.15, 0.01, 0.25, 0.4, free, prob)
+    keep = ~flags
+    want = np.clip(((1.0 - s_before[keep]) * 0.15 + 0.01 + 0.25) * c["seats"][rows[keep]], 0.0, 0.4)
+    assert free[:n].tolist() == rows[keep].tolist()
+    assert _bits(prob[:n]) == _bits(want)
+
+
+def test_reputation_terms_take_the_negative_rate_below_zero(columns):
+    c = columns
+    rows, s = c["rows"], c["satisfaction"]
+    out = np.empty(len(rows))
+    kernels.reputation_terms(rows, s, 0.0005, 0.001, out)
+    want = s[rows] * 0.0005
+    np.multiply(s[rows], 0.001, out=want, where=s[rows] < 0)
+    assert _bits(out) == _bits(want)
+
+
+def test_the_days_metrics_reads_count_accounts_enterprise_seats_and_open_issues(columns):
+    c = columns
+    rows, g = c["rows"], c["group"][c["rows"]]
+    is_ent = np.array([False, True, False, True, False])
+    sat, mrr = np.empty(len(rows)), np.empty(len(rows))
+    accounts, seats = np.zeros(N_GROUPS, dtype=np.int64), np.zeros(N_GROUPS)
+    open_issues = kernels.daily_metrics(
+        rows,
+        c["group"],
+        is_ent.view(np.uint8),
+        c["satisfaction"],
+        c["price"],
+        c["seats"],
+        c["issue_days"],
+        sat,
+        mrr,
+        accounts,
+        seats,
+    )
+    assert _bits(sat) == _bits(c["satisfaction"][rows])
+    assert _bits(mrr) == _bits(c["price"][rows] * c["seats"][rows])
+    assert accounts.tolist() == np.bincount(g, minlength=N_GROUPS).tolist()
+    ent = is_ent[g]
+    assert seats.tolist() == np.bincount(g[ent], weights=c["seats"][rows][ent], minlength=N_GROUPS).tolist()
+    assert open_issues == int(np.count_nonzero(c["issue_days"][rows] > 0))
+
+
+def test_due_rows_groups_and_stale_positions_are_read_in_row_order(columns):
+    c = columns
+    rows = c["rows"]
+    out = np.empty(len(rows), dtype=np.int64)
+    n = kernels.due_rows(rows, c["billing_mod"], 12, out)
+    assert out[:n].tolist() == rows[c["billing_mod"][rows] == 12].tolist() and n > 0
+    groups, counts = np.empty(len(rows), dtype=np.intp), np.zeros(N_GROUPS, dtype=np.int64)
+    kernels.groups_of(rows, c["group"], groups, counts)
+    assert groups.tolist() == c["group"][rows].tolist()
+    assert counts.tolist() == np.bincount(groups, minlength=N_GROUPS).tolist()
+    q_req = c["q_req"].copy()
+    q_req[rows[[0, 9, 40]]] = np.nan
+    positions = np.empty(len(rows), dtype=np.int64)
+    assert positions[: kernels.nan_positions(q_req, rows, positions)].tolist() == [0, 9, 40]
+
+
+def test_a_kernel_refuses_a_column_of_the_wrong_type(columns):
+    """A column of another dtype is an error that names the mismatch, not a misread."""
+    c = columns
+    with pytest.raises(ValueError, match="dtype mismatch"):
+        kernels.usage(
+            c["rows"],
+            c["rate"],
+            c["plan"].astype(np.int64),
+            c["quotas"],
+            1.0,
+            np.zeros(N_ROWS),
+            np.zeros(N_ROWS),
+            np.empty(len(c["rows"])),
+        )
