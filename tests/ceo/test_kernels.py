@@ -203,3 +203,32 @@ def test_a_kernel_refuses_a_column_of_the_wrong_type(columns):
             np.zeros(N_ROWS),
             np.empty(len(c["rows"])),
         )
+
+
+def test_the_participation_curve_is_the_numpy_two_sigmoid_bit_for_bit():
+    """``curve.required_quality`` (two kernels around numpy's exp) against eq 5's numpy expression, on
+    prices below, at and above the budget and steepnesses that clamp the exponent."""
+    from bizbench.envs.ceo.config import Curve
+    from bizbench.envs.ceo.world.curve import required_quality
+
+    rng = np.random.default_rng(11)
+    n = 2000
+    c_max = rng.uniform(5.0, 80.0, n)
+    price = c_max * rng.choice([0.0, 0.25, 0.5, 0.75, 1.0, 1.3, rng.uniform()], n)
+    q_min = rng.uniform(0.0, 0.5, n)
+    q_max = q_min + rng.uniform(0.0, 0.6, n)
+    s_left, s_right = rng.uniform(0.2, 3.0, n), rng.uniform(0.2, 3.0, n)
+    s_left[::50] = 400.0
+    curve = Curve()
+    x = price / c_max
+    left = x < curve.split
+    z = curve.k * np.where(left, s_left, s_right) * (x - np.where(left, curve.theta_left, curve.theta_right))
+    half = (q_max - q_min) / 2.0
+    want = 1.0 / (np.exp(-np.clip(z, -500.0, 500.0)) + 1.0) * half + (q_min + half * ~left)
+    want = np.where(price > c_max, q_max, want)
+    got = required_quality(price, c_max, q_min, q_max, s_left, s_right, curve)
+    assert _bits(got) == _bits(want)
+    columns = required_quality(price[:5, None] * [0.5, 1.0, 2.0], c_max[:5, None], 0.1, 0.9, 1.0, 1.0, curve)
+    assert columns.shape == (5, 3) and _bits(columns[:, 1]) == _bits(
+        required_quality(price[:5], c_max[:5], np.full(5, 0.1), np.full(5, 0.9), np.ones(5), np.ones(5), curve)
+    )

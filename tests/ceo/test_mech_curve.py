@@ -7,7 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from bizbench.envs.ceo.world.curve import max_acceptable_price, required_quality, sigmoid
+from bizbench.envs.ceo.config import Curve
+from bizbench.envs.ceo.world.curve import max_acceptable_price, required_quality
 
 C_MAX, Q_MIN, Q_MAX, S_L, S_R = 100.0, 0.2, 0.8, 1.5, 2.5
 HALF = (Q_MAX - Q_MIN) / 2
@@ -121,11 +122,19 @@ def test_max_acceptable_price_at_exactly_the_quality_a_price_needs_is_that_price
 
 
 def test_the_logistic_clamps_its_argument_to_plus_or_minus_500():
-    """``sigmoid`` is 1 / (1 + e^-z) with z clamped to [-500, 500] (reference-notes notation): at z =
-    -500 and below (-600, -inf) it is 1 / (1 + e^500) = 7.1e-218, neither 0 nor the unclamped
-    1 / (1 + e^600); e^500 is a finite double, so no overflow."""
+    """The sigmoid of eq 5 is 1 / (1 + e^-z) with z = k s (x - theta) clamped to [-500, 500]
+    (reference-notes notation): with a steepness that puts z at -500 and below (-600, -inf) the
+    requirement is q_min + half / (1 + e^500), 7.1e-218 above q_min in exact arithmetic (so q_min
+    itself in doubles), never the unclamped e^600's overflow; at +500 and above it is the middle
+    of the band."""
+    curve = Curve()  # the default k = 10, centres 0.25 and 0.75, split 0.5
     floor = 1.0 / (1.0 + math.exp(500.0))
     assert 0.0 < floor < 1e-217
+    # x = 0 on the left half: z = k s (0 - 0.25) = -2.5 s
+    s_left = np.array([200.0, 240.0, np.inf])
     with np.errstate(over="raise"):
-        got = sigmoid(np.array([-500.0, -600.0, -np.inf]))
-    assert got == pytest.approx([floor] * 3, rel=1e-12, abs=0.0)
+        got = required_quality(np.zeros(3), np.full(3, 10.0), 0.0, 1.0, s_left, 1.0, curve)
+    assert got.tolist() == [0.5 * floor] * 3
+    # x = 0.49: z = k s (0.24) > 500 for s above 208.4
+    top = required_quality(np.full(2, 4.9), np.full(2, 10.0), 0.0, 1.0, np.array([300.0, np.inf]), 1.0, curve)
+    assert top.tolist() == [0.5 / (1.0 + math.exp(-500.0))] * 2

@@ -10,16 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from bizbench.envs.ceo.config import Curve
-
-
-def sigmoid(z: np.ndarray) -> np.ndarray:
-    """1 / (1 + e^-z) with z clamped to [-500, 500] (reference-notes notation); one new array, the
-    other steps in place."""
-    e = np.asarray(np.clip(z, -500.0, 500.0))
-    np.negative(e, out=e)
-    np.exp(e, out=e)
-    e += 1.0
-    return np.divide(1.0, e, out=e)
+from bizbench.envs.ceo.world import kernels
 
 
 def required_quality(
@@ -31,21 +22,22 @@ def required_quality(
     s_right: np.ndarray,
     curve: Curve,
 ) -> np.ndarray:
-    """Q_req(C) of eq 5 in the engine's piecewise form (reference-notes §4.2).
+    """Q_req(C) of eq 5 in the engine's piecewise form (reference-notes §4.2), the arguments broadcast.
 
-    Each customer's half of the curve is chosen before the sigmoid, so only that half's
-    k s (x - theta) is computed; the other steps work in place.
+    Compiled (kernels.curve_exponent, curve_quality): each customer's half of the curve is chosen before
+    the sigmoid; numpy's exp between the two kernels keeps every value what numpy's expression gave.
     """
-    price = np.asarray(price, dtype=np.float64)
-    x = price / c_max
-    half = (q_max - q_min) / 2.0
-    is_left = x < curve.split
-    z = curve.k * np.where(is_left, s_left, s_right)
-    z *= x - np.where(is_left, curve.theta_left, curve.theta_right)
-    q = sigmoid(z)
-    q *= half
-    q += q_min + half * ~is_left  # the right half starts at the middle of the band
-    return np.where(price > c_max, q_max, q)
+    args = np.broadcast_arrays(
+        *(np.asarray(a, dtype=np.float64) for a in (price, c_max, q_min, q_max, s_left, s_right))
+    )
+    shape = args[0].shape
+    price, c_max, q_min, q_max, s_left, s_right = (np.ascontiguousarray(a).reshape(-1) for a in args)
+    e = np.empty(len(price))
+    kernels.curve_exponent(price, c_max, s_left, s_right, curve.k, curve.split, curve.theta_left, curve.theta_right, e)
+    np.exp(e, out=e)
+    q = np.empty(len(price))
+    kernels.curve_quality(price, c_max, q_min, q_max, curve.split, e, q)
+    return q.reshape(shape)
 
 
 def max_acceptable_price(

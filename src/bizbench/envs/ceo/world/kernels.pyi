@@ -72,3 +72,23 @@ def daily_metrics(
 ) -> int: ...
 def due_rows(rows: np.ndarray, billing_mod: np.ndarray, today: int, out: np.ndarray) -> int: ...
 def groups_of(rows: np.ndarray, group: np.ndarray, out: np.ndarray, counts: np.ndarray) -> None: ...
+def curve_exponent(
+    price: np.ndarray,
+    c_max: np.ndarray,
+    s_left: np.ndarray,
+    s_right: np.ndarray,
+    k: float,
+    split: float,
+    theta_left: float,
+    theta_right: float,
+    out: np.ndarray,
+) -> None: ...
+def curve_quality(
+    price: np.ndarray,
+    c_max: np.ndarray,
+    q_min: np.ndarray,
+    q_max: np.ndarray,
+    split: float,
+    exp_term: np.ndarray,
+    out: np.ndarray,
+) -> None: ...

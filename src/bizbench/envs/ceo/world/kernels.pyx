@@ -268,3 +268,54 @@ def groups_of(const int64_t[::1] rows, const short[::1] group, Py_ssize_t[::1] o
             g = group[rows[i]]
             out[i] = g
             counts[g] += 1
+
+
+def curve_exponent(
+    const double[::1] price,
+    const double[::1] c_max,
+    const double[::1] s_left,
+    const double[::1] s_right,
+    double k,
+    double split,
+    double theta_left,
+    double theta_right,
+    double[::1] out,
+):
+    """-clip(k s (x - theta), -500, 500) at x = price / c_max, with the half of the participation curve
+    x falls on (eq 5, ``curve.required_quality``); numpy's exp of it follows, then ``curve_quality``."""
+    cdef Py_ssize_t i
+    cdef double x, z
+    cdef bint left
+    with nogil:
+        for i in range(price.shape[0]):
+            x = price[i] / c_max[i]
+            left = x < split
+            z = k * (s_left[i] if left else s_right[i])
+            z *= x - (theta_left if left else theta_right)
+            out[i] = -np_clip(z, -500.0, 500.0)
+
+
+def curve_quality(
+    const double[::1] price,
+    const double[::1] c_max,
+    const double[::1] q_min,
+    const double[::1] q_max,
+    double split,
+    const double[::1] exp_term,
+    double[::1] out,
+):
+    """Q_req = q_min + (half on the right) + half / (1 + e^-z), or q_max above the budget (eq 5), from
+    ``exp_term`` = e^-z of ``curve_exponent``."""
+    cdef Py_ssize_t i
+    cdef double x, half, q
+    with nogil:
+        for i in range(price.shape[0]):
+            if price[i] > c_max[i]:
+                out[i] = q_max[i]
+                continue
+            x = price[i] / c_max[i]
+            half = (q_max[i] - q_min[i]) / 2.0
+            q = 1.0 / (exp_term[i] + 1.0)
+            q *= half
+            q += q_min[i] + half * (0.0 if x < split else 1.0)
+            out[i] = q
