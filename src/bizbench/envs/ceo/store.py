@@ -279,6 +279,35 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
+_QUADS = np.array([f"{k:04d}".encode() for k in range(10_000)]).view(np.uint32)  # 4 ASCII digits as one word
+_MAX_PACKED = 10**18  # _json_ints: values below it, offset by 10**width, fit a signed 64-bit integer
+
+
+def _json_ints(values: np.ndarray) -> tuple[str, int]:
+    """A JSON array of non-negative ``values`` (int64, below ``_MAX_PACKED``), each plus ``offset`` so every
+    number has the same count of digits, and that ``offset``. Written by numpy four digits at a time: a
+    quarter of the time of ``json.dumps`` of a list, and SQLite parses it as fast."""
+    top = int(values.max()) if len(values) else 0
+    if top >= _MAX_PACKED:
+        raise ValueError(f"the store packs integers below {_MAX_PACKED}")
+    width = len(str(top)) + 1  # digits of value + offset: a leading 1, then the value's digits
+    offset = 10 ** (width - 1)
+    quads = np.empty((len(values), -(-width // 4)), dtype=np.uint32)
+    v = values + offset
+    for k in range(quads.shape[1] - 1, 0, -1):
+        high = v // 10_000
+        quads[:, k] = _QUADS[v - high * 10_000]
+        v = high
+    quads[:, 0] = _QUADS[v]
+    text = np.empty((len(values), width + 1), dtype=np.uint8)
+    text[:, :width] = quads.view(np.uint8)[:, quads.shape[1] * 4 - width :]
+    text[:, width] = ord(",")
+    if not len(values):
+        return "[]", offset
+    text[-1, width] = ord("]")
+    return "[" + text.tobytes().decode("ascii"), offset  # text: SQLite 3.45+ reads a BLOB as binary JSON
+
+
 def _grow(arr: np.ndarray, n: int, fill: Any = 0) -> np.ndarray:
     """``arr`` with room for at least ``n`` rows (capacity doubles); new slots hold ``fill``."""
     if len(arr) >= n:
@@ -570,10 +599,11 @@ class _Window:
     def _insert(self, conn: sqlite3.Connection, day: int, arrays: tuple[np.ndarray, ...]) -> None:
         if self.table == "daily_usage":
             ids, units = arrays
-            packed = (ids.astype(np.int64) << 32) | units.astype(np.int64)  # one JSON integer per row
+            bits = int(units.max()).bit_length()
+            text, offset = _json_ints(ids.astype(np.int64) << bits | units.astype(np.int64))  # one number a row
             conn.execute(
-                "INSERT INTO daily_usage SELECT ?, value >> 32, value & 4294967295 FROM json_each(?)",
-                (day, json.dumps(packed.tolist())),
+                "INSERT INTO daily_usage SELECT ?1, (value - ?2) >> ?3, (value - ?2) & ?4 FROM json_each(?5)",
+                (day, offset, bits, (1 << bits) - 1, text),
             )
         else:
             ids, group_ids, strength, revenue = arrays  # executemany beats json_each for mixed columns
