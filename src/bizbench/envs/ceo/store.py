@@ -471,6 +471,7 @@ class _Issues:
 
     def __init__(self, group_ids: np.ndarray) -> None:
         self.group_ids = group_ids
+        self._group_cases = " ".join(f"WHEN {g} THEN ?{g + 3}" for g in range(len(group_ids)))  # ?3...: the ids
         self.count = 0
         self.customer = np.zeros(0, dtype=np.int64)
         self.group = np.zeros(0, dtype=np.int16)
@@ -536,26 +537,39 @@ class _Issues:
         self.file_open[closed] = False
         new = np.arange(k, self.count)
         resolved = self.resolved_day[new]
-        # open day, resolved day + 1 and the churned flag packed in ?4 (bits 0-15, 16-31, 32)
-        conn.executemany(
-            "INSERT INTO issue_rows VALUES (?1, ?2, ?3, ?4 & 65535, nullif(?4 >> 16 & 65535, 0) - 1, ?4 >> 32)",
-            zip(
-                (new + 1).tolist(),
-                self.customer[new].tolist(),
-                self.group_ids[self.group[new].astype(np.int64)].tolist(),
-                (
-                    self.open_day[new].astype(np.int64)
-                    | (resolved.astype(np.int64) + 1) << 16
-                    | self.churned[new].astype(np.int64) << 32
-                ).tolist(),
-                strict=True,
-            ),
-        )
+        if len(new):
+            self._insert(conn, k, new, resolved)
         conn.execute("UPDATE store_clock SET day = ?", (day,))
         self.file_open[new] = resolved < 0
         self.in_file = self.count
         self.refreshed_day = day
         self.resolved_since_write = False
+
+    def _insert(self, conn: sqlite3.Connection, k: int, new: np.ndarray, resolved: np.ndarray) -> None:
+        """Issues ``new`` (ids from ``k + 1``) in one statement: a row's fields packed in one JSON integer
+        (open day, resolved day + 1, churned, group index, customer: bit widths from the data), the group
+        index spelled out by a CASE over the group ids bound as parameters."""
+        day_bits = int(max(self.open_day[new].max(), resolved.max() + 1)).bit_length()
+        group_bits = (len(self.group_ids) - 1).bit_length()
+        churn_shift = 2 * day_bits
+        group_shift = churn_shift + 1
+        customer_shift = group_shift + group_bits
+        packed = (
+            self.open_day[new].astype(np.int64)
+            | (resolved.astype(np.int64) + 1) << day_bits
+            | self.churned[new].astype(np.int64) << churn_shift
+            | self.group[new].astype(np.int64) << group_shift
+            | self.customer[new] << customer_shift
+        )
+        text, offset = _json_ints(packed)
+        group = f"CASE v >> {group_shift} & {(1 << group_bits) - 1} {self._group_cases} END"
+        day_mask = (1 << day_bits) - 1
+        conn.execute(
+            f"INSERT INTO issue_rows SELECT key + {k + 1}, v >> {customer_shift}, {group}, v & {day_mask}, "
+            f"nullif(v >> {day_bits} & {day_mask}, 0) - 1, v >> {churn_shift} & 1 "
+            "FROM (SELECT key, value - ?1 AS v FROM json_each(?2) LIMIT -1 OFFSET 0)",  # OFFSET: value read once
+            (offset, text, *self.group_ids.tolist()),
+        )
 
 
 class _Window:
