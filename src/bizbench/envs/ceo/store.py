@@ -44,10 +44,15 @@ on ``flush()``/``close()``; a query always sees them complete up to the last rec
   id and value arrays); writing deletes days older than the window and bulk-inserts the
   missing days.
 
+New issues and usage rows go in as one ``INSERT ... SELECT`` over ``json_each`` of packed
+integers (``_json_ints``), a row's fields unpacked in SQL: a quarter of the cost of binding
+them row by row.
+
 Measured at 300K active subscribers (``benchmarks/ceo_seat.py``, this 2-core machine): the
 store adds 0.04-0.07 s to a week. The first query naming a lazy table after a week pays that
-week's writes: ~0.15 s for customers/subscriptions, ~0.23 s for issues, ~0.3 s for
-daily_usage (docs/performance.md); with in-app ads on, ads_revenue costs more.
+week's writes: ~0.15 s for customers/subscriptions, ~0.23 s for issues, ~0.6 s for
+daily_usage (2M rows in, and from the fifth week 2M out; docs/performance.md); with in-app ads
+on, ads_revenue costs more.
 
 ``close()`` checkpoints and switches the file back to a rollback journal so it can be read
 later (``mode=ro``) without its ``-wal``/``-shm`` companions. Opening a store on an existing
