@@ -27,6 +27,7 @@ from bizbench.envs.ceo.store import (
     SCHEMA_PATH,
     STORAGE_PATH,
     CeoStore,
+    _json_ints,
     describe_tables,
     hidden_columns,
     visible_tables,
@@ -344,6 +345,20 @@ def test_daily_usage_keeps_30_days_and_matches_service(session: CeoEnv) -> None:
     assert mismatched["row_count"] == 0
     ads = db(session).query("SELECT MIN(day) AS lo, MAX(day) AS hi FROM ads_revenue")["rows"][0]
     assert ads["lo"] >= day - 29 and ads["hi"] == day
+
+
+@pytest.mark.parametrize("top", [0, 1, 9, 10, 65_535, 10**9, 10**18 - 1])
+def test_json_ints_round_trip_through_sqlite(top: int) -> None:
+    """The packed integers the lazy tables are bulk-written with read back exactly through json_each."""
+    values = np.random.default_rng(top).integers(0, top + 1, 1_000)
+    values[0] = top
+    text, offset = _json_ints(values)
+    conn = sqlite3.connect(":memory:")
+    back = [v for (v,) in conn.execute("SELECT value - ? FROM json_each(?) ORDER BY key", (offset, text))]
+    assert back == values.tolist()
+    assert _json_ints(np.zeros(0, dtype=np.int64))[0] == "[]"
+    with pytest.raises(ValueError, match="packs integers"):
+        _json_ints(np.array([10**18]))
 
 
 def test_ledger_reconciles_to_cash(session: CeoEnv) -> None:
