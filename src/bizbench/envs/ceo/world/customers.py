@@ -158,7 +158,8 @@ class Customers:
                 grown[: self.n] = self._cols[name][: self.n]
                 self._cols[name] = grown
         for name, (_, fill) in COLUMNS.items():
-            self._cols[name][self.n : need] = values.get(name, fill)
+            if name in values or fill != 0:  # a column's spare rows are zero until appended (above, __init__)
+                self._cols[name][self.n : need] = values.get(name, fill)
         np.floor(self._cols["seats"][self.n : need], out=self._cols["billed_seats"][self.n : need])
         idx = np.arange(self.n, need)
         self.n = need
