@@ -21,7 +21,7 @@ from bizbench.envs.ceo.world.params import MACRO_LEAD, Params
 from bizbench.envs.ceo.world.promotions import lead_promotion, ongoing_promotion
 from bizbench.envs.ceo.world.quality import quota_factor
 from bizbench.envs.ceo.world.rivals import Market, Moved, shop, tenders
-from bizbench.envs.ceo.world.sampling import sample_customers
+from bizbench.envs.ceo.world.sampling import draw_prospects, prospects
 from bizbench.envs.ceo.world.state import N_CHANNELS, WorldState
 from bizbench.envs.ceo.world.usage import draw_usage_rate, weekly_factor
 
@@ -171,20 +171,29 @@ def generate_leads(
     dropped_quota = np.zeros(params.n_groups, dtype=np.int64)
     dropped_quality = np.zeros(params.n_groups, dtype=np.int64)
     to_rivals: Moved = []
-    for g in np.flatnonzero(leads):
+    # each group's channel split (the leads stream) and its prospects' own draws (the group's stream), in
+    # group order; then every prospect of the day in one pass (sampling.prospects)
+    groups = np.flatnonzero(leads)
+    sources = []
+    for g in groups:
         weights = np.append(channel[g], network[g])
         total = weights.sum()
         if total > 0:
             split = rng_leads.multinomial(int(leads[g]), weights / total)
             channel_leads[g] = split[:N_CHANNELS]
-            sources = np.repeat(np.arange(N_CHANNELS + 1), split)
-            sources[sources == N_CHANNELS] = SOURCE_NETWORK
+            by_source = np.repeat(np.arange(N_CHANNELS + 1), split)
+            by_source[by_source == N_CHANNELS] = SOURCE_NETWORK
+            sources.append(by_source)
         else:
-            sources = np.full(int(leads[g]), SOURCE_ORGANIC)
-        cols = sample_customers(
-            group_streams[g], state, params, int(g), int(leads[g]), q_shift=q_shift[g], c_drift=c_drift[g]
-        )
-        cols["source"] = sources
+            sources.append(np.full(int(leads[g]), SOURCE_ORGANIC))
+    row_groups = np.repeat(groups, leads[groups])
+    block = np.concatenate([draw_prospects(group_streams[g], int(leads[g])) for g in groups] or [np.empty((0, 16))])
+    day_cols = prospects(state, params, row_groups, block, q_shift=q_shift[row_groups], c_drift=c_drift[row_groups])
+    day_cols["source"] = np.concatenate(sources or [np.empty(0, dtype=np.int64)])
+    ends = np.cumsum(leads[groups])
+    for g, end in zip(groups, ends, strict=True):
+        first = end - int(leads[g])
+        cols = {k: v[first:end] for k, v in day_cols.items()}
         prefs = lead_preferences(state, cols, q_shift=q_shift[g], c_drift=c_drift[g])
         if params.is_ent[g]:
             gated = enterprise_gate(state, int(g), cols, prefs, delivered)

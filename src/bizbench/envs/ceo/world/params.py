@@ -31,6 +31,18 @@ class Params:
     c_max_sd: np.ndarray
     usage_mu: np.ndarray
     usage_sd: np.ndarray
+    reply_delay_mu: np.ndarray
+    reply_delay_sd: np.ndarray
+    negotiation_rate_mu: np.ndarray
+    negotiation_rate_sd: np.ndarray
+    max_turns_mu: np.ndarray
+    max_turns_sd: np.ndarray
+    lockin_mu: np.ndarray
+    lockin_sd: np.ndarray
+    ads_q_sens_mu: np.ndarray
+    ads_q_sens_sd: np.ndarray
+    ads_rev_sens_mu: np.ndarray
+    ads_rev_sens_sd: np.ndarray
     base_cap: np.ndarray
     cap_growth: np.ndarray
     seats_min: np.ndarray
@@ -71,6 +83,18 @@ class Params:
             c_max_sd=col("c_max_sd"),
             usage_mu=col("usage_mu"),
             usage_sd=col("usage_sd"),
+            reply_delay_mu=col("reply_delay_mu"),
+            reply_delay_sd=col("reply_delay_sd"),
+            negotiation_rate_mu=col("negotiation_rate_mu"),
+            negotiation_rate_sd=col("negotiation_rate_sd"),
+            max_turns_mu=col("max_turns_mu"),
+            max_turns_sd=col("max_turns_sd"),
+            lockin_mu=col("lockin_mu"),
+            lockin_sd=col("lockin_sd"),
+            ads_q_sens_mu=col("ads_q_sens_mu"),
+            ads_q_sens_sd=col("ads_q_sens_sd"),
+            ads_rev_sens_mu=col("ads_rev_sens_mu"),
+            ads_rev_sens_sd=col("ads_rev_sens_sd"),
             base_cap=col("base_cap"),
             cap_growth=col("cap_growth"),
             seats_min=col("seats_min").astype(np.int64),
