@@ -232,3 +232,52 @@ def test_the_participation_curve_is_the_numpy_two_sigmoid_bit_for_bit():
     assert columns.shape == (5, 3) and _bits(columns[:, 1]) == _bits(
         required_quality(price[:5], c_max[:5], np.full(5, 0.1), np.full(5, 0.9), np.ones(5), np.ones(5), curve)
     )
+
+
+def test_post_weights_are_eq_26_as_numpy_computed_them(columns):
+    c = columns
+    rows = c["rows"]
+    rng = np.random.default_rng(5)
+    change = rng.normal(0.0, 0.05, N_ROWS)
+    influencer = np.array([False, True, False, False, True])
+    open_issue = rng.random(len(rows)) < 0.3
+    seats = c["seats"].copy()
+    seats[rows[3]] = np.inf  # a weight that is not finite reads 1e6
+    day, w_day, service = 40, 1.15, 1.0
+    out = np.empty(len(rows))
+    kernels.post_weights(
+        rows,
+        c["satisfaction"],
+        change,
+        c["group"],
+        influencer.view(np.uint8),
+        c["start_day"],
+        day,
+        c["rate"],
+        w_day,
+        c["plan"],
+        c["quotas"],
+        open_issue.view(np.uint8),
+        seats,
+        4.0,
+        3.0,
+        2.0,
+        1.5,
+        30,
+        10.0,
+        0.02,
+        service,
+        5.0,
+        out,
+    )
+    s, ds = c["satisfaction"][rows], np.abs(change[rows])
+    want = np.abs(s) * 4.0 + 1.0
+    want = np.where(s < 0, want * (s**2 * 3.0 + 1.0), want)
+    want = np.where(influencer[c["group"][rows]], want * 2.0, want)
+    want = np.where(day - c["start_day"][rows] <= 30, want * 1.5, want)
+    want = np.where(ds >= 0.02, want * (ds * 10.0 + 1.0), want)
+    over = c["rate"][rows] * w_day > c["quotas"][c["plan"][rows]]
+    want *= (over.astype(float) + open_issue + service) * 5.0 + 1.0
+    want *= seats[rows]
+    want[~np.isfinite(want)] = 1e6
+    assert _bits(out) == _bits(want) and out[3] == 1e6

@@ -10,7 +10,7 @@ fast-math), so every result is identical to the last bit. The kernels hold no GI
 a large market run on ``customers.for_blocks``' threads.
 """
 
-from libc.math cimport floor
+from libc.math cimport fabs, floor, isfinite
 from libc.stdint cimport int64_t
 
 
@@ -319,3 +319,57 @@ def curve_quality(
             q *= half
             q += q_min[i] + half * (0.0 if x < split else 1.0)
             out[i] = q
+
+
+def post_weights(
+    const int64_t[::1] rows,
+    const double[::1] satisfaction,
+    const double[::1] satisfaction_change,
+    const short[::1] group,
+    const unsigned char[::1] influencer,
+    const int[::1] start_day,
+    int day,
+    const double[::1] rate,
+    double weekly,
+    const signed char[::1] plan,
+    const double[::1] quotas,
+    const unsigned char[::1] open_issue,
+    const double[::1] billed_seats,
+    double extremity_weight,
+    double negative_weight,
+    double influencer_weight,
+    double new_customer_weight,
+    int new_customer_days,
+    double change_weight,
+    double change_threshold,
+    double service_events,
+    double event_weight,
+    double[::1] out,
+):
+    """w_i of eq 26 in the engine form (``social.subscriber_weights``): (1 + ext |S|), times (1 + neg S^2)
+    when S < 0, the influencer and new-customer factors where they apply, (1 + cw |dS|) when |dS| reaches
+    the threshold, (1 + ev events) with events = over quota (``social.over_quota``) + open issue +
+    ``service_events`` (overload + outage), times whole seats; 1e6 where not finite."""
+    cdef Py_ssize_t i
+    cdef int64_t r
+    cdef double s, w, ds, events
+    with nogil:
+        for i in range(rows.shape[0]):
+            r = rows[i]
+            s = satisfaction[r]
+            w = fabs(s) * extremity_weight + 1.0
+            if s < 0:
+                w *= s * s * negative_weight + 1.0
+            if influencer[group[r]]:
+                w *= influencer_weight
+            if day - start_day[r] <= new_customer_days:
+                w *= new_customer_weight
+            ds = fabs(satisfaction_change[r])
+            if ds >= change_threshold:
+                w *= ds * change_weight + 1.0
+            events = <double>(rate[r] * weekly > quotas[plan[r]])
+            events += open_issue[i]
+            events += service_events
+            w *= events * event_weight + 1.0
+            w *= billed_seats[r]
+            out[i] = w if isfinite(w) else 1e6

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from bizbench.envs.ceo.world import kernels
 from bizbench.envs.ceo.world.customers import BLOCK, for_blocks
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.state import AgentPost, WorldState
@@ -43,43 +44,40 @@ def subscriber_weights(
     ``open_issue``: whether each had an issue open when the day's satisfaction update ran.
     A factor that does not apply to a customer is 1, so it is multiplied in only where it applies.
     The weights are elementwise, so they are computed in blocks of customers (``for_blocks``)."""
-    w = np.empty(len(active))
-
-    def block(b: slice) -> None:
-        w[b] = _weights_block(state, params, active[b], overload, outage, open_issue[b])
-
-    for_blocks(len(active), block)
-    return w
-
-
-def _weights_block(
-    state: WorldState, params: Params, active: np.ndarray, overload: bool, outage: bool, open_issue: np.ndarray
-) -> np.ndarray:
     so = state.config.social
     cust = state.customers
-    s = cust.satisfaction[active]
-    w = np.abs(s)
-    w *= so.extremity_weight
-    w += 1.0
-    negative = s**2
-    negative *= so.negative_weight
-    negative += 1.0
-    np.multiply(w, negative, out=w, where=s < 0)
-    np.multiply(w, so.influencer_weight, out=w, where=params.influencer.take(cust.group[active]))
-    np.multiply(w, so.new_customer_weight, out=w, where=state.day - cust.start_day[active] <= so.new_customer_days)
-    ds = np.abs(cust.satisfaction_change[active])
-    change = ds * so.change_weight
-    change += 1.0
-    np.multiply(w, change, out=w, where=ds >= so.change_threshold)
-    # the count of today's events, a whole number, so the order of its sum does not matter
-    events = over_quota(state, active).astype(np.float64)
-    events += open_issue
-    events += float(overload) + float(outage)
-    events *= so.event_weight
-    events += 1.0
-    w *= events
-    w *= cust.whole_seats(active)
-    np.copyto(w, 1e6, where=~np.isfinite(w))
+    w = np.empty(len(active))
+    influencer, issue = params.influencer.view(np.uint8), open_issue.view(np.uint8)
+    service_events = float(overload) + float(outage)
+
+    def block(b: slice) -> None:  # compiled (kernels.post_weights)
+        kernels.post_weights(
+            active[b],
+            cust.satisfaction,
+            cust.satisfaction_change,
+            cust.group,
+            influencer,
+            cust.start_day,
+            state.day,
+            cust.usage_rate,
+            weekly_factor(state, state.day),
+            cust.plan,
+            state.settings.quotas,
+            issue[b],
+            cust.billed_seats,
+            so.extremity_weight,
+            so.negative_weight,
+            so.influencer_weight,
+            so.new_customer_weight,
+            so.new_customer_days,
+            so.change_weight,
+            so.change_threshold,
+            service_events,
+            so.event_weight,
+            w[b],
+        )
+
+    for_blocks(len(active), block)
     return w
 
 
