@@ -42,6 +42,9 @@ test-slow: venv
 AUDIT ?= 200
 mutants: venv
 	$(BIN)/python tests/mutants_report.py --restore-checkpoint --audit $(AUDIT)
+	@# mutmut copies src/ into mutants/ once: the compiled kernels of this build go there each run
+	if [ -d mutants ]; then find src -name '*.so' | while read -r so; do \
+		mkdir -p "mutants/$$(dirname "$$so")" && cp "$$so" "mutants/$$so"; done; fi
 	$(BIN)/python tests/mutants_report.py --retry-survivors
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/mutmut run --max-children "$${JOBS:-2}" $(MUTANTS)
 	$(BIN)/python tests/mutants_report.py --save-checkpoint
@@ -65,3 +68,5 @@ clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache test-artifacts mutants
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	find . -name '*.egg-info' -type d -prune -exec rm -rf {} +
+	find src -name '*.so' -delete
+	rm -f src/bizbench/envs/ceo/world/kernels.c

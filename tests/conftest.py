@@ -13,10 +13,15 @@ this process, and a test comparing the two would kill every mutant for the wrong
 The tests listed in ``tests/heavy_tests.txt`` are marked ``heavy``; ``make mutants`` deselects
 them with ``-m "not slow and not heavy"``. Under a mutant, a test without a time limit of its own
 gets ``MUTANT_TEST_TIMEOUT`` (60 s) instead of the suite's 300 s: a hung mutant is found sooner.
+
+A run refuses to start on compiled kernels older than their source (``kernels.pyx`` edited since
+the last build): the tests would pass against the old code (docs/performance.md, "Compiled
+kernels").
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 from collections.abc import Callable
@@ -41,6 +46,17 @@ if PLUGIN_DIR not in sys.path:
     sys.path.insert(0, PLUGIN_DIR)
 _prepend("PYTHONPATH", PLUGIN_DIR, os.pathsep)
 _prepend("BIZBENCH_ENVS", LEMONADE, ",")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from bizbench.envs.ceo.world import kernels
+
+    source = Path(kernels.__file__).with_name("kernels.pyx")
+    if source.exists() and hashlib.sha256(source.read_bytes()).hexdigest() != kernels.SOURCE_SHA256:
+        raise pytest.UsageError(
+            f"{kernels.__file__} was compiled from another {source.name}: rebuild it with `make venv` "
+            "or `.venv/bin/python setup.py build_ext --inplace`"
+        )
 
 
 @pytest.hookimpl(tryfirst=True)

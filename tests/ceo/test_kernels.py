@@ -61,15 +61,22 @@ def test_usage_is_round_min_rate_times_w_quota_as_numpy_computes_it(columns):
 
 @pytest.mark.parametrize("zero_kept", [False, True])
 @pytest.mark.parametrize("with_ads", [False, True])
-def test_the_satisfaction_update_is_the_numpy_formula_bit_for_bit(columns, zero_kept, with_ads):
+def test_the_satisfaction_update_is_the_quality_modules_formula_bit_for_bit(columns, zero_kept, with_ads):
+    """The daily update against eq 15-17 as ``quality.py`` writes it (``perceived_quality``,
+    ``quota_factor``, ``relationship_as_read``, ``tenure_bonus``), which billing and the enterprise
+    deals still use: the two stay one formula."""
+    from bizbench.envs.ceo.config import Quality
+    from bizbench.envs.ceo.world.quality import perceived_quality, quota_factor, relationship_as_read, tenure_bonus
+
     c = columns
-    rows, day, w, svc, new_weight = c["rows"], 57, 0.85, 0.12, 0.1
+    rows, day, w, svc, new_weight, q = c["rows"], 57, 0.85, 0.12, 0.1, Quality()
+    quotas = np.array([40.0, -0.0, np.inf])  # a signed zero and no limit
     rng = np.random.default_rng(3)
     delivered = rng.uniform(0.2, 0.9, (N_GROUPS, N_PLANS))
     ads = rng.uniform(0.0, 0.2, len(rows)) if with_ads else np.empty(0)
     longest = kernels.longest_tenure(rows, c["start_day"], day)
     assert longest == int(np.max(day - c["start_day"][rows]))
-    tenure = np.where(np.arange(longest + 1.0) > 0, 0.05 * np.log1p(np.arange(longest + 1.0) / 30.0), 0.0)
+    tenure = tenure_bonus(np.arange(longest + 1.0), q)
     satisfaction, change, before = c["satisfaction"].copy(), np.zeros(N_ROWS), np.empty(len(rows))
     kernels.satisfaction(
         rows,
@@ -77,19 +84,19 @@ def test_the_satisfaction_update_is_the_numpy_formula_bit_for_bit(columns, zero_
         c["plan"],
         c["rate"],
         w,
-        c["quotas"],
+        quotas,
         delivered.reshape(-1),
         N_PLANS,
         svc,
         c["relationship"],
         zero_kept,
-        0.5,
-        0.9,
+        q.relationship_neutral,
+        q.relationship_weight,
         day,
         c["start_day"],
         tenure,
         c["issue_days"],
-        0.03,
+        q.issue_penalty,
         ads,
         c["q_req"],
         new_weight,
@@ -98,26 +105,51 @@ def test_the_satisfaction_update_is_the_numpy_formula_bit_for_bit(columns, zero_
         before,
     )
     g, plan = c["group"][rows].astype(np.intp), c["plan"][rows].astype(np.intp)
-    demand = c["rate"][rows] * w
-    with np.errstate(divide="ignore", invalid="ignore"):
-        f = np.clip(np.maximum(c["quotas"][plan], 0.0) / demand, 0.0, 1.0)
-    f[demand <= 0] = 1.0
-    rel = c["relationship"][rows]
-    rel = rel if zero_kept else np.where(rel == 0.0, 0.5, rel)
-    q = (rel - 0.5) * 0.9 + (delivered[g, plan] - svc)
-    q += tenure[np.maximum(day - c["start_day"][rows], 0)]
-    q *= f
-    q -= 0.03 * c["issue_days"][rows]
-    if with_ads:
-        q -= ads
-    q -= c["q_req"][rows]
+    q_perc = perceived_quality(
+        delivered[g, plan],
+        relationship_as_read(c["relationship"][rows], zero_kept),
+        day - c["start_day"][rows],
+        c["issue_days"][rows],
+        ads if with_ads else 0.0,
+        quota_factor(quotas[plan], c["rate"][rows] * w),
+        q,
+        svc,
+    )
+    q_perc -= c["q_req"][rows]
     s0 = c["satisfaction"][rows]
-    after = (1.0 - new_weight) * s0 + q * new_weight
+    after = (1.0 - new_weight) * s0 + q_perc * new_weight
     assert _bits(before) == _bits(s0)
     assert _bits(satisfaction[rows]) == _bits(after) and np.isnan(after).any()
     assert _bits(change[rows]) == _bits(after - s0)
     untouched = np.setdiff1d(np.arange(N_ROWS), rows)
     assert _bits(satisfaction[untouched]) == _bits(c["satisfaction"][untouched])
+    with pytest.raises(ValueError, match="before holds 3 values for 250 rows"):
+        kernels.satisfaction(
+            rows,
+            c["group"],
+            c["plan"],
+            c["rate"],
+            w,
+            quotas,
+            delivered.reshape(-1),
+            N_PLANS,
+            svc,
+            c["relationship"],
+            zero_kept,
+            0.5,
+            0.9,
+            day,
+            c["start_day"],
+            tenure,
+            c["issue_days"],
+            0.03,
+            ads,
+            c["q_req"],
+            new_weight,
+            satisfaction,
+            change,
+            before[:3],
+        )
 
 
 def test_issue_chances_are_those_of_the_rows_with_no_issue_open_clipped(columns):
@@ -127,11 +159,15 @@ def test_issue_chances_are_those_of_the_rows_with_no_issue_open_clipped(columns)
     flags = np.empty(len(rows), dtype=bool)
     kernels.positive(rows, c["issue_days"], flags.view(np.uint8))
     assert flags.tolist() == (c["issue_days"][rows] > 0).tolist()
-    s_before = c["satisfaction"][rows]
+    s_before = c["satisfaction"][rows].copy()
+    s_before[:40:4], s_before[1:40:4], s_before[2:40:4] = 9.0, -np.inf, np.inf  # chances of -0.0, +inf, -inf
+    seats = c["seats"].copy()
+    seats[rows[:40:4]] = 0.0
     free, prob = np.empty(len(rows), dtype=np.int64), np.empty(len(rows))
-    n = kernels.issue_chances(rows, has_issue, s_before, c["seats"], 0.15, 0.01, 0.25, 0.4, free, prob)
+    n = kernels.issue_chances(rows, has_issue, s_before, seats, 0.15, 0.01, 0.0, 0.4, free, prob)
     keep = ~flags
-    want = np.clip(((1.0 - s_before[keep]) * 0.15 + 0.01 + 0.25) * c["seats"][rows[keep]], 0.0, 0.4)
+    want = np.clip(((1.0 - s_before[keep]) * 0.15 + 0.01 + 0.0) * seats[rows[keep]], 0.0, 0.4)
+    assert np.signbit(want[want == 0.0]).any()  # numpy keeps the -0.0 the bound equals
     assert free[:n].tolist() == rows[keep].tolist()
     assert _bits(prob[:n]) == _bits(want)
 

@@ -179,3 +179,26 @@ def test_without_the_drift_fix_a_prospect_stores_the_drift_of_the_start_of_its_d
     assert p["q_max"][0] == pytest.approx(0.5 + 0.06 * z[1] + 0.08 + 0.45 + 0.1 * z[2])
     assert p["c_max"][0] == pytest.approx(55 + 1.2 * 23 * z[0] - 45)
     assert p["c_max"][1] == 15.0
+
+
+@pytest.mark.parametrize("drift_once", [True, False])
+def test_a_days_prospects_of_several_groups_in_one_pass_are_each_groups_own_sample(cfg, params, drift_once):
+    """``prospects`` over the day's rows of several groups (each group's draws from its own stream, as
+    ``generate_leads`` takes them) gives every trait exactly as ``sample_customers`` of each group alone."""
+    from bizbench.envs.ceo.world.sampling import draw_prospects, prospects
+
+    cfg = cfg.model_copy(update={"fixes": cfg.fixes.model_copy(update={"drift_counted_once": drift_once})})
+    st = WorldState(config=cfg, seed=1)
+    st.macro_multipliers[:, 2] = np.linspace(0.8, 1.2, len(cfg.groups))  # the deal multiplier differs by group
+    q_shift, c_drift = np.linspace(0.0, 0.05, len(cfg.groups)), np.linspace(-2.0, 3.0, len(cfg.groups))
+    day = {0: 7, 2: 3, 3: 5, 4: 1}  # group: leads
+    alone = [
+        sample_customers(np.random.default_rng(g), st, params, g, n, q_shift=q_shift[g], c_drift=c_drift[g])
+        for g, n in day.items()
+    ]
+    rows = np.repeat(list(day), list(day.values()))
+    block = np.concatenate([draw_prospects(np.random.default_rng(g), n) for g, n in day.items()])
+    together = prospects(st, params, rows, block, q_shift=q_shift[rows], c_drift=c_drift[rows])
+    assert set(together) == set(alone[0])
+    for name, values in together.items():
+        assert values.tobytes() == np.concatenate([a[name] for a in alone]).tobytes(), name

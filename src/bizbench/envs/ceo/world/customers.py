@@ -15,6 +15,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from bizbench.envs.ceo.world import kernels
+
 T = TypeVar("T")
 
 # Subscription status codes (reference-notes §5.1 subscriptions.status).
@@ -181,8 +183,6 @@ class Customers:
     def open_issue(self, rows: np.ndarray) -> np.ndarray:
         """Whether each customer of ``rows`` has an issue open (open-issue days above 0, reference-notes
         §4.9), read in blocks (``for_blocks``)."""
-        from bizbench.envs.ceo.world import kernels
-
         issue_days = self.column("issue_days")
         out = np.empty(len(rows), dtype=bool)
         flags = out.view(np.uint8)

@@ -1,35 +1,59 @@
-# cython: language_level=3
-"""The ceo world's per-subscriber passes, compiled (docs/performance.md, "Compiled kernels").
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
+"""The ceo world's per-customer passes, compiled (docs/performance.md, "Compiled kernels").
 
-Each kernel is one mechanic's daily pass over a block of subscribers ``rows`` (customer row
-numbers, ascending), reading each customer's columns once and writing its results in place,
-instead of numpy's pass per operation with a gather before and a scatter after. The mechanic's
-module owns the formula and calls its kernel; the kernel performs the same IEEE operations in the
-same order as the numpy expressions it replaced (setup.py compiles without fused multiply-adds or
-fast-math), so every result is identical to the last bit. The kernels hold no GIL, so the blocks of
-a large market run on ``customers.for_blocks``' threads.
+Each kernel is one mechanic's daily pass over a block of customers ``rows`` (customer row
+numbers, ascending) or over arrays of equal length (the curve). It reads each customer's columns
+once and writes its results in place, where numpy made one pass per operation with a gather
+before and a scatter after. The mechanic's module owns the formula and calls its kernel; the
+kernel performs the same IEEE operations in the same order as the numpy expressions it replaced
+(setup.py compiles without fused multiply-adds or fast-math), so every result is identical to the
+last bit. The kernels hold no GIL, so the blocks of a large market run on
+``customers.for_blocks``' threads.
+
+Indexes are not checked (``boundscheck=False``): the callers pass subscribers' rows, whose group
+and plan are valid; a per-row buffer shorter than ``rows`` is refused. ``cdivision``: x / 0.0 is
+inf or nan, as in numpy, not ZeroDivisionError. ``SOURCE_SHA256`` is the hash of this file the
+module was compiled from (setup.py), so a test run refuses a stale build (tests/conftest.py).
 """
 
 from libc.math cimport fabs, floor, isfinite
 from libc.stdint cimport int64_t
 
 
+cdef extern from *:
+    const char *KERNELS_SOURCE_SHA256  # setup.py defines it
+
+SOURCE_SHA256 = KERNELS_SOURCE_SHA256.decode("ascii")
+
+
 cdef inline double np_minimum(double a, double b) noexcept nogil:
-    """numpy's minimum of two floats: NaN if either is NaN."""
-    return a if (a <= b or a != a) else b
+    """numpy's minimum of two floats: NaN if either is NaN, ``b`` when they are equal (-0.0 and 0.0)."""
+    if a != a:
+        return a
+    return a if a < b else b
 
 
 cdef inline double np_maximum(double a, double b) noexcept nogil:
-    """numpy's maximum of two floats: NaN if either is NaN."""
-    return a if (a >= b or a != a) else b
+    """numpy's maximum of two floats: NaN if either is NaN, ``b`` when they are equal (-0.0 and 0.0)."""
+    if a != a:
+        return a
+    return a if a > b else b
 
 
 cdef inline double np_clip(double x, double low, double high) noexcept nogil:
-    """numpy's clip of a float: NaN stays NaN."""
-    if x != x:
-        return x
-    x = x if x > low else low
-    return x if x < high else high
+    """numpy's clip of a float: NaN stays NaN, ``x`` is kept when it equals a bound (-0.0 and 0.0)."""
+    if x < low:
+        return low
+    if x > high:
+        return high
+    return x
+
+
+cdef check_lengths(Py_ssize_t n, buffers):
+    """Refuse a per-row buffer shorter than the ``n`` rows a kernel writes or reads."""
+    for name, length in buffers:
+        if length < n:
+            raise ValueError(f"{name} holds {length} values for {n} rows")
 
 
 def nan_positions(const double[::1] column, const int64_t[::1] rows, int64_t[::1] out):
@@ -37,6 +61,7 @@ def nan_positions(const double[::1] column, const int64_t[::1] rows, int64_t[::1
     their number (the stale stored Q_req of ``satisfaction.daily_requirement``)."""
     cdef Py_ssize_t i, n = 0
     cdef double v
+    check_lengths(rows.shape[0], [("out", out.shape[0])])
     with nogil:
         for i in range(rows.shape[0]):
             v = column[rows[i]]
@@ -72,6 +97,7 @@ def usage(
     cdef Py_ssize_t i
     cdef int64_t r
     cdef double u
+    check_lengths(rows.shape[0], [("units", units.shape[0])])
     with nogil:
         for i in range(rows.shape[0]):
             r = rows[i]
@@ -121,6 +147,10 @@ def satisfaction(
     cdef int days
     cdef bint ads = ad_penalty.shape[0] > 0
     cdef double demand, quota, f, rel, q_perc, s, after, keep = 1.0 - new_weight
+    buffers = [("before", before.shape[0])]
+    if ad_penalty.shape[0]:
+        buffers.append(("ad_penalty", ad_penalty.shape[0]))
+    check_lengths(rows.shape[0], buffers)
     with nogil:
         for i in range(rows.shape[0]):
             r = rows[i]
@@ -156,6 +186,7 @@ def sum_by_plan(const int64_t[::1] rows, const signed char[::1] plan, const doub
     """Adds ``units`` (one per row, whole numbers, so the order of the sum does not matter) to ``out`` by
     the rows' plans (eq 43's U_p)."""
     cdef Py_ssize_t i
+    check_lengths(rows.shape[0], [("units", units.shape[0])])
     with nogil:
         for i in range(rows.shape[0]):
             out[plan[rows[i]]] += units[i]
@@ -164,6 +195,7 @@ def sum_by_plan(const int64_t[::1] rows, const signed char[::1] plan, const doub
 def positive(const int64_t[::1] rows, const int[::1] column, unsigned char[::1] out):
     """``out[i] = column[rows[i]] > 0``: who has an issue open (``Customers.open_issue``)."""
     cdef Py_ssize_t i
+    check_lengths(rows.shape[0], [("out", out.shape[0])])
     with nogil:
         for i in range(rows.shape[0]):
             out[i] = column[rows[i]] > 0
@@ -176,6 +208,7 @@ def reputation_terms(
     """delta_i = 0.0005 S (S >= 0) or 0.001 S (S < 0) of each row (eq 22)."""
     cdef Py_ssize_t i
     cdef double s
+    check_lengths(rows.shape[0], [("out", out.shape[0])])
     with nogil:
         for i in range(rows.shape[0]):
             s = satisfaction[rows[i]]
@@ -199,6 +232,15 @@ def issue_chances(
     ``prob``; returns their number."""
     cdef Py_ssize_t i, n = 0
     cdef double p
+    check_lengths(
+        rows.shape[0],
+        [
+            ("has_issue", has_issue.shape[0]),
+            ("satisfaction_before", satisfaction_before.shape[0]),
+            ("free", free.shape[0]),
+            ("prob", prob.shape[0]),
+        ],
+    )
     with nogil:
         for i in range(rows.shape[0]):
             if has_issue[i]:
@@ -233,6 +275,13 @@ def daily_metrics(
     cdef Py_ssize_t i
     cdef int64_t r, open_issues = 0
     cdef short g
+    check_lengths(
+        rows.shape[0],
+        [
+            ("satisfaction_out", satisfaction_out.shape[0]),
+            ("mrr_terms", mrr_terms.shape[0]),
+        ],
+    )
     with nogil:
         for i in range(rows.shape[0]):
             r = rows[i]
@@ -251,6 +300,7 @@ def due_rows(const int64_t[::1] rows, const signed char[::1] billing_mod, int to
     """The rows whose billing anchor (start day mod 30) is ``today`` into ``out``, in their order;
     returns their number (``billing.due_today``)."""
     cdef Py_ssize_t i, n = 0
+    check_lengths(rows.shape[0], [("out", out.shape[0])])
     with nogil:
         for i in range(rows.shape[0]):
             if billing_mod[rows[i]] == today:
@@ -263,6 +313,7 @@ def groups_of(const int64_t[::1] rows, const short[::1] group, Py_ssize_t[::1] o
     """Each row's group into ``out`` and the rows of each group added to ``counts`` (``World.opening``)."""
     cdef Py_ssize_t i
     cdef short g
+    check_lengths(rows.shape[0], [("out", out.shape[0])])
     with nogil:
         for i in range(rows.shape[0]):
             g = group[rows[i]]
@@ -286,6 +337,15 @@ def curve_exponent(
     cdef Py_ssize_t i
     cdef double x, z
     cdef bint left
+    check_lengths(
+        price.shape[0],
+        [
+            ("c_max", c_max.shape[0]),
+            ("s_left", s_left.shape[0]),
+            ("s_right", s_right.shape[0]),
+            ("out", out.shape[0]),
+        ],
+    )
     with nogil:
         for i in range(price.shape[0]):
             x = price[i] / c_max[i]
@@ -308,6 +368,16 @@ def curve_quality(
     ``exp_term`` = e^-z of ``curve_exponent``."""
     cdef Py_ssize_t i
     cdef double x, half, q
+    check_lengths(
+        price.shape[0],
+        [
+            ("c_max", c_max.shape[0]),
+            ("q_min", q_min.shape[0]),
+            ("q_max", q_max.shape[0]),
+            ("exp_term", exp_term.shape[0]),
+            ("out", out.shape[0]),
+        ],
+    )
     with nogil:
         for i in range(price.shape[0]):
             if price[i] > c_max[i]:
@@ -353,6 +423,7 @@ def post_weights(
     cdef Py_ssize_t i
     cdef int64_t r
     cdef double s, w, ds, events
+    check_lengths(rows.shape[0], [("open_issue", open_issue.shape[0]), ("out", out.shape[0])])
     with nogil:
         for i in range(rows.shape[0]):
             r = rows[i]

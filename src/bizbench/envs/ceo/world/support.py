@@ -104,7 +104,7 @@ def run_support(
     cust.relationship[unresolved] = np.maximum(0.0, before - sp.relationship_daily_decay)
 
     # Generation for subscribers without an open issue at day start, in blocks of customers (``for_blocks``):
-    # each block's chances (the formula's steps in place), then its draws, block after block: the same
+    # each block's chances (compiled: kernels.issue_chances), then its draws, block after block: the same
     # draws as one call for them all.
     flags = has_issue.view(np.uint8)
 
