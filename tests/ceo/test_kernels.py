@@ -78,7 +78,7 @@ def test_the_satisfaction_update_is_the_quality_modules_formula_bit_for_bit(colu
     assert longest == int(np.max(day - c["start_day"][rows]))
     tenure = tenure_bonus(np.arange(longest + 1.0), q)
     satisfaction, change, before = c["satisfaction"].copy(), np.zeros(N_ROWS), np.empty(len(rows))
-    kernels.satisfaction(
+    columns_and_terms = (
         rows,
         c["group"],
         c["plan"],
@@ -102,8 +102,8 @@ def test_the_satisfaction_update_is_the_quality_modules_formula_bit_for_bit(colu
         new_weight,
         satisfaction,
         change,
-        before,
     )
+    kernels.satisfaction(*columns_and_terms, before)
     g, plan = c["group"][rows].astype(np.intp), c["plan"][rows].astype(np.intp)
     q_perc = perceived_quality(
         delivered[g, plan],
@@ -124,32 +124,8 @@ def test_the_satisfaction_update_is_the_quality_modules_formula_bit_for_bit(colu
     untouched = np.setdiff1d(np.arange(N_ROWS), rows)
     assert _bits(satisfaction[untouched]) == _bits(c["satisfaction"][untouched])
     with pytest.raises(ValueError, match="before holds 3 values for 250 rows"):
-        kernels.satisfaction(
-            rows,
-            c["group"],
-            c["plan"],
-            c["rate"],
-            w,
-            quotas,
-            delivered.reshape(-1),
-            N_PLANS,
-            svc,
-            c["relationship"],
-            zero_kept,
-            0.5,
-            0.9,
-            day,
-            c["start_day"],
-            tenure,
-            c["issue_days"],
-            0.03,
-            ads,
-            c["q_req"],
-            new_weight,
-            satisfaction,
-            change,
-            before[:3],
-        )
+        kernels.satisfaction(*columns_and_terms, before[:3])
+    assert _bits(satisfaction[rows]) == _bits(after)  # the refused call changed nothing
 
 
 def test_issue_chances_are_those_of_the_rows_with_no_issue_open_clipped(columns):
