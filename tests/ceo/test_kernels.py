@@ -293,3 +293,33 @@ def test_post_weights_are_eq_26_as_numpy_computed_them(columns):
     want *= seats[rows]
     want[~np.isfinite(want)] = 1e6
     assert _bits(out) == _bits(want) and out[3] == 1e6
+
+
+@pytest.mark.parametrize("outage", [False, True])
+@pytest.mark.parametrize("zero_kept", [False, True])
+def test_settling_the_days_issues_is_the_numpy_update_of_the_pool(columns, outage, zero_kept):
+    """Resolved issues close (a fix within 1 or 2 days lifts the relationship when there is no outage),
+    unresolved ones count a day and cost relationship, as ``run_support``'s numpy updates did."""
+    c = columns
+    pool = c["rows"][c["issue_days"][c["rows"]] > 0]
+    resolved = np.random.default_rng(9).random(len(pool)) < 0.5
+    rel = c["relationship"].copy()
+    rel[pool[:6]] = [0.0, 0.0, 0.95, 0.0, 1.0, 0.005]
+    days, open_day = c["issue_days"].copy(), np.full(N_ROWS, 7, dtype=np.int32)
+    kernels.settle_issues(pool, resolved.view(np.uint8), days, open_day, rel, not outage, 0.4, 0.3, zero_kept, 0.01)
+
+    def read(r: np.ndarray) -> np.ndarray:
+        return r if zero_kept else np.where(r == 0.0, 0.5, r)
+
+    want_rel, want_days = c["relationship"].copy(), c["issue_days"].copy()
+    want_rel[pool[:6]] = [0.0, 0.0, 0.95, 0.0, 1.0, 0.005]
+    done, left = pool[resolved], pool[~resolved]
+    if not outage:
+        fast = (want_days[done] == 1) | (want_days[done] == 2)
+        boost = np.where(want_days[done][fast] == 1, 0.4, 0.3)
+        want_rel[done[fast]] = np.minimum(1.0, read(want_rel[done[fast]]) + boost)
+    want_days[done] = 0
+    want_days[left] += 1
+    want_rel[left] = np.maximum(0.0, read(want_rel[left]) - 0.01)
+    assert _bits(rel) == _bits(want_rel) and _bits(days) == _bits(want_days)
+    assert (open_day[done] == -1).all() and (open_day[left] == 7).all() and len(done) and len(left)

@@ -117,3 +117,15 @@ def post_weights(
     event_weight: float,
     out: np.ndarray,
 ) -> None: ...
+def settle_issues(
+    pool: np.ndarray,
+    resolved: np.ndarray,
+    issue_days: np.ndarray,
+    issue_open_day: np.ndarray,
+    relationship: np.ndarray,
+    fast_fix: bool,
+    fast_fix_1: float,
+    fast_fix_2: float,
+    relationship_zero_kept: bool,
+    daily_decay: float,
+) -> None: ...

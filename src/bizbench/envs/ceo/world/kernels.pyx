@@ -444,3 +444,41 @@ def post_weights(
             w *= events * event_weight + 1.0
             w *= billed_seats[r]
             out[i] = w if isfinite(w) else 1e6
+
+
+def settle_issues(
+    const int64_t[::1] pool,
+    const unsigned char[::1] resolved,
+    int[::1] issue_days,
+    int[::1] issue_open_day,
+    double[::1] relationship,
+    bint fast_fix,
+    double fast_fix_1,
+    double fast_fix_2,
+    bint relationship_zero_kept,
+    double daily_decay,
+):
+    """The day's end of each open issue of ``pool`` (``support.run_support``, reference-notes §4.10): a
+    resolved one closes, and when ``fast_fix`` (no outage) a fix within 1 or 2 days lifts the
+    relationship to min(1, r + 0.40 / 0.30); an unresolved one counts another day and costs the
+    relationship max(0, r - 0.01). A relationship of exactly 0 reads as 0.5 unless kept."""
+    cdef Py_ssize_t i
+    cdef int64_t r
+    cdef int days
+    cdef double rel
+    check_lengths(pool.shape[0], [("resolved", resolved.shape[0])])
+    with nogil:
+        for i in range(pool.shape[0]):
+            r = pool[i]
+            rel = relationship[r]
+            if rel == 0.0 and not relationship_zero_kept:
+                rel = 0.5
+            if resolved[i]:
+                days = issue_days[r]
+                if fast_fix and (days == 1 or days == 2):
+                    relationship[r] = np_minimum(1.0, rel + (fast_fix_1 if days == 1 else fast_fix_2))
+                issue_days[r] = 0
+                issue_open_day[r] = -1
+            else:
+                issue_days[r] += 1
+                relationship[r] = np_maximum(0.0, rel - daily_decay)

@@ -10,7 +10,6 @@ from bizbench.envs.ceo.world import kernels
 from bizbench.envs.ceo.world.customers import SUBSCRIBED, for_blocks
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.promotions import per_customer
-from bizbench.envs.ceo.world.quality import relationship_as_read
 from bizbench.envs.ceo.world.state import WorldState
 
 
@@ -88,20 +87,19 @@ def run_support(
         for i in np.flatnonzero(spend > 0):
             resolve(np.array([i]), float(spend[i]), 0.0)
 
-    resolved = pool[resolved_mask]
-    open_days = cust.issue_days[resolved].copy()
-    if not outage:
-        fast1, fast2 = sp.relationship_fast_fix
-        fast = (open_days == 1) | (open_days == 2)
-        fixed = resolved[fast]
-        boost = np.where(open_days[fast] == 1, fast1, fast2)
-        cust.relationship[fixed] = np.minimum(1.0, relationship_as_read(cust.relationship[fixed], zero_kept) + boost)
-    cust.issue_days[resolved] = 0
-    cust.issue_open_day[resolved] = -1
-    unresolved = pool[~resolved_mask]
-    cust.issue_days[unresolved] += 1
-    before = relationship_as_read(cust.relationship[unresolved], zero_kept)
-    cust.relationship[unresolved] = np.maximum(0.0, before - sp.relationship_daily_decay)
+    fast1, fast2 = sp.relationship_fast_fix
+    kernels.settle_issues(  # compiled: each pool row once
+        pool,
+        resolved_mask.view(np.uint8),
+        cust.issue_days,
+        cust.issue_open_day,
+        cust.relationship,
+        not outage,
+        fast1,
+        fast2,
+        zero_kept,
+        sp.relationship_daily_decay,
+    )
 
     # Generation for subscribers without an open issue at day start, in blocks of customers (``for_blocks``):
     # each block's chances (compiled: kernels.issue_chances), then its draws, block after block: the same
@@ -129,7 +127,7 @@ def run_support(
     opened = np.concatenate([np.compress(rng.random(len(free)) < prob, free) for free, prob in blocks] or [active[:0]])
     cust.issue_days[opened] = 1
     cust.issue_open_day[opened] = state.day
-    return SupportDay(opened=opened, resolved=resolved)
+    return SupportDay(opened=opened, resolved=pool[resolved_mask])
 
 
 def close_churned_issues(state: WorldState) -> np.ndarray:
