@@ -57,16 +57,6 @@ def drifted_c_max(cust: Customers, idx: np.ndarray, c_drift_group: np.ndarray, f
     return np.maximum(floor, cust.c_max[idx] + c_drift_group[cust.group[idx]])
 
 
-def satisfaction_c_max(cust: Customers, idx: np.ndarray, c_drift: np.ndarray, floor: float) -> np.ndarray:
-    """Budget in the daily-satisfaction read: the billing snapshot when set, else c_max, plus each
-    customer's group c-drift ``c_drift`` (reference-notes §4.7)."""
-    budget = cust.effective_c_max[idx]
-    unset = np.flatnonzero(np.isnan(budget))
-    budget[unset] = cust.c_max[idx[unset]]
-    budget += c_drift
-    return np.maximum(floor, budget, out=budget)
-
-
 def billing_snapshot_c_max(
     cust: Customers, idx: np.ndarray, c_drift_group: np.ndarray, floor: float, drift_once: bool
 ) -> np.ndarray:

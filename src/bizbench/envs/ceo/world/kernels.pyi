@@ -129,3 +129,23 @@ def settle_issues(
     relationship_zero_kept: bool,
     daily_decay: float,
 ) -> None: ...
+def requirement_inputs(
+    rows: np.ndarray,
+    group: np.ndarray,
+    effective_price: np.ndarray,
+    effective_c_max: np.ndarray,
+    c_max: np.ndarray,
+    q_min: np.ndarray,
+    q_max: np.ndarray,
+    s_left: np.ndarray,
+    s_right: np.ndarray,
+    q_shift: np.ndarray,
+    c_drift: np.ndarray,
+    c_max_floor: float,
+    price_out: np.ndarray,
+    budget_out: np.ndarray,
+    q_low_out: np.ndarray,
+    q_high_out: np.ndarray,
+    s_left_out: np.ndarray,
+    s_right_out: np.ndarray,
+) -> None: ...

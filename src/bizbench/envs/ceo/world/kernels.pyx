@@ -482,3 +482,58 @@ def settle_issues(
             else:
                 issue_days[r] += 1
                 relationship[r] = np_maximum(0.0, rel - daily_decay)
+
+
+def requirement_inputs(
+    const int64_t[::1] rows,
+    const short[::1] group,
+    const double[::1] effective_price,
+    const double[::1] effective_c_max,
+    const double[::1] c_max,
+    const double[::1] q_min,
+    const double[::1] q_max,
+    const double[::1] s_left,
+    const double[::1] s_right,
+    const double[::1] q_shift,
+    const double[::1] c_drift,
+    double c_max_floor,
+    double[::1] price_out,
+    double[::1] budget_out,
+    double[::1] q_low_out,
+    double[::1] q_high_out,
+    double[::1] s_left_out,
+    double[::1] s_right_out,
+):
+    """The inputs of the daily-satisfaction Q_req (eq 5, reference-notes §4.7 daily variant) of each
+    row, one per row into the ``*_out`` buffers: the stored effective price (per seat); the budget,
+    the billing snapshot ``effective_c_max`` when set (else c_max) plus the group's c-drift, at least
+    ``c_max_floor``; the quality band q_min, q_max plus the group's quality shift (as
+    ``drift.quality_band``); the steepnesses."""
+    cdef Py_ssize_t i
+    cdef int64_t r
+    cdef short g
+    cdef double budget
+    check_lengths(
+        rows.shape[0],
+        [
+            ("price_out", price_out.shape[0]),
+            ("budget_out", budget_out.shape[0]),
+            ("q_low_out", q_low_out.shape[0]),
+            ("q_high_out", q_high_out.shape[0]),
+            ("s_left_out", s_left_out.shape[0]),
+            ("s_right_out", s_right_out.shape[0]),
+        ],
+    )
+    with nogil:
+        for i in range(rows.shape[0]):
+            r = rows[i]
+            g = group[r]
+            price_out[i] = effective_price[r]
+            budget = effective_c_max[r]
+            if budget != budget:
+                budget = c_max[r]
+            budget_out[i] = np_maximum(c_max_floor, budget + c_drift[g])
+            q_low_out[i] = q_min[r] + q_shift[g]
+            q_high_out[i] = q_max[r] + q_shift[g]
+            s_left_out[i] = s_left[r]
+            s_right_out[i] = s_right[r]

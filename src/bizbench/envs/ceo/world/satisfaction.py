@@ -7,7 +7,6 @@ import numpy as np
 from bizbench.envs.ceo.world import kernels
 from bizbench.envs.ceo.world.curve import required_quality
 from bizbench.envs.ceo.world.customers import for_blocks
-from bizbench.envs.ceo.world.drift import quality_band, satisfaction_c_max
 from bizbench.envs.ceo.world.promotions import ad_penalty, ads_active
 from bizbench.envs.ceo.world.quality import tenure_bonus
 from bizbench.envs.ceo.world.state import WorldState
@@ -106,10 +105,20 @@ def daily_requirement(
     positions = np.empty(len(active), dtype=np.int64)
     idx = active[positions[: kernels.nan_positions(cust.satisfaction_q_req, active, positions)]]
     if len(idx):
-        gs = cust.group[idx].astype(np.intp)
-        q_lo, q_hi = quality_band(cust, idx, q_shift_by_group.take(gs))
-        c_max = satisfaction_c_max(cust, idx, c_drift_group.take(gs), cfg.sampling.c_max_floor)
-        price = cust.effective_price[idx]  # per seat for enterprise accounts
-        cust.satisfaction_q_req[idx] = required_quality(
-            price, c_max, q_lo, q_hi, cust.s_left[idx], cust.s_right[idx], cfg.curve
+        price, budget, q_low, q_high, s_left, s_right = inputs = np.empty((6, len(idx)))
+        kernels.requirement_inputs(
+            idx,
+            cust.group,
+            cust.effective_price,
+            cust.effective_c_max,
+            cust.c_max,
+            cust.q_min,
+            cust.q_max,
+            cust.s_left,
+            cust.s_right,
+            np.ascontiguousarray(q_shift_by_group, dtype=np.float64),
+            np.ascontiguousarray(c_drift_group, dtype=np.float64),
+            cfg.sampling.c_max_floor,
+            *inputs,
         )
+        cust.satisfaction_q_req[idx] = required_quality(price, budget, q_low, q_high, s_left, s_right, cfg.curve)
