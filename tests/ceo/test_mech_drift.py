@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bizbench.envs.ceo.world import kernels
 from bizbench.envs.ceo.world.drift import (
     apply_group_drift,
     apply_individual_drift,
@@ -14,6 +13,7 @@ from bizbench.envs.ceo.world.drift import (
     is_drift_day,
     quality_band,
 )
+from bizbench.envs.ceo.world.satisfaction import requirement_inputs
 
 
 def test_drift_days(state):
@@ -87,25 +87,10 @@ def test_reading_drifted_preferences_adds_the_group_drift_once_and_floors_the_bu
     assert lo == pytest.approx([0.11, 0.32, 0.23]) and hi == pytest.approx([0.51, 0.92, 0.63])
     # c_max + drift: 55, 14 -> floor 15, 16
     assert drifted_c_max(cust, idx, c_drift, 15.0).tolist() == [55.0, 15.0, 16.0]
-    # the daily-satisfaction read (kernels.requirement_inputs): the snapshot 40 replaces b's c_max, 40 - 6 = 34
-    inputs = np.empty((6, 3))
+    # the daily-satisfaction read (satisfaction.requirement_inputs): the snapshot 40 replaces b's c_max, 40 - 6 = 34
     q_shift = np.zeros(26)
     q_shift[s1], q_shift[e1] = 0.01, 0.02
-    kernels.requirement_inputs(
-        idx,
-        cust.group,
-        cust.effective_price,
-        cust.effective_c_max,
-        cust.c_max,
-        cust.q_min,
-        cust.q_max,
-        cust.s_left,
-        cust.s_right,
-        q_shift,
-        c_drift,
-        15.0,
-        *inputs,
-    )
+    inputs = requirement_inputs(cust, idx, q_shift, c_drift, 15.0)
     assert inputs[1].tolist() == [55.0, 34.0, 16.0]
     assert inputs[[0, 4, 5]].tolist() == [
         cust.effective_price[idx].tolist(),

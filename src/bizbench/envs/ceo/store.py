@@ -292,7 +292,9 @@ def _json_ints(values: np.ndarray) -> tuple[str, int]:
     """A JSON array of non-negative ``values`` (int64, below ``_MAX_PACKED``), each plus ``offset`` so every
     number has the same count of digits, and that ``offset``. Written by numpy four digits at a time: a
     quarter of the time of ``json.dumps`` of a list, and SQLite parses it as fast."""
-    top = int(values.max()) if len(values) else 0
+    if not len(values):
+        return "[]", 0
+    top = int(values.max())
     if top >= _MAX_PACKED:
         raise ValueError(f"the store packs integers below {_MAX_PACKED}")
     width = len(str(top)) + 1  # digits of value + offset: a leading 1, then the value's digits
@@ -307,8 +309,6 @@ def _json_ints(values: np.ndarray) -> tuple[str, int]:
     text = np.empty((len(values), width + 1), dtype=np.uint8)
     text[:, :width] = quads.view(np.uint8)[:, quads.shape[1] * 4 - width :]
     text[:, width] = ord(",")
-    if not len(values):
-        return "[]", offset
     text[-1, width] = ord("]")
     return "[" + text.tobytes().decode("ascii"), offset  # text: SQLite 3.45+ reads a BLOB as binary JSON
 

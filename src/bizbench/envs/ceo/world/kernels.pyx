@@ -49,9 +49,9 @@ cdef inline double np_clip(double x, double low, double high) noexcept nogil:
     return x
 
 
-cdef check_lengths(Py_ssize_t n, buffers):
-    """Refuse a per-row buffer shorter than the ``n`` rows a kernel writes or reads."""
-    for name, length in buffers:
+def _check_lengths(Py_ssize_t n, **lengths):
+    """Refuse a per-row buffer shorter than the ``n`` rows a kernel writes or reads (its name: its length)."""
+    for name, length in lengths.items():
         if length < n:
             raise ValueError(f"{name} holds {length} values for {n} rows")
 
@@ -61,7 +61,7 @@ def nan_positions(const double[::1] column, const int64_t[::1] rows, int64_t[::1
     their number (the stale stored Q_req of ``satisfaction.daily_requirement``)."""
     cdef Py_ssize_t i, n = 0
     cdef double v
-    check_lengths(rows.shape[0], [("out", out.shape[0])])
+    _check_lengths(rows.shape[0], out=out.shape[0])
     with nogil:
         for i in range(rows.shape[0]):
             v = column[rows[i]]
@@ -97,7 +97,7 @@ def usage(
     cdef Py_ssize_t i
     cdef int64_t r
     cdef double u
-    check_lengths(rows.shape[0], [("units", units.shape[0])])
+    _check_lengths(rows.shape[0], units=units.shape[0])
     with nogil:
         for i in range(rows.shape[0]):
             r = rows[i]
@@ -147,10 +147,9 @@ def satisfaction(
     cdef int days
     cdef bint ads = ad_penalty.shape[0] > 0
     cdef double demand, quota, f, rel, q_perc, s, after, keep = 1.0 - new_weight
-    buffers = [("before", before.shape[0])]
-    if ad_penalty.shape[0]:
-        buffers.append(("ad_penalty", ad_penalty.shape[0]))
-    check_lengths(rows.shape[0], buffers)
+    _check_lengths(
+        rows.shape[0], before=before.shape[0], ad_penalty=ad_penalty.shape[0] if ads else rows.shape[0]
+    )
     with nogil:
         for i in range(rows.shape[0]):
             r = rows[i]
@@ -186,7 +185,7 @@ def sum_by_plan(const int64_t[::1] rows, const signed char[::1] plan, const doub
     """Adds ``units`` (one per row, whole numbers, so the order of the sum does not matter) to ``out`` by
     the rows' plans (eq 43's U_p)."""
     cdef Py_ssize_t i
-    check_lengths(rows.shape[0], [("units", units.shape[0])])
+    _check_lengths(rows.shape[0], units=units.shape[0])
     with nogil:
         for i in range(rows.shape[0]):
             out[plan[rows[i]]] += units[i]
@@ -195,7 +194,7 @@ def sum_by_plan(const int64_t[::1] rows, const signed char[::1] plan, const doub
 def positive(const int64_t[::1] rows, const int[::1] column, unsigned char[::1] out):
     """``out[i] = column[rows[i]] > 0``: who has an issue open (``Customers.open_issue``)."""
     cdef Py_ssize_t i
-    check_lengths(rows.shape[0], [("out", out.shape[0])])
+    _check_lengths(rows.shape[0], out=out.shape[0])
     with nogil:
         for i in range(rows.shape[0]):
             out[i] = column[rows[i]] > 0
@@ -208,7 +207,7 @@ def reputation_terms(
     """delta_i = 0.0005 S (S >= 0) or 0.001 S (S < 0) of each row (eq 22)."""
     cdef Py_ssize_t i
     cdef double s
-    check_lengths(rows.shape[0], [("out", out.shape[0])])
+    _check_lengths(rows.shape[0], out=out.shape[0])
     with nogil:
         for i in range(rows.shape[0]):
             s = satisfaction[rows[i]]
@@ -232,14 +231,12 @@ def issue_chances(
     ``prob``; returns their number."""
     cdef Py_ssize_t i, n = 0
     cdef double p
-    check_lengths(
+    _check_lengths(
         rows.shape[0],
-        [
-            ("has_issue", has_issue.shape[0]),
-            ("satisfaction_before", satisfaction_before.shape[0]),
-            ("free", free.shape[0]),
-            ("prob", prob.shape[0]),
-        ],
+        has_issue=has_issue.shape[0],
+        satisfaction_before=satisfaction_before.shape[0],
+        free=free.shape[0],
+        prob=prob.shape[0],
     )
     with nogil:
         for i in range(rows.shape[0]):
@@ -275,12 +272,10 @@ def daily_metrics(
     cdef Py_ssize_t i
     cdef int64_t r, open_issues = 0
     cdef short g
-    check_lengths(
+    _check_lengths(
         rows.shape[0],
-        [
-            ("satisfaction_out", satisfaction_out.shape[0]),
-            ("mrr_terms", mrr_terms.shape[0]),
-        ],
+        satisfaction_out=satisfaction_out.shape[0],
+        mrr_terms=mrr_terms.shape[0],
     )
     with nogil:
         for i in range(rows.shape[0]):
@@ -300,7 +295,7 @@ def due_rows(const int64_t[::1] rows, const signed char[::1] billing_mod, int to
     """The rows whose billing anchor (start day mod 30) is ``today`` into ``out``, in their order;
     returns their number (``billing.due_today``)."""
     cdef Py_ssize_t i, n = 0
-    check_lengths(rows.shape[0], [("out", out.shape[0])])
+    _check_lengths(rows.shape[0], out=out.shape[0])
     with nogil:
         for i in range(rows.shape[0]):
             if billing_mod[rows[i]] == today:
@@ -313,7 +308,7 @@ def groups_of(const int64_t[::1] rows, const short[::1] group, Py_ssize_t[::1] o
     """Each row's group into ``out`` and the rows of each group added to ``counts`` (``World.opening``)."""
     cdef Py_ssize_t i
     cdef short g
-    check_lengths(rows.shape[0], [("out", out.shape[0])])
+    _check_lengths(rows.shape[0], out=out.shape[0])
     with nogil:
         for i in range(rows.shape[0]):
             g = group[rows[i]]
@@ -337,14 +332,12 @@ def curve_exponent(
     cdef Py_ssize_t i
     cdef double x, z
     cdef bint left
-    check_lengths(
+    _check_lengths(
         price.shape[0],
-        [
-            ("c_max", c_max.shape[0]),
-            ("s_left", s_left.shape[0]),
-            ("s_right", s_right.shape[0]),
-            ("out", out.shape[0]),
-        ],
+        c_max=c_max.shape[0],
+        s_left=s_left.shape[0],
+        s_right=s_right.shape[0],
+        out=out.shape[0],
     )
     with nogil:
         for i in range(price.shape[0]):
@@ -368,15 +361,13 @@ def curve_quality(
     ``exp_term`` = e^-z of ``curve_exponent``."""
     cdef Py_ssize_t i
     cdef double x, half, q
-    check_lengths(
+    _check_lengths(
         price.shape[0],
-        [
-            ("c_max", c_max.shape[0]),
-            ("q_min", q_min.shape[0]),
-            ("q_max", q_max.shape[0]),
-            ("exp_term", exp_term.shape[0]),
-            ("out", out.shape[0]),
-        ],
+        c_max=c_max.shape[0],
+        q_min=q_min.shape[0],
+        q_max=q_max.shape[0],
+        exp_term=exp_term.shape[0],
+        out=out.shape[0],
     )
     with nogil:
         for i in range(price.shape[0]):
@@ -423,7 +414,7 @@ def post_weights(
     cdef Py_ssize_t i
     cdef int64_t r
     cdef double s, w, ds, events
-    check_lengths(rows.shape[0], [("open_issue", open_issue.shape[0]), ("out", out.shape[0])])
+    _check_lengths(rows.shape[0], open_issue=open_issue.shape[0], out=out.shape[0])
     with nogil:
         for i in range(rows.shape[0]):
             r = rows[i]
@@ -466,7 +457,7 @@ def settle_issues(
     cdef int64_t r
     cdef int days
     cdef double rel
-    check_lengths(pool.shape[0], [("resolved", resolved.shape[0])])
+    _check_lengths(pool.shape[0], resolved=resolved.shape[0])
     with nogil:
         for i in range(pool.shape[0]):
             r = pool[i]
@@ -513,16 +504,14 @@ def requirement_inputs(
     cdef int64_t r
     cdef short g
     cdef double budget
-    check_lengths(
+    _check_lengths(
         rows.shape[0],
-        [
-            ("price_out", price_out.shape[0]),
-            ("budget_out", budget_out.shape[0]),
-            ("q_low_out", q_low_out.shape[0]),
-            ("q_high_out", q_high_out.shape[0]),
-            ("s_left_out", s_left_out.shape[0]),
-            ("s_right_out", s_right_out.shape[0]),
-        ],
+        price_out=price_out.shape[0],
+        budget_out=budget_out.shape[0],
+        q_low_out=q_low_out.shape[0],
+        q_high_out=q_high_out.shape[0],
+        s_left_out=s_left_out.shape[0],
+        s_right_out=s_right_out.shape[0],
     )
     with nogil:
         for i in range(rows.shape[0]):

@@ -6,7 +6,7 @@ import numpy as np
 
 from bizbench.envs.ceo.world import kernels
 from bizbench.envs.ceo.world.curve import required_quality
-from bizbench.envs.ceo.world.customers import for_blocks
+from bizbench.envs.ceo.world.customers import Customers, for_blocks
 from bizbench.envs.ceo.world.promotions import ad_penalty, ads_active
 from bizbench.envs.ceo.world.quality import tenure_bonus
 from bizbench.envs.ceo.world.state import WorldState
@@ -105,20 +105,33 @@ def daily_requirement(
     positions = np.empty(len(active), dtype=np.int64)
     idx = active[positions[: kernels.nan_positions(cust.satisfaction_q_req, active, positions)]]
     if len(idx):
-        price, budget, q_low, q_high, s_left, s_right = inputs = np.empty((6, len(idx)))
-        kernels.requirement_inputs(
-            idx,
-            cust.group,
-            cust.effective_price,
-            cust.effective_c_max,
-            cust.c_max,
-            cust.q_min,
-            cust.q_max,
-            cust.s_left,
-            cust.s_right,
-            np.ascontiguousarray(q_shift_by_group, dtype=np.float64),
-            np.ascontiguousarray(c_drift_group, dtype=np.float64),
-            cfg.sampling.c_max_floor,
-            *inputs,
+        price, budget, q_low, q_high, s_left, s_right = requirement_inputs(
+            cust, idx, q_shift_by_group, c_drift_group, cfg.sampling.c_max_floor
         )
         cust.satisfaction_q_req[idx] = required_quality(price, budget, q_low, q_high, s_left, s_right, cfg.curve)
+
+
+def requirement_inputs(
+    cust: Customers, idx: np.ndarray, q_shift_by_group: np.ndarray, c_drift_group: np.ndarray, floor: float
+) -> np.ndarray:
+    """The daily-satisfaction read of eq 5's inputs for customers ``idx``, rows price, budget, q_min, q_max,
+    s_left, s_right (kernels.requirement_inputs): the stored effective price, the billing snapshot budget
+    (else c_max) plus the group c-drift, at least ``floor``, and the band plus the group quality shift
+    (reference-notes §4.7)."""
+    inputs = np.empty((6, len(idx)))
+    kernels.requirement_inputs(
+        idx,
+        cust.group,
+        cust.effective_price,
+        cust.effective_c_max,
+        cust.c_max,
+        cust.q_min,
+        cust.q_max,
+        cust.s_left,
+        cust.s_right,
+        np.ascontiguousarray(q_shift_by_group, dtype=np.float64),
+        np.ascontiguousarray(c_drift_group, dtype=np.float64),
+        floor,
+        *inputs,
+    )
+    return inputs
