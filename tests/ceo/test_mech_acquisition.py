@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 import pytest
 
 from bizbench.envs.ceo.config import CHANNELS
 from bizbench.envs.ceo.world.acquisition import (
+    admit,
     channel_noise,
-    convert_individuals,
-    enterprise_gate,
     expected_leads,
     generate_leads,
     lead_preferences,
@@ -152,7 +152,7 @@ def test_individual_lead_conversion(state, params, fake_rng, gidx):
     assert max(0.3 - _req(20), 0.5 - _req(50)) < 0
     assert 0.3 * 1.1 >= _req(20) > 0.3 * 0.8
     rng = fake_rng(uniform=[[0.5, 1.0, 0.0]], normal=[[0.0, 1.0]])
-    subs, lost = convert_individuals(state, params, rng, s1, cols, _undrifted(state, cols), delivered)
+    subs, lost = _convert(state, params, rng, cols, delivered)
     cust = state.customers
     assert subs.tolist() == [0, 1] and lost.tolist() == [2]
     assert cust.plan[subs].tolist() == [1, 0]
@@ -187,7 +187,7 @@ def test_enterprise_gate(state, params, gidx):
     }
     floor0 = 0.3 + 0.3 * _sig(-2.5)  # Q_req(0) for the first: 0.3228
     assert 0.4 >= floor0 and 0.4 < 0.5
-    gated = enterprise_gate(state, e1, cols, _undrifted(state, cols), delivered)
+    gated = _gate(state, params, e1, cols, delivered)
     assert gated.leads.tolist() == [0]
     assert (gated.dropped_quota, gated.dropped_quality) == (0, 1)
     assert state.customers.status.tolist() == [LEAD, NONE]
@@ -217,7 +217,7 @@ def test_a_prospect_dropped_at_the_gate_is_counted_by_its_cause(state, params, g
         "deal_noise": np.ones(3),
     }
     assert 0.4 * 1_000 / 5_000 < 0.3 + 0.3 * _sig(-2.5) <= 0.4 < 0.5 + 0.225 * _sig(-2.5)
-    gated = enterprise_gate(state, e1, cols, _undrifted(state, cols), delivered)
+    gated = _gate(state, params, e1, cols, delivered)
     assert gated.leads.tolist() == [2]
     assert (gated.dropped_quota, gated.dropped_quality) == (1, 1)
     assert state.customers.status.tolist() == [NONE, NONE, LEAD]
@@ -252,11 +252,32 @@ def test_the_enterprise_gate_admits_only_leads_some_price_can_win(state, params,
     }
     floors = [1.0 + 0.25 * _sig(-2.5), 0.9 + 0.2 * _sig(-2.5)]
     assert 1.0 < floors[0] <= 1.2 and 0.8 < floors[1] <= 1.0
-    gated = enterprise_gate(state, e1, cols, _undrifted(state, cols), delivered)
+    gated = _gate(state, params, e1, cols, delivered)
     if fixed:
         assert gated.leads.tolist() == [2] and (gated.dropped_quota, gated.dropped_quality) == (0, 2)
     else:
         assert gated.leads.tolist() == [0, 1, 2]
+
+
+def _convert(state, params, rng, cols, delivered):
+    """Individual leads ``cols`` through admission on a day with no market drift: the subscribers and
+    the lost."""
+    admitted = admit(state, params, rng, cols, _undrifted(state, cols), delivered)
+    return admitted.subscribers, admitted.lost
+
+
+class _Gated(NamedTuple):
+    leads: np.ndarray
+    dropped_quota: int
+    dropped_quality: int
+
+
+def _gate(state, params, group, cols, delivered):
+    """Enterprise prospects ``cols`` of ``group`` through admission on a day with no market drift:
+    the leads and the drops by cause."""
+    cols = {**cols, "source": np.full(len(cols["group"]), SOURCE_ORGANIC)}
+    admitted = admit(state, params, np.random.default_rng(0), cols, _undrifted(state, cols), delivered)
+    return _Gated(admitted.leads, int(admitted.dropped_quota[group]), int(admitted.dropped_quality[group]))
 
 
 def _undrifted(state, cols):
@@ -458,7 +479,7 @@ def _one_lead_converts(state, params, fake_rng, gidx, *, prices, c_max, lead_pro
         "source": np.array([content if lead_promo else SOURCE_ORGANIC]),
     }
     rng = fake_rng(uniform=[1.0], normal=[0.0])  # a usage-rate draw z = 0 if it subscribes
-    return convert_individuals(state, params, rng, s1, cols, _undrifted(state, cols), delivered)
+    return _convert(state, params, rng, cols, delivered)
 
 
 def test_a_lead_whose_budget_equals_the_price_exactly_subscribes(state, params, fake_rng, gidx):
@@ -559,7 +580,7 @@ def test_a_lead_whose_best_surplus_is_exactly_zero_falls_back_to_plan_a(state, p
     s1 = gidx["S1"]
     cols, delivered = _exact_requirement_leads(state, s1, np.array([0.5, 0.49, 0.52]), delivered=[0.4, 0.5, 0.3])
     rng = fake_rng(uniform=[1.0, 1.0, 1.0], normal=[0.0, 0.0, 0.0])
-    subs, lost = convert_individuals(state, params, rng, s1, cols, _undrifted(state, cols), delivered)
+    subs, lost = _convert(state, params, rng, cols, delivered)
     assert subs.tolist() == [1] and lost.tolist() == [0, 2]
     assert state.customers.plan[1] == 1 and state.customers.listed_price[1] == 20.0
 
@@ -573,7 +594,7 @@ def test_a_lead_whose_impression_equals_the_requirement_exactly_subscribes(state
     cols, delivered = _exact_requirement_leads(state, s1, np.array([0.4, 0.41]), delivered=[0.5, 0.5, 0.5])
     assert 0.5 * 0.8 == 0.4
     rng = fake_rng(uniform=[0.0, 0.0], normal=[0.0, 0.0])
-    subs, lost = convert_individuals(state, params, rng, s1, cols, _undrifted(state, cols), delivered)
+    subs, lost = _convert(state, params, rng, cols, delivered)
     assert subs.tolist() == [0] and lost.tolist() == [1]
     assert state.customers.plan[0] == 0
 
@@ -603,7 +624,7 @@ def test_the_enterprise_gate_clips_a_quality_below_minus_one_to_minus_one(state,
     }
     floors = [-1.3 + 0.1 * _sig(-2.5), -0.9 + 0.1 * _sig(-2.5)]
     assert -1.5 < floors[0] <= -1.0 < floors[1]
-    gated = enterprise_gate(state, e1, cols, _undrifted(state, cols), delivered)
+    gated = _gate(state, params, e1, cols, delivered)
     assert gated.leads.tolist() == [0]
     assert (gated.dropped_quota, gated.dropped_quality) == (0, 1)
 
@@ -636,7 +657,7 @@ def test_an_enterprise_prospect_whose_quality_equals_the_requirement_exactly_pas
         "seats": np.array([1.0, 100.0, 1.0]),
         "deal_noise": np.ones(3),
     }
-    gated = enterprise_gate(state, e1, cols, _undrifted(state, cols), delivered)
+    gated = _gate(state, params, e1, cols, delivered)
     assert gated.leads.tolist() == [0]
     assert (gated.dropped_quota, gated.dropped_quality) == (1, 1)
     assert state.customers.status.tolist() == [LEAD, NONE, NONE]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -167,12 +168,9 @@ def generate_leads(
     if state.config.fixes.enterprise_market_finite:
         leads = np.minimum(leads, room.astype(np.int64))
     channel_leads = np.zeros((params.n_groups, N_CHANNELS), dtype=np.int64)
-    new_subs, lost, ent_leads = [], [], []
-    dropped_quota = np.zeros(params.n_groups, dtype=np.int64)
-    dropped_quality = np.zeros(params.n_groups, dtype=np.int64)
-    to_rivals: Moved = []
     # each group's channel split (the leads stream) and its prospects' own draws (the group's stream), in
-    # group order; then every prospect of the day in one pass (sampling.prospects)
+    # group order; then every prospect of the day in one pass (sampling.prospects), and in one admission
+    # (``admit``) unless rivals shop
     groups = np.flatnonzero(leads)
     sources = []
     for g in groups:
@@ -188,37 +186,57 @@ def generate_leads(
             sources.append(np.full(int(leads[g]), SOURCE_ORGANIC))
     row_groups = np.repeat(groups, leads[groups])
     block = np.concatenate([draw_prospects(group_streams[g], int(leads[g])) for g in groups] or [np.empty((0, 16))])
-    day_cols = prospects(state, params, row_groups, block, q_shift=q_shift[row_groups], c_drift=c_drift[row_groups])
+    row_q_shift, row_c_drift = q_shift[row_groups], c_drift[row_groups]
+    day_cols = prospects(state, params, row_groups, block, q_shift=row_q_shift, c_drift=row_c_drift)
     day_cols["source"] = np.concatenate(sources or [np.empty(0, dtype=np.int64)])
-    ends = np.cumsum(leads[groups])
-    for g, end in zip(groups, ends, strict=True):
-        first = end - int(leads[g])
-        cols = {k: v[first:end] for k, v in day_cols.items()}
-        prefs = lead_preferences(state, cols, q_shift=q_shift[g], c_drift=c_drift[g])
-        if params.is_ent[g]:
-            gated = enterprise_gate(state, int(g), cols, prefs, delivered)
-            ent_leads.append(gated.leads)
-            if market is not None:
-                to_rivals += tenders(state, market, int(g), gated.leads)
-            dropped_quota[g], dropped_quality[g] = gated.dropped_quota, gated.dropped_quality
-        else:
-            if market is not None:
-                cols, prefs = _to_rivals(state, market, int(g), delivered, cols, prefs, to_rivals)
-            subs, gone = convert_individuals(state, params, rng_conversion, int(g), cols, prefs, delivered)
-            new_subs.append(subs)
-            lost.append(gone)
-    empty = np.empty(0, dtype=np.int64)
+    to_rivals: Moved = []
+    if not len(row_groups):
+        admitted = Admission.none(params)
+    elif market is None:  # every prospect of the day at once
+        prefs = lead_preferences(state, day_cols, q_shift=row_q_shift, c_drift=row_c_drift)
+        admitted = admit(state, params, rng_conversion, day_cols, prefs, delivered)
+    else:  # group by group: a group's leads shop among the rivals, and its tenders read its admitted rows
+        parts: list[Admission] = []
+        for g, end in zip(groups, np.cumsum(leads[groups]), strict=True):
+            cols = {k: v[end - int(leads[g]) : end] for k, v in day_cols.items()}
+            prefs = lead_preferences(state, cols, q_shift=q_shift[g], c_drift=c_drift[g])
+            parts.append(
+                _admit_in_market(state, params, rng_conversion, market, int(g), delivered, cols, prefs, to_rivals)
+            )
+        admitted = Admission.combined(parts)
     return LeadsDay(
         leads=leads,
         channel_leads=channel_leads,
-        new_subscribers=np.concatenate(new_subs) if new_subs else empty,
-        lost=np.concatenate(lost) if lost else empty,
-        enterprise_leads=np.concatenate(ent_leads) if ent_leads else empty,
+        new_subscribers=admitted.subscribers,
+        lost=admitted.lost,
+        enterprise_leads=admitted.leads,
         expected=lam,
-        dropped_quota=dropped_quota,
-        dropped_quality=dropped_quality,
+        dropped_quota=admitted.dropped_quota,
+        dropped_quality=admitted.dropped_quality,
         to_rivals=to_rivals,
     )
+
+
+def _admit_in_market(
+    state: WorldState,
+    params: Params,
+    rng: np.random.Generator,
+    market: Market,
+    group: int,
+    delivered: np.ndarray,
+    cols: dict[str, np.ndarray],
+    prefs: tuple[np.ndarray, np.ndarray, np.ndarray],
+    out: Moved,
+) -> Admission:
+    """One group's prospects of the day in an arena (docs/arena.md): individual leads that prefer a
+    rival go there (A3) and the others are admitted here; the enterprise leads admitted here also
+    approach the rivals they know (A5)."""
+    if params.is_ent[group]:
+        admitted = admit(state, params, rng, cols, prefs, delivered)
+        out += tenders(state, market, group, admitted.leads)
+        return admitted
+    cols, prefs = _to_rivals(state, market, group, delivered, cols, prefs, out)
+    return admit(state, params, rng, cols, prefs, delivered)
 
 
 def _to_rivals(
@@ -240,11 +258,11 @@ def _to_rivals(
 
 
 def lead_preferences(
-    state: WorldState, cols: dict[str, np.ndarray], *, q_shift: float, c_drift: float
+    state: WorldState, cols: dict[str, np.ndarray], *, q_shift: float | np.ndarray, c_drift: float | np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Budget, q_min and q_max a new lead evaluates with: its values at creation incl. the group's
-    start-of-day drift ``q_shift`` and ``c_drift`` (reference-notes §4.7), which the engine's
-    columns already hold (``sample_customers``)."""
+    start-of-day drift ``q_shift`` and ``c_drift`` (reference-notes §4.7; one group's, or each lead's),
+    which the engine's columns already hold (``sample_customers``)."""
     floor = state.config.sampling.c_max_floor
     if state.config.fixes.drift_counted_once:
         shift = q_shift
@@ -254,67 +272,67 @@ def lead_preferences(
     return c_max, cols["q_min"] + shift, cols["q_max"] + shift
 
 
-def offered_quality(state: WorldState, group: int, demand: np.ndarray, delivered: np.ndarray) -> np.ndarray:
-    """Del_{g,p} F(quota_p, u seats) for each plan, shape [n, 3] (reference-notes §3.4), the plans broadcast
-    as columns."""
-    return delivered[group] * quota_factor(state.settings.quotas, demand[:, None])
+def offered_quality(state: WorldState, demand: np.ndarray, delivered_rows: np.ndarray) -> np.ndarray:
+    """Del_{g,p} F(quota_p, u seats) for each plan, shape [n, 3] (reference-notes §3.4), the plans as
+    columns; ``delivered_rows``: each prospect's group's row of the delivered quality Del."""
+    return delivered_rows * quota_factor(state.settings.quotas, demand[:, None])
+
+
+class Conversion(NamedTuple):
+    """The individual leads' decisions (``convert_individuals``)."""
+
+    accepted: np.ndarray  # per lead: it subscribes
+    plan: np.ndarray  # of each lead that subscribes
+    lead_promotion: np.ndarray  # of each lead that subscribes
+    usage_rate: np.ndarray  # of each lead that subscribes
+
+
+def _group_runs(groups: np.ndarray) -> list[slice]:
+    """The runs of equal consecutive values of ``groups``: each group's rows of a day's prospects."""
+    cuts = np.flatnonzero(groups[1:] != groups[:-1]) + 1
+    bounds = [0, *cuts.tolist(), len(groups)]
+    return [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
 
 
 def convert_individuals(
     state: WorldState,
-    params: Params,
     rng: np.random.Generator,
-    group: int,
     cols: dict[str, np.ndarray],
     prefs: tuple[np.ndarray, np.ndarray, np.ndarray],
     delivered: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> Conversion:
     """Each lead picks the plan with the largest positive surplus (else A) and subscribes if
-    C <= c_max and q U(0.8, 1.1) >= Q_req(C) (reference-notes §3.4, eq 6); ``prefs`` is the
-    leads' (c_max, q_min, q_max) from ``lead_preferences``."""
+    C <= c_max and q U(0.8, 1.1) >= Q_req(C) (reference-notes §3.4, eq 6); a subscriber's usage
+    rate is drawn at signup (reference-notes §4.3). ``prefs`` is the leads' (c_max, q_min, q_max)
+    from ``lead_preferences``. The terms are read for every lead at once; the draws are each
+    group's in turn (its noise, then its subscribers' rates), in the order of ``cols["group"]``."""
     cfg = state.config
-    n = len(cols["group"])
-    c_max = prefs[0]
-    lead_promo = lead_promotion(state.settings, group, cols["source"])
-    price, quality, req, surplus = lead_offer(state.settings, delivered[group], lead_promo, cols, prefs, cfg.curve)
+    groups = cols["group"]
+    lead_promo = lead_promotion(state.settings, groups, cols["source"])
+    price, quality, req, surplus = lead_offer(state.settings, delivered[groups], lead_promo, cols, prefs, cfg.curve)
     best = np.where(surplus.max(axis=1) > 0, surplus.argmax(axis=1), 0)
-    rows = np.arange(n)
-    noise = rng.uniform(*cfg.quality.lead_noise, n)
-    accept = (price[rows, best] <= c_max) & (quality[rows, best] * noise >= req[rows, best])
-
-    idx = state.customers.append(n, cols)
-    subs, gone = idx[accept], idx[~accept]
-    cust = state.customers
-    cust.status[gone] = LOST
-    plan = best[accept]
-    cust.status[subs] = SUBSCRIBED
-    cust.plan[subs] = plan
-    list_price = state.settings.prices[plan]
-    first_promo = lead_promo[accept] + ongoing_promotion(state.settings, subs, np.full(len(subs), group), plan)
-    cust.listed_price[subs] = list_price
-    cust.first_promotion[subs] = first_promo
-    cust.promotion[subs] = first_promo
-    cust.effective_price[subs] = np.maximum(0.0, list_price - first_promo)
-    cust.start_day[subs] = state.day
-    cust.billing_mod[subs] = state.day % 30
-    cust.usage_rate[subs] = draw_usage_rate(
-        rng, cust.usage_demand[subs], np.ones(len(subs)), cfg.usage.rate_sd_fraction
-    )
-    return subs, gone
+    rows = np.arange(len(groups))
+    affordable, best_quality, best_required = price[rows, best] <= prefs[0], quality[rows, best], req[rows, best]
+    accepted = np.zeros(len(groups), dtype=bool)
+    rates = [np.empty(0)]
+    for run in _group_runs(groups):
+        noise = rng.uniform(*cfg.quality.lead_noise, run.stop - run.start)
+        accepted[run] = affordable[run] & (best_quality[run] * noise >= best_required[run])
+        demand = cols["usage_demand"][run][accepted[run]]
+        rates.append(draw_usage_rate(rng, demand, np.ones(len(demand)), cfg.usage.rate_sd_fraction))
+    return Conversion(accepted, best[accepted], lead_promo[accepted], np.concatenate(rates))
 
 
-@dataclass
-class Gate:
-    """The enterprise gate's outcome for one group's prospects of a day."""
+class Gate(NamedTuple):
+    """The enterprise gate's outcome for each prospect (``enterprise_gate``)."""
 
-    leads: np.ndarray  # customer indices that became leads
-    dropped_quota: int  # dropped, but some plan would pass with a quota covering usage x seats
-    dropped_quality: int  # dropped: no plan passes even with an unlimited quota
+    admitted: np.ndarray  # it becomes a lead
+    dropped_quota: np.ndarray  # dropped, but some plan would pass with a quota covering usage x seats
+    dropped_quality: np.ndarray  # dropped: no plan passes even with an unlimited quota
 
 
 def enterprise_gate(
     state: WorldState,
-    group: int,
     cols: dict[str, np.ndarray],
     prefs: tuple[np.ndarray, np.ndarray, np.ndarray],
     delivered: np.ndarray,
@@ -322,7 +340,7 @@ def enterprise_gate(
     """An enterprise prospect becomes a lead if some plan's quality Del_{g,p} F(quota_p, u seats) clears
     Q_req(0) (reference-notes §3.4); otherwise it is dropped (a customer row with no subscription).
 
-    The engine drops prospects silently; here the drops are counted by cause so the world can tell
+    The engine drops prospects silently; here the drops are told by cause so the world can tell
     the agent (docs/ceo-seat.md, "Enterprise deals"): ``quota`` when some plan's delivered quality
     alone would clear the bar but the quota it grants is below the firm's daily usage x seats,
     ``quality`` when no plan would clear it even with an unlimited quota.
@@ -342,8 +360,9 @@ def enterprise_gate(
     """
     cfg = state.config
     c_max, q_min, q_max = prefs
-    quality = offered_quality(state, group, cols["usage_demand"] * cols["seats"], delivered)
-    unlimited_quality = np.broadcast_to(delivered[group][None, :], quality.shape)
+    delivered_rows = delivered[cols["group"]]
+    quality = offered_quality(state, cols["usage_demand"] * cols["seats"], delivered_rows)
+    unlimited_quality = delivered_rows
     if cfg.fixes.enterprise_gate_as_negotiation:
         noise = cols["deal_noise"][:, None]
         quality = np.clip(quality, -1.0, 1.0) * noise
@@ -351,8 +370,85 @@ def enterprise_gate(
     floor = required_quality(np.zeros(len(c_max)), c_max, q_min, q_max, cols["s_left"], cols["s_right"], cfg.curve)
     gate = (quality >= floor[:, None]).any(axis=1)
     unlimited = (unlimited_quality >= floor[:, None]).any(axis=1)
-    idx = state.customers.append(len(c_max), cols)
-    leads = idx[gate]
-    state.customers.status[leads] = LEAD
-    state.customers.billing_mod[leads] = state.day % 30
-    return Gate(leads, int((~gate & unlimited).sum()), int((~gate & ~unlimited).sum()))
+    return Gate(np.asarray(gate), np.asarray(~gate & unlimited), np.asarray(~gate & ~unlimited))
+
+
+@dataclass
+class Admission:
+    """Prospects as rows of the customer table (``admit``)."""
+
+    subscribers: np.ndarray  # individual leads that subscribed
+    lost: np.ndarray  # individual leads that did not
+    leads: np.ndarray  # enterprise prospects that became leads (each needs a thread)
+    dropped_quota: np.ndarray  # per group: enterprise prospects the gate dropped for the quota
+    dropped_quality: np.ndarray  # per group: enterprise prospects the gate dropped for the quality
+
+    @classmethod
+    def none(cls, params: Params) -> Admission:
+        empty, per_group = np.empty(0, dtype=np.int64), np.zeros(params.n_groups, dtype=np.int64)
+        return cls(empty, empty, empty, per_group, per_group.copy())
+
+    @classmethod
+    def combined(cls, parts: list[Admission]) -> Admission:
+        """Admissions of successive appends, as one (their rows in order, their drops added)."""
+        return cls(
+            np.concatenate([a.subscribers for a in parts]),
+            np.concatenate([a.lost for a in parts]),
+            np.concatenate([a.leads for a in parts]),
+            np.sum([a.dropped_quota for a in parts], axis=0),
+            np.sum([a.dropped_quality for a in parts], axis=0),
+        )
+
+
+def admit(
+    state: WorldState,
+    params: Params,
+    rng: np.random.Generator,
+    cols: dict[str, np.ndarray],
+    prefs: tuple[np.ndarray, np.ndarray, np.ndarray],
+    delivered: np.ndarray,
+) -> Admission:
+    """Append prospects ``cols`` (in group order) to the customer table, each as what it became:
+    an individual lead converted (``convert_individuals``: subscribed at its plan's price after its
+    first promotion, eq 7, or lost) or an enterprise prospect through the gate (``enterprise_gate``:
+    a lead, or a row with no subscription). ``prefs``: their (c_max, q_min, q_max) from
+    ``lead_preferences``."""
+    cust, s, day = state.customers, state.settings, state.day
+    groups = cols["group"]
+    firm = params.is_ent[groups]
+    idx = cust.append(len(groups), cols)
+    people, firms = idx[~firm], idx[firm]
+    admitted = Admission.none(params)
+    if len(people):
+        individual = convert_individuals(state, rng, *_rows(cols, prefs, ~firm), delivered)
+        subs, admitted.lost = people[individual.accepted], people[~individual.accepted]
+        cust.status[admitted.lost] = LOST
+        cust.status[subs] = SUBSCRIBED
+        plan = individual.plan
+        cust.plan[subs] = plan
+        list_price = s.prices[plan]
+        first_promo = individual.lead_promotion + ongoing_promotion(s, subs, groups[subs - idx[0]], plan)
+        cust.listed_price[subs] = list_price
+        cust.first_promotion[subs] = first_promo
+        cust.promotion[subs] = first_promo
+        cust.effective_price[subs] = np.maximum(0.0, list_price - first_promo)
+        cust.start_day[subs] = day
+        cust.billing_mod[subs] = day % 30
+        cust.usage_rate[subs] = individual.usage_rate
+        admitted.subscribers = subs
+    if len(firms):
+        gate = enterprise_gate(state, *_rows(cols, prefs, firm), delivered)
+        admitted.leads = firms[gate.admitted]
+        cust.status[admitted.leads] = LEAD
+        cust.billing_mod[admitted.leads] = day % 30
+        firm_groups = groups[firm]
+        admitted.dropped_quota = np.bincount(firm_groups[gate.dropped_quota], minlength=params.n_groups)
+        admitted.dropped_quality = np.bincount(firm_groups[gate.dropped_quality], minlength=params.n_groups)
+    return admitted
+
+
+def _rows(
+    cols: dict[str, np.ndarray], prefs: tuple[np.ndarray, np.ndarray, np.ndarray], mask: np.ndarray
+) -> tuple[dict[str, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The prospects of ``mask``: their columns and their preferences."""
+    return {k: v[mask] for k, v in cols.items()}, (prefs[0][mask], prefs[1][mask], prefs[2][mask])

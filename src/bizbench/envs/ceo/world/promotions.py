@@ -33,15 +33,17 @@ def ongoing_promotion(s: Settings, idx: np.ndarray, groups: np.ndarray, plans: n
     )
 
 
-def lead_promotion(s: Settings, group: int, sources: np.ndarray) -> np.ndarray:
-    """First-bill lead promotion: global + group + channel + channel-group (eq 7; reference-notes §4.21).
+def lead_promotion(s: Settings, groups: int | np.ndarray, sources: np.ndarray) -> np.ndarray:
+    """First-bill lead promotion: global + group + channel + channel-group (eq 7; reference-notes §4.21),
+    for leads of ``sources`` from ``groups`` (one group, or each lead's).
 
     Channel terms apply only to leads attributed to that channel, not to network or organic.
     """
-    promo = np.full(len(sources), s.lead_promo_global + s.lead_promo_by_group[group])
+    groups = np.broadcast_to(groups, sources.shape)
+    promo = s.lead_promo_global + s.lead_promo_by_group[groups]
     is_channel = sources < SOURCE_NETWORK
     ch = sources[is_channel]
-    promo[is_channel] += s.lead_promo_by_channel[ch] + s.lead_promo_by_channel_group[group, ch]
+    promo[is_channel] += s.lead_promo_by_channel[ch] + s.lead_promo_by_channel_group[groups[is_channel], ch]
     return promo
 
 

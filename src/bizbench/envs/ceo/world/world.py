@@ -301,8 +301,7 @@ class World:
         cols = {**cols, "source": np.full(len(cols["group"]), SOURCE_ORGANIC)}
         delivered, prefs = self._arrival(group, cols)
         rng = self.streams.get("arena/leads")
-        subs, _ = acquisition.convert_individuals(self.state, self.params, rng, group, cols, prefs, delivered)
-        return subs
+        return acquisition.admit(self.state, self.params, rng, cols, prefs, delivered).subscribers
 
     def _arrival(
         self, group: int, cols: dict[str, np.ndarray]
@@ -323,7 +322,7 @@ class World:
         own = {k: v for k, v in cols.items() if k != "origin"}
         delivered, prefs = self._arrival(group, own)
         first = st.customers.n
-        gated = acquisition.enterprise_gate(st, group, own, prefs, delivered)
+        gated = acquisition.admit(st, self.params, self.streams.get("arena/leads"), own, prefs, delivered)
         for c in gated.leads:
             self.book.open_thread(int(c), enterprise.NEW_LEAD, st.day, "New enterprise lead.")
             self.notify("large_customer_message", f"New enterprise lead: customer {int(c)}")
