@@ -201,6 +201,19 @@ def test_due_rows_groups_and_stale_positions_are_read_in_row_order(columns):
     assert positions[: kernels.nan_positions(q_req, rows, positions)].tolist() == [0, 9, 40]
 
 
+def test_the_rows_of_a_status_are_numpy_s_flatnonzero_of_it():
+    """``rows_with`` writes every row and keeps a row only when its status matches: the rows are those of
+    numpy's flatnonzero, at the start, in the middle and on the last row, and none when no row matches."""
+    status = np.random.default_rng(3).integers(0, 5, 1_001).astype(np.int8)
+    status[[0, 500, 1_000]] = 2
+    out = np.empty(len(status), dtype=np.int64)
+    n = kernels.rows_with(status, 2, out)
+    assert out[:n].tolist() == np.flatnonzero(status == 2).tolist() and {0, 500, 1_000} <= set(out[:n].tolist())
+    assert kernels.rows_with(np.full(7, 1, dtype=np.int8), 2, out) == 0
+    with pytest.raises(ValueError, match="out holds 3 values for 7 rows"):
+        kernels.rows_with(np.full(7, 2, dtype=np.int8), 2, out[:3])
+
+
 def test_a_kernel_refuses_a_column_of_the_wrong_type(columns):
     """A column of another dtype is an error that names the mismatch, not a misread."""
     c = columns

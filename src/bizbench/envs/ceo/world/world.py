@@ -273,8 +273,8 @@ class World:
                 d, "lead_acquisition_cost", -to_cents(n_leads * cfg.acquisition.lead_cost), f"{n_leads} leads"
             )
         self.channel_log.append((d, st.settings.ad_spend.copy(), leads.channel_leads))
-        # 20. payments
-        active = cust.active()
+        # 20. payments; the day's new subscribers are rows step 19 appended, after every other row
+        active = np.concatenate([active, leads.new_subscribers])
         pay = billing.take_payments(st, p, rs.get("payments"), active, ent.suspended, c_drift)
         self._book_payments(pay)
         # 21. daily costs and ad revenue
