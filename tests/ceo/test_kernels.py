@@ -148,14 +148,20 @@ def test_issue_chances_are_those_of_the_rows_with_no_issue_open_clipped(columns)
     assert _bits(prob[:n]) == _bits(want)
 
 
-def test_reputation_terms_take_the_negative_rate_below_zero(columns):
+def test_reputation_sums_are_numpy_s_bincount_of_each_term_with_the_negative_rate_below_zero(columns):
+    """Eq 22's delta_i, 0.001 S below zero and 0.0005 S above, summed by group in row order: numpy's
+    bincount of the terms to the last bit; a group with no row sums to zero."""
     c = columns
     rows, s = c["rows"], c["satisfaction"]
-    out = np.empty(len(rows))
-    kernels.reputation_terms(rows, s, 0.0005, 0.001, out)
-    want = s[rows] * 0.0005
-    np.multiply(s[rows], 0.001, out=want, where=s[rows] < 0)
-    assert _bits(out) == _bits(want)
+    groups = c["group"][rows].astype(np.intp)
+    assert (s[rows] < 0).any() and (s[rows] > 0).any()
+    sums = np.zeros(N_GROUPS + 1)
+    kernels.reputation_sums(rows, groups, s, 0.0005, 0.001, sums)
+    terms = s[rows] * 0.0005
+    np.multiply(s[rows], 0.001, out=terms, where=s[rows] < 0)
+    assert _bits(sums) == _bits(np.bincount(groups, weights=terms, minlength=N_GROUPS + 1))
+    with pytest.raises(ValueError, match="groups holds 3 values"):
+        kernels.reputation_sums(rows, groups[:3], s, 0.0005, 0.001, sums)
 
 
 def test_the_days_metrics_reads_count_accounts_enterprise_seats_and_open_issues(columns):
@@ -195,6 +201,9 @@ def test_due_rows_groups_and_stale_positions_are_read_in_row_order(columns):
     kernels.groups_of(rows, c["group"], groups, counts)
     assert groups.tolist() == c["group"][rows].tolist()
     assert counts.tolist() == np.bincount(groups, minlength=N_GROUPS).tolist()
+    again = np.zeros(N_GROUPS, dtype=np.int64)
+    kernels.group_counts(rows, c["group"], again)
+    assert again.tolist() == counts.tolist()
     q_req = c["q_req"].copy()
     q_req[rows[[0, 9, 40]]] = np.nan
     positions = np.empty(len(rows), dtype=np.int64)

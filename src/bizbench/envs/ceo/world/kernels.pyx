@@ -200,18 +200,23 @@ def positive(const int64_t[::1] rows, const int[::1] column, unsigned char[::1] 
             out[i] = column[rows[i]] > 0
 
 
-def reputation_terms(
-    const int64_t[::1] rows, const double[::1] satisfaction, double positive_rate, double negative_rate,
-    double[::1] out,
+def reputation_sums(
+    const int64_t[::1] rows,
+    const Py_ssize_t[::1] groups,
+    const double[::1] satisfaction,
+    double positive_rate,
+    double negative_rate,
+    double[::1] sums,
 ):
-    """delta_i = 0.0005 S (S >= 0) or 0.001 S (S < 0) of each row (eq 22)."""
+    """sum_i delta_i of each group, delta_i = 0.0005 S (S >= 0) or 0.001 S (S < 0) (eq 22), added to
+    ``sums`` in row order (numpy's bincount with weights adds in that order)."""
     cdef Py_ssize_t i
     cdef double s
-    _check_lengths(rows.shape[0], out=out.shape[0])
+    _check_lengths(rows.shape[0], groups=groups.shape[0])
     with nogil:
         for i in range(rows.shape[0]):
             s = satisfaction[rows[i]]
-            out[i] = s * (negative_rate if s < 0 else positive_rate)
+            sums[groups[i]] += s * (negative_rate if s < 0 else positive_rate)
 
 
 def issue_chances(
@@ -314,6 +319,14 @@ def due_rows(const int64_t[::1] rows, const signed char[::1] billing_mod, int to
                 out[n] = rows[i]
                 n += 1
     return n
+
+
+def group_counts(const int64_t[::1] rows, const short[::1] group, int64_t[::1] counts):
+    """The rows of each group added to ``counts`` (``World.step_day``'s subscribers after the day's churn)."""
+    cdef Py_ssize_t i
+    with nogil:
+        for i in range(rows.shape[0]):
+            counts[group[rows[i]]] += 1
 
 
 def groups_of(const int64_t[::1] rows, const short[::1] group, Py_ssize_t[::1] out, int64_t[::1] counts):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from bizbench.envs.ceo.world import kernels
-from bizbench.envs.ceo.world.customers import for_blocks
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.state import WorldState
 
@@ -34,14 +33,9 @@ def daily_update(
     applied when above 1e-4) take effect at once, as in the engine. Returns Delta R per group.
     """
     r = state.config.reputation
-    satisfaction = state.customers.satisfaction
-    delta = np.empty(len(active))
-    # elementwise, in blocks of customers (``for_blocks``), compiled
-    for_blocks(
-        len(active),
-        lambda b: kernels.reputation_terms(active[b], satisfaction, r.positive_rate, r.negative_rate, delta[b]),
-    )
-    sums = np.bincount(groups, weights=delta, minlength=params.n_groups)  # one sum in row order
+    sums = np.zeros(params.n_groups)
+    # compiled, one pass summing in row order (not in threaded blocks: the sums would be added up otherwise)
+    kernels.reputation_sums(active, groups, state.customers.satisfaction, r.positive_rate, r.negative_rate, sums)
     changes = sums / np.maximum(counts, r.n_min) * np.log2(np.maximum(counts, r.n_min))
     changes[counts == 0] = 0.0
     for grp in np.flatnonzero(counts):

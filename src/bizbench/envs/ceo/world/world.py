@@ -247,7 +247,8 @@ class World:
             self._customer_posts(active, open_issue, svc, dec, churned_ent)
         active = cust.active()
         # 19. new leads
-        counts = np.bincount(cust.group[active], minlength=p.n_groups)
+        counts = np.zeros(p.n_groups, dtype=np.int64)
+        kernels.group_counts(active, cust.group, counts)
         leads = acquisition.generate_leads(
             st,
             p,
