@@ -79,8 +79,9 @@ from bizbench.core.registry import ToolError
 from bizbench.core.sqlguard import SqlGuard
 from bizbench.envs.ceo.config import CHANNELS, PLANS, CeoConfig
 from bizbench.envs.ceo.personas import persona_codes, persona_emails, persona_vocabulary
+from bizbench.envs.ceo.world import kernels
 from bizbench.envs.ceo.world.customers import COLUMNS as CUSTOMER_COLUMNS
-from bizbench.envs.ceo.world.customers import SOURCE_NETWORK, SOURCE_ORGANIC
+from bizbench.envs.ceo.world.customers import LEAD, SOURCE_NETWORK, SOURCE_ORGANIC, SUBSCRIBED
 
 __all__ = ["CeoStore", "describe_tables", "visible_tables", "HIDDEN_TABLES", "STRIPPED_COLUMNS", "ENUMS"]
 
@@ -327,7 +328,8 @@ class _Accounts:
     """``customers`` and ``subscriptions``: diffed at every record, written on demand.
 
     ``capture`` compares the world's visible subscription columns with the store's copy
-    (vectorised), copies only new and changed rows and marks them dirty. ``write`` inserts
+    (compiled, over the rows that can still change: ``live``), copies only new and changed rows
+    and marks them dirty. ``write`` inserts
     the new customers into ``customer_rows`` and rewrites the subscription columns of the
     changed ones (storage.sql). Nothing hidden is ever copied.
     """
@@ -356,6 +358,10 @@ class _Accounts:
         self.cols = {name: np.zeros(0, dtype) for name, dtype in {**self.FIELDS, **self.STATIC}.items()}
         self.dirty = np.zeros(0, dtype=bool)  # subscription row to (re)write
         self.any_dirty = False
+        # Rows captured as a lead or a subscriber: the only rows whose visible columns can still change.
+        # A lost lead and a cancelled account never come back, and a prospect dropped at the gate never
+        # leaves its status (reference-notes §3.4, §5.1; acquisition.open_market).
+        self.live = np.zeros(0, dtype=np.int64)
         self.words_written: set[int] = set()  # groups whose names and persona words are in the file
 
     @staticmethod
@@ -365,16 +371,19 @@ class _Accounts:
         return getattr(cust, name)[rows]
 
     def capture(self, cust: Any, quick: bool = False) -> None:
-        """Diff the visible columns (only ``status`` when ``quick``: the one a tool can change)."""
+        """Diff the visible columns of the live rows (compiled, one pass: ``kernels.changed_accounts``), or
+        only the ``status`` of every row when ``quick`` (the one column a tool can change)."""
         n, old = int(cust.n), self.n
         for name in self.cols:
             self.cols[name] = _grow(self.cols[name], n)
         self.dirty = _grow(self.dirty, n, False)
         if old:
-            changed = np.zeros(old, dtype=bool)
-            for name in ("status",) if quick else self.FIELDS:
-                changed |= self._field(cust, name, slice(0, old)) != self.cols[name][:old]
-            idx = np.flatnonzero(changed)
+            if quick:
+                idx = np.flatnonzero(cust.status[:old] != self.cols["status"][:old])
+            else:  # and the live rows that left are dropped from them
+                idx = np.empty(len(self.live), dtype=np.int64)
+                changed, kept = kernels.changed_accounts(self.live, *self._diff_columns(cust), LEAD, SUBSCRIBED, idx)
+                idx, self.live = idx[:changed], self.live[:kept]
             if len(idx):
                 for name in self.FIELDS:
                     self.cols[name][idx] = self._field(cust, name, idx)
@@ -385,7 +394,17 @@ class _Accounts:
                 self.cols[name][old:n] = self._field(cust, name, slice(old, n))
             self.dirty[old:n] = True
             self.any_dirty = True
+            status = self.cols["status"][old:n]
+            self.live = np.concatenate([self.live, old + np.flatnonzero((status == LEAD) | (status == SUBSCRIBED))])
         self.n = n
+
+    def _diff_columns(self, cust: Any) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
+        """The ten fields of the world's customers and of the store's copy, as the diff kernel reads them:
+        whole seats (the world's ``billed_seats``), the first-billing flag as bytes."""
+        world = [cust.column("billed_seats" if name == "seats" else name) for name in self.FIELDS]
+        copy = [self.cols[name] for name in self.FIELDS]
+        world[-1], copy[-1] = world[-1].view(np.uint8), copy[-1].view(np.uint8)
+        return tuple(world), tuple(copy)
 
     def pending(self, day: int) -> bool:
         return self.any_dirty

@@ -551,3 +551,48 @@ def requirement_inputs(
             q_high_out[i] = q_max[r] + q_shift[g]
             s_left_out[i] = s_left[r]
             s_right_out[i] = s_right[r]
+
+
+def changed_accounts(
+    int64_t[::1] rows, tuple columns, tuple copies, signed char live, signed char also_live, int64_t[::1] out
+):
+    """The rows of ``rows`` (in their order) where any of the ten visible account fields differs from the
+    store's copy, into ``out``; and ``rows`` compacted in place to those whose status is still ``live`` or
+    ``also_live``. Returns (the rows changed, the rows kept): the store's daily diff (``store._Accounts``).
+    ``columns`` and ``copies``: status, plan, listed price, promotion, effective price, start day, end
+    day, billing anchor, whole seats and the first-billing flag (as bytes), the order of
+    ``_Accounts.FIELDS``. A NaN differs from itself, as numpy's ``!=`` says."""
+    cdef const signed char[::1] status = columns[0], status_c = copies[0]
+    cdef const signed char[::1] plan = columns[1], plan_c = copies[1]
+    cdef const double[::1] listed = columns[2], listed_c = copies[2]
+    cdef const double[::1] promotion = columns[3], promotion_c = copies[3]
+    cdef const double[::1] effective = columns[4], effective_c = copies[4]
+    cdef const int[::1] start = columns[5], start_c = copies[5]
+    cdef const int[::1] end = columns[6], end_c = copies[6]
+    cdef const signed char[::1] anchor = columns[7], anchor_c = copies[7]
+    cdef const double[::1] seats = columns[8], seats_c = copies[8]
+    cdef const unsigned char[::1] billed = columns[9], billed_c = copies[9]
+    cdef Py_ssize_t i, n = 0, kept = 0
+    cdef int64_t r
+    _check_lengths(rows.shape[0], out=out.shape[0])
+    with nogil:
+        for i in range(rows.shape[0]):
+            r = rows[i]
+            if status[r] == live or status[r] == also_live:
+                rows[kept] = r
+                kept += 1
+            if (
+                status[r] != status_c[r]
+                or plan[r] != plan_c[r]
+                or listed[r] != listed_c[r]
+                or promotion[r] != promotion_c[r]
+                or effective[r] != effective_c[r]
+                or start[r] != start_c[r]
+                or end[r] != end_c[r]
+                or anchor[r] != anchor_c[r]
+                or seats[r] != seats_c[r]
+                or billed[r] != billed_c[r]
+            ):
+                out[n] = r
+                n += 1
+    return n, kept
