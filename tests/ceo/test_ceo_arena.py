@@ -202,7 +202,7 @@ def test_the_rival_aware_baseline_undercuts_a_cheaper_rival_and_alone_is_the_rul
 
 def test_a_firm_that_signs_with_one_company_is_lost_to_the_others_it_tendered_at() -> None:
     from bizbench.envs.ceo.world import acquisition
-    from bizbench.envs.ceo.world.customers import LEAD, LOST, SOURCE_ORGANIC, SUBSCRIBED
+    from bizbench.envs.ceo.world.customers import LEAD, LOST, SUBSCRIBED
     from bizbench.envs.ceo.world.rivals import PERSONA
     from bizbench.envs.ceo.world.sampling import sample_customers
 
@@ -216,10 +216,8 @@ def test_a_firm_that_signs_with_one_company_is_lost_to_the_others_it_tendered_at
         w.state.bonus_shared += 0.5
     first = worlds[0]
     cols = sample_customers(np.random.default_rng(8), first.state, first.params, e1, 6, q_shift=0.0, c_drift=0.0)
-    cols["source"] = np.full(6, SOURCE_ORGANIC)
     prefs = acquisition.lead_preferences(first.state, cols, q_shift=0.0, c_drift=0.0)
-    rng = np.random.default_rng(0)
-    admitted = acquisition.admit(first.state, first.params, rng, cols, prefs, first.delivered_quality()).leads
+    admitted = acquisition.admit(first.state, first.params, None, cols, prefs, first.delivered_quality()).leads
     assert len(admitted) >= 2
     for c in admitted:
         first.book.open_thread(int(c), "new_lead", 5, "New enterprise lead.")

@@ -165,6 +165,60 @@ def test_individual_lead_conversion(state, params, fake_rng, gidx):
     assert cust.status[2] == LOST
 
 
+def test_a_day_s_prospects_are_admitted_at_once_each_group_drawing_in_turn(state, params, fake_rng, gidx):
+    """Reference-notes §3.4, one admission for the day: two S1 leads, an E1 firm and two S2 leads, in that
+    group order, become rows 0-4 in that order. The conversion stream gives each individual group its
+    acceptance noise U(0.8, 1.1), then its subscribers' usage rates: S1's noise, S1's rates, S2's noise,
+    S2's rates; the firm draws nothing. Every plan delivers 0.9 to the individuals (plan A at $20 has
+    the largest surplus); S1's second lead requires 0.75 at any price (q_min = q_max) and its noise at
+    the bottom reads 0.9 x 0.8 = 0.72: lost. The firm requires Q_req(0) = 0.5 + 0.225 sig(-2.5) =
+    0.517 and E1's best plan delivers 0.4: dropped for quality."""
+    s1, s2, e1 = gidx["S1"], gidx["S2"], gidx["E1"]
+    state.settings.prices[:] = [20.0, 50.0, 110.0]
+    state.settings.quotas[:] = [1e9, 1e9, 1e9]
+    delivered = np.zeros((26, 3))
+    delivered[[s1, s2]] = 0.9
+    delivered[e1] = [0.3, 0.35, 0.4]
+    cols = {
+        "group": np.array([s1, s1, e1, s2, s2]),
+        "c_max": np.full(5, 100.0),
+        "q_min": np.array([0.2, 0.75, 0.5, 0.2, 0.2]),
+        "q_max": np.array([0.8, 0.75, 0.95, 0.8, 0.8]),
+        "s_left": np.ones(5),
+        "s_right": np.ones(5),
+        "usage_demand": np.array([80.0, 80.0, 50.0, 60.0, 70.0]),
+        "seats": np.array([1.0, 1.0, 100.0, 1.0, 1.0]),
+        "deal_noise": np.ones(5),
+        "source": np.full(5, SOURCE_ORGANIC),
+    }
+    rng = fake_rng(uniform=[[1.0, 0.0], [1.0, 1.0]], normal=[[0.0], [0.0, 1.0]])
+    admitted = admit(state, params, rng, cols, _undrifted(state, cols), delivered)
+    assert rng.calls == ["uniform", "normal", "uniform", "normal"]
+    assert admitted.subscribers.tolist() == [0, 3, 4] and admitted.lost.tolist() == [1]
+    assert admitted.leads.tolist() == [] and admitted.dropped_quality[e1] == 1 and admitted.dropped_quality.sum() == 1
+    assert not admitted.dropped_quota.any()
+    cust = state.customers
+    assert cust.status.tolist() == [SUBSCRIBED, LOST, NONE, SUBSCRIBED, SUBSCRIBED]
+    assert cust.plan[[0, 3, 4]].tolist() == [0, 0, 0]
+    assert cust.usage_rate[[0, 3, 4]] == pytest.approx([80.0, 60.0, 70.0 + 0.2 * 70.0])
+
+
+def test_firms_alone_are_admitted_without_a_conversion_stream(state, params, gidx):
+    """The enterprise gate draws nothing, so a day of firms only needs no conversion stream (an arena's
+    tenders do not create one); individual leads without one are refused."""
+    e1, s1 = gidx["E1"], gidx["S1"]
+    firm = {"group": np.array([e1]), "c_max": np.array([100.0]), "q_min": np.array([0.3]), "q_max": np.array([0.9])}
+    firm |= {"s_left": np.ones(1), "s_right": np.ones(1), "usage_demand": np.ones(1), "seats": np.full(1, 10.0)}
+    firm |= {"deal_noise": np.ones(1), "source": np.full(1, SOURCE_ORGANIC)}
+    state.settings.quotas[:] = [1e9, 1e9, 1e9]
+    admitted = admit(state, params, None, firm, _undrifted(state, firm), np.ones((26, 3)))
+    assert admitted.leads.tolist() == [0] and state.customers.status.tolist() == [LEAD]
+    lead = {**firm, "group": np.array([s1])}
+    with pytest.raises(ValueError, match="individual leads need the conversion stream"):
+        admit(state, params, None, lead, _undrifted(state, lead), np.ones((26, 3)))
+    assert state.customers.n == 1  # nothing appended
+
+
 def test_enterprise_gate(state, params, gidx):
     """Ref §3.4: an enterprise prospect becomes a lead iff some plan's Del F(quota, u seats) >=
     Q_req(0); otherwise it is dropped (no subscription, not a lead)."""
@@ -274,9 +328,8 @@ class _Gated(NamedTuple):
 
 def _gate(state, params, group, cols, delivered):
     """Enterprise prospects ``cols`` of ``group`` through admission on a day with no market drift:
-    the leads and the drops by cause."""
-    cols = {**cols, "source": np.full(len(cols["group"]), SOURCE_ORGANIC)}
-    admitted = admit(state, params, np.random.default_rng(0), cols, _undrifted(state, cols), delivered)
+    the leads and the drops by cause. No stream is given: the gate draws nothing."""
+    admitted = admit(state, params, None, cols, _undrifted(state, cols), delivered)
     return _Gated(admitted.leads, int(admitted.dropped_quota[group]), int(admitted.dropped_quality[group]))
 
 

@@ -906,3 +906,36 @@ def test_customer_posts_carry_each_author_s_true_causes_plan_and_churn(cfg):
         b: ("customer", 14, ["churned"], None, True),
         c: ("customer", 14, ["enterprise_churn"], None, True),
     }
+
+
+def test_the_subscribers_billed_at_step_20_are_the_table_s_active_rows(monkeypatch):
+    """Step 20 takes step 18's subscribers and the rows step 19 appended rather than a third pass over
+    the table (``World.step_day``): on every day of ten weeks of the rule-based baseline, with its
+    new subscribers, cancellations and involuntary churn, they are exactly ``Customers.active()``."""
+    from bizbench.envs.ceo.baselines import make_policy
+    from bizbench.envs.ceo.env import CeoEnv
+    from bizbench.envs.ceo.world import billing
+
+    env = CeoEnv.from_preset("default", seed=3)
+    take_payments, days = billing.take_payments, []
+
+    def checked(state, params, rng, active, *rest):
+        assert active.tolist() == state.customers.active().tolist()
+        days.append(len(active))
+        return take_payments(state, params, rng, active, *rest)
+
+    monkeypatch.setattr(billing, "take_payments", checked)
+    policy = make_policy("rule-based")
+    band = {"point": 1e6, "lower": 0.0, "upper": 2e6}
+    for _ in range(10):
+        policy.act(env)
+        if not env.done:  # the random policy may have ended the turn itself
+            env.call(
+                "next_week",
+                rationale="t",
+                predictions={k: band for k in ("cash_1wk", "cash_4wk", "cash_12wk", "cash_26wk")},
+            )
+    metrics = env.world.metrics
+    assert len(days) >= 70 and max(days) > 0
+    for figure in ("new_subscribers", "cancellations", "involuntary_churn"):
+        assert sum(m[figure] for m in metrics) > 0, figure

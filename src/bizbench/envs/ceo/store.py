@@ -35,13 +35,14 @@ and thousands of changed subscriptions: ~0.14 s per day written directly, agains
 in the store's own numpy arrays and written on demand, when a query names one of them and
 on ``flush()``/``close()``; a query always sees them complete up to the last record call.
 
-- ``customers``/``subscriptions``: at every record call a vectorised diff of the visible
-  subscription columns against the store's copy marks new and changed customers; new
-  customers are inserted (with their persona code) and changed ones updated.
+- ``customers``/``subscriptions``: at every record call a diff of the visible subscription
+  columns against the store's copy marks new and changed customers (compiled, over the leads
+  and subscribers: no other row changes again); new customers are inserted (with their persona
+  code) and changed ones updated.
 - ``issues``: the store keeps each issue's customer, group, open and resolved day; writing
   inserts new issues, closes resolved ones and moves the day open issues count to.
-- ``daily_usage``/``ads_revenue``: a ring buffer of the last 30 days (a copy of the day's
-  id and value arrays); writing deletes days older than the window and bulk-inserts the
+- ``daily_usage``/``ads_revenue``: a ring buffer of the last 30 days (the day's id and value
+  arrays); writing deletes days older than the window and bulk-inserts the
   missing days.
 
 New issues and usage rows go in as one ``INSERT ... SELECT`` over ``json_each`` of packed

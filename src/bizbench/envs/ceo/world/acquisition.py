@@ -288,7 +288,8 @@ class Conversion(NamedTuple):
 
 
 def _group_runs(groups: np.ndarray) -> list[slice]:
-    """The runs of equal consecutive values of ``groups``: each group's rows of a day's prospects."""
+    """The runs of equal consecutive values of ``groups``: each group's rows of a day's prospects (which
+    ``generate_leads`` draws group after group, so a group's rows are one run)."""
     cuts = np.flatnonzero(groups[1:] != groups[:-1]) + 1
     bounds = [0, *cuts.tolist(), len(groups)]
     return [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a]
@@ -340,7 +341,7 @@ def enterprise_gate(
     """An enterprise prospect becomes a lead if some plan's quality Del_{g,p} F(quota_p, u seats) clears
     Q_req(0) (reference-notes §3.4); otherwise it is dropped (a customer row with no subscription).
 
-    The engine drops prospects silently; here the drops are told by cause so the world can tell
+    The engine drops prospects silently; here the drops are counted by cause so the world can tell
     the agent (docs/ceo-seat.md, "Enterprise deals"): ``quota`` when some plan's delivered quality
     alone would clear the bar but the quota it grants is below the firm's daily usage x seats,
     ``quality`` when no plan would clear it even with an unlimited quota.
@@ -368,9 +369,9 @@ def enterprise_gate(
         quality = np.clip(quality, -1.0, 1.0) * noise
         unlimited_quality = np.clip(unlimited_quality, -1.0, 1.0) * noise
     floor = required_quality(np.zeros(len(c_max)), c_max, q_min, q_max, cols["s_left"], cols["s_right"], cfg.curve)
-    gate = (quality >= floor[:, None]).any(axis=1)
-    unlimited = (unlimited_quality >= floor[:, None]).any(axis=1)
-    return Gate(np.asarray(gate), np.asarray(~gate & unlimited), np.asarray(~gate & ~unlimited))
+    gate: np.ndarray = np.any(quality >= floor[:, None], axis=1)
+    unlimited: np.ndarray = np.any(unlimited_quality >= floor[:, None], axis=1)
+    return Gate(gate, ~gate & unlimited, ~gate & ~unlimited)
 
 
 @dataclass
@@ -385,6 +386,7 @@ class Admission:
 
     @classmethod
     def none(cls, params: Params) -> Admission:
+        """A day with no prospect."""
         empty, per_group = np.empty(0, dtype=np.int64), np.zeros(params.n_groups, dtype=np.int64)
         return cls(empty, empty, empty, per_group, per_group.copy())
 
@@ -403,51 +405,86 @@ class Admission:
 def admit(
     state: WorldState,
     params: Params,
-    rng: np.random.Generator,
+    rng: np.random.Generator | None,
     cols: dict[str, np.ndarray],
     prefs: tuple[np.ndarray, np.ndarray, np.ndarray],
     delivered: np.ndarray,
 ) -> Admission:
-    """Append prospects ``cols`` (in group order) to the customer table, each as what it became:
-    an individual lead converted (``convert_individuals``: subscribed at its plan's price after its
-    first promotion, eq 7, or lost) or an enterprise prospect through the gate (``enterprise_gate``:
-    a lead, or a row with no subscription). ``prefs``: their (c_max, q_min, q_max) from
-    ``lead_preferences``."""
+    """Append prospects ``cols`` (each group's rows together) to the customer table, each as what it
+    became: an individual lead converted (``convert_individuals``: subscribed at its plan's price after
+    its first promotion, eq 7, or lost) or an enterprise prospect through the gate
+    (``enterprise_gate``: a lead, or a row with no subscription). ``prefs``: their (c_max, q_min,
+    q_max) from ``lead_preferences``; ``rng``: the conversion draws' stream, which only individual
+    leads need (None for firms only: no stream is created for them)."""
+    firm = params.is_ent[cols["group"]]
+    if rng is None and not firm.all():
+        raise ValueError("individual leads need the conversion stream")
+    rows = state.customers.append(len(firm), cols)
+    people = rows[~firm]
+    subscribers, lost = (
+        (people, people) if rng is None else _convert(state, rng, people, *_select(cols, prefs, ~firm), delivered)
+    )
+    leads, dropped_quota, dropped_quality = _gate(state, params, rows[firm], *_select(cols, prefs, firm), delivered)
+    return Admission(subscribers, lost, leads, dropped_quota, dropped_quality)
+
+
+def _convert(
+    state: WorldState,
+    rng: np.random.Generator,
+    rows: np.ndarray,
+    cols: dict[str, np.ndarray],
+    prefs: tuple[np.ndarray, np.ndarray, np.ndarray],
+    delivered: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Individual leads appended as ``rows``: each subscriber's plan, price after its first promotion
+    (eq 7), start day, billing anchor and usage rate, the others lost; returns (subscribers, lost)."""
+    if not len(rows):
+        return rows, rows
     cust, s, day = state.customers, state.settings, state.day
+    decided = convert_individuals(state, rng, cols, prefs, delivered)
+    subs, lost = rows[decided.accepted], rows[~decided.accepted]
+    cust.status[lost] = LOST
+    cust.status[subs] = SUBSCRIBED
+    plan = decided.plan
+    cust.plan[subs] = plan
+    list_price = s.prices[plan]
+    first_promo = decided.lead_promotion + ongoing_promotion(s, subs, cols["group"][decided.accepted], plan)
+    cust.listed_price[subs] = list_price
+    cust.first_promotion[subs] = first_promo
+    cust.promotion[subs] = first_promo
+    cust.effective_price[subs] = np.maximum(0.0, list_price - first_promo)
+    cust.start_day[subs] = day
+    cust.billing_mod[subs] = day % 30
+    cust.usage_rate[subs] = decided.usage_rate
+    return subs, lost
+
+
+def _gate(
+    state: WorldState,
+    params: Params,
+    rows: np.ndarray,
+    cols: dict[str, np.ndarray],
+    prefs: tuple[np.ndarray, np.ndarray, np.ndarray],
+    delivered: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Enterprise prospects appended as ``rows``: those the gate admits become leads (billing anchor
+    today); returns (leads, the drops per group for the quota, for the quality)."""
+    dropped = np.zeros(params.n_groups, dtype=np.int64)
+    if not len(rows):
+        return rows, dropped, dropped.copy()
+    gated = enterprise_gate(state, cols, prefs, delivered)
+    leads = rows[gated.admitted]
+    state.customers.status[leads] = LEAD
+    state.customers.billing_mod[leads] = state.day % 30
     groups = cols["group"]
-    firm = params.is_ent[groups]
-    idx = cust.append(len(groups), cols)
-    people, firms = idx[~firm], idx[firm]
-    admitted = Admission.none(params)
-    if len(people):
-        individual = convert_individuals(state, rng, *_rows(cols, prefs, ~firm), delivered)
-        subs, admitted.lost = people[individual.accepted], people[~individual.accepted]
-        cust.status[admitted.lost] = LOST
-        cust.status[subs] = SUBSCRIBED
-        plan = individual.plan
-        cust.plan[subs] = plan
-        list_price = s.prices[plan]
-        first_promo = individual.lead_promotion + ongoing_promotion(s, subs, groups[subs - idx[0]], plan)
-        cust.listed_price[subs] = list_price
-        cust.first_promotion[subs] = first_promo
-        cust.promotion[subs] = first_promo
-        cust.effective_price[subs] = np.maximum(0.0, list_price - first_promo)
-        cust.start_day[subs] = day
-        cust.billing_mod[subs] = day % 30
-        cust.usage_rate[subs] = individual.usage_rate
-        admitted.subscribers = subs
-    if len(firms):
-        gate = enterprise_gate(state, *_rows(cols, prefs, firm), delivered)
-        admitted.leads = firms[gate.admitted]
-        cust.status[admitted.leads] = LEAD
-        cust.billing_mod[admitted.leads] = day % 30
-        firm_groups = groups[firm]
-        admitted.dropped_quota = np.bincount(firm_groups[gate.dropped_quota], minlength=params.n_groups)
-        admitted.dropped_quality = np.bincount(firm_groups[gate.dropped_quality], minlength=params.n_groups)
-    return admitted
+    return (
+        leads,
+        np.bincount(groups[gated.dropped_quota], minlength=params.n_groups),
+        np.bincount(groups[gated.dropped_quality], minlength=params.n_groups),
+    )
 
 
-def _rows(
+def _select(
     cols: dict[str, np.ndarray], prefs: tuple[np.ndarray, np.ndarray, np.ndarray], mask: np.ndarray
 ) -> tuple[dict[str, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """The prospects of ``mask``: their columns and their preferences."""

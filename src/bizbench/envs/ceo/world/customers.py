@@ -191,6 +191,7 @@ class Customers:
 
     def active(self) -> np.ndarray:
         """Indices of active subscriptions (status subscribed, reference-notes §5.1), ascending (compiled:
-        one pass over the status column; the array is the head of a buffer of ``n`` rows)."""
+        one pass over the status column into a buffer of ``n`` rows, shrunk to the subscribers)."""
         rows = np.empty(self.n, dtype=np.int64)
-        return rows[: kernels.rows_with(self.column("status"), SUBSCRIBED, rows)]
+        rows.resize(kernels.rows_with(self.column("status"), SUBSCRIBED, rows), refcheck=False)
+        return rows

@@ -32,18 +32,18 @@ class LeadOffer(NamedTuple):
 
 def lead_offer(
     settings: Settings,
-    delivered_g: np.ndarray,
+    delivered: np.ndarray,
     promotion: np.ndarray,
     cols: dict[str, np.ndarray],
     prefs: tuple[np.ndarray, np.ndarray, np.ndarray],
     curve: Curve,
 ) -> LeadOffer:
     """The terms of ``settings``'s plans for leads ``cols`` with preferences ``prefs`` (c_max,
-    q_min, q_max), each lead's lead promotion ``promotion`` and the group's delivered quality
-    ``delivered_g`` of each plan."""
+    q_min, q_max), each lead's lead promotion ``promotion`` and ``delivered``, the delivered quality of
+    each plan: one row [3] for leads of one group, or each lead's group's row [n, 3]."""
     c_max, q_min, q_max = prefs
     price = np.maximum(0.0, settings.prices[None, :] - promotion[:, None])
-    quality = delivered_g * quota_factor(settings.quotas, cols["usage_demand"][:, None])
+    quality = delivered * quota_factor(settings.quotas, cols["usage_demand"][:, None])
     columns = (c_max[:, None], q_min[:, None], q_max[:, None], cols["s_left"][:, None], cols["s_right"][:, None])
     required = required_quality(price, *columns, curve)
     surplus = np.where(price <= c_max[:, None], quality - required, -np.inf)

@@ -274,7 +274,8 @@ class World:
                 d, "lead_acquisition_cost", -to_cents(n_leads * cfg.acquisition.lead_cost), f"{n_leads} leads"
             )
         self.channel_log.append((d, st.settings.ad_spend.copy(), leads.channel_leads))
-        # 20. payments; the day's new subscribers are rows step 19 appended, after every other row
+        # 20. payments: step 18's subscribers and today's new ones, the rows step 19 appended after every other
+        # row (no status changes between step 18 and here but step 19's new rows)
         active = np.concatenate([active, leads.new_subscribers])
         pay = billing.take_payments(st, p, rs.get("payments"), active, ent.suspended, c_drift)
         self._book_payments(pay)
@@ -323,7 +324,7 @@ class World:
         own = {k: v for k, v in cols.items() if k != "origin"}
         delivered, prefs = self._arrival(group, own)
         first = st.customers.n
-        gated = acquisition.admit(st, self.params, self.streams.get("arena/leads"), own, prefs, delivered)
+        gated = acquisition.admit(st, self.params, None, own, prefs, delivered)  # the gate draws nothing
         for c in gated.leads:
             self.book.open_thread(int(c), enterprise.NEW_LEAD, st.day, "New enterprise lead.")
             self.notify("large_customer_message", f"New enterprise lead: customer {int(c)}")
