@@ -235,26 +235,9 @@ def _admit_in_market(
         admitted = admit(state, params, rng, cols, prefs, delivered)
         out += tenders(state, market, group, admitted.leads)
         return admitted
-    cols, prefs = _to_rivals(state, market, group, delivered, cols, prefs, out)
-    return admit(state, params, rng, cols, prefs, delivered)
-
-
-def _to_rivals(
-    state: WorldState,
-    market: Market,
-    group: int,
-    delivered: np.ndarray,
-    cols: dict[str, np.ndarray],
-    prefs: tuple[np.ndarray, np.ndarray, np.ndarray],
-    out: Moved,
-) -> tuple[dict[str, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Send the leads that prefer a rival there (docs/arena.md A3); the columns and preferences
-    of those who stay."""
     choice = shop(state, market, group, delivered, cols, prefs)
     out += market.send(choice, group, cols, "lead")
-    stay = choice < 0
-    kept = (prefs[0][stay], prefs[1][stay], prefs[2][stay])
-    return {k: v[stay] for k, v in cols.items()}, kept
+    return admit(state, params, rng, *_select(cols, prefs, choice < 0), delivered)
 
 
 def lead_preferences(
