@@ -637,7 +637,7 @@ class _Window:
 
     def _insert(self, conn: sqlite3.Connection, day: int, arrays: tuple[np.ndarray, ...]) -> None:
         if self.table == "daily_usage":
-            ids, units = arrays
+            ids, units = arrays[0], np.clip(arrays[1], 0, 2**32 - 1).astype(np.int64)  # whole units (eq 8)
             bits = int(units.max()).bit_length()
             text, offset = _json_ints(ids.astype(np.int64) << bits | units.astype(np.int64))  # one number a row
             conn.execute(
@@ -1112,9 +1112,7 @@ class CeoStore:
     def _capture_usage(self, w: Any) -> None:
         """Today's units of every account active at the usage step (reference-notes §1.2 step 5): the
         morning's subscribers, today's cancellations among them."""
-        ids = w.usage_accounts
-        units = np.clip(w.state.customers.usage_today[ids], 0, 2**32 - 1).astype(np.int64)
-        self._usage.capture(int(w.state.day), (ids, units))
+        self._usage.capture(int(w.state.day), (w.usage_accounts, w.usage_units))  # as integers when written
 
     def _capture_ads(self, w: Any) -> None:
         earners = getattr(w, "ad_revenue_today", None)

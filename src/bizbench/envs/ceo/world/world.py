@@ -77,6 +77,7 @@ class World:
         self.churn_log: list[tuple[int, np.ndarray]] = []  # (day, cancellations by group)
         self.ad_revenue_today = costs.ad_revenue_by_customer(self.state, np.empty(0, dtype=np.int64))
         self.usage_accounts = np.empty(0, dtype=np.int64)  # the accounts whose usage the last day counted
+        self.usage_units = np.empty(0)  # and their units (eq 8), one per account
         self._invol_cache: dict[int, np.ndarray] = {}
         self._ledger_mark = 0
         self.rivals: rivals.Market | None = None  # an arena's rivals of the day (docs/arena.md), set by the arena
@@ -176,7 +177,7 @@ class World:
         active, groups, start_counts = self.opening() if opening is None else opening
         # 5. usage and service health
         units = usage.compute_usage(st, active)
-        self.usage_accounts = active
+        self.usage_accounts, self.usage_units = active, units
         units_by_plan = costs.usage_by_plan(st, active, units)  # billed at step 21 whatever churns today
         svc = service.service_day(st, p, rs.get("service"), float(units.sum()))
         self.service_history.append(svc)
