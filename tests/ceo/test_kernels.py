@@ -223,30 +223,6 @@ def test_the_rows_of_a_status_are_numpy_s_flatnonzero_of_it():
         kernels.rows_with(np.full(7, 2, dtype=np.int8), 2, out[:3])
 
 
-def test_the_account_diff_finds_a_change_in_each_field_and_keeps_the_rows_still_live():
-    """The store's daily diff (``store._Accounts``): a row is changed when any one of its ten fields
-    differs from the copy (a NaN too, as numpy's ``!=`` says), and the rows kept are those whose status
-    is still a lead (1) or a subscriber (2), in their order."""
-    n = 12
-    dtypes = [np.int8, np.int8, np.float64, np.float64, np.float64, np.int32, np.int32, np.int8, np.float64, np.uint8]
-    copies = tuple(np.ones(n, dtype=t) for t in dtypes)
-    columns = [c.copy() for c in copies]
-    columns[0][:] = [2, 2, 2, 1, 2, 2, 2, 2, 2, 2, 3, 4]  # rows 10 and 11 left (cancelled, lost)
-    copies[0][:] = columns[0]
-    copies[0][10:] = 2
-    for field in range(1, 10):  # row k differs in field k only
-        columns[field][field] = 0
-    columns[2][0] = np.nan
-    copies[2][0] = np.nan  # NaN != NaN: row 0 differs too
-    rows = np.arange(n, dtype=np.int64)
-    out = np.empty(n, dtype=np.int64)
-    changed, kept = kernels.changed_accounts(rows, tuple(columns), copies, 1, 2, out)
-    assert out[:changed].tolist() == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
-    assert rows[:kept].tolist() == list(range(10))
-    same = np.arange(1, 4, dtype=np.int64)  # a copy against itself: no change (row 0's NaN would be one)
-    assert kernels.changed_accounts(same, copies, copies, 1, 2, out) == (0, 3)
-
-
 def test_a_kernel_refuses_a_column_of_the_wrong_type(columns):
     """A column of another dtype is an error that names the mismatch, not a misread."""
     c = columns

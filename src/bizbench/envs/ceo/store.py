@@ -18,7 +18,7 @@ Writing (the session calls these; every write is incremental):
   changed (one row per day, replaced within the day). A row of day D applies from day D+1
   (reference-notes §1.2 step 1).
 - ``record_day(env)`` after every simulated day: the day's service, channel, issue, usage
-  and ad-revenue data, plus everything ``record_turn`` writes.
+  and ad-revenue data, plus everything ``record_turn`` writes but the customers' rows.
 - ``record_turn(env)``: whatever the world or the session appended since the last call
   (ledger, notifications, R&D, macro publications, group levels, overrides, predictions,
   market research, social posts, agent posts, enterprise turns, customer changes). Marks
@@ -33,11 +33,13 @@ active subscribers a day brings ~100K usage rows, ~8K new support issues, ~2K ne
 and thousands of changed subscriptions: ~0.14 s per day written directly, against a budget of
 0.3 s per simulated *week*. So the five tables that scale with the customer base are kept
 in the store's own numpy arrays and written on demand, when a query names one of them and
-on ``flush()``/``close()``; a query always sees them complete up to the last record call.
+on ``flush()``/``close()``; a query always sees them complete up to the last record call
+(the customers' rows, the last ``record_turn``).
 
-- ``customers``/``subscriptions``: at every record call a diff of the visible subscription
-  columns against the store's copy marks new and changed customers (compiled, over the leads
-  and subscribers: no other row changes again); new customers are inserted (with their persona
+- ``customers``/``subscriptions``: at every ``record_turn`` (after a tool call and after a
+  turn's days: the moments the agent can read the file) a vectorised diff of the visible
+  subscription columns against the store's copy marks new and changed customers (every field
+  on a new day, the status within a day); new customers are inserted (with their persona
   code) and changed ones updated.
 - ``issues``: the store keeps each issue's customer, group, open and resolved day; writing
   inserts new issues, closes resolved ones and moves the day open issues count to.
@@ -80,9 +82,8 @@ from bizbench.core.registry import ToolError
 from bizbench.core.sqlguard import SqlGuard
 from bizbench.envs.ceo.config import CHANNELS, PLANS, CeoConfig
 from bizbench.envs.ceo.personas import persona_codes, persona_emails, persona_vocabulary
-from bizbench.envs.ceo.world import kernels
 from bizbench.envs.ceo.world.customers import COLUMNS as CUSTOMER_COLUMNS
-from bizbench.envs.ceo.world.customers import LEAD, SOURCE_NETWORK, SOURCE_ORGANIC, SUBSCRIBED
+from bizbench.envs.ceo.world.customers import SOURCE_NETWORK, SOURCE_ORGANIC
 
 __all__ = ["CeoStore", "describe_tables", "visible_tables", "HIDDEN_TABLES", "STRIPPED_COLUMNS", "ENUMS"]
 
@@ -329,8 +330,7 @@ class _Accounts:
     """``customers`` and ``subscriptions``: diffed at every record, written on demand.
 
     ``capture`` compares the world's visible subscription columns with the store's copy
-    (compiled, over the rows that can still change: ``live``), copies only new and changed rows
-    and marks them dirty. ``write`` inserts
+    (vectorised) at each turn's record, copies only new and changed rows and marks them dirty. ``write`` inserts
     the new customers into ``customer_rows`` and rewrites the subscription columns of the
     changed ones (storage.sql). Nothing hidden is ever copied.
     """
@@ -359,10 +359,7 @@ class _Accounts:
         self.cols = {name: np.zeros(0, dtype) for name, dtype in {**self.FIELDS, **self.STATIC}.items()}
         self.dirty = np.zeros(0, dtype=bool)  # subscription row to (re)write
         self.any_dirty = False
-        # Rows captured as a lead or a subscriber: the only rows whose visible columns can still change.
-        # A lost lead and a cancelled account never come back, and a prospect dropped at the gate never
-        # leaves its status (reference-notes §3.4, §5.1; acquisition.open_market).
-        self.live = np.zeros(0, dtype=np.int64)
+        self.day = -1  # the day of the last capture
         self.words_written: set[int] = set()  # groups whose names and persona words are in the file
 
     @staticmethod
@@ -371,20 +368,20 @@ class _Accounts:
             return cust.whole_seats(rows)
         return getattr(cust, name)[rows]
 
-    def capture(self, cust: Any, quick: bool = False) -> None:
-        """Diff the visible columns of the live rows (compiled, one pass: ``kernels.changed_accounts``), or
-        only the ``status`` of every row when ``quick`` (the one column a tool can change)."""
+    def capture(self, cust: Any, day: int) -> None:
+        """Bring the copy up to the world's customers: new rows whole, and the changed rows of the ten
+        visible fields on the first capture of a day (after a turn's days), of ``status`` alone
+        within a day (after a tool call: the one column a tool can change)."""
         n, old = int(cust.n), self.n
+        every_field, self.day = day != self.day, day
         for name in self.cols:
             self.cols[name] = _grow(self.cols[name], n)
         self.dirty = _grow(self.dirty, n, False)
         if old:
-            if quick:
-                idx = np.flatnonzero(cust.status[:old] != self.cols["status"][:old])
-            else:  # and the live rows that left are dropped from them
-                idx = np.empty(len(self.live), dtype=np.int64)
-                changed, kept = kernels.changed_accounts(self.live, *self._diff_columns(cust), LEAD, SUBSCRIBED, idx)
-                idx, self.live = idx[:changed], self.live[:kept]
+            changed = np.zeros(old, dtype=bool)
+            for name in self.FIELDS if every_field else ("status",):
+                changed |= self._field(cust, name, slice(0, old)) != self.cols[name][:old]
+            idx = np.flatnonzero(changed)
             if len(idx):
                 for name in self.FIELDS:
                     self.cols[name][idx] = self._field(cust, name, idx)
@@ -395,24 +392,10 @@ class _Accounts:
                 self.cols[name][old:n] = self._field(cust, name, slice(old, n))
             self.dirty[old:n] = True
             self.any_dirty = True
-            status = self.cols["status"][old:n]
-            self.live = np.concatenate([self.live, old + np.flatnonzero((status == LEAD) | (status == SUBSCRIBED))])
         self.n = n
-
-    def _diff_columns(self, cust: Any) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
-        """The ten fields of the world's customers and of the store's copy, as the diff kernel reads them:
-        whole seats (the world's ``billed_seats``), the first-billing flag as bytes."""
-        world = [cust.column("billed_seats" if name == "seats" else name) for name in self.FIELDS]
-        copy = [self.cols[name] for name in self.FIELDS]
-        world[-1], copy[-1] = world[-1].view(np.uint8), copy[-1].view(np.uint8)
-        return tuple(world), tuple(copy)
 
     def pending(self, day: int) -> bool:
         return self.any_dirty
-
-    def email(self, customer: int) -> str | None:
-        g = self.cols["group"][customer : customer + 1].astype(np.int64)
-        return persona_emails(np.array([customer]), g, self.groups)[0]
 
     def write(self, conn: sqlite3.Connection, day: int) -> None:
         """New customers are inserted whole; customers seen before get their subscription columns updated."""
@@ -714,9 +697,12 @@ class CeoStore:
             self._write_settings(env)
 
     def record_turn(self, env: Any) -> None:
-        """Write everything appended since the last call (session logs, threads, posts, ...)."""
+        """Write everything appended since the last call (session logs, threads, posts, ...) and bring
+        the customers and subscriptions up to date: after a tool call and after a turn's days, the
+        only moments the agent can read the file."""
         with self._lock, self._transaction():
-            self._sync(env, quick=True)
+            self._accounts.capture(env.world.state.customers, int(env.world.state.day))
+            self._sync(env)
 
     def record_day(self, env: Any) -> None:
         """Write the day just simulated; call after every ``World.step_day``."""
@@ -853,13 +839,11 @@ class CeoStore:
         self._marks[name] = len(log)
         return start, log[start:]
 
-    def _sync(self, env: Any, quick: bool = False) -> None:
-        """Everything but the per-day tables. ``quick`` (after a tool call) diffs only the
-        customer column a tool can change (status); each simulated day diffs them all."""
+    def _sync(self, env: Any) -> None:
+        """Everything but the per-day tables and the customers' rows."""
         w = env.world
         st = w.state
         self._day = int(st.day)
-        self._accounts.capture(st.customers, quick=quick)
         self._write_settings(env)
         self._write_ledger(st)
         self._write_notifications(w)
@@ -1034,7 +1018,8 @@ class CeoStore:
             written, closed_before, reason_before = self._thread_state.get(i, (0, 0, ""))
             closed, reason = (1, t.status) if t.status in _CLOSED_REASONS else (0, "")
             if t.customer not in self._emails:
-                self._emails[t.customer] = self._accounts.email(t.customer)
+                group = customers.group[t.customer : t.customer + 1].astype(np.int64)
+                self._emails[t.customer] = persona_emails(np.array([t.customer]), group, self._groups)[0]
             for k, turn in enumerate(t.turns[written:], start=written):
                 offer = turn.get("offer")
                 rows.append(

@@ -156,11 +156,3 @@ def requirement_inputs(
     s_left_out: np.ndarray,
     s_right_out: np.ndarray,
 ) -> None: ...
-def changed_accounts(
-    rows: np.ndarray,
-    columns: tuple[np.ndarray, ...],
-    copies: tuple[np.ndarray, ...],
-    live: int,
-    also_live: int,
-    out: np.ndarray,
-) -> tuple[int, int]: ...
