@@ -345,3 +345,85 @@ def test_settling_the_days_issues_is_the_numpy_update_of_the_pool(columns, outag
     want_rel[left] = np.maximum(0.0, read(want_rel[left]) - 0.01)
     assert _bits(rel) == _bits(want_rel) and _bits(days) == _bits(want_days)
     assert (open_day[done] == -1).all() and (open_day[left] == 7).all() and len(done) and len(left)
+
+
+@pytest.mark.parametrize("with_macro", [False, True])
+@pytest.mark.parametrize("with_ads", [False, True])
+def test_the_billing_review_s_plan_terms_are_the_numpy_formula_bit_for_bit(state, params, with_macro, with_ads):
+    """``billing.plan_values`` (kernels.plan_terms, then eq 5) against the numpy expression it replaced, built
+    from the mechanics' own functions (reference-notes §4.7 billing variant, §4.22; eq 5-7): surplus,
+    price and acceptability identical to the last bit, with no demand (F = 1), a relationship of 0 (read
+    as stored), a start after today, open issues, zero quotas, every promotion scope, a promotion above
+    the price, budgets at the floor and the macro WTP multiplier."""
+    from bizbench.envs.ceo.world.billing import plan_values
+    from bizbench.envs.ceo.world.curve import required_quality
+    from bizbench.envs.ceo.world.drift import drifted_c_max, quality_band
+    from bizbench.envs.ceo.world.params import MACRO_WTP
+    from bizbench.envs.ceo.world.promotions import ad_penalty, ongoing_promotion
+    from bizbench.envs.ceo.world.quality import perceived_quality, quota_factor
+
+    rng = np.random.default_rng(11)
+    n, groups = 300, params.n_groups
+    state.day = 90
+    rate = rng.uniform(0.0, 300.0, n)
+    rate[::13] = 0.0
+    relationship = rng.uniform(0.0, 1.0, n)
+    relationship[::7] = 0.0
+    cols = {
+        "group": rng.integers(0, groups, n).astype(np.int16),
+        "usage_rate": rate,
+        "relationship": relationship,
+        "start_day": rng.integers(0, 120, n).astype(np.int32),  # some after today: tenure read as 0
+        "issue_days": (rng.integers(0, 5, n) * (rng.random(n) < 0.3)).astype(np.int32),
+        "c_max": rng.uniform(0.0, 200.0, n),
+        "q_min": rng.uniform(-0.1, 0.5, n),
+        "q_max": rng.uniform(0.5, 1.2, n),
+        "s_left": rng.uniform(0.2, 6.0, n),
+        "s_right": rng.uniform(0.5, 7.0, n),
+        "eta_ads": rng.uniform(0.0, 0.3, n),
+    }
+    idx = np.sort(state.customers.append(n, cols)[rng.random(n) < 0.8])
+    s = state.settings
+    s.prices[:] = [19.0, 49.5, 120.0]
+    s.quotas[:] = [60.0, 0.0, 900.0]
+    s.promo_global = 1.5
+    s.promo_by_group[:] = rng.uniform(0.0, 3.0, groups)
+    s.promo_by_group_plan[:] = rng.uniform(0.0, 2.0, (groups, 3))
+    s.promo_by_group_plan[0, 0] = 40.0  # above plan A's price: free
+    s.promo_by_customer = {int(idx[3]): 2.25, int(idx[10]): 0.5}
+    if with_ads:
+        s.ads_global = 0.3
+        s.ads_by_group[:] = rng.uniform(0.0, 0.5, groups)
+    state.macro_multipliers[:, MACRO_WTP] = rng.uniform(0.5, 1.5, groups)
+    delivered = rng.uniform(0.0, 1.3, (groups, 3))
+    q_shift, c_drift = rng.uniform(-0.1, 0.1, groups), rng.uniform(-30.0, 10.0, groups)
+
+    cust, q = state.customers, state.config.quality
+    g = cust.group[idx]
+    c_max = drifted_c_max(cust, idx, c_drift, state.config.sampling.c_max_floor)
+    if with_macro:
+        c_max = c_max * state.macro_multipliers[g, MACRO_WTP]
+    q_lo, q_hi = quality_band(cust, idx, q_shift[g])
+    ads = ad_penalty(s, idx, g, cust.eta_ads, include_customer=False)
+    demand = cust.usage_rate[idx] * (state.config.usage.weekly_factors[state.day % 7])
+    want_q = perceived_quality(
+        delivered[g],
+        cust.relationship[idx][:, None],
+        (state.day - cust.start_day[idx])[:, None],
+        cust.issue_days[idx][:, None],
+        ads[:, None] if isinstance(ads, np.ndarray) else ads,
+        quota_factor(s.quotas, demand[:, None]),
+        q,
+    )
+    want_price = np.stack(
+        [np.maximum(0.0, s.prices[p] - ongoing_promotion(s, idx, g, np.full(len(idx), p))) for p in range(3)], 1
+    )
+    columns = (c_max[:, None], q_lo[:, None], q_hi[:, None], cust.s_left[idx][:, None], cust.s_right[idx][:, None])
+    req = required_quality(want_price, *columns, state.config.curve)
+    want_ok = (want_price <= c_max[:, None]) & (want_q >= req)
+    assert want_ok.any() and not want_ok.all() and (want_price == 0.0).any()
+
+    surplus, price, ok = plan_values(state, params, idx, delivered, q_shift, c_drift, with_macro)
+    assert _bits(price) == _bits(want_price)
+    assert _bits(surplus) == _bits(want_q - req)
+    assert ok.tolist() == want_ok.tolist()

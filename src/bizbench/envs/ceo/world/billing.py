@@ -15,11 +15,11 @@ from bizbench.envs.ceo.world.customers import (
     REASON_VOLUNTARY,
     for_blocks,
 )
-from bizbench.envs.ceo.world.drift import billing_snapshot_c_max, drifted_c_max, quality_band
+from bizbench.envs.ceo.world.drift import billing_snapshot_c_max
 from bizbench.envs.ceo.world.params import MACRO_WTP, Params
-from bizbench.envs.ceo.world.promotions import ad_penalty, ongoing_promotion
-from bizbench.envs.ceo.world.quality import perceived_quality, quota_factor
-from bizbench.envs.ceo.world.state import N_PLANS, WorldState
+from bizbench.envs.ceo.world.promotions import ad_penalty, ads_active, ongoing_promotion, per_customer
+from bizbench.envs.ceo.world.quality import tenure_bonus
+from bizbench.envs.ceo.world.state import WorldState
 from bizbench.envs.ceo.world.usage import draw_usage_rate, weekly_factor
 
 
@@ -58,42 +58,59 @@ def plan_values(
     c_drift_group: np.ndarray,
     with_macro: bool,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Perceived quality, effective price and acceptability of each plan, shape [n, 3].
+    """Surplus, effective price and acceptability of each plan, shape [n, 3].
 
     Billing-decision variant of reference-notes §4.7: (Del + RB + TB) F - IP - AP with the global and
     group ad strength, no service penalty; price = [list - ongoing promotion]+ (eq 7);
-    budget = c_max + c-drift (floor 15), times the macro WTP multiplier when ``with_macro``.
+    budget = c_max + c-drift (floor 15), times the macro WTP multiplier when ``with_macro``; a plan is
+    acceptable when its price is within the budget and its quality clears Q_req(price) (eq 5-6).
+    Compiled (kernels.plan_terms, then eq 5 by ``curve.required_quality``).
     """
-    cfg = state.config
-    cust = state.customers
-    g = cust.group[idx]
-    s = state.settings
-    demand = cust.usage_rate[idx] * weekly_factor(state, state.day)
-    ads = ad_penalty(s, idx, g, cust.eta_ads, include_customer=False)
-    c_max = drifted_c_max(cust, idx, c_drift_group, cfg.sampling.c_max_floor)
-    if with_macro:
-        c_max = c_max * state.macro_multipliers[g, MACRO_WTP]
-    q_lo, q_hi = quality_band(cust, idx, q_shift[g])
-    s_left, s_right = cust.s_left[idx], cust.s_right[idx]
-    relationship, tenure, issue_days = cust.relationship[idx], state.day - cust.start_day[idx], cust.issue_days[idx]
-    # each customer's terms as a column, broadcast against one column per plan
-    q = perceived_quality(
-        delivered[g],
-        relationship[:, None],
-        tenure[:, None],
-        issue_days[:, None],
-        ads[:, None] if isinstance(ads, np.ndarray) else ads,
-        quota_factor(s.quotas, demand[:, None]),
-        cfg.quality,
+    cfg, cust, s, q = state.config, state.customers, state.settings, state.config.quality
+    n, plans = len(idx), len(s.prices)
+    ads = (  # one per row, or none: no ads
+        np.asarray(ad_penalty(s, idx, cust.group[idx], cust.eta_ads, include_customer=False))
+        if ads_active(s)
+        else np.empty(0)
     )
-    price = np.stack(
-        [np.maximum(0.0, s.prices[p] - ongoing_promotion(s, idx, g, np.full(len(idx), p))) for p in range(N_PLANS)], 1
+    terms = np.empty((7, n * plans))
+    quality, price, budget = terms[0], terms[1], terms[2]
+    kernels.plan_terms(
+        idx,
+        cust.group,
+        cust.usage_rate,
+        weekly_factor(state, state.day),
+        np.ascontiguousarray(s.quotas, dtype=np.float64),
+        np.ascontiguousarray(delivered, dtype=np.float64).reshape(-1),  # delivered[g, plan] at g * plans + plan
+        cust.relationship,  # as stored: the billing review reads no default for 0 (reference-notes §4.10)
+        q.relationship_neutral,
+        q.relationship_weight,
+        state.day,
+        cust.start_day,
+        tenure_bonus(np.arange(kernels.longest_tenure(idx, cust.start_day, state.day) + 1.0), q),
+        cust.issue_days,
+        q.issue_penalty,
+        ads,
+        np.ascontiguousarray(s.prices, dtype=np.float64),
+        float(s.promo_global),
+        np.ascontiguousarray(s.promo_by_group, dtype=np.float64),
+        per_customer(s.promo_by_customer, idx),
+        np.ascontiguousarray(s.promo_by_group_plan, dtype=np.float64).reshape(-1),
+        cust.c_max,
+        np.ascontiguousarray(c_drift_group, dtype=np.float64),
+        cfg.sampling.c_max_floor,
+        np.ascontiguousarray(state.macro_multipliers[:, MACRO_WTP]) if with_macro else np.empty(0),
+        cust.q_min,
+        cust.q_max,
+        np.ascontiguousarray(q_shift, dtype=np.float64),
+        cust.s_left,
+        cust.s_right,
+        *terms,
     )
-    columns = (c_max[:, None], q_lo[:, None], q_hi[:, None], s_left[:, None], s_right[:, None])
-    req = required_quality(price, *columns, cfg.curve)
-    ok = (price <= c_max[:, None]) & (q >= req)
-    q -= req  # surplus
-    return q, price, ok
+    req = required_quality(price, budget, *terms[3:], cfg.curve)
+    ok = (price <= budget) & (quality >= req)
+    quality -= req  # surplus
+    return quality.reshape(n, plans), price.reshape(n, plans), ok.reshape(n, plans)
 
 
 def billing_decisions(

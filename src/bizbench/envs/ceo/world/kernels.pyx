@@ -551,3 +551,108 @@ def requirement_inputs(
             q_high_out[i] = q_max[r] + q_shift[g]
             s_left_out[i] = s_left[r]
             s_right_out[i] = s_right[r]
+
+
+def plan_terms(
+    const int64_t[::1] rows,
+    const short[::1] group,
+    const double[::1] rate,
+    double weekly,
+    const double[::1] quotas,
+    const double[::1] delivered,
+    const double[::1] relationship,
+    double relationship_neutral,
+    double relationship_weight,
+    int day,
+    const int[::1] start_day,
+    const double[::1] tenure_bonus,
+    const int[::1] issue_days,
+    double issue_penalty,
+    const double[::1] ad_penalty,
+    const double[::1] prices,
+    double promo_global,
+    const double[::1] promo_by_group,
+    const double[::1] promo_by_customer,
+    const double[::1] promo_by_group_plan,
+    const double[::1] c_max,
+    const double[::1] c_drift,
+    double c_max_floor,
+    const double[::1] wtp,
+    const double[::1] q_min,
+    const double[::1] q_max,
+    const double[::1] q_shift,
+    const double[::1] s_left,
+    const double[::1] s_right,
+    double[::1] quality_out,
+    double[::1] price_out,
+    double[::1] budget_out,
+    double[::1] q_low_out,
+    double[::1] q_high_out,
+    double[::1] s_left_out,
+    double[::1] s_right_out,
+):
+    """Each row's terms of each plan p at its billing review (reference-notes §4.22; the billing variant
+    of §4.7), at [i * plans + p] of the ``*_out`` buffers: the perceived quality (Del[g, p] + RB + TB)
+    F(quota_p, r_i W(d)) - IP - AP (the relationship as stored; TB from ``tenure_bonus`` by whole days;
+    ``ad_penalty`` one per row, or empty with no ads); the price [P_p - promotion]+ with the ongoing
+    promotion global + group + customer + group-plan (eq 7); and eq 5's inputs: the budget c_max +
+    c-drift (at least ``c_max_floor``, times the group's ``wtp`` unless it is empty), the quality band
+    plus the group's quality shift, the steepnesses. ``billing.plan_values`` evaluates eq 5 on them."""
+    cdef Py_ssize_t i, p, k, plans = prices.shape[0]
+    cdef int64_t r
+    cdef short g
+    cdef int days
+    cdef bint ads = ad_penalty.shape[0] > 0, macro = wtp.shape[0] > 0
+    cdef double demand, quota, f, base, q, promo, budget, low, high
+    _check_lengths(
+        rows.shape[0] * plans,
+        quality_out=quality_out.shape[0],
+        price_out=price_out.shape[0],
+        budget_out=budget_out.shape[0],
+        q_low_out=q_low_out.shape[0],
+        q_high_out=q_high_out.shape[0],
+        s_left_out=s_left_out.shape[0],
+        s_right_out=s_right_out.shape[0],
+    )
+    _check_lengths(
+        rows.shape[0],
+        promo_by_customer=promo_by_customer.shape[0],
+        ad_penalty=ad_penalty.shape[0] if ads else rows.shape[0],
+    )
+    with nogil:
+        for i in range(rows.shape[0]):
+            r = rows[i]
+            g = group[r]
+            demand = rate[r] * weekly
+            days = day - start_day[r]
+            if days < 0:
+                days = 0
+            budget = np_maximum(c_max_floor, c_max[r] + c_drift[g])
+            if macro:
+                budget = budget * wtp[g]
+            low = q_min[r] + q_shift[g]
+            high = q_max[r] + q_shift[g]
+            base = (relationship[r] - relationship_neutral) * relationship_weight
+            for p in range(plans):
+                k = i * plans + p
+                if demand <= 0:
+                    f = 1.0
+                else:
+                    quota = np_maximum(quotas[p], 0.0)
+                    f = np_clip(quota / demand, 0.0, 1.0)
+                q = base + delivered[g * plans + p]
+                q += tenure_bonus[days]
+                q *= f
+                q -= issue_penalty * issue_days[r]
+                if ads:
+                    q -= ad_penalty[i]
+                quality_out[k] = q
+                promo = promo_global + promo_by_group[g]
+                promo = promo + promo_by_customer[i]
+                promo = promo + promo_by_group_plan[g * plans + p]
+                price_out[k] = np_maximum(0.0, prices[p] - promo)
+                budget_out[k] = budget
+                q_low_out[k] = low
+                q_high_out[k] = high
+                s_left_out[k] = s_left[r]
+                s_right_out[k] = s_right[r]
