@@ -74,7 +74,7 @@ def plan_values(
         else np.empty(0)
     )
     terms = np.empty((7, n * plans))
-    quality, price, budget = terms[0], terms[1], terms[2]
+    quality, price, budget, q_low, q_high, s_left, s_right = terms
     kernels.plan_terms(
         idx,
         cust.group,
@@ -107,7 +107,7 @@ def plan_values(
         cust.s_right,
         *terms,
     )
-    req = required_quality(price, budget, *terms[3:], cfg.curve)
+    req = required_quality(price, budget, q_low, q_high, s_left, s_right, cfg.curve)
     ok = (price <= budget) & (quality >= req)
     quality -= req  # surplus
     return quality.reshape(n, plans), price.reshape(n, plans), ok.reshape(n, plans)
