@@ -646,3 +646,34 @@ def test_every_persona_field_fits_its_bits_of_the_code() -> None:
         counts[(group, field)] = counts.get((group, field), 0) + 1
     assert len(counts) == len(config.groups) * len(PICKED)
     assert max(counts.values()) <= 1 << CODE_BITS
+
+
+def test_a_query_beside_next_week_sees_every_customer_and_status_of_the_day(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``query`` takes no call lock, so it can run while ``next_week`` steps its days: on days inside a
+    turn it reads every customer the world has (no issue without its customer row) and every status
+    of the day; after the turn, every field of every row (store.py, "Lazy tables")."""
+    env = CeoEnv.from_preset("default", seed=42, horizon_days=42, db_path=tmp_path / "company.db")
+    seen: list[int] = []
+    record_day = CeoStore.record_day
+
+    def then_query(store: CeoStore, e: CeoEnv) -> None:
+        record_day(store, e)
+        if e.world.day % 7 in (3, 5):  # inside a turn
+            cust = e.world.state.customers
+            assert count(e, "customers") == cust.n
+            subscribed = count_where(e, "subscriptions", "status = 'subscribed'")
+            assert subscribed == int((cust.status == SUBSCRIBED).sum())
+            orphans = "customer_id NOT IN (SELECT customer_id FROM customers)"
+            assert count_where(e, "issues", orphans) == 0
+            seen.append(e.world.day)
+
+    monkeypatch.setattr(CeoStore, "record_day", then_query)
+    policy = make_policy("rule-based")
+    while not env.done:
+        policy.act(env)
+        if not env.done:
+            _ok(env, "next_week", rationale="week", predictions=PREDICTIONS)
+    assert len(seen) == 12
+    test_subscriptions_match_the_world(env)

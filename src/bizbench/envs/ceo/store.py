@@ -18,7 +18,8 @@ Writing (the session calls these; every write is incremental):
   changed (one row per day, replaced within the day). A row of day D applies from day D+1
   (reference-notes §1.2 step 1).
 - ``record_day(env)`` after every simulated day: the day's service, channel, issue, usage
-  and ad-revenue data, plus everything ``record_turn`` writes but the customers' rows.
+  and ad-revenue data, plus everything ``record_turn`` writes (of the customers' rows, the new
+  ones and the statuses).
 - ``record_turn(env)``: whatever the world or the session appended since the last call
   (ledger, notifications, R&D, macro publications, group levels, overrides, predictions,
   market research, social posts, agent posts, enterprise turns, customer changes). Marks
@@ -34,13 +35,16 @@ and thousands of changed subscriptions: ~0.14 s per day written directly, agains
 0.3 s per simulated *week*. So the five tables that scale with the customer base are kept
 in the store's own numpy arrays and written on demand, when a query names one of them and
 on ``flush()``/``close()``; a query always sees them complete up to the last record call
-(the customers' rows, the last ``record_turn``).
+(the customers' rows as below).
 
-- ``customers``/``subscriptions``: at every ``record_turn`` (after a tool call and after a
-  turn's days: the moments the agent can read the file) a vectorised diff of the visible
-  subscription columns against the store's copy marks new and changed customers (every field
-  on a new day, the status within a day); new customers are inserted (with their persona
-  code) and changed ones updated.
+- ``customers``/``subscriptions``: a vectorised diff of the visible subscription columns
+  against the store's copy marks new and changed customers: every field of every row at the
+  first ``record_turn`` of a day (after a turn's days: where the agent next reads the file),
+  new rows and statuses (a changed status brings all its row's fields) at every other record.
+  Within a turn only a query running beside ``next_week`` (``query`` takes no call lock) can
+  read the days in between; it sees every customer and status of the day, and the other
+  fields (price, plan, seats) of a row whose status did not change as they were when the turn
+  began. New customers are inserted (with their persona code) and changed ones updated.
 - ``issues``: the store keeps each issue's customer, group, open and resolved day; writing
   inserts new issues, closes resolved ones and moves the day open issues count to.
 - ``daily_usage``/``ads_revenue``: a ring buffer of the last 30 days (the day's id and value
@@ -330,7 +334,8 @@ class _Accounts:
     """``customers`` and ``subscriptions``: diffed at every record, written on demand.
 
     ``capture`` compares the world's visible subscription columns with the store's copy
-    (vectorised) at each turn's record, copies only new and changed rows and marks them dirty. ``write`` inserts
+    (vectorised; every field once a day, else the statuses), copies only new and changed rows
+    and marks them dirty. ``write`` inserts
     the new customers into ``customer_rows`` and rewrites the subscription columns of the
     changed ones (storage.sql). Nothing hidden is ever copied.
     """
@@ -359,7 +364,7 @@ class _Accounts:
         self.cols = {name: np.zeros(0, dtype) for name, dtype in {**self.FIELDS, **self.STATIC}.items()}
         self.dirty = np.zeros(0, dtype=bool)  # subscription row to (re)write
         self.any_dirty = False
-        self.day = -1  # the day of the last capture
+        self.day = -1  # the day every field was last compared
         self.words_written: set[int] = set()  # groups whose names and persona words are in the file
 
     @staticmethod
@@ -368,12 +373,10 @@ class _Accounts:
             return cust.whole_seats(rows)
         return getattr(cust, name)[rows]
 
-    def capture(self, cust: Any, day: int) -> None:
-        """Bring the copy up to the world's customers: new rows whole, and the changed rows of the ten
-        visible fields on the first capture of a day (after a turn's days), of ``status`` alone
-        within a day (after a tool call: the one column a tool can change)."""
+    def capture(self, cust: Any, every_field: bool) -> None:
+        """Bring the copy up to the world's customers: new rows whole, and the rows whose ten visible
+        fields changed (``every_field``) or whose status changed (with all their fields)."""
         n, old = int(cust.n), self.n
-        every_field, self.day = day != self.day, day
         for name in self.cols:
             self.cols[name] = _grow(self.cols[name], n)
         self.dirty = _grow(self.dirty, n, False)
@@ -698,16 +701,19 @@ class CeoStore:
 
     def record_turn(self, env: Any) -> None:
         """Write everything appended since the last call (session logs, threads, posts, ...) and bring
-        the customers and subscriptions up to date: after a tool call and after a turn's days, the
-        only moments the agent can read the file."""
+        the customers and subscriptions up to date: every field of every row once a day (after a
+        turn's days), the statuses after a tool call."""
+        st = env.world.state
         with self._lock, self._transaction():
-            self._accounts.capture(env.world.state.customers, int(env.world.state.day))
+            every_field, self._accounts.day = self._accounts.day != st.day, int(st.day)
+            self._accounts.capture(st.customers, every_field)
             self._sync(env)
 
     def record_day(self, env: Any) -> None:
         """Write the day just simulated; call after every ``World.step_day``."""
         w = env.world
         with self._lock, self._transaction():
+            self._accounts.capture(w.state.customers, every_field=False)  # new rows and statuses (store.py)
             self._sync(env)
             self._write_service(w)
             self._write_channels(w)
