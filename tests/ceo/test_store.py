@@ -677,3 +677,38 @@ def test_a_query_beside_next_week_sees_every_customer_and_status_of_the_day(
             _ok(env, "next_week", rationale="week", predictions=PREDICTIONS)
     assert len(seen) == 12
     test_subscriptions_match_the_world(env)
+
+
+def test_a_turn_an_error_cut_short_still_closes_with_every_field_of_its_days(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A day that raises ends ``next_week`` with an error after the days before it were recorded; those
+    days' customers reach the file in full at ``close()``, prices and plans of the bills included, not
+    only their statuses (store.py, "Lazy tables")."""
+    from bizbench.envs.ceo.world.world import World
+
+    env = CeoEnv.from_preset("default", seed=42, horizon_days=70, db_path=tmp_path / "company.db")
+    policy = make_policy("rule-based")
+    for _ in range(7):  # the first subscribers (day 22 on) are billed again from day 52
+        policy.act(env)
+        _ok(env, "next_week", rationale="week", predictions=PREDICTIONS)
+    step_day = World.step_day
+
+    def fails_on_day_54(world: World, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        if world.day == 53:
+            raise RuntimeError("a bug on day 54")
+        return step_day(world, *args, **kwargs)
+
+    monkeypatch.setattr(World, "step_day", fails_on_day_54)
+    prices = env.world.state.settings.prices
+    _ok(env, "set_prices", A=float(prices[0]) * 0.9, B=float(prices[1]) * 0.9)  # the bills of days 50-53 lower them
+    cust = env.world.state.customers
+    fields = ("plan", "listed_price", "promotion", "effective_price", "first_billing_done")
+    before = {name: cust.column(name).copy() for name in fields}
+    assert not env.call("next_week", rationale="week", predictions=PREDICTIONS).ok
+    assert env.world.day == 53
+    n = len(before["plan"])
+    kept = cust.status[:n] == SUBSCRIBED
+    assert any((cust.column(name)[:n] != before[name])[kept].any() for name in fields)
+    env.close()
+    test_subscriptions_match_the_world(env)

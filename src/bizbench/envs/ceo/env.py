@@ -181,7 +181,7 @@ class CeoEnv(EnvBase):
 
     def close(self) -> None:
         if self.store is not None:
-            self.store.close()
+            self.store.close(self.world.state.customers)
 
     @property
     def day(self) -> int:
