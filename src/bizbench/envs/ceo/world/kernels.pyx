@@ -49,6 +49,28 @@ cdef inline double np_clip(double x, double low, double high) noexcept nogil:
     return x
 
 
+cdef inline double quota_factor(double quota, double demand) noexcept nogil:
+    """F = clip(max(quota, 0) / demand, 0, 1), 1 when the demand is not positive (reference-notes §4.4;
+    ``quality.quota_factor``)."""
+    if demand <= 0:
+        return 1.0
+    return np_clip(np_maximum(quota, 0.0) / demand, 0.0, 1.0)
+
+
+cdef inline double perceived(
+    double bonus, double delivered, double tenure_bonus, double f, double issue_term, bint ads, double ad
+) noexcept nogil:
+    """Q_perc = (RB + Del + TB) F - IP - AP (eq 15, reference-notes §4.7) in the order of
+    ``quality.perceived_quality``; the ad penalty ``ad`` only when ``ads`` are on."""
+    cdef double q = bonus + delivered
+    q += tenure_bonus
+    q *= f
+    q -= issue_term
+    if ads:
+        q -= ad
+    return q
+
+
 def _check_lengths(Py_ssize_t n, **lengths):
     """Refuse a per-row buffer shorter than the ``n`` rows a kernel writes or reads (its name: its length)."""
     for name, length in lengths.items():
@@ -146,32 +168,29 @@ def satisfaction(
     cdef int64_t r
     cdef int days
     cdef bint ads = ad_penalty.shape[0] > 0
-    cdef double demand, quota, f, rel, q_perc, s, after, keep = 1.0 - new_weight
+    cdef double f, rel, q_perc, s, after, keep = 1.0 - new_weight
     _check_lengths(
         rows.shape[0], before=before.shape[0], ad_penalty=ad_penalty.shape[0] if ads else rows.shape[0]
     )
     with nogil:
         for i in range(rows.shape[0]):
             r = rows[i]
-            demand = rate[r] * weekly
-            if demand <= 0:
-                f = 1.0
-            else:
-                quota = np_maximum(quotas[plan[r]], 0.0)
-                f = np_clip(quota / demand, 0.0, 1.0)
+            f = quota_factor(quotas[plan[r]], rate[r] * weekly)
             rel = relationship[r]
             if rel == 0.0 and not relationship_zero_kept:
                 rel = 0.5
             days = day - start_day[r]
             if days < 0:
                 days = 0
-            q_perc = (rel - relationship_neutral) * relationship_weight
-            q_perc = q_perc + (delivered[group[r] * n_plans + plan[r]] - service_penalty)
-            q_perc += tenure_bonus[days]
-            q_perc *= f
-            q_perc -= issue_penalty * issue_days[r]
-            if ads:
-                q_perc -= ad_penalty[i]
+            q_perc = perceived(
+                (rel - relationship_neutral) * relationship_weight,
+                delivered[group[r] * n_plans + plan[r]] - service_penalty,
+                tenure_bonus[days],
+                f,
+                issue_penalty * issue_days[r],
+                ads,
+                ad_penalty[i] if ads else 0.0,
+            )
             q_perc -= q_req[r]
             s = satisfaction[r]
             before[i] = s
@@ -570,50 +589,35 @@ def plan_terms(
     double issue_penalty,
     const double[::1] ad_penalty,
     const double[::1] prices,
-    double promo_global,
-    const double[::1] promo_by_group,
-    const double[::1] promo_by_customer,
-    const double[::1] promo_by_group_plan,
-    const double[::1] c_max,
-    const double[::1] c_drift,
-    double c_max_floor,
-    const double[::1] wtp,
-    const double[::1] q_min,
-    const double[::1] q_max,
-    const double[::1] q_shift,
-    const double[::1] s_left,
-    const double[::1] s_right,
-    double[::1] quality_out,
-    double[::1] price_out,
-    double[::1] budget_out,
-    double[::1] q_low_out,
-    double[::1] q_high_out,
-    double[::1] s_left_out,
-    double[::1] s_right_out,
+    tuple promotion,
+    tuple budget_terms,
+    tuple band,
+    double[:, ::1] terms,
 ):
     """Each row's terms of each plan p at its billing review (reference-notes §4.22; the billing variant
-    of §4.7), at [i * plans + p] of the ``*_out`` buffers: the perceived quality (Del[g, p] + RB + TB)
-    F(quota_p, r_i W(d)) - IP - AP (the relationship as stored; TB from ``tenure_bonus`` by whole days;
-    ``ad_penalty`` one per row, or empty with no ads); the price [P_p - promotion]+ with the ongoing
-    promotion global + group + customer + group-plan (eq 7); and eq 5's inputs: the budget c_max +
-    c-drift (at least ``c_max_floor``, times the group's ``wtp`` unless it is empty), the quality band
-    plus the group's quality shift, the steepnesses. ``billing.plan_values`` evaluates eq 5 on them."""
+    of §4.7), at column i * plans + p of ``terms``' seven rows: the perceived quality (RB + Del[g, p] +
+    TB) F(quota_p, r_i W(d)) - IP - AP (the relationship as stored; TB from ``tenure_bonus`` by whole
+    days; ``ad_penalty`` one per row, or empty with no ads); the price [P_p - promotion]+ with the
+    ongoing ``promotion`` (global, by group, by customer one per row, by group and plan) added in that
+    order (eq 7); and eq 5's inputs: the budget (``budget_terms``: c_max, the groups' c-drift, the
+    floor, the groups' WTP multiplier or none) c_max + c-drift, at least the floor, times the
+    multiplier; the quality ``band`` (q_min, q_max, the groups' quality shift) shifted; the
+    steepnesses (s_left, s_right, in ``band`` too). ``billing.plan_values`` evaluates eq 5 on them."""
+    cdef double promo_global = promotion[0]
+    cdef const double[::1] promo_by_group = promotion[1], promo_by_customer = promotion[2]
+    cdef const double[::1] promo_by_group_plan = promotion[3]
+    cdef const double[::1] c_max = budget_terms[0], c_drift = budget_terms[1]
+    cdef double c_max_floor = budget_terms[2]
+    cdef const double[::1] wtp = budget_terms[3]
+    cdef const double[::1] q_min = band[0], q_max = band[1], q_shift = band[2], s_left = band[3], s_right = band[4]
     cdef Py_ssize_t i, p, k, plans = prices.shape[0]
     cdef int64_t r
     cdef short g
     cdef int days
     cdef bint ads = ad_penalty.shape[0] > 0, macro = wtp.shape[0] > 0
-    cdef double demand, quota, f, base, q, promo, budget, low, high
-    _check_lengths(
-        rows.shape[0] * plans,
-        quality_out=quality_out.shape[0],
-        price_out=price_out.shape[0],
-        budget_out=budget_out.shape[0],
-        q_low_out=q_low_out.shape[0],
-        q_high_out=q_high_out.shape[0],
-        s_left_out=s_left_out.shape[0],
-        s_right_out=s_right_out.shape[0],
-    )
+    cdef double demand, base, promo, budget, low, high
+    _check_lengths(rows.shape[0] * plans, terms=terms.shape[1])
+    _check_lengths(7, terms_rows=terms.shape[0])
     _check_lengths(
         rows.shape[0],
         promo_by_customer=promo_by_customer.shape[0],
@@ -635,24 +639,21 @@ def plan_terms(
             base = (relationship[r] - relationship_neutral) * relationship_weight
             for p in range(plans):
                 k = i * plans + p
-                if demand <= 0:
-                    f = 1.0
-                else:
-                    quota = np_maximum(quotas[p], 0.0)
-                    f = np_clip(quota / demand, 0.0, 1.0)
-                q = base + delivered[g * plans + p]
-                q += tenure_bonus[days]
-                q *= f
-                q -= issue_penalty * issue_days[r]
-                if ads:
-                    q -= ad_penalty[i]
-                quality_out[k] = q
+                terms[0, k] = perceived(
+                    base,
+                    delivered[g * plans + p],
+                    tenure_bonus[days],
+                    quota_factor(quotas[p], demand),
+                    issue_penalty * issue_days[r],
+                    ads,
+                    ad_penalty[i] if ads else 0.0,
+                )
                 promo = promo_global + promo_by_group[g]
                 promo = promo + promo_by_customer[i]
                 promo = promo + promo_by_group_plan[g * plans + p]
-                price_out[k] = np_maximum(0.0, prices[p] - promo)
-                budget_out[k] = budget
-                q_low_out[k] = low
-                q_high_out[k] = high
-                s_left_out[k] = s_left[r]
-                s_right_out[k] = s_right[r]
+                terms[1, k] = np_maximum(0.0, prices[p] - promo)
+                terms[2, k] = budget
+                terms[3, k] = low
+                terms[4, k] = high
+                terms[5, k] = s_left[r]
+                terms[6, k] = s_right[r]
