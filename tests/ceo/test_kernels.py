@@ -88,16 +88,9 @@ def test_the_satisfaction_update_is_the_quality_modules_formula_bit_for_bit(colu
         delivered.reshape(-1),
         N_PLANS,
         svc,
-        c["relationship"],
+        (c["relationship"], q.relationship_neutral, q.relationship_weight, day, c["start_day"], tenure)
+        + (c["issue_days"], q.issue_penalty, ads),  # the order of quality.perception_terms
         zero_kept,
-        q.relationship_neutral,
-        q.relationship_weight,
-        day,
-        c["start_day"],
-        tenure,
-        c["issue_days"],
-        q.issue_penalty,
-        ads,
         c["q_req"],
         new_weight,
         satisfaction,

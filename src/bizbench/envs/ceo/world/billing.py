@@ -17,8 +17,8 @@ from bizbench.envs.ceo.world.customers import (
 )
 from bizbench.envs.ceo.world.drift import billing_snapshot_c_max
 from bizbench.envs.ceo.world.params import MACRO_WTP, Params
-from bizbench.envs.ceo.world.promotions import ad_penalty, ads_active, ongoing_promotion, per_customer
-from bizbench.envs.ceo.world.quality import tenure_bonus
+from bizbench.envs.ceo.world.promotions import ongoing_promotion, per_customer
+from bizbench.envs.ceo.world.quality import perception_terms
 from bizbench.envs.ceo.world.state import WorldState
 from bizbench.envs.ceo.world.usage import draw_usage_rate, weekly_factor
 
@@ -66,13 +66,8 @@ def plan_values(
     acceptable when its price is within the budget and its quality clears Q_req(price) (eq 5-6).
     Compiled (kernels.plan_terms, then eq 5 by ``curve.required_quality``).
     """
-    cfg, cust, s, q = state.config, state.customers, state.settings, state.config.quality
+    cfg, cust, s = state.config, state.customers, state.settings
     n, plans = len(idx), len(s.prices)
-    ads = (  # one per row, or none: no ads
-        np.asarray(ad_penalty(s, idx, cust.group[idx], cust.eta_ads, include_customer=False))
-        if ads_active(s)
-        else np.empty(0)
-    )
     terms = np.empty((7, n * plans))
     quality, price, budget, q_low, q_high, s_left, s_right = terms
     kernels.plan_terms(
@@ -82,15 +77,7 @@ def plan_values(
         weekly_factor(state, state.day),
         np.ascontiguousarray(s.quotas, dtype=np.float64),
         np.ascontiguousarray(delivered, dtype=np.float64).reshape(-1),  # delivered[g, plan] at g * plans + plan
-        cust.relationship,  # as stored: the billing review reads no default for 0 (reference-notes §4.10)
-        q.relationship_neutral,
-        q.relationship_weight,
-        state.day,
-        cust.start_day,
-        tenure_bonus(np.arange(kernels.longest_tenure(idx, cust.start_day, state.day) + 1.0), q),
-        cust.issue_days,
-        q.issue_penalty,
-        ads,
+        perception_terms(state, idx, include_customer_ads=False),  # the relationship read as stored (§4.10)
         np.ascontiguousarray(s.prices, dtype=np.float64),
         (  # the ongoing promotion (eq 7)
             float(s.promo_global),

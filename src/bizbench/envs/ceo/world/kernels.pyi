@@ -1,5 +1,7 @@
 """Types of the compiled kernels (kernels.pyx)."""
 
+from typing import Any
+
 import numpy as np
 
 def nan_positions(column: np.ndarray, rows: np.ndarray, out: np.ndarray) -> int: ...
@@ -24,16 +26,8 @@ def satisfaction(
     delivered: np.ndarray,
     n_plans: int,
     service_penalty: float,
-    relationship: np.ndarray,
+    perception_terms: tuple[Any, ...],
     relationship_zero_kept: bool,
-    relationship_neutral: float,
-    relationship_weight: float,
-    day: int,
-    start_day: np.ndarray,
-    tenure_bonus: np.ndarray,
-    issue_days: np.ndarray,
-    issue_penalty: float,
-    ad_penalty: np.ndarray,
     q_req: np.ndarray,
     new_weight: float,
     satisfaction: np.ndarray,
@@ -149,12 +143,7 @@ def requirement_inputs(
     q_shift: np.ndarray,
     c_drift: np.ndarray,
     c_max_floor: float,
-    price_out: np.ndarray,
-    budget_out: np.ndarray,
-    q_low_out: np.ndarray,
-    q_high_out: np.ndarray,
-    s_left_out: np.ndarray,
-    s_right_out: np.ndarray,
+    inputs: np.ndarray,
 ) -> None: ...
 def plan_terms(
     rows: np.ndarray,
@@ -163,15 +152,7 @@ def plan_terms(
     weekly: float,
     quotas: np.ndarray,
     delivered: np.ndarray,
-    relationship: np.ndarray,
-    relationship_neutral: float,
-    relationship_weight: float,
-    day: int,
-    start_day: np.ndarray,
-    tenure_bonus: np.ndarray,
-    issue_days: np.ndarray,
-    issue_penalty: float,
-    ad_penalty: np.ndarray,
+    perception_terms: tuple[Any, ...],
     prices: np.ndarray,
     promotion: tuple[float, np.ndarray, np.ndarray, np.ndarray],
     budget_terms: tuple[np.ndarray, np.ndarray, float, np.ndarray],

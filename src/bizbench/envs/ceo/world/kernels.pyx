@@ -57,17 +57,52 @@ cdef inline double quota_factor(double quota, double demand) noexcept nogil:
     return np_clip(np_maximum(quota, 0.0) / demand, 0.0, 1.0)
 
 
+cdef struct Perception:
+    # eq 15's terms of a customer but the delivered quality and the quota factor (``perception``)
+    const double *relationship
+    double relationship_neutral
+    double relationship_weight
+    int day
+    const int *start_day
+    const double *tenure_bonus  # TB by whole days subscribed, up to the longest tenure of the rows
+    const int *issue_days
+    double issue_penalty
+    bint ads
+    const double *ad_penalty  # one per row of the pass, when ``ads``
+
+
+cdef Perception perception(tuple terms, Py_ssize_t rows) except *:
+    """Eq 15's terms from ``quality.perception_terms`` (relationship, neutral, weight, day, start day,
+    tenure bonus by days, issue days, issue penalty, ad penalty one per row or empty with no ads), for a
+    pass over ``rows`` rows; the arrays stay the caller's."""
+    cdef Perception per
+    cdef const double[::1] relationship = terms[0], tenure_bonus = terms[5], ad_penalty = terms[8]
+    cdef const int[::1] start_day = terms[4], issue_days = terms[6]
+    per.ads = ad_penalty.shape[0] > 0
+    if per.ads:
+        _check_lengths(rows, ad_penalty=ad_penalty.shape[0])
+    per.relationship, per.start_day, per.issue_days = &relationship[0], &start_day[0], &issue_days[0]
+    per.tenure_bonus, per.ad_penalty = &tenure_bonus[0], &ad_penalty[0] if per.ads else NULL
+    per.relationship_neutral, per.relationship_weight = terms[1], terms[2]
+    per.day, per.issue_penalty = terms[3], terms[7]
+    return per
+
+
 cdef inline double perceived(
-    double bonus, double delivered, double tenure_bonus, double f, double issue_term, bint ads, double ad
+    const Perception *per, Py_ssize_t i, int64_t r, double relationship, double delivered, double f
 ) noexcept nogil:
-    """Q_perc = (RB + Del + TB) F - IP - AP (eq 15, reference-notes §4.7) in the order of
-    ``quality.perceived_quality``; the ad penalty ``ad`` only when ``ads`` are on."""
-    cdef double q = bonus + delivered
-    q += tenure_bonus
+    """Q_perc = (RB + Del + TB) F - IP - AP (eq 15, reference-notes §4.7) of row ``i`` (customer ``r``) in
+    the order of ``quality.perceived_quality``, with RB of ``relationship`` as the mechanic reads it."""
+    cdef int days = per.day - per.start_day[r]
+    if days < 0:
+        days = 0
+    cdef double q = (relationship - per.relationship_neutral) * per.relationship_weight
+    q = q + delivered
+    q += per.tenure_bonus[days]
     q *= f
-    q -= issue_term
-    if ads:
-        q -= ad
+    q -= per.issue_penalty * per.issue_days[r]
+    if per.ads:
+        q -= per.ad_penalty[i]
     return q
 
 
@@ -141,16 +176,8 @@ def satisfaction(
     const double[::1] delivered,
     Py_ssize_t n_plans,
     double service_penalty,
-    const double[::1] relationship,
+    tuple perception_terms,
     bint relationship_zero_kept,
-    double relationship_neutral,
-    double relationship_weight,
-    int day,
-    const int[::1] start_day,
-    const double[::1] tenure_bonus,
-    const int[::1] issue_days,
-    double issue_penalty,
-    const double[::1] ad_penalty,
     const double[::1] q_req,
     double new_weight,
     double[::1] satisfaction,
@@ -160,36 +187,28 @@ def satisfaction(
     """S <- (1 - w) S + w (Q_perc - Q_req) for each row (eq 15-17, the daily variant of
     ``satisfaction.update_satisfaction``), with Q_perc = (Del[g, plan] - svc + RB + TB) F - IP - AP:
     F = clip(max(quota, 0) / (r_i W(d)), 0, 1), 1 when the demand is not positive; RB = 0.9 (r - 0.5)
-    with a relationship of exactly 0 read as 0.5 unless ``relationship_zero_kept``; TB from
-    ``tenure_bonus`` by whole days subscribed; ``ad_penalty`` one per row, or empty with no ads.
-    Writes S before into ``before``, the new S and its change into the customer's columns.
-    ``tenure_bonus`` reaches the longest tenure of the rows (``longest_tenure``)."""
+    with a relationship of exactly 0 read as 0.5 unless ``relationship_zero_kept``; the other terms
+    from ``perception_terms`` (``quality.perception_terms``). Writes S before into ``before``, the new
+    S and its change into the customer's columns."""
     cdef Py_ssize_t i
     cdef int64_t r
-    cdef int days
-    cdef bint ads = ad_penalty.shape[0] > 0
-    cdef double f, rel, q_perc, s, after, keep = 1.0 - new_weight
-    _check_lengths(
-        rows.shape[0], before=before.shape[0], ad_penalty=ad_penalty.shape[0] if ads else rows.shape[0]
-    )
+    cdef double rel, q_perc, s, after, keep = 1.0 - new_weight
+    _check_lengths(rows.shape[0], before=before.shape[0])
+    cdef Perception per = perception(perception_terms, rows.shape[0])
+    cdef const double[::1] relationship = perception_terms[0]
     with nogil:
         for i in range(rows.shape[0]):
             r = rows[i]
-            f = quota_factor(quotas[plan[r]], rate[r] * weekly)
             rel = relationship[r]
             if rel == 0.0 and not relationship_zero_kept:
                 rel = 0.5
-            days = day - start_day[r]
-            if days < 0:
-                days = 0
             q_perc = perceived(
-                (rel - relationship_neutral) * relationship_weight,
+                &per,
+                i,
+                r,
+                rel,
                 delivered[group[r] * n_plans + plan[r]] - service_penalty,
-                tenure_bonus[days],
-                f,
-                issue_penalty * issue_days[r],
-                ads,
-                ad_penalty[i] if ads else 0.0,
+                quota_factor(quotas[plan[r]], rate[r] * weekly),
             )
             q_perc -= q_req[r]
             s = satisfaction[r]
@@ -532,15 +551,10 @@ def requirement_inputs(
     const double[::1] q_shift,
     const double[::1] c_drift,
     double c_max_floor,
-    double[::1] price_out,
-    double[::1] budget_out,
-    double[::1] q_low_out,
-    double[::1] q_high_out,
-    double[::1] s_left_out,
-    double[::1] s_right_out,
+    double[:, ::1] inputs,
 ):
     """The inputs of the daily-satisfaction Q_req (eq 5, reference-notes §4.7 daily variant) of each
-    row, one per row into the ``*_out`` buffers: the stored effective price (per seat); the budget,
+    row, at its column of ``inputs``' six rows: the stored effective price (per seat); the budget,
     the billing snapshot ``effective_c_max`` when set (else c_max) plus the group's c-drift, at least
     ``c_max_floor``; the quality band q_min, q_max plus the group's quality shift (as
     ``drift.quality_band``); the steepnesses."""
@@ -548,28 +562,21 @@ def requirement_inputs(
     cdef int64_t r
     cdef short g
     cdef double budget
-    _check_lengths(
-        rows.shape[0],
-        price_out=price_out.shape[0],
-        budget_out=budget_out.shape[0],
-        q_low_out=q_low_out.shape[0],
-        q_high_out=q_high_out.shape[0],
-        s_left_out=s_left_out.shape[0],
-        s_right_out=s_right_out.shape[0],
-    )
+    _check_lengths(rows.shape[0], inputs=inputs.shape[1])
+    _check_lengths(6, inputs_rows=inputs.shape[0])
     with nogil:
         for i in range(rows.shape[0]):
             r = rows[i]
             g = group[r]
-            price_out[i] = effective_price[r]
+            inputs[0, i] = effective_price[r]
             budget = effective_c_max[r]
             if budget != budget:
                 budget = c_max[r]
-            budget_out[i] = np_maximum(c_max_floor, budget + c_drift[g])
-            q_low_out[i] = q_min[r] + q_shift[g]
-            q_high_out[i] = q_max[r] + q_shift[g]
-            s_left_out[i] = s_left[r]
-            s_right_out[i] = s_right[r]
+            inputs[1, i] = np_maximum(c_max_floor, budget + c_drift[g])
+            inputs[2, i] = q_min[r] + q_shift[g]
+            inputs[3, i] = q_max[r] + q_shift[g]
+            inputs[4, i] = s_left[r]
+            inputs[5, i] = s_right[r]
 
 
 def plan_terms(
@@ -579,15 +586,7 @@ def plan_terms(
     double weekly,
     const double[::1] quotas,
     const double[::1] delivered,
-    const double[::1] relationship,
-    double relationship_neutral,
-    double relationship_weight,
-    int day,
-    const int[::1] start_day,
-    const double[::1] tenure_bonus,
-    const int[::1] issue_days,
-    double issue_penalty,
-    const double[::1] ad_penalty,
+    tuple perception_terms,
     const double[::1] prices,
     tuple promotion,
     tuple budget_terms,
@@ -596,8 +595,8 @@ def plan_terms(
 ):
     """Each row's terms of each plan p at its billing review (reference-notes §4.22; the billing variant
     of §4.7), at column i * plans + p of ``terms``' seven rows: the perceived quality (RB + Del[g, p] +
-    TB) F(quota_p, r_i W(d)) - IP - AP (the relationship as stored; TB from ``tenure_bonus`` by whole
-    days; ``ad_penalty`` one per row, or empty with no ads); the price [P_p - promotion]+ with the
+    TB) F(quota_p, r_i W(d)) - IP - AP (the relationship as stored; the other terms from
+    ``perception_terms``, ``quality.perception_terms``); the price [P_p - promotion]+ with the
     ongoing ``promotion`` (global, by group, by customer one per row, by group and plan) added in that
     order (eq 7); and eq 5's inputs: the budget (``budget_terms``: c_max, the groups' c-drift, the
     floor, the groups' WTP multiplier or none) c_max + c-drift, at least the floor, times the
@@ -610,43 +609,30 @@ def plan_terms(
     cdef double c_max_floor = budget_terms[2]
     cdef const double[::1] wtp = budget_terms[3]
     cdef const double[::1] q_min = band[0], q_max = band[1], q_shift = band[2], s_left = band[3], s_right = band[4]
+    cdef const double[::1] relationship = perception_terms[0]
     cdef Py_ssize_t i, p, k, plans = prices.shape[0]
     cdef int64_t r
     cdef short g
-    cdef int days
-    cdef bint ads = ad_penalty.shape[0] > 0, macro = wtp.shape[0] > 0
-    cdef double demand, base, promo, budget, low, high
+    cdef bint macro = wtp.shape[0] > 0
+    cdef double demand, promo, budget, low, high
     _check_lengths(rows.shape[0] * plans, terms=terms.shape[1])
     _check_lengths(7, terms_rows=terms.shape[0])
-    _check_lengths(
-        rows.shape[0],
-        promo_by_customer=promo_by_customer.shape[0],
-        ad_penalty=ad_penalty.shape[0] if ads else rows.shape[0],
-    )
+    _check_lengths(rows.shape[0], promo_by_customer=promo_by_customer.shape[0])
+    cdef Perception per = perception(perception_terms, rows.shape[0])
     with nogil:
         for i in range(rows.shape[0]):
             r = rows[i]
             g = group[r]
             demand = rate[r] * weekly
-            days = day - start_day[r]
-            if days < 0:
-                days = 0
             budget = np_maximum(c_max_floor, c_max[r] + c_drift[g])
             if macro:
                 budget = budget * wtp[g]
             low = q_min[r] + q_shift[g]
             high = q_max[r] + q_shift[g]
-            base = (relationship[r] - relationship_neutral) * relationship_weight
             for p in range(plans):
                 k = i * plans + p
                 terms[0, k] = perceived(
-                    base,
-                    delivered[g * plans + p],
-                    tenure_bonus[days],
-                    quota_factor(quotas[p], demand),
-                    issue_penalty * issue_days[r],
-                    ads,
-                    ad_penalty[i] if ads else 0.0,
+                    &per, i, r, relationship[r], delivered[g * plans + p], quota_factor(quotas[p], demand)
                 )
                 promo = promo_global + promo_by_group[g]
                 promo = promo + promo_by_customer[i]

@@ -7,11 +7,16 @@ apply, as listed in reference-notes §4.7.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from bizbench.envs.ceo.config import Quality
+from bizbench.envs.ceo.world import kernels
+from bizbench.envs.ceo.world.promotions import ad_penalty, ads_active
+
+if TYPE_CHECKING:
+    from bizbench.envs.ceo.world.state import WorldState
 
 
 class MarketView(NamedTuple):
@@ -111,3 +116,29 @@ def perceived_quality(
 
 def _is_plus_zero(x: np.ndarray | float) -> bool:
     return np.ndim(x) == 0 and x == 0.0 and not np.signbit(x)
+
+
+def perception_terms(state: WorldState, rows: np.ndarray, include_customer_ads: bool) -> tuple[Any, ...]:
+    """Eq 15's terms of customers ``rows`` but the delivered quality and the quota factor, as a compiled
+    pass reads them (kernels.satisfaction, kernels.plan_terms): the relationship column, RB's neutral
+    point and weight, the day, the start days, TB by whole days up to the longest tenure of ``rows``
+    (``tenure_bonus``), the issue days and penalty, and the ad penalty one per row (``ad_penalty``,
+    with the customer term when ``include_customer_ads``), empty with no ads."""
+    cust, q, s = state.customers, state.config.quality, state.settings
+    ads = (
+        np.asarray(ad_penalty(s, rows, cust.group[rows], cust.eta_ads, include_customer=include_customer_ads))
+        if ads_active(s)
+        else np.empty(0)
+    )
+    longest = kernels.longest_tenure(rows, cust.start_day, state.day)
+    return (
+        cust.relationship,
+        q.relationship_neutral,
+        q.relationship_weight,
+        state.day,
+        cust.start_day,
+        tenure_bonus(np.arange(longest + 1.0), q),
+        cust.issue_days,
+        q.issue_penalty,
+        ads,
+    )

@@ -7,8 +7,7 @@ import numpy as np
 from bizbench.envs.ceo.world import kernels
 from bizbench.envs.ceo.world.curve import required_quality
 from bizbench.envs.ceo.world.customers import Customers, for_blocks
-from bizbench.envs.ceo.world.promotions import ad_penalty, ads_active
-from bizbench.envs.ceo.world.quality import tenure_bonus
+from bizbench.envs.ceo.world.quality import perception_terms
 from bizbench.envs.ceo.world.state import WorldState
 from bizbench.envs.ceo.world.usage import weekly_factor
 
@@ -56,12 +55,6 @@ def _update_block(
     cfg = state.config
     cust = state.customers
     daily_requirement(state, active, q_shift_by_group, c_drift_group)
-    ads = (  # one per row, or none: no ads
-        np.asarray(ad_penalty(state.settings, active, cust.group[active], cust.eta_ads, include_customer=True))
-        if ads_active(state.settings)
-        else np.empty(0)
-    )
-    q = cfg.quality
     kernels.satisfaction(
         active,
         cust.group,
@@ -72,16 +65,8 @@ def _update_block(
         np.ascontiguousarray(delivered).reshape(-1),  # delivered[g, plan] at g * plans + plan
         delivered.shape[1],
         service_penalty,
-        cust.relationship,
+        perception_terms(state, active, include_customer_ads=True),
         cfg.fixes.relationship_zero_kept,
-        q.relationship_neutral,
-        q.relationship_weight,
-        state.day,
-        cust.start_day,
-        tenure_bonus(np.arange(kernels.longest_tenure(active, cust.start_day, state.day) + 1.0), q),
-        cust.issue_days,
-        q.issue_penalty,
-        ads,
         cust.satisfaction_q_req,
         cfg.satisfaction.new_weight,
         cust.satisfaction,
@@ -132,6 +117,6 @@ def requirement_inputs(
         np.ascontiguousarray(q_shift_by_group, dtype=np.float64),
         np.ascontiguousarray(c_drift_group, dtype=np.float64),
         floor,
-        *inputs,
+        inputs,
     )
     return inputs
