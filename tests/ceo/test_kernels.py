@@ -121,7 +121,9 @@ def test_the_satisfaction_update_is_the_quality_modules_formula_bit_for_bit(colu
     assert _bits(satisfaction[rows]) == _bits(after)  # the refused call changed nothing
 
 
-def test_issue_chances_are_those_of_the_rows_with_no_issue_open_clipped(columns):
+def test_new_issues_are_the_rows_with_no_issue_open_whose_draw_is_below_their_clipped_chance(columns):
+    """Eq 20: the k-th row with no issue open takes the k-th uniform; it opens an issue when the draw is
+    below clip(P, 0, 0.4), numpy's comparison to the last bit (a -0.0 chance opens none, +inf clips to 0.4)."""
     c = columns
     rows = c["rows"]
     has_issue = (c["issue_days"][rows] > 0).view(np.uint8)
@@ -132,13 +134,17 @@ def test_issue_chances_are_those_of_the_rows_with_no_issue_open_clipped(columns)
     s_before[:40:4], s_before[1:40:4], s_before[2:40:4] = 9.0, -np.inf, np.inf  # chances of -0.0, +inf, -inf
     seats = c["seats"].copy()
     seats[rows[:40:4]] = 0.0
-    free, prob = np.empty(len(rows), dtype=np.int64), np.empty(len(rows))
-    n = kernels.issue_chances(rows, has_issue, s_before, seats, 0.15, 0.01, 0.0, 0.4, free, prob)
     keep = ~flags
-    want = np.clip(((1.0 - s_before[keep]) * 0.15 + 0.01 + 0.0) * seats[rows[keep]], 0.0, 0.4)
-    assert np.signbit(want[want == 0.0]).any()  # numpy keeps the -0.0 the bound equals
-    assert free[:n].tolist() == rows[keep].tolist()
-    assert _bits(prob[:n]) == _bits(want)
+    chance = np.clip(((1.0 - s_before[keep]) * 0.15 + 0.01 + 0.0) * seats[rows[keep]], 0.0, 0.4)
+    assert np.signbit(chance[chance == 0.0]).any()  # numpy keeps the -0.0 the bound equals
+    uniforms = np.random.default_rng(3).random(int(keep.sum()))
+    uniforms[:3] = 0.0, np.nextafter(0.4, 0.0), 0.4  # at the edges: 0 is below no chance of 0
+    opened = np.full(len(rows), -1, dtype=np.int64)
+    n = kernels.open_issues(rows, has_issue, s_before, seats, 0.15, 0.01, 0.0, 0.4, uniforms, opened)
+    want = rows[keep][uniforms < chance]
+    assert 0 < n < keep.sum() and opened[:n].tolist() == want.tolist()
+    with pytest.raises(ValueError, match=f"uniforms holds {keep.sum() - 1} draws for {keep.sum()} rows"):
+        kernels.open_issues(rows, has_issue, s_before, seats, 0.15, 0.01, 0.0, 0.4, uniforms[:-1], opened)
 
 
 def test_reputation_sums_are_numpy_s_bincount_of_each_term_with_the_negative_rate_below_zero(columns):

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from bizbench.envs.ceo.world import customers
 from bizbench.envs.ceo.world.customers import CANCELLED, LOST, SUBSCRIBED
 from bizbench.envs.ceo.world.state import WorldState
 from bizbench.envs.ceo.world.support import close_churned_issues, run_support
@@ -110,6 +111,22 @@ def test_issue_rate_statistical(state, params, add_customer):
     out = run_support(state, params, np.random.default_rng(5), idx, np.full(n, 0.5), False)
     p = 0.085
     assert abs(len(out.opened) / n - p) < 4 * math.sqrt(p * (1 - p) / n)
+
+
+def test_new_issues_in_many_blocks_take_the_same_draws_as_in_one(state, params, monkeypatch):
+    """A day's new issues in blocks of 1,000 customers (some with an issue open, so each block's first draw
+    depends on the blocks before it) are those of one block: each subscriber with no issue open takes the
+    next uniform in row order."""
+    n = 5_500
+    idx = state.customers.append(n, {"group": np.zeros(n), "status": np.full(n, SUBSCRIBED)})
+    open_before = np.random.default_rng(4).random(n) < 0.3
+    s_before = np.random.default_rng(6).random(n)
+    opened = {}
+    for block in (1 << 19, 1_000):
+        monkeypatch.setattr(customers, "BLOCK", block)
+        state.customers.issue_days[idx] = np.where(open_before, 2, 0)
+        opened[block] = run_support(state, params, np.random.default_rng(9), idx, s_before, True).opened
+    assert len(opened[1_000]) > 100 and opened[1_000].tolist() == opened[1 << 19].tolist()
 
 
 def test_resolution_count_statistical(state, params):

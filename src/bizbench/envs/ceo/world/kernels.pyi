@@ -44,7 +44,7 @@ def reputation_sums(
     negative_rate: float,
     sums: np.ndarray,
 ) -> None: ...
-def issue_chances(
+def open_issues(
     rows: np.ndarray,
     has_issue: np.ndarray,
     satisfaction_before: np.ndarray,
@@ -53,8 +53,8 @@ def issue_chances(
     base_rate: float,
     outage_term: float,
     max_prob: float,
-    free: np.ndarray,
-    prob: np.ndarray,
+    uniforms: np.ndarray,
+    opened: np.ndarray,
 ) -> int: ...
 def daily_metrics(
     rows: np.ndarray,

@@ -257,7 +257,7 @@ def reputation_sums(
             sums[groups[i]] += s * (negative_rate if s < 0 else positive_rate)
 
 
-def issue_chances(
+def open_issues(
     const int64_t[::1] rows,
     const unsigned char[::1] has_issue,
     const double[::1] satisfaction_before,
@@ -266,32 +266,35 @@ def issue_chances(
     double base_rate,
     double outage_term,
     double max_prob,
-    int64_t[::1] free,
-    double[::1] prob,
+    const double[::1] uniforms,
+    int64_t[::1] opened,
 ):
-    """P = clip((0.01 + 0.15 (1 - S_prev) + 0.25 1[outage]) seats, 0, 0.4) of each row with no issue open
-    (eq 20), computed as ``support.run_support`` orders it: the rows into ``free``, their chances into
-    ``prob``; returns their number."""
-    cdef Py_ssize_t i, n = 0
+    """The new issues of eq 20: each row with no issue open draws one with
+    P = clip((0.01 + 0.15 (1 - S_prev) + 0.25 1[outage]) seats, 0, 0.4), computed as
+    ``support.run_support`` orders it; the k-th such row opens an issue when the k-th of ``uniforms``
+    (one per such row) is below its P. Writes those rows into ``opened``; returns their number."""
+    cdef Py_ssize_t i, k = 0, n = 0, draws = uniforms.shape[0]
     cdef double p
     _check_lengths(
         rows.shape[0],
         has_issue=has_issue.shape[0],
         satisfaction_before=satisfaction_before.shape[0],
-        free=free.shape[0],
-        prob=prob.shape[0],
+        opened=opened.shape[0],
     )
     with nogil:
         for i in range(rows.shape[0]):
             if has_issue[i]:
                 continue
-            p = (1.0 - satisfaction_before[i]) * satisfaction_rate
-            p += base_rate
-            p += outage_term
-            p *= billed_seats[rows[i]]
-            free[n] = rows[i]
-            prob[n] = np_clip(p, 0.0, max_prob)
-            n += 1
+            if k < draws:
+                p = (1.0 - satisfaction_before[i]) * satisfaction_rate
+                p += base_rate
+                p += outage_term
+                p *= billed_seats[rows[i]]
+                opened[n] = rows[i]  # kept when the draw is below the chance (branch-free)
+                n += uniforms[k] < np_clip(p, 0.0, max_prob)
+            k += 1
+    if k != draws:
+        raise ValueError(f"uniforms holds {draws} draws for {k} rows with no issue open")
     return n
 
 

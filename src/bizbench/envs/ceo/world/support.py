@@ -101,15 +101,16 @@ def run_support(
         sp.relationship_daily_decay,
     )
 
-    # Generation for subscribers without an open issue at day start, in blocks of customers (``for_blocks``):
-    # each block's chances (compiled: kernels.issue_chances), then its draws, block after block: the same
-    # draws as one call for them all.
+    # Generation (compiled: kernels.open_issues) for the subscribers without an issue open at day start, one
+    # uniform each in row order, in blocks of customers (``for_blocks``): a block's first draw follows the
+    # draws of the blocks before it.
     flags = has_issue.view(np.uint8)
+    uniforms = rng.random(len(active) - len(pool))
 
-    def chances(b: slice) -> tuple[np.ndarray, np.ndarray]:
-        rows = active[b]
-        free, prob = np.empty(len(rows), dtype=np.int64), np.empty(len(rows))
-        n = kernels.issue_chances(
+    def draw(b: slice) -> np.ndarray:
+        rows, first = active[b], b.start - int(np.count_nonzero(flags[: b.start]))
+        opened = np.empty(len(rows), dtype=np.int64)
+        n = kernels.open_issues(
             rows,
             flags[b],
             satisfaction_before[b],
@@ -118,13 +119,12 @@ def run_support(
             sp.base_rate,
             sp.outage_rate * float(outage),
             sp.max_prob,
-            free,
-            prob,
+            uniforms[first : first + len(rows) - int(np.count_nonzero(flags[b]))],
+            opened,
         )
-        return free[:n], prob[:n]
+        return opened[:n]
 
-    blocks = for_blocks(len(active), chances)
-    opened = np.concatenate([np.compress(rng.random(len(free)) < prob, free) for free, prob in blocks] or [active[:0]])
+    opened = np.concatenate(for_blocks(len(active), draw) or [active[:0]])
     cust.issue_days[opened] = 1
     cust.issue_open_day[opened] = state.day
     return SupportDay(opened=opened, resolved=pool[resolved_mask])
