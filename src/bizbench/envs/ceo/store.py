@@ -189,14 +189,14 @@ _PLAN_TEXT = np.array(list(PLANS), dtype=object)
 _STATUS_TEXT = (None, "lead", "subscribed", "cancelled", "lost")  # by status code (world/customers.py)
 _SOURCE_TEXT = (*CHANNELS, "network", "organic")  # by acquisition source code
 _PENDING = np.array("pending", dtype=object)
-_NULL = np.array(None, dtype=object)
+_NULL = np.array("", dtype=object)  # NULL in the file: binding None costs sqlite3 an adapter lookup, "" none
 # customer_rows' subscription columns (storage.sql) as SQL over the parameters: the small integers travel packed
 # in ?1 (bits: status 0-2, billing anchor 3-7, first billing done 8, start day + 1 9-24, end day + 1 25-40,
 # enterprise 41, created day 42-57, source 58-60), since binding a parameter costs more than unpacking it in
 # SQL; ?2-?6: plan text, list price, promotion, effective price, seats. Contracts are one month (§4.23).
 _SUBSCRIPTION_VALUES = {
     "status": "?1 & 7",
-    "plan": "?2",
+    "plan": "nullif(?2, '')",
     "listed_price": "?3",
     "promotion": "?4",
     "effective_price": "?5",
@@ -212,7 +212,7 @@ _MAX_DAY = 65535  # days are packed in 16 bits
 # a new customer: ?7 id, ?8 group id, ?9 persona code, ?10 email
 _INSERT_CUSTOMERS = (
     f"INSERT INTO customer_rows (customer_id, group_id, created_day, source, persona, email, "
-    f"{', '.join(_SUBSCRIPTION_VALUES)}) VALUES (?7, ?8, ?1 >> 42 & 65535, ?1 >> 58 & 7, ?9, ?10, "
+    f"{', '.join(_SUBSCRIPTION_VALUES)}) VALUES (?7, ?8, ?1 >> 42 & 65535, ?1 >> 58 & 7, ?9, nullif(?10, ''), "
     f"{', '.join(_SUBSCRIPTION_VALUES.values())})"
 )
 # a customer written before: ?7 id
@@ -407,7 +407,7 @@ class _Accounts:
         if len(new):
             g = c["group"][new].astype(np.int64)
             self._write_group_words(conn, np.unique(g).tolist())
-            emails = np.full(len(new), None, dtype=object)  # enterprise customers only
+            emails = np.full(len(new), "", dtype=object)  # enterprise customers only ("": NULL, as _NULL)
             ent = self.is_ent[g]
             emails[ent] = persona_emails(new[ent], g[ent], self.groups)
             conn.executemany(
