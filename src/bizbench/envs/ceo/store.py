@@ -369,9 +369,8 @@ class _Accounts:
 
     @staticmethod
     def _field(cust: Any, name: str, rows: Any = slice(None)) -> np.ndarray:
-        if name == "seats":
-            return cust.whole_seats(rows)
-        return getattr(cust, name)[rows]
+        """The world's column ``name`` at ``rows`` (a view for a slice); the seats are the billed whole seats."""
+        return cust.column("billed_seats" if name == "seats" else name)[rows]
 
     def capture(self, cust: Any, every_field: bool) -> None:
         """Bring the copy up to the world's customers: new rows whole, and the rows whose ten visible
@@ -381,8 +380,9 @@ class _Accounts:
             self.cols[name] = _grow(self.cols[name], n)
         self.dirty = _grow(self.dirty, n, False)
         if old:
-            changed = np.zeros(old, dtype=bool)
-            for name in self.FIELDS if every_field else ("status",):
+            first, *others = self.FIELDS if every_field else ("status",)
+            changed = self._field(cust, first, slice(0, old)) != self.cols[first][:old]
+            for name in others:
                 changed |= self._field(cust, name, slice(0, old)) != self.cols[name][:old]
             idx = np.flatnonzero(changed)
             if len(idx):
