@@ -70,6 +70,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import sqlite3
 import threading
@@ -753,16 +754,22 @@ class CeoStore:
                 self._write_pending(LAZY_TABLES)
                 for _, sql in indexes:
                     self._conn.execute(sql)
+            # Page layout depends on when queries materialised the lazy tables; a compacted copy (VACUUM INTO,
+            # which writes the file once where VACUUM writes it twice) replaces the file, so it is a function
+            # of the seed and the actions only (byte-identical across runs).
+            compact = Path(f"{self.path}.compact")
+            compact.unlink(missing_ok=True)
             try:
                 self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                 self._conn.execute("PRAGMA journal_mode=DELETE")
-                # Page layout depends on when queries materialised the lazy tables; rebuilding it makes
-                # the file a function of the seed and the actions only (byte-identical across runs).
-                self._conn.execute("VACUUM")
+                self._conn.execute("VACUUM INTO ?", (str(compact),))
             except sqlite3.OperationalError:  # a reader still holds the file; it stays in WAL mode
                 logger.warning("store: could not leave WAL mode at close")
+                compact.unlink(missing_ok=True)
             self._conn.close()
             self._closed = True
+            if compact.exists():
+                os.replace(compact, self.path)
 
     # ------------------------------------------------------------------ public: market tables
     def add_public_tables(self, ddl: str, notes: Mapping[str, str]) -> None:
