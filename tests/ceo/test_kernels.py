@@ -138,13 +138,18 @@ def test_new_issues_are_the_rows_with_no_issue_open_whose_draw_is_below_their_cl
     chance = np.clip(((1.0 - s_before[keep]) * 0.15 + 0.01 + 0.0) * seats[rows[keep]], 0.0, 0.4)
     assert np.signbit(chance[chance == 0.0]).any()  # numpy keeps the -0.0 the bound equals
     uniforms = np.random.default_rng(3).random(int(keep.sum()))
-    uniforms[:3] = 0.0, np.nextafter(0.4, 0.0), 0.4  # at the edges: 0 is below no chance of 0
+    zero_chance = int(np.flatnonzero(chance == 0.0)[0])
+    uniforms[:3] = np.nextafter(0.4, 0.0), 0.4, 0.4  # chances 0.4, -0.0, 0.4: below, not below, not below
+    uniforms[zero_chance] = 0.0  # 0.0 is not below a chance of (-)0.0
     opened = np.full(len(rows), -1, dtype=np.int64)
     n = kernels.open_issues(rows, has_issue, s_before, seats, 0.15, 0.01, 0.0, 0.4, uniforms, opened)
     want = rows[keep][uniforms < chance]
     assert 0 < n < keep.sum() and opened[:n].tolist() == want.tolist()
-    with pytest.raises(ValueError, match=f"uniforms holds {keep.sum() - 1} draws for {keep.sum()} rows"):
-        kernels.open_issues(rows, has_issue, s_before, seats, 0.15, 0.01, 0.0, 0.4, uniforms[:-1], opened)
+    assert rows[keep][0] in want and rows[keep][1] not in want and rows[keep][2] not in want
+    assert rows[keep][zero_chance] not in want
+    for wrong in (uniforms[:-1], np.append(uniforms, 0.5)):  # one draw too few, one too many
+        with pytest.raises(ValueError, match=f"uniforms holds {len(wrong)} draws for {keep.sum()} rows"):
+            kernels.open_issues(rows, has_issue, s_before, seats, 0.15, 0.01, 0.0, 0.4, wrong, opened)
 
 
 def test_reputation_sums_are_numpy_s_bincount_of_each_term_with_the_negative_rate_below_zero(columns):

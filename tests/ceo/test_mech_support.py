@@ -113,10 +113,11 @@ def test_issue_rate_statistical(state, params, add_customer):
     assert abs(len(out.opened) / n - p) < 4 * math.sqrt(p * (1 - p) / n)
 
 
-def test_new_issues_in_many_blocks_take_the_same_draws_as_in_one(state, params, monkeypatch):
+@pytest.mark.parametrize("threaded", [False, True])
+def test_new_issues_in_many_blocks_take_the_same_draws_as_in_one(state, params, monkeypatch, threaded):
     """A day's new issues in blocks of 1,000 customers (some with an issue open, so each block's first draw
-    depends on the blocks before it) are those of one block: each subscriber with no issue open takes the
-    next uniform in row order."""
+    depends on the blocks before it), one after the other or on the block threads, are those of one block:
+    each subscriber with no issue open takes the next uniform in row order."""
     n = 5_500
     idx = state.customers.append(n, {"group": np.zeros(n), "status": np.full(n, SUBSCRIBED)})
     open_before = np.random.default_rng(4).random(n) < 0.3
@@ -124,6 +125,9 @@ def test_new_issues_in_many_blocks_take_the_same_draws_as_in_one(state, params, 
     opened = {}
     for block in (1 << 19, 1_000):
         monkeypatch.setattr(customers, "BLOCK", block)
+        if threaded and block == 1_000:
+            monkeypatch.setattr(customers, "THREADED_ROWS", 2_000)
+            monkeypatch.setenv(customers.THREADS_VAR, "2")
         state.customers.issue_days[idx] = np.where(open_before, 2, 0)
         opened[block] = run_support(state, params, np.random.default_rng(9), idx, s_before, True).opened
     assert len(opened[1_000]) > 100 and opened[1_000].tolist() == opened[1 << 19].tolist()

@@ -307,6 +307,11 @@ def test_enterprise_leads_show_as_pending(session: CeoEnv) -> None:
     assert {r["plan"] for r in rows if r["status"] in ("lead", "lost")} <= {"pending"}
     small = db(session).query("SELECT COUNT(*) AS n FROM customers WHERE customer_type = 'small' AND email IS NULL")
     assert small["rows"][0]["n"] == count(session, "customers") - count_large(session)
+    no_plan = db(session).query(  # a small customer that never subscribed has no plan: NULL, not ''
+        "SELECT COUNT(*) AS n, SUM(s.plan IS NULL) AS null_plans FROM subscriptions s "
+        "JOIN customers c USING (customer_id) WHERE c.customer_type = 'small' AND s.status = 'lost'"
+    )["rows"][0]
+    assert no_plan["n"] > 0 and no_plan["null_plans"] == no_plan["n"]
 
 
 def count_large(env: CeoEnv) -> int:

@@ -190,7 +190,8 @@ _PLAN_TEXT = np.array(list(PLANS), dtype=object)
 _STATUS_TEXT = (None, "lead", "subscribed", "cancelled", "lost")  # by status code (world/customers.py)
 _SOURCE_TEXT = (*CHANNELS, "network", "organic")  # by acquisition source code
 _PENDING = np.array("pending", dtype=object)
-_NULL = np.array("", dtype=object)  # NULL in the file: binding None costs sqlite3 an adapter lookup, "" none
+# Bound for NULL into a column the SQL reads through nullif(?, ''): binding None costs sqlite3 an adapter lookup
+_NULL_TEXT = np.array("", dtype=object)
 # customer_rows' subscription columns (storage.sql) as SQL over the parameters: the small integers travel packed
 # in ?1 (bits: status 0-2, billing anchor 3-7, first billing done 8, start day + 1 9-24, end day + 1 25-40,
 # enterprise 41, created day 42-57, source 58-60), since binding a parameter costs more than unpacking it in
@@ -408,7 +409,7 @@ class _Accounts:
         if len(new):
             g = c["group"][new].astype(np.int64)
             self._write_group_words(conn, np.unique(g).tolist())
-            emails = np.full(len(new), "", dtype=object)  # enterprise customers only ("": NULL, as _NULL)
+            emails = np.full(len(new), _NULL_TEXT)  # enterprise customers only
             ent = self.is_ent[g]
             emails[ent] = persona_emails(new[ent], g[ent], self.groups)
             conn.executemany(
@@ -443,7 +444,7 @@ class _Accounts:
         c = self.cols
         plan = c["plan"][idx].astype(np.int64)
         ent = self.is_ent[c["group"][idx].astype(np.int64)]
-        no_plan = np.where(ent, _PENDING, _NULL)  # an enterprise lead's plan reads 'pending'
+        no_plan = np.where(ent, _PENDING, _NULL_TEXT)  # an enterprise lead's plan reads 'pending'
         plan_text = np.where(plan >= 0, _PLAN_TEXT[np.clip(plan, 0, len(PLANS) - 1)], no_plan)
         days = [c[name][idx].astype(np.int64) for name in ("start_day", "end_day", "created_day")]
         if any(len(d) and d.max() >= _MAX_DAY for d in days):

@@ -316,7 +316,7 @@ def daily_metrics(
     its group's counts; returns how many rows have an issue open. The counts and seats are whole
     numbers, so their sums do not depend on the order."""
     cdef Py_ssize_t i
-    cdef int64_t r, open_issues = 0
+    cdef int64_t r, with_issue = 0
     cdef short g
     _check_lengths(
         rows.shape[0],
@@ -333,8 +333,8 @@ def daily_metrics(
             if is_enterprise[g]:
                 enterprise_seats[g] += billed_seats[r]
             if issue_days[r] > 0:
-                open_issues += 1
-    return open_issues
+                with_issue += 1
+    return with_issue
 
 
 def rows_with(const signed char[::1] status, signed char code, int64_t[::1] out):
