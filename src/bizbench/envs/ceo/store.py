@@ -627,7 +627,7 @@ class _Window:
         if self.table == "daily_usage":
             ids, units = arrays[0], np.clip(arrays[1], 0, 2**32 - 1).astype(np.int64)  # whole units (eq 8)
             bits = int(units.max()).bit_length()
-            text, offset = _json_ints(ids.astype(np.int64) << bits | units.astype(np.int64))  # one number a row
+            text, offset = _json_ints(ids.astype(np.int64, copy=False) << bits | units)  # one number a row
             conn.execute(
                 "INSERT INTO daily_usage SELECT ?1, (value - ?2) >> ?3, (value - ?2) & ?4 FROM json_each(?5)",
                 (day, offset, bits, (1 << bits) - 1, text),

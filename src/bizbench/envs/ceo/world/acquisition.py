@@ -470,5 +470,8 @@ def _gate(
 def _select(
     cols: dict[str, np.ndarray], prefs: tuple[np.ndarray, np.ndarray, np.ndarray], mask: np.ndarray
 ) -> tuple[dict[str, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """The prospects of ``mask``: their columns and their preferences."""
+    """The prospects of ``mask``: their columns and their preferences (the same arrays when it takes every
+    prospect, as on a day of individual leads only)."""
+    if mask.all():
+        return cols, prefs
     return {k: v[mask] for k, v in cols.items()}, (prefs[0][mask], prefs[1][mask], prefs[2][mask])
