@@ -214,6 +214,45 @@ def test_due_rows_groups_and_stale_positions_are_read_in_row_order(columns):
     assert positions[: kernels.nan_positions(q_req, rows, positions)].tolist() == [0, 9, 40]
 
 
+@pytest.mark.parametrize("n", [0, 1, 3, 5, 250])
+def test_counts_and_whole_sums_by_group_add_to_what_the_arrays_held_whatever_the_rows(columns, n):
+    # the kernels count into interleaved lanes (kernels.LANES) and add them up after the pass: a row count
+    # that is not a multiple of the lanes, and runs of one group longer than them, count like bincount
+    c = columns
+    rows = c["rows"][:n]
+    group = np.repeat(np.arange(N_GROUPS, dtype=np.int16), N_ROWS // N_GROUPS)  # runs of 80 rows
+    g = group[rows]
+    held = np.arange(N_GROUPS, dtype=np.int64) * 7
+    want = (held + np.bincount(g, minlength=N_GROUPS)).tolist()
+    counts, groups = held.copy(), np.empty(n, dtype=np.intp)
+    kernels.group_counts(rows, group, counts)
+    assert counts.tolist() == want
+    counts = held.copy()
+    kernels.groups_of(rows, group, groups, counts)
+    assert counts.tolist() == want and groups.tolist() == g.tolist()
+    is_ent = np.array([True, False, True, True, False])
+    accounts, seats = held.copy(), np.full(N_GROUPS, 2.0)
+    kernels.daily_metrics(
+        rows,
+        group,
+        is_ent.view(np.uint8),
+        c["satisfaction"],
+        c["price"],
+        c["seats"],
+        c["issue_days"],
+        np.empty(n),
+        np.empty(n),
+        accounts,
+        seats,
+    )
+    ent = is_ent[g]
+    assert accounts.tolist() == want
+    assert seats.tolist() == (2.0 + np.bincount(g[ent], weights=c["seats"][rows][ent], minlength=N_GROUPS)).tolist()
+    units, by_plan = np.floor(c["price"][rows]), np.full(N_PLANS, 1.0)
+    kernels.sum_by_plan(rows, c["plan"], units, by_plan)
+    assert by_plan.tolist() == (1.0 + np.bincount(c["plan"][rows], weights=units, minlength=N_PLANS)).tolist()
+
+
 def test_the_rows_of_a_status_are_numpy_s_flatnonzero_of_it():
     """``rows_with`` writes every row and keeps a row only when its status matches: the rows are those of
     numpy's flatnonzero, at the start, in the middle and on the last row, and none when no row matches."""

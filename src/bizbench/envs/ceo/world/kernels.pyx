@@ -19,6 +19,8 @@ module was compiled from (setup.py), so a test run refuses a stale build (tests/
 from libc.math cimport fabs, floor, isfinite
 from libc.stdint cimport int64_t
 
+import numpy as np
+
 
 cdef extern from *:
     const char *KERNELS_SOURCE_SHA256  # setup.py defines it
@@ -47,6 +49,25 @@ cdef inline double np_clip(double x, double low, double high) noexcept nogil:
     if x > high:
         return high
     return x
+
+
+# Per-group counts and sums of whole numbers go into LANES interleaved copies (row i into lane i & (LANES - 1)),
+# added up after the pass. Rows of one group come in long runs (a day's arrivals, group after group), so one
+# counter would take every row's increment in turn, each waiting for the one before it through memory;
+# LANES counters take them four at a time. The sums are whole numbers, so their order does not matter.
+cdef enum:
+    LANES = 4  # a power of two: row i's lane is i & (LANES - 1)
+
+
+cdef object lanes_of(Py_ssize_t n, object dtype):
+    """LANES zeroed rows of ``n`` counters (``dtype``): the interleaved copies a pass counts into."""
+    return np.zeros((LANES, n), dtype=dtype)
+
+
+cdef object add_lanes(object lanes, object out):
+    """Each counter's lanes added to ``out`` (a typed memoryview of a numpy array)."""
+    totals = np.asarray(out)
+    totals += lanes.sum(axis=0)
 
 
 cdef inline double quota_factor(double quota, double demand) noexcept nogil:
@@ -224,9 +245,12 @@ def sum_by_plan(const int64_t[::1] rows, const signed char[::1] plan, const doub
     the rows' plans (eq 43's U_p)."""
     cdef Py_ssize_t i
     _check_lengths(rows.shape[0], units=units.shape[0])
+    lanes = lanes_of(out.shape[0], np.float64)
+    cdef double[:, ::1] lane = lanes
     with nogil:
         for i in range(rows.shape[0]):
-            out[plan[rows[i]]] += units[i]
+            lane[i & (LANES - 1), plan[rows[i]]] += units[i]
+    add_lanes(lanes, out)
 
 
 def positive(const int64_t[::1] rows, const int[::1] column, unsigned char[::1] out):
@@ -323,17 +347,22 @@ def daily_metrics(
         satisfaction_out=satisfaction_out.shape[0],
         mrr_terms=mrr_terms.shape[0],
     )
+    account_lanes = lanes_of(accounts.shape[0], np.int64)
+    seat_lanes = lanes_of(enterprise_seats.shape[0], np.float64)
+    cdef int64_t[:, ::1] account_lane = account_lanes
+    cdef double[:, ::1] seat_lane = seat_lanes
     with nogil:
         for i in range(rows.shape[0]):
             r = rows[i]
             g = group[r]
             satisfaction_out[i] = satisfaction[r]
             mrr_terms[i] = effective_price[r] * billed_seats[r]
-            accounts[g] += 1
+            account_lane[i & (LANES - 1), g] += 1
             if is_enterprise[g]:
-                enterprise_seats[g] += billed_seats[r]
-            if issue_days[r] > 0:
-                with_issue += 1
+                seat_lane[i & (LANES - 1), g] += billed_seats[r]
+            with_issue += issue_days[r] > 0
+    add_lanes(account_lanes, accounts)
+    add_lanes(seat_lanes, enterprise_seats)
     return with_issue
 
 
@@ -365,9 +394,12 @@ def due_rows(const int64_t[::1] rows, const signed char[::1] billing_mod, int to
 def group_counts(const int64_t[::1] rows, const short[::1] group, int64_t[::1] counts):
     """The rows of each group added to ``counts`` (``World.step_day``'s subscribers after the day's churn)."""
     cdef Py_ssize_t i
+    lanes = lanes_of(counts.shape[0], np.int64)
+    cdef int64_t[:, ::1] lane = lanes
     with nogil:
         for i in range(rows.shape[0]):
-            counts[group[rows[i]]] += 1
+            lane[i & (LANES - 1), group[rows[i]]] += 1
+    add_lanes(lanes, counts)
 
 
 def groups_of(const int64_t[::1] rows, const short[::1] group, Py_ssize_t[::1] out, int64_t[::1] counts):
@@ -375,11 +407,14 @@ def groups_of(const int64_t[::1] rows, const short[::1] group, Py_ssize_t[::1] o
     cdef Py_ssize_t i
     cdef short g
     _check_lengths(rows.shape[0], out=out.shape[0])
+    lanes = lanes_of(counts.shape[0], np.int64)
+    cdef int64_t[:, ::1] lane = lanes
     with nogil:
         for i in range(rows.shape[0]):
             g = group[rows[i]]
             out[i] = g
-            counts[g] += 1
+            lane[i & (LANES - 1), g] += 1
+    add_lanes(lanes, counts)
 
 
 def curve_exponent(
