@@ -152,12 +152,14 @@ def test_new_issues_are_the_rows_with_no_issue_open_whose_draw_is_below_their_cl
             kernels.open_issues(rows, has_issue, s_before, seats, 0.15, 0.01, 0.0, 0.4, wrong, opened)
 
 
-def test_reputation_sums_are_numpy_s_bincount_of_each_term_with_the_negative_rate_below_zero(columns):
+@pytest.mark.parametrize("runs", [False, True])
+def test_reputation_sums_are_numpy_s_bincount_of_each_term_with_the_negative_rate_below_zero(columns, runs):
     """Eq 22's delta_i, 0.001 S below zero and 0.0005 S above, summed by group in row order: numpy's
-    bincount of the terms to the last bit; a group with no row sums to zero."""
+    bincount of the terms to the last bit, whether the groups change at every row or come in runs (the
+    kernel adds a run in a register); a group with no row sums to zero."""
     c = columns
     rows, s = c["rows"], c["satisfaction"]
-    groups = c["group"][rows].astype(np.intp)
+    groups = np.sort(c["group"][rows]).astype(np.intp) if runs else c["group"][rows].astype(np.intp)
     assert (s[rows] < 0).any() and (s[rows] > 0).any()
     sums = np.zeros(N_GROUPS + 1)
     kernels.reputation_sums(rows, groups, s, 0.0005, 0.001, sums)

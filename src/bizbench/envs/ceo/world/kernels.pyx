@@ -271,14 +271,25 @@ def reputation_sums(
     double[::1] sums,
 ):
     """sum_i delta_i of each group, delta_i = 0.0005 S (S >= 0) or 0.001 S (S < 0) (eq 22), added to
-    ``sums`` in row order (numpy's bincount with weights adds in that order)."""
-    cdef Py_ssize_t i
-    cdef double s
+    ``sums`` in row order (numpy's bincount with weights adds in that order). A run of rows of one group
+    (a day's arrivals come group after group) adds into a register, stored when the group changes: the
+    same additions in the same order, without a store and a load between each two."""
+    cdef Py_ssize_t i, g, current = -1
+    cdef double s, total = 0.0
+    cdef double rates[2]  # picked by S < 0 without a branch: the sign is as hard to predict as a coin
+    rates[0], rates[1] = positive_rate, negative_rate
     _check_lengths(rows.shape[0], groups=groups.shape[0])
     with nogil:
         for i in range(rows.shape[0]):
+            g = groups[i]
+            if g != current:
+                if current >= 0:
+                    sums[current] = total
+                current, total = g, sums[g]
             s = satisfaction[rows[i]]
-            sums[groups[i]] += s * (negative_rate if s < 0 else positive_rate)
+            total += s * rates[s < 0]
+        if current >= 0:
+            sums[current] = total
 
 
 def open_issues(
