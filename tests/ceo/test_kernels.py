@@ -147,9 +147,13 @@ def test_new_issues_are_the_rows_with_no_issue_open_whose_draw_is_below_their_cl
     assert 0 < n < keep.sum() and opened[:n].tolist() == want.tolist()
     assert rows[keep][0] in want and rows[keep][1] not in want and rows[keep][2] not in want
     assert rows[keep][zero_chance] not in want
-    for wrong in (uniforms[:-1], np.append(uniforms, 0.5)):  # one draw too few, one too many
+    for wrong in (uniforms[:-1], np.append(uniforms, 0.5), uniforms[:0]):  # one draw too few, one too many, none
         with pytest.raises(ValueError, match=f"uniforms holds {len(wrong)} draws for {keep.sum()} rows"):
             kernels.open_issues(rows, has_issue, s_before, seats, 0.15, 0.01, 0.0, 0.4, wrong, opened)
+    every_row_has_one = np.ones(len(rows), dtype=np.uint8)  # no draw to take, none opened
+    assert (
+        kernels.open_issues(rows, every_row_has_one, s_before, seats, 0.15, 0.01, 0.0, 0.4, uniforms[:0], opened) == 0
+    )
 
 
 @pytest.mark.parametrize("runs", [False, True])

@@ -307,9 +307,15 @@ def open_issues(
     """The new issues of eq 20: each row with no issue open draws one with
     P = clip((0.01 + 0.15 (1 - S_prev) + 0.25 1[outage]) seats, 0, 0.4), computed as
     ``support.run_support`` orders it; the k-th such row opens an issue when the k-th of ``uniforms``
-    (one per such row) is below its P. Writes those rows into ``opened``; returns their number."""
-    cdef Py_ssize_t i, k = 0, n = 0, draws = uniforms.shape[0]
-    cdef double p
+    (one per such row, in [0, 1)) is below its P. Writes those rows into ``opened``; returns their number.
+
+    Branch-free, since who has an issue open is as hard to predict as a coin: every row computes P and
+    reads a draw (a row with an issue open reads the next row's, or the last, and keeps nothing), and
+    u < clip(P, 0, max) is written as u < P and u < max, the same for a u in [0, 1) (a P below 0, -0.0 or
+    NaN opens none)."""
+    cdef Py_ssize_t i, k = 0, n = 0, draws = uniforms.shape[0], last = draws - 1
+    cdef bint free
+    cdef double p, u
     _check_lengths(
         rows.shape[0],
         has_issue=has_issue.shape[0],
@@ -318,16 +324,16 @@ def open_issues(
     )
     with nogil:
         for i in range(rows.shape[0]):
-            if has_issue[i]:
-                continue
-            if k < draws:
+            free = not has_issue[i]
+            if draws:  # else only counted: an error unless every row has an issue open
                 p = (1.0 - satisfaction_before[i]) * satisfaction_rate
                 p += base_rate
                 p += outage_term
                 p *= billed_seats[rows[i]]
-                opened[n] = rows[i]  # kept when the draw is below the chance (branch-free)
-                n += uniforms[k] < np_clip(p, 0.0, max_prob)
-            k += 1
+                u = uniforms[k if k < last else last]
+                opened[n] = rows[i]  # kept when the row draws and its draw is below the chance
+                n += free & (u < p) & (u < max_prob)
+            k += free
     if k != draws:
         raise ValueError(f"uniforms holds {draws} draws for {k} rows with no issue open")
     return n
