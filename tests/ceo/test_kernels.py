@@ -135,18 +135,21 @@ def test_new_issues_are_the_rows_with_no_issue_open_whose_draw_is_below_their_cl
     seats = c["seats"].copy()
     seats[rows[:40:4]] = 0.0
     keep = ~flags
+    nan_chance = 41 + int(np.flatnonzero(keep[41:])[0])  # a row with no issue open and a chance of NaN
+    s_before[nan_chance] = np.nan
     chance = np.clip(((1.0 - s_before[keep]) * 0.15 + 0.01 + 0.0) * seats[rows[keep]], 0.0, 0.4)
     assert np.signbit(chance[chance == 0.0]).any()  # numpy keeps the -0.0 the bound equals
     uniforms = np.random.default_rng(3).random(int(keep.sum()))
     zero_chance = int(np.flatnonzero(chance == 0.0)[0])
     uniforms[:3] = np.nextafter(0.4, 0.0), 0.4, 0.4  # chances 0.4, -0.0, 0.4: below, not below, not below
     uniforms[zero_chance] = 0.0  # 0.0 is not below a chance of (-)0.0
+    uniforms[int(keep[:nan_chance].sum())] = 0.0  # nor below a chance of NaN
     opened = np.full(len(rows), -1, dtype=np.int64)
     n = kernels.open_issues(rows, has_issue, s_before, seats, 0.15, 0.01, 0.0, 0.4, uniforms, opened)
     want = rows[keep][uniforms < chance]
     assert 0 < n < keep.sum() and opened[:n].tolist() == want.tolist()
     assert rows[keep][0] in want and rows[keep][1] not in want and rows[keep][2] not in want
-    assert rows[keep][zero_chance] not in want
+    assert rows[keep][zero_chance] not in want and rows[nan_chance] not in want
     for wrong in (uniforms[:-1], np.append(uniforms, 0.5), uniforms[:0]):  # one draw too few, one too many, none
         with pytest.raises(ValueError, match=f"uniforms holds {len(wrong)} draws for {keep.sum()} rows"):
             kernels.open_issues(rows, has_issue, s_before, seats, 0.15, 0.01, 0.0, 0.4, wrong, opened)
@@ -158,18 +161,26 @@ def test_new_issues_are_the_rows_with_no_issue_open_whose_draw_is_below_their_cl
 
 @pytest.mark.parametrize("runs", [False, True])
 def test_reputation_sums_are_numpy_s_bincount_of_each_term_with_the_negative_rate_below_zero(columns, runs):
-    """Eq 22's delta_i, 0.001 S below zero and 0.0005 S above, summed by group in row order: numpy's
-    bincount of the terms to the last bit, whether the groups change at every row or come in runs (the
-    kernel adds a run in a register); a group with no row sums to zero."""
+    """Eq 22's delta_i, 0.001 S below zero and 0.0005 S above, summed by group in row order onto what
+    ``sums`` held: numpy's bincount of the terms to the last bit (NaNs and -0.0 included), whether the
+    groups change at every row or come in runs (the kernel adds a run in a register); a group with no
+    row keeps its sum."""
     c = columns
-    rows, s = c["rows"], c["satisfaction"]
+    rows, s = c["rows"], c["satisfaction"].copy()
+    s[rows[[3, 4]]], s[rows[7]] = (np.nan, -np.nan), -0.0
     groups = np.sort(c["group"][rows]).astype(np.intp) if runs else c["group"][rows].astype(np.intp)
     assert (s[rows] < 0).any() and (s[rows] > 0).any()
-    sums = np.zeros(N_GROUPS + 1)
+    held = np.linspace(-0.5, 0.5, N_GROUPS + 1)
+    sums = held.copy()
     kernels.reputation_sums(rows, groups, s, 0.0005, 0.001, sums)
     terms = s[rows] * 0.0005
     np.multiply(s[rows], 0.001, out=terms, where=s[rows] < 0)
-    assert _bits(sums) == _bits(np.bincount(groups, weights=terms, minlength=N_GROUPS + 1))
+    want = held.copy()
+    np.add.at(want, groups, terms)  # row order, onto the held sums
+    assert _bits(sums) == _bits(want) and np.isnan(sums).any() and sums[N_GROUPS] == held[N_GROUPS]
+    from_zero = np.zeros(N_GROUPS + 1)
+    kernels.reputation_sums(rows, groups, s, 0.0005, 0.001, from_zero)
+    assert _bits(from_zero) == _bits(np.bincount(groups, weights=terms, minlength=N_GROUPS + 1))
     with pytest.raises(ValueError, match="groups holds 3 values"):
         kernels.reputation_sums(rows, groups[:3], s, 0.0005, 0.001, sums)
 
@@ -222,7 +233,7 @@ def test_due_rows_groups_and_stale_positions_are_read_in_row_order(columns):
 
 @pytest.mark.parametrize("n", [0, 1, 3, 5, 250])
 def test_counts_and_whole_sums_by_group_add_to_what_the_arrays_held_whatever_the_rows(columns, n):
-    # the kernels count into interleaved lanes (kernels.LANES) and add them up after the pass: a row count
+    # the kernels count into interleaved lanes (LANES in kernels.pyx) and add them up after the pass: a row count
     # that is not a multiple of the lanes, and runs of one group longer than them, count like bincount
     c = columns
     rows = c["rows"][:n]

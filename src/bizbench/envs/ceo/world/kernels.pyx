@@ -7,8 +7,9 @@ once and writes its results in place, where numpy made one pass per operation wi
 before and a scatter after. The mechanic's module owns the formula and calls its kernel; the
 kernel performs the same IEEE operations in the same order as the numpy expressions it replaced
 (setup.py compiles without fused multiply-adds or fast-math), so every result is identical to the
-last bit. The kernels hold no GIL, so the blocks of a large market run on
-``customers.for_blocks``' threads.
+last bit. The kernels' passes hold no GIL, so the blocks of a large market run on
+``customers.for_blocks``' threads (the counting kernels take it briefly to allocate and add up their
+lanes).
 
 Indexes are not checked (``boundscheck=False``): the callers pass subscribers' rows, whose group
 and plan are valid; a per-row buffer shorter than ``rows`` is refused. ``cdivision``: x / 0.0 is
@@ -65,7 +66,9 @@ cdef object lanes_of(Py_ssize_t n, object dtype):
 
 
 cdef object add_lanes(object lanes, object out):
-    """Each counter's lanes added to ``out`` (a typed memoryview of a numpy array)."""
+    """Each counter's lanes added to ``out`` (a typed memoryview of a numpy array). Every counter gets its
+    total, 0 where no row counted: ``out`` holds the callers' zeros or earlier blocks' counts, never a -0.0
+    that adding 0.0 would turn into +0.0."""
     totals = np.asarray(out)
     totals += lanes.sum(axis=0)
 
@@ -273,7 +276,8 @@ def reputation_sums(
     """sum_i delta_i of each group, delta_i = 0.0005 S (S >= 0) or 0.001 S (S < 0) (eq 22), added to
     ``sums`` in row order (numpy's bincount with weights adds in that order). A run of rows of one group
     (a day's arrivals come group after group) adds into a register, stored when the group changes: the
-    same additions in the same order, without a store and a load between each two."""
+    same additions in the same order, without a store and a load between each two. Where two NaNs meet,
+    the NaN kept is the one numpy's bincount keeps (the operands' order of the addition)."""
     cdef Py_ssize_t i, g, current = -1
     cdef double s, total = 0.0
     cdef double rates[2]  # picked by S < 0 without a branch: the sign is as hard to predict as a coin
@@ -310,9 +314,9 @@ def open_issues(
     (one per such row, in [0, 1)) is below its P. Writes those rows into ``opened``; returns their number.
 
     Branch-free, since who has an issue open is as hard to predict as a coin: every row computes P and
-    reads a draw (a row with an issue open reads the next row's, or the last, and keeps nothing), and
-    u < clip(P, 0, max) is written as u < P and u < max, the same for a u in [0, 1) (a P below 0, -0.0 or
-    NaN opens none)."""
+    reads a draw (a row with an issue open reads the draw of the next row with none, or the last draw,
+    and keeps nothing), and u < clip(P, 0, max) is written as u < P and u < max, the same for a u in
+    [0, 1) and a max that is not NaN (the config refuses NaN; a P below 0, -0.0 or NaN opens none)."""
     cdef Py_ssize_t i, k = 0, n = 0, draws = uniforms.shape[0], last = draws - 1
     cdef bint free
     cdef double p, u
