@@ -81,6 +81,41 @@ def test_a_store_pickles_and_unpickles_with_its_rows():
     assert back.n == 3 and back.group.tolist() == [1, 2, 3] and back.active().tolist() == [0, 1, 2]
 
 
+def test_a_store_pickles_its_live_rows_only_and_the_unpickled_store_grows_from_them():
+    """A new store has room for ``RESERVED_ROWS`` rows (a default episode's table fits without a copy); the
+    room past the live rows holds nothing, so the state digest does not pickle it: three rows pickle to a few
+    kilobytes, not the reserve's hundreds of megabytes, and the same rows pickle the same whatever the
+    room. The unpickled store takes more rows, with their defaults."""
+    cust = Customers()
+    assert len(cust.column("group")) == 0 and len(cust._cols["group"]) == customers.RESERVED_ROWS >= 760_359
+    cust.append(3, {"group": np.array([1, 2, 3]), "satisfaction": np.array([0.1, 0.2, 0.3])})
+    small = Customers(capacity=3)
+    small.append(3, {"group": np.array([1, 2, 3]), "satisfaction": np.array([0.1, 0.2, 0.3])})
+    data = pickle.dumps(cust, protocol=5)
+    assert len(data) < 20_000 and data == pickle.dumps(small, protocol=5)
+    back = pickle.loads(data)
+    assert back.append(2, {"group": 7}).tolist() == [3, 4]
+    assert back.group.tolist() == [1, 2, 3, 7, 7] and back.satisfaction.tolist() == [0.1, 0.2, 0.3, 0.5, 0.5]
+    assert back.plan.tolist() == [-1] * 5 and np.isnan(back.effective_c_max).all()
+
+
+def test_a_new_store_starts_from_zeros_whatever_an_earlier_store_held():
+    """Each column is memory of its own, zero until a row is appended: a store made after another was filled
+    and dropped reads the column defaults in its new rows, and zeros past them."""
+    old = Customers(capacity=64)
+    old.append(64, {name: np.full(64, 7, dtype=dtype) for name, (dtype, _) in COLUMNS.items()})
+    del old
+    cust = Customers(capacity=64)
+    assert all(not col.any() for col in cust._cols.values())
+    [i] = cust.append(1, {})
+    assert {name: cust.column(name)[i].item() for name in ("group", "status", "plan", "satisfaction")} == {
+        "group": 0,
+        "status": 0,
+        "plan": -1,
+        "satisfaction": 0.5,
+    }
+
+
 def test_whole_seats_are_the_floor_of_the_seat_count_as_appended_and_as_set():
     """docs/reference-notes.md §4.17, §4.22: seats are kept as a float and read floored; the floor is stored with
     the count, on append and by ``set_seats`` (the monthly drift's writer)."""

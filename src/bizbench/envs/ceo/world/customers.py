@@ -1,13 +1,14 @@
 """Customers as numpy columns (docs/principles.md principle 6).
 
 One row per sampled prospect (subscribed, lead, lost, cancelled, or dropped enterprise
-prospect). Columns grow by doubling; the daily step works on gathered index arrays and
-never loops over customers in Python.
+prospect). Columns start with room for ``RESERVED_ROWS`` rows and grow by doubling past it; the
+daily step works on gathered index arrays and never loops over customers in Python.
 """
 
 from __future__ import annotations
 
 import functools
+import mmap
 import os
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -33,6 +34,11 @@ BLOCK = 1 << 19
 # of subscribers; the episodes of a run (a few hundred thousand at their peak) never start one.
 THREADED_ROWS = 1 << 20
 THREADS_VAR = "BIZBENCH_THREADS"  # threads of a block pass (docs/performance.md); 1: none
+
+# Rows the columns have room for from the start: the default 500-day episode's table (760K rows) fits, so it
+# is never copied into a larger one. The room is zeroed memory whose pages the kernel maps only when a row
+# is first written (``Customers.append``): untouched rows cost neither time nor resident memory.
+RESERVED_ROWS = 1 << 20
 
 
 def block_threads() -> int:
@@ -119,20 +125,29 @@ COLUMNS: dict[str, tuple[Any, Any]] = {
 }
 
 
+def _zeros(rows: int, dtype: Any) -> np.ndarray:
+    """A zeroed column of ``rows`` rows in memory of its own (an anonymous map): its pages are mapped only
+    when first written, which ``np.zeros`` does not promise once the allocator reuses freed memory."""
+    return np.frombuffer(mmap.mmap(-1, max(1, rows * np.dtype(dtype).itemsize)), dtype=dtype, count=rows)
+
+
 class Customers:
     """Growable column store; ``n`` rows are live, arrays may be longer."""
 
-    def __init__(self, capacity: int = 1024) -> None:
+    def __init__(self, capacity: int = RESERVED_ROWS) -> None:
         self.n = 0
-        self._cols: dict[str, np.ndarray] = {
-            name: np.full(capacity, fill, dtype=dtype) for name, (dtype, fill) in COLUMNS.items()
-        }
+        self._cols: dict[str, np.ndarray] = {name: _zeros(capacity, dtype) for name, (dtype, _) in COLUMNS.items()}
         self.q_req_market = b""  # the quality shift and budget drift the stored Q_req were computed with
 
     def forget_requirement(self, idx: np.ndarray | slice | int) -> None:
         """Mark the stored daily-satisfaction Q_req of rows ``idx`` stale: call it whenever a row's
         effective price, budget snapshot, c_max, quality band or steepness changes."""
         self.column("satisfaction_q_req")[idx] = np.nan
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The live rows only (the env's state digest pickles the world, ``CeoEnv.state_digest``): the room
+        past them holds nothing, and copying it would cost as much as the reserve."""
+        return {**self.__dict__, "_cols": {name: col[: self.n].copy() for name, col in self._cols.items()}}
 
     def __getattr__(self, name: str) -> np.ndarray:
         cols = self.__dict__.get("_cols")
@@ -145,9 +160,10 @@ class Customers:
 
     def append(self, count: int, values: Mapping[str, np.ndarray | float | int]) -> np.ndarray:
         """Add ``count`` rows with the given column values (the column's default elsewhere); returns their
-        indices. Columns grow to the next power of two rows, into zeroed memory whose rows get their
-        values only when appended: the spare rows of a large column are zero pages the kernel maps
-        only when first written, so they cost no time and no resident memory before they are used."""
+        indices. Columns hold zeros past the live rows (``RESERVED_ROWS``) and grow to the next power of two
+        rows, into zeroed memory whose rows get their values only when appended: the spare rows of a
+        large column are zero pages the kernel maps only when first written, so they cost no time and
+        no resident memory before they are used."""
         need = self.n + count
         cap = len(self._cols["group"])
         unknown = set(values) - set(COLUMNS)
@@ -156,11 +172,11 @@ class Customers:
         if need > cap:
             new_cap = max(2 * cap, 1 << (need - 1).bit_length())
             for name, (dtype, _) in COLUMNS.items():
-                grown = np.zeros(new_cap, dtype=dtype)
+                grown = _zeros(new_cap, dtype)
                 grown[: self.n] = self._cols[name][: self.n]
                 self._cols[name] = grown
         for name, (_, fill) in COLUMNS.items():
-            if name in values or fill != 0:  # a column's spare rows are zero until appended (above, __init__)
+            if name in values or fill != 0:  # a column's spare rows are zero until appended (__init__, above)
                 self._cols[name][self.n : need] = values.get(name, fill)
         np.floor(self._cols["seats"][self.n : need], out=self._cols["billed_seats"][self.n : need])
         idx = np.arange(self.n, need)
