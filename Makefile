@@ -11,6 +11,9 @@ $(STAMP): pyproject.toml setup.py src/bizbench/envs/ceo/world/kernels.pyx
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
+	@# bytecode for src/, as pip writes it for an installed package: an editable install has none, and where
+	@# PYTHONDONTWRITEBYTECODE is set (as here) every start would compile ~70 modules (0.1 s; docs/performance.md)
+	$(BIN)/python -m compileall -q src >/dev/null
 	touch $(STAMP)
 
 # The viewer's browser tests drive Debian's chromium; installed with apt-get when missing and
