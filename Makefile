@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv browser layers test test-slow mutants mutants-checkpoint lint demo docs clean
+.PHONY: venv bytecode browser layers test test-slow mutants mutants-checkpoint lint demo docs clean
 
 venv: $(STAMP)
 
@@ -11,10 +11,13 @@ $(STAMP): pyproject.toml setup.py src/bizbench/envs/ceo/world/kernels.pyx
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
-	@# bytecode for src/, as pip writes it for an installed package: an editable install has none, and where
-	@# PYTHONDONTWRITEBYTECODE is set (as here) every start would compile ~70 modules (0.1 s; docs/performance.md)
-	$(BIN)/python -m compileall -q src >/dev/null
 	touch $(STAMP)
+
+# Bytecode for src/, as pip writes it for an installed package: an editable install has none, and where
+# PYTHONDONTWRITEBYTECODE is set every start of bizbench compiles ~70 modules (0.1 s; docs/performance.md).
+# Every target that runs bizbench compiles what changed since (after a pull, too).
+bytecode: venv
+	$(BIN)/python -m compileall -q src
 
 # The viewer's browser tests drive Debian's chromium; installed with apt-get when missing and
 # root (otherwise those tests skip with the reason). Never fails the build.
@@ -30,10 +33,10 @@ layers: venv
 	$(BIN)/lint-imports --no-cache
 
 # The browser tests save their screenshots under test-artifacts/ (or $BIZBENCH_ARTIFACTS).
-test: venv browser layers lint
+test: venv bytecode browser layers lint
 	BIZBENCH_ARTIFACTS="$${BIZBENCH_ARTIFACTS:-$(CURDIR)/test-artifacts}" $(BIN)/pytest -q -n 2
 
-test-slow: venv
+test-slow: venv bytecode
 	$(BIN)/pytest -q -n 0 -m slow --timeout 3600
 
 # Mutation testing of the code that decides a score or a verdict (docs/testing.md). A full run
@@ -64,7 +67,7 @@ lint: venv
 docs: venv
 	for env in ceo yc cfo; do $(BIN)/bizbench tools $$env --format markdown > docs/$$env-tools.md; done
 
-demo: venv
+demo: venv bytecode
 	$(BIN)/bizbench run ceo --agent rule-based --seed 42 --out runs/demo-ceo-42
 
 clean:

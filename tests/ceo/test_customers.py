@@ -99,21 +99,40 @@ def test_a_store_pickles_its_live_rows_only_and_the_unpickled_store_grows_from_t
     assert back.plan.tolist() == [-1] * 5 and np.isnan(back.effective_c_max).all()
 
 
-def test_a_new_store_starts_from_zeros_whatever_an_earlier_store_held():
-    """Each column is memory of its own, zero until a row is appended: a store made after another was filled
-    and dropped reads the column defaults in its new rows, and zeros past them."""
-    old = Customers(capacity=64)
-    old.append(64, {name: np.full(64, 7, dtype=dtype) for name, (dtype, _) in COLUMNS.items()})
-    del old
-    cust = Customers(capacity=64)
-    assert all(not col.any() for col in cust._cols.values())
-    [i] = cust.append(1, {})
-    assert {name: cust.column(name)[i].item() for name in ("group", "status", "plan", "satisfaction")} == {
-        "group": 0,
-        "status": 0,
-        "plan": -1,
-        "satisfaction": 0.5,
-    }
+def _write_in_a_child(cust: Customers) -> None:
+    cust.satisfaction[:] = 9.0
+    cust.append(10, {"group": 2})
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_forked_process_writes_its_own_copy_of_the_store():
+    """A sweep's worker forked from a process holding a world changes its copy only: the columns' memory is
+    private to each process, as heap memory is."""
+    cust = Customers()
+    cust.append(3, {"group": np.array([1, 2, 3]), "satisfaction": np.array([0.1, 0.2, 0.3])})
+    child = multiprocessing.get_context("fork").Process(target=_write_in_a_child, args=(cust,))
+    child.start()
+    child.join(timeout=60)
+    assert child.exitcode == 0
+    assert cust.n == 3 and cust.satisfaction.tolist() == [0.1, 0.2, 0.3] and cust.group.tolist() == [1, 2, 3]
+
+
+def _resident_kb() -> int:
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads Linux's /proc")
+def test_the_room_of_a_new_store_takes_no_memory_until_rows_are_written():
+    """A new store's ``RESERVED_ROWS`` rows (about 250 MB of columns) are zero pages: neither making stores
+    one after another nor reading the room makes them resident; writing rows does, a page at a time."""
+    before = _resident_kb()
+    stores = [Customers() for _ in range(20)]
+    for col in stores[-1]._cols.values():
+        assert not col.any()  # reads every page of the room
+    assert _resident_kb() - before < 30_000
+    stores[-1].append(100_000, {"satisfaction": np.full(100_000, 0.25)})
+    assert _resident_kb() - before > 700  # 100,000 float64 satisfactions alone are 781 KB
 
 
 def test_whole_seats_are_the_floor_of_the_seat_count_as_appended_and_as_set():

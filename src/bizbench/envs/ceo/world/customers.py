@@ -37,7 +37,8 @@ THREADS_VAR = "BIZBENCH_THREADS"  # threads of a block pass (docs/performance.md
 
 # Rows the columns have room for from the start: the default 500-day episode's table (760K rows) fits, so it
 # is never copied into a larger one. The room is zeroed memory whose pages the kernel maps only when a row
-# is first written (``Customers.append``): untouched rows cost neither time nor resident memory.
+# is first written (``Customers.append``): untouched rows cost neither time nor resident memory. They do count
+# towards the kernel's commit charge (about 250 MB a world), which only a strict overcommit policy enforces.
 RESERVED_ROWS = 1 << 20
 
 
@@ -126,9 +127,11 @@ COLUMNS: dict[str, tuple[Any, Any]] = {
 
 
 def _zeros(rows: int, dtype: Any) -> np.ndarray:
-    """A zeroed column of ``rows`` rows in memory of its own (an anonymous map): its pages are mapped only
-    when first written, which ``np.zeros`` does not promise once the allocator reuses freed memory."""
-    return np.frombuffer(mmap.mmap(-1, max(1, rows * np.dtype(dtype).itemsize)), dtype=dtype, count=rows)
+    """A zeroed column of ``rows`` rows in memory of its own (a private anonymous map): its pages take
+    memory only when first written, which ``np.zeros`` does not promise once the allocator reuses freed
+    memory. Private, so a forked process (a sweep's worker) writes its own copy, as with heap memory."""
+    buffer = mmap.mmap(-1, max(1, rows * np.dtype(dtype).itemsize), flags=mmap.MAP_PRIVATE)
+    return np.frombuffer(buffer, dtype=dtype, count=rows)
 
 
 class Customers:
@@ -146,8 +149,9 @@ class Customers:
 
     def __getstate__(self) -> dict[str, Any]:
         """The live rows only (the env's state digest pickles the world, ``CeoEnv.state_digest``): the room
-        past them holds nothing, and copying it would cost as much as the reserve."""
-        return {**self.__dict__, "_cols": {name: col[: self.n].copy() for name, col in self._cols.items()}}
+        past them holds nothing, and pickling it would cost as much as the reserve. A store unpickled (or
+        copied) has room for its rows only and grows from them."""
+        return {**self.__dict__, "_cols": {name: col[: self.n] for name, col in self._cols.items()}}
 
     def __getattr__(self, name: str) -> np.ndarray:
         cols = self.__dict__.get("_cols")
