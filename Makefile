@@ -64,7 +64,7 @@ lint: venv
 	$(BIN)/ruff format --check src tests benchmarks examples
 	$(BIN)/mypy src
 
-docs: venv
+docs: venv bytecode
 	for env in ceo yc cfo; do $(BIN)/bizbench tools $$env --format markdown > docs/$$env-tools.md; done
 
 demo: venv bytecode

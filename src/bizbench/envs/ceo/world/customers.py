@@ -129,7 +129,8 @@ COLUMNS: dict[str, tuple[Any, Any]] = {
 def _zeros(rows: int, dtype: Any) -> np.ndarray:
     """A zeroed column of ``rows`` rows in memory of its own (a private anonymous map): its pages take
     memory only when first written, which ``np.zeros`` does not promise once the allocator reuses freed
-    memory. Private, so a forked process (a sweep's worker) writes its own copy, as with heap memory."""
+    memory. Private, so a forked process (a vector env's worker, a forked rollout) writes its own copy, as
+    it would of heap memory."""
     buffer = mmap.mmap(-1, max(1, rows * np.dtype(dtype).itemsize), flags=mmap.MAP_PRIVATE)
     return np.frombuffer(buffer, dtype=dtype, count=rows)
 
