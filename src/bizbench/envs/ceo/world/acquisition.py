@@ -403,9 +403,10 @@ def admit(
     if rng is None and not firm.all():
         raise ValueError("individual leads need the conversion stream")
     rows = state.customers.append(len(firm), cols)
-    people = rows[~firm]
+    person = ~firm
+    people = rows[person]
     subscribers, lost = (
-        (people, people) if rng is None else _convert(state, rng, people, *_select(cols, prefs, ~firm), delivered)
+        (people, people) if rng is None else _convert(state, rng, people, *_select(cols, prefs, person), delivered)
     )
     leads, dropped_quota, dropped_quality = _gate(state, params, rows[firm], *_select(cols, prefs, firm), delivered)
     return Admission(subscribers, lost, leads, dropped_quota, dropped_quality)

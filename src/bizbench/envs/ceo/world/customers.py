@@ -165,10 +165,8 @@ class Customers:
 
     def append(self, count: int, values: Mapping[str, np.ndarray | float | int]) -> np.ndarray:
         """Add ``count`` rows with the given column values (the column's default elsewhere); returns their
-        indices. Columns hold zeros past the live rows (``RESERVED_ROWS``) and grow to the next power of two
-        rows, into zeroed memory whose rows get their values only when appended: the spare rows of a
-        large column are zero pages the kernel maps only when first written, so they cost no time and
-        no resident memory before they are used."""
+        indices. Past their room (``RESERVED_ROWS`` at first) the columns grow to the next power of two rows,
+        into fresh zeroed maps (``_zeros``); only the appended rows are written."""
         need = self.n + count
         cap = len(self._cols["group"])
         unknown = set(values) - set(COLUMNS)
