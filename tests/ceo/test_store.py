@@ -27,7 +27,9 @@ from bizbench.envs.ceo.store import (
     SCHEMA_PATH,
     STORAGE_PATH,
     CeoStore,
+    _fixed_digits,
     _json_ints,
+    _row_codes,
     describe_tables,
     hidden_columns,
     visible_tables,
@@ -364,6 +366,66 @@ def test_json_ints_round_trip_through_sqlite(top: int) -> None:
     assert _json_ints(np.zeros(0, dtype=np.int64))[0] == "[]"
     with pytest.raises(ValueError, match="packs integers"):
         _json_ints(np.array([10**18]))
+
+
+def test_fixed_digits_read_back_exactly_through_substr() -> None:
+    """The BLOB customer rows are bulk-written with: each field, zero-padded, read back at its byte offset."""
+    rng = np.random.default_rng(3)
+    cols = [rng.integers(0, top + 1, 500) for top in (0, 9, 65_535, 2**58)]
+    blob, widths = _fixed_digits(*cols)
+    assert widths == [len(str(int(col.max()))) for col in cols]
+    conn = sqlite3.connect(":memory:")
+    ids = "[" + ",".join(map(str, range(500))) + "]"
+    at = 0
+    for col, width in zip(cols, widths, strict=True):
+        sql = "SELECT CAST(substr(?1, key * ?2 + ?3 + 1, ?4) AS INTEGER) FROM json_each(?5) ORDER BY key"
+        assert [v for (v,) in conn.execute(sql, (blob, sum(widths), at, width, ids))] == col.tolist()
+        at += width
+    with pytest.raises(ValueError, match="non-negative"):
+        _fixed_digits(np.array([1, -1]))
+
+
+def test_row_codes_tell_floats_apart_bit_for_bit() -> None:
+    """Prices travel as codes into a table of their distinct rows: equal bits share a code, any other
+    difference (0.1 + 0.2 against 0.3, -0.0 against 0.0) gets its own."""
+    a = np.array([0.0, -0.0, 0.1 + 0.2, 0.3, 0.0, 0.3, 7.8447])
+    b = np.array([1.0, 1.0, 2.0, 2.0, 1.0, 2.0, 1.0])
+    rows, codes = _row_codes([a, b])
+    assert len(rows) == 5 and codes.tolist() == [1, 0, 3, 2, 1, 2, 4]
+    back = np.array([rows[k] for k in codes.tolist()])
+    assert back.view(np.int64).tolist() == np.stack([a, b], axis=1).view(np.int64).tolist()
+
+
+def test_prices_reach_the_file_bit_for_bit_on_new_and_rewritten_rows(tmp_path: Path) -> None:
+    """Floats that decimal text would round (7.8447 parses one ulp off through SQLite's CAST) are bound as
+    REALs: a customer's prices read back exactly when it is first written and when it is rewritten."""
+    env = CeoEnv.from_preset("default", seed=3, db_path=tmp_path / "company.db")
+    make_policy("rule-based").act(env)
+    _ok(env, "set_targeted_ad_spend", targeted_spend={"content_marketing": {"S1": 750.0}})  # customers come
+    _ok(env, "next_week", rationale="one week", predictions=PREDICTIONS)
+    cust = env.world.state.customers
+    accounts = np.flatnonzero(cust.status != NONE)
+    awkward = [0.1 + 0.2, 1 / 3, 44.099999999999994, 1e-300, 2.0**60 + 2048, 7.8447]
+    first, later = accounts[: len(awkward)], accounts[-len(awkward) :]
+    assert len(accounts) >= 2 * len(awkward)
+
+    def price(rows: np.ndarray, scale: float) -> None:
+        for c, p in zip(rows.tolist(), awkward, strict=True):
+            cust.listed_price[c], cust.promotion[c], cust.effective_price[c] = p * scale, p / 7, p * 6 / 7
+
+    price(first, 1.0)
+    assert count(env, "subscriptions") == int((cust.status != NONE).sum())  # the query writes them new
+    price(first, 3.0)
+    price(later, 5.0)
+    env.close()  # compares every field: both sets are rewritten
+    conn = sqlite3.connect(tmp_path / "company.db")
+    for rows in (first, later):
+        got = conn.execute(
+            "SELECT listed_price, promotion, effective_price FROM subscriptions "
+            f"WHERE customer_id IN ({','.join(map(str, rows.tolist()))}) ORDER BY customer_id"
+        ).fetchall()
+        want = np.stack([cust.listed_price[rows], cust.promotion[rows], cust.effective_price[rows]], axis=1)
+        assert np.array(got).view(np.int64).tolist() == want.view(np.int64).tolist()
 
 
 def test_ledger_reconciles_to_cash(session: CeoEnv) -> None:

@@ -36,6 +36,7 @@ PICKED: tuple[str, ...] = (
     "company_primary_concern",
 )
 CODE_BITS = 4  # bits per picked field in a persona code: lists of up to 16 options
+PERSONA_BITS = CODE_BITS * len(PICKED)  # bits of a whole persona code
 
 
 class GroupLike(Protocol):
