@@ -396,36 +396,44 @@ def test_row_codes_tell_floats_apart_bit_for_bit() -> None:
     assert back.view(np.int64).tolist() == np.stack([a, b], axis=1).view(np.int64).tolist()
 
 
-def test_prices_reach_the_file_bit_for_bit_on_new_and_rewritten_rows(tmp_path: Path) -> None:
-    """Floats that decimal text would round (7.8447 parses one ulp off through SQLite's CAST) are bound as
-    REALs: a customer's prices read back exactly when it is first written and when it is rewritten."""
+@pytest.mark.parametrize("queried", [False, True], ids=["first written at close", "rewritten at close"])
+def test_prices_reach_the_file_bit_for_bit_on_new_and_rewritten_rows(tmp_path: Path, queried: bool) -> None:
+    """Prices are bound as REALs, never parsed from text (SQLite 3.40's CAST reads 124.6851155646414 and
+    44.6029576233617 one ulp off): a customer's prices read back exactly whether its row is new at close
+    (inserted) or was written by an earlier query (updated by the upsert)."""
     env = CeoEnv.from_preset("default", seed=3, db_path=tmp_path / "company.db")
     make_policy("rule-based").act(env)
     _ok(env, "set_targeted_ad_spend", targeted_spend={"content_marketing": {"S1": 750.0}})  # customers come
     _ok(env, "next_week", rationale="one week", predictions=PREDICTIONS)
     cust = env.world.state.customers
-    accounts = np.flatnonzero(cust.status != NONE)
-    awkward = [0.1 + 0.2, 1 / 3, 44.099999999999994, 1e-300, 2.0**60 + 2048, 7.8447]
-    first, later = accounts[: len(awkward)], accounts[-len(awkward) :]
-    assert len(accounts) >= 2 * len(awkward)
-
-    def price(rows: np.ndarray, scale: float) -> None:
-        for c, p in zip(rows.tolist(), awkward, strict=True):
-            cust.listed_price[c], cust.promotion[c], cust.effective_price[c] = p * scale, p / 7, p * 6 / 7
-
-    price(first, 1.0)
-    assert count(env, "subscriptions") == int((cust.status != NONE).sum())  # the query writes them new
-    price(first, 3.0)
-    price(later, 5.0)
-    env.close()  # compares every field: both sets are rewritten
-    conn = sqlite3.connect(tmp_path / "company.db")
-    for rows in (first, later):
+    if queried:
+        assert count(env, "subscriptions") == int((cust.status != NONE).sum())  # every row written now
+    awkward = [124.6851155646414, 44.6029576233617, 0.1 + 0.2, 1 / 3, 1e-300, 2.0**60 + 2048]
+    rows = np.flatnonzero(cust.status != NONE)[: len(awkward)]
+    assert len(rows) == len(awkward)
+    for c, p in zip(rows.tolist(), awkward, strict=True):
+        cust.listed_price[c], cust.promotion[c], cust.effective_price[c] = p, p / 7, p * 6 / 7
+    env.close()  # compares every field of every row first
+    with sqlite3.connect(f"file:{tmp_path / 'company.db'}?mode=ro", uri=True) as conn:
         got = conn.execute(
             "SELECT listed_price, promotion, effective_price FROM subscriptions "
             f"WHERE customer_id IN ({','.join(map(str, rows.tolist()))}) ORDER BY customer_id"
         ).fetchall()
-        want = np.stack([cust.listed_price[rows], cust.promotion[rows], cust.effective_price[rows]], axis=1)
-        assert np.array(got).view(np.int64).tolist() == want.view(np.int64).tolist()
+    want = np.stack([cust.listed_price[rows], cust.promotion[rows], cust.effective_price[rows]], axis=1)
+    assert np.array(got).view(np.int64).tolist() == want.view(np.int64).tolist()
+
+
+def test_a_seat_count_too_large_to_pack_is_refused_not_wrapped(tmp_path: Path) -> None:
+    """Seats share a packed number with the price code: one that would overflow it stops the write with an
+    error naming it, instead of a wrong seat_count in the file."""
+    env = CeoEnv.from_preset("default", seed=3, db_path=tmp_path / "company.db")
+    make_policy("rule-based").act(env)
+    _ok(env, "set_targeted_ad_spend", targeted_spend={"content_marketing": {"S1": 750.0}})
+    _ok(env, "next_week", rationale="one week", predictions=PREDICTIONS)
+    cust = env.world.state.customers
+    cust.column("billed_seats")[np.flatnonzero(cust.status != NONE)[0]] = 2.0**61  # what seat_count reads
+    with pytest.raises(ValueError, match="seat counts below"):
+        db(env).close(cust)
 
 
 def test_ledger_reconciles_to_cash(session: CeoEnv) -> None:

@@ -45,7 +45,8 @@ on ``flush()``/``close()``; a query always sees them complete up to the last rec
   read the days in between; it sees every customer and status of the day, and the other
   fields (price, plan, seats) of a row whose status did not change as they were when the turn
   began. New customers are inserted (with their persona code) and changed ones updated, in one
-  statement (an upsert).
+  upsert, after their distinct prices go into a temporary table; new enterprise customers'
+  addresses follow.
 - ``issues``: the store keeps each issue's customer, group, open and resolved day; writing
   inserts new issues, closes resolved ones and moves the day open issues count to.
 - ``daily_usage``/``ads_revenue``: a ring buffer of the last 30 days (the day's id and value
@@ -55,14 +56,14 @@ on ``flush()``/``close()``; a query always sees them complete up to the last rec
 New and changed customers, new issues and usage rows go in as one ``INSERT ... SELECT`` over
 ``json_each`` of packed integers (``_json_ints``), a row's fields unpacked in SQL (a customer's
 other fields from fixed-width digits of one BLOB, ``_fixed_digits``, and its prices, bound as
-REALs, from a table of their distinct rows): a quarter to a half of the cost of binding them
-row by row.
+REALs, from a table of their distinct rows): a quarter to about 0.6 of the cost of binding them
+row by row (less gain for customers whose prices are mostly all different; docs/performance.md).
 
-Measured at 300K active subscribers (``benchmarks/ceo_seat.py``, this 2-core machine): the
-store adds 0.04-0.07 s to a week. The first query naming a lazy table after a week pays that
-week's writes: ~0.15 s for customers/subscriptions, ~0.23 s for issues, ~0.6 s for
-daily_usage (2M rows in, and from the fifth week 2M out; docs/performance.md); with in-app ads
-on, ads_revenue costs more.
+Measured at 300K active subscribers (``benchmarks/ceo_seat.py``, this 2-core machine, whose
+figures move by 10-30 % from hour to hour): the store adds 0.02-0.07 s to a week. The first
+query naming a lazy table after a week pays that week's writes: 0.2-0.4 s for
+customers/subscriptions, 0.3-0.5 s for issues, 1.0-1.5 s for daily_usage (2M rows in, and from
+the fifth week 2M out; docs/performance.md); with in-app ads on, ads_revenue costs more.
 
 ``close()`` checkpoints and switches the file back to a rollback journal so it can be read
 later (``mode=ro``) without its ``-wal``/``-shm`` companions. Opening a store on an existing
@@ -191,9 +192,9 @@ TABLE_NOTES: dict[str, str] = {
 
 _STATUS_TEXT = (None, "lead", "subscribed", "cancelled", "lost")  # by status code (world/customers.py)
 _SOURCE_TEXT = (*CHANNELS, "network", "organic")  # by acquisition source code
-# customer_rows (storage.sql) is written by one INSERT ... SELECT, each row from numbers unpacked in SQL (binding
-# a parameter per field costs more than unpacking it): json_each over the customer ids is the row source, and
-# three fixed-width decimal numbers of one BLOB (_fixed_digits), read with substr, hold the rest:
+# customer_rows (storage.sql) is written by one INSERT ... SELECT, each row from numbers unpacked in SQL (a
+# statement's step per row, as executemany takes, costs more): json_each over the customer ids is the row
+# source, and three fixed-width decimal numbers of one BLOB (_fixed_digits), read with substr, hold the rest:
 #   v: persona code (bits 0-35), group index (36-41), source (42-44), enterprise (45), plan (46-48: 0 none,
 #      1 'pending' for an enterprise lead, 2 + its index in PLANS), first billing done (49), billing anchor
 #      (50-54), status (55-57);
@@ -221,7 +222,8 @@ _PERSONA_MASK = (1 << PERSONA_BITS) - 1
 _PRICES = ("listed_price", "promotion", "effective_price")  # customer_rows' REALs, through temp.customer_prices
 _MAX_DAY = 65535  # days are packed in 16 bits
 _MAX_GROUPS = 64  # group indexes are packed in 6 bits
-_CUSTOMER_PRICES = (
+_MAX_SEATS_BITS = 62  # s: seats and the price code under 2**62
+_CREATE_CUSTOMER_PRICES = (
     "CREATE TEMP TABLE IF NOT EXISTS customer_prices "
     "(code INTEGER PRIMARY KEY, listed_price REAL, promotion REAL, effective_price REAL)"
 )
@@ -239,7 +241,7 @@ _WRITE_CUSTOMERS = (
     f"ON CONFLICT (customer_id) DO UPDATE SET ({', '.join(_SUBSCRIPTION_VALUES)}) = "
     f"({', '.join('excluded.' + name for name in _SUBSCRIPTION_VALUES)})"
 )
-assert PERSONA_BITS == 36, "the persona code's bits in v"
+assert PERSONA_BITS == 36 and len(PLANS) <= 5, "v's persona code and plan code fit their bits"
 assert len(_SOURCE_TEXT) == SOURCE_ORGANIC + 1 and _SOURCE_TEXT[SOURCE_NETWORK] == "network"
 assert {"status", "plan", "seats", "start_day", "end_day"} <= set(CUSTOMER_COLUMNS)
 _CLOSED_REASONS = ("accepted", "agent_rejected")  # other dead threads keep closed=0 (reference-notes §5.1)
@@ -470,7 +472,7 @@ class _Accounts:
         rows = np.concatenate([np.flatnonzero(self.dirty[: self.in_file]), new])
         if len(rows):
             self._write_group_words(conn, np.unique(c["group"][new]).tolist())
-            self._write_rows(conn, rows)
+            self._write_rows(conn, rows, len(new))
             named = new[self.is_ent[c["group"][new]]]
             conn.executemany(
                 "UPDATE customer_rows SET email = ? WHERE customer_id = ?",
@@ -480,8 +482,9 @@ class _Accounts:
         self.in_file = n
         self.any_dirty = False
 
-    def _write_rows(self, conn: sqlite3.Connection, rows: np.ndarray) -> None:
-        """Customers ``rows`` in one statement: their numbers packed as ``_WRITE_CUSTOMERS`` reads them."""
+    def _write_rows(self, conn: sqlite3.Connection, rows: np.ndarray, new: int) -> None:
+        """Customers ``rows``, the last ``new`` of them not in the file yet, in one statement: their numbers
+        packed as ``_WRITE_CUSTOMERS`` reads them."""
         c = self.cols
         group = c["group"][rows].astype(np.int64)
         ent = self.is_ent[group]
@@ -492,8 +495,13 @@ class _Accounts:
         start, end, created = days
         prices, price_code = _row_codes([c[name][rows] for name in _PRICES])
         price_bits = max(len(prices) - 1, 1).bit_length()
+        seats = c["seats"][rows].astype(np.int64)
+        if seats.max() >= 1 << (_MAX_SEATS_BITS - price_bits):
+            raise ValueError(f"the store packs seat counts below 2**{_MAX_SEATS_BITS - price_bits}")
+        persona = np.zeros(len(rows), dtype=np.int64)  # written with new rows only (DO UPDATE leaves it)
+        persona[len(rows) - new :] = persona_codes(rows[len(rows) - new :], group[len(rows) - new :], self.groups)
         v = (
-            persona_codes(rows, group, self.groups)
+            persona
             | group << 36
             | c["source"][rows].astype(np.int64) << 42
             | ent.astype(np.int64) << 45
@@ -503,15 +511,18 @@ class _Accounts:
             | c["status"][rows].astype(np.int64) << 55
         )
         d = (start + 1) | (end + 1) << 16 | created << 32
-        s = c["seats"][rows].astype(np.int64) << price_bits | price_code
+        s = seats << price_bits | price_code
         blob, widths = _fixed_digits(v, d, s)
         ids, offset = _json_ints(rows)
-        conn.execute(_CUSTOMER_PRICES)
+        conn.execute(_CREATE_CUSTOMER_PRICES)
         conn.executemany(
             "INSERT INTO temp.customer_prices VALUES (?,?,?,?)", ((k, *row) for k, row in enumerate(prices))
         )
-        conn.execute(self._write_sql, (ids, offset, blob, sum(widths), price_bits, *widths, *self.group_ids.tolist()))
+        params = (ids, offset, blob, sum(widths), price_bits, *widths, *self.group_ids.tolist())
+        written = conn.execute(self._write_sql, params).rowcount
         conn.execute("DELETE FROM temp.customer_prices")
+        if written != len(rows):  # a row without its price code would be dropped by the join
+            raise RuntimeError(f"the store wrote {written} of {len(rows)} customer rows")
 
     def _write_group_words(self, conn: sqlite3.Connection, groups: list[int]) -> None:
         """A group's name, kind and persona words, written with its first customer: before it, the file tells
