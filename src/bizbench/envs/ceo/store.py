@@ -57,7 +57,7 @@ New and changed customers, new issues and usage rows go in as one ``INSERT ... S
 ``json_each`` of packed integers (``_json_ints``), a row's fields unpacked in SQL (a customer's
 other fields from fixed-width digits of one BLOB, ``_fixed_digits``, and its prices, bound as
 REALs, from a table of their distinct rows): a quarter to about 0.6 of the cost of binding them
-row by row (less gain for customers whose prices are mostly all different; docs/performance.md).
+row by row (up to 1.7x more when most customers have prices of their own; docs/performance.md).
 
 Measured at 300K active subscribers (``benchmarks/ceo_seat.py``, this 2-core machine, whose
 figures move by 10-30 % from hour to hour): the store adds 0.02-0.07 s to a week. The first
@@ -726,6 +726,7 @@ class CeoStore:
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.execute("PRAGMA cache_size=-65536")  # 64 MB: bulk writes touch many index pages
+        self._conn.execute("PRAGMA temp.cache_size=-65536")  # temp.customer_prices: kept off the disk when large
         self._conn.executescript(SCHEMA_PATH.read_text(encoding="utf-8") + STORAGE_PATH.read_text(encoding="utf-8"))
         self._guard = SqlGuard(
             self.path,
