@@ -23,13 +23,16 @@ from bizbench.envs.ceo.config import load_config
 from bizbench.envs.ceo.env import CeoEnv
 from bizbench.envs.ceo.personas import CODE_BITS, PICKED, persona_codes, persona_emails, persona_vocabulary
 from bizbench.envs.ceo.store import (
+    _PACKED,
     HIDDEN_TABLES,
     SCHEMA_PATH,
     STORAGE_PATH,
     CeoStore,
     _fixed_digits,
     _json_ints,
+    _pack,
     _row_codes,
+    _sql_field,
     describe_tables,
     hidden_columns,
     visible_tables,
@@ -383,6 +386,25 @@ def test_fixed_digits_read_back_exactly_through_substr() -> None:
         at += width
     with pytest.raises(ValueError, match="non-negative"):
         _fixed_digits(np.array([1, -1]))
+
+
+@pytest.mark.parametrize("number", sorted(_PACKED))
+def test_packed_fields_read_back_through_their_sql(number: str) -> None:
+    """The customer rows' packed numbers: every field, at its largest value too, comes back out of the SQL
+    that reads it; a value that does not fit its bits is refused by name."""
+    fields = _PACKED[number]
+    rng = np.random.default_rng(5)
+    values = {f: rng.integers(0, 1 << bits, 300) for f, (_, bits) in fields.items()}
+    for f, (_, bits) in fields.items():
+        values[f][0] = (1 << bits) - 1
+    packed = _pack(number, **values)
+    conn = sqlite3.connect(":memory:")
+    sql = f"SELECT {', '.join(_sql_field(f) for f in fields)} FROM (SELECT ? AS {number})"
+    back = [conn.execute(sql, (x,)).fetchone() for x in packed.tolist()]
+    assert back == list(zip(*(values[f].tolist() for f in fields), strict=True))
+    first = next(iter(fields))
+    with pytest.raises(ValueError, match=f"packs {first} in"):
+        _pack(number, **{**values, first: values[first] + (1 << fields[first][1])})
 
 
 def test_row_codes_tell_floats_apart_bit_for_bit() -> None:

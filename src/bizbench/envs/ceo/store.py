@@ -195,33 +195,61 @@ _SOURCE_TEXT = (*CHANNELS, "network", "organic")  # by acquisition source code
 # customer_rows (storage.sql) is written by one INSERT ... SELECT, each row from numbers unpacked in SQL (a
 # statement's step per row, as executemany takes, costs more): json_each over the customer ids is the row
 # source, and three fixed-width decimal numbers of one BLOB (_fixed_digits), read with substr, hold the rest:
-#   v: persona code (bits 0-35), group index (36-41), source (42-44), enterprise (45), plan (46-48: 0 none,
-#      1 'pending' for an enterprise lead, 2 + its index in PLANS), first billing done (49), billing anchor
-#      (50-54), status (55-57);
-#   d: start day + 1 (bits 0-15), end day + 1 (16-31), created day (32-47), 0 for no day;
-#   s: the billed seats above ?5 low bits holding the row's code in temp.customer_prices, the distinct
-#      (list price, promotion, effective price) of the rows, bound as REALs (text would round some floats).
-# Contracts are one month (§4.23). A customer written before gets its subscription columns updated.
+# v and d, the fields of _PACKED at (first bit, bits); and s, the billed seats above ?5 low bits holding the
+# row's code in temp.customer_prices, the distinct (list price, promotion, effective price) of the rows,
+# bound as REALs (text would round some floats). A day is stored + 1, 0 for none; plan is 0 for none, 1 for
+# 'pending' (an enterprise lead), 2 + its index in PLANS. Contracts are one month (§4.23). A customer
+# written before gets its subscription columns updated.
+_PACKED: dict[str, dict[str, tuple[int, int]]] = {
+    "v": {
+        "persona": (0, PERSONA_BITS),
+        "group": (36, 6),
+        "source": (42, 3),
+        "enterprise": (45, 1),
+        "plan": (46, 3),
+        "first_billing_done": (49, 1),
+        "billing_mod": (50, 5),
+        "status": (55, 3),
+    },
+    "d": {"start_day": (0, 16), "end_day": (16, 16), "created_day": (32, 16)},
+}
+_FIELD_OF = {field: (number, at) for number, fields in _PACKED.items() for field, at in fields.items()}
+
+
+def _sql_field(field: str) -> str:
+    """SQL reading ``field`` out of its packed number (``_PACKED``)."""
+    number, (first, bits) = _FIELD_OF[field]
+    return f"({number} >> {first} & {(1 << bits) - 1})"
+
+
+def _pack(number: str, **fields: np.ndarray) -> np.ndarray:
+    """The packed number ``number`` (``_PACKED``) of each row, from its fields (non-negative int64)."""
+    packed = np.zeros(len(next(iter(fields.values()))), dtype=np.int64)
+    for field, (first, bits) in _PACKED[number].items():
+        values = fields[field]
+        if len(values) and (values.min() < 0 or values.max() >= 1 << bits):
+            raise ValueError(f"the store packs {field} in [0, {1 << bits}), not {values.min()}..{values.max()}")
+        packed |= values << first
+    return packed
+
+
 _SUBSCRIPTION_VALUES = {
-    "status": "v >> 55 & 7",
-    "plan": "CASE v >> 46 & 7 WHEN 1 THEN 'pending' "
+    "status": _sql_field("status"),
+    "plan": f"CASE {_sql_field('plan')} WHEN 1 THEN 'pending' "
     + " ".join(f"WHEN {k + 2} THEN '{plan}'" for k, plan in enumerate(PLANS))
     + " END",
     "listed_price": "p.listed_price",
     "promotion": "p.promotion",
     "effective_price": "p.effective_price",
-    "start_day": "nullif(d & 65535, 0) - 1",
-    "end_day": "nullif(d >> 16 & 65535, 0) - 1",
-    "billing_day_mod30": "v >> 50 & 31",
+    "start_day": f"nullif({_sql_field('start_day')}, 0) - 1",
+    "end_day": f"nullif({_sql_field('end_day')}, 0) - 1",
+    "billing_day_mod30": _sql_field("billing_mod"),
     "seat_count": "s >> ?5",
-    "contract_months": "CASE WHEN d & 65535 THEN 1 END",
-    "contract_end_day": "CASE WHEN v >> 45 & 1 THEN nullif(d & 65535, 0) + 29 END",
-    "first_billing_done": "v >> 49 & 1",
+    "contract_months": f"CASE WHEN {_sql_field('start_day')} THEN 1 END",
+    "contract_end_day": f"CASE WHEN {_sql_field('enterprise')} THEN nullif({_sql_field('start_day')}, 0) + 29 END",
+    "first_billing_done": _sql_field("first_billing_done"),
 }
-_PERSONA_MASK = (1 << PERSONA_BITS) - 1
 _PRICES = ("listed_price", "promotion", "effective_price")  # customer_rows' REALs, through temp.customer_prices
-_MAX_DAY = 65535  # days are packed in 16 bits
-_MAX_GROUPS = 64  # group indexes are packed in 6 bits
 _MAX_SEATS_BITS = 62  # s: seats and the price code under 2**62
 _CREATE_CUSTOMER_PRICES = (
     "CREATE TEMP TABLE IF NOT EXISTS customer_prices "
@@ -231,8 +259,8 @@ _CREATE_CUSTOMER_PRICES = (
 # of v, d and s, ?9... the group ids
 _WRITE_CUSTOMERS = (
     f"INSERT INTO customer_rows (customer_id, group_id, created_day, source, persona, "
-    f"{', '.join(_SUBSCRIPTION_VALUES)}) SELECT id, {{group}}, d >> 32 & 65535, v >> 42 & 7, v & {_PERSONA_MASK}, "
-    f"{', '.join(_SUBSCRIPTION_VALUES.values())} "
+    f"{', '.join(_SUBSCRIPTION_VALUES)}) SELECT id, {{group}}, {_sql_field('created_day')}, {_sql_field('source')}, "
+    f"{_sql_field('persona')}, {', '.join(_SUBSCRIPTION_VALUES.values())} "
     "FROM (SELECT value - ?2 AS id, CAST(substr(?3, key * ?4 + 1, ?6) AS INTEGER) AS v, "
     "CAST(substr(?3, key * ?4 + ?6 + 1, ?7) AS INTEGER) AS d, "
     "CAST(substr(?3, key * ?4 + ?6 + ?7 + 1, ?8) AS INTEGER) AS s "
@@ -241,7 +269,12 @@ _WRITE_CUSTOMERS = (
     f"ON CONFLICT (customer_id) DO UPDATE SET ({', '.join(_SUBSCRIPTION_VALUES)}) = "
     f"({', '.join('excluded.' + name for name in _SUBSCRIPTION_VALUES)})"
 )
-assert PERSONA_BITS == 36 and len(PLANS) <= 5, "v's persona code and plan code fit their bits"
+assert all(  # no two fields of a packed number share a bit, and each number fits a signed 64-bit integer
+    len({bit for first, bits in fields.values() for bit in range(first, first + bits)})
+    == sum(bits for _, bits in fields.values())
+    and max(first + bits for first, bits in fields.values()) <= 63
+    for fields in _PACKED.values()
+)
 assert len(_SOURCE_TEXT) == SOURCE_ORGANIC + 1 and _SOURCE_TEXT[SOURCE_NETWORK] == "network"
 assert {"status", "plan", "seats", "start_day", "end_day"} <= set(CUSTOMER_COLUMNS)
 _CLOSED_REASONS = ("accepted", "agent_rejected")  # other dead threads keep closed=0 (reference-notes §5.1)
@@ -420,9 +453,7 @@ class _Accounts:
         self.groups = list(groups)
         self.group_ids = np.array([g.id for g in groups], dtype=object)
         self.is_ent = np.array([g.kind == "ENT" for g in groups], dtype=bool)
-        if len(groups) > _MAX_GROUPS:
-            raise ValueError(f"the store packs group indexes below {_MAX_GROUPS}")
-        self._write_sql = _WRITE_CUSTOMERS.format(group=_group_case("v >> 36 & 63", 9, len(groups)))
+        self._write_sql = _WRITE_CUSTOMERS.format(group=_group_case(_sql_field("group"), 9, len(groups)))
         self.n = 0  # customers captured
         self.in_file = 0  # customers written
         self.cols = {name: np.zeros(0, dtype) for name, dtype in {**self.FIELDS, **self.STATIC}.items()}
@@ -486,32 +517,28 @@ class _Accounts:
         """Customers ``rows``, the last ``new`` of them not in the file yet, in one statement: their numbers
         packed as ``_WRITE_CUSTOMERS`` reads them."""
         c = self.cols
-        group = c["group"][rows].astype(np.int64)
-        ent = self.is_ent[group]
-        plan = c["plan"][rows].astype(np.int64)
-        days = [c[name][rows].astype(np.int64) for name in ("start_day", "end_day", "created_day")]
-        if any(col.max() >= _MAX_DAY for col in days):
-            raise ValueError(f"the store packs days below {_MAX_DAY}")
-        start, end, created = days
+        col = {name: c[name][rows].astype(np.int64) for name in (*self.FIELDS, *self.STATIC) if name not in _PRICES}
         prices, price_code = _row_codes([c[name][rows] for name in _PRICES])
         price_bits = max(len(prices) - 1, 1).bit_length()
-        seats = c["seats"][rows].astype(np.int64)
-        if seats.max() >= 1 << (_MAX_SEATS_BITS - price_bits):
+        if col["seats"].max() >= 1 << (_MAX_SEATS_BITS - price_bits):
             raise ValueError(f"the store packs seat counts below 2**{_MAX_SEATS_BITS - price_bits}")
+        s = col["seats"] << price_bits | price_code
+        first_new = len(rows) - new
         persona = np.zeros(len(rows), dtype=np.int64)  # written with new rows only (DO UPDATE leaves it)
-        persona[len(rows) - new :] = persona_codes(rows[len(rows) - new :], group[len(rows) - new :], self.groups)
-        v = (
-            persona
-            | group << 36
-            | c["source"][rows].astype(np.int64) << 42
-            | ent.astype(np.int64) << 45
-            | np.where(plan >= 0, plan + 2, ent) << 46  # an enterprise lead's plan reads 'pending'
-            | c["first_billing_done"][rows].astype(np.int64) << 49
-            | c["billing_mod"][rows].astype(np.int64) << 50
-            | c["status"][rows].astype(np.int64) << 55
+        persona[first_new:] = persona_codes(rows[first_new:], col["group"][first_new:], self.groups)
+        ent = self.is_ent[col["group"]].astype(np.int64)
+        v = _pack(
+            "v",
+            persona=persona,
+            group=col["group"],
+            source=col["source"],
+            enterprise=ent,
+            plan=np.where(col["plan"] >= 0, col["plan"] + 2, ent),
+            first_billing_done=col["first_billing_done"],
+            billing_mod=col["billing_mod"],
+            status=col["status"],
         )
-        d = (start + 1) | (end + 1) << 16 | created << 32
-        s = seats << price_bits | price_code
+        d = _pack("d", start_day=col["start_day"] + 1, end_day=col["end_day"] + 1, created_day=col["created_day"])
         blob, widths = _fixed_digits(v, d, s)
         ids, offset = _json_ints(rows)
         conn.execute(_CREATE_CUSTOMER_PRICES)
