@@ -12,6 +12,7 @@ import re
 import sqlite3
 import threading
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,7 @@ from bizbench.envs.ceo.store import (
     SCHEMA_PATH,
     STORAGE_PATH,
     CeoStore,
+    _Accounts,
     _fixed_digits,
     _json_ints,
     _pack,
@@ -403,8 +405,18 @@ def test_packed_fields_read_back_through_their_sql(number: str) -> None:
     back = [conn.execute(sql, (x,)).fetchone() for x in packed.tolist()]
     assert back == list(zip(*(values[f].tolist() for f in fields), strict=True))
     first = next(iter(fields))
-    with pytest.raises(ValueError, match=f"packs {first} in"):
-        _pack(number, **{**values, first: values[first] + (1 << fields[first][1])})
+    for wrong in (values[first] + (1 << fields[first][1]), values[first] - (1 << fields[first][1])):
+        with pytest.raises(ValueError, match=f"packs {first} in"):
+            _pack(number, **{**values, first: wrong})
+    with pytest.raises(ValueError, match="packs"):
+        _pack(number, **{f: v for f, v in values.items() if f != first})
+
+
+def test_a_config_with_more_groups_than_the_packed_index_holds_is_refused_when_the_store_opens() -> None:
+    groups = [SimpleNamespace(id=f"S{k}", kind="IND") for k in range(65)]
+    with pytest.raises(ValueError, match="65 groups"):
+        _Accounts(groups)
+    assert _Accounts(groups[:64]).n == 0
 
 
 def test_row_codes_tell_floats_apart_bit_for_bit() -> None:

@@ -197,9 +197,9 @@ _SOURCE_TEXT = (*CHANNELS, "network", "organic")  # by acquisition source code
 # source, and three fixed-width decimal numbers of one BLOB (_fixed_digits), read with substr, hold the rest:
 # v and d, the fields of _PACKED at (first bit, bits); and s, the billed seats above ?5 low bits holding the
 # row's code in temp.customer_prices, the distinct (list price, promotion, effective price) of the rows,
-# bound as REALs (text would round some floats). A day is stored + 1, 0 for none; plan is 0 for none, 1 for
-# 'pending' (an enterprise lead), 2 + its index in PLANS. Contracts are one month (§4.23). A customer
-# written before gets its subscription columns updated.
+# bound as REALs (text would round some floats). Start and end days are stored + 1, 0 for none; the created
+# day as it is; plan is 0 for none, 1 for 'pending' (an enterprise lead), 2 + its index in PLANS. Contracts
+# are one month (§4.23). A customer written before gets its subscription columns updated.
 _PACKED: dict[str, dict[str, tuple[int, int]]] = {
     "v": {
         "persona": (0, PERSONA_BITS),
@@ -223,10 +223,13 @@ def _sql_field(field: str) -> str:
 
 
 def _pack(number: str, **fields: np.ndarray) -> np.ndarray:
-    """The packed number ``number`` (``_PACKED``) of each row, from its fields (non-negative int64)."""
+    """The packed number ``number`` (``_PACKED``) of each row, from every one of its fields (non-negative
+    integers, each below 2 to the power of its bits)."""
+    if set(fields) != set(_PACKED[number]):
+        raise ValueError(f"{number} packs {sorted(_PACKED[number])}, not {sorted(fields)}")
     packed = np.zeros(len(next(iter(fields.values()))), dtype=np.int64)
     for field, (first, bits) in _PACKED[number].items():
-        values = fields[field]
+        values = np.asarray(fields[field], dtype=np.int64)
         if len(values) and (values.min() < 0 or values.max() >= 1 << bits):
             raise ValueError(f"the store packs {field} in [0, {1 << bits}), not {values.min()}..{values.max()}")
         packed |= values << first
@@ -275,6 +278,7 @@ assert all(  # no two fields of a packed number share a bit, and each number fit
     and max(first + bits for first, bits in fields.values()) <= 63
     for fields in _PACKED.values()
 )
+assert max(len(PLANS) + 1, len(_SOURCE_TEXT) - 1, len(_STATUS_TEXT) - 1) < 8, "plan, source, status fit 3 bits"
 assert len(_SOURCE_TEXT) == SOURCE_ORGANIC + 1 and _SOURCE_TEXT[SOURCE_NETWORK] == "network"
 assert {"status", "plan", "seats", "start_day", "end_day"} <= set(CUSTOMER_COLUMNS)
 _CLOSED_REASONS = ("accepted", "agent_rejected")  # other dead threads keep closed=0 (reference-notes §5.1)
@@ -453,6 +457,8 @@ class _Accounts:
         self.groups = list(groups)
         self.group_ids = np.array([g.id for g in groups], dtype=object)
         self.is_ent = np.array([g.kind == "ENT" for g in groups], dtype=bool)
+        if len(groups) > 1 << _PACKED["v"]["group"][1]:
+            raise ValueError(f"the store packs group indexes in {_PACKED['v']['group'][1]} bits: {len(groups)} groups")
         self._write_sql = _WRITE_CUSTOMERS.format(group=_group_case(_sql_field("group"), 9, len(groups)))
         self.n = 0  # customers captured
         self.in_file = 0  # customers written
