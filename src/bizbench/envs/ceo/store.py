@@ -236,14 +236,13 @@ def _pack(number: str, **fields: np.ndarray) -> np.ndarray:
     return packed
 
 
+_PRICES = ("listed_price", "promotion", "effective_price")  # customer_rows' REALs, through temp.customer_prices
 _SUBSCRIPTION_VALUES = {
     "status": _sql_field("status"),
     "plan": f"CASE {_sql_field('plan')} WHEN 1 THEN 'pending' "
     + " ".join(f"WHEN {k + 2} THEN '{plan}'" for k, plan in enumerate(PLANS))
     + " END",
-    "listed_price": "p.listed_price",
-    "promotion": "p.promotion",
-    "effective_price": "p.effective_price",
+    **{name: f"p.{name}" for name in _PRICES},
     "start_day": f"nullif({_sql_field('start_day')}, 0) - 1",
     "end_day": f"nullif({_sql_field('end_day')}, 0) - 1",
     "billing_day_mod30": _sql_field("billing_mod"),
@@ -252,11 +251,9 @@ _SUBSCRIPTION_VALUES = {
     "contract_end_day": f"CASE WHEN {_sql_field('enterprise')} THEN nullif({_sql_field('start_day')}, 0) + 29 END",
     "first_billing_done": _sql_field("first_billing_done"),
 }
-_PRICES = ("listed_price", "promotion", "effective_price")  # customer_rows' REALs, through temp.customer_prices
 _MAX_SEATS_BITS = 62  # s: seats and the price code under 2**62
-_CREATE_CUSTOMER_PRICES = (
-    "CREATE TEMP TABLE IF NOT EXISTS customer_prices "
-    "(code INTEGER PRIMARY KEY, listed_price REAL, promotion REAL, effective_price REAL)"
+_CREATE_CUSTOMER_PRICES = "CREATE TEMP TABLE IF NOT EXISTS customer_prices (code INTEGER PRIMARY KEY, {})".format(
+    ", ".join(f"{name} REAL" for name in _PRICES)
 )
 # ?1 the ids (JSON), ?2 their offset, ?3 the BLOB, ?4 its row width, ?5 the price code's bits, ?6-?8 the widths
 # of v, d and s, ?9... the group ids
@@ -549,7 +546,8 @@ class _Accounts:
         ids, offset = _json_ints(rows)
         conn.execute(_CREATE_CUSTOMER_PRICES)
         conn.executemany(
-            "INSERT INTO temp.customer_prices VALUES (?,?,?,?)", ((k, *row) for k, row in enumerate(prices))
+            f"INSERT INTO temp.customer_prices VALUES (?{',?' * len(_PRICES)})",
+            ((k, *row) for k, row in enumerate(prices)),
         )
         params = (ids, offset, blob, sum(widths), price_bits, *widths, *self.group_ids.tolist())
         written = conn.execute(self._write_sql, params).rowcount
