@@ -325,3 +325,25 @@ def test_a_relationship_decayed_to_zero_restarts_from_half_in_the_engine(
     out = run_support(state, params, rng, np.array(c), np.full(4, 0.5), outage=False)
     assert sorted(out.resolved.tolist()) == c[:2]
     assert state.customers.relationship[c] == pytest.approx(expected)
+
+
+def test_the_callers_open_issue_flags_give_the_day_support_would_read_itself(state, params):
+    """``run_support`` given the open-issue flags the world read for the posts resolves and opens exactly
+    what it does when it reads them itself (the flags are read once a day, ``World.step_day``)."""
+    n = 3_000
+    idx = state.customers.append(n, {"group": np.arange(n) % 3, "status": np.full(n, SUBSCRIBED)})
+    issue_days = np.where(np.random.default_rng(2).random(n) < 0.3, 2, 0)
+    s_before = np.random.default_rng(3).random(n)
+    state.settings.operations = 20.0
+    days = []
+    for flags in (None, "given"):
+        state.customers.issue_days[idx] = issue_days
+        state.customers.relationship[idx] = 0.5
+        has_issue = None if flags is None else state.customers.open_issue(idx)
+        out = run_support(state, params, np.random.default_rng(8), idx, s_before, False, has_issue)
+        days.append((out.opened.tolist(), out.resolved.tolist(), state.customers.issue_days[idx].tolist()))
+    assert len(days[0][0]) > 50 and len(days[0][1]) > 5
+    assert days[0] == days[1]
+    state.customers.issue_days[idx] = issue_days  # flags that say no issue is open: nothing to resolve
+    nobody = np.zeros(n, dtype=bool)
+    assert len(run_support(state, params, np.random.default_rng(8), idx, s_before, False, nobody).resolved) == 0

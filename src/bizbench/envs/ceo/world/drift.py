@@ -29,18 +29,20 @@ def apply_group_drift(state: WorldState, params: Params) -> None:
 
 
 def apply_individual_drift(state: WorldState, params: Params, idx: np.ndarray) -> None:
-    """Compound per-day rates over 30 days on subscribed customers ``idx`` (reference-notes §4.17)."""
+    """Compound per-day rates over 30 days on subscribed customers ``idx`` (reference-notes §4.17).
+
+    The rates are a group's, so each group's factors are computed once and read by its customers."""
     cfg = state.config.drift
     cust = state.customers
-    g = cust.group[idx]
-    rates = params.indiv_drift[g]  # c_max, q_bias, steepness_left, seat_count
-    growth = (1.0 + rates) ** cfg.period_days - 1.0
-    cust.c_max[idx] = np.clip(cust.c_max[idx] * (1.0 + growth[:, 0]), *cfg.c_max_bounds)
-    cust.q_min[idx] *= 1.0 + growth[:, 1]
-    cust.q_max[idx] *= 1.0 + growth[:, 1]
-    cust.s_left[idx] = np.clip(cust.s_left[idx] * (1.0 + growth[:, 2]), *cfg.steep_left_bounds)
-    seat_mult = state.macro_multipliers[g, MACRO_SEAT]
-    cust.set_seats(idx, np.maximum(1.0, cust.seats[idx] * (1.0 + growth[:, 3] * seat_mult)))
+    growth = (1.0 + params.indiv_drift) ** cfg.period_days - 1.0  # by group: c_max, q_bias, steepness_left, seats
+    factors = 1.0 + growth
+    factors[:, 3] = 1.0 + growth[:, 3] * state.macro_multipliers[:, MACRO_SEAT]
+    f = factors[cust.group[idx]]
+    cust.c_max[idx] = np.clip(cust.c_max[idx] * f[:, 0], *cfg.c_max_bounds)
+    cust.q_min[idx] *= f[:, 1]
+    cust.q_max[idx] *= f[:, 1]
+    cust.s_left[idx] = np.clip(cust.s_left[idx] * f[:, 2], *cfg.steep_left_bounds)
+    cust.set_seats(idx, np.maximum(1.0, cust.seats[idx] * f[:, 3]))
     cust.forget_requirement(idx)
 
 

@@ -49,6 +49,7 @@ def run_support(
     active: np.ndarray,
     satisfaction_before: np.ndarray,
     outage: bool,
+    has_issue: np.ndarray | None = None,
 ) -> SupportDay:
     """Resolve open issues through the global and targeted pools, then open new issues.
 
@@ -58,12 +59,15 @@ def run_support(
     still-unresolved. A fix within 1 or 2 days and no outage lifts the relationship by
     0.40 / 0.30; every unresolved day costs 0.01 (reference-notes §4.10).
     Generation (eq 20): P = clip((0.01 + 0.15 (1 - S_prev) + 0.25 1[outage]) seats, 0, 0.4).
+    ``has_issue``: whether each of ``active`` has an issue open (``Customers.open_issue``), when the
+    caller has read it already.
     """
     sp = state.config.support
     zero_kept = state.config.fixes.relationship_zero_kept
     s = state.settings
     cust = state.customers
-    has_issue = cust.open_issue(active)
+    if has_issue is None:
+        has_issue = cust.open_issue(active)
     pool = np.compress(has_issue, active)  # np.compress: a boolean index is slower unless nearly all pass
     pool_groups = cust.group[pool]
     resolved_mask = np.zeros(len(pool), dtype=bool)

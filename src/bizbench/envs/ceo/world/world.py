@@ -209,10 +209,9 @@ class World:
         # 14. satisfaction
         svc_penalty = svc.quality_penalty(cfg.quality.overload_penalty, cfg.quality.outage_penalty)
         s_before = satisfaction.update_satisfaction(st, active, delivered, q_shift, c_drift, svc_penalty)
-        # the posts' issue event as the update saw it, wanted only on a day that samples posts
-        open_issue = cust.open_issue(active) if sample_posts else np.zeros(0, dtype=bool)
-        # 15. support
-        sup = support.run_support(st, p, rs.get("support"), active, s_before, svc.outage)
+        # 15. support, from the issues open as the update saw them (also the posts' issue event, step 18)
+        open_issue = cust.open_issue(active)
+        sup = support.run_support(st, p, rs.get("support"), active, s_before, svc.outage, open_issue)
         # 16. billing decisions
         dec = billing.billing_decisions(
             st, p, rs.get("billing"), self.involuntary_rates(d // 30), active, delivered, q_shift, c_drift
