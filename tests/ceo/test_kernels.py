@@ -487,3 +487,23 @@ def test_the_billing_review_s_plan_terms_are_the_numpy_formula_bit_for_bit(state
     assert _bits(price) == _bits(want_price)
     assert _bits(surplus) == _bits(want_q - req)
     assert ok.tolist() == want_ok.tolist()
+
+
+def test_a_rows_argmax_is_numpy_s_argmax_of_the_allowed_entries_with_the_entry_there():
+    """``row_argmax`` against ``np.where(allowed, values, -inf).argmax(axis=1)`` on rows with ties, NaNs,
+    infinities and signed zeros, and -1 / -inf where no entry is allowed; with no mask, every entry."""
+    rng = np.random.default_rng(3)
+    n = 4_000
+    values = rng.choice([-np.inf, -1.0, -0.0, 0.0, 0.5, 0.5, 2.0, np.inf, np.nan], size=(n, 3))
+    allowed = rng.random((n, 3)) < 0.6
+    for mask in (allowed, None):
+        masked = values if mask is None else np.where(mask, values, -np.inf)
+        best, top = np.empty(n, dtype=np.int64), np.empty(n)
+        kernels.row_argmax(values, np.empty((0, 3), dtype=np.uint8) if mask is None else mask.view(np.uint8), best, top)
+        some = np.ones(n, dtype=bool) if mask is None else mask.any(axis=1)
+        want = masked.argmax(axis=1)
+        assert best[some].tolist() == want[some].tolist() and (best[~some] == -1).all()
+        assert _bits(top[some]) == _bits(masked[some, want[some]]) and (top[~some] == -np.inf).all()
+        assert (~some).sum() > 100 or mask is None
+    with pytest.raises(ValueError, match="allowed has shape"):
+        kernels.row_argmax(values, allowed[:10].view(np.uint8), np.empty(n, dtype=np.int64), np.empty(n))

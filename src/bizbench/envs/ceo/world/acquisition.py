@@ -17,7 +17,7 @@ from bizbench.envs.ceo.world.customers import (
     SOURCE_ORGANIC,
     SUBSCRIBED,
 )
-from bizbench.envs.ceo.world.offer import lead_offer
+from bizbench.envs.ceo.world.offer import best_plan, lead_offer
 from bizbench.envs.ceo.world.params import MACRO_LEAD, Params
 from bizbench.envs.ceo.world.promotions import lead_promotion, ongoing_promotion
 from bizbench.envs.ceo.world.quality import quota_factor
@@ -294,7 +294,8 @@ def convert_individuals(
     groups = cols["group"]
     lead_promo = lead_promotion(state.settings, groups, cols["source"])
     price, quality, req, surplus = lead_offer(state.settings, delivered[groups], lead_promo, cols, prefs, cfg.curve)
-    best = np.where(surplus.max(axis=1) > 0, surplus.argmax(axis=1), 0)
+    plan, top = best_plan(surplus)
+    best = np.where(top > 0, plan, 0)
     rows = np.arange(len(groups))
     affordable, best_quality, best_required = price[rows, best] <= prefs[0], quality[rows, best], req[rows, best]
     accepted = np.zeros(len(groups), dtype=bool)

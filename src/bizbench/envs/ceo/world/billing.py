@@ -16,6 +16,7 @@ from bizbench.envs.ceo.world.customers import (
     for_blocks,
 )
 from bizbench.envs.ceo.world.drift import billing_snapshot_c_max
+from bizbench.envs.ceo.world.offer import best_plan
 from bizbench.envs.ceo.world.params import MACRO_WTP, Params
 from bizbench.envs.ceo.world.promotions import ongoing_promotion, per_customer
 from bizbench.envs.ceo.world.quality import perception_terms
@@ -130,14 +131,15 @@ def billing_decisions(
 
     review = due[~ent]
     review = review[cust.status[review] != CANCELLED]
-    surplus, price, ok = plan_values(state, params, review, delivered, q_shift, c_drift_group, True)
-    any_ok = ok.any(axis=1)
+    surplus, _, ok = plan_values(state, params, review, delivered, q_shift, c_drift_group, True)
+    best, _ = best_plan(surplus, ok)
+    any_ok = best >= 0
     cancelled = review[~any_ok]
     cancelled_s = cust.satisfaction[cancelled].copy()
     _cancel(state, cancelled, REASON_VOLUNTARY)
 
     keep = review[any_ok]
-    best = np.where(ok[any_ok], surplus[any_ok], -np.inf).argmax(axis=1)
+    best = best[any_ok]
     switch = best != cust.plan[keep]
     movers = keep[switch]
     new_plan = best[switch]

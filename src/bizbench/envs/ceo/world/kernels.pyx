@@ -17,7 +17,7 @@ inf or nan, as in numpy, not ZeroDivisionError. ``SOURCE_SHA256`` is the hash of
 module was compiled from (setup.py), so a test run refuses a stale build (tests/conftest.py).
 """
 
-from libc.math cimport fabs, floor, isfinite
+from libc.math cimport INFINITY, fabs, floor, isfinite
 from libc.stdint cimport int64_t
 
 import numpy as np
@@ -410,6 +410,37 @@ def due_rows(const int64_t[::1] rows, const signed char[::1] billing_mod, int to
                 out[n] = rows[i]
                 n += 1
     return n
+
+
+def row_argmax(
+    const double[:, ::1] values, const unsigned char[:, ::1] allowed, int64_t[::1] best, double[::1] top
+):
+    """Each row's argmax as numpy's ``argmax(axis=1)`` of ``np.where(allowed, values, -inf)`` gives it (the
+    first largest entry, or the first NaN) into ``best`` and the entry there into ``top``; a row with no
+    allowed entry gets -1 and -inf. ``allowed`` with no rows allows every entry (``offer.best_plan``)."""
+    cdef Py_ssize_t i, j, n = values.shape[0], k = values.shape[1]
+    cdef bint every = allowed.shape[0] == 0, ok, seen
+    cdef double v, m
+    cdef int64_t at
+    if k == 0:
+        raise ValueError("a row needs at least one entry")
+    if not every and (allowed.shape[0] != n or allowed.shape[1] != k):
+        raise ValueError(f"allowed has shape ({allowed.shape[0]}, {allowed.shape[1]}) for values of ({n}, {k})")
+    _check_lengths(n, best=best.shape[0], top=top.shape[0])
+    with nogil:
+        for i in range(n):
+            seen = False
+            at = 0
+            m = INFINITY  # set by the first entry
+            for j in range(k):
+                ok = every or allowed[i, j]
+                seen = seen or ok
+                v = values[i, j] if ok else -INFINITY
+                if j == 0 or (m == m and not v <= m):  # numpy: a larger entry or a NaN takes it, then a NaN stays
+                    m = v
+                    at = j
+            best[i] = at if seen else -1
+            top[i] = m if seen else -INFINITY
 
 
 def group_counts(const int64_t[::1] rows, const short[::1] group, int64_t[::1] counts):

@@ -14,11 +14,12 @@ from typing import NamedTuple
 import numpy as np
 
 from bizbench.envs.ceo.config import Curve
+from bizbench.envs.ceo.world import kernels
 from bizbench.envs.ceo.world.curve import required_quality
 from bizbench.envs.ceo.world.quality import quota_factor
 from bizbench.envs.ceo.world.state import Settings
 
-__all__ = ["LeadOffer", "lead_offer"]
+__all__ = ["LeadOffer", "best_plan", "lead_offer"]
 
 
 class LeadOffer(NamedTuple):
@@ -48,3 +49,17 @@ def lead_offer(
     required = required_quality(price, *columns, curve)
     surplus = np.where(price <= c_max[:, None], quality - required, -np.inf)
     return LeadOffer(price, quality, required, surplus)
+
+
+def best_plan(surplus: np.ndarray, acceptable: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The plan with the largest surplus of each row of ``surplus`` [n, plans] among its ``acceptable``
+    ones (all when None), and that surplus (eq 6): numpy's ``argmax`` of the acceptable surpluses (the
+    first largest; a NaN before any number); -1 and -inf for a row with no acceptable plan. Compiled
+    (kernels.row_argmax): numpy's reductions along a row of three take 20-50 ns a row."""
+    n = len(surplus)
+    plan, top = np.empty(n, dtype=np.int64), np.empty(n)
+    allowed = np.empty((0, surplus.shape[1]), dtype=bool) if acceptable is None else acceptable
+    kernels.row_argmax(
+        np.ascontiguousarray(surplus, dtype=np.float64), np.ascontiguousarray(allowed).view(np.uint8), plan, top
+    )
+    return plan, top
