@@ -507,3 +507,38 @@ def test_a_rows_argmax_is_numpy_s_argmax_of_the_allowed_entries_with_the_entry_t
         assert (~some).sum() > 100 or mask is None
     with pytest.raises(ValueError, match="allowed has shape"):
         kernels.row_argmax(values, allowed[:10].view(np.uint8), np.empty(n, dtype=np.int64), np.empty(n))
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_a_lead_offer_is_the_numpy_formula_bit_for_bit(state, shared):
+    """``offer.lead_offer`` (kernels.lead_terms, then eq 5) against the numpy expression it replaced
+    (reference-notes §3.4; eq 5-7): price, quality, Q_req and surplus identical to the last bit, for one
+    group's row of delivered quality or each lead's, with no demand (F = 1), a NaN demand, zero and
+    negative quotas, promotions above the price and budgets below it."""
+    from bizbench.envs.ceo.world.curve import required_quality
+    from bizbench.envs.ceo.world.offer import lead_offer
+    from bizbench.envs.ceo.world.quality import quota_factor
+
+    rng = np.random.default_rng(5)
+    n = 500
+    demand = rng.uniform(0.0, 300.0, n)
+    demand[::11] = 0.0
+    demand[7] = np.nan
+    cols = {"usage_demand": demand, "s_left": rng.uniform(0.2, 6.0, n), "s_right": rng.uniform(0.2, 6.0, n)}
+    prefs = (rng.uniform(0.0, 120.0, n), rng.uniform(-0.1, 0.5, n), rng.uniform(0.5, 1.2, n))
+    promotion = rng.choice([0.0, 5.0, 20.0, 500.0], n)
+    state.settings.prices = np.array([20.0, 60.0, 150.0])
+    state.settings.quotas = np.array([40.0, 0.0, -3.0])
+    delivered = rng.uniform(-0.2, 1.0, 3) if shared else rng.uniform(-0.2, 1.0, (n, 3))
+    got = lead_offer(state.settings, delivered, promotion, cols, prefs, state.config.curve)
+
+    c_max, q_min, q_max = prefs
+    price = np.maximum(0.0, state.settings.prices[None, :] - promotion[:, None])
+    with np.errstate(invalid="ignore"):
+        quality = delivered * quota_factor(state.settings.quotas, demand[:, None])
+    columns = (c_max[:, None], q_min[:, None], q_max[:, None], cols["s_left"][:, None], cols["s_right"][:, None])
+    required = required_quality(price, *columns, state.config.curve)
+    surplus = np.where(price <= c_max[:, None], quality - required, -np.inf)
+    for mine, want in zip(got, (price, quality, required, surplus), strict=True):
+        assert mine.shape == (n, 3) and _bits(mine) == _bits(want)
+    assert np.isnan(got.quality).any() and (got.surplus == -np.inf).any() and (got.price == 0.0).any()

@@ -669,6 +669,51 @@ def requirement_inputs(
             inputs[5, i] = s_right[r]
 
 
+def lead_terms(
+    const double[::1] prices,
+    const double[::1] promotion,
+    const double[::1] delivered,
+    const double[::1] quotas,
+    const double[::1] demand,
+    tuple preferences,
+    double[:, ::1] terms,
+):
+    """Each new lead's terms of each plan p (reference-notes §3.4), at column i * plans + p of ``terms``'
+    seven rows: the quality Del_p F(quota_p, u_i) (``delivered``: one row of the plans shared by every
+    lead, or each lead's row), the price [P_p - LP_i]+ after the lead's promotion (eq 7), and eq 5's
+    inputs repeated for each plan: the lead's ``preferences`` c_max, q_min, q_max, s_left, s_right
+    (``offer.lead_offer`` evaluates eq 5 and the surplus on them)."""
+    cdef const double[::1] c_max = preferences[0], q_min = preferences[1], q_max = preferences[2]
+    cdef const double[::1] s_left = preferences[3], s_right = preferences[4]
+    cdef Py_ssize_t i, p, k, n = promotion.shape[0], plans = prices.shape[0]
+    cdef bint shared = delivered.shape[0] == plans
+    if not shared and delivered.shape[0] != n * plans:
+        raise ValueError(f"delivered holds {delivered.shape[0]} values for {n} leads of {plans} plans")
+    _check_lengths(plans, quotas=quotas.shape[0])
+    _check_lengths(n * plans, terms=terms.shape[1])
+    _check_lengths(7, terms_rows=terms.shape[0])
+    _check_lengths(
+        n,
+        demand=demand.shape[0],
+        c_max=c_max.shape[0],
+        q_min=q_min.shape[0],
+        q_max=q_max.shape[0],
+        s_left=s_left.shape[0],
+        s_right=s_right.shape[0],
+    )
+    with nogil:
+        for i in range(n):
+            for p in range(plans):
+                k = i * plans + p
+                terms[0, k] = (delivered[p] if shared else delivered[k]) * quota_factor(quotas[p], demand[i])
+                terms[1, k] = np_maximum(0.0, prices[p] - promotion[i])
+                terms[2, k] = c_max[i]
+                terms[3, k] = q_min[i]
+                terms[4, k] = q_max[i]
+                terms[5, k] = s_left[i]
+                terms[6, k] = s_right[i]
+
+
 def plan_terms(
     const int64_t[::1] rows,
     const short[::1] group,

@@ -16,7 +16,6 @@ import numpy as np
 from bizbench.envs.ceo.config import Curve
 from bizbench.envs.ceo.world import kernels
 from bizbench.envs.ceo.world.curve import required_quality
-from bizbench.envs.ceo.world.quality import quota_factor
 from bizbench.envs.ceo.world.state import Settings
 
 __all__ = ["LeadOffer", "best_plan", "lead_offer"]
@@ -41,14 +40,27 @@ def lead_offer(
 ) -> LeadOffer:
     """The terms of ``settings``'s plans for leads ``cols`` with preferences ``prefs`` (c_max,
     q_min, q_max), each lead's lead promotion ``promotion`` and ``delivered``, the delivered quality of
-    each plan: one row [3] for leads of one group, or each lead's group's row [n, 3]."""
-    c_max, q_min, q_max = prefs
-    price = np.maximum(0.0, settings.prices[None, :] - promotion[:, None])
-    quality = delivered * quota_factor(settings.quotas, cols["usage_demand"][:, None])
-    columns = (c_max[:, None], q_min[:, None], q_max[:, None], cols["s_left"][:, None], cols["s_right"][:, None])
-    required = required_quality(price, *columns, curve)
-    surplus = np.where(price <= c_max[:, None], quality - required, -np.inf)
-    return LeadOffer(price, quality, required, surplus)
+    each plan: one row [3] for leads of one group, or each lead's group's row [n, 3]. Compiled
+    (kernels.lead_terms, then eq 5 by ``curve.required_quality``)."""
+    n, plans = len(promotion), len(settings.prices)
+    terms = np.empty((7, n * plans))
+    kernels.lead_terms(
+        _floats(settings.prices),
+        _floats(promotion),
+        _floats(delivered).reshape(-1),
+        _floats(settings.quotas),
+        _floats(cols["usage_demand"]),
+        tuple(_floats(a) for a in (*prefs, cols["s_left"], cols["s_right"])),
+        terms,
+    )
+    quality, price, c_max, q_min, q_max, s_left, s_right = terms
+    required = required_quality(price, c_max, q_min, q_max, s_left, s_right, curve)
+    surplus = np.where(price <= c_max, quality - required, -np.inf)
+    return LeadOffer(*(a.reshape(n, plans) for a in (price, quality, required, surplus)))
+
+
+def _floats(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.float64)
 
 
 def best_plan(surplus: np.ndarray, acceptable: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:

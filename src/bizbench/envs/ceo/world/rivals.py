@@ -37,7 +37,7 @@ import numpy as np
 
 from bizbench.envs.ceo.world.customers import SOURCE_ORGANIC
 from bizbench.envs.ceo.world.drift import drifted_c_max, quality_band
-from bizbench.envs.ceo.world.offer import lead_offer
+from bizbench.envs.ceo.world.offer import best_plan, lead_offer
 from bizbench.envs.ceo.world.params import Params
 from bizbench.envs.ceo.world.promotions import lead_promotion
 from bizbench.envs.ceo.world.state import Settings, WorldState
@@ -113,7 +113,7 @@ def best_surplus(
     (``-inf`` when it can afford none), the price after that company's lead promotion for a lead
     of ``sources`` (``offer.lead_offer``)."""
     promotion = lead_promotion(settings, group, sources)
-    return np.asarray(lead_offer(settings, delivered_g, promotion, cols, prefs, state.config.curve).surplus.max(axis=1))
+    return best_plan(lead_offer(settings, delivered_g, promotion, cols, prefs, state.config.curve).surplus)[1]
 
 
 def persona(state: WorldState, rows: np.ndarray) -> dict[str, np.ndarray]:
