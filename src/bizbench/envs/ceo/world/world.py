@@ -216,10 +216,7 @@ class World:
         dec = billing.billing_decisions(
             st, p, rs.get("billing"), self.involuntary_rates(d // 30), active, delivered, q_shift, c_drift
         )
-        for c in dec.involuntary:
-            thread = self.book.open_by_customer.get(int(c))
-            if thread is not None:
-                self.book.close(thread, "customer_churned")
+        self.book.close_customers(dec.involuntary, "customer_churned")
         switching = (  # docs/arena.md A4
             [] if self.rivals is None else rivals.switchers(st, self.rivals, delivered, q_shift, c_drift, dec.cancelled)
         )
