@@ -1188,11 +1188,11 @@ def test_the_enterprise_rows_are_each_found_once_and_in_row_order(state, params,
 
 def test_closing_the_threads_of_churned_customers_closes_only_those_that_have_one():
     """``EnterpriseBook.close_customers``: each customer of the list with an open thread has it closed with
-    the status; threads of other customers stay open, and a customer with none (or an empty book) is passed
-    over."""
+    the status; threads of other customers stay open, and a customer with none (or an empty book, or named
+    twice) is passed over."""
     book = EnterpriseBook()
     threads = {c: book.open_thread(c, NEW_LEAD, 3, "New enterprise lead.") for c in (5, 9, 12)}
-    book.close_customers(np.array([1, 12, 3, 5], dtype=np.int64), "customer_churned")
+    book.close_customers(np.array([1, 12, 3, 5, 12], dtype=np.int64), "customer_churned")
     assert threads[12].status == threads[5].status == "customer_churned"
     assert list(book.open_by_customer) == [9] and threads[9].status == "open"
     book.close_customers(np.array([], dtype=np.int64), "customer_churned")

@@ -97,7 +97,9 @@ class EnterpriseBook:
         accounts are hundreds, the open threads a few: only those are looked up)."""
         with_thread = np.fromiter(self.open_by_customer, dtype=np.int64, count=len(self.open_by_customer))
         for c in customers[np.isin(customers, with_thread)]:
-            self.close(self.open_by_customer[int(c)], status)
+            thread = self.open_by_customer.get(int(c))
+            if thread is not None:  # None: a customer named twice, closed already
+                self.close(thread, status)
 
 
 @dataclass

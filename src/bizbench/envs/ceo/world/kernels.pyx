@@ -417,9 +417,9 @@ def row_argmax(
 ):
     """Each row's argmax as numpy's ``argmax(axis=1)`` of ``np.where(allowed, values, -inf)`` gives it (the
     first largest entry, or the first NaN) into ``best`` and the entry there into ``top``; a row with no
-    allowed entry gets -1 and -inf. ``allowed`` with no rows allows every entry (``offer.best_plan``)."""
+    allowed entry gets -1 and -inf. ``allowed`` None allows every entry (``offer.best_plan``)."""
     cdef Py_ssize_t i, j, n = values.shape[0], k = values.shape[1]
-    cdef bint every = allowed.shape[0] == 0, ok, seen
+    cdef bint every = allowed is None, ok, seen
     cdef double v, m
     cdef int64_t at
     if k == 0:
@@ -440,7 +440,7 @@ def row_argmax(
                     m = v
                     at = j
             best[i] = at if seen else -1
-            top[i] = m if seen else -INFINITY
+            top[i] = m  # -inf when nothing is allowed
 
 
 def group_counts(const int64_t[::1] rows, const short[::1] group, int64_t[::1] counts):

@@ -70,8 +70,6 @@ def best_plan(surplus: np.ndarray, acceptable: np.ndarray | None = None) -> tupl
     (kernels.row_argmax): numpy's reductions along a row of three take 20-50 ns a row."""
     n = len(surplus)
     plan, top = np.empty(n, dtype=np.int64), np.empty(n)
-    allowed = np.empty((0, surplus.shape[1]), dtype=bool) if acceptable is None else acceptable
-    kernels.row_argmax(
-        np.ascontiguousarray(surplus, dtype=np.float64), np.ascontiguousarray(allowed).view(np.uint8), plan, top
-    )
+    allowed = None if acceptable is None else np.ascontiguousarray(acceptable, dtype=bool).view(np.uint8)
+    kernels.row_argmax(_floats(surplus), allowed, plan, top)
     return plan, top
