@@ -347,6 +347,7 @@ def test_host_side_sessions_play_month_by_month(tmp_path: Path, monkeypatch: pyt
             assert rc == 0 and passed["next"]["current_month"] == month
         rc, status = _host(d, state, "status")
         assert rc == 0 and status["done"] is True and status["month"] == 6
+        assert set(status) <= PUBLIC_STATUS  # as the seat's game_status(): the cash costs a check_cash_in_bank
         assert _host(d, state, "recall_notes")[1]["notes"][0]["content"] == "raise early"  # reads still answer
         assert "simulation has ended" in _host(d, state, "pass")[1]["error"]
         assert _host(d, state, "observation")[1]["done"] is True

@@ -471,7 +471,13 @@ def serve(state_dir: Path) -> None:
     except SessionLogError as e:
         print(_ERROR_MARK + str(e), file=sys.stderr, flush=True)
         sys.exit(3)
-    server = ToolServer(session, socket_path=state_dir / "api.sock", rules=_rules(session.env, state_dir))
+    seat = _seat(session.env.env_id)
+    server = ToolServer(
+        session,
+        socket_path=state_dir / "api.sock",
+        status_keys=None if seat is None else seat.status_keys,  # `status` answers as GET /game-status does
+        rules=_rules(session.env, state_dir),
+    )
     server.start()
     (state_dir / "daemon.pid").write_text(str(os.getpid()))
 
@@ -496,6 +502,16 @@ def serve(state_dir: Path) -> None:
 
 
 # ---------------------------------------------------------------------- helpers
+def _seat(env_id: str) -> Any:
+    """The env's :class:`~bizbench.core.seat.Seat`, or None when it declares none."""
+    from bizbench.core.seat import seat_of
+
+    try:
+        return seat_of(env_id)
+    except (ValueError, KeyError, ImportError):
+        return None
+
+
 def _rules(env: Any, state_dir: Path) -> str | None:
     """The ``rules`` of a host session (:func:`host_rules` with the session's directory)."""
     try:
@@ -512,11 +528,8 @@ def host_rules(env_id: str, config: Any, registry: Any, where: str) -> str | Non
     instructions get a host-session text instead. None when the env has no seat."""
     import shlex
 
-    from bizbench.core.seat import seat_of
-
-    try:
-        seat = seat_of(env_id)
-    except (ValueError, KeyError, ImportError):
+    seat = _seat(env_id)
+    if seat is None:
         return None
     prefix = f"bizbench {env_id} --session {shlex.quote(where)}"
     if seat.instructions is not None:
