@@ -152,6 +152,24 @@ def test_bad_calls_are_answers_and_change_nothing(
     assert _snapshot(played_env) == before
 
 
+@pytest.mark.parametrize(
+    "tool, args",
+    [
+        ("get_group_insights", {"group_id": "Z" * 200_000}),
+        ("research_group", {"group_id": "D" * 200_000}),
+        ("set_targeted_ad_spend", {"targeted_spend": {"Q" * 200_000: {"S1": 1.0}}}),
+        ("set_targeted_ops_spend", {"by_customer": {"x" * 200_000: 1.0}}),
+        ("set_promotion", {"by_customer": {"1" * 5_000: 1.0}}),
+    ],
+)
+def test_an_error_quotes_an_over_long_name_cut_with_its_length(
+    played_env: CeoEnv, tool: str, args: dict[str, Any]
+) -> None:
+    """docs/security.md: an error echoes a name to at most MAX_ECHOED_NAME characters."""
+    error = played_env.call(tool, **args).error
+    assert error is not None and len(error) < 400 and "chars)" in error, error[:500]
+
+
 def test_lump_sums_refused_below_their_cost() -> None:
     cfg, _ = load_config("default")
     env = CeoEnv(cfg.model_copy(update={"start_cash": 10_000.0}), 1)

@@ -320,6 +320,17 @@ def test_bad_calls_are_clear_errors_that_change_nothing() -> None:
     assert env.world.month == 0 and env.tool_calls == 0
 
 
+def test_an_unknown_data_type_or_filename_is_quoted_cut_with_its_length() -> None:
+    """docs/security.md: an error echoes a name to at most MAX_ECHOED_NAME characters."""
+    env = env_at()
+    for tool, args, length in [
+        ("check_market_data", {"data_type": "A" * 100_000}, "100,000"),
+        ("access_financial_docs", {"action": "retrieve", "filename": "f" * 190}, "190"),  # the schema allows 200
+    ]:
+        error = refused(env, tool, **args)
+        assert len(error) < 600 and f"({length} chars)" in error, error[:700]
+
+
 def test_nothing_hidden_reaches_the_agent() -> None:
     env = env_at(4)
     seen: list[str] = []

@@ -44,7 +44,7 @@ from bizbench.core.errors import ToolError, ToolResult
 from bizbench.core.jsonio import preview
 from bizbench.core.limits import args_problem
 
-__all__ = ["ToolError", "ToolRegistry", "ToolResult", "ToolSpec", "ParamDoc"]
+__all__ = ["ToolError", "ToolRegistry", "ToolResult", "ToolSpec", "ParamDoc", "echoed"]
 
 logger = logging.getLogger(__name__)
 
@@ -273,10 +273,16 @@ class ToolRegistry:
         return ToolResult(ok=True, data=data)
 
     def _unknown(self, name: str) -> str:
-        return f"Unknown tool: {preview(name, MAX_ECHOED_NAME)} (available: {', '.join(self._tools) or 'none'})"
+        return f"Unknown tool: {echoed(name)} (available: {', '.join(self._tools) or 'none'})"
 
 
 # ---------------------------------------------------------------------- helpers
+def echoed(name: object) -> str:
+    """``name`` (a tool's, an argument's or an id an agent sent) as an error quotes it: cut to
+    :data:`MAX_ECHOED_NAME` characters, with its length (docs/security.md)."""
+    return preview(name, MAX_ECHOED_NAME)
+
+
 def _suspicion(error: pydantic.ValidationError) -> str | None:
     """Tamper kind of a validation failure: non-finite numbers and negative amounts are logged."""
     errors = error.errors()
@@ -520,7 +526,7 @@ def _plain_loc(loc: tuple[Any, ...]) -> tuple[str, str | None]:
         key = _got(parts[-2]) if len(parts) >= 2 else None
         parts = parts[:-2]
     parts = parts[:1] + [p for p in parts[1:] if not (isinstance(p, str) and "[" in p and p.endswith("]"))]
-    return preview(_fmt_loc(tuple(parts)), MAX_ECHOED_NAME), key
+    return echoed(_fmt_loc(tuple(parts))), key
 
 
 def _length(value: Any) -> str:

@@ -15,7 +15,7 @@ import numpy as np
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 from bizbench.core.ledger import to_cents
-from bizbench.core.registry import ToolError, ToolRegistry
+from bizbench.core.registry import ToolError, ToolRegistry, echoed
 from bizbench.envs.ceo.config import CHANNELS, PLANS
 from bizbench.envs.ceo.world import development, research
 from bizbench.envs.ceo.world.customers import SUBSCRIBED
@@ -43,10 +43,10 @@ def _group(env: CeoEnv, group_id: str, what: str = "group") -> int:
     """Index of a targetable group: the six initial groups plus discovered ones (reference-notes §6.1)."""
     ids = env.config.group_ids
     if group_id not in ids:
-        raise ToolError(f"Unknown {what} '{group_id}'. Known groups: {', '.join(env.known_group_ids())}")
+        raise ToolError(f"Unknown {what} '{echoed(group_id)}'. Known groups: {', '.join(env.known_group_ids())}")
     g = ids.index(group_id)
     if not env.world.state.discovered[g]:
-        raise ToolError(f"Group '{group_id}' has not been discovered yet; use research_market() first.")
+        raise ToolError(f"Group '{echoed(group_id)}' has not been discovered yet; use research_market() first.")
     return g
 
 
@@ -243,7 +243,7 @@ def _int_id(key: str) -> int:
     try:
         return int(key)
     except ValueError:
-        raise ToolError(f"Customer id '{key}' is not an integer.") from None
+        raise ToolError(f"Customer id '{echoed(key)}' is not an integer.") from None
 
 
 # ---------------------------------------------------------------------------- marketing
@@ -287,7 +287,7 @@ def set_targeted_ad_spend(env: CeoEnv, targeted_spend: dict[str, dict[str, NonNe
     channels = {c for inner in targeted_spend.values() for c in inner} if group_outer else set(targeted_spend)
     unknown = sorted(channels - set(CHANNELS))
     if unknown:
-        raise ToolError(f"Unknown channel '{unknown[0]}'. Channels: {', '.join(CHANNELS)}")
+        raise ToolError(f"Unknown channel '{echoed(unknown[0])}'. Channels: {', '.join(CHANNELS)}")
     table = _group_matrix(env, targeted_spend, CHANNELS, group_outer)
     assert table is not None
     s.ad_spend = table

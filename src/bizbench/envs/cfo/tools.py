@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
-from bizbench.core.registry import ToolError, ToolRegistry
+from bizbench.core.registry import ToolError, ToolRegistry, echoed
 from bizbench.envs.cfo import records
 from bizbench.envs.cfo.world.macro import GROUPS, SERIES
 
@@ -56,7 +56,9 @@ def access_financial_docs(
     try:
         return {"filename": filename, "content": records.retrieve(env.world, filename)}
     except KeyError:
-        raise ToolError(f"unknown filename {filename!r}; call with action='list' to see the documents") from None
+        raise ToolError(
+            f"unknown filename {echoed(filename)!r}; call with action='list' to see the documents"
+        ) from None
 
 
 @registry.tool(category=TOOL, mutates=False)
@@ -81,7 +83,7 @@ def check_market_data(
         keys = [data_type]
     else:
         allowed = ", ".join([*GROUPS, *SERIES])
-        raise ToolError(f"unknown data_type {data_type!r}; allowed: {allowed}")
+        raise ToolError(f"unknown data_type {echoed(data_type)!r}; allowed: {allowed}")
     if end > now:
         raise ToolError(f"end_month {end} is in the future; the current month is {now} (no forecasts)")
     if start_month > end:
