@@ -16,18 +16,16 @@ command is a tool of the env's registry as words (``core/cmdline.py``), ``help [
 from __future__ import annotations
 
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any
 
-from bizbench.core.cmdline import echo
+from bizbench.core.cmdline import INTEGER, echo
 from bizbench.core.cmdsession import CommandSession, new_env
 
 __all__ = ["run_session_command", "split_session_argv"]
 
 INIT_USAGE = "usage: sim init --seed N [--preset P] [--horizon H]"
-_INTEGER = re.compile(r"-?[0-9]+")
 MAX_INT64 = 2**63 - 1  # --seed and --horizon are stored and compared as 64-bit integers
 
 
@@ -89,7 +87,7 @@ def _init(cs: CommandSession, flags: list[str]) -> tuple[bool, Any]:
     numbers: dict[str, int | None] = {"--seed": None, "--horizon": None}
     for flag in numbers:
         if flag in opts:
-            if not _INTEGER.fullmatch(opts[flag]):  # not int(): it takes "1_0", " 7" and other scripts' digits
+            if not INTEGER.fullmatch(opts[flag]):  # not int(): it takes "1_0", " 7" and other scripts' digits
                 return False, f"{flag} expects an integer (digits 0-9, an optional '-'), got '{echo(opts[flag])}'"
             numbers[flag] = int(opts[flag])
             if abs(numbers[flag] or 0) > MAX_INT64:

@@ -123,6 +123,40 @@ def test_bad_commands_are_named(words: list[str], needle: str) -> None:
         parse_command(SCHEMAS, words)
 
 
+@pytest.mark.parametrize("typed", ["-7", "0", "0042", "123456789012345678"])
+def test_an_integer_is_ascii_digits_with_an_optional_minus(typed: str) -> None:
+    assert parse_command(SCHEMAS, ["market", "browse", "--reward-min-cents", typed])[1] == {
+        "reward_min_cents": int(typed)
+    }
+
+
+@pytest.mark.parametrize("typed", ["2.5", "-3", "2e7", "1.5E-3", ".5", "7."])
+def test_a_number_is_ascii_digits_with_a_fraction_and_an_exponent(typed: str) -> None:
+    assert parse_command(SCHEMAS, ["task", "--price", typed])[1] == {"price": float(typed)}
+
+
+@pytest.mark.parametrize(
+    ("flag", "typed"),
+    [
+        ("--reward-min-cents", "1_000"),  # int() and float() take these; JSON and --seed do not
+        ("--reward-min-cents", "\u0663"),  # an Arabic-Indic three
+        ("--reward-min-cents", " 3"),
+        ("--reward-min-cents", "+3"),
+        ("--reward-min-cents", "3.0"),
+        ("--price", "1_000"),
+        ("--price", "\u0661\u0662"),
+        ("--price", "+1"),
+        ("--price", "inf"),
+        ("--price", "nan"),
+        ("--price", "0x10"),
+    ],
+)
+def test_a_number_in_another_script_or_with_underscores_is_refused_naming_the_flag(flag: str, typed: str) -> None:
+    words = ["market", "browse", flag, typed] if flag == "--reward-min-cents" else ["task", flag, typed]
+    with pytest.raises(ToolError, match=f"{flag} expects an? (integer|number) \\(digits 0-9"):
+        parse_command(SCHEMAS, words)
+
+
 @pytest.mark.parametrize(
     "words", ["task assign --task-id a --employees x --task-id b", "market browse --limit 1 --limit=2"]
 )

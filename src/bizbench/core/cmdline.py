@@ -13,16 +13,30 @@ so a command and the equivalent tool call give the same answer (docs/principles.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from bizbench.core.errors import ToolError
 from bizbench.core.jsonio import preview
 
-__all__ = ["ECHO_CHARS", "HELP_FLAGS", "command_help", "command_names", "parse_command", "wants_help"]
+__all__ = [
+    "ECHO_CHARS",
+    "HELP_FLAGS",
+    "INTEGER",
+    "NUMBER",
+    "command_help",
+    "command_names",
+    "parse_command",
+    "wants_help",
+]
 
 HELP_FLAGS = ("--help",)  # after the command words: that command's help, as JSON
 ECHO_CHARS = 100  # an error quotes at most this much of a word the caller typed (a bounded answer)
+# What a number typed on a shell may look like: ASCII digits, as in JSON (not int() or float(), which
+# take "1_0", " 7", "+3" and other scripts' digits). A number may have a fraction and an exponent.
+INTEGER = re.compile(r"-?[0-9]+")
+NUMBER = re.compile(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 
 
 def echo(text: str) -> str:
@@ -210,15 +224,13 @@ def _convert(text: str, schema: Mapping[str, Any], flag: str) -> Any:
         items: dict[str, Any] = arrays[0].get("items", {}) if arrays else {}
         return [_convert(part.strip(), items, flag) for part in text.split(",") if part.strip()]
     if "integer" in types:
-        try:
-            return int(text)
-        except ValueError:
-            raise ToolError(f"--{flag} expects an integer, got '{echo(text)}'.") from None
+        if not INTEGER.fullmatch(text):
+            raise ToolError(f"--{flag} expects an integer (digits 0-9, an optional '-'), got '{echo(text)}'.")
+        return int(text)
     if "number" in types:
-        try:
-            return float(text)
-        except ValueError:
-            raise ToolError(f"--{flag} expects a number, got '{echo(text)}'.") from None
+        if not NUMBER.fullmatch(text):
+            raise ToolError(f"--{flag} expects a number (digits 0-9 as in 2.5, -3 or 2e7), got '{echo(text)}'.")
+        return float(text)
     if "boolean" in types:
         if text.lower() in ("true", "1", "yes"):
             return True
