@@ -320,6 +320,20 @@ def test_bad_calls_are_clear_errors_that_change_nothing() -> None:
     assert env.world.month == 0 and env.tool_calls == 0
 
 
+@pytest.mark.parametrize(
+    ("amount", "shown"),
+    [(99_999.994, "99999.994"), (1e-300, "1e-300"), (1e308, "1e+308"), (1e10 + 0.01, "10000000000.01")],
+)
+def test_a_request_outside_its_range_to_the_cent_is_refused_showing_the_amount_sent(amount: float, shown: str) -> None:
+    error = refused(env_at(), "fund_raising_request", type="equity", amount=amount)
+    assert "between $100,000 and $10,000,000,000" in error and error.endswith(f"got {shown}") and len(error) < 200
+
+
+def test_a_request_that_rounds_to_the_least_amount_is_taken() -> None:
+    env = env_at()
+    assert ok(env, "fund_raising_request", type="debt", amount=99_999.996)["request"]["amount"] == 100_000.0
+
+
 def test_an_unknown_data_type_or_filename_is_quoted_cut_with_its_length() -> None:
     """docs/security.md: an error echoes a name to at most MAX_ECHOED_NAME characters."""
     env = env_at()

@@ -104,12 +104,13 @@ class CfoEnv(EnvBase):
                 f"a {p.kind} request of ${p.requested_cents / 100:,.2f} made in month {p.month} is still pending; "
                 "only one request may be pending. This month is still open: choose another action."
             )
-        if not cfg.min_request_dollars <= amount_dollars <= cfg.max_request_dollars:
-            raise ToolError(
-                f"amount must be between ${cfg.min_request_dollars:,} and ${cfg.max_request_dollars:,}, "
-                f"got ${amount_dollars:,.2f}"
+        near = cfg.min_request_dollars - 1 < amount_dollars < cfg.max_request_dollars + 1  # to_cents refuses 1e308
+        cents = to_cents(amount_dollars) if near else 0  # the range holds for the amount requested, to the cent
+        if not cfg.min_request_dollars * 100 <= cents <= cfg.max_request_dollars * 100:
+            raise ToolError(  # the amount as sent (its shortest form): never a 300-digit figure
+                f"amount must be between ${cfg.min_request_dollars:,} and ${cfg.max_request_dollars:,} "
+                f"(rounded to the cent), got {amount_dollars!r}"
             )
-        cents = to_cents(amount_dollars)
         quote: dict[str, Any] = {"type": kind, "amount": records.dollars(cents)}
         if kind == "debt":
             quote["indicative_rate_today_pct"] = round(w.debt_rate(cents) * 100, 3)
