@@ -61,12 +61,36 @@ def run_session_command(env_id: str, session: str | None, words: list[str]) -> i
 
         get_env(env_id)
         cs = CommandSession(env_id, Path(session))
-        ok, out = _init(cs, words[2:]) if words[:2] == ["sim", "init"] else cs.run(words)
+        served = _served_seat(cs.dir) if words[:2] == ["sim", "init"] or not cs.exists else None
+        if served is not None:
+            ok, out = False, served
+        else:
+            ok, out = _init(cs, words[2:]) if words[:2] == ["sim", "init"] else cs.run(words)
     except KeyError as e:  # an unknown env id
         ok, out = False, str(e.args[0])
     except (RuntimeError, OSError) as e:  # the session daemon could not be started or stopped
         ok, out = False, str(e)
     return answer(ok, out)
+
+
+def _served_seat(directory: Path) -> str | None:
+    """Why a host session may not start in ``directory``: it is the workspace of a seat that
+    ``bizbench serve`` prepared (its runtime directory holds the seat's marker), whose own
+    ``bin/bizbench`` and SDK reach the served world; None for any other directory."""
+    try:
+        hidden = [p for p in directory.iterdir() if p.name.startswith(".") and p.is_dir()]
+    except OSError:  # no such directory (yet), or not a directory
+        return None
+    if not hidden:  # the common case answers without importing the seat (and pydantic with it)
+        return None
+    from bizbench.core.seat import MARKER
+
+    if not any((p / MARKER).is_file() for p in hidden):
+        return None
+    return (
+        f"{echo(str(directory))} is the workspace of a served seat (bizbench serve): act there with its "
+        "bin/bizbench or its SDK; a host session needs a directory of its own."
+    )
 
 
 def _init(cs: CommandSession, flags: list[str]) -> tuple[bool, Any]:

@@ -176,6 +176,22 @@ def test_a_workspace_the_seat_prepared_is_served_again_even_after_a_write_cut_sh
         seat.write_workspace(tmp_path)
 
 
+@pytest.mark.parametrize("env_id", SEATED)
+def test_a_host_session_refuses_the_workspace_of_a_served_seat_and_writes_nothing_there(
+    env_id: str, tmp_path: Path
+) -> None:
+    """A second world in the seat's folder would answer beside the served one (docs/seats.md)."""
+    ws = tmp_path / "ws"
+    seat_of(env_id).write_workspace(ws)
+    before = _snapshot(ws)
+    env = dict(os.environ, BIZBENCH_STATE_DIR=str(tmp_path / "state"))
+    for words in (["sim", "init", "--seed", "1"], ["observation"]):
+        cmd = [sys.executable, "-m", "bizbench.entry", env_id, "--session", str(ws), *words]
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+        assert proc.returncode == 1 and "workspace of a served seat" in json.loads(proc.stdout)["error"]
+    assert _snapshot(ws) == before and not (tmp_path / "state").exists()
+
+
 @pytest.mark.parametrize("env_id", ["yc", "ceo"])
 def test_the_seat_marker_lives_in_the_runtime_directory_out_of_the_agents_reach(env_id: str, tmp_path: Path) -> None:
     seat = seat_of(env_id)
