@@ -1108,6 +1108,10 @@ def test_a_view_reads_the_storage_it_is_declared_over_but_no_query_reads_that_st
         {"name": "zero", "n": 1},
     ]
     assert guard.query("SELECT COUNT(*) AS n FROM v")["rows"] == [{"n": 3}]
+    # A storage table's name as an alias reads nothing: no refusal, no tamper entry.
+    assert guard.query("SELECT COUNT(*) AS rows FROM v")["rows"] == [{"rows": 3}]
+    assert guard.query('SELECT name AS "names" FROM v AS rows WHERE id = 1')["rows"] == [{"names": "zero"}]
+    assert guard.query("SELECT CAST(id AS names) AS x FROM v WHERE id = 2")["rows"] == [{"x": 2}]
     for sql in (
         "SELECT * FROM rows",
         "SELECT COUNT(*) FROM names",
@@ -1115,6 +1119,9 @@ def test_a_view_reads_the_storage_it_is_declared_over_but_no_query_reads_that_st
         "WITH v AS (SELECT code FROM rows) SELECT * FROM v",  # a CTE named like the view
         "WITH RECURSIVE v(x) AS (SELECT name FROM names) SELECT x FROM v",
         "SELECT * FROM (WITH v AS MATERIALIZED (SELECT * FROM rows) SELECT * FROM v)",
+        "SELECT COUNT(*) AS rows FROM rows",  # the alias is allowed, the table it names is not
+        "SELECT * FROM v AS x JOIN rows AS names USING (id)",
+        "SELECT id FROM v AS rows, rows",
     ):
         err = refused(guard, sql)
         assert str(err).startswith("Unknown table"), (sql, err)

@@ -271,6 +271,17 @@ def _name_positions(toks: list[Token]) -> set[int]:
     return out
 
 
+def _alias_positions(toks: list[Token]) -> set[int]:
+    """Indices of the names right after ``AS``: an alias (of a result column, a table or a CTE's
+    column) or a CAST's type, never a table the query reads, so a storage table's name may be one
+    (``SELECT COUNT(*) AS issue_rows FROM issues``)."""
+    return {
+        k
+        for k in range(1, len(toks))
+        if toks[k].kind in ("word", "qword") and toks[k - 1].kind == "word" and toks[k - 1].text == "as"
+    }
+
+
 # ----------------------------------------------------------------------------- guard
 def _heap_reader() -> Callable[[], int] | None:
     """``sqlite3_memory_used()`` of the SQLite that Python's ``sqlite3`` runs on, or None.
@@ -293,8 +304,12 @@ _SQLITE_HEAP_USED = _heap_reader()
 class _Run:
     """One query as SQLite's callbacks see it: what it names, its budget, and why it was stopped."""
 
-    def __init__(self, tokens: list[Token], mentioned: list[str], timeout_s: float) -> None:
-        self.named = frozenset(t.text.lower() for t in tokens if t.kind in ("word", "qword", "string"))
+    def __init__(
+        self, tokens: list[Token], mentioned: list[str], timeout_s: float, aliases: Collection[int] = ()
+    ) -> None:
+        self.named = frozenset(  # the names the text may read (an alias reads nothing)
+            t.text.lower() for k, t in enumerate(tokens) if t.kind in ("word", "qword", "string") and k not in aliases
+        )
         self.mentioned = mentioned  # the visible tables the text names
         self.deadline = time.monotonic() + timeout_s
         self.steps = 0
@@ -384,9 +399,10 @@ class SqlGuard:
         tokens = tokenize(sql)
         statement, stmt_tokens = self._single_statement(sql, tokens)
         names_at = _name_positions(stmt_tokens)
-        self._check_text(stmt_tokens, names_at)
+        aliases = _alias_positions(stmt_tokens)
+        self._check_text(stmt_tokens, names_at, aliases)
         mentioned = self._mentioned_tables(stmt_tokens, names_at)
-        run = _Run(stmt_tokens, mentioned, timeout_s)
+        run = _Run(stmt_tokens, mentioned, timeout_s, aliases)
         conn = self._connect(run)
         try:
             try:
@@ -450,7 +466,7 @@ class SqlGuard:
         toks, end = statements[0]
         return sql[:end], toks
 
-    def _check_text(self, toks: list[Token], names_at: set[int]) -> None:
+    def _check_text(self, toks: list[Token], names_at: set[int], aliases: set[int]) -> None:
         for k, tok in enumerate(toks):
             if tok.kind == "word":
                 nxt = toks[k + 1].text if k + 1 < len(toks) and toks[k + 1].kind == "word" else ""
@@ -462,7 +478,7 @@ class SqlGuard:
                     )
             if k in names_at and (tok.text in SCHEMA_NAMES or tok.text.startswith("pragma_")):
                 raise ToolError("Schema introspection is not allowed.", tamper="schema_introspection")
-            if k in names_at and tok.text.lower() in self.storage:  # only the env's views read storage
+            if k in names_at and k not in aliases and tok.text.lower() in self.storage:  # only the views read storage
                 raise self._unknown_table(tok.text, hidden=True)
         lead = toks[0]
         if not (lead.kind == "word" and lead.text in ALLOWED_LEADING) and lead.text != "(":
