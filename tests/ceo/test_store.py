@@ -821,3 +821,43 @@ def test_a_turn_an_error_cut_short_still_closes_with_every_field_of_its_days(
     assert any((cust.column(name)[:n] != before[name])[kept].any() for name in fields)
     env.close()
     test_subscriptions_match_the_world(env)
+
+
+def test_a_host_session_answers_sql_from_a_company_db_of_its_own_that_the_replay_rebuilds(tmp_path: Path) -> None:
+    """`bizbench ceo --session DIR query ...` (docs/seats.md): the daemon's env keeps company.db with
+    the host state, never in DIR; a restarted daemon replays the record and answers the same."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from bizbench.core.cmdsession import CommandSession
+
+    d, state = tmp_path / "s", tmp_path / "state"
+    env = dict(os.environ, BIZBENCH_STATE_DIR=str(state))
+    env.pop("BIZBENCH_SEED_SECRET", None)
+
+    def host(*words: str) -> Any:
+        cmd = [sys.executable, "-m", "bizbench.entry", "ceo", "--session", str(d), *words]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return json.loads(proc.stdout)
+
+    forecast = json.dumps(
+        {k: {"point": 1, "lower": 0, "upper": 2} for k in ("cash_1wk", "cash_4wk", "cash_12wk", "cash_26wk")}
+    )
+    sql = "SELECT COUNT(*) AS days, MIN(day) AS first FROM service_day"
+    host("sim", "init", "--seed", "3", "--horizon", "14")
+    try:
+        host("set", "daily", "spend", "--operations", "500")
+        host("next", "week", "--rationale", "first week", "--predictions", forecast)
+        first = host("query", "--sql", sql)
+        assert first["rows"] == [{"days": 7, "first": 1}]
+        CommandSession("ceo", d).stop_daemon()
+        assert host("query", "--sql", sql) == first
+        assert host("query", "--sql", "SELECT spend_operations AS ops FROM config_history ORDER BY day DESC LIMIT 1")[
+            "rows"
+        ] == [{"ops": 500.0}]
+        assert sorted(p.name for p in d.iterdir()) == ["session.json"]
+    finally:
+        CommandSession("ceo", d).stop_daemon()

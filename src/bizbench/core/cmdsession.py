@@ -21,7 +21,9 @@ default ``~/.local/state/bizbench/sessions``):
   :data:`DIGEST_EVERY`-th line, and a ``digest`` line whenever the daemon goes idle, starts
   or stops, carries the env's ``state_digest()`` at that point;
 - ``api.sock`` + ``daemon.pid`` + ``daemon.log``: a per-session daemon that keeps the env
-  in memory; ``lock``: serialises ``sim init`` and daemon start-up.
+  in memory; ``lock``: serialises ``sim init`` and daemon start-up;
+- ``files/``: the daemon's env keeps its agent-visible files there (ceo's ``company.db``, which
+  its ``query`` tool reads), as a run keeps them in its run directory; the replay rebuilds them.
 
 Nothing is unpickled: the daemon (and :meth:`CommandSession.load`) rebuilds the env by
 replaying the record on a fresh env from ``meta.json`` and checks every stored digest. A
@@ -71,6 +73,7 @@ DIGEST_EVERY = 25  # state_digest() costs ~3 ms on a yc world; a call line carri
 CHECKPOINT_IDLE_S = 0.25  # the daemon writes a digest line once it has been idle this long
 MAX_LOGGED_ARGS = 16_000  # characters of a refused call's arguments kept verbatim (else a preview)
 _ERROR_MARK = "bizbench session error: "
+FILES_DIR = "files"  # in the state directory: the env's agent-visible files (``EnvSpec.make``'s ``files``)
 
 
 def state_root() -> Path:
@@ -78,14 +81,17 @@ def state_root() -> Path:
     return Path(root) if root else Path.home() / ".local" / "state" / "bizbench" / "sessions"
 
 
-def new_env(env_id: str, seed: int, preset: str | None = None, horizon: int | None = None) -> Any:
+def new_env(
+    env_id: str, seed: int, preset: str | None = None, horizon: int | None = None, files: Path | None = None
+) -> Any:
     """A fresh env of a registered env id (ValueError / FileNotFoundError for an unknown preset,
     KeyError for an unknown env); with ``$BIZBENCH_SEED_SECRET`` set, its world is the held-out
-    one of that secret."""
+    one of that secret. ``files``: where it keeps its agent-visible files (ceo's company.db, which
+    its ``query`` reads); None: it keeps none."""
     from bizbench.core.envs import get_env
     from bizbench.core.rng import secret_from_env
 
-    return get_env(env_id).from_preset(preset, seed, horizon, secret_from_env())
+    return get_env(env_id).from_preset(preset, seed, horizon, secret_from_env(), files=files)
 
 
 class SessionLogError(RuntimeError):
@@ -369,7 +375,7 @@ def _daemon_error(log_path: Path, start: int) -> str:
     return f"session daemon exited during start-up; see {log_path}"
 
 
-def _replayed(state_dir: Path, repair: bool) -> tuple[Any, CommandLog]:
+def _replayed(state_dir: Path, repair: bool, files: Path | None = None) -> tuple[Any, CommandLog]:
     meta_path = state_dir / "meta.json"
     try:
         meta = json.loads(meta_path.read_text())
@@ -381,7 +387,7 @@ def _replayed(state_dir: Path, repair: bool) -> tuple[Any, CommandLog]:
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise SessionLogError(f"meta.json is unreadable ({e})") from None
     try:
-        env = new_env(env_id, seed, preset, horizon)
+        env = new_env(env_id, seed, preset, horizon, files)
     except (KeyError, ValueError, FileNotFoundError) as e:
         raise SessionLogError(f"the session's env cannot be built ({e})") from None
     if meta.get("preset_hash") != env.preset_hash:
@@ -412,7 +418,8 @@ class _LoggedSession:
     session_command_descriptions = {"sim result": "the session's result.json fields, as of now"}
 
     def __init__(self, state_dir: Path) -> None:
-        self.env, self.log = _replayed(state_dir, repair=True)
+        # The env's agent-visible files (ceo's company.db) live with the host state, rebuilt by the replay.
+        self.env, self.log = _replayed(state_dir, repair=True, files=state_dir / FILES_DIR)
         self.session_commands = {"sim result": (self.session_command_descriptions["sim result"], self.result)}
         self.registry = self.env.registry  # the server parses shell words against it
         self.lock = threading.Lock()  # calls (server call lock) and tamper reports (its tamper lock) both append
