@@ -177,6 +177,21 @@ def test_a_workspace_the_seat_prepared_is_served_again_even_after_a_write_cut_sh
 
 
 @pytest.mark.parametrize("env_id", SEATED)
+def test_the_seat_writes_each_file_once_and_an_env_document_cannot_replace_a_generated_one(
+    env_id: str, tmp_path: Path
+) -> None:
+    from bizbench.core.sdkgen import sdk_paths
+
+    seat = seat_of(env_id)
+    seat.write_workspace(tmp_path)
+    files = json.loads((tmp_path / seat.runtime_dir / MARKER).read_text())["files"]
+    assert len(files) == len(set(files)) and "docs/tools.md" in files
+    registry = get_env(env_id).env_class.registry
+    with pytest.raises(ValueError, match="tools.md"):
+        sdk_paths(registry, seat.package, runtime_dir=seat.runtime_dir, extra_docs=["tools.md"])
+
+
+@pytest.mark.parametrize("env_id", SEATED)
 def test_a_host_session_refuses_the_workspace_of_a_served_seat_and_writes_nothing_there(
     env_id: str, tmp_path: Path
 ) -> None:

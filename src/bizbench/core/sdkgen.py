@@ -436,7 +436,12 @@ def sdk_paths(
     ]
     out += ["docs/tools.md", *(f"docs/tools/{name}.json" for name in registry.names())]
     out += ["docs/README.md"] if env_docs else []
-    out += [f"docs/{'/'.join(_relative_parts(rel, 'extra doc'))}" for rel in extra_docs]
+    generated = set(out)
+    for rel in extra_docs:
+        path = f"docs/{'/'.join(_relative_parts(rel, 'extra doc'))}"
+        if path in generated:  # two texts for one file: the last written would silently win
+            raise ValueError(f"extra doc {rel!r} is a document the SDK generates ({path})")
+        out.append(path)
     out += ["/".join(_relative_parts(rel, "extra file")) for rel in extra_files]
     return out
 

@@ -1,7 +1,8 @@
 """Public documents placed in the agent's workspace (reference-notes §8 workspace; paper §2.3, Appendix B).
 
 Everything here is what the published benchmark documents for the operator: the rules, the
-tool reference (generated from the registry) and the day-0 channel table. Nothing hidden.
+tables and the day-0 channel table (the seat adds the tool reference, generated from the
+registry). Nothing hidden.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ import json
 
 from bizbench.envs.ceo.config import CeoConfig
 from bizbench.envs.ceo.env import public_channel_table
-from bizbench.envs.ceo.tools import registry
 
 INSTRUCTIONS = """\
 # Running NovaMind
@@ -99,10 +99,10 @@ def instructions(config: CeoConfig, sdk: bool = True) -> str:
 
 
 def workspace_documents(config: CeoConfig) -> dict[str, str]:
-    """Relative path -> text of every public document of the agent's workspace."""
+    """Relative path -> text of the env's own public documents of the agent's workspace (the seat
+    writes docs/tools.md and docs/README.md from the registry, core/sdkgen.py)."""
     return {
         "docs/instructions.md": instructions(config),
-        "docs/tools.md": registry.markdown_docs(title="ceo tool reference"),
         "docs/tables.md": tables_markdown(),
         "docs/channel_leads.json": json.dumps(public_channel_table(config), indent=2, sort_keys=True) + "\n",
     }
