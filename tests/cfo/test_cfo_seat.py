@@ -365,6 +365,18 @@ def test_host_side_sessions_play_month_by_month(tmp_path: Path, monkeypatch: pyt
         CommandSession("cfo", d).stop_daemon()
 
 
+def test_a_host_sessions_rules_teach_its_shell_commands_and_what_answers_after_the_end() -> None:
+    from bizbench.core.cmdsession import host_rules
+
+    config = SPEC.load_config()[0]
+    text = host_rules("cfo", config, SPEC.env_class.registry_for(config), "/tmp/my cfo")
+    assert text is not None and "import enterprise_api" not in text and "stops answering" not in text
+    assert "bizbench cfo --session '/tmp/my cfo' check_cash_in_bank" in text and "still answer" in text
+    from bizbench.envs.cfo.prompt import system_prompt
+
+    assert text.startswith(system_prompt(config, reply_format=False).rstrip())  # the CFO prompt, then how to act
+
+
 def test_unknown_env_and_bad_init(tmp_path: Path) -> None:
     d, state = tmp_path / "agent", tmp_path / "host"
     rc, out = _host(d, state, "sim", "init")

@@ -529,16 +529,19 @@ def _rules(env: Any, state_dir: Path) -> str | None:
 
 
 def host_rules(env_id: str, config: Any, registry: Any, where: str) -> str | None:
-    """The ``rules`` of a host session in ``where``: the env's seat instructions with the session's
-    own prefix (``bizbench ENV --session DIR``, DIR shell-quoted). Instructions that never name
-    that prefix (they teach the seat's SDK, e.g. "only through its Python SDK") or an env without
-    instructions get a host-session text instead. None when the env has no seat."""
+    """The ``rules`` of a host session in ``where``: the seat's host instructions, else its
+    instructions, with the session's own prefix (``bizbench ENV --session DIR``, DIR shell-quoted).
+    Instructions that never name that prefix (they teach the seat's SDK, e.g. "only through its
+    Python SDK") or an env without instructions get a host-session text instead. None when the
+    env has no seat."""
     import shlex
 
     seat = _seat(env_id)
     if seat is None:
         return None
     prefix = f"bizbench {env_id} --session {shlex.quote(where)}"
+    if seat.host_instructions is not None:
+        return seat.host_instructions(config, prefix).rstrip() + "\n"
     if seat.instructions is not None:
         text = seat.rules_text(config, registry, prefix)
         if prefix in text:

@@ -117,11 +117,13 @@ class Seat:
     ``<prefix>_PORT`` (default: the package name in capitals). ``readme(config)``: the env's
     own opening of docs/README.md (default: a generated one); ``instructions(config, prefix)``:
     the text of ``instructions.md`` given the shell prefix (``bizbench <env> --session
-    /workspace``); ``documents(config)``: more public documents, path under docs/ -> text.
-    ``tool_timeouts``: seconds the clients wait for slow tools; ``status_keys``: the fields of
-    the session's status that ``game_status()`` shows the agent (None: all of them; cfo hides
-    its cash, which costs a budgeted tool call); ``example``: a command line for usage
-    messages and docs."""
+    /workspace``); ``host_instructions(config, prefix)``: what ``rules`` answers in a host
+    session, which has no workspace and no SDK (default: ``instructions`` when they name the
+    prefix, else a generic text; core/cmdsession.py ``host_rules``); ``documents(config)``: more
+    public documents, path under docs/ -> text. ``tool_timeouts``: seconds the clients wait for
+    slow tools; ``status_keys``: the fields of the session's status that ``game_status()``
+    shows the agent (None: all of them; cfo hides its cash, which costs a budgeted tool call);
+    ``example``: a command line for usage messages and docs."""
 
     env: str
     package: str
@@ -131,6 +133,7 @@ class Seat:
     env_prefix: str | None = None
     readme: Callable[[Any], str] | None = None
     instructions: Callable[[Any, str], str] | None = None
+    host_instructions: Callable[[Any, str], str] | None = None
     documents: Callable[[Any], Mapping[str, str]] | None = None
     tool_timeouts: Mapping[str, float] = field(default_factory=dict)
     status_keys: tuple[str, ...] | None = None

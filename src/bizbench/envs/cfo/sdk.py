@@ -35,11 +35,27 @@ The simulation runs in another process. Act through the Python SDK or the shell 
 - After the last month (or when the company fails) the simulation stops answering.
 """
 
+HOST_HOW_TO_ACT = """## How to act in this session
+The simulation runs in a session on this machine; act with shell commands, one JSON answer each:
+- `{prefix} <tool> [--flag value ...]`, e.g. `{prefix} check_cash_in_bank`,
+  `{prefix} fund_raising_request --type equity --amount 20000000` or `{prefix} pass`.
+  A refused call is an error that names the problem and changes nothing.
+- `{prefix} observation` shows this month's message: month, date, budget left, your recent
+  notes, your pending request and what settled. An action's answer carries the next month's
+  message as `next`. Neither costs anything. `{prefix} help` lists every command.
+- After the last month (or when the company fails) actions are refused; `observation`,
+  `status`, `recall_notes` and `sim result` still answer.
+"""
 
-def _instructions(config: Any, prefix: str) -> str:
+
+def _instructions(config: Any, prefix: str, how: str = HOW_TO_ACT) -> str:
     from bizbench.envs.cfo.prompt import system_prompt
 
-    return f"{system_prompt(config, reply_format=False).rstrip()}\n\n{HOW_TO_ACT.format(prefix=prefix)}"
+    return f"{system_prompt(config, reply_format=False).rstrip()}\n\n{how.format(prefix=prefix)}"
+
+
+def _host_instructions(config: Any, prefix: str) -> str:
+    return _instructions(config, prefix, HOST_HOW_TO_ACT)
 
 
 SEAT = Seat(
@@ -49,6 +65,7 @@ SEAT = Seat(
     runtime_dir=".enterprise",
     error="EnterpriseAPIError",
     instructions=_instructions,
+    host_instructions=_host_instructions,
     status_keys=("month", "turn", "elapsed", "unit", "done", "bankrupt"),
     example="observation",
 )
