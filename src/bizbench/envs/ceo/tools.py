@@ -783,12 +783,12 @@ def post_social_media(
     """Publish a post (at most 280 characters, one per day, i.e. one per weekly turn).
 
     Each discovered group reacts to it the next day; a post a group finds compelling brings
-    it more leads for a few days, a post it dislikes fewer (eq 27). It may reply to a
-    customer post from get_social_posts.
+    it more leads for a few days, a post it dislikes fewer (eq 27). It may reply to any
+    post from get_social_posts (a customer's or another public one, reference-notes §4.13).
 
     Args:
         content: The post text, 1-280 characters.
-        reply_to_post_id: post_id of a customer post to reply to (optional).
+        reply_to_post_id: post_id of a post from get_social_posts to reply to (optional).
     """
     st = env.world.state
     text = content.strip()
