@@ -537,13 +537,14 @@ def test_an_integer_beyond_64_bits_is_refused_naming_the_argument_or_its_key():
     assert reg.call(ctx, "allocate", {"weights": {}, "headcount": 2**63 - 1}).data == 2**63 - 1  # at the limit
     past = reg.call(ctx, "allocate", {"weights": {}, "headcount": -(2**63)})  # one past it
     assert (past.error, past.tamper) == (
-        "Invalid arguments for tool 'allocate': headcount: integers must lie within +/-9223372036854775807",
+        "Invalid arguments for tool 'allocate': argument 'headcount': integers must lie within +/-9223372036854775807",
         None,
     )
-    # an oversized key is named "<key>"; a long argument name is cut to 60 characters
-    keys = reg.call(ctx, "allocate", {2**64: 1, "weights": {}, "h" * 100: [2**70]})  # type: ignore[dict-item]
+    # an oversized key is named "<key>"; a long argument name is cut to MAX_ECHOED_NAME characters
+    keys = reg.call(ctx, "allocate", {2**64: 1, "weights": {}, "h" * 200: [2**70]})  # type: ignore[dict-item]
     assert keys.error == (
-        f"Invalid arguments for tool 'allocate': <key>, {'h' * 60}: integers must lie within +/-9223372036854775807"
+        f"Invalid arguments for tool 'allocate': arguments <key>, '{'h' * 120}... (200 chars)': "
+        "integers must lie within +/-9223372036854775807"
     )
     assert ctx.calls == 1
 
@@ -753,8 +754,8 @@ def test_an_unknown_argument_lists_every_allowed_one_or_says_none():
 def test_an_integer_beyond_64_bits_inside_an_object_as_a_value_or_a_key_is_refused():
     for weights in ({"ads": {"smb": 2**64}}, {"ads": {2**64: 1.0}}):
         r = reg.call(Ctx(), "allocate", {"weights": weights})
-        assert (
-            r.error == "Invalid arguments for tool 'allocate': weights: integers must lie within +/-9223372036854775807"
+        assert r.error == (
+            "Invalid arguments for tool 'allocate': argument 'weights': integers must lie within +/-9223372036854775807"
         )
 
 

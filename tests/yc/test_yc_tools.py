@@ -393,10 +393,10 @@ def test_an_over_long_task_id_or_a_64_bit_overflow_is_an_error_naming_the_argume
     for args in ({"limit": 2**63}, {"offset": -(2**70)}, {"reward_min_cents": 10**30}):
         refused = env.call("market_browse", **args)
         (arg,) = args
-        assert not refused.ok and f"{arg}: integers must lie within" in (refused.error or ""), refused.error
+        assert not refused.ok and f"argument '{arg}': integers must lie within" in (refused.error or ""), refused.error
     name, args = parse_command(registry.parameter_schemas(), ["market", "browse", "--offset", "9" * 30])
     refused = env.call_tool(name, args)
-    assert not refused.ok and "offset: integers must lie within" in (refused.error or "")
+    assert not refused.ok and "argument 'offset': integers must lie within" in (refused.error or "")
     assert env.state_digest() == before
 
 

@@ -243,8 +243,11 @@ class ToolRegistry:
             raise ToolError(f"Invalid arguments for tool '{name}': {too_big}", tamper="oversized_args")
         oversized = [key for key, value in args.items() if _oversized_int(value) or _oversized_int(key)]
         if oversized:
-            where = ", ".join(str(k)[:60] if isinstance(k, str) else "<key>" for k in oversized)
-            raise ToolError(f"Invalid arguments for tool '{name}': {where}: integers must lie within +/-{MAX_INT}")
+            where = ", ".join(f"'{echoed(k)}'" if isinstance(k, str) else "<key>" for k in oversized)
+            which = "argument" if len(oversized) == 1 else "arguments"
+            raise ToolError(
+                f"Invalid arguments for tool '{name}': {which} {where}: integers must lie within +/-{MAX_INT}"
+            )
         try:
             inst = spec.args_model.model_validate(args)
         except pydantic.ValidationError as e:
