@@ -140,8 +140,8 @@ def test_calls_refused_at_run_time_use_the_turns_budget() -> None:
 
 @pytest.mark.parametrize(
     ("preset", "size"),
-    [("paper", 100_001), ("hardened", 2_001)],  # refused for its arguments / by the notepad at run time
-    ids=["invalid-arguments", "refused-at-run-time"],
+    [("paper", 100_001), ("hardened", 2_001)],  # one past each preset's note size (the tool's schema)
+    ids=["paper", "hardened"],
 )
 def test_a_refused_memory_call_uses_none_of_the_tool_budget(preset: str, size: int) -> None:
     """Memory is free (Appendix E), refused or not: 25 over-long notes in a month leave the
@@ -149,7 +149,7 @@ def test_a_refused_memory_call_uses_none_of_the_tool_budget(preset: str, size: i
     note = memory("save_note", content="x" * size)
     cash = block("tool", "check_cash_in_bank")
     env, run = run_months([note] * 25 + [cash] * 21, months=1, preset=preset)
-    assert sum(1 for a in env.actions if a["tool"] == "save_note") == (25 if preset == "hardened" else 0)
+    assert not any(a["tool"] == "save_note" for a in env.actions)  # refused for their arguments
     assert env.tool_calls == 20 and [r.action for r in env.world.history] == ["pass"]
     auto = [e for e in run.trajectory.events if e["kind"] == "auto_advance"]
     assert len(auto) == 1 and "budget" in auto[0]["reason"]

@@ -320,18 +320,23 @@ def test_bad_calls_are_clear_errors_that_change_nothing() -> None:
     assert env.world.month == 0 and env.tool_calls == 0
 
 
-@pytest.mark.parametrize(
-    ("amount", "shown"),
-    [(99_999.994, "99999.994"), (1e-300, "1e-300"), (1e308, "1e+308"), (1e10 + 0.01, "10000000000.01")],
-)
-def test_a_request_outside_its_range_to_the_cent_is_refused_showing_the_amount_sent(amount: float, shown: str) -> None:
-    error = refused(env_at(), "fund_raising_request", type="equity", amount=amount)
-    assert "between $100,000 and $10,000,000,000" in error and error.endswith(f"got {shown}") and len(error) < 200
-
-
-def test_a_request_that_rounds_to_the_least_amount_is_taken() -> None:
-    env = env_at()
-    assert ok(env, "fund_raising_request", type="debt", amount=99_999.996)["request"]["amount"] == 100_000.0
+@pytest.mark.parametrize("preset", ["paper", "hardened"])
+def test_the_tools_state_the_limits_of_their_preset_and_enforce_them(preset: str) -> None:
+    """A request's range and the notes' limits are in the schemas the agent reads (CfoEnv.registry_for)."""
+    env = env_at(preset=preset)
+    cfg = env.config
+    amount = {p.name: p for p in env.registry.spec("fund_raising_request").params}["amount"]
+    low, high = cfg.fundraising.min_request_dollars, cfg.fundraising.max_request_dollars
+    assert amount.type_str == f"float (>= {low}, <= {high})"
+    assert amount.description.endswith(f"from ${low:,} to ${high:,}.")
+    for amount in (99_999.99, 1e-300, 1e308, cfg.fundraising.max_request_dollars + 0.01):
+        error = refused(env, "fund_raising_request", type="equity", amount=amount)
+        assert "argument 'amount'" in error and len(error) < 200
+    note_chars = cfg.agent.max_note_chars or 100_000
+    assert f"content: str (len >= 1, len <= {note_chars})" in env.registry.spec("save_note").signature
+    assert "<= 50" in env.registry.spec("recall_notes").signature
+    assert "'limit'" in refused(env, "recall_notes", limit=51)
+    assert CfoEnv.registry_for(cfg).spec("save_note").signature == env.registry.spec("save_note").signature
 
 
 def test_an_unknown_data_type_or_filename_is_quoted_cut_with_its_length() -> None:

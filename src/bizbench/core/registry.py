@@ -44,7 +44,16 @@ from bizbench.core.errors import ToolError, ToolResult
 from bizbench.core.jsonio import preview
 from bizbench.core.limits import args_problem
 
-__all__ = ["ToolError", "ToolRegistry", "ToolResult", "ToolSpec", "ParamDoc", "echoed"]
+__all__ = [
+    "ConfiguredRegistry",
+    "ConfiguredTools",
+    "ParamDoc",
+    "ToolError",
+    "ToolRegistry",
+    "ToolResult",
+    "ToolSpec",
+    "echoed",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -279,6 +288,88 @@ class ToolRegistry:
         return f"Unknown tool: {echoed(name)} (available: {', '.join(self._tools) or 'none'})"
 
 
+# ---------------------------------------------------------------------- tools of a config
+class ConfiguredTools:
+    """Tools declared once whose descriptions and argument types come from an env's config, so
+    what an agent reads of a limit or a fee is what the world enforces (yc's fees and notes, cfo's
+    request range; docs/principles.md principles 1 and 5).
+
+    :meth:`tool` declares one: its docstring is a :meth:`str.format` template over
+    ``figures(config)``, and each argument named in ``bounded`` is typed by
+    ``bounded[name](config)``. :meth:`registry_for` registers them all for one config, kept for
+    the last :data:`CONFIGS_KEPT` configs (keyed by their JSON: a config may hold a dict, so
+    it need not be hashable)."""
+
+    CONFIGS_KEPT = 32
+
+    def __init__(self, figures: Callable[[Any], dict[str, str]] | None = None) -> None:
+        self._figures = figures
+        self._declared: list[tuple[Callable[..., Any], dict[str, Any], dict[str, Callable[[Any], Any]]]] = []
+        self._made: dict[str, ToolRegistry] = {}
+
+    def registry_for(self, config: Any) -> ToolRegistry:
+        """The registry of ``config``'s tools."""
+        key = config.model_dump_json() if isinstance(config, BaseModel) else repr(config)
+        made = self._made.pop(key, None) or self._build(config)
+        self._made[key] = made  # the newest last
+        if len(self._made) > self.CONFIGS_KEPT:
+            del self._made[next(iter(self._made))]
+        return made
+
+    def tool(
+        self, bounded: dict[str, Callable[[Any], Any]] | None = None, **options: Any
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Declare a tool (``options`` as :meth:`ToolRegistry.tool`'s)."""
+
+        def add(fn: Callable[..., Any]) -> Callable[..., Any]:
+            unknown = set(bounded or {}) - set(inspect.signature(fn).parameters)
+            if unknown:
+                raise TypeError(f"tool {fn.__name__} has no parameter {', '.join(sorted(unknown))}")
+            self._declared.append((fn, options, dict(bounded or {})))
+            return fn
+
+        return add
+
+    def _build(self, config: Any) -> ToolRegistry:
+        values = self._figures(config) if self._figures is not None else {}
+        out = ToolRegistry()
+        for fn, options, bounded in self._declared:
+            types_ = {name: type_of(config) for name, type_of in bounded.items()}
+            out.tool(**options)(_configured(fn, (fn.__doc__ or "").format(**values), types_))
+        return out
+
+
+def _configured(fn: Callable[..., Any], doc: str, types_: dict[str, Any]) -> Callable[..., Any]:
+    """``fn`` as a registry reads it for one config: this docstring, these parameter types."""
+
+    @functools.wraps(fn)
+    def tool(*args: Any, **kwargs: Any) -> Any:
+        return fn(*args, **kwargs)
+
+    tool.__doc__ = doc
+    tool.__annotations__ = {**fn.__annotations__, **types_}
+    return tool
+
+
+class ConfiguredRegistry:
+    """An env class's ``registry`` attribute for :class:`ConfiguredTools`: on the class, the default
+    preset's registry (``bizbench tools ENV``); on an instance, its own config's. The instance keeps
+    it beside the config it was made for (hashing a config to find it in the cache cost a tenth of
+    a yc baseline year's calls); a copy given another config makes its own."""
+
+    def __init__(self, tools: ConfiguredTools, default: ToolRegistry) -> None:
+        self.tools, self.default = tools, default
+
+    def __get__(self, env: Any, owner: type) -> ToolRegistry:
+        if env is None:
+            return self.default
+        made = env.__dict__.get("_tools")
+        if made is None or made[0] is not env.config:
+            made = env.__dict__["_tools"] = (env.config, self.tools.registry_for(env.config))
+        tools: ToolRegistry = made[1]
+        return tools
+
+
 # ---------------------------------------------------------------------- helpers
 def echoed(name: object) -> str:
     """``name`` (a tool's, an argument's or an id an agent sent) as an error quotes it: cut to
@@ -352,7 +443,8 @@ def _argument_hints(fn: Callable[..., Any], context_name: str) -> dict[str, Any]
         }
     )
     try:
-        return typing.get_type_hints(shim, globalns=getattr(fn, "__globals__", {}), include_extras=True)
+        # a wrapper (functools.wraps, ConfiguredTools) names types of the wrapped function's module
+        return typing.get_type_hints(shim, globalns=getattr(inspect.unwrap(fn), "__globals__", {}), include_extras=True)
     except Exception:  # noqa: BLE001
         return dict(shim.__annotations__)
 

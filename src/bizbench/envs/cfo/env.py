@@ -23,11 +23,11 @@ from typing import Any
 
 from bizbench.core.env import EnvBase
 from bizbench.core.ledger import LedgerRow, to_cents
-from bizbench.core.registry import ToolError, ToolResult
+from bizbench.core.registry import ConfiguredRegistry, ToolError, ToolRegistry, ToolResult
 from bizbench.envs.cfo import records
 from bizbench.envs.cfo.config import CfoConfig, load_config
 from bizbench.envs.cfo.notes import Notepad
-from bizbench.envs.cfo.tools import ACTION, MEMORY, TOOL, registry
+from bizbench.envs.cfo.tools import ACTION, MEMORY, TOOL, TOOLS, registry, registry_for
 from bizbench.envs.cfo.world.world import CfoWorld
 
 __all__ = ["CfoEnv"]
@@ -36,7 +36,13 @@ __all__ = ["CfoEnv"]
 class CfoEnv(EnvBase):
     """An EnterpriseArena company for one seed."""
 
-    registry = registry
+    registry = ConfiguredRegistry(TOOLS, registry)  # the instance's: its preset's limits
+
+    @classmethod
+    def registry_for(cls, config: CfoConfig) -> ToolRegistry:
+        """The tools of ``config``: its request range and note limits in the schemas (tools.registry_for)."""
+        return registry_for(config)
+
     env_id = "cfo"
     #: ledger.csv's columns: the general ledger's lines (:meth:`ledger_rows`), in dollars
     ledger_header = ("month", "account", "amount_usd_debit_positive", "cash_flow_category", "memo")
@@ -97,20 +103,14 @@ class CfoEnv(EnvBase):
     # ------------------------------------------------------------------ actions
     def request_funds(self, kind: str, amount_dollars: float) -> dict[str, Any]:
         """fund_raising_request: checked first, so a refused request leaves the month open."""
-        w, cfg = self.world, self.config.fundraising
+        w = self.world
         if w.pending is not None:
             p = w.pending
             raise ToolError(
                 f"a {p.kind} request of ${p.requested_cents / 100:,.2f} made in month {p.month} is still pending; "
                 "only one request may be pending. This month is still open: choose another action."
             )
-        near = cfg.min_request_dollars - 1 < amount_dollars < cfg.max_request_dollars + 1  # to_cents refuses 1e308
-        cents = to_cents(amount_dollars) if near else 0  # the range holds for the amount requested, to the cent
-        if not cfg.min_request_dollars * 100 <= cents <= cfg.max_request_dollars * 100:
-            raise ToolError(  # the amount as sent (its shortest form): never a 300-digit figure
-                f"amount must be between ${cfg.min_request_dollars:,} and ${cfg.max_request_dollars:,} "
-                f"(rounded to the cent), got {amount_dollars!r}"
-            )
+        cents = to_cents(amount_dollars)  # within the preset's range: the tool's schema (tools._amount)
         quote: dict[str, Any] = {"type": kind, "amount": records.dollars(cents)}
         if kind == "debt":
             quote["indicative_rate_today_pct"] = round(w.debt_rate(cents) * 100, 3)

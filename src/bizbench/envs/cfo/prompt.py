@@ -8,15 +8,15 @@ action is listed from the registry, so the prompt cannot name a tool that does n
 from __future__ import annotations
 
 from bizbench.envs.cfo.config import CfoConfig
-from bizbench.envs.cfo.tools import ACTION, MEMORY, TOOL, registry
+from bizbench.envs.cfo.tools import ACTION, MEMORY, TOOL, registry_for
 
 __all__ = ["system_prompt"]
 
 
-def _listing(category: str) -> str:
-    """Each tool of ``category``: signature, its whole description, its arguments."""
+def _listing(config: CfoConfig, category: str) -> str:
+    """Each tool of ``category``: signature, its whole description, its arguments (``config``'s tools)."""
     lines = []
-    for spec in registry.specs():
+    for spec in registry_for(config).specs():
         if spec.category != category:
             continue
         text = " ".join(" ".join(spec.doc.split("\n\n")).split())
@@ -35,16 +35,16 @@ that, grow its value over {config.months} months. The final score is trailing-tw
 {s.revenue_multiple:g} + the cash at the end - ${s.tool_penalty_dollars:,} for every tool call you made.
 
 ## Tools (each call uses one unit of the monthly budget)
-{_listing(TOOL)}
+{_listing(config, TOOL)}
 
 ## Memory (free; your notepad)
 Your conversation is wiped at the start of every month. Only your notepad carries over: the \
 {a.notes_shown} most recent notes appear in every month's observation, and you can search the rest. \
 {notes}
-{_listing(MEMORY)}
+{_listing(config, MEMORY)}
 
 ## Actions (exactly one a month; it ends the month)
-{_listing(ACTION)}
+{_listing(config, ACTION)}
 
 ## Rules
 - You may use between 0 and {a.tool_budget} tool calls a month. Memory calls do not count.

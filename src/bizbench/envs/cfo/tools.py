@@ -13,28 +13,56 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
-from bizbench.core.registry import ToolError, ToolRegistry, echoed
+from bizbench.core.registry import ConfiguredTools, ToolError, echoed
 from bizbench.envs.cfo import records
+from bizbench.envs.cfo.config import CfoConfig, load_config
 from bizbench.envs.cfo.world.macro import GROUPS, SERIES
 
 if TYPE_CHECKING:
     from bizbench.envs.cfo.env import CfoEnv
 
-registry = ToolRegistry()
+__all__ = ["ACTION", "MEMORY", "TOOL", "TOOLS", "figures", "registry", "registry_for"]
 
 TOOL, MEMORY, ACTION = "tool", "memory", "action"
 Tag = Annotated[str, Field(min_length=1, max_length=64)]
-MAX_NOTE = 100_000
+MAX_NOTE = 100_000  # a note's length where the preset sets no cap
+
+
+def figures(config: CfoConfig) -> dict[str, str]:
+    """The config's limits the tool descriptions state, as the env enforces them (``request_funds``,
+    the notepad), so a description and its check cannot disagree (docs/principles.md principles 1 and 5)."""
+    f = config.fundraising
+    return {"min_request": f"${f.min_request_dollars:,}", "max_request": f"${f.max_request_dollars:,}"}
+
+
+def _amount(config: CfoConfig) -> Any:
+    """A request's ``amount``: the preset's range, in dollars."""
+    f = config.fundraising
+    return Annotated[float, Field(ge=f.min_request_dollars, le=f.max_request_dollars)]
+
+
+def _note(config: CfoConfig) -> Any:
+    """A note's ``content``: at most the preset's ``max_note_chars`` (else :data:`MAX_NOTE`)."""
+    return Annotated[str, Field(min_length=1, max_length=min(config.agent.max_note_chars or MAX_NOTE, MAX_NOTE))]
+
+
+def _limit(config: CfoConfig) -> Any:
+    """``recall_notes``' ``limit``: at most the preset's ``recall_limit_max``."""
+    return Annotated[int, Field(ge=1, le=config.agent.recall_limit_max)]
+
+
+TOOLS = ConfiguredTools(figures)  # each tool, declared once; its text and bounds from a config
+registry_for = TOOLS.registry_for  # the cfo tools for one config (``CfoEnv.registry_for``)
 
 
 # ---------------------------------------------------------------------------- tools (budgeted)
-@registry.tool(category=TOOL, mutates=False)
+@TOOLS.tool(category=TOOL, mutates=False)
 def check_cash_in_bank(env: CfoEnv) -> dict[str, Any]:
     """[verify_cash_position] The real-time cash balance: one number, no breakdown."""
     return {"month": env.month_label, "cash": records.dollars(env.world.cash_cents)}
 
 
-@registry.tool(category=TOOL, mutates=False)
+@TOOLS.tool(category=TOOL, mutates=False)
 def access_financial_docs(
     env: CfoEnv, action: Literal["list", "retrieve"], filename: Annotated[str, Field(max_length=200)] | None = None
 ) -> dict[str, Any]:
@@ -61,7 +89,7 @@ def access_financial_docs(
         ) from None
 
 
-@registry.tool(category=TOOL, mutates=False)
+@TOOLS.tool(category=TOOL, mutates=False)
 def check_market_data(
     env: CfoEnv,
     data_type: str,
@@ -98,7 +126,7 @@ def check_market_data(
     }
 
 
-@registry.tool(category=TOOL, mutates=False)
+@TOOLS.tool(category=TOOL, mutates=False)
 def cash_flow_forecast_calculation(
     env: CfoEnv,
     months: Annotated[int, Field(ge=1, le=12)] = 3,
@@ -119,10 +147,10 @@ def cash_flow_forecast_calculation(
 
 
 # ---------------------------------------------------------------------------- memory (free)
-@registry.tool(category=MEMORY)
+@TOOLS.tool(category=MEMORY, bounded={"content": _note})
 def save_note(
     env: CfoEnv,
-    content: Annotated[str, Field(min_length=1, max_length=MAX_NOTE)],
+    content: str,
     tags: Annotated[list[Tag], Field(max_length=20)] | None = None,
 ) -> dict[str, Any]:
     """Save a note to your notepad (persists across months; free).
@@ -134,12 +162,12 @@ def save_note(
     return env.notes.save(content, tags or [], env.world.month)
 
 
-@registry.tool(category=MEMORY, mutates=False)
+@TOOLS.tool(category=MEMORY, mutates=False, bounded={"limit": _limit})
 def recall_notes(
     env: CfoEnv,
     query: Annotated[str, Field(max_length=1000)] | None = None,
     tags: Annotated[list[Tag], Field(max_length=20)] | None = None,
-    limit: Annotated[int, Field(ge=1)] = 10,
+    limit: int = 10,
 ) -> dict[str, Any]:
     """Find notes by keyword and/or tag, newest first; without filters, the most recent notes (free).
 
@@ -152,7 +180,7 @@ def recall_notes(
 
 
 # ---------------------------------------------------------------------------- actions (end the month)
-@registry.tool(category=ACTION)
+@TOOLS.tool(category=ACTION)
 def book_closing(env: CfoEnv) -> dict[str, Any]:
     """Close the books: consolidate the ledger into an income statement, balance sheet and cash-flow statement.
 
@@ -162,11 +190,11 @@ def book_closing(env: CfoEnv) -> dict[str, Any]:
     return env.end_month("book_closing")
 
 
-@registry.tool(category=ACTION)
+@TOOLS.tool(category=ACTION, bounded={"amount": _amount})
 def fund_raising_request(
     env: CfoEnv,
     type: Literal["equity", "debt"],  # noqa: A002 - the paper's parameter name
-    amount: Annotated[float, Field(gt=0)],
+    amount: float,
 ) -> dict[str, Any]:
     """Request external capital; the outcome, amount received and settlement month come later.
 
@@ -179,12 +207,15 @@ def fund_raising_request(
 
     Args:
         type: "equity" or "debt".
-        amount: Dollars requested.
+        amount: Dollars requested, from {min_request} to {max_request}.
     """
     return env.request_funds(type, amount)
 
 
-@registry.tool(name="pass", category=ACTION)
+@TOOLS.tool(name="pass", category=ACTION)
 def pass_month(env: CfoEnv) -> dict[str, Any]:
     """Take no action this month; the company runs on."""
     return env.end_month("pass")
+
+
+registry = registry_for(load_config("paper")[0])  # the paper preset's (`bizbench tools cfo`, docs/cfo-tools.md)

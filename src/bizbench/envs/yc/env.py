@@ -22,11 +22,11 @@ from pydantic import ValidationError
 
 from bizbench.core.env import EnvBase
 from bizbench.core.ledger import LedgerRow
-from bizbench.core.registry import ToolRegistry, ToolResult
+from bizbench.core.registry import ConfiguredRegistry, ToolRegistry, ToolResult
 from bizbench.envs.yc import views
 from bizbench.envs.yc.config import Clock, YcConfig, load_config
 from bizbench.envs.yc.evaluation import evaluation
-from bizbench.envs.yc.tools import registry, registry_for
+from bizbench.envs.yc.tools import TOOLS, registry, registry_for
 from bizbench.envs.yc.world.tasks import ACTIVE, CANCELLED, FAILED, SUCCEEDED
 from bizbench.envs.yc.world.world import YcWorld
 
@@ -99,26 +99,10 @@ def _check_horizon(config: YcConfig) -> None:
         raise ValueError(f"--horizon must be a whole number of months from 1 to {bound}, got {got}") from None
 
 
-class _Registry:
-    """``YcEnv.registry``: the default preset's on the class (``bizbench tools yc``), the env's own
-    config's on an instance (its descriptions state that config's limits and fees). The instance
-    keeps it beside the config it was made for (hashing the config to find it in
-    ``tools.registry_for``'s cache cost a tenth of a baseline year's calls), not pickled."""
-
-    def __get__(self, env: YcEnv | None, owner: type) -> ToolRegistry:
-        if env is None:
-            return registry
-        made = env.__dict__.get("_tools")
-        if made is None or made[0] is not env.config:  # a copy given another config makes its own
-            made = env.__dict__["_tools"] = (env.config, registry_for(env.config))
-        tools: ToolRegistry = made[1]
-        return tools
-
-
 class YcEnv(EnvBase):
     """A YC-Bench company for one seed: commands in, JSON out."""
 
-    registry = _Registry()
+    registry = ConfiguredRegistry(TOOLS, registry)  # the instance's: its config's limits and fees
     env_id = "yc"
     world_class: type[YcWorld] = YcWorld  # an arena seat's is its rival company (arena.py)
 

@@ -10,37 +10,18 @@ naming the argument and the allowed values, and changes nothing (principle 8).
 
 from __future__ import annotations
 
-import functools
-import inspect
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
-from bizbench.core.registry import ToolError, ToolRegistry
+from bizbench.core.registry import ConfiguredTools, ToolError
 from bizbench.envs.yc import views
 from bizbench.envs.yc.config import YcConfig, load_config
 
 if TYPE_CHECKING:
     from bizbench.envs.yc.env import YcEnv
 
-__all__ = ["figures", "percent", "registry", "registry_for"]
-
-_DEFINED: list[tuple[Callable[..., Any], dict[str, Any], dict[str, Callable[[YcConfig], Any]]]] = []
-# (tool function, registry options, parameter -> its type for a config), in order
-
-
-def _tool(
-    bounded: dict[str, Callable[[YcConfig], Any]] | None = None, **options: Any
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Declare a tool; :func:`registry_for` registers it with its docstring filled in from a config
-    and each parameter named in ``bounded`` typed by ``bounded[name](config)``."""
-
-    def add(fn: Callable[..., Any]) -> Callable[..., Any]:
-        _DEFINED.append((fn, options, dict(bounded or {})))
-        return fn
-
-    return add
+__all__ = ["TOOLS", "figures", "percent", "registry", "registry_for"]
 
 
 def percent(share: float) -> str:
@@ -65,32 +46,8 @@ def figures(config: YcConfig) -> dict[str, str]:
     }
 
 
-@functools.lru_cache(maxsize=32)
-def registry_for(config: YcConfig) -> ToolRegistry:
-    """The yc tools for one config (cached per config: a frozen, hashable model): descriptions from
-    :func:`figures`, each ``bounded`` parameter typed from the config (the scratchpad's
-    ``content`` by its ``scratchpad_max_chars``; the whole pad is bounded by the world)."""
-    values = figures(config)
-    out = ToolRegistry()
-    for fn, options, bounded in _DEFINED:
-        types_ = {name: type_of(config) for name, type_of in bounded.items()}
-        out.tool(_configured(fn, (fn.__doc__ or "").format(**values), types_), **options)
-    return out
-
-
-def _configured(fn: Callable[..., Any], doc: str, types_: dict[str, Any]) -> Callable[..., Any]:
-    """``fn`` as the registry reads it for one config: this docstring, these parameter types."""
-    unknown = set(types_) - set(inspect.signature(fn).parameters)
-    if unknown:
-        raise TypeError(f"tool {fn.__name__} has no parameter {', '.join(sorted(unknown))}")
-
-    @functools.wraps(fn)
-    def tool(*args: Any, **kwargs: Any) -> Any:
-        return fn(*args, **kwargs)
-
-    tool.__doc__ = doc
-    tool.__annotations__ = {**fn.__annotations__, **types_}
-    return tool
+TOOLS = ConfiguredTools(figures)  # each command, declared once; its text and bounds from a config
+registry_for = TOOLS.registry_for  # the yc tools for one config (``YcEnv.registry_for``)
 
 
 def _notes(config: YcConfig) -> Any:
@@ -105,13 +62,13 @@ EmployeeIds = Annotated[list[Annotated[str, Field(min_length=1, max_length=64)]]
 
 
 # ---------------------------------------------------------------------------- observe
-@_tool(category="observe", mutates=False)
+@TOOLS.tool(category="observe", mutates=False)
 def company_status(env: YcEnv) -> dict[str, Any]:
     """Funds, prestige per domain, monthly payroll, runway and the current simulated time."""
     return views.company_status(env.world)
 
 
-@_tool(category="observe", mutates=False)
+@TOOLS.tool(category="observe", mutates=False)
 def employee_list(env: YcEnv) -> dict[str, Any]:
     """Employees with tier, monthly salary and skill rate (work units per business hour) in each domain.
 
@@ -121,7 +78,7 @@ def employee_list(env: YcEnv) -> dict[str, Any]:
     return views.employee_list(env.world)
 
 
-@_tool(category="observe", mutates=False)
+@TOOLS.tool(category="observe", mutates=False)
 def market_browse(
     env: YcEnv,
     domain: Domain | None = None,
@@ -146,7 +103,7 @@ def market_browse(
     return views.browse(env.world, domain, reward_min_cents, limit, offset)
 
 
-@_tool(category="observe", mutates=False)
+@TOOLS.tool(category="observe", mutates=False)
 def task_list(env: YcEnv, status: Status | None = None) -> dict[str, Any]:
     """Your accepted tasks (any status unless filtered) with status, progress and deadline.
 
@@ -158,7 +115,7 @@ def task_list(env: YcEnv, status: Status | None = None) -> dict[str, Any]:
     return {"time": w.cal.iso(w.now), "tasks": [views.task_summary(w, t) for t in tasks]}
 
 
-@_tool(category="observe", mutates=False)
+@TOOLS.tool(category="observe", mutates=False)
 def task_inspect(env: YcEnv, task_id: TaskId) -> dict[str, Any]:
     """Details of one task: per-domain requirement and progress, deadline, assigned employees, throughput.
 
@@ -168,26 +125,26 @@ def task_inspect(env: YcEnv, task_id: TaskId) -> dict[str, Any]:
     return views.task_detail(env.world, env.world.lookup(task_id))
 
 
-@_tool(category="observe", mutates=False)
+@TOOLS.tool(category="observe", mutates=False)
 def client_list(env: YcEnv) -> dict[str, Any]:
     """Clients with your current trust level (0-5) and their tier."""
     return views.client_list(env.world)
 
 
-@_tool(category="observe", mutates=False)
+@TOOLS.tool(category="observe", mutates=False)
 def client_history(env: YcEnv) -> dict[str, Any]:
     """Per-client counts of succeeded, failed, cancelled and open tasks, with the success rate."""
     return views.client_history(env.world)
 
 
-@_tool(category="observe", mutates=False)
+@TOOLS.tool(category="observe", mutates=False)
 def finance_ledger(env: YcEnv) -> dict[str, Any]:
     """Every transaction so far (rewards, penalties, payroll) with the running balance."""
     return views.finance_ledger(env.world)
 
 
 # ---------------------------------------------------------------------------- task
-@_tool(category="task")
+@TOOLS.tool(category="task")
 def task_accept(env: YcEnv, task_id: TaskId) -> dict[str, Any]:
     """Accept a market task; its deadline starts now. Any number of tasks may be accepted.
 
@@ -202,7 +159,7 @@ def task_accept(env: YcEnv, task_id: TaskId) -> dict[str, Any]:
     return views.task_summary(w, task)
 
 
-@_tool(category="task")
+@TOOLS.tool(category="task")
 def task_assign(env: YcEnv, task_id: TaskId, employees: EmployeeIds) -> dict[str, Any]:
     """Set the employees working on an accepted or active task (replaces the previous assignment).
 
@@ -218,7 +175,7 @@ def task_assign(env: YcEnv, task_id: TaskId, employees: EmployeeIds) -> dict[str
     return out
 
 
-@_tool(category="task")
+@TOOLS.tool(category="task")
 def task_dispatch(env: YcEnv, task_id: TaskId) -> dict[str, Any]:
     """Start work on an accepted task that has employees assigned.
 
@@ -236,7 +193,7 @@ def task_dispatch(env: YcEnv, task_id: TaskId) -> dict[str, Any]:
     }
 
 
-@_tool(category="task")
+@TOOLS.tool(category="task")
 def task_cancel(env: YcEnv, task_id: TaskId, reason: Annotated[str, Field(max_length=2000)]) -> dict[str, Any]:
     """Abandon an accepted or active task: no reward, {cancel_fee}, and prestige in its domain drops
     ({cancel_prestige} x its prestige_delta).
@@ -251,7 +208,7 @@ def task_cancel(env: YcEnv, task_id: TaskId, reason: Annotated[str, Field(max_le
 
 
 # ---------------------------------------------------------------------------- sim
-@_tool(category="sim")
+@TOOLS.tool(category="sim")
 def sim_resume(env: YcEnv) -> dict[str, Any]:
     """Advance the clock to the next event and process it: a task checkpoint (25/50/75/100 %), a deadline,
     the monthly payroll or the end of the simulation. Time always moves forward, active tasks or not."""
@@ -269,13 +226,13 @@ def sim_resume(env: YcEnv) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------- memory
-@_tool(category="memory", mutates=False)
+@TOOLS.tool(category="memory", mutates=False)
 def scratchpad_read(env: YcEnv) -> dict[str, Any]:
     """Your persistent notes (also shown in your instructions every turn; at most {scratchpad_max_chars} characters)."""
     return {"content": env.world.scratchpad, "chars": len(env.world.scratchpad)}
 
 
-@_tool(category="memory", bounded={"content": _notes})
+@TOOLS.tool(category="memory", bounded={"content": _notes})
 def scratchpad_write(env: YcEnv, content: str) -> dict[str, Any]:
     """Overwrite your persistent notes (at most {scratchpad_max_chars} characters in all).
 
@@ -286,7 +243,7 @@ def scratchpad_write(env: YcEnv, content: str) -> dict[str, Any]:
     return {"chars": len(text), "limit": env.config.scratchpad_max_chars}
 
 
-@_tool(category="memory", bounded={"content": _notes})
+@TOOLS.tool(category="memory", bounded={"content": _notes})
 def scratchpad_append(env: YcEnv, content: str) -> dict[str, Any]:
     """Append to your persistent notes (add a newline yourself; at most {scratchpad_max_chars} characters in all).
 
