@@ -44,6 +44,7 @@ def sweep(
         if dry_run:  # the same checks as a real sweep, then the plan
             sw.check_split(spec.split)
             sw.check_runnable(spec)
+            sw.check_recorded(spec)
             _show_plan(spec, sw.expand(spec), Path(spec.out))
             return
         with _progress() as progress:

@@ -376,3 +376,30 @@ def test_a_sweep_trusts_only_its_own_agent_when_it_resumes_a_run(
     monkeypatch.setitem(sys.modules, "bizbench.runner.resume", types.SimpleNamespace(resume_run=resume_run))
     sw.continue_unfinished(tmp_path, "openai/gpt-x")
     assert seen == [trusted]
+
+
+def test_runs_made_with_other_settings_stop_the_sweep_naming_what_changed(tmp_path: Path) -> None:
+    """A run's name carries no horizon, options, harness or sampling: a changed file must not count
+    the old runs as its own (skipped) or finish them with their old settings (resumed)."""
+    script = cfo_script(tmp_path)
+    model = scripted_cfo_block(script, "sampling = { temperature = 0.5 }\nlimits = { max_turns = 1 }\n")
+    baseline = '\n[[runs]]\nenv = "cfo"\nagents = ["prudent-cfo"]\nseeds = "1"\nhorizon = 3\n'
+    first = sw.run_sweep(spec_of(tmp_path, baseline + model), "inline")
+    assert first.counts() == {"done": 5}
+    assert sw.run_sweep(spec_of(tmp_path, baseline + model), "inline").counts() == {"skipped": 5}  # the same file
+    for changed, needle in (
+        (baseline.replace("horizon = 3", "horizon = 2") + model, "horizon 3, not 2"),
+        (baseline + model.replace("temperature = 0.5", "temperature = 0.7"), "sampling {'temperature': 0.5}"),
+        (baseline + model.replace("max_turns = 1", "max_turns = 2"), "limits {"),
+        (baseline + model + 'harness = "cli-chat"\n', "harness 'react-json', not 'cli-chat'"),
+    ):
+        spec = spec_of(tmp_path, changed)
+        with pytest.raises(sw.SweepError, match="other settings") as caught:
+            sw.run_sweep(spec, "inline")
+        assert needle in str(caught.value), str(caught.value)
+    app = typer.Typer()
+    app.command()(sweep)
+    path = write_sweep(tmp_path, baseline.replace("horizon = 3", "horizon = 2"))
+    dry = CliRunner().invoke(app, [str(path), "--dry-run"])
+    said = "".join(dry.output.split())  # the console wraps long lines
+    assert dry.exit_code == 2 and "cfo-paper-prudent-cfo-seed1:horizon3,not2" in said, dry.output

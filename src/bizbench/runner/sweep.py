@@ -180,6 +180,59 @@ def _check_baseline(env: str, agent: str, options: dict[str, Any]) -> None:
 
 
 # ---------------------------------------------------------------------------- the summary
+def check_recorded(spec: SweepSpec) -> None:
+    """SweepError when a run's directory holds a run made with other settings than the file now
+    gives it (a horizon, a baseline's options, the world options, a model's harness, sampling,
+    limits or prices): a run's name does not carry them, and the sweep would count the old run as
+    this one (finished) or finish it with the old settings (unfinished)."""
+    out = Path(spec.out).expanduser().absolute()
+    found = [(run, changes) for run in expand(spec) for changes in [recorded_changes(run, out / run.name)] if changes]
+    if found:
+        lines = [f"{out / run.name}: {'; '.join(changes)}" for run, changes in found[:5]]
+        more = f" (and {len(found) - 5} more)" if len(found) > 5 else ""
+        raise SweepError(
+            f"{len(found)} run {'directory holds a run' if len(found) == 1 else 'directories hold runs'} made with "
+            f"other settings than this sweep file gives {'it' if len(found) == 1 else 'them'}{more}:\n"
+            + "\n".join(lines)
+            + "\nUse another out directory, or the settings they were made with."
+        )
+
+
+def recorded_changes(run: RunSpec, run_dir: Path) -> list[str]:
+    """What the run in ``run_dir`` was made with that ``run`` would not be (empty: none, or no run)."""
+    from bizbench.agents.recording import Limits
+    from bizbench.core.envs import get_env
+    from bizbench.core.jsonio import read_json
+
+    try:
+        recorded = read_json(run_dir / "config.json")
+    except (OSError, ValueError):
+        return []
+    if not isinstance(recorded, dict) or "env" not in recorded:  # no run recorded there (resume will say)
+        return []
+    env = get_env(run.env)
+    horizon = run.horizon if run.horizon is not None else env.horizon_of(env.load_config(run.preset)[0])
+    wanted: dict[str, Any] = {"horizon": horizon, "world_options": run.world or {}}
+    if run.kind == "baseline":
+        wanted["agent_options"] = run.options or {}
+    if run.kind == "model" and run.model is not None:
+        m = run.model
+        wanted |= {
+            "harness": m["harness"] or env.harness,
+            "harness_options": m["harness_options"] or {},
+            "sampling": m["sampling"] or {},
+            "limits": vars(Limits(**m["limits"])),
+            "prices": m["prices"],
+        }
+    empty = {"world_options", "agent_options", "harness_options", "sampling"}  # absent and {} alike
+    return [
+        f"{key} {got!r}, not {want!r}"
+        for key, want in wanted.items()
+        for got in [recorded.get(key) or ({} if key in empty else None)]
+        if got != want
+    ]
+
+
 def run_status(run_dir: Path) -> Literal["finished", "unfinished", "new"]:
     """finished: it has its result; unfinished: the directory holds a run that did not end."""
     if finished(run_dir) is not None:
@@ -294,6 +347,7 @@ def run_sweep(
     expected_secret = check_split(spec.split)
     runs = expand(spec)
     check_runnable(spec)
+    check_recorded(spec)
     out = Path(spec.out).expanduser().absolute()
     label = backend if isinstance(backend, str) else type(backend).__name__
     state = SweepState(out, spec, runs, label, 0, expected_secret)
