@@ -240,6 +240,20 @@ def run(
             world,
         )
         return
+    model_only = {
+        "harness": harness,
+        "context_turns": context_turns,
+        "max_dollars": max_dollars,
+        "max_tokens": max_tokens,
+        "max_turns": max_turns,
+        "temperature": temperature,
+        "max_output_tokens": max_output_tokens,
+        "reasoning_effort": reasoning_effort,
+        "prices": prices,
+    }
+    given = ["--" + k.replace("_", "-") for k, v in model_only.items() if v is not None]
+    if given:
+        _fail(f"{', '.join(given)}: options of a model in the seat (--model), not of a baseline")
     try:
         baseline = spec.baseline(agent or spec.default_baseline)
     except ValueError as e:

@@ -115,6 +115,8 @@ def make_model(
     built-in price table (a dict, or a TOML/JSON file); ``sleep`` and ``rng`` replace the
     backoff's sleep and jitter (tests)."""
     spec = spec.strip()
+    checked = check_sampling(sampling)  # a mistake fails here whatever the model, scripted ones too
+    table = load_prices(prices)
     if spec.startswith("scripted:"):
         from bizbench.agents.models.scripted import ScriptedModel
 
@@ -122,9 +124,11 @@ def make_model(
         if not path:
             raise ValueError("scripted: needs a file, e.g. scripted:replies.jsonl")
         try:
-            return ScriptedModel.from_file(path)
+            scripted = ScriptedModel.from_file(path)
         except ModelError as e:
             raise ValueError(str(e)) from None
+        scripted.sampling = checked  # recorded as a live model's would be (a sweep compares it)
+        return scripted
     if spec.startswith("replay:"):
         from bizbench.agents.models.replay import ReplayModel
 
@@ -141,8 +145,8 @@ def make_model(
     if not model.strip():
         raise ValueError(f"model {spec!r}: the model name after {provider}/ is missing")
     options: dict[str, Any] = {
-        "sampling": check_sampling(sampling),
-        "prices": load_prices(prices),
+        "sampling": checked,
+        "prices": table,
         "timeout_s": float(timeout_s),
         "max_retries": int(max_retries),
         "sleep": sleep if sleep is not None else time.sleep,
