@@ -120,6 +120,9 @@ def test_a_bankrupt_episode_earns_nothing_in_all() -> None:
         '{"args": {}}',
         '{"tool": "x", "arguments": {}}',
         '{"advance": false}',
+        '{"advance": 1}',  # equal to True in Python, not the JSON true the docs ask for
+        '{"advance": 1.0}',
+        '{"advance": "true"}',
         "",
         123,
         None,

@@ -95,6 +95,10 @@ def test_every_env_plays_to_done_over_openenv_and_records_a_run_that_replays_and
             if step.done:
                 break
         state = env.state()
+        late = env.step(ADVANCE)  # docs/interfaces.md: a call after the end is refused
+        after = env.state()
+    assert late.observation["text"] == "Error: the episode has ended; no tool can be called any more"
+    assert late.done and late.reward == 0 and after["state_digest"] == state["state_digest"]
     assert step.done and state["terminated"] and state["step_count"] == len(rewards) - 1
     assert sum(rewards) == pytest.approx(state["score"])
     (run,) = run_dirs(tmp_path / "runs")

@@ -42,6 +42,7 @@ import gymnasium
 from gymnasium import spaces
 
 from bizbench.core.envs import list_envs
+from bizbench.core.jsonio import preview
 from bizbench.interfaces.episode import Answer, Split, ToolEpisode
 
 __all__ = ["ACTION_FORMAT", "CHARSET", "BizbenchEnv", "gym_id", "parse_action", "register_envs"]
@@ -104,8 +105,10 @@ def parse_action(action: Any) -> tuple[str, Any] | None:
     tool = data.get("tool")
     if isinstance(tool, str) and data.keys() <= _CALL_KEYS:
         return tool, data.get("args", {})
-    if data == _ADVANCE:
-        return None
+    if data.keys() == _ADVANCE.keys():
+        if data["advance"] is True:  # not 1 or 1.0, which equal True in Python
+            return None
+        raise MalformedAction(f'"advance" must be true, got {preview(json.dumps(data["advance"]), 40)}; {usage}')
     unknown = sorted(data.keys() - _CALL_KEYS)
     problem = f"unknown key(s) {', '.join(map(repr, unknown))}" if unknown else 'no "tool" name (a string)'
     raise MalformedAction(f"the action has {problem}; {usage}")

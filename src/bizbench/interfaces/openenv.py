@@ -141,7 +141,9 @@ class BizbenchEnvironment(MCPEnvironment):
         """``call_tool`` or ``advance``, with the step's reward and ``done``."""
         if _kind(action) == "advance":
             if self.episode is not None:
-                self.episode.advance()
+                answer = self.episode.advance()
+                if not answer.ok:  # the episode has ended: refused as a tool call is
+                    return self._scored(TurnObservation(text=answer.text))
             return self._turn()
         name = str(getattr(action, "tool_name", ""))
         answer = self.call(name, getattr(action, "arguments", {}))
