@@ -529,12 +529,16 @@ def replay(
     except ValueError as e:
         err_console.print(str(e), style="red", markup=False, soft_wrap=True)
         raise typer.Exit(2) from None
+    store = Path(verdicts) if verdicts else default_verdict_store()
     for found in reports:
-        save_verdict(found, Path(verdicts) if verdicts else default_verdict_store())
         if json_output:
             print(json.dumps(found.summary(), default=str))
         else:
             _print_replay(found)
+        try:
+            save_verdict(found, store)
+        except OSError as e:  # the record was replayed; its verdict has nowhere to go
+            _fail(f"the verdict could not be kept in {store} ({e.strerror or e}): give --verdicts a directory")
     if not all(found.ok for found in reports):
         raise typer.Exit(1)
 

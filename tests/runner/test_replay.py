@@ -502,6 +502,16 @@ def test_a_resumed_run_verifies(runs: dict[str, Path], tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------- the verdict
+def test_a_verdict_store_that_cannot_be_written_is_a_one_line_error_after_the_verdict(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    (tmp_path / "afile").write_text("not a directory")
+    r = CliRunner().invoke(app, ["replay", str(runs["cfo"]), "--verdicts", str(tmp_path / "afile")])
+    said = " ".join(r.output.split())
+    assert r.exit_code == 2 and "verified" in said and "the verdict could not be kept in" in said, r.output
+    assert "Traceback" not in r.output
+
+
 def test_the_verdict_is_kept_outside_the_run_and_void_once_a_file_changes(
     runs: dict[str, Path], tmp_path: Path
 ) -> None:
