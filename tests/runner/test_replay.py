@@ -501,6 +501,17 @@ def test_a_resumed_run_verifies(runs: dict[str, Path], tmp_path: Path) -> None:
     assert {"actions.jsonl", "metrics.jsonl", "ledger.csv"} <= set(report.files_verified)
 
 
+def test_a_config_json_naming_another_env_is_one_line_naming_the_mismatch(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    run = copy_run(runs["cfo"], tmp_path / "run")
+    config = json.loads((run / "config.json").read_text())
+    (run / "config.json").write_text(json.dumps({**config, "env": "yc"}))
+    with pytest.raises(RunDirError, match=r"not a valid yc config \(\d+ problems; the first: ") as replayed:
+        replay_run(run)
+    assert "\n" not in str(replayed.value)  # not pydantic's listing of every problem
+
+
 # ---------------------------------------------------------------------------- the verdict
 def test_a_verdict_store_that_cannot_be_written_is_a_one_line_error_after_the_verdict(
     runs: dict[str, Path], tmp_path: Path

@@ -13,6 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from bizbench.core.envs import get_env
 from bizbench.core.jsonio import jsonable
 from bizbench.core.rng import secret_from_env, secret_id
@@ -121,6 +123,13 @@ def recorded_config(config: dict[str, Any]) -> Any:
     """The world config the run recorded, as the env's model (RunDirError when it is not valid)."""
     try:
         return get_env(config["env"]).validate_config(config["config"])
+    except ValidationError as e:  # one line: the count and the first problem, not pydantic's listing
+        first = e.errors()[0]
+        where = ".".join(map(str, first["loc"])) or "(the whole config)"
+        raise RunDirError(
+            f"config.json: the recorded world config is not a valid {config['env']} config "
+            f"({e.error_count()} problems; the first: {where}: {first['msg']})"
+        ) from None
     except ValueError as e:
         raise RunDirError(f"config.json: the recorded world config is not valid ({e})") from None
 
