@@ -638,11 +638,21 @@ def upper_bound(
 def _env_module(env: str, module: str) -> Any:
     """``<package>.<module>`` of a registered env (e.g. its ``tools`` or ``sdk``); exit 2 if missing."""
     spec = _env_spec(env)
+    name = f"{spec.package}.{module}"
     try:
-        return importlib.import_module(f"{spec.package}.{module}")
+        return importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        if e.name != name:  # the module is there, one of its imports is not: say which
+            _fail(f"env {env!r}: its {module} module cannot be imported ({e})")
+        from importlib.util import find_spec
+
+        from bizbench.core.envs import list_envs
+
+        have = [s.id for s in list_envs() if find_spec(f"{s.package}.{module}") is not None]
+        _fail(f"env {env!r} has no {module.replace('_', ' ')} module; {', '.join(have) or 'no env'} has one")
     except ImportError as e:
-        err_console.print(f"[red]env {env!r} has no {module} module: {e}[/red]")
-        raise typer.Exit(2) from None
+        _fail(f"env {env!r}: its {module} module cannot be imported ({e})")
+    raise AssertionError("unreachable")
 
 
 @app.command()

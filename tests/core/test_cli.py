@@ -62,3 +62,9 @@ def test_a_scripted_model_checks_its_sampling_and_prices_as_a_live_one_does(tmp_
     for sampling, prices in bad:
         with pytest.raises(ValueError):
             make_model(f"scripted:{script}", sampling, prices=prices)
+
+
+def test_an_env_without_an_upper_bound_says_so_and_which_env_has_one():
+    r = runner.invoke(app, ["upper-bound", "cfo"])
+    assert r.exit_code == 2 and "env 'cfo' has no upper bound module; ceo has one" in " ".join(r.output.split())
+    assert "No module named" not in r.output
