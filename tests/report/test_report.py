@@ -273,3 +273,16 @@ def test_runs_are_grouped_in_first_seen_order_and_each_column_combines_its_own_k
     rows = [{"days": 10, "cash": 1.0}, {"days": 30}, {"days": 20, "cash": 3.0}]
     columns = [Column("days", "Days", agg="max"), Column("days", "Days", agg="sum"), Column("cash", "Cash", agg="min")]
     assert aggregate(rows, columns) == [Summary(30.0, None, 3), Summary(60.0, None, 3), Summary(1.0, None, 2)]
+
+
+def test_a_figure_that_rounds_to_zero_is_shown_without_a_sign() -> None:
+    from bizbench.core.reporting import Column
+
+    column = Column("x", "x", fmt="{:,.3f}")
+    assert [column.show(v) for v in (-0.0001, -0.0, 0.0004, -0.0006, -1234.5)] == [
+        "0.000",
+        "0.000",
+        "0.000",
+        "-0.001",
+        "-1,234.500",
+    ]

@@ -63,7 +63,10 @@ class Column:
     def show(self, value: float | None) -> str:
         if value is None or (isinstance(value, float) and math.isnan(value)):
             return "–"
-        return self.fmt.format(value / self.scale)
+        text = self.fmt.format(value / self.scale)
+        if text.startswith("-") and not any(d in text for d in "123456789"):
+            return text[1:]  # a small negative shown as zero is zero ("-0.000" reads as a sign)
+        return text
 
 
 #: the chart kinds the report draws (``bizbench.report.plots``), with what ``Chart.data`` holds:
