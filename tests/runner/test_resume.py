@@ -22,6 +22,7 @@ from bizbench.core.jsonio import read_jsonl
 from bizbench.runner import resume as resume_module
 from bizbench.runner.agent_episode import run_agent_episode
 from bizbench.runner.episode import run_baseline
+from bizbench.runner.replay import replay_run
 from bizbench.runner.resume import archive_attempt, finished, log_attempt, resume_run
 from bizbench.runner.runconfig import RunDirError
 
@@ -421,7 +422,12 @@ def test_resume_refuses_a_served_run_without_a_harness_and_an_untrusted_agent_cl
     config (empty here), which shows which checks it passed."""
     later = "no longer builds the recorded world"
     served = a_run_without_result(tmp_path / "served", agent="served")
-    assert stopped_with(served) == f"{served} was served to an outside agent (bizbench serve); it cannot be resumed"
+    assert stopped_with(served) == (
+        f"{served} was served to an outside agent (bizbench serve), which bizbench cannot restart: it cannot be "
+        "resumed, and an unfinished one cannot be replayed; its record up to its last call is kept"
+    )
+    with pytest.raises(RunDirError, match="its outside agent is not bizbench's to restart, so it stays unfinished"):
+        replay_run(served)
     harness = a_run_without_result(tmp_path / "harness", agent="served", harness="claude-code")
     refusal = stopped_with(harness)
     assert refusal.startswith(f"{harness}: preset 'default' {later} (changed: checkpoints_pct, clients, clock, ")

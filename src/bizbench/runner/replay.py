@@ -241,9 +241,13 @@ def _open_record(path: Path) -> tuple[dict[str, Any], dict[str, Any], ReplayRepo
     config = read_config(path)
     recorded = read_result(path)
     if recorded is None:
-        raise RunDirError(
-            f"{path} has no readable result.json: only a finished run can be replayed (bizbench resume finishes it)"
+        served = config.get("agent") == "served" and not config.get("harness")
+        how = (
+            "its outside agent is not bizbench's to restart, so it stays unfinished"
+            if served
+            else ("bizbench resume finishes it")
         )
+        raise RunDirError(f"{path} has no readable result.json: only a finished run can be replayed ({how})")
     report = ReplayReport(
         str(path),
         config["env"],

@@ -66,7 +66,10 @@ def resume_run(path: str | Path, model: Any | None = None, trust_agent_code: boo
     if is_human(config["agent"]):
         raise RunDirError(f"{path} is a person's game (bizbench play): bizbench resume serves it again to play on")
     if config["agent"] == "served" and not config.get("harness"):
-        raise RunDirError(f"{path} was served to an outside agent (bizbench serve); it cannot be resumed")
+        raise RunDirError(
+            f"{path} was served to an outside agent (bizbench serve), which bizbench cannot restart: it cannot be "
+            "resumed, and an unfinished one cannot be replayed; its record up to its last call is kept"
+        )
     agent_class = not config.get("harness") and ":" in config["agent"]  # a model run's agent is its model string
     if agent_class and not trust_agent_code:
         raise RunDirError(
