@@ -403,3 +403,21 @@ def test_runs_made_with_other_settings_stop_the_sweep_naming_what_changed(tmp_pa
     dry = CliRunner().invoke(app, [str(path), "--dry-run"])
     said = "".join(dry.output.split())  # the console wraps long lines
     assert dry.exit_code == 2 and "cfo-paper-prudent-cfo-seed1:horizon3,not2" in said, dry.output
+
+
+def test_the_summary_shows_the_runs_going_before_any_ends(tmp_path: Path) -> None:
+    """A sweep killed while its first runs go leaves them 'running' in summary.csv, not 'pending'."""
+    spec = spec_of(tmp_path, '[[runs]]\nenv = "cfo"\nagents = ["prudent-cfo"]\nseeds = "1-3"\n')
+    seen: list[dict[str, str]] = []
+
+    class Peeking(FakeBackend):
+        def wait(self) -> list[Any]:
+            seen.append({name: row["status"] for name, row in rows(tmp_path / "out").items()})
+            return super().wait()
+
+    sw.run_sweep(spec, Peeking(slots=2))
+    assert seen[0] == {
+        "cfo-paper-prudent-cfo-seed1": "running",
+        "cfo-paper-prudent-cfo-seed2": "running",
+        "cfo-paper-prudent-cfo-seed3": "pending",
+    }

@@ -380,6 +380,7 @@ def run_sweep(
                         on_update(state, run.name)
                 todo.clear()
                 state.write()
+            started = False
             while len(running) < pool.slots:
                 pick = next((x for x in todo if _room(x[0], in_flight, limits)), None)
                 if pick is None or (running and _over_cap(spec.max_dollars, state.spent, [*running.values(), pick[0]])):
@@ -391,6 +392,9 @@ def run_sweep(
                 running[run.name] = run
                 in_flight[run.provider] += 1
                 state.rows[run.name].update(status="running", started_at=_iso(time.time()))
+                started = True
+            if started:  # the summary says which runs are going, should the sweep be killed now
+                state.write()
             if not running:
                 break
             for key, outcome in pool.wait():
