@@ -76,8 +76,13 @@ def arena(
         _fail(str(e).strip("'\""))
     agents = list(agent or [spec.default_baseline])
     if seats is not None:
-        if seats < 1:
-            _fail(f"--seats must be a whole number of at least 1, got {seats}")
+        if seats < 1 and spec.arena:  # the env's own check, as every other seat count gets it
+            from bizbench.core.arena import seat_count
+
+            try:
+                seat_count(seats, spec.load(spec.arena).max_seats)
+            except ValueError as e:
+                _fail(str(e))
         if len(agents) == 1:
             agents *= seats
         elif len(agents) != seats:

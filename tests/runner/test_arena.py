@@ -122,7 +122,7 @@ def test_the_cli_runs_an_arena_prints_its_standings_and_replays_it(tmp_path: Pat
         (["arena", "cfo"], "env 'cfo' has no arena"),
         (["arena", "yc", "--seats", "9"], "--seats must be a whole number from 1 to 8"),
         (["arena", "yc", "--no-db"], "--db/--no-db is a world option of an env with a database; yc has none"),
-        (["arena", "yc", "--seats", "0"], "--seats must be a whole number of at least 1, got 0"),
+        (["arena", "yc", "--seats", "0"], "--seats must be a whole number from 1 to 8, got 0"),  # as --seats 9
         (["arena", "yc", "-a", "greedy", "--max-turns", "3"], "--max-turns: for model seats, and no seat is a model"),
     ],
 )
