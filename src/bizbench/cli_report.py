@@ -56,7 +56,9 @@ def report(
         err.print(f"[red]error:[/red] {e}", soft_wrap=True)
         raise typer.Exit(2) from None
     typer.echo(result.markdown(per_run))
-    err.print(f"wrote {len(result.files)} files to {out}/ (report.html, report.md, CSV, PNG)")
+    names = sorted(Path(f).name for f in result.files)  # what was written, not what a full report holds
+    shown = ", ".join(names) if len(names) <= 6 else f"{', '.join(names[:5])} and {len(names) - 5} more"
     if not result.measured:
-        err.print("[red]error:[/red] no finished run to report")
+        err.print(f"[red]error:[/red] no finished run to report (wrote only {shown} to {out}/)", soft_wrap=True)
         raise typer.Exit(1)
+    err.print(f"wrote {len(names)} files to {out}/: {shown}", soft_wrap=True)

@@ -286,3 +286,15 @@ def test_a_figure_that_rounds_to_zero_is_shown_without_a_sign() -> None:
         "-0.001",
         "-1,234.500",
     ]
+
+
+def test_a_report_of_unfinished_runs_only_is_an_error_naming_what_it_wrote(tmp_path: Path) -> None:
+    from bizbench.runner.episode import run_baseline
+
+    run = tmp_path / "runs" / "cfo-killed"
+    run_baseline("cfo", "prudent-cfo", 1, None, 2, run)
+    (run / "result.json").unlink()  # as if killed before its end
+    r = CliRunner().invoke(app, ["report", str(tmp_path / "runs"), "-o", str(tmp_path / "out")])
+    said = " ".join(r.output.split())
+    assert r.exit_code == 1 and "error: no finished run to report (wrote only " in said, r.output
+    assert "report.html, report.md, CSV, PNG" not in said
