@@ -63,6 +63,19 @@ def test_replay_finds_an_edited_seat_and_leaves_the_others_verified(arena_dir: P
     assert "final_funds_cents" in reports[1].mismatches
 
 
+def test_replay_of_a_killed_arena_says_the_arena_is_unfinished(arena_dir: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from bizbench.core.runs import RunDirError
+
+    copy = tmp_path / "killed"
+    shutil.copytree(arena_dir, copy)
+    (copy / "standings.json").unlink()
+    (copy / "seat-0" / "result.json").unlink()
+    with pytest.raises(RunDirError, match=r"killed is an unfinished arena \(no standings.json\): bizbench resume"):
+        replay_arena(copy)
+
+
 def test_replay_finds_edited_standings(arena_dir: Path, tmp_path: Path) -> None:
     import shutil
 

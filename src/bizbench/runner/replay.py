@@ -176,6 +176,8 @@ def replay_arena(path: str | Path) -> list[ReplayReport]:
     path = Path(path)
     setup, spec = read_setup(path)
     seats = setup["seats"]
+    if not (path / STANDINGS).is_file():  # written last, when every seat has its result
+        raise RunDirError(f"{path} is an unfinished arena (no {STANDINGS}): bizbench resume finishes it")
     records = [_open_record(seat_dir(path, i)) for i in range(seats)]
     config, recorded, _ = records[0]
     arena = spec.make_arena(
