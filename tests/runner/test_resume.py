@@ -179,7 +179,10 @@ def test_resuming_a_finished_run_changes_nothing(tmp_path: Path) -> None:
 
 def test_resume_errors_are_clear(tmp_path: Path) -> None:
     r = CliRunner().invoke(app, ["resume", str(tmp_path / "nothing")])
-    assert r.exit_code == 2 and "nothing does not exist or is not a directory" in r.output
+    assert r.exit_code == 2 and "nothing does not exist" in r.output
+    (tmp_path / "afile").write_text("x")
+    r = CliRunner().invoke(app, ["resume", str(tmp_path / "afile")])
+    assert r.exit_code == 2 and "afile is a file, not a run directory" in " ".join(r.output.split())
     (tmp_path / "empty").mkdir()
     r = CliRunner().invoke(app, ["resume", str(tmp_path / "empty")])
     assert r.exit_code == 2 and "empty is not a run directory (no config.json)" in r.output

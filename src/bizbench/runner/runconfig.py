@@ -28,11 +28,12 @@ _LIMITS = ("max_dollars", "max_tokens", "max_turns")
 def read_config(path: Path) -> dict[str, Any]:
     """config.json with the fields resume and replay use checked (RunDirError naming the field)."""
     where = Path(path) / "config.json"
+    if not Path(path).is_dir():
+        what = "is a file, not a run directory" if Path(path).exists() else "does not exist"
+        raise RunDirError(f"{path} {what}")
     try:
         config = json.loads(where.read_text())
     except FileNotFoundError:
-        if not Path(path).is_dir():
-            raise RunDirError(f"{path} does not exist or is not a directory") from None
         raise RunDirError(f"{path} is not a run directory (no config.json)") from None
     except (OSError, json.JSONDecodeError, UnicodeDecodeError) as e:
         raise RunDirError(f"{where} cannot be read ({e})") from None
