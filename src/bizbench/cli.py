@@ -221,7 +221,9 @@ def run(
             _fail(f"{flags}: options of baselines, not of --model or --agent module:Class")
         sampling = {"temperature": temperature, "max_tokens": max_output_tokens, "reasoning_effort": reasoning_effort}
         limits = {"max_dollars": max_dollars, "max_tokens": max_tokens, "max_turns": max_turns}
-        name = _slug(model) if model is not None else str(agent).rsplit(":", 1)[-1]
+        from bizbench.runner.sweep_spec import model_slug
+
+        name = model_slug(model) if model is not None else str(agent).rsplit(":", 1)[-1]
         out_dir = Path(out) if out else Path("runs") / f"{env}-{name}-{preset}-{seed}"
         harness_options = {"context_turns": context_turns}
         _run_agent(
@@ -287,12 +289,6 @@ def _unit_envs(unit: str) -> str:
     from bizbench.core.envs import list_envs
 
     return ", ".join(s.id for s in list_envs() if s.unit == unit) or "none"
-
-
-def _slug(text: str) -> str:
-    import re
-
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text.split("@")[0]).strip("_")[:80]
 
 
 def _run_agent(

@@ -140,11 +140,7 @@ class ModelEntry(_Strict):
         return d
 
     def name_part(self) -> str:
-        if self.label:
-            return _slug(self.label)
-        if self.provider in ("scripted", "replay"):
-            return f"{self.provider}-{_slug(Path(self.model.split(':', 1)[1]).stem)}"
-        return _slug(self.model.split("@", 1)[0].replace("/", "_"))
+        return _slug(self.label) if self.label else model_slug(self.model)
 
 
 class RunBlock(_Strict):
@@ -333,6 +329,15 @@ class RunSpec:
     def provider(self) -> str | None:
         """The provider whose concurrency limit applies (None: baselines and user agents)."""
         return provider_of(self.agent) if self.kind == "model" else None
+
+
+def model_slug(model: str) -> str:
+    """A model string's part of a run's name: ``scripted-<file stem>``, ``replay-<run>``, or the
+    provider and model without a server URL (``openai_gpt-5``)."""
+    provider = provider_of(model)
+    if provider in ("scripted", "replay"):
+        return f"{provider}-{_slug(Path(model.split(':', 1)[1]).stem)}"
+    return _slug(model.split("@", 1)[0].replace("/", "_"))
 
 
 def _slug(text: str) -> str:
