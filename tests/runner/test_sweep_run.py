@@ -355,6 +355,34 @@ def test_workers_end_when_the_sweep_is_killed(tmp_path: Path) -> None:
     assert not any(_alive(w) for w in workers)
 
 
+def test_an_interrupted_sweep_stops_its_runs_with_it_and_says_so(tmp_path: Path) -> None:
+    """SIGINT to the sweep alone: its workers stop too (the runs are 'interrupted', as the summary
+    says, and the next sweep resumes them), rather than finishing after the sweep has exited."""
+    import signal
+    import subprocess
+    import time
+
+    sweep_file = write_sweep(tmp_path, '[[runs]]\nenv = "ceo"\nagents = ["rule-based"]\nseeds = "1-2"\n')
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bizbench.cli", "sweep", str(sweep_file), "--workers", "2"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    workers: set[int] = set()
+    while time.monotonic() < deadline and len(workers) < 2:
+        workers = {c for c in _children(proc.pid) if "spawn_main" in Path(f"/proc/{c}/cmdline").read_text()}
+        time.sleep(0.1)
+    assert len(workers) == 2, "the sweep did not start its workers"
+    time.sleep(1.0)  # the runs have begun
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=60) != 0
+    assert not any(_alive(w) for w in workers)
+    summary = rows(tmp_path / "out")
+    assert {row["status"] for row in summary.values()} == {"interrupted"}
+    assert not any((tmp_path / "out" / name / "result.json").exists() for name in summary)
+
+
 @pytest.mark.parametrize(
     ("recorded", "trusted"),
     [

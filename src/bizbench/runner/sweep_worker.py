@@ -239,7 +239,16 @@ class LocalBackend:
         return out
 
     def close(self) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        """Stop the workers. Runs still going (the sweep was interrupted) are stopped with them, as
+        the Ray backend cancels its tasks: they are 'interrupted', and the next sweep resumes them."""
+        running = [fut for fut in self._futures if not fut.done()]
+        # the executor has no public way to stop a worker mid-job (and forgets them at shutdown)
+        workers = list((getattr(self._pool, "_processes", None) or {}).values()) if running else []
+        for process in workers:
+            process.terminate()
+        self._pool.shutdown(wait=not running, cancel_futures=True)
+        for process in workers:
+            process.join(timeout=10)
 
 
 class RayBackend:
