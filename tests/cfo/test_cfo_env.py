@@ -422,7 +422,11 @@ def test_system_prompt_names_every_tool_and_the_rules() -> None:
     prompt = env.system_prompt()
     for name in env.registry.names():
         assert f"- {name}(" in prompt, name
-    assert "0 and 20 tool calls" in prompt and "5 most recent notes" in prompt and "$5,000" in prompt
+    assert "0 and 20 tool calls" in prompt and "5 most recent notes" in prompt
+    # Appendix E tells the objective (solvency), not the score (eq 2) nor the horizon
+    assert "primary objective is to ensure long-term solvency" in prompt
+    assert not {"$5,000", "132", "score", "twelve-month"} & set(re.findall(r"\$[\d,]+|\d+|[a-z-]+", prompt))
+    assert "months_total" not in env.observation()
     for block in re.findall(r"\{\"type\".*\}", prompt):  # every example is valid JSON naming a real tool
         spec = json.loads(block)
         assert spec.get("name", spec.get("operation")) in env.registry.names()

@@ -148,8 +148,7 @@ class CfoEnv(EnvBase):
                 events.append({"kind": e["kind"], "month": e["month"]})
         return {
             "current_month": w.month,
-            "current_date": self.month_label,
-            "months_total": w.months,
+            "current_date": self.month_label,  # not the horizon: Appendix E tells the month and date only
             "tool_budget": self.config.agent.tool_budget,
             "tool_budget_left": self.config.agent.tool_budget - self.budget_used,
             "recent_notes": self.notes.recent(self.config.agent.notes_shown),

@@ -1,7 +1,8 @@
 """The CFO agent's system prompt (paper Appendix E), generated from the preset and the tool registry.
 
-Our own words with the paper's rules: the budget, free memory, one action a month ending
-the month, no prescribed order, the JSON reply format. Every tool, memory operation and
+Our own words with the paper's rules: the objective (solvency; the score of eq 2 and the
+horizon are not told, as Appendix E does not tell them), the budget, free memory, one action
+a month ending the month, no prescribed order, the JSON reply format. Every tool, memory operation and
 action is listed from the registry, so the prompt cannot name a tool that does not exist.
 """
 
@@ -27,12 +28,11 @@ def _listing(config: CfoConfig, category: str) -> str:
 
 def system_prompt(config: CfoConfig, reply_format: bool = True) -> str:
     """The instructions for one preset (Appendix E); the month and date come with each observation."""
-    a, c, s = config.agent, config.company, config.score
+    a, c = config.agent, config.company
     notes = "There is no limit on notes." if a.max_notes is None else f"You can keep at most {a.max_notes} notes."
-    text = f"""You are the CFO of {c.name}, a consumer-lending company. Your first duty is solvency: the company's \
-cash must never fall below zero at the end of any month, or the company fails and scores nothing. Within \
-that, grow its value over {config.months} months. The final score is trailing-twelve-month revenue x \
-{s.revenue_multiple:g} + the cash at the end - ${s.tool_penalty_dollars:,} for every tool call you made.
+    # Appendix E gives the objective only: neither the score (eq 2) nor the horizon is told.
+    text = f"""You are the CFO of {c.name}, a consumer-lending company. Your primary objective is to ensure \
+long-term solvency by keeping the company's cash positive at all times.
 
 ## Tools (each call uses one unit of the monthly budget)
 {_listing(config, TOOL)}
@@ -57,7 +57,7 @@ Your conversation is wiped at the start of every month. Only your notepad carrie
         # calls itself and states its rule below the reply format (docs/agents.md)
         return text + (
             "- A call refused with an error (e.g. an unknown filename, a future month) changes nothing: it uses "
-            "none of the month's budget and is not counted in the score.\n"
+            "none of the month's budget.\n"
         )
     return (
         text
