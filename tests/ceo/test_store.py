@@ -823,9 +823,12 @@ def test_a_turn_an_error_cut_short_still_closes_with_every_field_of_its_days(
     test_subscriptions_match_the_world(env)
 
 
-def test_a_host_session_answers_sql_from_a_company_db_of_its_own_that_the_replay_rebuilds(tmp_path: Path) -> None:
+def test_a_host_session_answers_sql_from_a_company_db_of_its_own_and_replays_no_query(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`bizbench ceo --session DIR query ...` (docs/seats.md): the daemon's env keeps company.db with
-    the host state, never in DIR; a restarted daemon replays the record and answers the same."""
+    the host state, never in DIR. A restarted daemon replays the record without running its
+    queries again (reads change nothing; ReplayRules), and answers as before."""
     import json
     import os
     import subprocess
@@ -834,7 +837,8 @@ def test_a_host_session_answers_sql_from_a_company_db_of_its_own_that_the_replay
     from bizbench.core.cmdsession import CommandSession
 
     d, state = tmp_path / "s", tmp_path / "state"
-    env = dict(os.environ, BIZBENCH_STATE_DIR=str(state))
+    monkeypatch.setenv("BIZBENCH_STATE_DIR", str(state))
+    env = dict(os.environ)
     env.pop("BIZBENCH_SEED_SECRET", None)
 
     def host(*words: str) -> Any:
@@ -847,17 +851,23 @@ def test_a_host_session_answers_sql_from_a_company_db_of_its_own_that_the_replay
         {k: {"point": 1, "lower": 0, "upper": 2} for k in ("cash_1wk", "cash_4wk", "cash_12wk", "cash_26wk")}
     )
     sql = "SELECT COUNT(*) AS days, MIN(day) AS first FROM service_day"
+    session = CommandSession("ceo", d)
     host("sim", "init", "--seed", "3", "--horizon", "14")
     try:
         host("set", "daily", "spend", "--operations", "500")
         host("next", "week", "--rationale", "first week", "--predictions", forecast)
         first = host("query", "--sql", sql)
         assert first["rows"] == [{"days": 7, "first": 1}]
-        CommandSession("ceo", d).stop_daemon()
-        assert host("query", "--sql", sql) == first
-        assert host("query", "--sql", "SELECT spend_operations AS ops FROM config_history ORDER BY day DESC LIMIT 1")[
-            "rows"
-        ] == [{"ops": 500.0}]
+        before = host("sim", "result")
+        pid = (session.state_dir / "daemon.pid").read_text()
+        session.stop_daemon()
+        assert host("query", "--sql", sql) == first  # a new daemon, its company.db rebuilt
+        assert (session.state_dir / "daemon.pid").read_text() != pid
+        ops = "SELECT spend_operations AS ops FROM config_history ORDER BY day DESC LIMIT 1"
+        assert host("query", "--sql", ops)["rows"] == [{"ops": 500.0}]
+        after = host("sim", "result")
+        assert after["tool_calls"] == before["tool_calls"] + 2  # the replayed query counted, not run
+        assert session.load().world.day == 7  # replayed without files: no query is run again
         assert sorted(p.name for p in d.iterdir()) == ["session.json"]
     finally:
-        CommandSession("ceo", d).stop_daemon()
+        session.stop_daemon()

@@ -204,6 +204,11 @@ def _apply(env: Any, entry: dict[str, Any], where: str) -> None:
     if kind != "call" or not isinstance(entry.get("tool"), str):
         raise SessionLogError(f"{where} is malformed (kind {kind!r})")
     args = entry.get("args")
+    from bizbench.core.envs import get_env
+
+    if get_env(env.env_id).replay.skips(env.registry, entry["tool"]):  # a read: it changed nothing
+        env.restore_read(entry["tool"], args, entry.get("ok") is True, entry.get("tamper"))
+        return
     if "args_delta" in entry:
         try:
             args = env.expand_args(entry["tool"], entry["args_delta"])

@@ -155,6 +155,13 @@ class EnvBase:
         taken before the call, or None to keep ``args`` whole (the default)."""
         return None
 
+    def restore_read(self, tool: str, args: Any, ok: bool, tamper: str | None = None) -> None:
+        """A host session's replay of a read its env's :class:`ReplayRules` do not re-send (ceo
+        ``query``: it changed nothing, and run again it could take its time or its timeout
+        differently): put it back in the action log (and its tamper entry) without running it.
+        Only called for an env whose rules leave reads out; the default refuses (ValueError)."""
+        raise ValueError(f"{type(self).__name__} re-sends its reads; it restores none ({tool!r})")
+
     def expand_args(self, tool: str, delta: Any) -> dict[str, Any]:
         """The arguments :meth:`compact_args` stood in for, on replay. Only called for an env whose
         ``compact_args`` returned something; the default refuses (ValueError)."""

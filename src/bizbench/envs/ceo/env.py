@@ -93,6 +93,14 @@ class CeoEnv(EnvBase):
             self.store.record_turn(self)
         return result
 
+    def restore_read(self, tool: str, args: Any, ok: bool, tamper: str | None = None) -> None:
+        """A read back in the action log, not run again (EnvBase.restore_read; the error of a
+        refused one is not kept by the host session's record)."""
+        error = None if ok else "(refused when it ran; its message is not kept)"
+        self.actions.append({"day": self.world.day, "tool": tool, "args": args, "ok": ok, "error": error})
+        if tamper:
+            self.log_tamper(tamper, {"tool": tool, "error": error, "args": preview(args, 500)})
+
     def next_turn(self, days: int | None = None) -> list[dict[str, Any]]:
         """Advance one turn (7 days by default, fewer at the horizon); returns daily metrics."""
         if self.done:
