@@ -75,6 +75,17 @@ def test_every_month_starts_afresh_with_the_latest_notes() -> None:
     assert [e["kind"] for e in run.trajectory.events].count("reset") == 3
 
 
+def test_the_months_action_still_runs_after_its_twenty_tool_calls() -> None:
+    """Appendix E: 0 to 20 tool calls a month, then exactly one action; the budget spent does not
+    take the action away (a reply that would use the budget closes the month with pass)."""
+    cash = block("tool", "check_cash_in_bank")
+    env, run = run_months([cash] * 20 + [memory("recall_notes"), block("action", "book_closing")], months=1)
+    assert env.tool_calls == 20 and [r.action for r in env.world.history] == ["book_closing"]
+    assert not [e for e in run.trajectory.events if e["kind"] == "auto_advance"]
+    env, run = run_months([cash] * 21, months=1)  # a 21st tool call: the month closes with pass
+    assert env.tool_calls == 20 and [r.action for r in env.world.history] == ["pass"]
+
+
 def test_a_reply_without_a_block_counts_toward_the_budget_and_the_month_closes_with_pass() -> None:
     env, run = run_months([{"content": "I am thinking..."}], months=2)
     assert env.done
@@ -127,12 +138,11 @@ def test_a_reply_with_two_json_blocks_gets_feedback_and_runs_neither() -> None:
 
 def test_calls_refused_at_run_time_use_the_turns_budget() -> None:
     """25 retrievals of an unknown file in one month: each is refused by the env and uses one
-    call of the month's 20, so the month closes with pass when the budget is spent, not at the
-    reply cap."""
+    call of the month's 20, so the 21st closes the month with pass, not the reply cap."""
     bad = block("tool", "access_financial_docs", action="retrieve", filename="no_such_file.json")
     env, run = run_months([bad], months=1)
     assert env.done and [r.action for r in env.world.history] == ["pass"]
-    assert run.meter.model_calls == 20
+    assert run.meter.model_calls == 21
     assert sum(1 for a in env.actions if a["tool"] == "access_financial_docs" and not a["ok"]) == 20
     auto = [e for e in run.trajectory.events if e["kind"] == "auto_advance"]
     assert len(auto) == 1 and "budget" in auto[0]["reason"]

@@ -157,8 +157,6 @@ class ReactJsonHarness:
         for _ in range(self.max_replies_per_turn):
             if env.done or env.turn != turn:
                 return True
-            if budgeted and self._left(env, charged) <= 0:
-                return self._close(env, run, turn, "the tool budget is spent")
             reply = run.ask(messages, None, turn=turn)
             if reply is None:
                 return False
@@ -168,8 +166,14 @@ class ReactJsonHarness:
                 problem = self._malformed(env, blocks[0])
             else:
                 problem = MANY_BLOCKS.format(n=len(blocks)) if blocks else NO_BLOCK
+            # Appendix E: 0 to 20 tool calls, then exactly one action. With the budget spent, the
+            # month's action (or a free memory call) still runs; a reply that would use the budget
+            # closes the month with pass.
+            uses_budget = len(blocks) != 1 or self._budgeted(env, blocks[0])
+            if budgeted and uses_budget and self._left(env, charged) <= 0:
+                return self._close(env, run, turn, "the tool budget is spent")
             if problem is not None:
-                if budgeted and (len(blocks) != 1 or self._budgeted(env, blocks[0])):
+                if budgeted and uses_budget:
                     charged += 1
                 run.feedback(problem, turn=turn)
                 messages.append({"role": "user", "content": problem + self._budget_line(env, charged, unit, budgeted)})
