@@ -52,7 +52,7 @@ def test_react_json_survives_odd_blocks(tmp_path: Path, content: str) -> None:
 
 def test_unknown_tools_use_the_budget(tmp_path: Path) -> None:
     result = cfo_run(tmp_path, [{"content": '{"type": "tool", "name": "set_interest_rate", "params": {}}'}], turns=1)
-    assert result["malformed_replies"] == 20 and result["model_calls"] == 20  # the budget, not the 50-reply cap
+    assert result["malformed_replies"] == 20 and result["model_calls"] == 21  # the 21st closes the month: not 50
     feedback = [e for e in events(tmp_path) if e["kind"] == "feedback"]
     assert feedback[0]["message"].startswith("Error: Unknown tool: set_interest_rate")
 
