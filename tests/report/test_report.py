@@ -279,12 +279,13 @@ def test_a_figure_that_rounds_to_zero_is_shown_without_a_sign() -> None:
     from bizbench.core.reporting import Column
 
     column = Column("x", "x", fmt="{:,.3f}")
-    assert [column.show(v) for v in (-0.0001, -0.0, 0.0004, -0.0006, -1234.5)] == [
+    assert [column.show(v) for v in (-0.0001, -0.0, 0.0004, -0.0006, -1234.5, -math.inf)] == [
         "0.000",
         "0.000",
         "0.000",
         "-0.001",
         "-1,234.500",
+        "-inf",
     ]
 
 

@@ -64,7 +64,7 @@ class Column:
         if value is None or (isinstance(value, float) and math.isnan(value)):
             return "–"
         text = self.fmt.format(value / self.scale)
-        if text.startswith("-") and not any(d in text for d in "123456789"):
+        if text.startswith("-") and math.isfinite(value) and not any(d in text for d in "123456789"):
             return text[1:]  # a small negative shown as zero is zero ("-0.000" reads as a sign)
         return text
 
