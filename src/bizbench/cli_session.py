@@ -112,7 +112,10 @@ def _init(cs: CommandSession, flags: list[str]) -> tuple[bool, Any]:
     for flag in numbers:
         if flag in opts:
             if not INTEGER.fullmatch(opts[flag]):  # not int(): it takes "1_0", " 7" and other scripts' digits
-                return False, f"{flag} expects an integer (digits 0-9, an optional '-'), got '{echo(opts[flag])}'"
+                return (
+                    False,
+                    f"{flag} expects an integer (up to 100 digits 0-9, an optional '-'), got '{echo(opts[flag])}'",
+                )
             numbers[flag] = int(opts[flag])
             if abs(numbers[flag] or 0) > MAX_INT64:
                 return False, f"{flag} must lie within +/-{MAX_INT64} (a 64-bit integer), got '{echo(opts[flag])}'"

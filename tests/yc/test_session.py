@@ -568,7 +568,7 @@ def test_a_bug_inside_expand_args_surfaces_instead_of_reading_as_a_bad_record(mo
         _apply(env, entry, "line 2")
 
 
-@pytest.mark.parametrize("seed", ["1_0", " 7", "7 ", "\u0667", "+7", "0x7", ""])
+@pytest.mark.parametrize("seed", ["1_0", " 7", "7 ", "\u0667", "+7", "0x7", "", "1" * 5000])  # past int()'s limit
 def test_sim_init_takes_only_ascii_digits_for_an_integer(tmp_path: Path, seed: str) -> None:
     rc, out = _entry(tmp_path / "host", "yc", "--session", str(tmp_path / "agent"), "sim", "init", "--seed", seed)
     assert rc == 1 and "--seed expects an integer" in out["error"]

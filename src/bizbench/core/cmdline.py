@@ -33,9 +33,11 @@ __all__ = [
 
 HELP_FLAGS = ("--help",)  # after the command words: that command's help, as JSON
 ECHO_CHARS = 100  # an error quotes at most this much of a word the caller typed (a bounded answer)
-# What a number typed on a shell may look like: ASCII digits, as in JSON (not int() or float(), which
-# take "1_0", " 7", "+3" and other scripts' digits). A number may have a fraction and an exponent.
-INTEGER = re.compile(r"-?[0-9]+")
+# What a number typed on a shell may look like: ASCII digits (not int() or float(), which take "1_0",
+# " 7", "+3" and other scripts' digits). A number may have a fraction and an exponent.
+# At most 100 digits: a 64-bit integer has 19, and Python's int() refuses over 4,300 (the range check
+# that follows names the argument's limits).
+INTEGER = re.compile(r"-?[0-9]{1,100}")
 NUMBER = re.compile(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 
 
@@ -225,7 +227,7 @@ def _convert(text: str, schema: Mapping[str, Any], flag: str) -> Any:
         return [_convert(part.strip(), items, flag) for part in text.split(",") if part.strip()]
     if "integer" in types:
         if not INTEGER.fullmatch(text):
-            raise ToolError(f"--{flag} expects an integer (digits 0-9, an optional '-'), got '{echo(text)}'.")
+            raise ToolError(f"--{flag} expects an integer (up to 100 digits 0-9, an optional '-'), got '{echo(text)}'.")
         return int(text)
     if "number" in types:
         if not NUMBER.fullmatch(text):
