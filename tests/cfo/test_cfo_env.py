@@ -632,3 +632,16 @@ def test_a_pending_request_is_digested_by_its_fields() -> None:
     before = env.state_digest()
     env.world.pending = _attempt(success=False)
     assert env.state_digest() != before
+
+
+@pytest.mark.parametrize(("env_id", "read"), [("cfo", "check_cash_in_bank"), ("yc", "company_status")])
+def test_an_env_whose_tools_come_from_its_config_pickles_and_makes_them_again(env_id: str, read: str) -> None:
+    import pickle
+
+    from bizbench.core.envs import get_env
+
+    env = get_env(env_id).from_preset(seed=2)
+    assert env.call(read).ok  # its config's registry is made and kept on the instance
+    copy = pickle.loads(pickle.dumps(env))
+    assert copy.state_digest() == env.state_digest() and copy.call(read).ok
+    assert [s.signature for s in copy.registry.specs()] == [s.signature for s in env.registry.specs()]

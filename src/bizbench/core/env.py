@@ -32,6 +32,7 @@ Envs do no file I/O of the record.
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -146,9 +147,22 @@ class EnvBase:
     @classmethod
     def registry_for(cls, config: Any) -> Any:
         """The tool registry an env of ``config`` acts with (``bizbench tools ENV --preset P``, a
-        seat's workspace). Default: the class's ``registry``; an env whose tool descriptions or
-        bounds come from its config (yc) overrides it."""
+        seat's workspace): ``config``'s own when the class's ``registry`` is a
+        :class:`~bizbench.core.registry.ConfiguredRegistry` (yc, cfo: limits and fees from the
+        config), else the class's ``registry``."""
+        from bizbench.core.registry import ConfiguredRegistry
+
+        declared = inspect.getattr_static(cls, "registry", None)
+        if isinstance(declared, ConfiguredRegistry):
+            return declared.tools.registry_for(config)
         return cls.registry  # type: ignore[attr-defined]
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The env without the tool registry its config made (made again on first use; its tools
+        are functions a pickle cannot hold by value)."""
+        from bizbench.core.registry import ConfiguredRegistry
+
+        return {k: v for k, v in self.__dict__.items() if k != ConfiguredRegistry.CACHE}
 
     def compact_args(self, tool: str, args: dict[str, Any]) -> Any:
         """A host session's record of a call (core/cmdsession.py): a smaller stand-in for ``args``,

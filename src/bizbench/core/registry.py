@@ -30,6 +30,7 @@ import functools
 import inspect
 import logging
 import re
+import threading
 import types
 import typing
 import warnings
@@ -296,7 +297,8 @@ class ConfiguredTools:
 
     :meth:`tool` declares one: its docstring is a :meth:`str.format` template over
     ``figures(config)``, and each argument named in ``bounded`` is typed by
-    ``bounded[name](config)``. :meth:`registry_for` registers them all for one config, kept for
+    ``bounded[name](config)`` (a literal brace in such a docstring is written ``{{``).
+    :meth:`registry_for` registers them all for one config, kept for
     the last :data:`CONFIGS_KEPT` configs (keyed by their JSON: a config may hold a dict, so
     it need not be hashable)."""
 
@@ -306,14 +308,16 @@ class ConfiguredTools:
         self._figures = figures
         self._declared: list[tuple[Callable[..., Any], dict[str, Any], dict[str, Callable[[Any], Any]]]] = []
         self._made: dict[str, ToolRegistry] = {}
+        self._lock = threading.Lock()  # sessions of one process (a sweep's threads, a server) share it
 
     def registry_for(self, config: Any) -> ToolRegistry:
         """The registry of ``config``'s tools."""
         key = config.model_dump_json() if isinstance(config, BaseModel) else repr(config)
-        made = self._made.pop(key, None) or self._build(config)
-        self._made[key] = made  # the newest last
-        if len(self._made) > self.CONFIGS_KEPT:
-            del self._made[next(iter(self._made))]
+        with self._lock:
+            made = self._made.pop(key, None) or self._build(config)
+            self._made[key] = made  # the newest last
+            if len(self._made) > self.CONFIGS_KEPT:
+                del self._made[next(iter(self._made))]
         return made
 
     def tool(
@@ -357,15 +361,18 @@ class ConfiguredRegistry:
     it beside the config it was made for (hashing a config to find it in the cache cost a tenth of
     a yc baseline year's calls); a copy given another config makes its own."""
 
+    #: the instance attribute it keeps (config, registry) in; not pickled (``EnvBase.__getstate__``)
+    CACHE = "_configured_tools"
+
     def __init__(self, tools: ConfiguredTools, default: ToolRegistry) -> None:
         self.tools, self.default = tools, default
 
     def __get__(self, env: Any, owner: type) -> ToolRegistry:
         if env is None:
             return self.default
-        made = env.__dict__.get("_tools")
+        made = env.__dict__.get(self.CACHE)
         if made is None or made[0] is not env.config:
-            made = env.__dict__["_tools"] = (env.config, self.tools.registry_for(env.config))
+            made = env.__dict__[self.CACHE] = (env.config, self.tools.registry_for(env.config))
         tools: ToolRegistry = made[1]
         return tools
 

@@ -23,11 +23,11 @@ from typing import Any
 
 from bizbench.core.env import EnvBase
 from bizbench.core.ledger import LedgerRow, to_cents
-from bizbench.core.registry import ConfiguredRegistry, ToolError, ToolRegistry, ToolResult
+from bizbench.core.registry import ConfiguredRegistry, ToolError, ToolResult
 from bizbench.envs.cfo import records
 from bizbench.envs.cfo.config import CfoConfig, load_config
 from bizbench.envs.cfo.notes import Notepad
-from bizbench.envs.cfo.tools import ACTION, MEMORY, TOOL, TOOLS, registry, registry_for
+from bizbench.envs.cfo.tools import ACTION, MEMORY, TOOL, TOOLS, registry
 from bizbench.envs.cfo.world.world import CfoWorld
 
 __all__ = ["CfoEnv"]
@@ -37,11 +37,6 @@ class CfoEnv(EnvBase):
     """An EnterpriseArena company for one seed."""
 
     registry = ConfiguredRegistry(TOOLS, registry)  # the instance's: its preset's limits
-
-    @classmethod
-    def registry_for(cls, config: CfoConfig) -> ToolRegistry:
-        """The tools of ``config``: its request range and note limits in the schemas (tools.registry_for)."""
-        return registry_for(config)
 
     env_id = "cfo"
     #: ledger.csv's columns: the general ledger's lines (:meth:`ledger_rows`), in dollars

@@ -22,11 +22,11 @@ from pydantic import ValidationError
 
 from bizbench.core.env import EnvBase
 from bizbench.core.ledger import LedgerRow
-from bizbench.core.registry import ConfiguredRegistry, ToolRegistry, ToolResult
+from bizbench.core.registry import ConfiguredRegistry, ToolResult
 from bizbench.envs.yc import views
 from bizbench.envs.yc.config import Clock, YcConfig, load_config
 from bizbench.envs.yc.evaluation import evaluation
-from bizbench.envs.yc.tools import TOOLS, registry, registry_for
+from bizbench.envs.yc.tools import TOOLS, registry
 from bizbench.envs.yc.world.tasks import ACTIVE, CANCELLED, FAILED, SUCCEEDED
 from bizbench.envs.yc.world.world import YcWorld
 
@@ -106,11 +106,6 @@ class YcEnv(EnvBase):
     env_id = "yc"
     world_class: type[YcWorld] = YcWorld  # an arena seat's is its rival company (arena.py)
 
-    @classmethod
-    def registry_for(cls, config: YcConfig) -> ToolRegistry:
-        """The tools of ``config``: its limits and fees in the descriptions (tools.registry_for)."""
-        return registry_for(config)
-
     def __init__(
         self,
         config: YcConfig,
@@ -158,10 +153,6 @@ class YcEnv(EnvBase):
         if result.tamper:
             self.log_tamper(result.tamper, {"tool": name, "error": result.error})
         return result
-
-    def __getstate__(self) -> dict[str, Any]:
-        """The env without its tool registry (made again from the config on first use)."""
-        return {k: v for k, v in self.__dict__.items() if k != "_tools"}
 
     def compact_args(self, name: str, args: Any) -> Any:
         """A host session's record of ``scratchpad write`` (:mod:`bizbench.core.cmdsession`): the edit
