@@ -417,7 +417,6 @@ def test_runs_made_with_other_settings_stop_the_sweep_naming_what_changed(tmp_pa
     assert sw.run_sweep(spec_of(tmp_path, baseline + model), "inline").counts() == {"skipped": 5}  # the same file
     for changed, needle in (
         (baseline.replace("horizon = 3", "horizon = 2") + model, "horizon 3, not 2"),
-        (baseline + model.replace("temperature = 0.5", "temperature = 0.7"), "sampling {'temperature': 0.5}"),
         (baseline + model.replace("max_turns = 1", "max_turns = 2"), "limits {"),
         (baseline + model + 'harness = "cli-chat"\n', "harness 'react-json', not 'cli-chat'"),
     ):
@@ -449,3 +448,29 @@ def test_the_summary_shows_the_runs_going_before_any_ends(tmp_path: Path) -> Non
         "cfo-paper-prudent-cfo-seed2": "running",
         "cfo-paper-prudent-cfo-seed3": "pending",
     }
+
+
+def test_settings_are_compared_as_they_act_not_as_they_are_written(tmp_path: Path) -> None:
+    """The world options' defaults, an older run's horizon in its world config, unset limits: the same
+    run either way. A live model's sampling is compared; a scripted one's replies do not depend on it."""
+    runs = sw.expand(spec_of(tmp_path, '[[runs]]\nenv = "ceo"\nagents = ["rule-based"]\nseeds = "1"\ndb = true\n'))
+    (run,) = runs
+    ceo = tmp_path / "ceo"
+    ceo.mkdir()
+    config = {"env": "ceo", "horizon": 500, "agent_options": {}}
+    (ceo / "config.json").write_text(json.dumps(config))  # no world_options: the default database
+    assert sw.recorded_changes(run, ceo) == []
+    old = {"env": "ceo", "agent_options": {}, "config": {"horizon_days": 500}}  # run format 1: no horizon key
+    (ceo / "config.json").write_text(json.dumps(old))
+    assert sw.recorded_changes(run, ceo) == []
+    body = '[[runs]]\nenv = "cfo"\nseeds = "1"\n[[runs.models]]\nmodel = "openai/gpt-x"\n'
+    body += "sampling = { temperature = 0.5 }\n"
+    (model_run,) = sw.expand(spec_of(tmp_path, body))
+    made = {"env": "cfo", "horizon": 132, "harness": "react-json", "harness_options": {"context_turns": None}}
+    made |= {"limits": {"max_dollars": None, "max_tokens": None, "max_turns": None}, "prices": None}
+    cfo = tmp_path / "cfo"
+    cfo.mkdir()
+    (cfo / "config.json").write_text(json.dumps({**made, "sampling": {"temperature": 0.5}}))
+    assert sw.recorded_changes(model_run, cfo) == []
+    (cfo / "config.json").write_text(json.dumps({**made, "sampling": {"temperature": 0.7}}))
+    assert sw.recorded_changes(model_run, cfo) == ["sampling {'temperature': 0.7}, not {'temperature': 0.5}"]

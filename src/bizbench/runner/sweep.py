@@ -186,7 +186,13 @@ def check_recorded(spec: SweepSpec) -> None:
     limits or prices): a run's name does not carry them, and the sweep would count the old run as
     this one (finished) or finish it with the old settings (unfinished)."""
     out = Path(spec.out).expanduser().absolute()
-    found = [(run, changes) for run in expand(spec) for changes in [recorded_changes(run, out / run.name)] if changes]
+    horizons: dict[tuple[str, str], int] = {}  # (env, preset) -> the preset's horizon, loaded once
+    found = [
+        (run, changes)
+        for run in expand(spec)
+        for changes in [recorded_changes(run, out / run.name, horizons)]
+        if changes
+    ]
     if found:
         lines = [f"{out / run.name}: {'; '.join(changes)}" for run, changes in found[:5]]
         more = f" (and {len(found) - 5} more)" if len(found) > 5 else ""
@@ -198,8 +204,13 @@ def check_recorded(spec: SweepSpec) -> None:
         )
 
 
-def recorded_changes(run: RunSpec, run_dir: Path) -> list[str]:
-    """What the run in ``run_dir`` was made with that ``run`` would not be (empty: none, or no run)."""
+def recorded_changes(run: RunSpec, run_dir: Path, horizons: dict[tuple[str, str], int] | None = None) -> list[str]:
+    """What the run in ``run_dir`` was made with that ``run`` would not be (empty: none, or no run).
+
+    Settings are compared as they act: the world options with the env's defaults filled in, a
+    horizon from the recorded world when config.json has none (run format 1), the limits and the
+    sampling without their unset entries; a scripted or replayed model's sampling is not compared
+    (its replies do not depend on it). ``horizons`` caches each preset's horizon."""
     from bizbench.agents.recording import Limits
     from bizbench.core.envs import get_env
     from bizbench.core.jsonio import read_json
@@ -211,26 +222,49 @@ def recorded_changes(run: RunSpec, run_dir: Path) -> list[str]:
     if not isinstance(recorded, dict) or "env" not in recorded:  # no run recorded there (resume will say)
         return []
     env = get_env(run.env)
-    horizon = run.horizon if run.horizon is not None else env.horizon_of(env.load_config(run.preset)[0])
-    wanted: dict[str, Any] = {"horizon": horizon, "world_options": run.world or {}}
+    if run.horizon is not None:
+        horizon = run.horizon
+    else:
+        key = (run.env, run.preset)
+        cache = horizons if horizons is not None else {}
+        if key not in cache:
+            cache[key] = env.horizon_of(env.load_config(run.preset)[0])
+        horizon = cache[key]
+    got: dict[str, Any] = {
+        "horizon": recorded.get("horizon"),
+        "world_options": {**env.world_options, **(recorded.get("world_options") or {})},
+    }
+    if got["horizon"] is None and isinstance(recorded.get("config"), dict):
+        try:
+            got["horizon"] = env.horizon_of(recorded["config"])
+        except (KeyError, TypeError, ValueError):
+            pass
+    wanted: dict[str, Any] = {"horizon": horizon, "world_options": {**env.world_options, **(run.world or {})}}
     if run.kind == "baseline":
         wanted["agent_options"] = run.options or {}
+        got["agent_options"] = recorded.get("agent_options") or {}
     if run.kind == "model" and run.model is not None:
         m = run.model
         wanted |= {
             "harness": m["harness"] or env.harness,
-            "harness_options": m["harness_options"] or {},
-            "sampling": m["sampling"] or {},
-            "limits": vars(Limits(**m["limits"])),
+            "harness_options": _set_entries(m["harness_options"]),
+            "limits": _set_entries(vars(Limits(**m["limits"]))),
             "prices": m["prices"],
         }
-    empty = {"world_options", "agent_options", "harness_options", "sampling"}  # absent and {} alike
-    return [
-        f"{key} {got!r}, not {want!r}"
-        for key, want in wanted.items()
-        for got in [recorded.get(key) or ({} if key in empty else None)]
-        if got != want
-    ]
+        got |= {
+            "harness": recorded.get("harness"),
+            "harness_options": _set_entries(recorded.get("harness_options")),
+            "limits": _set_entries(recorded.get("limits")),
+            "prices": recorded.get("prices"),
+        }
+        if provider_of(run.agent) not in ("scripted", "replay"):
+            wanted["sampling"], got["sampling"] = _set_entries(m["sampling"]), _set_entries(recorded.get("sampling"))
+    return [f"{key} {got[key]!r}, not {want!r}" for key, want in wanted.items() if got[key] != want]
+
+
+def _set_entries(mapping: dict[str, Any] | None) -> dict[str, Any]:
+    """``mapping`` without its unset (None) entries: an option left out and one set to None alike."""
+    return {k: v for k, v in (mapping or {}).items() if v is not None}
 
 
 def run_status(run_dir: Path) -> Literal["finished", "unfinished", "new"]:
