@@ -16,6 +16,7 @@ command is a tool of the env's registry as words (``core/cmdline.py``), ``help [
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -74,23 +75,23 @@ def run_session_command(env_id: str, session: str | None, words: list[str]) -> i
 
 
 def _served_seat(directory: Path) -> str | None:
-    """Why a host session may not start in ``directory``: it is the workspace of a seat that
-    ``bizbench serve`` prepared (its runtime directory holds the seat's marker), whose own
-    ``bin/bizbench`` and SDK reach the served world; None for any other directory."""
-    try:
-        hidden = [p for p in directory.iterdir() if p.name.startswith(".") and p.is_dir()]
-    except OSError:  # no such directory (yet), or not a directory
-        return None
-    if not hidden:  # the common case answers without importing the seat (and pydantic with it)
-        return None
-    from bizbench.core.seat import MARKER
+    """Why a host session may not start in ``directory``: it is, or is inside, the workspace of a
+    seat that ``bizbench serve`` prepared (a runtime directory there holds the seat's marker), whose
+    own ``bin/bizbench`` and SDK reach the served world; None for any other directory."""
+    from bizbench.core.sandbox import SEAT_MARKER  # only before a session exists: not on every command
 
-    if not any((p / MARKER).is_file() for p in hidden):
-        return None
-    return (
-        f"{echo(str(directory))} is the workspace of a served seat (bizbench serve): act there with its "
-        "bin/bizbench or its SDK; a host session needs a directory of its own."
-    )
+    real = Path(os.path.realpath(directory))
+    for folder in (real, *real.parents):
+        try:
+            hidden = [p for p in folder.iterdir() if p.name.startswith(".") and p.is_dir()]
+        except OSError:  # not there (yet), or not a directory: nothing of a seat
+            continue
+        if any((p / SEAT_MARKER).is_file() for p in hidden):
+            return (
+                f"{echo(str(directory))} is in the workspace of a served seat ({echo(str(folder))}, bizbench "
+                "serve): act there with its bin/bizbench or its SDK; a host session needs a directory of its own."
+            )
+    return None
 
 
 def _init(cs: CommandSession, flags: list[str]) -> tuple[bool, Any]:

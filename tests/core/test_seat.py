@@ -200,11 +200,17 @@ def test_a_host_session_refuses_the_workspace_of_a_served_seat_and_writes_nothin
     seat_of(env_id).write_workspace(ws)
     before = _snapshot(ws)
     env = dict(os.environ, BIZBENCH_STATE_DIR=str(tmp_path / "state"))
-    for words in (["sim", "init", "--seed", "1"], ["observation"]):
-        cmd = [sys.executable, "-m", "bizbench.entry", env_id, "--session", str(ws), *words]
+    (ws / "notes").mkdir()
+    for where, words in (
+        (ws, ["sim", "init", "--seed", "1"]),
+        (ws, ["observation"]),
+        (ws / "notes", ["sim", "init", "--seed", "1"]),  # inside it, the agent's own folder
+        (ws / seat_of(env_id).runtime_dir, ["sim", "init", "--seed", "1"]),  # beside the marker
+    ):
+        cmd = [sys.executable, "-m", "bizbench.entry", env_id, "--session", str(where), *words]
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
         assert proc.returncode == 1 and "workspace of a served seat" in json.loads(proc.stdout)["error"]
-    assert _snapshot(ws) == before and not (tmp_path / "state").exists()
+    assert _snapshot(ws) == {**before, "notes": _snapshot(tmp_path)["ws/notes"]} and not (tmp_path / "state").exists()
 
 
 @pytest.mark.parametrize("env_id", ["yc", "ceo"])

@@ -65,6 +65,7 @@ from typing import Any
 
 __all__ = [
     "SANDBOX_UID",
+    "SEAT_MARKER",
     "WORKSPACE_MOUNT",
     "SandboxError",
     "SandboxResult",
@@ -79,6 +80,10 @@ __all__ = [
 SANDBOX_UID = 65534  # "nobody"
 SANDBOX_GID = 65534
 WORKSPACE_MOUNT = "/workspace"
+#: The file a seat writes into its runtime directory of a workspace (core/seat.py): what it wrote and
+#: the directories it made. Here, not in the seat's module, so the light host-session client
+#: (cli_session) can tell a served workspace without importing the seat and its registry.
+SEAT_MARKER = ".bizbench-seat.json"
 NPROC_LIMIT = 1024
 #: the memory of one sandbox, its tmpfs included (a cgroup's, where one can be made: core/cgroups.py)
 MEMORY_LIMIT = 8 << 30

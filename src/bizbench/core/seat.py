@@ -40,7 +40,7 @@ from pathlib import Path
 from stat import S_ISDIR, S_ISREG
 from typing import IO, TYPE_CHECKING, Any
 
-from bizbench.core.sandbox import WORKSPACE_MOUNT
+from bizbench.core.sandbox import SEAT_MARKER, WORKSPACE_MOUNT
 from bizbench.core.sdkgen import SdkFiles, function_name, sdk_paths, write_files, write_sdk
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ CLIENT = f"{BIN_DIR}/bizbench"
 INSTRUCTIONS = "instructions.md"
 #: In the runtime directory (the server's, read-only in the sandbox, so an agent can neither
 #: forge nor remove it): what the seat wrote and the directories it made, only those its own.
-MARKER = ".bizbench-seat.json"
+MARKER = SEAT_MARKER
 _MARKER_MAX_BYTES = 1_000_000
 _STALE_TMP = re.compile(r"^\.(?P<name>.+)\.[0-9a-f]{12}\.tmp$")  # a write cut short (core/sdkgen.py _write_at)
 CLIENT_TIMEOUT_S = 120.0  # the shell client's least wait for an answer
