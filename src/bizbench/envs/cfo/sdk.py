@@ -43,8 +43,8 @@ The simulation runs in a session on this machine; act with shell commands, one J
 - `{prefix} observation` shows this month's message: month, date, budget left, your recent
   notes, your pending request and what settled. An action's answer carries the next month's
   message as `next`. Neither costs anything. `{prefix} help` lists every command.
-- After the last month (or when the company fails) actions are refused; `observation`,
-  `status`, `recall_notes` and `sim result` still answer.
+- After the last month (or when the company fails) every tool and action but `recall_notes` is
+  refused; `observation` and `status` still answer.
 """
 
 

@@ -29,8 +29,9 @@ MAX_NOTE = 100_000  # a note's length where the preset sets no cap
 
 
 def figures(config: CfoConfig) -> dict[str, str]:
-    """The config's limits the tool descriptions state, as the env enforces them (``request_funds``,
-    the notepad), so a description and its check cannot disagree (docs/principles.md principles 1 and 5)."""
+    """The config's limits the tool descriptions state: the schemas that enforce them are made from
+    the same config (``_amount``), so a description and its check cannot disagree (docs/principles.md
+    principles 1 and 5)."""
     f = config.fundraising
     return {"min_request": f"${f.min_request_dollars:,}", "max_request": f"${f.max_request_dollars:,}"}
 
