@@ -215,6 +215,23 @@ def run(
     }
     options = {**{k: v for k, v in named.items() if v is not None}, **_parse_options(option or [])}
     preset = preset or spec.default_preset
+    model_only = {
+        "harness": harness,
+        "context_turns": context_turns,
+        "max_dollars": max_dollars,
+        "max_tokens": max_tokens,
+        "max_turns": max_turns,
+        "temperature": temperature,
+        "max_output_tokens": max_output_tokens,
+        "reasoning_effort": reasoning_effort,
+        "prices": prices,
+    }
+    given = ["--" + k.replace("_", "-") for k, v in model_only.items() if v is not None]
+    if given and model is None:
+        what = "an agent class" if agent is not None and ":" in agent else "a baseline"
+        _fail(f"{', '.join(given)}: options of a model in the seat (--model), not of {what}")
+    if world and model is not None:
+        _fail("--db/--no-db: a model's run keeps the files its harness gives the model; not an option of --model")
     if model is not None or (agent is not None and ":" in agent):
         if options:
             flags = ", ".join("--" + k.replace("_", "-") for k in options)
@@ -242,20 +259,6 @@ def run(
             world,
         )
         return
-    model_only = {
-        "harness": harness,
-        "context_turns": context_turns,
-        "max_dollars": max_dollars,
-        "max_tokens": max_tokens,
-        "max_turns": max_turns,
-        "temperature": temperature,
-        "max_output_tokens": max_output_tokens,
-        "reasoning_effort": reasoning_effort,
-        "prices": prices,
-    }
-    given = ["--" + k.replace("_", "-") for k, v in model_only.items() if v is not None]
-    if given:
-        _fail(f"{', '.join(given)}: options of a model in the seat (--model), not of a baseline")
     try:
         baseline = spec.baseline(agent or spec.default_baseline)
     except ValueError as e:

@@ -50,6 +50,16 @@ def test_a_model_flag_given_to_a_baseline_is_an_error_naming_it(tmp_path):
         )
         assert r.exit_code == 2 and f"{named}: options of a model in the seat (--model)" in " ".join(r.output.split())
         assert not (tmp_path / "r").exists()
+    r = runner.invoke(
+        app, ["run", "cfo", "--agent", "my_agents:Careful", "--temperature", "0.3", "--out", str(tmp_path / "r")]
+    )
+    assert (
+        r.exit_code == 2
+        and "--temperature: options of a model in the seat (--model), not of an agent class"
+        in " ".join(r.output.split())
+    )
+    r = runner.invoke(app, ["run", "ceo", "--model", "scripted:x.jsonl", "--no-db", "--out", str(tmp_path / "r")])
+    assert r.exit_code == 2 and "--db/--no-db" in r.output and not (tmp_path / "r").exists()
 
 
 def test_a_scripted_model_checks_its_sampling_and_prices_as_a_live_one_does(tmp_path):
