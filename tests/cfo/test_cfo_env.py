@@ -246,11 +246,15 @@ def test_asking_100x_never_yields_100x_the_score() -> None:
 
 # ---------------------------------------------------------------------------- documents and staleness
 def test_statements_exist_only_after_book_closing_and_are_as_of_the_last_completed_month() -> None:
+    """The opening statements (section 3.1, Table 6: t = 0) are there from the start; a month's
+    statements only after a book closing that covers it."""
     env = env_at()
+    opening = ok(env, "access_financial_docs", action="retrieve", filename="financial_statements_opening.json")
+    assert opening["content"]["as_of"] == "opening" and opening["content"]["balance_sheet"]["assets"]["cash"] == 15e6
     for _ in range(4):
         ok(env, "pass")
     names = [d["filename"] for d in ok(env, "access_financial_docs", action="list")["documents"]]
-    assert not any(n.startswith("financial_statements") for n in names)
+    assert [n for n in names if n.startswith("financial_statements")] == ["financial_statements_opening.json"]
     assert "bank_transactions_month_<k>.json" in names and "general_ledger_month_<k>.json" not in names
     ok(env, "book_closing")  # at month 4: covers months 0-3
     doc = ok(env, "access_financial_docs", action="retrieve", filename="financial_statements_month_3.json")["content"]

@@ -77,8 +77,8 @@ def document_list(world: CfoWorld) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = [{"filename": name, "description": desc} for name, desc in STATIC_DOCS.items()]
     last, closed = world.month - 1, world.last_closed_month
     statement_months = [c - 1 for c in world.closings if c > 0]
-    if 0 in world.closings:
-        out.append({"filename": "financial_statements_opening.json", "description": "Opening balance sheet"})
+    # section 3.1 / Table 6: the enterprise starts with its financial statements (t = 0)
+    out.append({"filename": "financial_statements_opening.json", "description": "Opening balance sheet"})
     if statement_months:
         age = last - statement_months[-1]
         stale = " (stale)" if age > world.config.agent.stale_after_months else ""
@@ -117,7 +117,7 @@ def retrieve(world: CfoWorld, filename: str) -> Any:
         return _cap_table(world)
     if filename == "vendor_contracts.md":
         return _contracts(world)
-    if filename == "financial_statements_opening.json" and 0 in world.closings:
+    if filename == "financial_statements_opening.json":
         return statements(world, 0)
     m = _MONTHLY.fullmatch(filename)
     if m is None:
