@@ -4,8 +4,10 @@ Every constant lives in a preset TOML file (``presets/*.toml``) validated by the
 models (docs/principles.md principle 5). Sources: the YC-Bench paper (section 3, Table 1 in
 Appendix A, Table 2 in Appendix B, the prompt in Appendix C) and
 docs/reference-notes.md (YC-Bench part: facts read off the public reference implementation). The
-default preset is the paper's Table 2; ``reference.toml`` switches to the reference
-implementation's knobs where they differ (top-4 throughput, tier-midpoint salary bumps).
+default preset is the paper's Table 2 with the reference implementation's top-4 throughput and
+tier-midpoint salary bumps; ``reference.toml`` also takes its skill rates (every rate inside the
+employee's tier range), ``all-contribute.toml`` and ``salary-compounding.toml`` turn those two
+choices off.
 Values neither source gives are marked CHOSEN in the TOML and explained there.
 
 Money in presets is in whole dollars (``*_dollars`` or triangular distributions of

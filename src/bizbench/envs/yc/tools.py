@@ -43,6 +43,7 @@ def figures(config: YcConfig) -> dict[str, str]:
         else "no fee",
         "cancel_prestige": f"{d.cancel_prestige_factor:g}",
         "contributor_rule": f" Only the {cap} largest such contributions on a task count." if cap else "",
+        "browse_limit": f"{config.market.browse_limit}",
     }
 
 
@@ -78,12 +79,17 @@ def employee_list(env: YcEnv) -> dict[str, Any]:
     return views.employee_list(env.world)
 
 
-@TOOLS.tool(category="observe", mutates=False)
+def _browse_limit(config: YcConfig) -> Any:
+    """``market browse``'s ``limit``: at most the preset's browse limit (Table 2: 50), or unset (the limit)."""
+    return Annotated[int, Field(ge=1, le=config.market.browse_limit)] | None
+
+
+@TOOLS.tool(category="observe", mutates=False, bounded={"limit": _browse_limit})
 def market_browse(
     env: YcEnv,
     domain: Domain | None = None,
     reward_min_cents: Annotated[int, Field(ge=0)] | None = None,
-    limit: Annotated[int, Field(ge=1, le=50)] = 50,
+    limit: int | None = None,
     offset: Annotated[int, Field(ge=0)] = 0,
 ) -> dict[str, Any]:
     """Market tasks you may accept now (prestige and trust requirements met), highest reward first.
@@ -95,12 +101,13 @@ def market_browse(
     Args:
         domain: Only tasks of this domain.
         reward_min_cents: Only tasks paying at least this many cents.
-        limit: Entries to return (1-50).
-        offset: Entries to skip (for paging past the first 50).
+        limit: Entries to return (1-{browse_limit}; default {browse_limit}).
+        offset: Entries to skip (for paging past the first {browse_limit}).
     """
     if domain is not None and domain not in env.config.domains:
         raise ToolError(f"argument 'domain': expected one of {list(env.config.domains)}, got {domain!r}")
-    return views.browse(env.world, domain, reward_min_cents, limit, offset)
+    shown = env.config.market.browse_limit if limit is None else limit
+    return views.browse(env.world, domain, reward_min_cents, shown, offset)
 
 
 @TOOLS.tool(category="observe", mutates=False)

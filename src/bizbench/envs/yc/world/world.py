@@ -220,7 +220,8 @@ class YcWorld:
         return task
 
     def cancel(self, task_id: str, reason: str) -> dict[str, Any]:
-        """Abandon an accepted or active task: prestige loss 1.5 x delta (Table 2), no reward."""
+        """Abandon an accepted or active task: prestige loss 1.5 x delta (Table 2), no reward, and the
+        preset's cancel fee (a share of the advertised reward; 35 % in the default)."""
         self._require_running()
         task = self._open_task(task_id)
         was_active = task.status == ACTIVE
