@@ -328,13 +328,11 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-def test_workers_end_when_the_sweep_is_killed(tmp_path: Path) -> None:
-    """A sweep killed with SIGKILL leaves no worker writing run directories behind it."""
-    import signal
+def _sweep_with_two_workers(tmp_path: Path, body: str) -> tuple[Any, set[int]]:
+    """``bizbench sweep`` of ``body`` in its own process, once both its workers run: (process, workers)."""
     import subprocess
     import time
 
-    body = '[[runs]]\nenv = "ceo"\nagents = ["rule-based"]\nseeds = "1-2"\ndb = false\n'
     sweep_file = write_sweep(tmp_path, body)
     proc = subprocess.Popen(
         [sys.executable, "-m", "bizbench.cli", "sweep", str(sweep_file), "--workers", "2"],
@@ -347,6 +345,16 @@ def test_workers_end_when_the_sweep_is_killed(tmp_path: Path) -> None:
         workers = {c for c in _children(proc.pid) if "spawn_main" in Path(f"/proc/{c}/cmdline").read_text()}
         time.sleep(0.1)
     assert len(workers) == 2, "the sweep did not start its workers"
+    return proc, workers
+
+
+def test_workers_end_when_the_sweep_is_killed(tmp_path: Path) -> None:
+    """A sweep killed with SIGKILL leaves no worker writing run directories behind it."""
+    import signal
+    import time
+
+    body = '[[runs]]\nenv = "ceo"\nagents = ["rule-based"]\nseeds = "1-2"\ndb = false\n'
+    proc, workers = _sweep_with_two_workers(tmp_path, body)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     deadline = time.monotonic() + 10
@@ -359,21 +367,9 @@ def test_an_interrupted_sweep_stops_its_runs_with_it_and_says_so(tmp_path: Path)
     """SIGINT to the sweep alone: its workers stop too (the runs are 'interrupted', as the summary
     says, and the next sweep resumes them), rather than finishing after the sweep has exited."""
     import signal
-    import subprocess
     import time
 
-    sweep_file = write_sweep(tmp_path, '[[runs]]\nenv = "ceo"\nagents = ["rule-based"]\nseeds = "1-2"\n')
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "bizbench.cli", "sweep", str(sweep_file), "--workers", "2"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 60
-    workers: set[int] = set()
-    while time.monotonic() < deadline and len(workers) < 2:
-        workers = {c for c in _children(proc.pid) if "spawn_main" in Path(f"/proc/{c}/cmdline").read_text()}
-        time.sleep(0.1)
-    assert len(workers) == 2, "the sweep did not start its workers"
+    proc, workers = _sweep_with_two_workers(tmp_path, '[[runs]]\nenv = "ceo"\nagents = ["rule-based"]\nseeds = "1-2"\n')
     time.sleep(1.0)  # the runs have begun
     proc.send_signal(signal.SIGINT)
     assert proc.wait(timeout=60) != 0
