@@ -649,3 +649,9 @@ def test_an_env_whose_tools_come_from_its_config_pickles_and_makes_them_again(en
     copy = pickle.loads(pickle.dumps(env))
     assert copy.state_digest() == env.state_digest() and copy.call(read).ok
     assert [s.signature for s in copy.registry.specs()] == [s.signature for s in env.registry.specs()]
+
+
+def test_the_notepad_as_the_play_page_and_cli_chat_show_it_keeps_a_note_as_written() -> None:
+    env = env_at()
+    ok(env, "save_note", content="Ünïcødé 💰 日本語 — €5M")
+    assert "Ünïcødé 💰 日本語 — €5M" in env.memory() and "\\u" not in env.memory()

@@ -109,6 +109,7 @@ def test_a_tournaments_ratings_follow_its_matches_standings(played: Path, tmp_pa
         worst = max(row["rank"] for row in outcome["standings"])
         for row in outcome["standings"]:
             row["rank"], row["score"] = worst + 1 - row["rank"], -row["score"]
+            row["headline_score"] = -row["headline_score"]  # the ranks follow it
         (match / "standings.json").write_text(json.dumps(outcome))
     turned = build_report([cup], tmp_path / "turned", None, anchors=False, make_plots=False)
     ((_, (shown, _), _),) = [s for s in turned.sections if s[0] == "Tournament cup"]

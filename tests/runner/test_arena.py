@@ -415,3 +415,17 @@ def test_one_workspace_named_two_ways_is_still_one_workspace(tmp_path: Path) -> 
     with pytest.raises(ValueError, match="two served seats share the workspace"):
         run_arena("yc", twice, horizon=1, out=tmp_path / "a")
     assert not (tmp_path / "a").exists()
+
+
+def test_a_bankrupt_company_ranks_by_its_headline_score_not_by_how_deep_its_overdraft_went(tmp_path: Path) -> None:
+    """docs/reports.md: a failed company's headline score is 0, through every door; two that failed tie."""
+    from bizbench.runner.arena import standings
+
+    failed = [
+        {"agent": "a", "score": -2_158.5, "final_cash": -2_158.5, "bankrupt": True},
+        {"agent": "b", "score": -7_235.0, "final_cash": -7_235.0, "bankrupt": True},
+        {"agent": "c", "score": 10.0, "final_cash": 10.0, "bankrupt": False},
+    ]
+    rows = standings(failed)
+    assert [(r["headline_score"], r["rank"]) for r in rows] == [(0.0, 2), (0.0, 2), (10.0, 1)]
+    assert [r["rank"] for r in standings(failed, by_headline=False)] == [2, 3, 1]  # an older standings.json

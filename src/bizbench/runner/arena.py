@@ -25,7 +25,7 @@ from bizbench.core.arena import ArenaAborted
 from bizbench.core.envs import get_env
 from bizbench.core.jsonio import read_json, write_json
 from bizbench.core.rng import secret_from_env
-from bizbench.core.runlog import RUN_FORMAT, require_new
+from bizbench.core.runlog import RUN_FORMAT, headline_score, require_new
 from bizbench.core.runs import RunDirError
 from bizbench.core.session import Session
 
@@ -33,6 +33,7 @@ __all__ = [
     "ARENA_CONFIG",
     "STANDINGS",
     "play_seats",
+    "ranked_by",
     "ranks",
     "read_setup",
     "run_arena",
@@ -117,21 +118,32 @@ def play_seats(arena: Any, drivers: list[Callable[[Any], None]], sessions: list[
         raise stopped
 
 
-def standings(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each seat's agent, score and rank (1 = the highest score; equal scores share a rank)."""
+def standings(results: list[dict[str, Any]], by_headline: bool = True) -> list[dict[str, Any]]:
+    """Each seat's agent, score, headline score and rank: 1 = the highest headline score (the score
+    a report ranks a run by, 0 for a failed company: docs/reports.md), equal ones share a rank.
+    ``by_headline`` False: the rows of a standings.json written before headline scores (ranked by
+    the raw score, no ``headline_score``), which replay compares an old arena with."""
     rows = [
         {
             "seat": i,
             "agent": r.get("agent"),
             "score": r["score"],
+            **({"headline_score": headline_score(r)} if by_headline else {}),
             "final_cash": r["final_cash"],
             "bankrupt": r["bankrupt"],
         }
         for i, r in enumerate(results)
     ]
-    for row, rank in zip(rows, ranks([row["score"] for row in rows]), strict=True):
+    key = "headline_score" if by_headline else "score"
+    for row, rank in zip(rows, ranks([row[key] for row in rows]), strict=True):
         row["rank"] = rank
     return rows
+
+
+def ranked_by(rows: list[dict[str, Any]]) -> str:
+    """The field a standings.json's ranks follow: ``headline_score``, or ``score`` in one written
+    before headline scores."""
+    return "headline_score" if rows and all("headline_score" in row for row in rows) else "score"
 
 
 def ranks(scores: list[Any]) -> list[int]:

@@ -50,7 +50,7 @@ from bizbench.core.provenance import provenance
 from bizbench.core.runlog import read_result
 from bizbench.core.runs import ACTIONS
 from bizbench.core.session import Session
-from bizbench.runner.arena import ARENA_CONFIG, STANDINGS, play_seats, read_setup, seat_dir, standings
+from bizbench.runner.arena import ARENA_CONFIG, STANDINGS, play_seats, ranked_by, read_setup, seat_dir, standings
 from bizbench.runner.runconfig import (
     RunDirError,
     check_secret,
@@ -215,7 +215,9 @@ def _check_standings(path: Path, arena: Any, seats: list[ReplayReport], agents: 
     recorded = read_json(path / STANDINGS) or {}
     report = ReplayReport(str(path), seats[0].env, seats[0].seed)
     report.digests = {name: _sha256(path / name) for name in (ARENA_CONFIG, STANDINGS)}
-    fresh = {"standings": standings([seat.result for seat in seats]), **jsonable(arena.result())}
+    rows = recorded.get("standings")
+    by_headline = not isinstance(rows, list) or ranked_by([r for r in rows if isinstance(r, dict)]) != "score"
+    fresh = {"standings": standings([seat.result for seat in seats], by_headline), **jsonable(arena.result())}
     for key, value in fresh.items():
         report.compared.append(key)
         mine = recorded.get(key, "(missing)")

@@ -33,7 +33,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from bizbench.core.envs import get_env
 from bizbench.core.jsonio import read_json, write_json
-from bizbench.runner.arena import STANDINGS, ranks, run_arena
+from bizbench.runner.arena import STANDINGS, ranked_by, ranks, run_arena
 from bizbench.runner.sweep_spec import SweepError, _Strict, parse_seeds, read_toml, validation_message
 from bizbench.runner.sweep_worker import Backend, make_backend, set_aside
 
@@ -362,7 +362,7 @@ def _standings_problem(outcome: dict[str, Any], seats: int) -> str | None:
         return "standings.json has no list of standings"
     if [r.get("seat") for r in rows] != list(range(seats)):
         return f"standings.json does not hold one standing for each of its {seats} seats, in seat order"
-    scores = [r.get("score") for r in rows]
+    scores = [r.get(ranked_by(rows)) for r in rows]
     if not all(isinstance(x, int | float) and not isinstance(x, bool) for x in scores):
         return "standings.json has a standing without its score"
     if [r.get("rank") for r in rows] != ranks(scores):
@@ -420,8 +420,9 @@ def ratings(spec: TournamentSpec, matches: list[Match], outcomes: dict[str, dict
         new = model.rate([[rating[n]] for n in seated], ranks=[standing["rank"] for standing in rows])
         for n, (r,) in zip(seated, new, strict=True):
             rating[n] = r
+        by = ranked_by(rows)  # the headline score, as the ranks (the raw one in an older standings.json)
         for n, standing in zip(seated, rows, strict=True):
-            scores[n].append(standing["score"])
+            scores[n].append(standing[by])
             ranks[n].append(standing["rank"])
         for (a, ra), (b, rb) in itertools.permutations(zip(seated, rows, strict=True), 2):
             ahead[a][b] += ra["rank"] < rb["rank"]

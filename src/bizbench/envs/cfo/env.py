@@ -343,7 +343,8 @@ class CfoEnv(EnvBase):
 
     def memory(self) -> str:
         """The notepad's most recent notes (what the month's observation shows)."""
-        return json.dumps(self.notes.recent(self.config.agent.notes_shown), indent=1) if self.notes.notes else ""
+        notes = self.notes.recent(self.config.agent.notes_shown)
+        return json.dumps(notes, indent=1, ensure_ascii=False) if self.notes.notes else ""  # a note as written
 
     def state_digest(self) -> str:
         """SHA-256 of the whole state (world, notes, budget; not the call and tamper logs): same
