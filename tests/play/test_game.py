@@ -188,6 +188,10 @@ def test_the_ceo_memory_is_memory_md_in_the_run_directory(tmp_path: Path) -> Non
         assert not read_jsonl(tmp_path / "run" / "actions.jsonl")  # not a call of the world
     finally:
         game.close()
+    from bizbench.envs.ceo.viewer import memory
+
+    shown = memory(load_run(tmp_path / "run"), [], [])  # the viewer: a game has no harness's weekly copies
+    assert shown is not None and shown(0).startswith("# plan\nraise prices") and "as the game left it" in shown(3)
 
 
 @pytest.mark.parametrize(("env_id", "tool"), [("yc", "scratchpad_write"), ("cfo", "save_note")])

@@ -55,7 +55,8 @@ def human_agent(name: str) -> str:
     """The agent of a person's run, ``human:NAME`` (ValueError naming what a name may hold)."""
     if not isinstance(name, str) or not _HUMAN_NAME.fullmatch(name):
         raise ValueError(
-            f"a player's name is 1-64 ASCII letters, digits, '_', '.' or '-', starting with a letter or digit; got {name!r}"
+            "a player's name is 1-64 ASCII letters, digits, '_', '.' or '-', starting with a letter or digit; "
+            f"got {name!r}"
         )
     return HUMAN + name
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from bizbench.core.reporting import Call, Panel, Periods, number
 from bizbench.core.runs import Run
+from bizbench.envs.ceo.play import MEMORY_FILE
 
 __all__ = [
     "ENV_CALLS_WITH_TRAJECTORY",
@@ -58,6 +59,7 @@ ENV_CALLS_WITH_TRAJECTORY = True
 #: metrics dicts drawn as customers by group: (series prefix, metrics key)
 GROUPS = (("subscribers", "subscribers_by_group"), ("seats", "seats_by_group"))
 CUT_MARK = "\n\n[the harness cut MEMORY.md here when it showed it]"
+LEFT_MARK = "\n\n[MEMORY.md as the game left it: a person's game keeps no copy a week]"
 
 
 @dataclass
@@ -145,14 +147,22 @@ def action_series(run: Run) -> dict[str, list[tuple[float, dict[str, Any]]]]:
 
 def memory(run: Run, calls: list[Call], events: list[tuple[int, dict[str, Any]]]) -> Callable[[int], str] | None:
     """MEMORY.md as the terminal harness showed it at the start of each week (its ``reset``
-    events); None for a run without any (a baseline)."""
+    events); for a person's game (no harness) the run's MEMORY.md as the game left it, every week;
+    None for a run with neither (a baseline)."""
     states: dict[int, str] = {}
     for period, event in events:
         if event.get("kind") == "reset":
             text = event.get("memory")
             states[period] = (text if isinstance(text, str) else "") + (CUT_MARK if event.get("memory_cut") else "")
     if not states:
-        return None
+        left = run.path / MEMORY_FILE
+        if run.sealed or not left.is_file():
+            return None
+        try:
+            text = left.read_text(encoding="utf-8") + LEFT_MARK  # the viewer cuts long text
+        except (OSError, UnicodeDecodeError):
+            return None
+        return lambda period: text
     known = sorted(states)
 
     def at(period: int) -> str:
