@@ -7,7 +7,7 @@ packages, model clients) go inside the command functions so ``bizbench --help`` 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -135,7 +135,7 @@ def _option_owner(option: str, kind: str) -> str:
     return ", ".join(owners) or "no env"
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     err_console.print(message, style="red", markup=False, soft_wrap=True)
     raise typer.Exit(2)
 
@@ -651,7 +651,6 @@ def _env_module(env: str, module: str) -> Any:
         _fail(f"env {env!r} has no {module.replace('_', ' ')} module; {', '.join(have) or 'no env'} has one")
     except ImportError as e:
         _fail(f"env {env!r}: its {module} module cannot be imported ({e})")
-    raise AssertionError("unreachable")
 
 
 @app.command()

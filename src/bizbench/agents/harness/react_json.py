@@ -197,9 +197,9 @@ class ReactJsonHarness:
         return f"\nTool budget left this {unit}: {max(self._left(env, charged), 0)}" if budgeted else ""
 
     def _budgeted(self, env: Any, block: dict[str, Any]) -> bool:
-        """Whether a refused ``block`` uses one call of the budget: a call of a budgeted tool
-        (the registry's category), or a block naming no tool of the registry (it cannot be
-        known to be free)."""
+        """Whether ``block`` uses one call of the budget, run or refused: a call of a budgeted tool
+        (the registry's category), or a block naming no tool of the registry (it cannot be known
+        to be free)."""
         name, _ = self._call(block)
         if block.get("type") not in ("tool", "action", "memory") or not isinstance(name, str):
             return True
